@@ -1,0 +1,24 @@
+// The `mindrecord` executable's verbs. Each Add*Command registers a CLI11
+// subcommand whose callback stores its exit code in *exit_code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "mindrecord/status.h"
+
+namespace mindrecord::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitUsage = 1;  // bad arguments
+inline constexpr int kExitData = 2;   // data or I/O error
+
+// Prints "mindrecord <verb>: error: <message>" to stderr for a failed status
+// and returns the exit code: kExitUsage for InvalidArgument, else kExitData.
+int ReportStatus(const char* verb, const Status& status);
+
+void AddInspectCommand(CLI::App& app, int* exit_code);
+void AddCatCommand(CLI::App& app, int* exit_code);
+void AddCopyCommand(CLI::App& app, int* exit_code);
+void AddConvertCommand(CLI::App& app, int* exit_code);
+
+}  // namespace mindrecord::cli

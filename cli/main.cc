@@ -1,0 +1,26 @@
+// mindrecord: inspect, read, copy and convert MindRecord datasets.
+#include <cstdio>
+#include <exception>
+
+#include "cli/command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"mindrecord: tools for MindRecord datasets (MindSpore's sharded dataset format)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "mindrecord 0.1.0");
+  int exit_code = mindrecord::cli::kExitOk;
+  mindrecord::cli::AddInspectCommand(app, &exit_code);
+  mindrecord::cli::AddCatCommand(app, &exit_code);
+  mindrecord::cli::AddCopyCommand(app, &exit_code);
+  mindrecord::cli::AddConvertCommand(app, &exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : mindrecord::cli::kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mindrecord: error: %s\n", e.what());
+    return mindrecord::cli::kExitData;
+  }
+  return exit_code;
+}

@@ -1,0 +1,30 @@
+#include "mindrecord/status.h"
+
+namespace mindrecord {
+
+const char* StatusCodeName(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk: return "OK";
+    case StatusCode::kInvalidArgument: return "Invalid argument";
+    case StatusCode::kNotFound: return "Not found";
+    case StatusCode::kAlreadyExists: return "Already exists";
+    case StatusCode::kIOError: return "I/O error";
+    case StatusCode::kCorruption: return "Corruption";
+    case StatusCode::kNotSupported: return "Not supported";
+    case StatusCode::kInternal: return "Internal error";
+    case StatusCode::kCancelled: return "Cancelled";
+  }
+  return "Unknown";
+}
+
+std::string Status::ToString() const {
+  if (ok()) return "OK";
+  return std::string(StatusCodeName(code_)) + ": " + message_;
+}
+
+Status Status::WithContext(const std::string& prefix) const {
+  if (ok()) return *this;
+  return Status(code_, prefix + ": " + message_);
+}
+
+}  // namespace mindrecord

@@ -1,0 +1,96 @@
+// Status and Result<T>: the error model of the core. No exceptions cross the
+// core's API; the CLI and the Python binding translate Status at their edges.
+#pragma once
+
+#include <cassert>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace mindrecord {
+
+enum class StatusCode : int {
+  kOk = 0,
+  kInvalidArgument = 1,  // bad argument or input that does not match the schema
+  kNotFound = 2,         // a file, field or row that does not exist
+  kAlreadyExists = 3,    // output exists and overwrite is off
+  kIOError = 4,          // the OS refused a read, write, rename or fsync
+  kCorruption = 5,       // bytes on disk that do not parse or do not agree
+  kNotSupported = 6,     // a version or feature this build cannot handle
+  kInternal = 7,         // a broken invariant (a bug)
+  kCancelled = 8,        // stopped by the caller
+};
+
+const char* StatusCodeName(StatusCode code);
+
+// Thread safety: a Status is a value; distinct objects may be used concurrently.
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  static Status OK() { return Status(); }
+  static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+  static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
+  static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
+  static Status IOError(std::string m) { return {StatusCode::kIOError, std::move(m)}; }
+  static Status Corruption(std::string m) { return {StatusCode::kCorruption, std::move(m)}; }
+  static Status NotSupported(std::string m) { return {StatusCode::kNotSupported, std::move(m)}; }
+  static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+  static Status Cancelled(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
+
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+  // "Corruption: <message>"
+  std::string ToString() const;
+  // Returns a copy with `prefix + ": "` put before the message.
+  Status WithContext(const std::string& prefix) const;
+
+ private:
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+};
+
+// A value or the Status that explains why there is none.
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(Status status) : v_(std::move(status)) { assert(!std::get<Status>(v_).ok()); }  // NOLINT
+
+  bool ok() const { return std::holds_alternative<T>(v_); }
+  const Status& status() const {
+    static const Status kOk;
+    return ok() ? kOk : std::get<Status>(v_);
+  }
+  T& value() & { return std::get<T>(v_); }
+  const T& value() const& { return std::get<T>(v_); }
+  T&& value() && { return std::get<T>(std::move(v_)); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+
+ private:
+  std::variant<T, Status> v_;
+};
+
+#define MR_CONCAT_INNER(a, b) a##b
+#define MR_CONCAT(a, b) MR_CONCAT_INNER(a, b)
+
+#define MR_RETURN_IF_ERROR(expr)                 \
+  do {                                           \
+    ::mindrecord::Status _mr_st = (expr);        \
+    if (!_mr_st.ok()) return _mr_st;             \
+  } while (0)
+
+#define MR_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                             \
+  if (!tmp.ok()) return tmp.status();            \
+  lhs = std::move(tmp).value()
+
+#define MR_ASSIGN_OR_RETURN(lhs, expr) MR_ASSIGN_OR_RETURN_IMPL(MR_CONCAT(_mr_res_, __LINE__), lhs, expr)
+
+}  // namespace mindrecord

@@ -1,0 +1,71 @@
+// Tensor: a typed, shaped, contiguous buffer flowing through the pipeline
+// (decoded images, arrays read from the dataset, encoded bytes, batches).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "mindrecord/value.h"
+
+namespace mindrecord {
+
+// Element types. Values are frozen (used in plans and the Python binding).
+enum class TensorType : uint8_t {
+  kUInt8 = 0,
+  kInt8 = 1,
+  kInt16 = 2,
+  kInt32 = 3,
+  kInt64 = 4,
+  kFloat32 = 5,
+  kFloat64 = 6,
+  kBytes = 7,   // opaque bytes (e.g. an encoded JPEG): 1-D, element size 1
+  kString = 8,  // UTF-8 text: 1-D, element size 1
+};
+
+size_t TensorTypeSize(TensorType t);
+const char* TensorTypeName(TensorType t);
+Result<TensorType> ParseTensorType(std::string_view name);
+
+// Thread safety: a value type. Copies share the buffer (copy-on-write is the
+// caller's job: ops that modify in place call MutableData(), which clones a
+// shared buffer first).
+class Tensor {
+ public:
+  Tensor() = default;
+  // Uninitialized storage for prod(shape) elements.
+  static Tensor Make(TensorType type, std::vector<int64_t> shape);
+  static Tensor FromString(TensorType type, std::string bytes);  // kBytes or kString, 1-D
+  // Scalars become 0-d tensors (int -> int64 or int32 per `field_type`, float
+  // -> float32/float64), arrays keep their shape, bytes/string become 1-D.
+  static Tensor FromValue(const Value& v, DataType field_type);
+
+  TensorType type() const { return type_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int64_t num_elements() const {
+    return std::accumulate(shape_.begin(), shape_.end(), int64_t{1}, std::multiplies<int64_t>());
+  }
+  size_t size_bytes() const { return size_; }
+  const uint8_t* data() const { return buf_ ? buf_->data() + offset_ : nullptr; }
+  uint8_t* MutableData();
+  template <typename T>
+  const T* data_as() const { return reinterpret_cast<const T*>(data()); }
+  template <typename T>
+  T* mutable_data_as() { return reinterpret_cast<T*>(MutableData()); }
+  // Same bytes, new shape with the same element count.
+  Tensor Reshaped(std::vector<int64_t> shape) const;
+  std::string DebugString() const;
+  bool defined() const { return buf_ != nullptr; }
+
+ private:
+  TensorType type_ = TensorType::kUInt8;
+  std::vector<int64_t> shape_;
+  std::shared_ptr<std::vector<uint8_t>> buf_;
+  size_t offset_ = 0;
+  size_t size_ = 0;
+};
+
+}  // namespace mindrecord

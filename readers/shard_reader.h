@@ -1,0 +1,91 @@
+// ShardReader: opens a MindRecord dataset (any one shard finds its siblings),
+// checks that all shards agree, and reads rows by global row id, sequentially,
+// or in projections that skip unread columns.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mindrecord/header.h"
+#include "mindrecord/schema.h"
+#include "mindrecord/status.h"
+#include "mindrecord/value.h"
+#include "writers/shard_writer.h"
+
+namespace mindrecord {
+
+enum class IoMode : uint8_t {
+  kPread = 0,  // pread(2) per row or page: no address-space cost (default)
+  kMmap = 1,   // map each shard read-only; fastest for hot page-cache data
+};
+
+struct ReaderOptions {
+  // Explicit shard files, in shard order. Empty: use the opened file's
+  // shard_addresses, resolved relative to its folder.
+  std::vector<std::string> shard_paths;
+  IoMode io_mode = IoMode::kPread;
+};
+
+// Which columns a read returns; built by ShardReader::MakeProjection. Reads
+// that need no raw column skip the raw page, and blob fields not selected are
+// not split out or unpacked.
+struct Projection {
+  std::vector<int> field_ids;  // schema field indexes, ascending
+  bool need_raw = false;
+  bool need_blob = false;
+  bool Selects(int field_id) const;
+};
+
+// Thread safety: after Open() returns, every const method may be called from
+// any number of threads at once (reads use positional I/O and immutable
+// metadata only).
+class ShardReader {
+ public:
+  static Result<std::unique_ptr<ShardReader>> Open(const std::string& path, const ReaderOptions& options = {});
+  ~ShardReader();
+
+  const Schema& schema() const;
+  const std::string& version() const;
+  uint64_t num_rows() const;
+  uint32_t num_shards() const;
+  uint64_t shard_num_rows(uint32_t shard) const;
+  // Global row id of the shard's first row: shard 0's rows come first.
+  uint64_t shard_first_row(uint32_t shard) const;
+  const std::vector<std::string>& shard_paths() const;
+  uint64_t header_size() const;
+  uint64_t page_size() const;
+  const std::vector<std::string>& index_fields() const;
+  const ShardHeader& header(uint32_t shard) const;
+
+  // Empty `columns`: all fields. Unknown names are an error.
+  Result<Projection> MakeProjection(const std::vector<std::string>& columns) const;
+
+  struct Location {
+    uint32_t shard = 0;
+    uint64_t local_row = 0;
+  };
+  Result<Location> Locate(uint64_t row_id) const;
+
+  Result<Row> ReadRow(uint64_t row_id, const Projection* projection = nullptr) const;
+  // The row's on-disk parts, undecoded (index values decoded).
+  Result<EncodedRow> ReadEncoded(uint64_t row_id) const;
+  // Rows [begin, end) in order, each page read once; `fn` may stop the scan by
+  // returning an error (returned as is).
+  Status Scan(uint64_t begin, uint64_t end, const Projection* projection,
+              const std::function<Status(uint64_t row_id, Row&& row)>& fn) const;
+
+  // For each distinct value of index field `field`: the global row ids holding
+  // it, in row-id order; values in ascending order. Uses the SQLite index.
+  Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> GroupByIndexField(const std::string& field) const;
+
+  struct Impl;
+
+ private:
+  explicit ShardReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mindrecord

@@ -1,0 +1,85 @@
+// ShardWriter: rows -> row groups -> blob/raw pages -> N shard files, each with
+// its SQLite index, laid out exactly as MindSpore's writer lays them out.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mindrecord/constants.h"
+#include "mindrecord/schema.h"
+#include "mindrecord/status.h"
+#include "mindrecord/value.h"
+
+namespace mindrecord {
+
+struct WriterOptions {
+  // Number of shard files, 1..1000. With 1 the file is PATH itself; with N the
+  // files are PATH0..PATH{N-1} (suffix zero-padded to the width of N-1).
+  // Row k of the write stream (0-based, over all batches) goes to shard k % N.
+  uint32_t shard_count = 1;
+  // Bytes reserved for the header JSON at the start of each shard; multiple of
+  // 4 in [16 KiB, 128 MiB]. Default 16 MiB, as MindSpore.
+  uint64_t header_size = kDefaultHeaderSize;
+  // Page slot size; multiple of 4 in [32 KiB, 256 MiB]. Default 32 MiB. A row
+  // (raw or blob part plus its 8-byte prefix) larger than a page is an error.
+  uint64_t page_size = kDefaultPageSize;
+  // Indexed fields; nullopt: every scalar non-bytes field (MindSpore's default).
+  std::optional<std::vector<std::string>> index_fields;
+  // Replace existing output files; otherwise existing files are refused.
+  bool overwrite = false;
+  // "3.0" (default; packs integer arrays) or "2.0" (to reproduce old files).
+  std::string format_version = kVersion3;
+};
+
+// A row already in its on-disk form: the msgpack raw part, the blob part
+// (framed as on disk, integer arrays already packed for v3.0), and the values
+// of the index fields. Used by `copy` to move rows without re-encoding.
+struct EncodedRow {
+  std::string raw;
+  std::string blob;
+  Row index_values;
+  int64_t packing_saved = 0;  // bytes the v3.0 integer packing saved in `blob`
+};
+
+// Thread safety: not thread-safe; one thread drives a writer. Writing happens
+// in the calling thread.
+//
+// Durability: everything goes to temporary files beside the output
+// (".<name>.tmp-<pid>"); Commit() fsyncs and renames them into place, index
+// files first and shard 0 last. Until Commit() returns OK no file with the
+// final names exists (or, with overwrite, the old ones were removed). Abandon()
+// or destruction without Commit() removes the temporaries.
+class ShardWriter {
+ public:
+  static Result<std::unique_ptr<ShardWriter>> Create(const std::string& path, const Schema& schema,
+                                                     const WriterOptions& options = {});
+  ~ShardWriter();
+  ShardWriter(const ShardWriter&) = delete;
+  ShardWriter& operator=(const ShardWriter&) = delete;
+
+  // Validates and writes one batch (MindSpore's write_raw_data). Any error
+  // sticks: later calls and Commit() return it.
+  Status WriteRows(const std::vector<Row>& rows);
+  // Writes rows already encoded for this schema and format version.
+  Status WriteEncoded(std::vector<EncodedRow> rows);
+  Status Commit();
+  void Abandon();
+
+  uint64_t rows_written() const;
+  const std::vector<std::string>& shard_paths() const;
+  const Schema& schema() const;
+
+  struct Impl;
+
+ private:
+  explicit ShardWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Shard file names for `path` and `shard_count` (see WriterOptions).
+std::vector<std::string> ShardFileNames(const std::string& path, uint32_t shard_count);
+
+}  // namespace mindrecord
