@@ -55,7 +55,8 @@ class Tensor {
   const T* data_as() const { return reinterpret_cast<const T*>(data()); }
   template <typename T>
   T* mutable_data_as() { return reinterpret_cast<T*>(MutableData()); }
-  // Same bytes, new shape with the same element count.
+  // Same bytes, new shape with the same element count (a count mismatch gives
+  // an undefined Tensor).
   Tensor Reshaped(std::vector<int64_t> shape) const;
   std::string DebugString() const;
   bool defined() const { return buf_ != nullptr; }
