@@ -1,0 +1,97 @@
+// `mindrecord convert SOURCE INPUT OUTPUT`: the CLI face of writers/convert.
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/command.h"
+#include "writers/convert/converter.h"
+
+namespace mindrecord::cli {
+namespace {
+
+struct ConvertArgs {
+  std::string source, input, output;
+  std::string on_error = "fail";
+  std::string encode = "default";
+  std::string classes;
+  bool quiet = false;
+  convert::ConvertOptions options;
+};
+
+std::vector<std::string> SplitComma(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find(',', start);
+    if (end == std::string::npos) end = s.size();
+    if (end > start) out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+int RunConvert(ConvertArgs& a) {
+  auto on_error = convert::ParseOnError(a.on_error);
+  if (!on_error.ok()) return ReportStatus("convert", on_error.status());
+  auto encode = convert::ParseEncodeMode(a.encode);
+  if (!encode.ok()) return ReportStatus("convert", encode.status());
+  a.options.on_error = *on_error;
+  a.options.encode = *encode;
+  a.options.classes = SplitComma(a.classes);
+  a.options.progress = !a.quiet && isatty(STDERR_FILENO);
+  auto report = convert::Convert(a.source, a.input, a.output, a.options);
+  if (!report.ok()) return ReportStatus("convert", report.status());
+  if (!a.quiet) {
+    for (const auto& note : report->notes) std::fprintf(stdout, "%s\n", note.c_str());
+    for (const auto& out : report->outputs) {
+      std::fprintf(stdout, "wrote %s: %llu rows in %zu shard(s)\n", out.files.empty() ? "" : out.files[0].c_str(),
+                   static_cast<unsigned long long>(out.rows), out.files.size());
+    }
+  }
+  size_t shards = 0;
+  for (const auto& out : report->outputs) shards += out.files.size();
+  double mb = static_cast<double>(report->bytes) / 1e6;
+  std::fprintf(stderr, "convert %s: %llu rows, %zu shards, %.1f MB, %.2f s (%.1f MB/s), %zu skipped%s%s\n",
+               a.source.c_str(), static_cast<unsigned long long>(report->rows), shards, mb, report->seconds,
+               report->seconds > 0 ? mb / report->seconds : 0.0, report->skipped.size(),
+               report->skipped_file.empty() ? "" : ", list in ", report->skipped_file.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddConvertCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<ConvertArgs>();
+  std::string sources;
+  for (const auto& s : convert::ConvertSources()) sources += (sources.empty() ? "" : ", ") + s;
+  CLI::App* cmd = app.add_subcommand("convert", "Convert a dataset in a common layout into MindRecord");
+  cmd->add_option("SOURCE", args->source, "Source layout: " + sources)->required();
+  cmd->add_option("INPUT", args->input, "Root folder of the source layout, or the file (tfrecord, csv)")->required();
+  cmd->add_option("OUTPUT", args->output,
+                  "Output dataset path; sources with splits write OUTPUT_train.mindrecord, OUTPUT_test.mindrecord")
+      ->required();
+  auto& o = args->options;
+  cmd->add_option("--shards", o.shards, "Shard files per dataset (1-1000)")->capture_default_str();
+  cmd->add_option("--workers", o.workers, "Worker threads (0 = all cores)")->capture_default_str();
+  cmd->add_option("--header-size", o.header_size, "Header bytes per shard")->capture_default_str();
+  cmd->add_option("--page-size", o.page_size, "Page bytes")->capture_default_str();
+  cmd->add_flag("--overwrite", o.overwrite, "Replace existing output files");
+  cmd->add_option("--on-error", args->on_error, "fail (default): stop, leave no output; skip: list and go on");
+  cmd->add_option("--encode", args->encode,
+                  "keep|jpeg|png|raw; default: image files as they are, MNIST/CIFAR pixels as JPEG");
+  cmd->add_flag("--quiet", args->quiet, "No progress and no notes, only the summary line");
+  cmd->add_option("--batch-rows", o.batch_rows, "Rows per writer batch")->capture_default_str();
+  cmd->add_option("--task", o.task, "voc: detection|segmentation; coco: detection|keypoint|panoptic|captioning");
+  cmd->add_option("--split", o.split, "voc: the ImageSets list to convert (default train)");
+  cmd->add_option("--annotations", o.annotations, "coco: annotation JSON; imagenet: map file");
+  cmd->add_option("--image-dir", o.image_dir, "imagenet: image folder (default INPUT/images)");
+  cmd->add_option("--classes", args->classes, "voc: comma-separated class names (default: the 20 VOC classes)");
+  cmd->add_option("--fields", o.fields, "tfrecord/csv: name:type[:shape],... (default: inferred)");
+  cmd->add_option("--delimiter", o.csv_delimiter, "csv: field delimiter");
+  cmd->add_option("--infer-records", o.infer_records, "tfrecord: records read to infer the feature spec");
+  cmd->callback([args, exit_code]() { *exit_code = RunConvert(*args); });
+}
+
+}  // namespace mindrecord::cli

@@ -1,0 +1,48 @@
+// Shared state of one Convert() call: the options, the list of skipped
+// inputs and the notes for the user. Internal to writers/convert.
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "mindrecord/status.h"
+#include "writers/convert/converter.h"
+
+namespace mindrecord::convert {
+
+// Thread safety: BadInput() and Note() may be called from any thread; the
+// accessors are for the calling thread once the workers have stopped.
+class ConvertContext {
+ public:
+  explicit ConvertContext(ConvertOptions options) : options_(std::move(options)) {}
+
+  const ConvertOptions& options() const { return options_; }
+
+  // Reports that `input` (a file, or "FILE record N") cannot be converted.
+  // With OnError::kFail returns `why` prefixed with the input name; with
+  // kSkip records "input: reason" and returns OK so the caller goes on.
+  Status BadInput(const std::string& input, const Status& why) {
+    Status named = why.WithContext(input);
+    if (options_.on_error == OnError::kFail) return named;
+    std::lock_guard<std::mutex> lock(mu_);
+    skipped_.push_back(input + ": " + why.message());
+    return Status::OK();
+  }
+  // A line for the user (class map, inferred schema).
+  void Note(std::string line) {
+    std::lock_guard<std::mutex> lock(mu_);
+    notes_.push_back(std::move(line));
+  }
+
+  const std::vector<std::string>& skipped() const { return skipped_; }
+  const std::vector<std::string>& notes() const { return notes_; }
+
+ private:
+  const ConvertOptions options_;
+  std::mutex mu_;
+  std::vector<std::string> skipped_;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace mindrecord::convert

@@ -1,0 +1,187 @@
+#include "writers/convert/convert_engine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "writers/shard_writer.h"
+
+namespace mindrecord::convert {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Payload bytes of a row: what the user's data weighs, for batching and MB/s.
+uint64_t RowBytes(const Row& row) {
+  uint64_t n = 0;
+  for (const auto& [name, v] : row.fields()) {
+    n += (v.kind() == Value::Kind::kInt || v.kind() == Value::Kind::kFloat) ? 8 : v.bytes().size();
+  }
+  return n;
+}
+
+// Batches also end at this many payload bytes, so huge images do not pile up.
+constexpr uint64_t kMaxBatchBytes = 64 * kMiB;
+
+// Prints "\rconvert train: rows/total, MB/s, ETA" to stderr at most 4 times a second.
+class Progress {
+ public:
+  Progress(bool on, std::string label, size_t total) : on_(on), label_(std::move(label)), total_(total) {}
+  void Update(size_t rows, uint64_t bytes, bool last = false) {
+    if (!on_) return;
+    auto now = Clock::now();
+    if (!last && now - last_print_ < std::chrono::milliseconds(250)) return;
+    last_print_ = now;
+    double secs = std::chrono::duration<double>(now - start_).count();
+    double mbps = secs > 0 ? static_cast<double>(bytes) / 1e6 / secs : 0;
+    double eta = rows > 0 ? secs * static_cast<double>(total_ - rows) / static_cast<double>(rows) : 0;
+    std::fprintf(stderr, "\rconvert %s: %zu/%zu rows, %.1f MB/s, ETA %.0f s   %s", label_.c_str(), rows, total_,
+                 mbps, eta, last ? "\n" : "");
+    std::fflush(stderr);
+  }
+
+ private:
+  bool on_;
+  std::string label_;
+  size_t total_;
+  Clock::time_point start_ = Clock::now();
+  Clock::time_point last_print_{};
+};
+
+// Builds rows on `workers` threads into a window of ordered slots; the calling
+// thread takes them in index order and hands batches to the writer.
+Status RunOne(const SplitPlan& plan, ShardWriter* writer, ConvertContext& ctx, OutputReport* out) {
+  const ConvertOptions& opt = ctx.options();
+  const size_t n = plan.num_items;
+  const unsigned workers = std::min<size_t>(EffectiveWorkers(opt.workers), std::max<size_t>(n, 1));
+  const size_t window = std::max<size_t>(64, workers * 16);
+  std::vector<std::optional<Result<Row>>> slots(window);
+  std::mutex mu;
+  std::condition_variable ready_cv, space_cv;
+  std::atomic<size_t> next{0};
+  size_t consumed = 0;  // guarded by mu
+  bool stop = false;    // guarded by mu
+
+  auto work = [&]() {
+    for (;;) {
+      size_t i = next.fetch_add(1);
+      if (i >= n) return;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        space_cv.wait(lock, [&] { return stop || i < consumed + window; });
+        if (stop) return;
+      }
+      Result<Row> row = plan.make_row(i);
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        slots[i % window].emplace(std::move(row));
+      }
+      ready_cv.notify_all();
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(workers);
+  for (unsigned t = 0; t < workers; ++t) threads.emplace_back(work);
+
+  Progress progress(opt.progress, plan.split.empty() ? std::string("rows") : plan.split, n);
+  Status status;
+  std::vector<Row> batch;
+  uint64_t batch_bytes = 0;
+  const size_t batch_rows = std::max<uint32_t>(opt.batch_rows, 1);
+  auto flush = [&]() -> Status {
+    if (batch.empty()) return Status::OK();
+    Status st = writer->WriteRows(batch);
+    batch.clear();
+    batch_bytes = 0;
+    return st;
+  };
+  for (size_t i = 0; i < n && status.ok(); ++i) {
+    std::optional<Result<Row>> item;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      ready_cv.wait(lock, [&] { return slots[i % window].has_value(); });
+      item.swap(slots[i % window]);
+      consumed = i + 1;
+    }
+    space_cv.notify_all();
+    if (!item->ok()) {
+      status = ctx.BadInput(plan.item_name(i), item->status());
+      continue;
+    }
+    Row row = std::move(*item).value();
+    uint64_t bytes = RowBytes(row);
+    out->rows++;
+    out->bytes += bytes;
+    batch_bytes += bytes;
+    batch.push_back(std::move(row));
+    if (batch.size() >= batch_rows || batch_bytes >= kMaxBatchBytes) status = flush();
+    progress.Update(i + 1, out->bytes);
+  }
+  if (status.ok()) status = flush();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    stop = true;
+  }
+  space_cv.notify_all();
+  for (auto& t : threads) t.join();
+  if (status.ok()) progress.Update(n, out->bytes, /*last=*/true);
+  return status;
+}
+
+}  // namespace
+
+unsigned EffectiveWorkers(uint32_t requested) {
+  if (requested > 0) return requested;
+  unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : hw;
+}
+
+Result<std::vector<OutputReport>> RunPlans(const std::vector<SplitPlan>& plans, const std::string& output,
+                                           ConvertContext& ctx) {
+  const ConvertOptions& opt = ctx.options();
+  std::vector<std::unique_ptr<ShardWriter>> writers;
+  std::vector<OutputReport> reports;
+  auto abandon_all = [&]() {
+    for (auto& w : writers) w->Abandon();
+  };
+  for (const SplitPlan& plan : plans) {
+    WriterOptions wo;
+    wo.shard_count = opt.shards;
+    wo.header_size = opt.header_size;
+    wo.page_size = opt.page_size;
+    wo.index_fields = plan.index_fields;
+    wo.overwrite = opt.overwrite;
+    std::string path = SplitOutputPath(output, plan.split);
+    auto writer = ShardWriter::Create(path, plan.schema, wo);
+    if (!writer.ok()) {
+      abandon_all();
+      return writer.status().WithContext(path);
+    }
+    writers.push_back(std::move(writer).value());
+    OutputReport report;
+    report.split = plan.split;
+    Status st = RunOne(plan, writers.back().get(), ctx, &report);
+    if (!st.ok()) {
+      abandon_all();
+      return st;
+    }
+    report.files = writers.back()->shard_paths();
+    reports.push_back(std::move(report));
+  }
+  // Commit only when every split is complete, so a failure leaves nothing.
+  for (size_t i = 0; i < writers.size(); ++i) {
+    Status st = writers[i]->Commit();
+    if (!st.ok()) {
+      for (size_t j = i + 1; j < writers.size(); ++j) writers[j]->Abandon();
+      return st.WithContext(SplitOutputPath(output, plans[i].split));
+    }
+  }
+  return reports;
+}
+
+}  // namespace mindrecord::convert

@@ -1,0 +1,109 @@
+#include "writers/convert/converter.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "writers/convert/convert_context.h"
+#include "writers/convert/convert_engine.h"
+#include "writers/convert/sources.h"
+
+namespace mindrecord::convert {
+namespace fs = std::filesystem;
+
+Result<OnError> ParseOnError(const std::string& text) {
+  if (text == "fail") return OnError::kFail;
+  if (text == "skip") return OnError::kSkip;
+  return Status::InvalidArgument("--on-error must be fail or skip, got '" + text + "'");
+}
+
+Result<EncodeMode> ParseEncodeMode(const std::string& text) {
+  if (text == "default" || text.empty()) return EncodeMode::kDefault;
+  if (text == "keep") return EncodeMode::kKeep;
+  if (text == "jpeg" || text == "jpg") return EncodeMode::kJpeg;
+  if (text == "png") return EncodeMode::kPng;
+  if (text == "raw") return EncodeMode::kRaw;
+  return Status::InvalidArgument("--encode must be keep, jpeg, png or raw, got '" + text + "'");
+}
+
+const std::vector<std::string>& ConvertSources() {
+  static const std::vector<std::string> kSources = {"imagefolder", "imagenet", "cifar10", "cifar100", "mnist",
+                                                    "voc",         "coco",     "tfrecord", "csv"};
+  return kSources;
+}
+
+std::string SplitOutputPath(const std::string& output, const std::string& split) {
+  if (split.empty()) return output;
+  std::string base = output;
+  const std::string ext = ".mindrecord";
+  if (base.size() > ext.size() && base.compare(base.size() - ext.size(), ext.size(), ext) == 0) {
+    base.resize(base.size() - ext.size());
+  }
+  return base + "_" + split + ext;
+}
+
+namespace {
+
+Status ValidateOptions(const std::string& source, const std::string& input, const std::string& output,
+                       const ConvertOptions& o) {
+  if (output.empty()) return Status::InvalidArgument("OUTPUT is empty");
+  if (o.shards < kMinShardCount || o.shards > kMaxShardCount)
+    return Status::InvalidArgument("--shards must be in [1, 1000], got " + std::to_string(o.shards));
+  if (o.header_size < kMinHeaderSize || o.header_size > kMaxHeaderSize || o.header_size % 4 != 0)
+    return Status::InvalidArgument("--header-size must be a multiple of 4 in [16 KiB, 128 MiB], got " +
+                                   std::to_string(o.header_size));
+  if (o.page_size < kMinPageSize || o.page_size > kMaxPageSize || o.page_size % 4 != 0)
+    return Status::InvalidArgument("--page-size must be a multiple of 4 in [32 KiB, 256 MiB], got " +
+                                   std::to_string(o.page_size));
+  if (o.workers > 1024) return Status::InvalidArgument("--workers must be at most 1024");
+  std::error_code ec;
+  if (!fs::exists(input, ec)) return Status::NotFound(input + ": no such file or folder");
+  const bool pixel_source = source == "mnist" || source == "cifar10" || source == "cifar100";
+  if (o.encode == EncodeMode::kRaw && !pixel_source)
+    return Status::InvalidArgument("--encode raw applies to mnist, cifar10 and cifar100 only");
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<ConvertReport> Convert(const std::string& source, const std::string& input, const std::string& output,
+                              const ConvertOptions& options) {
+  using Planner = PlanResult (*)(const std::string&, ConvertContext&);
+  static const std::map<std::string, Planner> kPlanners = {
+      {"imagefolder", &PlanImageFolder}, {"imagenet", &PlanImageNet}, {"cifar10", &PlanCifar10},
+      {"cifar100", &PlanCifar100},       {"mnist", &PlanMnist},       {"voc", &PlanVoc},
+      {"coco", &PlanCoco},               {"tfrecord", &PlanTfRecord}, {"csv", &PlanCsv}};
+  auto it = kPlanners.find(source);
+  if (it == kPlanners.end()) {
+    std::string list;
+    for (const auto& s : ConvertSources()) list += (list.empty() ? "" : ", ") + s;
+    return Status::InvalidArgument("unknown source '" + source + "' (one of: " + list + ")");
+  }
+  MR_RETURN_IF_ERROR(ValidateOptions(source, input, output, options));
+  const auto start = std::chrono::steady_clock::now();
+  ConvertContext ctx(options);
+  MR_ASSIGN_OR_RETURN(std::vector<SplitPlan> plans, it->second(input, ctx));
+  MR_ASSIGN_OR_RETURN(std::vector<OutputReport> outputs, RunPlans(plans, output, ctx));
+
+  ConvertReport report;
+  report.outputs = std::move(outputs);
+  for (const auto& o : report.outputs) {
+    report.rows += o.rows;
+    report.bytes += o.bytes;
+  }
+  report.skipped = ctx.skipped();
+  report.notes = ctx.notes();
+  if (!report.skipped.empty()) {
+    report.skipped_file = output + ".skipped.txt";
+    std::ofstream f(report.skipped_file, std::ios::trunc);
+    for (const auto& line : report.skipped) f << line << '\n';
+    f.close();
+    if (!f) return Status::IOError(report.skipped_file + ": cannot write the list of skipped inputs");
+  }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace mindrecord::convert

@@ -1,0 +1,116 @@
+// The public converter API: turn a dataset in one of the common source layouts
+// (ImageFolder, ImageNet map file, CIFAR-10/100, MNIST, VOC, COCO, TFRecord,
+// CSV) into MindRecord datasets. The CLI verb `mindrecord convert` and the
+// Python package both map their arguments onto ConvertOptions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mindrecord/constants.h"
+#include "mindrecord/status.h"
+
+namespace mindrecord::convert {
+
+// What to do with an input that cannot be converted (unreadable or
+// undecodable image, truncated record, invalid annotation, ...).
+enum class OnError : uint8_t {
+  kFail = 0,  // stop, report the input and the reason, leave no output dataset
+  kSkip = 1,  // leave the input out, list it with the reason, go on
+};
+
+// How image / pixel payloads are stored.
+enum class EncodeMode : uint8_t {
+  kDefault = 0,  // image files: original bytes; pixel sources (MNIST, CIFAR): JPEG, as MindSpore
+  kKeep = 1,     // image files: original bytes (pixel sources: same as kDefault)
+  kJpeg = 2,     // re-encode to JPEG (quality 95)
+  kPng = 3,      // re-encode to PNG (lossless)
+  kRaw = 4,      // pixel sources only: the decoded pixels, HWC uint8, as bytes
+};
+
+Result<OnError> ParseOnError(const std::string& text);
+Result<EncodeMode> ParseEncodeMode(const std::string& text);
+
+struct ConvertOptions {
+  // Shard files per output dataset, 1..1000.
+  uint32_t shards = 1;
+  // Threads that read, parse and encode inputs; 0 means all cores. Output is
+  // identical for every value (rows are written in input order).
+  uint32_t workers = 0;
+  // Writer header and page sizes (bytes); see WriterOptions for limits.
+  uint64_t header_size = kDefaultHeaderSize;
+  uint64_t page_size = kDefaultPageSize;
+  // Replace existing output files instead of refusing to start.
+  bool overwrite = false;
+  OnError on_error = OnError::kFail;
+  EncodeMode encode = EncodeMode::kDefault;
+  // Print progress (rows, MB/s, ETA) to stderr. The CLI turns this on only
+  // when stderr is a terminal and --quiet is not given.
+  bool progress = false;
+  // Rows handed to the writer per WriteRows call (also capped at 64 MiB of
+  // payload). Batch boundaries depend only on the input, so output is
+  // deterministic.
+  uint32_t batch_rows = 1000;
+
+  // Source options.
+  // voc: "detection" (default) or "segmentation"; coco: "detection"
+  // (default), "keypoint", "panoptic" or "captioning".
+  std::string task;
+  // voc: the ImageSets list to convert (default "train").
+  std::string split;
+  // coco: the annotation JSON (required). imagenet: the map file (default
+  // INPUT/annotation.txt, or INPUT itself when it is a file).
+  std::string annotations;
+  // imagenet: the image folder (default INPUT/images, or the map file's folder).
+  std::string image_dir;
+  // voc: class names, label = position (default: the 20 PASCAL VOC classes).
+  std::vector<std::string> classes;
+  // tfrecord / csv: the field spec "name:type[:shape],..." with type one of
+  // int32, int64, float32, float64, string, bytes and shape like [-1] or
+  // [-1,4] (e.g. "image/encoded:bytes,label:int64"). Empty: inferred from the
+  // first records (tfrecord) or all rows (csv). Names are the source's names;
+  // characters outside [0-9A-Za-z_] become '_' in the schema.
+  std::string fields;
+  // csv: the field delimiter.
+  char csv_delimiter = ',';
+  // tfrecord: records inspected to infer the feature spec.
+  uint32_t infer_records = 100;
+};
+
+// One written dataset.
+struct OutputReport {
+  std::string split;                  // "" for sources without splits, else "train" / "test"
+  std::vector<std::string> files;     // shard files, in shard order
+  uint64_t rows = 0;
+  uint64_t bytes = 0;                 // payload bytes handed to the writer
+};
+
+struct ConvertReport {
+  std::vector<OutputReport> outputs;
+  uint64_t rows = 0;
+  uint64_t bytes = 0;
+  double seconds = 0;
+  // "INPUT: reason" per skipped input (only with OnError::kSkip), in input order.
+  std::vector<std::string> skipped;
+  // Where `skipped` was written (OUTPUT.skipped.txt); empty when none skipped.
+  std::string skipped_file;
+  // Facts worth telling the user: the class -> label map, the inferred schema.
+  std::vector<std::string> notes;
+};
+
+// The sources Convert() accepts, in the order the CLI lists them.
+const std::vector<std::string>& ConvertSources();
+
+// The dataset path written for `split` of OUTPUT: OUTPUT itself without a
+// split, else OUTPUT minus a ".mindrecord" suffix + "_" + split + ".mindrecord".
+std::string SplitOutputPath(const std::string& output, const std::string& split);
+
+// Converts INPUT (a folder, or the file itself for tfrecord / csv) from
+// `source` into OUTPUT. Either every output dataset is committed, or (on
+// error) none is left behind. Errors name the input file and the reason.
+// Thread safety: reentrant; concurrent calls must write different outputs.
+Result<ConvertReport> Convert(const std::string& source, const std::string& input, const std::string& output,
+                              const ConvertOptions& options);
+
+}  // namespace mindrecord::convert

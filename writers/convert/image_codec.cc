@@ -1,0 +1,133 @@
+#include "writers/convert/image_codec.h"
+
+#include <turbojpeg.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+namespace mindrecord::convert {
+namespace {
+
+bool IsJpeg(std::string_view b) { return b.size() >= 3 && b.substr(0, 3) == std::string_view("\xFF\xD8\xFF", 3); }
+bool IsPng(std::string_view b) { return b.size() >= 8 && b.substr(0, 8) == std::string_view("\x89PNG\r\n\x1a\n", 8); }
+
+Status CheckJpeg(std::string_view b) {
+  tjhandle h = tjInitDecompress();
+  if (!h) return Status::Internal("libturbojpeg: cannot create a decompressor");
+  int w = 0, hgt = 0, subsamp = 0, colorspace = 0;
+  int rc = tjDecompressHeader3(h, reinterpret_cast<const unsigned char*>(b.data()), static_cast<unsigned long>(b.size()),
+                               &w, &hgt, &subsamp, &colorspace);
+  std::string why = rc != 0 ? tjGetErrorStr2(h) : "";
+  tjDestroy(h);
+  if (rc != 0) return Status::Corruption("undecodable JPEG: " + why);
+  if (w <= 0 || hgt <= 0) return Status::Corruption("JPEG with an empty image");
+  // A truncated JPEG still has a good header; its end-of-image marker is gone.
+  // Some writers append padding after EOI, so look at the last few bytes.
+  std::string_view tail = b.substr(b.size() > 64 ? b.size() - 64 : 0);
+  if (tail.find("\xFF\xD9") == std::string_view::npos) return Status::Corruption("truncated JPEG (no end-of-image marker)");
+  return Status::OK();
+}
+
+Status CheckPng(std::string_view b) {
+  // Signature, then the IHDR chunk (length 13) with non-zero dimensions.
+  if (b.size() < 33 || b.substr(12, 4) != "IHDR") return Status::Corruption("truncated PNG (no IHDR chunk)");
+  auto be32 = [&](size_t off) {
+    const auto* p = reinterpret_cast<const uint8_t*>(b.data()) + off;
+    return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+  };
+  if (be32(16) == 0 || be32(20) == 0) return Status::Corruption("PNG with an empty image");
+  if (b.substr(b.size() >= 12 ? b.size() - 12 : 0).find("IEND") == std::string_view::npos)
+    return Status::Corruption("truncated PNG (no IEND chunk)");
+  return Status::OK();
+}
+
+Result<cv::Mat> Decode(std::string_view bytes) {
+  cv::Mat buf(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<char*>(bytes.data()));
+  cv::Mat img;
+  try {
+    img = cv::imdecode(buf, cv::IMREAD_UNCHANGED);
+  } catch (const cv::Exception& e) {
+    return Status::Corruption(std::string("undecodable image: ") + e.what());
+  }
+  if (img.empty()) return Status::Corruption("undecodable image (unknown format or corrupt data)");
+  return img;
+}
+
+Result<std::string> Encode(const cv::Mat& img, const char* ext) {
+  std::vector<uchar> out;
+  try {
+    if (!cv::imencode(ext, img, out)) return Status::Internal(std::string("OpenCV could not encode ") + ext);
+  } catch (const cv::Exception& e) {
+    return Status::Internal(std::string("OpenCV could not encode ") + ext + ": " + e.what());
+  }
+  return std::string(out.begin(), out.end());
+}
+
+}  // namespace
+
+Result<std::string> ReadWholeFile(const std::string& path) {
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) {
+    int err = errno;
+    if (err == ENOENT) return Status::NotFound("no such file");
+    return Status::IOError(std::string("cannot open: ") + std::strerror(err));
+  }
+  std::string data;
+  char buf[1 << 16];
+  for (;;) {
+    size_t got = std::fread(buf, 1, sizeof(buf), f.get());
+    data.append(buf, got);
+    if (got < sizeof(buf)) break;
+  }
+  if (std::ferror(f.get())) return Status::IOError("read failed");
+  return data;
+}
+
+Status CheckImage(std::string_view bytes) {
+  if (bytes.empty()) return Status::Corruption("empty image file");
+  if (IsJpeg(bytes)) return CheckJpeg(bytes);
+  if (IsPng(bytes)) return CheckPng(bytes);
+  return Decode(bytes).status();
+}
+
+Result<std::string> EncodeImageFile(std::string bytes, EncodeMode mode) {
+  switch (mode) {
+    case EncodeMode::kDefault:
+    case EncodeMode::kKeep:
+      MR_RETURN_IF_ERROR(CheckImage(bytes));
+      return bytes;
+    case EncodeMode::kJpeg:
+    case EncodeMode::kPng: {
+      MR_ASSIGN_OR_RETURN(cv::Mat img, Decode(bytes));
+      if (mode == EncodeMode::kJpeg && img.depth() != CV_8U) img.convertTo(img, CV_8U, 1.0 / 256);
+      if (mode == EncodeMode::kJpeg && img.channels() == 4) cv::cvtColor(img, img, cv::COLOR_BGRA2BGR);
+      return Encode(img, mode == EncodeMode::kJpeg ? ".jpg" : ".png");
+    }
+    case EncodeMode::kRaw:
+      break;
+  }
+  return Status::InvalidArgument("--encode raw applies to pixel sources (mnist, cifar10, cifar100) only");
+}
+
+Result<std::string> EncodePixels(const uint8_t* hwc, int rows, int cols, int channels, EncodeMode mode) {
+  if (channels != 1 && channels != 3) return Status::Internal("EncodePixels: channels must be 1 or 3");
+  if (mode == EncodeMode::kRaw) {
+    return std::string(reinterpret_cast<const char*>(hwc), static_cast<size_t>(rows) * cols * channels);
+  }
+  cv::Mat img(rows, cols, channels == 1 ? CV_8UC1 : CV_8UC3, const_cast<uint8_t*>(hwc));
+  cv::Mat bgr;
+  if (channels == 3) {
+    cv::cvtColor(img, bgr, cv::COLOR_RGB2BGR);  // OpenCV encodes BGR
+  } else {
+    bgr = img;
+  }
+  return Encode(bgr, mode == EncodeMode::kPng ? ".png" : ".jpg");
+}
+
+}  // namespace mindrecord::convert

@@ -1,0 +1,132 @@
+// ImageFolder (INPUT/<class>/<image>) and ImageNet map files ("file,label"
+// lines + an image folder) -> `image: bytes`, `label: int32`,
+// `file_name: string`, as MindSpore's ImageNetToMR.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "writers/convert/image_codec.h"
+#include "writers/convert/sources.h"
+
+namespace mindrecord::convert {
+namespace fs = std::filesystem;
+namespace {
+
+struct ImageItem {
+  std::string path;       // full path, for reading and messages
+  std::string file_name;  // stored in the dataset
+  int64_t label = 0;
+};
+
+Result<Schema> ImageSchema(std::string desc) {
+  return Schema::Make({{"image", DataType::kBytes, false, {}},
+                       {"label", DataType::kInt32, false, {}},
+                       {"file_name", DataType::kString, false, {}}},
+                      std::move(desc));
+}
+
+SplitPlan ImagePlan(Schema schema, std::shared_ptr<std::vector<ImageItem>> items, EncodeMode mode) {
+  SplitPlan plan;
+  plan.schema = std::move(schema);
+  plan.index_fields = std::vector<std::string>{"file_name", "label"};
+  plan.num_items = items->size();
+  plan.item_name = [items](size_t i) { return (*items)[i].path; };
+  plan.make_row = [items, mode](size_t i) -> Result<Row> {
+    const ImageItem& it = (*items)[i];
+    MR_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(it.path));
+    MR_ASSIGN_OR_RETURN(std::string image, EncodeImageFile(std::move(bytes), mode));
+    Row row;
+    row.Set("image", Value::Bytes(std::move(image)));
+    row.Set("label", Value::Int(it.label));
+    row.Set("file_name", Value::String(it.file_name));
+    return row;
+  };
+  return plan;
+}
+
+bool Hidden(const fs::path& p) { return p.filename().string().rfind('.', 0) == 0; }
+
+}  // namespace
+
+PlanResult PlanImageFolder(const std::string& input, ConvertContext& ctx) {
+  std::error_code ec;
+  if (!fs::is_directory(input, ec)) return Status::InvalidArgument(input + ": imagefolder INPUT must be a folder");
+  std::vector<std::string> classes;
+  for (const auto& e : fs::directory_iterator(input, ec)) {
+    if (e.is_directory() && !Hidden(e.path())) classes.push_back(e.path().filename().string());
+  }
+  if (ec) return Status::IOError(input + ": cannot list: " + ec.message());
+  std::sort(classes.begin(), classes.end());
+  if (classes.empty()) return Status::NotFound(input + ": no class folders (expected INPUT/<class>/<image>)");
+  auto items = std::make_shared<std::vector<ImageItem>>();
+  for (size_t label = 0; label < classes.size(); ++label) {
+    std::vector<std::string> files;
+    fs::path dir = fs::path(input) / classes[label];
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      if (e.is_regular_file() && !Hidden(e.path())) files.push_back(e.path().filename().string());
+    }
+    if (ec) return Status::IOError(dir.string() + ": cannot list: " + ec.message());
+    std::sort(files.begin(), files.end());
+    for (auto& f : files) {
+      items->push_back({(dir / f).string(), classes[label] + "/" + f, static_cast<int64_t>(label)});
+    }
+  }
+  // The class map travels in the schema description, as JSON.
+  nlohmann::json map = nlohmann::json::object();
+  for (size_t label = 0; label < classes.size(); ++label) map[classes[label]] = label;
+  nlohmann::json desc = {{"class_to_label", map}};
+  ctx.Note("class -> label: " + map.dump());
+  MR_ASSIGN_OR_RETURN(Schema schema, ImageSchema(desc.dump()));
+  std::vector<SplitPlan> plans;
+  plans.push_back(ImagePlan(std::move(schema), items, ctx.options().encode));
+  return plans;
+}
+
+PlanResult PlanImageNet(const std::string& input, ConvertContext& ctx) {
+  const ConvertOptions& o = ctx.options();
+  std::error_code ec;
+  std::string map_file = o.annotations;
+  if (map_file.empty()) map_file = fs::is_directory(input, ec) ? (fs::path(input) / "annotation.txt").string() : input;
+  std::string image_dir = o.image_dir;
+  if (image_dir.empty()) {
+    fs::path base = fs::is_directory(input, ec) ? fs::path(input) : fs::path(map_file).parent_path();
+    image_dir = fs::is_directory(base / "images", ec) ? (base / "images").string() : base.string();
+  }
+  std::ifstream in(map_file);
+  if (!in) return Status::NotFound(map_file + ": cannot open the map file");
+  auto items = std::make_shared<std::vector<ImageItem>>();
+  std::string line;
+  size_t line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    // "file,label" or "file label"; the file name may itself hold spaces.
+    size_t sep = line.find_last_of(", \t");
+    std::string where = map_file + " line " + std::to_string(line_no);
+    if (sep == std::string::npos || sep == 0) {
+      MR_RETURN_IF_ERROR(ctx.BadInput(where, Status::Corruption("expected 'file_name,label', got '" + line + "'")));
+      continue;
+    }
+    std::string name = line.substr(0, sep);
+    while (!name.empty() && (name.back() == ' ' || name.back() == ',')) name.pop_back();
+    std::string label_text = line.substr(sep + 1);
+    char* end = nullptr;
+    long long label = std::strtoll(label_text.c_str(), &end, 10);
+    if (label_text.empty() || *end != '\0' || label < INT32_MIN || label > INT32_MAX) {
+      MR_RETURN_IF_ERROR(ctx.BadInput(where, Status::Corruption("label '" + label_text + "' is not an int32")));
+      continue;
+    }
+    items->push_back({(fs::path(image_dir) / name).string(), name, label});
+  }
+  if (items->empty()) return Status::NotFound(map_file + ": the map file lists no images");
+  MR_ASSIGN_OR_RETURN(Schema schema, ImageSchema("imagenet_schema"));
+  std::vector<SplitPlan> plans;
+  plans.push_back(ImagePlan(std::move(schema), items, o.encode));
+  return plans;
+}
+
+}  // namespace mindrecord::convert

@@ -1,0 +1,144 @@
+// MNIST: idx files (gzipped or plain) -> `label: int64`, `data: bytes` (the
+// 28x28 image, JPEG by default as MindSpore's MnistToMR), one dataset per split.
+#include <zlib.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "writers/convert/image_codec.h"
+#include "writers/convert/sources.h"
+
+namespace mindrecord::convert {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr uint32_t kImagesMagic = 0x00000803;
+constexpr uint32_t kLabelsMagic = 0x00000801;
+
+// The file's bytes, gunzipped when gzipped (zlib reads plain files as is).
+Result<std::string> ReadMaybeGzip(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) return Status::IOError(path + ": cannot open");
+  std::string data;
+  char buf[1 << 16];
+  for (;;) {
+    int got = gzread(f, buf, sizeof(buf));
+    if (got < 0) {
+      int errnum = 0;
+      std::string why = gzerror(f, &errnum);
+      gzclose(f);
+      return Status::Corruption(path + ": cannot decompress: " + why);
+    }
+    if (got == 0) break;
+    data.append(buf, static_cast<size_t>(got));
+  }
+  // gzread reports a gzip stream cut short as a clean end; gzclose_r does not.
+  int rc = gzclose_r(f);
+  if (rc == Z_BUF_ERROR) return Status::Corruption(path + ": truncated gzip stream");
+  if (rc != Z_OK) return Status::Corruption(path + ": gzip error " + std::to_string(rc));
+  return data;
+}
+
+uint32_t Be32(const std::string& d, size_t off) {
+  const auto* p = reinterpret_cast<const uint8_t*>(d.data()) + off;
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+}
+
+// Locates "<prefix>-<kind>-idxN-ubyte" or the same with ".gz".
+std::string FindIdx(const std::string& dir, const std::string& stem) {
+  for (const char* ext : {".gz", ""}) {
+    fs::path p = fs::path(dir) / (stem + ext);
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) return p.string();
+  }
+  return "";
+}
+
+struct MnistSplit {
+  std::string images_path, labels_path;
+  std::string images, labels;  // decompressed file contents
+  uint32_t rows = 0, cols = 0;
+  size_t count = 0;            // images with a label and complete pixels
+};
+
+Status LoadSplit(MnistSplit& s, ConvertContext& ctx) {
+  MR_ASSIGN_OR_RETURN(s.images, ReadMaybeGzip(s.images_path));
+  MR_ASSIGN_OR_RETURN(s.labels, ReadMaybeGzip(s.labels_path));
+  if (s.images.size() < 16 || Be32(s.images, 0) != kImagesMagic)
+    return Status::Corruption(s.images_path + ": not an idx3 image file (expected magic 0x00000803 and a 16-byte header)");
+  if (s.labels.size() < 8 || Be32(s.labels, 0) != kLabelsMagic)
+    return Status::Corruption(s.labels_path + ": not an idx1 label file (expected magic 0x00000801 and an 8-byte header)");
+  uint64_t n_images = Be32(s.images, 4);
+  s.rows = Be32(s.images, 8);
+  s.cols = Be32(s.images, 12);
+  uint64_t n_labels = Be32(s.labels, 4);
+  if (s.rows == 0 || s.cols == 0 || s.rows > 4096 || s.cols > 4096)
+    return Status::Corruption(s.images_path + ": implausible image size " + std::to_string(s.rows) + "x" +
+                              std::to_string(s.cols));
+  const uint64_t image_bytes = uint64_t{s.rows} * s.cols;
+  const uint64_t have_images = (s.images.size() - 16) / image_bytes;
+  const uint64_t have_labels = s.labels.size() - 8;
+  uint64_t n = std::min(n_images, n_labels);
+  if (n_images != n_labels) {
+    MR_RETURN_IF_ERROR(ctx.BadInput(s.images_path, Status::Corruption(
+        "counts disagree: " + std::to_string(n_images) + " images but " + s.labels_path + " has " +
+        std::to_string(n_labels) + " labels; the unmatched items are left out")));
+  }
+  if (have_images < n) {
+    MR_RETURN_IF_ERROR(ctx.BadInput(s.images_path, Status::Corruption(
+        "truncated: header says " + std::to_string(n_images) + " images of " + std::to_string(image_bytes) +
+        " bytes, the file holds " + std::to_string(have_images) + " whole images")));
+    n = have_images;
+  }
+  if (have_labels < n) {
+    MR_RETURN_IF_ERROR(ctx.BadInput(s.labels_path, Status::Corruption(
+        "truncated: header says " + std::to_string(n_labels) + " labels, the file holds " +
+        std::to_string(have_labels))));
+    n = have_labels;
+  }
+  s.count = static_cast<size_t>(n);
+  return Status::OK();
+}
+
+}  // namespace
+
+PlanResult PlanMnist(const std::string& input, ConvertContext& ctx) {
+  std::vector<SplitPlan> plans;
+  for (const auto& [split, prefix] : {std::pair<std::string, std::string>{"train", "train"}, {"test", "t10k"}}) {
+    auto s = std::make_shared<MnistSplit>();
+    s->images_path = FindIdx(input, prefix + "-images-idx3-ubyte");
+    s->labels_path = FindIdx(input, prefix + "-labels-idx1-ubyte");
+    if (s->images_path.empty() && s->labels_path.empty()) continue;
+    if (s->images_path.empty())
+      return Status::NotFound(input + ": " + prefix + "-images-idx3-ubyte[.gz] is missing (labels are present)");
+    if (s->labels_path.empty())
+      return Status::NotFound(input + ": " + prefix + "-labels-idx1-ubyte[.gz] is missing (images are present)");
+    MR_RETURN_IF_ERROR(LoadSplit(*s, ctx));
+    auto schema = Schema::Make({Field{"data", DataType::kBytes, false, {}}, Field{"label", DataType::kInt64, false, {}}},
+                               "mnist_schema");
+    if (!schema.ok()) return schema.status();
+    SplitPlan plan;
+    plan.split = split;
+    plan.schema = *schema;
+    plan.index_fields = std::vector<std::string>{"label"};
+    plan.num_items = s->count;
+    plan.item_name = [s](size_t i) { return s->images_path + " image " + std::to_string(i); };
+    const EncodeMode mode = ctx.options().encode;
+    plan.make_row = [s, mode](size_t i) -> Result<Row> {
+      const size_t image_bytes = size_t{s->rows} * s->cols;
+      const auto* px = reinterpret_cast<const uint8_t*>(s->images.data()) + 16 + i * image_bytes;
+      MR_ASSIGN_OR_RETURN(std::string data, EncodePixels(px, static_cast<int>(s->rows), static_cast<int>(s->cols), 1, mode));
+      Row row;
+      row.Set("data", Value::Bytes(std::move(data)));
+      row.Set("label", Value::Int(static_cast<uint8_t>(s->labels[8 + i])));
+      return row;
+    };
+    plans.push_back(std::move(plan));
+  }
+  if (plans.empty())
+    return Status::NotFound(input + ": no MNIST idx files (expected train-images-idx3-ubyte[.gz], "
+                                    "train-labels-idx1-ubyte[.gz], t10k-images-idx3-ubyte[.gz], t10k-labels-idx1-ubyte[.gz])");
+  return plans;
+}
+
+}  // namespace mindrecord::convert
