@@ -1,0 +1,127 @@
+#include "index/index_reader.h"
+
+#include <sqlite3.h>
+
+#include <map>
+
+namespace mindrecord {
+
+namespace {
+struct Stmt {
+  sqlite3_stmt* s = nullptr;
+  ~Stmt() { if (s) sqlite3_finalize(s); }
+};
+}  // namespace
+
+Result<std::unique_ptr<IndexReader>> IndexReader::Open(const std::string& db_path, const std::string& shard_name,
+                                                       bool legacy_quoted_strings) {
+  std::unique_ptr<IndexReader> r(new IndexReader());
+  r->path_ = db_path;
+  r->quoted_ = legacy_quoted_strings;
+  if (sqlite3_open_v2(db_path.c_str(), &r->db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    return Status::NotFound(db_path + ": cannot open index database: " +
+                            (r->db_ ? sqlite3_errmsg(r->db_) : "out of memory"));
+  }
+  Stmt st;
+  if (sqlite3_prepare_v2(r->db_, "SELECT NAME FROM SHARD_NAME;", -1, &st.s, nullptr) != SQLITE_OK) {
+    return Status::Corruption(db_path + ": not a MindRecord index (no SHARD_NAME table: " +
+                              sqlite3_errmsg(r->db_) + ")");
+  }
+  if (sqlite3_step(st.s) != SQLITE_ROW) return Status::Corruption(db_path + ": SHARD_NAME table is empty");
+  const char* name = reinterpret_cast<const char*>(sqlite3_column_text(st.s, 0));
+  if (!name || shard_name != name) {
+    return Status::Corruption(db_path + ": index belongs to shard '" + std::string(name ? name : "") +
+                              "', expected '" + shard_name + "'");
+  }
+  return r;
+}
+
+IndexReader::~IndexReader() {
+  if (db_) sqlite3_close(db_);
+}
+
+Result<std::vector<RowLocator>> IndexReader::LoadLocators(uint64_t num_rows) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Stmt st;
+  const char* sql =
+      "SELECT ROW_ID,PAGE_ID_RAW,PAGE_OFFSET_RAW,PAGE_OFFSET_RAW_END,ROW_GROUP_ID,PAGE_ID_BLOB,PAGE_OFFSET_BLOB,"
+      "PAGE_OFFSET_BLOB_END FROM INDEXES ORDER BY ROW_ID;";
+  if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK) {
+    return Status::Corruption(path_ + ": INDEXES table unreadable: " + sqlite3_errmsg(db_));
+  }
+  std::vector<RowLocator> out;
+  out.reserve(num_rows);
+  int rc;
+  while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) {
+    RowLocator l;
+    int64_t v[8];
+    for (int i = 0; i < 8; ++i) {
+      if (sqlite3_column_type(st.s, i) != SQLITE_INTEGER) {
+        return Status::Corruption(path_ + ": non-integer locator in index row " + std::to_string(out.size()));
+      }
+      v[i] = sqlite3_column_int64(st.s, i);
+      if (v[i] < 0) return Status::Corruption(path_ + ": negative locator in index row " + std::to_string(out.size()));
+    }
+    l.row_id = v[0], l.raw_page = v[1], l.raw_begin = v[2], l.raw_end = v[3], l.row_group = v[4];
+    l.blob_page = v[5], l.blob_begin = v[6], l.blob_end = v[7];
+    if (l.row_id != out.size()) {
+      return Status::Corruption(path_ + ": index row ids are not 0.." + std::to_string(num_rows) + " (found " +
+                                std::to_string(l.row_id) + " at position " + std::to_string(out.size()) + ")");
+    }
+    out.push_back(l);
+    if (out.size() > num_rows) break;
+  }
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    return Status::Corruption(path_ + ": reading INDEXES: " + sqlite3_errmsg(db_));
+  }
+  if (out.size() != num_rows) {
+    return Status::Corruption(path_ + ": index holds " + (out.size() > num_rows ? "more than " : "") +
+                              std::to_string(out.size()) + " rows, the shard header says " +
+                              std::to_string(num_rows));
+  }
+  return out;
+}
+
+Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> IndexReader::GroupBy(const std::string& field,
+                                                                                const Schema& schema) const {
+  const Field* f = schema.Find(field);
+  if (!f || !f->is_scalar() || f->type == DataType::kBytes) {
+    return Status::InvalidArgument("'" + field + "' is not a scalar field that can be indexed");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  Stmt st;
+  std::string sql = "SELECT " + field + "_0, ROW_ID FROM INDEXES ORDER BY ROW_ID;";
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK) {
+    return Status::InvalidArgument(path_ + ": field '" + field + "' is not an index field (" +
+                                   sqlite3_errmsg(db_) + ")");
+  }
+  std::map<std::string, std::pair<Value, std::vector<uint64_t>>> text_groups;
+  std::map<double, std::pair<Value, std::vector<uint64_t>>> num_groups;
+  while (sqlite3_step(st.s) == SQLITE_ROW) {
+    uint64_t row = static_cast<uint64_t>(sqlite3_column_int64(st.s, 1));
+    if (f->type == DataType::kString) {
+      const char* t = reinterpret_cast<const char*>(sqlite3_column_text(st.s, 0));
+      std::string s = t ? t : "";
+      if (quoted_ && s.size() >= 2 && s.front() == '"' && s.back() == '"') {
+        auto j = nlohmann::json::parse(s, nullptr, false);
+        if (j.is_string()) s = j.get<std::string>();
+      }
+      auto& g = text_groups[s];
+      if (g.second.empty()) g.first = Value::String(s);
+      g.second.push_back(row);
+    } else {
+      double d = sqlite3_column_double(st.s, 0);
+      auto& g = num_groups[d];
+      if (g.second.empty()) {
+        g.first = IsIntegerType(f->type) ? Value::Int(sqlite3_column_int64(st.s, 0)) : Value::Float(d);
+      }
+      g.second.push_back(row);
+    }
+  }
+  std::vector<std::pair<Value, std::vector<uint64_t>>> out;
+  for (auto& [k, g] : text_groups) out.push_back(std::move(g));
+  for (auto& [k, g] : num_groups) out.push_back(std::move(g));
+  return out;
+}
+
+}  // namespace mindrecord

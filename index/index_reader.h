@@ -1,0 +1,42 @@
+// Reads a shard's SQLite index: checks it belongs to the shard, loads the
+// row locators, and answers category queries on index fields.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "index/index_writer.h"
+#include "mindrecord/schema.h"
+#include "mindrecord/status.h"
+
+namespace mindrecord {
+
+// Thread safety: all methods may be called concurrently (a mutex serializes
+// use of the SQLite connection).
+class IndexReader {
+ public:
+  // Opens `db_path` read-only and checks that SHARD_NAME holds `shard_name`
+  // and that INDEXES has the locator columns.
+  static Result<std::unique_ptr<IndexReader>> Open(const std::string& db_path, const std::string& shard_name,
+                                                   bool legacy_quoted_strings);
+  ~IndexReader();
+
+  // Locators of rows 0..num_rows-1, in row order. Missing, duplicate or extra
+  // rows are Corruption naming the file.
+  Result<std::vector<RowLocator>> LoadLocators(uint64_t num_rows) const;
+  // Distinct values of index field `field` (ascending) with their row ids.
+  Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> GroupBy(const std::string& field,
+                                                                          const Schema& schema) const;
+  const std::string& path() const { return path_; }
+
+ private:
+  IndexReader() = default;
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  bool quoted_ = false;
+  mutable std::mutex mu_;
+};
+
+}  // namespace mindrecord

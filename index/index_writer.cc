@@ -1,0 +1,131 @@
+#include "index/index_writer.h"
+
+#include <sqlite3.h>
+
+namespace mindrecord {
+
+const char* IndexColumnType(DataType t) {
+  switch (t) {
+    case DataType::kInt32:
+    case DataType::kInt64: return "INTEGER";
+    case DataType::kFloat32:
+    case DataType::kFloat64: return "NUMERIC";
+    default: return "TEXT";
+  }
+}
+
+Result<std::unique_ptr<IndexWriter>> IndexWriter::Create(const std::string& db_path, const std::string& shard_name,
+                                                         const Schema& schema, const std::vector<std::string>& fields,
+                                                         bool legacy_quoted_strings) {
+  std::unique_ptr<IndexWriter> w(new IndexWriter());
+  w->path_ = db_path;
+  w->fields_ = fields;
+  w->quoted_ = legacy_quoted_strings;
+  if (sqlite3_open_v2(db_path.c_str(), &w->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+    return Status::IOError(db_path + ": cannot create index database: " +
+                           (w->db_ ? sqlite3_errmsg(w->db_) : "out of memory"));
+  }
+  // The file is a temporary until the writer renames it, so SQLite's own
+  // journaling is not needed; the writer fsyncs the finished file.
+  MR_RETURN_IF_ERROR(w->Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"));
+  std::string ddl =
+      "CREATE TABLE INDEXES("
+      "  ROW_ID               INT  NOT NULL, PAGE_ID_RAW          INT  NOT NULL"
+      ", PAGE_OFFSET_RAW      INT  NOT NULL, PAGE_OFFSET_RAW_END  INT  NOT NULL"
+      ", ROW_GROUP_ID         INT  NOT NULL, PAGE_ID_BLOB         INT  NOT NULL"
+      ", PAGE_OFFSET_BLOB     INT  NOT NULL, PAGE_OFFSET_BLOB_END INT  NOT NULL";
+  for (size_t k = 0; k < fields.size(); ++k) {
+    const Field* f = schema.Find(fields[k]);
+    if (!f) return Status::InvalidArgument("index field '" + fields[k] + "' is not in the schema");
+    w->types_.push_back(f->type);
+    ddl += ",INC_" + std::to_string(k) + " INT, " + f->name + "_0 " + IndexColumnType(f->type);
+  }
+  ddl += ", PRIMARY KEY(ROW_ID";
+  for (size_t k = 0; k < fields.size(); ++k) ddl += ",INC_" + std::to_string(k);
+  ddl += "));";
+  MR_RETURN_IF_ERROR(w->Exec(ddl));
+  MR_RETURN_IF_ERROR(w->Exec("CREATE TABLE SHARD_NAME(NAME TEXT NOT NULL);"));
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(w->db_, "INSERT INTO SHARD_NAME (NAME) VALUES (?);", -1, &st, nullptr) != SQLITE_OK) {
+    return Status::IOError(db_path + ": " + sqlite3_errmsg(w->db_));
+  }
+  sqlite3_bind_text(st, 1, shard_name.data(), static_cast<int>(shard_name.size()), SQLITE_TRANSIENT);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) return Status::IOError(db_path + ": writing SHARD_NAME: " + sqlite3_errmsg(w->db_));
+  MR_RETURN_IF_ERROR(w->Exec("BEGIN TRANSACTION;"));
+
+  std::string sql =
+      "INSERT INTO INDEXES (ROW_ID,ROW_GROUP_ID,PAGE_ID_RAW,PAGE_OFFSET_RAW,PAGE_OFFSET_RAW_END,"
+      "PAGE_ID_BLOB,PAGE_OFFSET_BLOB,PAGE_OFFSET_BLOB_END";
+  for (size_t k = 0; k < fields.size(); ++k) sql += ",INC_" + std::to_string(k) + "," + fields[k] + "_0";
+  sql += ") VALUES(?,?,?,?,?,?,?,?";
+  for (size_t k = 0; k < fields.size(); ++k) sql += ",?,?";
+  sql += ")";
+  if (sqlite3_prepare_v2(w->db_, sql.c_str(), -1, &w->insert_, nullptr) != SQLITE_OK) {
+    return Status::Internal(db_path + ": cannot prepare insert: " + sqlite3_errmsg(w->db_));
+  }
+  return w;
+}
+
+IndexWriter::~IndexWriter() {
+  if (insert_) sqlite3_finalize(insert_);
+  if (db_) sqlite3_close(db_);
+}
+
+Status IndexWriter::Exec(const std::string& sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    return Status::IOError(path_ + ": SQLite: " + msg);
+  }
+  return Status::OK();
+}
+
+Status IndexWriter::Add(const RowLocator& loc, const Row& values) {
+  sqlite3_stmt* s = insert_;
+  sqlite3_reset(s);
+  int i = 1;
+  for (uint64_t v : {loc.row_id, loc.row_group, loc.raw_page, loc.raw_begin, loc.raw_end, loc.blob_page,
+                     loc.blob_begin, loc.blob_end}) {
+    sqlite3_bind_int64(s, i++, static_cast<sqlite3_int64>(v));
+  }
+  for (size_t k = 0; k < fields_.size(); ++k) {
+    sqlite3_bind_int64(s, i++, 0);
+    const Value& v = values.Get(fields_[k]);
+    switch (types_[k]) {
+      case DataType::kInt32:
+      case DataType::kInt64: sqlite3_bind_int64(s, i++, v.as_int()); break;
+      case DataType::kFloat32:
+      case DataType::kFloat64: sqlite3_bind_double(s, i++, v.as_float()); break;
+      default: {
+        if (quoted_) {
+          std::string q = nlohmann::json(v.bytes()).dump();
+          sqlite3_bind_text(s, i++, q.data(), static_cast<int>(q.size()), SQLITE_TRANSIENT);
+        } else {
+          sqlite3_bind_text(s, i++, v.bytes().data(), static_cast<int>(v.bytes().size()), SQLITE_TRANSIENT);
+        }
+      }
+    }
+  }
+  if (sqlite3_step(s) != SQLITE_DONE) {
+    return Status::IOError(path_ + ": inserting index row " + std::to_string(loc.row_id) + ": " +
+                           sqlite3_errmsg(db_));
+  }
+  return Status::OK();
+}
+
+Status IndexWriter::Finish() {
+  if (insert_) {
+    sqlite3_finalize(insert_);
+    insert_ = nullptr;
+  }
+  MR_RETURN_IF_ERROR(Exec("COMMIT;"));
+  int rc = sqlite3_close(db_);
+  db_ = nullptr;
+  if (rc != SQLITE_OK) return Status::IOError(path_ + ": closing index database failed");
+  return Status::OK();
+}
+
+}  // namespace mindrecord

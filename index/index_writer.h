@@ -1,0 +1,58 @@
+// Writes a shard's SQLite index (<shard>.db) with MindSpore's exact DDL:
+// INDEXES(ROW_ID, PAGE_ID_RAW, PAGE_OFFSET_RAW, PAGE_OFFSET_RAW_END,
+// ROW_GROUP_ID, PAGE_ID_BLOB, PAGE_OFFSET_BLOB, PAGE_OFFSET_BLOB_END,
+// INC_k, <field>_0 ...) and SHARD_NAME(NAME). All rows go in one transaction.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mindrecord/schema.h"
+#include "mindrecord/status.h"
+#include "mindrecord/value.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace mindrecord {
+
+// Where a row's parts live: page ids and [offset, end) within the page, the
+// offsets pointing at the 8-byte length prefix.
+struct RowLocator {
+  uint64_t row_id = 0;
+  uint64_t raw_page = 0, raw_begin = 0, raw_end = 0;
+  uint64_t row_group = 0;
+  uint64_t blob_page = 0, blob_begin = 0, blob_end = 0;
+};
+
+// SQLite column type MindSpore uses for an index field: TEXT, INTEGER, NUMERIC.
+const char* IndexColumnType(DataType t);
+
+// Thread safety: not thread-safe; one thread drives a writer.
+class IndexWriter {
+ public:
+  // Creates `db_path` (which must not exist) and begins the transaction.
+  // `legacy_quoted_strings`: v2.0 files stored string values JSON-quoted.
+  static Result<std::unique_ptr<IndexWriter>> Create(const std::string& db_path, const std::string& shard_name,
+                                                     const Schema& schema, const std::vector<std::string>& fields,
+                                                     bool legacy_quoted_strings);
+  ~IndexWriter();
+  // `values` holds the index field values (by name).
+  Status Add(const RowLocator& loc, const Row& values);
+  // Commits and closes; the file is complete only after this returns OK.
+  Status Finish();
+  const std::string& path() const { return path_; }
+
+ private:
+  IndexWriter() = default;
+  Status Exec(const std::string& sql);
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* insert_ = nullptr;
+  std::vector<std::string> fields_;
+  std::vector<DataType> types_;
+  bool quoted_ = false;
+};
+
+}  // namespace mindrecord

@@ -1,0 +1,236 @@
+#include "mindrecord/file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace mindrecord {
+namespace {
+
+std::string ErrnoText(int err) { return std::strerror(err); }
+
+class PosixReadFile : public RandomAccessFile {
+ public:
+  PosixReadFile(std::string path, int fd, uint64_t size, const char* map)
+      : path_(std::move(path)), fd_(fd), size_(size), map_(map) {}
+  ~PosixReadFile() override {
+    if (map_) munmap(const_cast<char*>(map_), size_);
+    close(fd_);
+  }
+  Status ReadAt(uint64_t offset, size_t n, char* out) const override {
+    if (offset > size_ || n > size_ - offset) {
+      return Status::Corruption(path_ + ": read of " + std::to_string(n) + " bytes at offset " +
+                                std::to_string(offset) + " is past the end of the file (" + std::to_string(size_) +
+                                " bytes)");
+    }
+    if (map_) {
+      std::memcpy(out, map_ + offset, n);
+      return Status::OK();
+    }
+    size_t done = 0;
+    while (done < n) {
+      ssize_t r = pread(fd_, out + done, n - done, static_cast<off_t>(offset + done));
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        return Status::IOError(path_ + ": read at offset " + std::to_string(offset + done) + ": " + ErrnoText(errno));
+      }
+      if (r == 0) {
+        return Status::Corruption(path_ + ": unexpected end of file at offset " + std::to_string(offset + done));
+      }
+      done += static_cast<size_t>(r);
+    }
+    return Status::OK();
+  }
+  const char* MappedData() const override { return map_; }
+  uint64_t size() const override { return size_; }
+  const std::string& path() const override { return path_; }
+
+ private:
+  std::string path_;
+  int fd_;
+  uint64_t size_;
+  const char* map_;
+};
+
+class PosixWritableFile : public WritableFile {
+ public:
+  PosixWritableFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  ~PosixWritableFile() override {
+    if (fd_ >= 0) close(fd_);
+  }
+  Status WriteAt(uint64_t offset, std::string_view data) override {
+    size_t done = 0;
+    while (done < data.size()) {
+      ssize_t r = pwrite(fd_, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        return Status::IOError(path_ + ": write at offset " + std::to_string(offset + done) + ": " + ErrnoText(errno));
+      }
+      done += static_cast<size_t>(r);
+    }
+    return Status::OK();
+  }
+  Status ReadAt(uint64_t offset, size_t n, char* out) override {
+    size_t done = 0;
+    while (done < n) {
+      ssize_t r = pread(fd_, out + done, n - done, static_cast<off_t>(offset + done));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return Status::IOError(path_ + ": read back at offset " + std::to_string(offset + done) + " failed");
+      done += static_cast<size_t>(r);
+    }
+    return Status::OK();
+  }
+  Status Sync() override {
+    if (fdatasync(fd_) != 0) return Status::IOError(path_ + ": fsync: " + ErrnoText(errno));
+    return Status::OK();
+  }
+  Status Close() override {
+    if (fd_ >= 0) {
+      int rc = close(fd_);
+      fd_ = -1;
+      if (rc != 0) return Status::IOError(path_ + ": close: " + ErrnoText(errno));
+    }
+    return Status::OK();
+  }
+  const std::string& path() const override { return path_; }
+
+ private:
+  std::string path_;
+  int fd_;
+};
+
+class PosixFileSystem : public FileSystem {
+ public:
+  Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path, bool use_mmap) override {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) return Status::NotFound(path + ": no such file");
+      return Status::IOError(path + ": open: " + ErrnoText(errno));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+      int e = errno;
+      close(fd);
+      return Status::IOError(path + ": stat: " + ErrnoText(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+      close(fd);
+      return Status::InvalidArgument(path + ": not a regular file");
+    }
+    const char* map = nullptr;
+    uint64_t size = static_cast<uint64_t>(st.st_size);
+    if (use_mmap && size > 0) {
+      void* p = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+      if (p != MAP_FAILED) map = static_cast<const char*>(p);
+    }
+    return std::unique_ptr<RandomAccessFile>(new PosixReadFile(path, fd, size, map));
+  }
+  Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) override {
+    int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return Status::IOError(path + ": create: " + ErrnoText(errno));
+    return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd));
+  }
+  Status Rename(const std::string& from, const std::string& to) override {
+    if (rename(from.c_str(), to.c_str()) != 0) {
+      return Status::IOError("rename " + from + " -> " + to + ": " + ErrnoText(errno));
+    }
+    return Status::OK();
+  }
+  Status Remove(const std::string& path) override {
+    if (unlink(path.c_str()) != 0 && errno != ENOENT) return Status::IOError(path + ": remove: " + ErrnoText(errno));
+    return Status::OK();
+  }
+  bool Exists(const std::string& path) override {
+    struct stat st;
+    return stat(path.c_str(), &st) == 0;
+  }
+  Status SyncDir(const std::string& dir) override { return SyncPath(dir); }
+  Status SyncPath(const std::string& path) override {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Status::IOError(path + ": open for fsync: " + ErrnoText(errno));
+    int rc = fsync(fd);
+    int e = errno;
+    close(fd);
+    if (rc != 0) return Status::IOError(path + ": fsync: " + ErrnoText(e));
+    return Status::OK();
+  }
+};
+
+}  // namespace
+
+FileSystem* FileSystem::Default() {
+  static PosixFileSystem fs;
+  return &fs;
+}
+
+class FaultyWritableFile : public WritableFile {
+ public:
+  FaultyWritableFile(FaultInjectingFileSystem* fs, std::unique_ptr<WritableFile> base)
+      : fs_(fs), base_(std::move(base)) {}
+  Status WriteAt(uint64_t offset, std::string_view data) override {
+    int64_t budget = fs_->write_budget_.load();
+    if (budget >= 0) {
+      if (static_cast<int64_t>(data.size()) > budget) {
+        fs_->write_budget_ = 0;
+        (void)base_->WriteAt(offset, data.substr(0, static_cast<size_t>(budget)));
+        return Status::IOError(base_->path() + ": write at offset " + std::to_string(offset) +
+                               ": No space left on device (injected)");
+      }
+      fs_->write_budget_ = budget - static_cast<int64_t>(data.size());
+    }
+    return base_->WriteAt(offset, data);
+  }
+  Status ReadAt(uint64_t offset, size_t n, char* out) override { return base_->ReadAt(offset, n, out); }
+  Status Sync() override {
+    if (fs_->fail_sync_) return Status::IOError(base_->path() + ": fsync: Input/output error (injected)");
+    return base_->Sync();
+  }
+  Status Close() override { return base_->Close(); }
+  const std::string& path() const override { return base_->path(); }
+
+ private:
+  FaultInjectingFileSystem* fs_;
+  std::unique_ptr<WritableFile> base_;
+};
+
+Result<std::unique_ptr<RandomAccessFile>> FaultInjectingFileSystem::OpenRead(const std::string& path, bool mmap) {
+  return base_->OpenRead(path, mmap);
+}
+
+Result<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::OpenWrite(const std::string& path) {
+  MR_ASSIGN_OR_RETURN(auto f, base_->OpenWrite(path));
+  return std::unique_ptr<WritableFile>(new FaultyWritableFile(this, std::move(f)));
+}
+
+Status FaultInjectingFileSystem::Rename(const std::string& from, const std::string& to) {
+  if (fail_rename_) return Status::IOError("rename " + from + " -> " + to + ": Input/output error (injected)");
+  return base_->Rename(from, to);
+}
+
+Status FaultInjectingFileSystem::SyncPath(const std::string& path) {
+  if (fail_sync_) return Status::IOError(path + ": fsync: Input/output error (injected)");
+  return base_->SyncPath(path);
+}
+
+std::string DirName(const std::string& path) {
+  auto pos = path.find_last_of('/');
+  if (pos == std::string::npos) return ".";
+  if (pos == 0) return "/";
+  return path.substr(0, pos);
+}
+
+std::string BaseName(const std::string& path) {
+  auto pos = path.find_last_of('/');
+  return pos == std::string::npos ? path : path.substr(pos + 1);
+}
+
+std::string JoinPath(const std::string& dir, const std::string& name) {
+  if (dir.empty() || dir == ".") return name;
+  if (dir.back() == '/') return dir + name;
+  return dir + "/" + name;
+}
+
+}  // namespace mindrecord

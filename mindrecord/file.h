@@ -1,0 +1,88 @@
+// The file-system seam: every shard byte the engine reads or writes goes
+// through these interfaces, so tests can inject faults (disk full, I/O
+// errors) and crash points. SQLite index files use SQLite's own I/O.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "mindrecord/status.h"
+
+namespace mindrecord {
+
+// Thread safety: ReadAt may be called from any number of threads at once.
+class RandomAccessFile {
+ public:
+  virtual ~RandomAccessFile() = default;
+  // Reads exactly n bytes at offset; a short read is Corruption naming the
+  // file, offset and sizes.
+  virtual Status ReadAt(uint64_t offset, size_t n, char* out) const = 0;
+  // Zero-copy view when the file is mapped; nullptr otherwise.
+  virtual const char* MappedData() const { return nullptr; }
+  virtual uint64_t size() const = 0;
+  virtual const std::string& path() const = 0;
+};
+
+// Thread safety: not thread-safe; one writer per file.
+class WritableFile {
+ public:
+  virtual ~WritableFile() = default;
+  virtual Status WriteAt(uint64_t offset, std::string_view data) = 0;
+  virtual Status ReadAt(uint64_t offset, size_t n, char* out) = 0;
+  virtual Status Sync() = 0;
+  virtual Status Close() = 0;
+  virtual const std::string& path() const = 0;
+};
+
+// Thread safety: implementations are safe to use from many threads.
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+  virtual Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path, bool mmap = false) = 0;
+  // Creates or truncates.
+  virtual Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) = 0;
+  virtual Status Rename(const std::string& from, const std::string& to) = 0;
+  virtual Status Remove(const std::string& path) = 0;
+  virtual bool Exists(const std::string& path) = 0;
+  // fsync of a directory, so renames inside it are durable.
+  virtual Status SyncDir(const std::string& dir) = 0;
+  virtual Status SyncPath(const std::string& path) = 0;
+
+  // The POSIX file system.
+  static FileSystem* Default();
+};
+
+// Wraps another FileSystem and fails on purpose: after a byte budget of
+// writes (ENOSPC-like), on every Sync, or on Rename. For tests.
+class FaultInjectingFileSystem : public FileSystem {
+ public:
+  explicit FaultInjectingFileSystem(FileSystem* base) : base_(base) {}
+  void FailWritesAfterBytes(int64_t budget) { write_budget_ = budget; }
+  void FailSync(bool on) { fail_sync_ = on; }
+  void FailRename(bool on) { fail_rename_ = on; }
+
+  Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path, bool mmap) override;
+  Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) override;
+  Status Rename(const std::string& from, const std::string& to) override;
+  Status Remove(const std::string& path) override { return base_->Remove(path); }
+  bool Exists(const std::string& path) override { return base_->Exists(path); }
+  Status SyncDir(const std::string& dir) override { return base_->SyncDir(dir); }
+  Status SyncPath(const std::string& path) override;
+
+ private:
+  friend class FaultyWritableFile;
+  FileSystem* base_;
+  std::atomic<int64_t> write_budget_{-1};  // -1: unlimited
+  std::atomic<bool> fail_sync_{false};
+  std::atomic<bool> fail_rename_{false};
+};
+
+// Path helpers.
+std::string DirName(const std::string& path);   // "." when none
+std::string BaseName(const std::string& path);
+std::string JoinPath(const std::string& dir, const std::string& name);
+
+}  // namespace mindrecord

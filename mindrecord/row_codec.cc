@@ -1,0 +1,231 @@
+#include "mindrecord/row_codec.h"
+
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "mindrecord/constants.h"
+#include "mindrecord/int_packing.h"
+
+namespace mindrecord {
+
+using nlohmann::json;
+
+RowCodec::RowCodec(const Schema* schema, std::string version)
+    : schema_(schema), version_(std::move(version)) {
+  packs_ = version_ != kVersion2 && schema_->has_integer_array();
+}
+
+namespace {
+
+void PutBE64(std::string* out, uint64_t v) {
+  for (int i = 7; i >= 0; --i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+uint64_t GetBE64(const char* p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<uint8_t>(p[i]);
+  return v;
+}
+
+json ScalarToJson(const Field& f, const Value& v) {
+  switch (f.type) {
+    case DataType::kInt32:
+    case DataType::kInt64: return v.as_int();
+    case DataType::kFloat32: return static_cast<double>(static_cast<float>(v.as_float()));
+    case DataType::kFloat64: return v.as_float();
+    default: return v.bytes();
+  }
+}
+
+Result<Value> ScalarFromJson(const Field& f, const json& j) {
+  switch (f.type) {
+    case DataType::kInt32:
+    case DataType::kInt64:
+      if (j.is_number_integer()) return Value::Int(j.get<int64_t>());
+      break;
+    case DataType::kFloat32:
+      if (j.is_number()) return Value::Float(static_cast<double>(static_cast<float>(j.get<double>())));
+      break;
+    case DataType::kFloat64:
+      if (j.is_number()) return Value::Float(j.get<double>());
+      break;
+    case DataType::kString:
+      if (j.is_string()) return Value::String(j.get<std::string>());
+      if (j.is_number()) return Value::String(j.dump());
+      break;
+    default: break;
+  }
+  return Status::Corruption("field '" + f.name + "' holds " + std::string(j.type_name()) + " " + j.dump() +
+                            ", not a " + DataTypeName(f.type));
+}
+
+}  // namespace
+
+Result<EncodedParts> RowCodec::Encode(const Row& row) const {
+  EncodedParts out;
+  json raw = json::object();
+  for (int id : schema_->raw_fields()) {
+    const Field& f = schema_->fields()[id];
+    raw[f.name] = ScalarToJson(f, row.Get(f.name));
+  }
+  if (schema_->raw_fields().empty()) raw["id"] = 0;
+  std::vector<uint8_t> packed = json::to_msgpack(raw);
+  out.raw.assign(packed.begin(), packed.end());
+
+  const auto& blobs = schema_->blob_fields();
+  if (blobs.empty()) {
+    out.blob.assign(kDummyBlobSize, '\0');
+    return out;
+  }
+  auto field_bytes = [&](int id, std::string* dst) {
+    const Field& f = schema_->fields()[id];
+    const std::string& b = row.Get(f.name).bytes();
+    if (packs_ && f.has_shape && IsIntegerType(f.type)) {
+      std::string p = PackIntegers(b, DataTypeSize(f.type));
+      out.packing_saved += static_cast<int64_t>(b.size()) - static_cast<int64_t>(p.size());
+      if (dst) PutBE64(dst, p.size());
+      if (dst) *dst += p; else out.blob = std::move(p);
+    } else {
+      if (dst) {
+        PutBE64(dst, b.size());
+        *dst += b;
+      } else {
+        out.blob = b;
+      }
+    }
+  };
+  if (blobs.size() == 1) {
+    field_bytes(blobs[0], nullptr);
+  } else {
+    for (int id : blobs) field_bytes(id, &out.blob);
+  }
+  return out;
+}
+
+Status RowCodec::DecodeRaw(std::string_view raw, const std::vector<bool>& select, Row* out) const {
+  if (schema_->raw_fields().empty()) return Status::OK();
+  bool any = select.empty();
+  for (int id : schema_->raw_fields()) any = any || select[id];
+  if (!any) return Status::OK();
+  json j = json::from_msgpack(raw.begin(), raw.end(), /*strict=*/true, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return Status::Corruption("raw row is not a valid msgpack map");
+  for (int id : schema_->raw_fields()) {
+    if (!select.empty() && !select[id]) continue;
+    const Field& f = schema_->fields()[id];
+    auto it = j.find(f.name);
+    if (it == j.end()) return Status::Corruption("raw row has no field '" + f.name + "'");
+    MR_ASSIGN_OR_RETURN(Value v, ScalarFromJson(f, *it));
+    out->Set(f.name, std::move(v));
+  }
+  return Status::OK();
+}
+
+Status RowCodec::DecodeRawFields(std::string_view raw, const std::vector<std::string>& names, Row* out) const {
+  std::vector<bool> select(schema_->fields().size(), false);
+  for (const auto& n : names) {
+    int id = schema_->FieldIndex(n);
+    if (id < 0) return Status::InvalidArgument("no field '" + n + "'");
+    select[id] = true;
+  }
+  return DecodeRaw(raw, select, out);
+}
+
+Status RowCodec::SplitBlob(std::string_view blob, std::vector<std::string_view>* parts) const {
+  const auto& blobs = schema_->blob_fields();
+  parts->clear();
+  if (blobs.size() == 1) {
+    parts->push_back(blob);
+    return Status::OK();
+  }
+  size_t pos = 0;
+  for (size_t i = 0; i < blobs.size(); ++i) {
+    if (blob.size() - pos < 8) {
+      return Status::Corruption("blob part ends inside the length of field '" + schema_->fields()[blobs[i]].name +
+                                "'");
+    }
+    uint64_t len = GetBE64(blob.data() + pos);
+    pos += 8;
+    if (len > blob.size() - pos) {
+      return Status::Corruption("blob field '" + schema_->fields()[blobs[i]].name + "' claims " +
+                                std::to_string(len) + " bytes but only " + std::to_string(blob.size() - pos) +
+                                " remain");
+    }
+    parts->push_back(blob.substr(pos, len));
+    pos += len;
+  }
+  if (pos != blob.size()) {
+    return Status::Corruption("blob part has " + std::to_string(blob.size() - pos) + " bytes after its last field");
+  }
+  return Status::OK();
+}
+
+Result<Value> RowCodec::DecodeBlobField(int field_id, std::string_view bytes) const {
+  const Field& f = schema_->fields()[field_id];
+  if (!f.has_shape) return Value::Bytes(std::string(bytes));
+  const size_t esize = DataTypeSize(f.type);
+  std::string data;
+  if (packs_ && IsIntegerType(f.type)) {
+    auto unpacked = UnpackIntegers(bytes, esize);
+    if (!unpacked.ok()) return unpacked.status().WithContext("field '" + f.name + "'");
+    data = std::move(unpacked).value();
+  } else {
+    if (bytes.size() % esize != 0) {
+      return Status::Corruption("field '" + f.name + "' has " + std::to_string(bytes.size()) +
+                                " bytes, not a whole number of " + DataTypeName(f.type) + " elements");
+    }
+    data.assign(bytes);
+  }
+  const int64_t n = static_cast<int64_t>(data.size() / esize);
+  std::vector<int64_t> shape = f.shape;
+  int64_t known = 1;
+  int unknown_at = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) unknown_at = static_cast<int>(i); else known *= shape[i];
+  }
+  if (unknown_at >= 0) {
+    if (n % known != 0) {
+      return Status::Corruption("field '" + f.name + "' has " + std::to_string(n) +
+                                " elements, which does not fit its shape");
+    }
+    shape[unknown_at] = n / known;
+  } else if (known != n) {
+    return Status::Corruption("field '" + f.name + "' has " + std::to_string(n) + " elements, its shape needs " +
+                              std::to_string(known));
+  }
+  return Value::Array(f.type, std::move(shape), std::move(data));
+}
+
+Status RowCodec::DecodeBlob(std::string_view blob, const std::vector<bool>& select, Row* out) const {
+  const auto& blobs = schema_->blob_fields();
+  if (blobs.empty()) return Status::OK();
+  bool any = select.empty();
+  for (int id : blobs) any = any || select[id];
+  if (!any) return Status::OK();
+  std::vector<std::string_view> parts;
+  MR_RETURN_IF_ERROR(SplitBlob(blob, &parts));
+  for (size_t i = 0; i < blobs.size(); ++i) {
+    if (!select.empty() && !select[blobs[i]]) continue;
+    MR_ASSIGN_OR_RETURN(Value v, DecodeBlobField(blobs[i], parts[i]));
+    out->Set(schema_->fields()[blobs[i]].name, std::move(v));
+  }
+  return Status::OK();
+}
+
+int64_t RowCodec::PackingSaved(std::string_view blob) const {
+  if (!packs_) return 0;
+  std::vector<std::string_view> parts;
+  if (!SplitBlob(blob, &parts).ok()) return 0;
+  int64_t saved = 0;
+  const auto& blobs = schema_->blob_fields();
+  for (size_t i = 0; i < blobs.size(); ++i) {
+    const Field& f = schema_->fields()[blobs[i]];
+    if (!f.has_shape || !IsIntegerType(f.type) || parts[i].size() < 4) continue;
+    const auto* p = reinterpret_cast<const uint8_t*>(parts[i].data());
+    uint64_t n = (uint64_t{p[0]} << 24) | (uint64_t{p[1]} << 16) | (uint64_t{p[2]} << 8) | p[3];
+    saved += static_cast<int64_t>(n * DataTypeSize(f.type)) - static_cast<int64_t>(parts[i].size());
+  }
+  return saved;
+}
+
+}  // namespace mindrecord

@@ -1,0 +1,51 @@
+// Row encoding: a row's raw part (msgpack map of the non-blob fields, keys
+// sorted, as nlohmann's to_msgpack writes it) and blob part (one blob field:
+// its bytes; several: each as uint64 big-endian length + bytes in blob_fields
+// order; none: 4 zero bytes; v3.0 packs integer arrays).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "mindrecord/schema.h"
+#include "mindrecord/status.h"
+#include "mindrecord/value.h"
+
+namespace mindrecord {
+
+struct EncodedParts {
+  std::string raw;
+  std::string blob;
+  int64_t packing_saved = 0;  // unpacked minus packed bytes of integer arrays
+};
+
+// Thread safety: stateless after construction; const methods may run on many
+// threads at once.
+class RowCodec {
+ public:
+  RowCodec(const Schema* schema, std::string version);
+
+  // The row must already be valid for the schema (Schema::ValidateRow).
+  Result<EncodedParts> Encode(const Row& row) const;
+
+  // Decodes the selected fields (`select[i]` for schema field i; empty: all).
+  // Unselected raw fields are skipped, unselected blob fields not unpacked.
+  Status DecodeRaw(std::string_view raw, const std::vector<bool>& select, Row* out) const;
+  Status DecodeBlob(std::string_view blob, const std::vector<bool>& select, Row* out) const;
+  // Decodes only the named scalar fields from the raw part (index values).
+  Status DecodeRawFields(std::string_view raw, const std::vector<std::string>& names, Row* out) const;
+  // Bytes the v3.0 packing saved in an encoded blob (for copies that keep it).
+  int64_t PackingSaved(std::string_view blob) const;
+
+  bool packs_integers() const { return packs_; }
+
+ private:
+  Status SplitBlob(std::string_view blob, std::vector<std::string_view>* parts) const;
+  Result<Value> DecodeBlobField(int field_id, std::string_view bytes) const;
+
+  const Schema* schema_;
+  std::string version_;
+  bool packs_;
+};
+
+}  // namespace mindrecord

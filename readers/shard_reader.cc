@@ -1,0 +1,403 @@
+#include "readers/shard_reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "index/index_reader.h"
+#include "mindrecord/constants.h"
+#include "mindrecord/file.h"
+#include "mindrecord/row_codec.h"
+
+namespace mindrecord {
+
+bool Projection::Selects(int field_id) const {
+  return std::binary_search(field_ids.begin(), field_ids.end(), field_id);
+}
+
+namespace {
+
+// A row's parts within their pages; pages are at most 256 MiB, so 32 bits do.
+struct CompactLocator {
+  uint32_t raw_page, raw_begin, raw_end;
+  uint32_t blob_page, blob_begin, blob_end;
+};
+
+struct Shard {
+  std::string path;
+  std::unique_ptr<RandomAccessFile> file;
+  ShardHeader header;
+  std::unique_ptr<IndexReader> index;
+  uint64_t first_row = 0;
+  std::once_flag locators_once;
+  Status locators_status;
+  std::vector<CompactLocator> locators;
+};
+
+Result<ShardHeader> ReadHeader(const RandomAccessFile& f) {
+  const std::string& path = f.path();
+  if (f.size() < kLengthPrefix) {
+    return Status::Corruption(path + ": file is " + std::to_string(f.size()) +
+                              " bytes, too short to hold a MindRecord header");
+  }
+  uint64_t len = 0;
+  MR_RETURN_IF_ERROR(f.ReadAt(0, 8, reinterpret_cast<char*>(&len)));
+  if (len == 0 || len > kMaxHeaderSize || len > f.size() - kLengthPrefix) {
+    return Status::Corruption(path + ": header length " + std::to_string(len) + " runs past the end of the file (" +
+                              std::to_string(f.size()) + " bytes); not a MindRecord file, or truncated");
+  }
+  std::string text(len, '\0');
+  MR_RETURN_IF_ERROR(f.ReadAt(8, len, text.data()));
+  MR_ASSIGN_OR_RETURN(ShardHeader h, ShardHeader::Parse(text, path));
+  if (len + kLengthPrefix > h.header_size) {
+    return Status::Corruption(path + ": header JSON (" + std::to_string(len) + " bytes) overflows header_size " +
+                              std::to_string(h.header_size));
+  }
+  for (const auto& p : h.pages) {
+    const uint64_t off = h.PageOffset(p.page_id);
+    if (off > f.size() || p.used_bytes > f.size() - off) {
+      return Status::Corruption(path + ": page " + std::to_string(p.page_id) + " (offset " + std::to_string(off) +
+                                ", " + std::to_string(p.used_bytes) + " bytes) extends past the end of the file (" +
+                                std::to_string(f.size()) + " bytes); the file is truncated");
+    }
+  }
+  return h;
+}
+
+Status CheckAgree(const ShardHeader& a, const ShardHeader& b, const std::string& a_path, const std::string& b_path) {
+  auto differ = [&](const std::string& what) {
+    return Status::Corruption(b_path + ": " + what + " differs from " + a_path + "; the shards are not one dataset");
+  };
+  if (a.header_size != b.header_size) return differ("header_size");
+  if (a.page_size != b.page_size) return differ("page_size");
+  if (a.version != b.version) return differ("version");
+  if (!(a.schema == b.schema)) return differ("schema");
+  if (a.index_fields != b.index_fields || a.index_fields_null != b.index_fields_null) return differ("index_fields");
+  if (a.shard_addresses != b.shard_addresses) return differ("shard_addresses");
+  return Status::OK();
+}
+
+}  // namespace
+
+struct ShardReader::Impl {
+  ReaderOptions options;
+  std::vector<std::unique_ptr<Shard>> shards;
+  std::vector<std::string> paths;
+  std::unique_ptr<RowCodec> codec;
+  uint64_t total_rows = 0;
+
+  const ShardHeader& first() const { return shards[0]->header; }
+  Status EnsureLocators(Shard& s) const;
+  Result<std::string_view> Fetch(const Shard& s, uint64_t page, uint64_t begin, uint64_t end,
+                                 std::string* scratch, const char* part, uint64_t row) const;
+  Status Decode(const Shard& s, uint64_t local, std::string_view raw, std::string_view blob,
+                const Projection* proj, Row* out) const;
+};
+
+Status ShardReader::Impl::EnsureLocators(Shard& s) const {
+  std::call_once(s.locators_once, [&] {
+    const uint64_t n = s.header.num_rows();
+    auto locs = s.index->LoadLocators(n);
+    if (!locs.ok()) {
+      s.locators_status = locs.status();
+      return;
+    }
+    const auto& pages = s.header.pages;
+    s.locators.reserve(n);
+    for (const RowLocator& l : *locs) {
+      auto bad = [&](const std::string& why) {
+        return Status::Corruption(s.index->path() + ": row " + std::to_string(l.row_id) + ": " + why);
+      };
+      auto check = [&](uint64_t page, uint64_t b, uint64_t e, bool blob) -> Status {
+        const char* kind = blob ? "blob" : "raw";
+        if (page >= pages.size() || pages[page].is_blob != blob) {
+          return bad(std::string(kind) + " page id " + std::to_string(page) + " is not a " + kind + " page");
+        }
+        if (b + kLengthPrefix > e || e > pages[page].used_bytes) {
+          return bad(std::string(kind) + " range [" + std::to_string(b) + ", " + std::to_string(e) +
+                     ") is outside page " + std::to_string(page) + "'s " + std::to_string(pages[page].used_bytes) +
+                     " used bytes");
+        }
+        return Status::OK();
+      };
+      Status st = check(l.blob_page, l.blob_begin, l.blob_end, true);
+      if (st.ok()) st = check(l.raw_page, l.raw_begin, l.raw_end, false);
+      if (st.ok()) {
+        const PageInfo& bp = pages[l.blob_page];
+        if (l.row_id < bp.start_row_id || l.row_id >= bp.end_row_id) {
+          st = bad("blob page " + std::to_string(l.blob_page) + " does not hold this row");
+        }
+      }
+      if (!st.ok()) {
+        s.locators_status = st;
+        s.locators.clear();
+        return;
+      }
+      s.locators.push_back({static_cast<uint32_t>(l.raw_page), static_cast<uint32_t>(l.raw_begin),
+                            static_cast<uint32_t>(l.raw_end), static_cast<uint32_t>(l.blob_page),
+                            static_cast<uint32_t>(l.blob_begin), static_cast<uint32_t>(l.blob_end)});
+    }
+  });
+  return s.locators_status;
+}
+
+Result<std::string_view> ShardReader::Impl::Fetch(const Shard& s, uint64_t page, uint64_t begin, uint64_t end,
+                                                  std::string* scratch, const char* part, uint64_t row) const {
+  const uint64_t off = s.header.PageOffset(page) + begin;
+  const uint64_t n = end - begin;
+  const char* p;
+  if (const char* map = s.file->MappedData()) {
+    p = map + off;
+  } else {
+    scratch->resize(n);
+    MR_RETURN_IF_ERROR(s.file->ReadAt(off, n, scratch->data()));
+    p = scratch->data();
+  }
+  uint64_t len;
+  std::memcpy(&len, p, 8);
+  if (len != n - kLengthPrefix) {
+    return Status::Corruption(s.path + ": row " + std::to_string(row) + ": " + part + " part at offset " +
+                              std::to_string(off) + " has length " + std::to_string(len) + ", the index says " +
+                              std::to_string(n - kLengthPrefix));
+  }
+  return std::string_view(p + kLengthPrefix, n - kLengthPrefix);
+}
+
+Status ShardReader::Impl::Decode(const Shard& s, uint64_t local, std::string_view raw, std::string_view blob,
+                                 const Projection* proj, Row* out) const {
+  static const std::vector<bool> kAll;
+  std::vector<bool> select;
+  if (proj) {
+    select.assign(first().schema.fields().size(), false);
+    for (int id : proj->field_ids) select[id] = true;
+  }
+  Status st = Status::OK();
+  if (!proj || proj->need_raw) st = codec->DecodeRaw(raw, proj ? select : kAll, out);
+  if (st.ok() && (!proj || proj->need_blob)) st = codec->DecodeBlob(blob, proj ? select : kAll, out);
+  if (!st.ok()) return st.WithContext(s.path + ": row " + std::to_string(local));
+  return Status::OK();
+}
+
+Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, const ReaderOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  FileSystem* fs = FileSystem::Default();
+  const bool mmap = options.io_mode == IoMode::kMmap;
+  MR_ASSIGN_OR_RETURN(auto first_file, fs->OpenRead(path, mmap));
+  MR_ASSIGN_OR_RETURN(ShardHeader first, ReadHeader(*first_file));
+  if (!options.shard_paths.empty()) {
+    impl->paths = options.shard_paths;
+    if (impl->paths.size() != first.shard_addresses.size()) {
+      return Status::InvalidArgument(path + ": the dataset has " + std::to_string(first.shard_addresses.size()) +
+                                     " shards but " + std::to_string(impl->paths.size()) + " paths were given");
+    }
+  } else {
+    for (const auto& a : first.shard_addresses) impl->paths.push_back(JoinPath(DirName(path), BaseName(a)));
+  }
+  for (uint32_t i = 0; i < impl->paths.size(); ++i) {
+    auto s = std::make_unique<Shard>();
+    s->path = impl->paths[i];
+    if (i == first.shard_id && BaseName(s->path) == BaseName(path)) {
+      s->file = std::move(first_file);
+      s->header = first;
+    } else {
+      auto f = fs->OpenRead(s->path, mmap);
+      if (!f.ok()) {
+        if (f.status().code() == StatusCode::kNotFound) {
+          return Status::NotFound(s->path + ": shard " + std::to_string(i) + " of " + path +
+                                  " is missing (listed in shard_addresses)");
+        }
+        return f.status();
+      }
+      s->file = std::move(f).value();
+      MR_ASSIGN_OR_RETURN(s->header, ReadHeader(*s->file));
+    }
+    if (s->header.shard_id != i) {
+      return Status::Corruption(s->path + ": header says shard_id " + std::to_string(s->header.shard_id) +
+                                ", expected " + std::to_string(i));
+    }
+    if (i > 0) MR_RETURN_IF_ERROR(CheckAgree(impl->shards[0]->header, s->header, impl->shards[0]->path, s->path));
+    const std::string db = s->path + ".db";
+    if (!fs->Exists(db)) return Status::NotFound(db + ": index file of shard " + s->path + " is missing");
+    MR_ASSIGN_OR_RETURN(s->index, IndexReader::Open(db, BaseName(s->path), s->header.version == kVersion2));
+    s->first_row = impl->total_rows;
+    impl->total_rows += s->header.num_rows();
+    impl->shards.push_back(std::move(s));
+  }
+  impl->codec = std::make_unique<RowCodec>(&impl->shards[0]->header.schema, impl->shards[0]->header.version);
+  return std::unique_ptr<ShardReader>(new ShardReader(std::move(impl)));
+}
+
+ShardReader::ShardReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ShardReader::~ShardReader() = default;
+
+const Schema& ShardReader::schema() const { return impl_->first().schema; }
+const std::string& ShardReader::version() const { return impl_->first().version; }
+uint64_t ShardReader::num_rows() const { return impl_->total_rows; }
+uint32_t ShardReader::num_shards() const { return static_cast<uint32_t>(impl_->shards.size()); }
+uint64_t ShardReader::shard_num_rows(uint32_t s) const { return impl_->shards.at(s)->header.num_rows(); }
+uint64_t ShardReader::shard_first_row(uint32_t s) const { return impl_->shards.at(s)->first_row; }
+const std::vector<std::string>& ShardReader::shard_paths() const { return impl_->paths; }
+uint64_t ShardReader::header_size() const { return impl_->first().header_size; }
+uint64_t ShardReader::page_size() const { return impl_->first().page_size; }
+const std::vector<std::string>& ShardReader::index_fields() const { return impl_->first().index_fields; }
+const ShardHeader& ShardReader::header(uint32_t s) const { return impl_->shards.at(s)->header; }
+
+Result<Projection> ShardReader::MakeProjection(const std::vector<std::string>& columns) const {
+  const Schema& sc = schema();
+  Projection p;
+  if (columns.empty()) {
+    for (size_t i = 0; i < sc.fields().size(); ++i) p.field_ids.push_back(static_cast<int>(i));
+  } else {
+    for (const auto& c : columns) {
+      int id = sc.FieldIndex(c);
+      if (id < 0) return Status::InvalidArgument("column '" + c + "' is not in the schema");
+      p.field_ids.push_back(id);
+    }
+    std::sort(p.field_ids.begin(), p.field_ids.end());
+    p.field_ids.erase(std::unique(p.field_ids.begin(), p.field_ids.end()), p.field_ids.end());
+  }
+  for (int id : p.field_ids) (sc.fields()[id].is_blob() ? p.need_blob : p.need_raw) = true;
+  return p;
+}
+
+Result<ShardReader::Location> ShardReader::Locate(uint64_t row_id) const {
+  if (row_id >= impl_->total_rows) {
+    return Status::InvalidArgument("row id " + std::to_string(row_id) + " is out of range (the dataset has " +
+                                   std::to_string(impl_->total_rows) + " rows)");
+  }
+  const auto& sh = impl_->shards;
+  auto it = std::upper_bound(sh.begin(), sh.end(), row_id,
+                             [](uint64_t r, const std::unique_ptr<Shard>& s) { return r < s->first_row; });
+  // Skip empty shards that share a first_row with their successor.
+  size_t idx = static_cast<size_t>(it - sh.begin()) - 1;
+  return Location{static_cast<uint32_t>(idx), row_id - sh[idx]->first_row};
+}
+
+Result<Row> ShardReader::ReadRow(uint64_t row_id, const Projection* projection) const {
+  MR_ASSIGN_OR_RETURN(Location loc, Locate(row_id));
+  Shard& s = *impl_->shards[loc.shard];
+  MR_RETURN_IF_ERROR(impl_->EnsureLocators(s));
+  const CompactLocator& l = s.locators[loc.local_row];
+  std::string raw_buf, blob_buf;
+  std::string_view raw, blob;
+  if (!projection || projection->need_raw) {
+    MR_ASSIGN_OR_RETURN(raw, impl_->Fetch(s, l.raw_page, l.raw_begin, l.raw_end, &raw_buf, "raw", loc.local_row));
+  }
+  if (!projection || projection->need_blob) {
+    MR_ASSIGN_OR_RETURN(blob,
+                        impl_->Fetch(s, l.blob_page, l.blob_begin, l.blob_end, &blob_buf, "blob", loc.local_row));
+  }
+  Row row;
+  MR_RETURN_IF_ERROR(impl_->Decode(s, loc.local_row, raw, blob, projection, &row));
+  return row;
+}
+
+Result<EncodedRow> ShardReader::ReadEncoded(uint64_t row_id) const {
+  MR_ASSIGN_OR_RETURN(Location loc, Locate(row_id));
+  Shard& s = *impl_->shards[loc.shard];
+  MR_RETURN_IF_ERROR(impl_->EnsureLocators(s));
+  const CompactLocator& l = s.locators[loc.local_row];
+  std::string raw_buf, blob_buf;
+  EncodedRow out;
+  MR_ASSIGN_OR_RETURN(auto raw, impl_->Fetch(s, l.raw_page, l.raw_begin, l.raw_end, &raw_buf, "raw", loc.local_row));
+  MR_ASSIGN_OR_RETURN(auto blob,
+                      impl_->Fetch(s, l.blob_page, l.blob_begin, l.blob_end, &blob_buf, "blob", loc.local_row));
+  out.raw.assign(raw);
+  out.blob.assign(blob);
+  out.packing_saved = impl_->codec->PackingSaved(blob);
+  Status st = impl_->codec->DecodeRawFields(raw, index_fields(), &out.index_values);
+  if (!st.ok()) return st.WithContext(s.path + ": row " + std::to_string(loc.local_row));
+  return out;
+}
+
+Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* projection,
+                         const std::function<Status(uint64_t, Row&&)>& fn) const {
+  if (begin > end || end > impl_->total_rows) {
+    return Status::InvalidArgument("scan range [" + std::to_string(begin) + ", " + std::to_string(end) +
+                                   ") is outside the dataset's " + std::to_string(impl_->total_rows) + " rows");
+  }
+  // Whole pages are read once and rows served from them.
+  struct PageCache {
+    int64_t page = -1;
+    std::string bytes;
+  } raw_cache, blob_cache;
+  auto view = [&](const Shard& s, PageCache& c, uint64_t page, uint64_t b, uint64_t e, const char* part,
+                  uint64_t row) -> Result<std::string_view> {
+    const char* base;
+    if (const char* map = s.file->MappedData()) {
+      base = map + s.header.PageOffset(page);
+    } else {
+      if (c.page != static_cast<int64_t>(page)) {
+        c.bytes.resize(s.header.pages[page].used_bytes);
+        MR_RETURN_IF_ERROR(s.file->ReadAt(s.header.PageOffset(page), c.bytes.size(), c.bytes.data()));
+        c.page = static_cast<int64_t>(page);
+      }
+      base = c.bytes.data();
+    }
+    uint64_t len;
+    std::memcpy(&len, base + b, 8);
+    if (len != e - b - kLengthPrefix) {
+      return Status::Corruption(s.path + ": row " + std::to_string(row) + ": " + part + " part at page " +
+                                std::to_string(page) + " offset " + std::to_string(b) + " has length " +
+                                std::to_string(len) + ", the index says " + std::to_string(e - b - kLengthPrefix));
+    }
+    return std::string_view(base + b + kLengthPrefix, e - b - kLengthPrefix);
+  };
+  uint64_t row_id = begin;
+  while (row_id < end) {
+    MR_ASSIGN_OR_RETURN(Location loc, Locate(row_id));
+    Shard& s = *impl_->shards[loc.shard];
+    MR_RETURN_IF_ERROR(impl_->EnsureLocators(s));
+    raw_cache.page = blob_cache.page = -1;
+    const uint64_t shard_end = std::min(end, s.first_row + s.header.num_rows());
+    for (; row_id < shard_end; ++row_id) {
+      const uint64_t local = row_id - s.first_row;
+      const CompactLocator& l = s.locators[local];
+      std::string_view raw, blob;
+      if (!projection || projection->need_raw) {
+        MR_ASSIGN_OR_RETURN(raw, view(s, raw_cache, l.raw_page, l.raw_begin, l.raw_end, "raw", local));
+      }
+      if (!projection || projection->need_blob) {
+        MR_ASSIGN_OR_RETURN(blob, view(s, blob_cache, l.blob_page, l.blob_begin, l.blob_end, "blob", local));
+      }
+      Row row;
+      MR_RETURN_IF_ERROR(impl_->Decode(s, local, raw, blob, projection, &row));
+      MR_RETURN_IF_ERROR(fn(row_id, std::move(row)));
+    }
+  }
+  return Status::OK();
+}
+
+namespace {
+struct ValueLess {
+  bool operator()(const Value& a, const Value& b) const {
+    if (a.kind() == Value::Kind::kString || b.kind() == Value::Kind::kString) return a.bytes() < b.bytes();
+    if (a.kind() == Value::Kind::kInt && b.kind() == Value::Kind::kInt) return a.as_int() < b.as_int();
+    return a.as_float() < b.as_float();
+  }
+};
+}  // namespace
+
+Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> ShardReader::GroupByIndexField(
+    const std::string& field) const {
+  const auto& idx = index_fields();
+  if (std::find(idx.begin(), idx.end(), field) == idx.end()) {
+    return Status::InvalidArgument("'" + field + "' is not an index field of this dataset");
+  }
+  std::map<Value, std::vector<uint64_t>, ValueLess> merged;
+  for (const auto& s : impl_->shards) {
+    auto groups = s->index->GroupBy(field, schema());
+    if (!groups.ok()) return groups.status();
+    for (auto& [v, rows] : *groups) {
+      auto& dst = merged[v];
+      for (uint64_t r : rows) dst.push_back(r + s->first_row);
+    }
+  }
+  std::vector<std::pair<Value, std::vector<uint64_t>>> out;
+  for (auto& [v, rows] : merged) out.emplace_back(v, std::move(rows));
+  return out;
+}
+
+}  // namespace mindrecord

@@ -1,0 +1,57 @@
+// Writes one shard: lays rows out in blob and raw pages exactly as
+// MindSpore's ShardWriter does (row groups cut by page capacity, the last blob
+// page filled first, a row group that would overflow the last raw page moved
+// whole to a new raw page), and feeds the shard's index.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "index/index_writer.h"
+#include "mindrecord/file.h"
+#include "mindrecord/header.h"
+#include "writers/shard_writer.h"
+
+namespace mindrecord {
+
+// Thread safety: not thread-safe; owned and driven by one ShardWriter.
+class ShardFileWriter {
+ public:
+  ShardFileWriter(FileSystem* fs, std::unique_ptr<WritableFile> file, std::unique_ptr<IndexWriter> index,
+                  uint64_t header_size, uint64_t page_size, uint32_t shard_id,
+                  std::vector<std::string> index_fields);
+
+  // One batch of this shard's rows (MindSpore's WriteByShard).
+  Status WriteBatch(const std::vector<const EncodedRow*>& rows);
+  // Writes the header (built from `base` plus this shard's pages), fsyncs and
+  // closes the data file, then commits, closes and fsyncs the index.
+  Status Finish(ShardHeader base);
+
+  uint64_t num_rows() const { return rows_; }
+  int64_t packing_saved() const { return packing_saved_; }
+  const std::vector<PageInfo>& pages() const { return pages_; }
+
+ private:
+  int LastPage(bool blob) const;
+  Status WriteRows(uint64_t page_id, uint64_t at, const std::vector<const EncodedRow*>& rows, size_t begin,
+                   size_t end, bool blob);
+  Status ShiftLastRowGroup();
+  Status FlushClosedLocators();
+
+  FileSystem* fs_;
+  std::unique_ptr<WritableFile> file_;
+  std::unique_ptr<IndexWriter> index_;
+  uint64_t header_size_, page_size_;
+  uint32_t shard_id_;
+  std::vector<std::string> index_fields_;
+  std::vector<PageInfo> pages_;
+  uint64_t rows_ = 0;
+  int64_t packing_saved_ = 0;
+  // Locators of the rows in the last raw row group, which a later batch may
+  // still move to a new raw page; earlier rows are already in the index.
+  std::vector<std::pair<RowLocator, Row>> open_group_;
+  std::string buf_;
+};
+
+}  // namespace mindrecord
