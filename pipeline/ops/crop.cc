@@ -1,0 +1,150 @@
+#include "pipeline/ops/crop.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <opencv2/core.hpp>
+
+namespace mindrecord::ops {
+
+namespace {
+
+const char* kModeNames[] = {"constant", "edge", "reflect", "symmetric"};
+
+int CvBorder(PaddingMode m) {
+  switch (m) {
+    case PaddingMode::kConstant: return cv::BORDER_CONSTANT;
+    case PaddingMode::kEdge: return cv::BORDER_REPLICATE;
+    case PaddingMode::kReflect: return cv::BORDER_REFLECT_101;
+    case PaddingMode::kSymmetric: return cv::BORDER_REFLECT;
+  }
+  return cv::BORDER_CONSTANT;
+}
+
+void FillPixels(uint8_t* dst, size_t count, TensorType type, double fill) {
+  if (fill == 0) {
+    std::memset(dst, 0, count * TensorTypeSize(type));
+  } else if (type == TensorType::kFloat32) {
+    std::fill_n(reinterpret_cast<float*>(dst), count, static_cast<float>(fill));
+  } else {
+    std::memset(dst, static_cast<uint8_t>(std::clamp(fill, 0.0, 255.0)), count);
+  }
+}
+
+}  // namespace
+
+Tensor CropWindow(const Tensor& img, const ImageDims& d, int top, int left, int h, int w, double fill) {
+  Tensor out = MakeImage(img.type(), d, h, w);
+  const size_t px = static_cast<size_t>(d.c) * TensorTypeSize(img.type());
+  uint8_t* dst = out.MutableData();
+  const uint8_t* src = img.data();
+  const int x0 = std::max(0, left), x1 = std::min(d.w, left + w);  // source columns kept
+  for (int y = 0; y < h; ++y) {
+    uint8_t* row = dst + static_cast<size_t>(y) * w * px;
+    const int sy = top + y;
+    if (sy < 0 || sy >= d.h || x0 >= x1) {
+      FillPixels(row, static_cast<size_t>(w) * d.c, img.type(), fill);
+      continue;
+    }
+    if (x0 > left) FillPixels(row, static_cast<size_t>(x0 - left) * d.c, img.type(), fill);
+    std::memcpy(row + static_cast<size_t>(x0 - left) * px, src + (static_cast<size_t>(sy) * d.w + x0) * px,
+                static_cast<size_t>(x1 - x0) * px);
+    if (left + w > x1)
+      FillPixels(row + static_cast<size_t>(x1 - left) * px, static_cast<size_t>(left + w - x1) * d.c, img.type(),
+                 fill);
+  }
+  return out;
+}
+
+Result<std::unique_ptr<TensorOp>> CenterCropOp::Make(const nlohmann::json& spec) {
+  MR_RETURN_IF_ERROR(CheckKeys(spec, "CenterCrop", {"size"}));
+  MR_ASSIGN_OR_RETURN(Size2 size, GetSize(spec, "CenterCrop", "size", true));
+  return std::unique_ptr<TensorOp>(new CenterCropOp(size));
+}
+
+nlohmann::json CenterCropOp::ToJson() const { return {{"op", "CenterCrop"}, {"size", size_.ToJson()}}; }
+
+Result<Tensor> CenterCropOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
+  MR_ASSIGN_OR_RETURN(ImageDims d, CheckImage(input, "CenterCrop", true));
+  const int h = static_cast<int>(size_.h), w = static_cast<int>(size_.w);
+  if (h == d.h && w == d.w) return input;
+  // Floor division also for negative differences (crop larger than image).
+  auto half = [](int diff) { return diff >= 0 ? diff / 2 : -((-diff + 1) / 2); };
+  return CropWindow(input, d, half(d.h - h), half(d.w - w), h, w);
+}
+
+Result<std::unique_ptr<TensorOp>> RandomCropOp::Make(const nlohmann::json& spec) {
+  const std::string op = "RandomCrop";
+  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"size", "padding", "pad_if_needed", "fill", "padding_mode"}));
+  auto o = std::make_unique<RandomCropOp>();
+  MR_ASSIGN_OR_RETURN(o->size_, GetSize(spec, op, "size", true));
+  MR_ASSIGN_OR_RETURN(std::vector<double> p, GetNumbers(spec, op, "padding", {0}));
+  for (double v : p)
+    if (v < 0 || v != static_cast<int>(v) || v > 65536)
+      return Status::InvalidArgument(op + ": parameter 'padding' must hold non-negative integers");
+  if (p.size() == 1) {
+    o->pad_ = {int(p[0]), int(p[0]), int(p[0]), int(p[0])};
+  } else if (p.size() == 2) {
+    o->pad_ = {int(p[0]), int(p[1]), int(p[0]), int(p[1])};
+  } else if (p.size() == 4) {
+    o->pad_ = {int(p[0]), int(p[1]), int(p[2]), int(p[3])};
+  } else {
+    return Status::InvalidArgument(op + ": parameter 'padding' must be an int or a list of 2 or 4 ints");
+  }
+  if (spec.contains("padding")) o->padding_spec_ = spec["padding"];
+  MR_ASSIGN_OR_RETURN(o->pad_if_needed_, GetBool(spec, op, "pad_if_needed", false));
+  MR_ASSIGN_OR_RETURN(o->fill_, GetNumber(spec, op, "fill", 0));
+  MR_ASSIGN_OR_RETURN(std::string mode, GetString(spec, op, "padding_mode", "constant"));
+  bool found = false;
+  for (int i = 0; i < 4; ++i)
+    if (mode == kModeNames[i]) o->mode_ = static_cast<PaddingMode>(i), found = true;
+  if (!found)
+    return Status::InvalidArgument(op + ": parameter 'padding_mode' must be constant, edge, reflect or symmetric");
+  return std::unique_ptr<TensorOp>(std::move(o));
+}
+
+nlohmann::json RandomCropOp::ToJson() const {
+  nlohmann::json j = {{"op", "RandomCrop"}, {"size", size_.ToJson()}};
+  if (!padding_spec_.is_null()) j["padding"] = padding_spec_;
+  j["pad_if_needed"] = pad_if_needed_;
+  j["fill"] = fill_;
+  j["padding_mode"] = kModeNames[static_cast<int>(mode_)];
+  return j;
+}
+
+Result<Tensor> RandomCropOp::Apply(Tensor input, std::mt19937_64& rng) const {
+  MR_ASSIGN_OR_RETURN(ImageDims d, CheckImage(input, "RandomCrop", true));
+  const int th = static_cast<int>(size_.h), tw = static_cast<int>(size_.w);
+  int l = pad_[0], t = pad_[1], r = pad_[2], b = pad_[3];
+  if (pad_if_needed_) {
+    const int pw = d.w + l + r, ph = d.h + t + b;
+    if (pw < tw) l += tw - pw, r += tw - pw;
+    if (ph < th) t += th - ph, b += th - ph;
+  }
+  Tensor img = input;
+  if (l || t || r || b) {
+    if (mode_ == PaddingMode::kReflect && (std::max(l, r) >= d.w || std::max(t, b) >= d.h))
+      return Status::InvalidArgument("RandomCrop: reflect padding must be smaller than the image");
+    ImageDims pd = d;
+    pd.h = d.h + t + b;
+    pd.w = d.w + l + r;
+    Tensor padded = MakeImage(input.type(), d, pd.h, pd.w);
+    padded.MutableData();
+    MR_RETURN_IF_ERROR(CatchCv("RandomCrop", [&] {
+      cv::Mat dst = AsMat(padded, pd);
+      cv::copyMakeBorder(AsMat(input, d), dst, t, b, l, r, CvBorder(mode_), cv::Scalar::all(fill_));
+    }));
+    img = std::move(padded);
+    d = pd;
+  }
+  if (d.h < th || d.w < tw)
+    return Status::InvalidArgument("RandomCrop: crop " + std::to_string(th) + "x" + std::to_string(tw) +
+                                   " is larger than the (padded) image " + std::to_string(d.h) + "x" +
+                                   std::to_string(d.w) + "; set pad_if_needed");
+  const int top = static_cast<int>(RandInt(rng, 0, d.h - th));
+  const int left = static_cast<int>(RandInt(rng, 0, d.w - tw));
+  if (th == d.h && tw == d.w) return img;
+  return CropWindow(img, d, top, left, th, tw);
+}
+
+}  // namespace mindrecord::ops

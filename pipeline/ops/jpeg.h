@@ -1,0 +1,48 @@
+// Image decoding: JPEG through libturbojpeg (TurboJPEG 2.x API: tjDecompress2,
+// with DCT-domain downscaling), other formats through OpenCV imdecode.
+// Output is always HWC uint8 RGB (3 channels).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "mindrecord/status.h"
+#include "pipeline/tensor.h"
+
+namespace mindrecord::ops {
+
+struct ImageHeader {
+  int width = 0;
+  int height = 0;
+  bool is_jpeg = false;
+};
+
+// A DCT scaling factor num/denom (1/1 = full size).
+struct JpegScale {
+  int num = 1;
+  int denom = 1;
+  int Scaled(int dim) const { return (dim * num + denom - 1) / denom; }  // TJSCALED
+};
+
+bool LooksLikeJpeg(const uint8_t* data, size_t size);
+
+// Width and height from the header alone (JPEG: tjDecompressHeader3; other
+// formats: a full OpenCV decode, so call only when needed).
+Result<ImageHeader> ReadImageHeader(const uint8_t* data, size_t size);
+
+// The smallest scale <= 1 (from tjGetScalingFactors, restricted to 1/1, 1/2,
+// 1/4, 1/8 unless `all_factors`) whose output is still >= min_w x min_h; 1/1
+// when even full size is smaller. min_w/min_h <= 0 mean "no constraint".
+JpegScale ChooseJpegScale(int width, int height, int min_w, int min_h, bool all_factors = false);
+
+// Decodes a JPEG at `scale` into HWC uint8 RGB. Fails with InvalidArgument
+// (message from libturbojpeg) on data that does not decode; recoverable
+// warnings (e.g. a truncated scan) still give the image.
+Result<Tensor> DecodeJpeg(const uint8_t* data, size_t size, JpegScale scale);
+
+// Any format: JPEG at the scale chosen for (min_w, min_h) (<= 0: full size),
+// others via OpenCV at full size. `op` names the caller in errors.
+Result<Tensor> DecodeImage(const uint8_t* data, size_t size, int min_w, int min_h, const char* op,
+                           bool all_factors = false);
+
+}  // namespace mindrecord::ops

@@ -1,0 +1,135 @@
+#include "pipeline/ops/layout.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+namespace mindrecord::ops {
+
+namespace {
+
+bool IsNumeric(TensorType t) { return t != TensorType::kBytes && t != TensorType::kString; }
+
+template <typename D, typename S>
+D Saturate(S v) {
+  if constexpr (std::is_floating_point_v<D>) {
+    return static_cast<D>(v);
+  } else if constexpr (std::is_floating_point_v<S>) {
+    if (std::isnan(v)) return 0;
+    const S r = std::nearbyint(v);
+    if (r <= static_cast<S>(std::numeric_limits<D>::min())) return std::numeric_limits<D>::min();
+    if (r >= static_cast<S>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
+    return static_cast<D>(r);
+  } else {
+    using W = std::conditional_t<std::is_signed_v<S>, int64_t, uint64_t>;
+    if constexpr (std::is_signed_v<S>) {
+      if (static_cast<int64_t>(v) < static_cast<int64_t>(std::numeric_limits<D>::min()))
+        return std::numeric_limits<D>::min();
+    }
+    if (static_cast<W>(v) > static_cast<W>(0) &&
+        static_cast<uint64_t>(v) > static_cast<uint64_t>(std::numeric_limits<D>::max()))
+      return std::numeric_limits<D>::max();
+    return static_cast<D>(v);
+  }
+}
+
+template <typename S, typename D>
+void CastLoop(const void* src, void* dst, int64_t n) {
+  const S* s = static_cast<const S*>(src);
+  D* d = static_cast<D*>(dst);
+  for (int64_t i = 0; i < n; ++i) d[i] = Saturate<D>(s[i]);
+}
+
+template <typename S>
+void CastFrom(const void* src, void* dst, int64_t n, TensorType to) {
+  switch (to) {
+    case TensorType::kUInt8: return CastLoop<S, uint8_t>(src, dst, n);
+    case TensorType::kInt8: return CastLoop<S, int8_t>(src, dst, n);
+    case TensorType::kInt16: return CastLoop<S, int16_t>(src, dst, n);
+    case TensorType::kInt32: return CastLoop<S, int32_t>(src, dst, n);
+    case TensorType::kInt64: return CastLoop<S, int64_t>(src, dst, n);
+    case TensorType::kFloat32: return CastLoop<S, float>(src, dst, n);
+    case TensorType::kFloat64: return CastLoop<S, double>(src, dst, n);
+    default: return;
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<TensorOp>> HWC2CHWOp::Make(const nlohmann::json& spec) {
+  MR_RETURN_IF_ERROR(CheckKeys(spec, "HWC2CHW", {}));
+  return std::unique_ptr<TensorOp>(new HWC2CHWOp());
+}
+
+Result<Tensor> HWC2CHWOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
+  if (!input.defined() || input.shape().size() != 3 || !IsNumeric(input.type()))
+    return Status::InvalidArgument("HWC2CHW: expected a 3-D [H, W, C] numeric tensor, got " + input.DebugString());
+  const int64_t h = input.shape()[0], w = input.shape()[1], c = input.shape()[2];
+  Tensor out = Tensor::Make(input.type(), {c, h, w});
+  const size_t es = TensorTypeSize(input.type());
+  const uint8_t* src = input.data();
+  uint8_t* dst = out.MutableData();
+  const int64_t hw = h * w;
+  if (es == 1 && c == 3) {
+    uint8_t* d0 = dst;
+    uint8_t* d1 = dst + hw;
+    uint8_t* d2 = dst + 2 * hw;
+    for (int64_t i = 0; i < hw; ++i) {
+      d0[i] = src[3 * i];
+      d1[i] = src[3 * i + 1];
+      d2[i] = src[3 * i + 2];
+    }
+  } else if (es == 4 && c == 3) {
+    const float* s = reinterpret_cast<const float*>(src);
+    float* d = reinterpret_cast<float*>(dst);
+    for (int64_t i = 0; i < hw; ++i) {
+      d[i] = s[3 * i];
+      d[hw + i] = s[3 * i + 1];
+      d[2 * hw + i] = s[3 * i + 2];
+    }
+  } else {
+    for (int64_t i = 0; i < hw; ++i)
+      for (int64_t k = 0; k < c; ++k) std::memcpy(dst + (k * hw + i) * es, src + (i * c + k) * es, es);
+  }
+  return out;
+}
+
+Result<Tensor> CastTensor(const Tensor& t, TensorType to, const std::string& op) {
+  if (!t.defined()) return Status::InvalidArgument(op + ": input tensor is undefined");
+  if (!IsNumeric(t.type()) || !IsNumeric(to))
+    return Status::InvalidArgument(op + ": cannot cast " + t.DebugString() + " to " + TensorTypeName(to) +
+                                   " (numeric types only)");
+  if (t.type() == to) return t;
+  Tensor out = Tensor::Make(to, t.shape());
+  const void* s = t.data();
+  void* d = out.MutableData();
+  const int64_t n = t.num_elements();
+  switch (t.type()) {
+    case TensorType::kUInt8: CastFrom<uint8_t>(s, d, n, to); break;
+    case TensorType::kInt8: CastFrom<int8_t>(s, d, n, to); break;
+    case TensorType::kInt16: CastFrom<int16_t>(s, d, n, to); break;
+    case TensorType::kInt32: CastFrom<int32_t>(s, d, n, to); break;
+    case TensorType::kInt64: CastFrom<int64_t>(s, d, n, to); break;
+    case TensorType::kFloat32: CastFrom<float>(s, d, n, to); break;
+    case TensorType::kFloat64: CastFrom<double>(s, d, n, to); break;
+    default: break;
+  }
+  return out;
+}
+
+Result<std::unique_ptr<TensorOp>> TypeCastOp::Make(const nlohmann::json& spec) {
+  MR_RETURN_IF_ERROR(CheckKeys(spec, "TypeCast", {"type"}));
+  MR_ASSIGN_OR_RETURN(std::string name, GetString(spec, "TypeCast", "type", ""));
+  if (name.empty()) return Status::InvalidArgument("TypeCast: parameter 'type' is required");
+  auto t = ParseTensorType(name);
+  if (!t.ok()) return t.status().WithContext("TypeCast");
+  if (!IsNumeric(*t)) return Status::InvalidArgument("TypeCast: parameter 'type' must be a numeric type, got " + name);
+  return std::unique_ptr<TensorOp>(new TypeCastOp(*t));
+}
+
+Result<Tensor> TypeCastOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
+  return CastTensor(input, to_, "TypeCast");
+}
+
+}  // namespace mindrecord::ops

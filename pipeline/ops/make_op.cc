@@ -1,0 +1,52 @@
+// MakeOp: the registry from JSON spec names to op constructors.
+#include <string>
+
+#include "pipeline/ops/crop.h"
+#include "pipeline/ops/decode.h"
+#include "pipeline/ops/flip.h"
+#include "pipeline/ops/fused.h"
+#include "pipeline/ops/layout.h"
+#include "pipeline/ops/normalize.h"
+#include "pipeline/ops/op.h"
+#include "pipeline/ops/random_resized_crop.h"
+#include "pipeline/ops/resize.h"
+
+namespace mindrecord {
+
+namespace {
+
+using Factory = Result<std::unique_ptr<TensorOp>> (*)(const nlohmann::json&);
+
+struct Entry {
+  const char* name;
+  Factory make;
+};
+
+constexpr Entry kOps[] = {
+    {"Decode", &ops::DecodeOp::Make},
+    {"Resize", &ops::ResizeOp::Make},
+    {"CenterCrop", &ops::CenterCropOp::Make},
+    {"RandomCrop", &ops::RandomCropOp::Make},
+    {"RandomResizedCrop", &ops::RandomResizedCropOp::Make},
+    {"RandomHorizontalFlip", &ops::RandomHorizontalFlipOp::Make},
+    {"Normalize", &ops::NormalizeOp::Make},
+    {"HWC2CHW", &ops::HWC2CHWOp::Make},
+    {"TypeCast", &ops::TypeCastOp::Make},
+    {"DecodeResize", &ops::DecodeResizeOp::Make},
+    {"DecodeRandomResizedCrop", &ops::DecodeRandomResizedCropOp::Make},
+};
+
+}  // namespace
+
+Result<std::unique_ptr<TensorOp>> MakeOp(const nlohmann::json& spec) {
+  if (!spec.is_object() || !spec.contains("op") || !spec["op"].is_string())
+    return Status::InvalidArgument("op spec must be an object with a string \"op\", got " + spec.dump());
+  const std::string name = spec["op"].get<std::string>();
+  for (const auto& e : kOps)
+    if (name == e.name) return e.make(spec);
+  std::string known;
+  for (const auto& e : kOps) known += (known.empty() ? "" : ", ") + std::string(e.name);
+  return Status::InvalidArgument("unknown op '" + name + "' (known: " + known + ")");
+}
+
+}  // namespace mindrecord

@@ -1,0 +1,77 @@
+// Shared helpers for tensor ops: JSON parameter parsing, image-shape checks,
+// OpenCV views of tensors, portable random draws.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/core.hpp>
+
+#include "mindrecord/status.h"
+#include "pipeline/tensor.h"
+
+namespace mindrecord::ops {
+
+// Interpolation modes accepted by Resize-like ops.
+enum class Interpolation : uint8_t { kNearest = 0, kBilinear = 1, kBicubic = 2, kArea = 3 };
+const char* InterpolationName(Interpolation i);
+Result<Interpolation> ParseInterpolation(std::string_view name);
+int ToCvInterpolation(Interpolation i);
+
+// A (height, width) pair; `from_int` records a single-int spec.
+struct Size2 {
+  int64_t h = 0;
+  int64_t w = 0;
+  bool from_int = false;
+  nlohmann::json ToJson() const;
+};
+
+// Parameter readers: errors are InvalidArgument "<op>: <param>: ...".
+// "size": int or [h, w], all > 0.
+Result<Size2> GetSize(const nlohmann::json& spec, const std::string& op, const char* key, bool required);
+// A number; `def` when absent.
+Result<double> GetNumber(const nlohmann::json& spec, const std::string& op, const char* key, double def);
+Result<bool> GetBool(const nlohmann::json& spec, const std::string& op, const char* key, bool def);
+Result<std::string> GetString(const nlohmann::json& spec, const std::string& op, const char* key,
+                              const std::string& def);
+// A list of numbers (or one number, giving a list of one); `def` when absent.
+Result<std::vector<double>> GetNumbers(const nlohmann::json& spec, const std::string& op, const char* key,
+                                       const std::vector<double>& def);
+// Fails on keys outside `known` (besides "op"), so typos are not ignored.
+Status CheckKeys(const nlohmann::json& spec, const std::string& op, std::initializer_list<const char*> known);
+
+// A decoded image tensor: HWC (or HW, then c == 1 and has_channel_dim false).
+struct ImageDims {
+  int h = 0;
+  int w = 0;
+  int c = 0;
+  bool has_channel_dim = true;
+};
+// Checks that `t` is an HW/HWC image of uint8 (or float32 when allowed).
+Result<ImageDims> CheckImage(const Tensor& t, const std::string& op, bool allow_float);
+// OpenCV header over the tensor's bytes (no copy). uint8 or float32 only.
+cv::Mat AsMat(const Tensor& t, const ImageDims& d);
+// A new tensor of the same layout as `d` with new height/width.
+Tensor MakeImage(TensorType type, const ImageDims& d, int h, int w);
+
+// Portable draws (same numbers on every platform and standard library).
+double RandUniform(std::mt19937_64& rng, double lo, double hi);  // [lo, hi)
+int64_t RandInt(std::mt19937_64& rng, int64_t lo, int64_t hi);   // [lo, hi], inclusive
+
+// Runs `fn` and converts an OpenCV (or any std) exception into InvalidArgument.
+template <typename Fn>
+Status CatchCv(const std::string& op, Fn&& fn) {
+  try {
+    fn();
+    return Status::OK();
+  } catch (const cv::Exception& e) {
+    return Status::InvalidArgument(op + ": OpenCV: " + e.what());
+  } catch (const std::exception& e) {
+    return Status::Internal(op + ": " + e.what());
+  }
+}
+
+}  // namespace mindrecord::ops

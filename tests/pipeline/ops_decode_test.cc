@@ -1,0 +1,149 @@
+#include <gtest/gtest.h>
+
+#include <opencv2/imgproc.hpp>
+
+#include "pipeline/ops/fuse.h"
+#include "pipeline/ops/jpeg.h"
+#include "tests/pipeline/ops_test_util.h"
+
+namespace mindrecord {
+namespace {
+
+using testing::EncodeRgb;
+using testing::MatToTensor;
+using testing::MeanAbsDiff;
+using testing::SyntheticRgb;
+using testing::TensorToMat;
+
+using testing::Op;
+using testing::RunOp;
+
+TEST(OpsDecodeTest, JpegMatchesOpenCv) {
+  cv::Mat rgb = SyntheticRgb(120, 160);
+  Tensor jpg = EncodeRgb(rgb, ".jpg");
+  Tensor out = RunOp(*Op({{"op", "Decode"}}), jpg);
+  ASSERT_EQ(out.shape(), (std::vector<int64_t>{120, 160, 3}));
+  EXPECT_EQ(out.type(), TensorType::kUInt8);
+  // OpenCV's own decode (BGR) of the same bytes, converted to RGB.
+  cv::Mat buf(1, static_cast<int>(jpg.size_bytes()), CV_8UC1, const_cast<uint8_t*>(jpg.data()));
+  cv::Mat bgr = cv::imdecode(buf, cv::IMREAD_COLOR), ref;
+  cv::cvtColor(bgr, ref, cv::COLOR_BGR2RGB);
+  EXPECT_LT(MeanAbsDiff(out, MatToTensor(ref)), 1.0);
+  // And close to the original pixels (JPEG loss only).
+  EXPECT_LT(MeanAbsDiff(out, MatToTensor(rgb)), 3.0);
+}
+
+TEST(OpsDecodeTest, PngIsExact) {
+  cv::Mat rgb = SyntheticRgb(37, 53);
+  Tensor out = RunOp(*Op({{"op", "Decode"}}), EncodeRgb(rgb, ".png"));
+  ASSERT_EQ(out.shape(), (std::vector<int64_t>{37, 53, 3}));
+  EXPECT_TRUE(testing::SameBytes(out, MatToTensor(rgb)));
+}
+
+TEST(OpsDecodeTest, DctScaledDecode) {
+  cv::Mat rgb = SyntheticRgb(480, 640);
+  Tensor jpg = EncodeRgb(rgb, ".jpg");
+  // Needs >= 100x150: 1/4 gives 120x160, 1/8 (60x80) is too small.
+  Tensor out = RunOp(*Op({{"op", "Decode"}, {"target_size", {100, 150}}}), jpg);
+  ASSERT_EQ(out.shape(), (std::vector<int64_t>{120, 160, 3}));
+  cv::Mat ref;
+  cv::resize(rgb, ref, cv::Size(160, 120), 0, 0, cv::INTER_AREA);
+  EXPECT_LT(MeanAbsDiff(out, MatToTensor(ref)), 4.0);
+  // Shorter side >= 200: 1/2 (240x320).
+  Tensor half = RunOp(*Op({{"op", "Decode"}, {"target_size", 200}}), jpg);
+  EXPECT_EQ(half.shape(), (std::vector<int64_t>{240, 320, 3}));
+  // Larger than the image: full size.
+  Tensor full = RunOp(*Op({{"op", "Decode"}, {"target_size", {1000, 1000}}}), jpg);
+  EXPECT_EQ(full.shape(), (std::vector<int64_t>{480, 640, 3}));
+  // All 1/8 steps: 3/8 gives 180x240 >= 150x200.
+  Tensor fine = RunOp(*Op({{"op", "Decode"}, {"target_size", {150, 200}}, {"all_factors", true}}), jpg);
+  EXPECT_EQ(fine.shape(), (std::vector<int64_t>{180, 240, 3}));
+}
+
+TEST(OpsDecodeTest, ChooseJpegScale) {
+  EXPECT_EQ(ops::ChooseJpegScale(4032, 2268, 224, 224).denom, 8);  // 504x284
+  EXPECT_EQ(ops::ChooseJpegScale(640, 480, 224, 224).denom, 2);    // 320x240
+  EXPECT_EQ(ops::ChooseJpegScale(640, 480, 0, 0).denom, 8);
+  EXPECT_EQ(ops::ChooseJpegScale(200, 200, 224, 224).denom, 1);
+}
+
+TEST(OpsDecodeTest, RejectsBadInput) {
+  auto dec = Op({{"op", "Decode"}});
+  std::mt19937_64 rng(0);
+  auto garbage = dec->Apply(Tensor::FromString(TensorType::kBytes, "not an image at all"), rng);
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_EQ(garbage.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(garbage.status().message().find("Decode"), std::string::npos);
+  std::string trunc("\xFF\xD8\xFF\xE0\x00\x10JFIF", 10);
+  EXPECT_FALSE(dec->Apply(Tensor::FromString(TensorType::kBytes, trunc), rng).ok());
+  auto img = dec->Apply(Tensor::Make(TensorType::kFloat32, {4, 4}), rng);
+  ASSERT_FALSE(img.ok());
+  EXPECT_NE(img.status().message().find("Decode"), std::string::npos);
+  EXPECT_FALSE(MakeOp({{"op", "Decode"}, {"target_size", -3}}).ok());
+  EXPECT_FALSE(MakeOp({{"op", "Decode"}, {"bogus", 1}}).ok());
+}
+
+TEST(OpsDecodeTest, DecodeResizeCloseToDecodeThenResize) {
+  cv::Mat rgb = SyntheticRgb(600, 800);
+  Tensor jpg = EncodeRgb(rgb, ".jpg");
+  for (nlohmann::json size : {nlohmann::json(224), nlohmann::json({100, 120})}) {
+    Tensor fused = RunOp(*Op({{"op", "DecodeResize"}, {"size", size}}), jpg);
+    Tensor plain = RunOp(*Op({{"op", "Resize"}, {"size", size}}), RunOp(*Op({{"op", "Decode"}}), jpg));
+    ASSERT_EQ(fused.shape(), plain.shape()) << size.dump();
+    EXPECT_LT(MeanAbsDiff(fused, plain), 4.0) << size.dump();
+  }
+  // Non-JPEG takes the plain path: identical.
+  Tensor png = EncodeRgb(rgb, ".png");
+  Tensor fused = RunOp(*Op({{"op", "DecodeResize"}, {"size", 224}}), png);
+  Tensor plain = RunOp(*Op({{"op", "Resize"}, {"size", 224}}), RunOp(*Op({{"op", "Decode"}}), png));
+  EXPECT_TRUE(testing::SameBytes(fused, plain));
+}
+
+TEST(OpsDecodeTest, FusedRandomResizedCropMatchesUnfused) {
+  cv::Mat rgb = SyntheticRgb(768, 1024);
+  Tensor jpg = EncodeRgb(rgb, ".jpg");
+  nlohmann::json rrc = {{"op", "RandomResizedCrop"}, {"size", {64, 64}}, {"scale", {0.08, 1.0}}};
+  nlohmann::json frrc = rrc;
+  frrc["op"] = "DecodeRandomResizedCrop";
+  auto fused = Op(frrc);
+  auto crop = Op(rrc);
+  auto dec = Op({{"op", "Decode"}});
+  ASSERT_TRUE(fused->is_random());
+  Tensor decoded = RunOp(*dec, jpg);
+  for (uint64_t seed = 0; seed < 8; ++seed) {
+    std::mt19937_64 r1(seed), r2(seed);
+    auto a = fused->Apply(jpg, r1);
+    auto b = crop->Apply(decoded, r2);
+    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_EQ(a->shape(), (std::vector<int64_t>{64, 64, 3}));
+    EXPECT_LT(MeanAbsDiff(*a, *b), 6.0) << "seed " << seed;
+    EXPECT_EQ(r1(), r2()) << "both consumed the same draws";
+  }
+}
+
+TEST(OpsDecodeTest, FuseOps) {
+  std::vector<nlohmann::json> specs = {
+      {{"op", "Decode"}},
+      {{"op", "RandomResizedCrop"}, {"size", 224}},
+      {{"op", "RandomHorizontalFlip"}},
+  };
+  auto fused = FuseOps(specs);
+  ASSERT_EQ(fused.size(), 2u);
+  EXPECT_EQ(fused[0]["op"], "DecodeRandomResizedCrop");
+  EXPECT_EQ(fused[0]["size"], 224);
+  EXPECT_EQ(fused[1]["op"], "RandomHorizontalFlip");
+  EXPECT_TRUE(MakeOp(fused[0]).ok());
+
+  auto r = FuseOps({{{"op", "Decode"}, {"all_factors", true}}, {{"op", "Resize"}, {"size", {32, 48}}}});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0], (nlohmann::json{{"op", "DecodeResize"}, {"size", {32, 48}}, {"all_factors", true}}));
+
+  // Not adjacent, or nothing to fuse: unchanged.
+  std::vector<nlohmann::json> keep = {{{"op", "Decode"}}, {{"op", "HWC2CHW"}}, {{"op", "Resize"}, {"size", 8}}};
+  EXPECT_EQ(FuseOps(keep), keep);
+  std::vector<nlohmann::json> last = {{{"op", "Resize"}, {"size", 8}}, {{"op", "Decode"}}};
+  EXPECT_EQ(FuseOps(last), last);
+}
+
+}  // namespace
+}  // namespace mindrecord
