@@ -1,0 +1,172 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "pipeline/ops/fuse.h"
+#include "tests/pipeline/ops_test_util.h"
+
+namespace mindrecord {
+namespace {
+
+using testing::MatToTensor;
+using testing::Op;
+using testing::RunOp;
+using testing::SyntheticRgb;
+
+TEST(OpsLayoutTest, NormalizeArithmetic) {
+  Tensor img = MatToTensor(SyntheticRgb(5, 7));
+  auto op = Op({{"op", "Normalize"}, {"mean", {10.0, 20.0, 30.0}}, {"std", {2.0, 4.0, 8.0}}});
+  Tensor out = RunOp(*op, img);
+  ASSERT_EQ(out.type(), TensorType::kFloat32);
+  ASSERT_EQ(out.shape(), img.shape());
+  const double mean[] = {10, 20, 30}, stdv[] = {2, 4, 8};
+  for (int64_t i = 0; i < img.num_elements(); ++i)
+    ASSERT_NEAR(out.data_as<float>()[i], (img.data()[i] - mean[i % 3]) / stdv[i % 3], 1e-5);
+  // Float input and a single broadcast value.
+  Tensor f = Tensor::Make(TensorType::kFloat32, {2, 2});
+  for (int i = 0; i < 4; ++i) f.mutable_data_as<float>()[i] = static_cast<float>(i);
+  Tensor g = RunOp(*Op({{"op", "Normalize"}, {"mean", 1.0}, {"std", 0.5}}), f);
+  EXPECT_FLOAT_EQ(g.data_as<float>()[3], 4.f);
+  // Channel-count mismatch is an error naming the op.
+  std::mt19937_64 rng(0);
+  auto bad = Op({{"op", "Normalize"}, {"mean", {1.0, 2.0}}, {"std", {1.0, 1.0}}})->Apply(img, rng);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("Normalize"), std::string::npos);
+}
+
+TEST(OpsLayoutTest, Hwc2ChwIndexMapping) {
+  for (TensorType type : {TensorType::kUInt8, TensorType::kFloat32, TensorType::kInt16}) {
+    for (int64_t c : {1, 3, 4}) {
+      const int64_t h = 3, w = 5;
+      Tensor in = Tensor::Make(type, {h, w, c});
+      const size_t es = TensorTypeSize(type);
+      for (size_t i = 0; i < in.size_bytes(); ++i) in.MutableData()[i] = static_cast<uint8_t>(i * 7 + 1);
+      Tensor out = RunOp(*Op({{"op", "HWC2CHW"}}), in);
+      ASSERT_EQ(out.shape(), (std::vector<int64_t>{c, h, w}));
+      for (int64_t y = 0; y < h; ++y)
+        for (int64_t x = 0; x < w; ++x)
+          for (int64_t k = 0; k < c; ++k)
+            ASSERT_EQ(std::memcmp(out.data() + ((k * h + y) * w + x) * es, in.data() + ((y * w + x) * c + k) * es, es),
+                      0);
+    }
+  }
+  std::mt19937_64 rng(0);
+  EXPECT_FALSE(Op({{"op", "HWC2CHW"}})->Apply(Tensor::Make(TensorType::kUInt8, {4, 4}), rng).ok());
+}
+
+TEST(OpsLayoutTest, TypeCast) {
+  Tensor f = Tensor::Make(TensorType::kFloat32, {5});
+  const float vals[] = {-3.6f, 0.4f, 1.5f, 254.6f, 1e6f};
+  std::memcpy(f.MutableData(), vals, sizeof(vals));
+  Tensor u8 = RunOp(*Op({{"op", "TypeCast"}, {"type", "uint8"}}), f);
+  ASSERT_EQ(u8.type(), TensorType::kUInt8);
+  EXPECT_EQ(std::vector<uint8_t>(u8.data(), u8.data() + 5), (std::vector<uint8_t>{0, 0, 2, 255, 255}));
+  Tensor i16 = RunOp(*Op({{"op", "TypeCast"}, {"type", "int16"}}), f);
+  EXPECT_EQ(i16.data_as<int16_t>()[0], -4);
+  EXPECT_EQ(i16.data_as<int16_t>()[4], 32767);
+  Tensor back = RunOp(*Op({{"op", "TypeCast"}, {"type", "float64"}}), u8);
+  EXPECT_EQ(back.data_as<double>()[3], 255.0);
+  Tensor i64 = Tensor::Make(TensorType::kInt64, {2});
+  i64.mutable_data_as<int64_t>()[0] = -1;
+  i64.mutable_data_as<int64_t>()[1] = 1LL << 40;
+  Tensor i8 = RunOp(*Op({{"op", "TypeCast"}, {"type", "int8"}}), i64);
+  EXPECT_EQ(i8.data_as<int8_t>()[0], -1);
+  EXPECT_EQ(i8.data_as<int8_t>()[1], 127);
+  Tensor u = RunOp(*Op({{"op", "TypeCast"}, {"type", "uint8"}}), i64);
+  EXPECT_EQ(u.data()[0], 0);
+  // Every numeric pair works and keeps the shape.
+  for (int a = 0; a <= 6; ++a)
+    for (int b = 0; b <= 6; ++b) {
+      Tensor in = Tensor::Make(static_cast<TensorType>(a), {2, 3});
+      std::memset(in.MutableData(), 0, in.size_bytes());
+      Tensor out = RunOp(*Op({{"op", "TypeCast"}, {"type", TensorTypeName(static_cast<TensorType>(b))}}), in);
+      EXPECT_EQ(out.type(), static_cast<TensorType>(b));
+      EXPECT_EQ(out.shape(), in.shape());
+    }
+  std::mt19937_64 rng(0);
+  EXPECT_FALSE(Op({{"op", "TypeCast"}, {"type", "int32"}})->Apply(Tensor::FromString(TensorType::kBytes, "x"), rng).ok());
+  EXPECT_FALSE(MakeOp({{"op", "TypeCast"}, {"type", "bytes"}}).ok());
+  EXPECT_FALSE(MakeOp({{"op", "TypeCast"}}).ok());
+}
+
+TEST(OpsLayoutTest, MakeOpToJsonRoundTrip) {
+  const std::vector<nlohmann::json> specs = {
+      {{"op", "Decode"}},
+      {{"op", "Decode"}, {"target_size", {224, 224}}},
+      {{"op", "Resize"}, {"size", 256}, {"interpolation", "bicubic"}},
+      {{"op", "CenterCrop"}, {"size", {224, 200}}},
+      {{"op", "RandomCrop"}, {"size", 32}, {"padding", 4}, {"padding_mode", "reflect"}},
+      {{"op", "RandomResizedCrop"}, {"size", {224, 224}}, {"scale", {0.08, 1.0}}, {"ratio", {0.75, 1.333}},
+       {"interpolation", "bilinear"}},
+      {{"op", "RandomHorizontalFlip"}, {"p", 0.25}},
+      {{"op", "Normalize"}, {"mean", {123.675, 116.28, 103.53}}, {"std", {58.395, 57.12, 57.375}}},
+      {{"op", "HWC2CHW"}},
+      {{"op", "TypeCast"}, {"type", "float32"}},
+      {{"op", "DecodeResize"}, {"size", 224}},
+      {{"op", "DecodeRandomResizedCrop"}, {"size", 224}, {"all_factors", true}},
+  };
+  for (const auto& spec : specs) {
+    auto op = Op(spec);
+    ASSERT_NE(op, nullptr) << spec.dump();
+    EXPECT_EQ(op->name(), spec["op"]);
+    const nlohmann::json j = op->ToJson();
+    for (auto it = spec.begin(); it != spec.end(); ++it) EXPECT_EQ(j[it.key()], it.value()) << spec.dump();
+    auto again = MakeOp(j);
+    ASSERT_TRUE(again.ok()) << j.dump() << ": " << again.status().ToString();
+    EXPECT_EQ((*again)->ToJson(), j);
+    EXPECT_EQ((*again)->is_random(), op->is_random());
+  }
+}
+
+TEST(OpsLayoutTest, BadParamsRejected) {
+  const std::vector<nlohmann::json> bad = {
+      {{"op", "Nope"}},
+      {{"size", 3}},
+      {{"op", "Resize"}},
+      {{"op", "Resize"}, {"size", 0}},
+      {{"op", "Resize"}, {"size", {1, 2, 3}}},
+      {{"op", "Resize"}, {"size", 8}, {"interpolation", "lanczos9"}},
+      {{"op", "Resize"}, {"size", 8}, {"sise", 8}},
+      {{"op", "CenterCrop"}, {"size", "big"}},
+      {{"op", "RandomCrop"}, {"size", 8}, {"padding", {1, 2, 3}}},
+      {{"op", "RandomCrop"}, {"size", 8}, {"padding", -1}},
+      {{"op", "RandomCrop"}, {"size", 8}, {"padding_mode", "wrap"}},
+      {{"op", "RandomResizedCrop"}, {"size", 8}, {"scale", {0.9, 0.1}}},
+      {{"op", "RandomResizedCrop"}, {"size", 8}, {"ratio", {0.0, 1.0}}},
+      {{"op", "RandomResizedCrop"}, {"size", 8}, {"attempts", 0}},
+      {{"op", "RandomHorizontalFlip"}, {"p", 1.5}},
+      {{"op", "Normalize"}, {"mean", {1, 2, 3}}},
+      {{"op", "Normalize"}, {"mean", {1, 2, 3}}, {"std", {1, 0, 1}}},
+      {{"op", "Normalize"}, {"mean", {1, 2, 3}}, {"std", {1, 1}}},
+      {{"op", "TypeCast"}, {"type", "complex"}},
+  };
+  for (const auto& spec : bad) {
+    auto r = MakeOp(spec);
+    ASSERT_FALSE(r.ok()) << spec.dump();
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << spec.dump();
+    if (spec.contains("op") && spec["op"] != "Nope")
+      EXPECT_NE(r.status().message().find(spec["op"].get<std::string>()), std::string::npos) << r.status().message();
+  }
+}
+
+TEST(OpsLayoutTest, WrongInputRejectedNamingOp) {
+  std::mt19937_64 rng(0);
+  const Tensor bytes = Tensor::FromString(TensorType::kBytes, "abc");
+  const Tensor vec = Tensor::Make(TensorType::kUInt8, {5});
+  const Tensor i32 = Tensor::Make(TensorType::kInt32, {4, 4, 3});
+  for (const char* name : {"Resize", "CenterCrop", "RandomCrop", "RandomResizedCrop", "Normalize"}) {
+    nlohmann::json spec = {{"op", name}, {"size", 2}};
+    if (std::string(name) == "Normalize") spec = {{"op", name}, {"mean", 0}, {"std", 1}};
+    auto op = Op(spec);
+    for (const Tensor& t : {bytes, vec, i32, Tensor()}) {
+      auto r = op->Apply(t, rng);
+      ASSERT_FALSE(r.ok()) << name << " " << t.DebugString();
+      EXPECT_NE(r.status().message().find(name), std::string::npos) << r.status().message();
+    }
+  }
+  EXPECT_FALSE(Op({{"op", "RandomHorizontalFlip"}})->Apply(bytes, rng).ok());
+  EXPECT_FALSE(Op({{"op", "DecodeRandomResizedCrop"}, {"size", 8}})->Apply(i32, rng).ok());
+}
+
+}  // namespace
+}  // namespace mindrecord
