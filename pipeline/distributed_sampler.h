@@ -1,0 +1,24 @@
+// Distributed sampler: one rank's share of an epoch.
+//   {"type": "distributed", "num_shards": N, "shard_id": i,
+//    "shuffle": "global" | "partial" | "files" | "infile" | "off" | true | false,
+//    "block_size": 1000000 (partial), "split": "round_robin" | "contiguous",
+//    "pad": true}
+// Every rank computes the same base order (the shuffle mode with the shared
+// pipeline seed), padded by repeating its first rows up to a multiple of N when
+// `pad` is on; rank i then takes positions i, i+N, ... (round_robin) or the
+// i-th contiguous block. Ranks are disjoint and together cover every row once,
+// apart from the padding; with pad every rank yields ceil(rows / N) ids, without
+// pad the first rows % N ranks yield one more than the others.
+#pragma once
+
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/sampler.h"
+
+namespace mindrecord {
+
+Result<std::unique_ptr<Sampler>> MakeDistributedSampler(const nlohmann::json& spec, const DatasetLayout& layout);
+
+}  // namespace mindrecord
