@@ -1,0 +1,215 @@
+#include "pipeline/batch.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace mindrecord {
+
+namespace {
+std::string ShapeString(const std::vector<int64_t>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+template <typename T>
+void FillAs(uint8_t* dst, size_t n, double v) {
+  const T x = static_cast<T>(v);
+  T* p = reinterpret_cast<T*>(dst);
+  std::fill(p, p + n, x);
+}
+
+void Fill(TensorType type, uint8_t* dst, size_t n, double v) {
+  switch (type) {
+    case TensorType::kUInt8: case TensorType::kBytes: case TensorType::kString: FillAs<uint8_t>(dst, n, v); break;
+    case TensorType::kInt8: FillAs<int8_t>(dst, n, v); break;
+    case TensorType::kInt16: FillAs<int16_t>(dst, n, v); break;
+    case TensorType::kInt32: FillAs<int32_t>(dst, n, v); break;
+    case TensorType::kInt64: FillAs<int64_t>(dst, n, v); break;
+    case TensorType::kFloat32: FillAs<float>(dst, n, v); break;
+    case TensorType::kFloat64: FillAs<double>(dst, n, v); break;
+  }
+}
+
+// Copies the region `r` (same rank) from the top-left corner of `src` (shape
+// `s`) to the top-left corner of `dst` (shape `d`).
+void CopyRegion(const uint8_t* src, const std::vector<int64_t>& s, uint8_t* dst, const std::vector<int64_t>& d,
+                const std::vector<int64_t>& r, size_t elem, size_t dim) {
+  if (r.empty()) {
+    std::memcpy(dst, src, elem);
+    return;
+  }
+  size_t src_inner = elem, dst_inner = elem;
+  for (size_t i = dim + 1; i < r.size(); ++i) {
+    src_inner *= static_cast<size_t>(s[i]);
+    dst_inner *= static_cast<size_t>(d[i]);
+  }
+  if (dim + 1 == r.size()) {
+    std::memcpy(dst, src, src_inner * static_cast<size_t>(r[dim]));
+    return;
+  }
+  for (int64_t i = 0; i < r[dim]; ++i) {
+    CopyRegion(src + i * src_inner, s, dst + i * dst_inner, d, r, elem, dim + 1);
+  }
+}
+}  // namespace
+
+const BatchColumn* Batch::column(const std::string& name) const {
+  for (const auto& c : columns) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+nlohmann::json BatchOptions::ToJson() const {
+  nlohmann::json r = nlohmann::json::object();
+  for (const auto& [name, spec] : ragged) {
+    if (spec.mode == RaggedMode::kPad) r[name] = {{"pad", spec.pad_value}};
+    else r[name] = spec.mode == RaggedMode::kList ? "list" : "error";
+  }
+  return {{"batch_size", batch_size}, {"drop_remainder", drop_remainder}, {"ragged", r}};
+}
+
+Result<BatchOptions> BatchOptions::FromJson(const nlohmann::json& j) {
+  BatchOptions o;
+  if (j.is_null()) return o;
+  if (!j.is_object()) return Status::InvalidArgument("plan 'batch' must be an object");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() != "batch_size" && it.key() != "drop_remainder" && it.key() != "ragged") {
+      return Status::InvalidArgument("plan 'batch': unknown parameter '" + it.key() + "'");
+    }
+  }
+  if (j.contains("batch_size")) {
+    if (!j["batch_size"].is_number_integer() || j["batch_size"].get<int64_t>() < 1) {
+      return Status::InvalidArgument("plan 'batch': 'batch_size' must be an integer >= 1");
+    }
+    o.batch_size = j["batch_size"].get<uint64_t>();
+  }
+  if (j.contains("drop_remainder")) {
+    if (!j["drop_remainder"].is_boolean()) return Status::InvalidArgument("plan 'batch': 'drop_remainder' must be a bool");
+    o.drop_remainder = j["drop_remainder"].get<bool>();
+  }
+  if (j.contains("ragged")) {
+    if (!j["ragged"].is_object()) return Status::InvalidArgument("plan 'batch': 'ragged' must be an object");
+    for (auto it = j["ragged"].begin(); it != j["ragged"].end(); ++it) {
+      RaggedSpec s;
+      const auto& v = it.value();
+      if (v == "list") {
+        s.mode = RaggedMode::kList;
+      } else if (v == "error") {
+        s.mode = RaggedMode::kError;
+      } else if (v.is_object() && v.contains("pad") && v["pad"].is_number()) {
+        s.mode = RaggedMode::kPad;
+        s.pad_value = v["pad"].get<double>();
+      } else {
+        return Status::InvalidArgument("plan 'batch': ragged column '" + it.key() +
+                                       "' must be \"list\", \"error\" or {\"pad\": number}");
+      }
+      o.ragged[it.key()] = s;
+    }
+  }
+  return o;
+}
+
+Result<Batch> AssembleBatch(const std::vector<std::string>& names, std::vector<RowTensors>&& rows, uint64_t epoch,
+                            const BatchOptions& options) {
+  Batch b;
+  b.epoch = epoch;
+  const size_t n = rows.size();
+  if (n == 0) return Status::Internal("AssembleBatch: no rows");
+  for (const auto& r : rows) {
+    b.row_ids.push_back(r.row_id);
+    b.positions.push_back(r.position);
+    if (r.columns.size() != names.size()) return Status::Internal("AssembleBatch: row has the wrong column count");
+  }
+  for (size_t c = 0; c < names.size(); ++c) {
+    BatchColumn col;
+    col.name = names[c];
+    const Tensor& first = rows[0].columns[c];
+    bool same = true;
+    for (size_t i = 1; i < n && same; ++i) {
+      const Tensor& t = rows[i].columns[c];
+      same = t.type() == first.type() && t.shape() == first.shape();
+    }
+    auto it = options.ragged.find(names[c]);
+    const RaggedSpec spec = it == options.ragged.end() ? RaggedSpec{} : it->second;
+    const size_t elem = TensorTypeSize(first.type());
+    if (same) {
+      std::vector<int64_t> shape = {static_cast<int64_t>(n)};
+      shape.insert(shape.end(), first.shape().begin(), first.shape().end());
+      col.data = Tensor::Make(first.type(), shape);
+      const size_t row_bytes = first.size_bytes();
+      uint8_t* dst = col.data.MutableData();
+      for (size_t i = 0; i < n; ++i) {
+        if (row_bytes) std::memcpy(dst + i * row_bytes, rows[i].columns[c].data(), row_bytes);
+      }
+    } else if (spec.mode == RaggedMode::kPad) {
+      std::vector<int64_t> maxs = first.shape();
+      for (size_t i = 0; i < n; ++i) {
+        const Tensor& t = rows[i].columns[c];
+        if (t.type() != first.type() || t.shape().size() != maxs.size()) {
+          return Status::InvalidArgument("batch column '" + names[c] + "': cannot pad " +
+                                         std::string(TensorTypeName(t.type())) + ShapeString(t.shape()) + " with " +
+                                         TensorTypeName(first.type()) + ShapeString(first.shape()) +
+                                         " (type or rank differs)");
+        }
+        for (size_t d = 0; d < maxs.size(); ++d) maxs[d] = std::max(maxs[d], t.shape()[d]);
+      }
+      std::vector<int64_t> shape = {static_cast<int64_t>(n)};
+      shape.insert(shape.end(), maxs.begin(), maxs.end());
+      col.data = Tensor::Make(first.type(), shape);
+      uint8_t* dst = col.data.MutableData();
+      size_t row_elems = 1;
+      for (int64_t d : maxs) row_elems *= static_cast<size_t>(d);
+      Fill(first.type(), dst, row_elems * n, spec.pad_value);
+      for (size_t i = 0; i < n; ++i) {
+        const Tensor& t = rows[i].columns[c];
+        col.row_shapes.push_back(t.shape());
+        if (t.num_elements() > 0) CopyRegion(t.data(), t.shape(), dst + i * row_elems * elem, maxs, t.shape(), elem, 0);
+      }
+    } else if (spec.mode == RaggedMode::kError) {
+      for (size_t i = 1; i < n; ++i) {
+        const Tensor& t = rows[i].columns[c];
+        if (t.shape() != first.shape() || t.type() != first.type()) {
+          return Status::InvalidArgument("batch column '" + names[c] + "': row " + std::to_string(rows[i].row_id) +
+                                         " has " + TensorTypeName(t.type()) + ShapeString(t.shape()) + ", row " +
+                                         std::to_string(rows[0].row_id) + " has " + TensorTypeName(first.type()) +
+                                         ShapeString(first.shape()));
+        }
+      }
+    } else {
+      for (size_t i = 0; i < n; ++i) col.list.push_back(std::move(rows[i].columns[c]));
+    }
+    b.columns.push_back(std::move(col));
+  }
+  return b;
+}
+
+std::vector<RowTensors> SplitBatch(Batch&& batch) {
+  const size_t n = batch.size();
+  std::vector<RowTensors> rows(n);
+  for (size_t i = 0; i < n; ++i) {
+    rows[i].row_id = batch.row_ids[i];
+    rows[i].position = batch.positions[i];
+  }
+  for (auto& col : batch.columns) {
+    if (col.is_list()) {
+      for (size_t i = 0; i < n; ++i) rows[i].columns.push_back(std::move(col.list[i]));
+      continue;
+    }
+    const std::vector<int64_t> row_shape(col.data.shape().begin() + 1, col.data.shape().end());
+    const size_t elem = TensorTypeSize(col.data.type());
+    const size_t row_bytes = n ? col.data.size_bytes() / n : 0;
+    for (size_t i = 0; i < n; ++i) {
+      const std::vector<int64_t>& shape = col.row_shapes.empty() ? row_shape : col.row_shapes[i];
+      Tensor t = Tensor::Make(col.data.type(), shape);
+      if (t.num_elements() > 0) {
+        CopyRegion(col.data.data() + i * row_bytes, row_shape, t.MutableData(), shape, shape, elem, 0);
+      }
+      rows[i].columns.push_back(std::move(t));
+    }
+  }
+  return rows;
+}
+
+}  // namespace mindrecord

@@ -1,0 +1,80 @@
+// Batches: the unit a pipeline hands out, and the Batcher that builds them
+// from transformed rows.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mindrecord/status.h"
+#include "pipeline/tensor.h"
+
+namespace mindrecord {
+
+// One column of a batch. Columns whose rows all have one shape (and padded
+// columns) are one contiguous tensor of shape [rows, ...]; ragged columns in
+// list mode hold one tensor per row instead.
+struct BatchColumn {
+  std::string name;
+  Tensor data;                                  // [rows, ...]; undefined in list mode
+  std::vector<Tensor> list;                     // list mode: one tensor per row
+  std::vector<std::vector<int64_t>> row_shapes;  // padded columns: each row's shape before padding
+  // CUDA sink only: device copy of `data` (same bytes), or nullptr.
+  void* device_data = nullptr;
+  bool is_list() const { return !data.defined(); }
+};
+
+// Thread safety: a value type. The tensors share their buffers with nobody
+// else once handed out, so the consumer may keep them as long as it likes.
+struct Batch {
+  uint64_t epoch = 0;
+  std::vector<uint64_t> row_ids;    // global row id of each row
+  std::vector<uint64_t> positions;  // each row's position in the epoch's sampler order
+  std::vector<BatchColumn> columns;  // in the plan's column order
+  size_t size() const { return row_ids.size(); }
+  // nullptr when absent.
+  const BatchColumn* column(const std::string& name) const;
+};
+
+// How a column whose rows differ in shape is batched.
+enum class RaggedMode : uint8_t {
+  kList = 0,  // one tensor per row (default)
+  kPad = 1,   // padded to the largest extent of each dim with `pad_value`
+  kError = 2, // refuse: InvalidArgument naming the column and shapes
+};
+
+struct RaggedSpec {
+  RaggedMode mode = RaggedMode::kList;
+  double pad_value = 0;  // converted to the column's element type
+};
+
+struct BatchOptions {
+  uint64_t batch_size = 1;      // rows per batch, >= 1
+  bool drop_remainder = false;  // drop each epoch's last batch when it is short
+  std::map<std::string, RaggedSpec> ragged;  // per column; absent: list mode
+
+  nlohmann::json ToJson() const;
+  static Result<BatchOptions> FromJson(const nlohmann::json& j);
+};
+
+// One transformed row: its tensors in the plan's column order.
+struct RowTensors {
+  uint64_t row_id = 0;
+  uint64_t position = 0;
+  std::vector<Tensor> columns;
+};
+
+// Builds one batch from `rows` (any count >= 1). Copies each fixed-shape
+// column into one new contiguous buffer.
+// Thread safety: a pure function; call from any thread.
+Result<Batch> AssembleBatch(const std::vector<std::string>& names, std::vector<RowTensors>&& rows, uint64_t epoch,
+                            const BatchOptions& options);
+
+// The inverse of AssembleBatch: one RowTensors per row (padding removed).
+// Copies contiguous columns; list columns are moved.
+std::vector<RowTensors> SplitBatch(Batch&& batch);
+
+}  // namespace mindrecord

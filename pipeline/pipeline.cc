@@ -1,0 +1,77 @@
+#include "pipeline/pipeline.h"
+
+#include <chrono>
+
+#include "pipeline/device_sink.h"
+#include "pipeline/runtime.h"
+
+namespace mindrecord {
+
+Result<std::unique_ptr<Pipeline>> Pipeline::Open(const Plan& plan, const PipelineState* resume) {
+  std::unique_ptr<Pipeline> p(new Pipeline());
+  p->plan_ = plan;
+  if (plan.sink.kind == SinkSpec::Kind::kCuda) {
+    MR_ASSIGN_OR_RETURN(p->sink_, MakeCudaSink(plan.sink));
+  }
+  MR_ASSIGN_OR_RETURN(p->runtime_, Runtime::Build(plan, resume));
+  return p;
+}
+
+Pipeline::~Pipeline() = default;
+
+Result<bool> Pipeline::Next(Batch* out) {
+  if (!sink_) return runtime_->Next(out);
+  // CUDA: hand out the batch copied last time; start copying the next one
+  // first so that its transfer overlaps the caller's work.
+  const auto t0 = std::chrono::steady_clock::now();
+  double in_runtime = 0;
+  auto fetch = [&](Batch* b) -> Result<bool> {
+    const auto f0 = std::chrono::steady_clock::now();
+    auto r = runtime_->Next(b);
+    in_runtime += std::chrono::duration<double>(std::chrono::steady_clock::now() - f0).count();
+    return r;
+  };
+  if (!pending_ && !pending_end_) {
+    if (!deferred_.ok()) return deferred_;
+    Batch b;
+    MR_ASSIGN_OR_RETURN(bool more, fetch(&b));
+    if (!more) return false;
+    MR_RETURN_IF_ERROR(sink_->Launch(&b));
+    pending_ = std::move(b);
+  }
+  if (!pending_) return deferred_.ok() ? Result<bool>(false) : Result<bool>(deferred_);
+  Batch cur = std::move(*pending_);
+  pending_.reset();
+  const PipelineState after_cur = runtime_->state();
+  Batch next;
+  auto r = fetch(&next);
+  if (!r.ok()) {
+    deferred_ = r.status();
+    pending_end_ = true;
+  } else if (!*r) {
+    pending_end_ = true;
+  } else {
+    MR_RETURN_IF_ERROR(sink_->Launch(&next));
+    pending_ = std::move(next);
+  }
+  MR_RETURN_IF_ERROR(sink_->WaitOldest());
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    sink_state_ = after_cur;
+  }
+  *out = std::move(cur);
+  runtime_->AddSinkTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - in_runtime);
+  return true;
+}
+
+PipelineState Pipeline::state() const {
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    if (sink_state_) return *sink_state_;
+  }
+  return runtime_->state();
+}
+
+PipelineStats Pipeline::stats() const { return runtime_->stats(); }
+
+}  // namespace mindrecord

@@ -1,0 +1,136 @@
+#include "pipeline/plan.h"
+
+#include "pipeline/sampler.h"
+
+namespace mindrecord {
+
+namespace {
+Status Bad(const std::string& m) { return Status::InvalidArgument("plan: " + m); }
+
+Result<std::vector<std::string>> StringList(const nlohmann::json& j, const char* key) {
+  std::vector<std::string> out;
+  if (j.is_string()) {
+    out.push_back(j.get<std::string>());
+    return out;
+  }
+  if (!j.is_array()) return Bad(std::string("'") + key + "' must be a list of strings");
+  for (const auto& v : j) {
+    if (!v.is_string()) return Bad(std::string("'") + key + "' must be a list of strings");
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+}  // namespace
+
+nlohmann::json Plan::ToJson() const {
+  nlohmann::json ops_j = nlohmann::json::object();
+  for (const auto& [col, specs] : ops) ops_j[col] = specs;
+  nlohmann::json sink_j = {{"type", sink.kind == SinkSpec::Kind::kCuda ? "cuda" : "host"}};
+  if (sink.kind == SinkSpec::Kind::kCuda) {
+    sink_j["device"] = sink.device;
+    sink_j["buffers"] = sink.buffers;
+  }
+  return {{"source", source},
+          {"io_mode", io_mode},
+          {"columns", columns},
+          {"sampler", sampler},
+          {"ops", ops_j},
+          {"batch", batch.ToJson()},
+          {"sink", sink_j},
+          {"num_workers", num_workers},
+          {"queue_depth", queue_depth},
+          {"seed", seed},
+          {"epochs", epochs},
+          {"on_error", on_error == ErrorPolicy::kSkip ? "skip" : "fail"}};
+}
+
+Result<Plan> Plan::FromJson(const nlohmann::json& j) {
+  if (!j.is_object()) return Bad("must be a JSON object");
+  Plan p;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& k = it.key();
+    const nlohmann::json& v = it.value();
+    if (k == "source") {
+      MR_ASSIGN_OR_RETURN(p.source, StringList(v, "source"));
+    } else if (k == "io_mode") {
+      if (v != "pread" && v != "mmap") return Bad("'io_mode' must be \"pread\" or \"mmap\", got " + v.dump());
+      p.io_mode = v.get<std::string>();
+    } else if (k == "columns") {
+      MR_ASSIGN_OR_RETURN(p.columns, StringList(v, "columns"));
+    } else if (k == "sampler") {
+      if (!v.is_object() || !v.contains("type")) return Bad("'sampler' must be an object with a 'type'");
+      p.sampler = v;
+    } else if (k == "ops") {
+      if (!v.is_object()) return Bad("'ops' must map column names to lists of op specs");
+      for (auto o = v.begin(); o != v.end(); ++o) {
+        if (!o.value().is_array()) return Bad("'ops." + o.key() + "' must be a list of op specs");
+        for (const auto& spec : o.value()) {
+          if (!spec.is_object() || !spec.contains("op")) {
+            return Bad("'ops." + o.key() + "': each op spec must be an object with an 'op' name");
+          }
+          p.ops[o.key()].push_back(spec);
+        }
+      }
+    } else if (k == "batch") {
+      MR_ASSIGN_OR_RETURN(p.batch, BatchOptions::FromJson(v));
+    } else if (k == "sink") {
+      if (!v.is_object()) return Bad("'sink' must be an object");
+      const std::string type = v.value("type", "host");
+      if (type == "host") {
+        p.sink.kind = SinkSpec::Kind::kHost;
+      } else if (type == "cuda") {
+        p.sink.kind = SinkSpec::Kind::kCuda;
+      } else {
+        return Bad("'sink.type' must be \"host\" or \"cuda\", got \"" + type + "\"");
+      }
+      if (v.contains("device")) {
+        if (!v["device"].is_number_integer() || v["device"].get<int>() < 0) return Bad("'sink.device' must be >= 0");
+        p.sink.device = v["device"].get<int>();
+      }
+      if (v.contains("buffers")) {
+        if (!v["buffers"].is_number_integer() || v["buffers"].get<int>() < 2 || v["buffers"].get<int>() > 16) {
+          return Bad("'sink.buffers' must be an integer in [2, 16]");
+        }
+        p.sink.buffers = v["buffers"].get<uint32_t>();
+      }
+    } else if (k == "num_workers" || k == "queue_depth") {
+      if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > 1024) {
+        return Bad("'" + k + "' must be an integer in [1, 1024], got " + v.dump());
+      }
+      (k == "num_workers" ? p.num_workers : p.queue_depth) = v.get<uint32_t>();
+    } else if (k == "seed" || k == "epochs") {
+      if (!v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() < 0)) {
+        return Bad("'" + k + "' must be a non-negative integer, got " + v.dump());
+      }
+      (k == "seed" ? p.seed : p.epochs) = v.get<uint64_t>();
+    } else if (k == "on_error") {
+      if (v == "fail") p.on_error = ErrorPolicy::kFail;
+      else if (v == "skip") p.on_error = ErrorPolicy::kSkip;
+      else return Bad("'on_error' must be \"fail\" or \"skip\", got " + v.dump());
+    } else {
+      return Bad("unknown key '" + k + "'");
+    }
+  }
+  return p;
+}
+
+Result<Plan> Plan::Parse(std::string_view text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Bad("not valid JSON");
+  return FromJson(j);
+}
+
+uint64_t Plan::SequenceFingerprint() const {
+  nlohmann::json j = ToJson();
+  j.erase("num_workers");
+  j.erase("queue_depth");
+  j.erase("sink");
+  j.erase("io_mode");
+  j.erase("epochs");
+  const std::string s = j.dump();
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
+}  // namespace mindrecord

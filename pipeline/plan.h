@@ -1,0 +1,66 @@
+// Plan: the serializable description of a pipeline (source, columns, sampler,
+// ops per column, batching, sink, parallelism, seed, error policy). A plan is
+// printed as JSON and parsed back unchanged; Pipeline::Open builds the runtime
+// from it (the only way to build one).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mindrecord/status.h"
+#include "pipeline/batch.h"
+
+namespace mindrecord {
+
+// What a read or transform error does. Values are frozen.
+enum class ErrorPolicy : uint8_t {
+  kFail = 0,  // Next() returns the error, naming shard and row (default)
+  kSkip = 1,  // the row is dropped, counted and reported in stats(); the
+              // order of the remaining rows is unchanged
+};
+
+struct SinkSpec {
+  enum class Kind : uint8_t { kHost = 0, kCuda = 1 };
+  Kind kind = Kind::kHost;
+  int device = 0;        // CUDA device ordinal
+  uint32_t buffers = 3;  // pinned + device buffer sets (>= 2): 2 double, 3 triple buffering
+};
+
+// Thread safety: a value type.
+struct Plan {
+  // Shard files. One path: that file and its siblings (from its header);
+  // several: exactly these shards, in shard order.
+  std::vector<std::string> source;
+  std::string io_mode = "pread";  // "pread" or "mmap" (ReaderOptions::io_mode)
+  // Columns to read, in output order. Empty: every schema field (sorted).
+  std::vector<std::string> columns;
+  // Sampler spec (see sampler.h). Default: every row in order.
+  nlohmann::json sampler = {{"type", "sequential"}};
+  // Op specs applied to a column, in order (see pipeline/ops/op.h).
+  std::map<std::string, std::vector<nlohmann::json>> ops;
+  BatchOptions batch;
+  SinkSpec sink;
+  uint32_t num_workers = 4;  // worker threads, >= 1; does not change the output
+  // Batches prepared ahead of the consumer, >= 1. Memory is bounded by about
+  // queue_depth x batch_size transformed rows.
+  uint32_t queue_depth = 4;
+  uint64_t seed = 0;    // sampler shuffles and random ops
+  uint64_t epochs = 1;  // 0: endless
+  ErrorPolicy on_error = ErrorPolicy::kFail;
+
+  nlohmann::json ToJson() const;
+  std::string ToString(int indent = 2) const { return ToJson().dump(indent); }
+  // Unknown keys and bad values are InvalidArgument naming the key.
+  static Result<Plan> FromJson(const nlohmann::json& j);
+  static Result<Plan> Parse(std::string_view text);
+  // A hash of everything that decides the row sequence (not num_workers,
+  // queue_depth, sink, io_mode or epochs); a resume state must match it.
+  uint64_t SequenceFingerprint() const;
+};
+
+}  // namespace mindrecord

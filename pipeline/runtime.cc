@@ -1,0 +1,373 @@
+#include "pipeline/runtime.h"
+
+#include <algorithm>
+
+#include "pipeline/op_registry.h"
+
+namespace mindrecord {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+uint64_t NanosSince(Clock::time_point t) {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count());
+}
+constexpr size_t kMaxReportedErrors = 16;
+}  // namespace
+
+Result<std::unique_ptr<Runtime>> Runtime::Build(const Plan& plan, const PipelineState* resume) {
+  std::unique_ptr<Runtime> rt(new Runtime());
+  MR_RETURN_IF_ERROR(rt->Init(plan, resume));
+  return rt;
+}
+
+Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
+  plan_ = plan;
+  start_ = Clock::now();
+  if (plan_.source.empty()) return Status::InvalidArgument("plan: 'source' names no shard file");
+  if (plan_.batch.batch_size == 0) return Status::InvalidArgument("plan: 'batch.batch_size' must be >= 1");
+  if (plan_.num_workers == 0 || plan_.queue_depth == 0) {
+    return Status::InvalidArgument("plan: 'num_workers' and 'queue_depth' must be >= 1");
+  }
+  ReaderOptions ro;
+  ro.io_mode = plan_.io_mode == "mmap" ? IoMode::kMmap : IoMode::kPread;
+  if (plan_.source.size() > 1) ro.shard_paths = plan_.source;
+  MR_ASSIGN_OR_RETURN(reader_, ShardReader::Open(plan_.source[0], ro));
+
+  const Schema& schema = reader_->schema();
+  names_ = plan_.columns;
+  if (names_.empty()) {
+    for (const auto& f : schema.fields()) names_.push_back(f.name);
+  }
+  MR_ASSIGN_OR_RETURN(projection_, reader_->MakeProjection(names_));
+  for (const auto& n : names_) {
+    const Field* f = schema.Find(n);
+    if (f == nullptr) return Status::NotFound("plan: column '" + n + "' is not in the schema");
+    types_.push_back(f->type);
+  }
+  ops_.resize(names_.size());
+  for (const auto& [col, specs] : plan_.ops) {
+    auto it = std::find(names_.begin(), names_.end(), col);
+    if (it == names_.end()) return Status::InvalidArgument("plan: ops given for column '" + col + "', which is not read");
+    auto ops = BuildColumnOps(specs);
+    if (!ops.ok()) return ops.status().WithContext("plan: ops of column '" + col + "'");
+    ops_[it - names_.begin()] = std::move(ops).value();
+  }
+  auto sampler = MakeSampler(plan_.sampler, LayoutOf(*reader_));
+  if (!sampler.ok()) return sampler.status().WithContext("plan");
+  sampler_ = std::move(sampler).value();
+  epoch_size_ = sampler_->size();
+  fingerprint_ = plan_.SequenceFingerprint();
+
+  state_.seed = plan_.seed;
+  state_.fingerprint = fingerprint_;
+  if (resume != nullptr) {
+    if (resume->fingerprint != fingerprint_ || resume->seed != plan_.seed) {
+      return Status::InvalidArgument(
+          "resume state belongs to another plan (source, columns, sampler, ops, batch, seed or on_error differ)");
+    }
+    if (resume->position > epoch_size_) {
+      return Status::InvalidArgument("resume state: position " + std::to_string(resume->position) +
+                                     " is past the epoch's " + std::to_string(epoch_size_) + " rows");
+    }
+    state_ = *resume;
+    if (epoch_size_ > 0 && state_.position == epoch_size_) {
+      state_.epoch++;
+      state_.position = 0;
+    }
+  }
+  claim_epoch_ = state_.epoch;
+  claim_pos_ = state_.position;
+  carry_epoch_ = state_.epoch;
+  slots_.resize(plan_.queue_depth);
+  for (uint32_t i = 0; i < plan_.num_workers; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  return Status::OK();
+}
+
+Runtime::~Runtime() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  work_cv_.notify_all();
+  consumer_cv_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+Result<std::shared_ptr<const std::vector<uint64_t>>> Runtime::EpochIds(uint64_t epoch) {
+  auto it = epoch_ids_.find(epoch);
+  if (it != epoch_ids_.end()) return it->second;
+  MR_ASSIGN_OR_RETURN(std::vector<uint64_t> ids, sampler_->Epoch(plan_.seed, epoch));
+  if (ids.size() != epoch_size_) return Status::Internal("sampler returned a different count than its size()");
+  const uint64_t rows = reader_->num_rows();
+  for (uint64_t id : ids) {
+    if (id >= rows) return Status::Internal("sampler returned row id " + std::to_string(id) + " past the dataset");
+  }
+  auto p = std::make_shared<const std::vector<uint64_t>>(std::move(ids));
+  // Keep this epoch and the one before (tasks in flight hold their own reference).
+  while (!epoch_ids_.empty() && epoch_ids_.begin()->first + 1 < epoch) epoch_ids_.erase(epoch_ids_.begin());
+  epoch_ids_[epoch] = p;
+  return p;
+}
+
+bool Runtime::ClaimTask(Task* task) {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    if (stop_ || claims_done_) return false;
+    if (epoch_size_ > 0 && claim_pos_ >= epoch_size_) {
+      claim_epoch_++;
+      claim_pos_ = 0;
+    }
+    if (epoch_size_ == 0 || (plan_.epochs != 0 && claim_epoch_ >= plan_.epochs)) {
+      claims_done_ = true;
+      consumer_cv_.notify_all();
+      return false;
+    }
+    if (claim_seq_ < consumed_seq_ + plan_.queue_depth) break;
+    const auto t0 = Clock::now();
+    work_cv_.wait(lock);
+    blocked_ns_ += NanosSince(t0);
+  }
+  task->seq = claim_seq_++;
+  task->epoch = claim_epoch_;
+  task->begin = claim_pos_;
+  task->end = std::min(epoch_size_, claim_pos_ + plan_.batch.batch_size);
+  claim_pos_ = task->end;
+  auto ids = EpochIds(task->epoch);
+  task->status = ids.status();
+  task->ids = ids.ok() ? ids.value() : nullptr;
+  max_in_flight_ = std::max<uint32_t>(max_in_flight_, static_cast<uint32_t>(claim_seq_ - consumed_seq_));
+  return true;
+}
+
+void Runtime::WorkerLoop() {
+  Task task;
+  while (ClaimTask(&task)) {
+    Chunk chunk = RunTask(task);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stop_) return;
+    chunk.ready = true;
+    slots_[task.seq % slots_.size()] = std::move(chunk);
+    consumer_cv_.notify_all();
+  }
+}
+
+Status Runtime::RowError(uint64_t row_id, const Status& st, Chunk* chunk) const {
+  std::string where = "row " + std::to_string(row_id);
+  auto loc = reader_->Locate(row_id);
+  if (loc.ok()) {
+    where += " (shard " + std::to_string(loc->shard) + " '" + reader_->shard_paths()[loc->shard] + "', local row " +
+             std::to_string(loc->local_row) + ")";
+  }
+  Status ctx = st.WithContext(where);
+  if (plan_.on_error == ErrorPolicy::kFail) return ctx;
+  chunk->skipped++;
+  if (chunk->errors.size() < kMaxReportedErrors) chunk->errors.push_back(ctx.ToString());
+  return Status::OK();
+}
+
+Status Runtime::ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>* rows, Chunk* chunk) {
+  const std::vector<uint64_t>& ids = *task.ids;
+  uint64_t i = task.begin;
+  while (i < task.end) {
+    uint64_t j = i + 1;
+    while (j < task.end && ids[j] == ids[j - 1] + 1) ++j;
+    if (j - i >= 2) {
+      // A run of consecutive rows: one sequential scan reads their pages once.
+      const size_t mark = rows->size();
+      const uint64_t first = ids[i];
+      const auto t0 = Clock::now();
+      Status st = reader_->Scan(first, ids[j - 1] + 1, &projection_, [&](uint64_t row_id, Row&& row) {
+        rows->emplace_back(i + (row_id - first), std::move(row));
+        return Status::OK();
+      });
+      io_ns_ += NanosSince(t0);
+      if (st.ok()) {
+        i = j;
+        continue;
+      }
+      rows->resize(mark);  // read the run row by row to pin down the bad row(s)
+    }
+    for (uint64_t k = i; k < j; ++k) {
+      const auto t0 = Clock::now();
+      auto r = reader_->ReadRow(ids[k], &projection_);
+      io_ns_ += NanosSince(t0);
+      if (!r.ok()) {
+        MR_RETURN_IF_ERROR(RowError(ids[k], r.status(), chunk));
+        continue;
+      }
+      rows->emplace_back(k, std::move(r).value());
+    }
+    i = j;
+  }
+  return Status::OK();
+}
+
+Result<RowTensors> Runtime::Transform(uint64_t epoch, uint64_t position, uint64_t row_id, const Row& row) const {
+  RowTensors out;
+  out.row_id = row_id;
+  out.position = position;
+  std::mt19937_64 rng;
+  for (size_t c = 0; c < names_.size(); ++c) {
+    const Value* v = row.Find(names_[c]);
+    if (v == nullptr || v->is_null()) return Status::Corruption("column '" + names_[c] + "' missing from the row");
+    Tensor t = Tensor::FromValue(*v, types_[c]);
+    for (size_t k = 0; k < ops_[c].size(); ++k) {
+      const TensorOp& op = *ops_[c][k];
+      if (op.is_random()) rng.seed(MixSeed({plan_.seed, epoch, position, c, k}));
+      auto r = op.Apply(std::move(t), rng);
+      if (!r.ok()) return r.status().WithContext("column '" + names_[c] + "', op " + op.name());
+      t = std::move(r).value();
+    }
+    out.columns.push_back(std::move(t));
+  }
+  return out;
+}
+
+Runtime::Chunk Runtime::RunTask(const Task& task) {
+  Chunk c;
+  c.epoch = task.epoch;
+  c.begin = task.begin;
+  c.end = task.end;
+  c.last_in_epoch = task.end == epoch_size_;
+  if (!task.status.ok()) {
+    c.status = task.status;
+    return c;
+  }
+  std::vector<std::pair<uint64_t, Row>> raw;
+  raw.reserve(task.end - task.begin);
+  c.status = ReadRows(task, &raw, &c);
+  if (!c.status.ok()) return c;
+  const auto t0 = Clock::now();
+  std::vector<RowTensors> rows;
+  rows.reserve(raw.size());
+  for (auto& [pos, row] : raw) {
+    const uint64_t row_id = (*task.ids)[pos];
+    auto r = Transform(task.epoch, pos, row_id, row);
+    row = Row();
+    if (!r.ok()) {
+      c.status = RowError(row_id, r.status(), &c);
+      if (!c.status.ok()) break;
+      continue;
+    }
+    rows.push_back(std::move(r).value());
+  }
+  if (c.status.ok()) {
+    if (c.skipped == 0 && !rows.empty()) {
+      auto b = AssembleBatch(names_, std::move(rows), task.epoch, plan_.batch);
+      if (b.ok()) c.batch = std::move(b).value();
+      else c.status = b.status();
+    } else {
+      c.rows = std::move(rows);
+    }
+  }
+  transform_ns_ += NanosSince(t0);
+  return c;
+}
+
+Status Runtime::Absorb(Chunk&& c) {
+  const uint64_t bs = plan_.batch.batch_size;
+  const bool drop = plan_.batch.drop_remainder;
+  const uint64_t next_epoch = c.last_in_epoch ? c.epoch + 1 : c.epoch;
+  const uint64_t next_pos = c.last_in_epoch ? 0 : c.end;
+  std::lock_guard<std::mutex> lock(mu_);
+  skipped_ += c.skipped;
+  for (auto& e : c.errors) {
+    if (skipped_errors_.size() < kMaxReportedErrors) skipped_errors_.push_back(std::move(e));
+  }
+  if (carry_.empty() && c.batch) {
+    if (c.batch->size() == bs || !drop) ready_.push_back(Ready{std::move(*c.batch), next_epoch, next_pos});
+    return Status::OK();
+  }
+  std::vector<RowTensors> rows = c.batch ? SplitBatch(std::move(*c.batch)) : std::move(c.rows);
+  carry_epoch_ = c.epoch;
+  for (auto& r : rows) carry_.push_back(std::move(r));
+  while (carry_.size() >= bs) {
+    std::vector<RowTensors> take(std::make_move_iterator(carry_.begin()), std::make_move_iterator(carry_.begin() + bs));
+    carry_.erase(carry_.begin(), carry_.begin() + bs);
+    MR_ASSIGN_OR_RETURN(Batch b, AssembleBatch(names_, std::move(take), c.epoch, plan_.batch));
+    if (carry_.empty()) ready_.push_back(Ready{std::move(b), next_epoch, next_pos});
+    else ready_.push_back(Ready{std::move(b), c.epoch, carry_.front().position});
+  }
+  if (c.last_in_epoch && !carry_.empty()) {
+    std::vector<RowTensors> rest = std::move(carry_);
+    carry_.clear();
+    if (!drop) {
+      MR_ASSIGN_OR_RETURN(Batch b, AssembleBatch(names_, std::move(rest), c.epoch, plan_.batch));
+      ready_.push_back(Ready{std::move(b), next_epoch, next_pos});
+    }
+  }
+  return Status::OK();
+}
+
+Result<bool> Runtime::Next(Batch* out) {
+  if (!error_.ok()) return error_;
+  for (;;) {
+    Chunk chunk;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (!ready_.empty()) {
+        Ready r = std::move(ready_.front());
+        ready_.pop_front();
+        rows_out_ += r.batch.size();
+        batches_out_++;
+        state_.epoch = r.epoch_after;
+        state_.position = r.position_after;
+        state_.rows = rows_out_;
+        *out = std::move(r.batch);
+        return true;
+      }
+      if (finished_) return false;
+      const auto t0 = Clock::now();
+      Chunk& slot = slots_[consumed_seq_ % slots_.size()];
+      consumer_cv_.wait(lock, [&] { return slot.ready || (claims_done_ && consumed_seq_ == claim_seq_) || stop_; });
+      wait_ns_ += NanosSince(t0);
+      if (!slot.ready) {
+        finished_ = true;
+        continue;
+      }
+      chunk = std::move(slot);
+      slot = Chunk();
+      consumed_seq_++;
+    }
+    work_cv_.notify_all();
+    if (!chunk.status.ok()) {
+      error_ = chunk.status;
+      return error_;
+    }
+    Status st = Absorb(std::move(chunk));
+    if (!st.ok()) {
+      error_ = st;
+      return error_;
+    }
+  }
+}
+
+PipelineState Runtime::state() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_;
+}
+
+void Runtime::AddSinkTime(double s) { sink_ns_ += static_cast<uint64_t>(s * 1e9); }
+
+PipelineStats Runtime::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  PipelineStats s;
+  s.elapsed_s = static_cast<double>(NanosSince(start_)) * 1e-9;
+  s.rows = rows_out_;
+  s.batches = batches_out_;
+  s.rows_skipped = skipped_;
+  s.rows_per_s = s.elapsed_s > 0 ? static_cast<double>(rows_out_) / s.elapsed_s : 0;
+  s.io_s = static_cast<double>(io_ns_.load()) * 1e-9;
+  s.transform_s = static_cast<double>(transform_ns_.load()) * 1e-9;
+  s.workers_blocked_s = static_cast<double>(blocked_ns_.load()) * 1e-9;
+  s.consumer_wait_s = static_cast<double>(wait_ns_.load()) * 1e-9;
+  s.sink_s = static_cast<double>(sink_ns_.load()) * 1e-9;
+  s.num_workers = plan_.num_workers;
+  s.queue_depth = plan_.queue_depth;
+  s.in_flight = static_cast<uint32_t>(claim_seq_ - consumed_seq_);
+  s.max_in_flight = max_in_flight_;
+  s.skipped_errors = skipped_errors_;
+  return s;
+}
+
+}  // namespace mindrecord

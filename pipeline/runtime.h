@@ -1,0 +1,125 @@
+// Internal: the stateful runtime a Pipeline drives (worker threads,
+// order-preserving slots, the consumer-side re-batcher). Built only from a
+// Plan through Pipeline::Open; not part of the public API.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pipeline/batch.h"
+#include "pipeline/ops/op.h"
+#include "pipeline/plan.h"
+#include "pipeline/sampler.h"
+#include "pipeline/stats.h"
+#include "readers/shard_reader.h"
+
+namespace mindrecord {
+
+// Thread safety: Next() is for one consumer thread at a time; state() and
+// stats() may be called from any thread while Next() runs.
+//
+// How it works: each epoch's sampler order is cut into tasks of batch_size
+// positions, numbered in order across epochs. Workers claim tasks in order
+// (at most queue_depth unconsumed at once), read the rows (runs of
+// consecutive ids through ShardReader::Scan, others by ReadRow), apply the
+// column ops with a per-row seed, assemble the batch and store it in slot
+// seq % queue_depth. The consumer takes slots in sequence order, so the output
+// never depends on the worker count or on timing. A skipped row makes its task
+// short; the consumer then re-batches rows so that batches stay full.
+class Runtime {
+ public:
+  static Result<std::unique_ptr<Runtime>> Build(const Plan& plan, const PipelineState* resume);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // False at the end of the last epoch.
+  Result<bool> Next(Batch* out);
+  PipelineState state() const;
+  PipelineStats stats() const;
+  void AddSinkTime(double s);
+  const std::vector<std::string>& column_names() const { return names_; }
+
+ private:
+  struct Task {
+    uint64_t seq = 0;
+    uint64_t epoch = 0;
+    uint64_t begin = 0, end = 0;  // positions in the epoch order
+    std::shared_ptr<const std::vector<uint64_t>> ids;
+    Status status;  // sampler error
+  };
+  struct Chunk {
+    bool ready = false;
+    Status status;
+    uint64_t epoch = 0, begin = 0, end = 0;
+    bool last_in_epoch = false;
+    std::optional<Batch> batch;     // assembled when no row was skipped
+    std::vector<RowTensors> rows;   // otherwise, the surviving rows
+    uint64_t skipped = 0;
+    std::vector<std::string> errors;
+  };
+  struct Ready {
+    Batch batch;
+    uint64_t epoch_after, position_after;
+  };
+
+  Runtime() = default;
+  Status Init(const Plan& plan, const PipelineState* resume);
+  void WorkerLoop();
+  bool ClaimTask(Task* task);  // false: stop or no more tasks
+  Result<std::shared_ptr<const std::vector<uint64_t>>> EpochIds(uint64_t epoch);  // under mu_
+  Chunk RunTask(const Task& task);
+  Status ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>* rows, Chunk* chunk);
+  Result<RowTensors> Transform(uint64_t epoch, uint64_t position, uint64_t row_id, const Row& row) const;
+  Status RowError(uint64_t row_id, const Status& st, Chunk* chunk) const;  // applies the error policy
+  Status Absorb(Chunk&& chunk);  // consumer: chunk -> ready_ batches
+
+  Plan plan_;
+  std::unique_ptr<ShardReader> reader_;
+  Projection projection_;
+  std::vector<std::string> names_;
+  std::vector<DataType> types_;
+  std::vector<std::vector<std::unique_ptr<TensorOp>>> ops_;  // per output column
+  std::unique_ptr<Sampler> sampler_;
+  uint64_t epoch_size_ = 0;
+  uint64_t fingerprint_ = 0;
+
+  mutable std::mutex mu_;
+  std::condition_variable work_cv_;      // workers: a slot freed or stop
+  std::condition_variable consumer_cv_;  // consumer: a chunk is ready
+  bool stop_ = false;
+  // Task cursor (claims) and consumption.
+  uint64_t claim_epoch_ = 0, claim_pos_ = 0, claim_seq_ = 0;
+  bool claims_done_ = false;
+  uint64_t consumed_seq_ = 0;
+  std::vector<Chunk> slots_;
+  std::map<uint64_t, std::shared_ptr<const std::vector<uint64_t>>> epoch_ids_;
+  std::vector<std::thread> workers_;
+
+  // Consumer side (guarded by mu_ for state()/stats() readers).
+  std::vector<RowTensors> carry_;
+  uint64_t carry_epoch_ = 0;
+  std::deque<Ready> ready_;
+  Status error_;
+  PipelineState state_;
+  bool finished_ = false;
+
+  // Statistics.
+  std::chrono::steady_clock::time_point start_;
+  std::atomic<uint64_t> io_ns_{0}, transform_ns_{0}, blocked_ns_{0}, wait_ns_{0}, sink_ns_{0};
+  uint64_t rows_out_ = 0, batches_out_ = 0, skipped_ = 0;
+  uint32_t max_in_flight_ = 0;
+  std::vector<std::string> skipped_errors_;
+};
+
+}  // namespace mindrecord

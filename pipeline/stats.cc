@@ -1,0 +1,49 @@
+#include "pipeline/stats.h"
+
+namespace mindrecord {
+
+nlohmann::json PipelineStats::ToJson() const {
+  return {{"elapsed_s", elapsed_s},         {"rows", rows},
+          {"batches", batches},             {"rows_skipped", rows_skipped},
+          {"rows_per_s", rows_per_s},       {"io_s", io_s},
+          {"transform_s", transform_s},     {"workers_blocked_s", workers_blocked_s},
+          {"consumer_wait_s", consumer_wait_s}, {"sink_s", sink_s},
+          {"num_workers", num_workers},     {"queue_depth", queue_depth},
+          {"in_flight", in_flight},         {"max_in_flight", max_in_flight},
+          {"skipped_errors", skipped_errors}};
+}
+
+nlohmann::json PipelineState::ToJson() const {
+  // The fingerprint is a string: JSON numbers above 2^53 do not survive every parser.
+  return {{"seed", seed}, {"epoch", epoch}, {"position", position}, {"rows", rows},
+          {"fingerprint", std::to_string(fingerprint)}};
+}
+
+Result<PipelineState> PipelineState::FromJson(const nlohmann::json& j) {
+  if (!j.is_object()) return Status::InvalidArgument("pipeline state must be a JSON object");
+  PipelineState s;
+  auto get = [&](const char* key, uint64_t* out, bool required) -> Status {
+    if (!j.contains(key)) {
+      return required ? Status::InvalidArgument(std::string("pipeline state: missing '") + key + "'") : Status::OK();
+    }
+    if (!j[key].is_number_unsigned()) {
+      return Status::InvalidArgument(std::string("pipeline state: '") + key + "' must be a non-negative integer");
+    }
+    *out = j[key].get<uint64_t>();
+    return Status::OK();
+  };
+  MR_RETURN_IF_ERROR(get("seed", &s.seed, true));
+  MR_RETURN_IF_ERROR(get("epoch", &s.epoch, true));
+  MR_RETURN_IF_ERROR(get("position", &s.position, true));
+  MR_RETURN_IF_ERROR(get("rows", &s.rows, false));
+  if (!j.contains("fingerprint") || !j["fingerprint"].is_string()) {
+    return Status::InvalidArgument("pipeline state: missing 'fingerprint' (a decimal string)");
+  }
+  const std::string f = j["fingerprint"].get<std::string>();
+  char* end = nullptr;
+  s.fingerprint = std::strtoull(f.c_str(), &end, 10);
+  if (f.empty() || *end != '\0') return Status::InvalidArgument("pipeline state: bad 'fingerprint' '" + f + "'");
+  return s;
+}
+
+}  // namespace mindrecord

@@ -1,0 +1,55 @@
+// Pipeline statistics (readable while running) and the resume state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mindrecord/status.h"
+
+namespace mindrecord {
+
+// Per-stage counters. Times are seconds summed over the threads of a stage, so
+// io_s + transform_s can exceed elapsed_s with several workers. The stage with
+// the largest share is the bottleneck: workers_blocked_s high means the
+// consumer is slow; consumer_wait_s high means reading or transforming is.
+struct PipelineStats {
+  double elapsed_s = 0;          // since Open()
+  uint64_t rows = 0;             // rows handed out in batches
+  uint64_t batches = 0;          // batches handed out
+  uint64_t rows_skipped = 0;     // rows dropped by on_error = skip
+  double rows_per_s = 0;         // rows / elapsed_s
+  double io_s = 0;               // workers inside ShardReader reads
+  double transform_s = 0;        // workers converting, applying ops, batching
+  double workers_blocked_s = 0;  // workers waiting for a free queue slot
+  double consumer_wait_s = 0;    // Next() waiting for the next batch
+  double sink_s = 0;             // Next() copying into the sink (CUDA)
+  uint32_t num_workers = 0;
+  uint32_t queue_depth = 0;
+  uint32_t in_flight = 0;        // batches being prepared or waiting now
+  uint32_t max_in_flight = 0;    // high-water mark of in_flight (<= queue_depth)
+  std::vector<std::string> skipped_errors;  // first 16 skip messages
+
+  nlohmann::json ToJson() const;
+};
+
+// Where a pipeline stands: restoring it into Pipeline::Open with the same plan
+// (any num_workers, queue_depth or sink) yields exactly the rest of the
+// sequence. Thread safety: a value type.
+struct PipelineState {
+  uint64_t seed = 0;
+  uint64_t epoch = 0;     // epoch of the next row
+  uint64_t position = 0;  // position of the next row in that epoch's sampler order
+  uint64_t rows = 0;      // rows handed out so far (informational)
+  uint64_t fingerprint = 0;  // Plan::SequenceFingerprint() of the plan
+
+  nlohmann::json ToJson() const;
+  static Result<PipelineState> FromJson(const nlohmann::json& j);
+  bool operator==(const PipelineState& o) const {
+    return seed == o.seed && epoch == o.epoch && position == o.position && fingerprint == o.fingerprint;
+  }
+};
+
+}  // namespace mindrecord
