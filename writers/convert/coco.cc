@@ -1,0 +1,242 @@
+// COCO -> MindRecord: INPUT is the image folder, --annotations the JSON.
+// One row per entry of "images", in file order, with its annotations:
+//   detection:  bbox float32 [-1,4] (x, y, w, h), category_id int32 [-1],
+//               iscrowd int32 [-1], area float32 [-1]
+//   keypoint:   the same plus num_keypoints int32 [-1], keypoints float32 [-1,K]
+//   panoptic:   segments_info as bbox/category_id/iscrowd/area plus
+//               segment_id int64 [-1] and segmentation_file: string
+//   captioning: captions: string (a JSON array of the captions)
+// and always image: bytes, file_name: string, image_id: int64.
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "writers/convert/image_codec.h"
+#include "writers/convert/sources.h"
+
+namespace mindrecord::convert {
+namespace fs = std::filesystem;
+using nlohmann::json;
+namespace {
+
+enum class Task { kDetection, kKeypoint, kPanoptic, kCaptioning };
+
+struct CocoImage {
+  int64_t id = 0;
+  std::string file_name;
+  std::vector<const json*> anns;  // this image's annotations, in file order
+};
+
+struct CocoData {
+  json doc;
+  std::vector<CocoImage> images;
+  std::set<int64_t> categories;  // empty when the file lists none
+  bool has_categories = false;
+  size_t keypoint_width = 0;     // K for the keypoint task
+};
+
+Result<double> Num(const json& obj, const char* key) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number()) return Status::Corruption(std::string("missing or non-numeric '") + key + "'");
+  return it->get<double>();
+}
+
+// Builds one image's row fields from its annotations (or segments_info).
+Status AddAnnotations(Task task, const CocoData& data, const CocoImage& img, Row& row) {
+  std::vector<float> bbox, area, keypoints;
+  std::vector<int32_t> category, iscrowd, num_keypoints;
+  std::vector<int64_t> segment_id;
+  std::string seg_file;
+  json captions = json::array();
+  std::vector<const json*> objs;
+  for (const json* a : img.anns) {
+    if (task == Task::kCaptioning) {
+      auto c = a->find("caption");
+      if (c == a->end() || !c->is_string()) return Status::Corruption("annotation without a 'caption' string");
+      captions.push_back(*c);
+    } else if (task == Task::kPanoptic) {
+      auto si = a->find("segments_info");
+      if (si == a->end() || !si->is_array()) return Status::Corruption("panoptic annotation without 'segments_info'");
+      for (const json& s : *si) objs.push_back(&s);
+      if (a->contains("file_name") && (*a)["file_name"].is_string()) seg_file = (*a)["file_name"];
+    } else {
+      objs.push_back(a);
+    }
+  }
+  for (const json* o : objs) {
+    if (!o->is_object()) return Status::Corruption("annotation is not an object");
+    auto b = o->find("bbox");
+    if (b == o->end() || !b->is_array() || b->size() != 4) return Status::Corruption("annotation without a 4-number 'bbox'");
+    for (const json& v : *b) {
+      if (!v.is_number()) return Status::Corruption("non-numeric bbox value");
+      bbox.push_back(v.get<float>());
+    }
+    if (bbox[bbox.size() - 2] < 0 || bbox[bbox.size() - 1] < 0) return Status::Corruption("bbox with a negative size");
+    MR_ASSIGN_OR_RETURN(double cat, Num(*o, "category_id"));
+    if (data.has_categories && !data.categories.count(static_cast<int64_t>(cat)))
+      return Status::Corruption("unknown category_id " + std::to_string(static_cast<int64_t>(cat)) +
+                                " (not in 'categories')");
+    category.push_back(static_cast<int32_t>(cat));
+    iscrowd.push_back(o->contains("iscrowd") && (*o)["iscrowd"].is_number() ? (*o)["iscrowd"].get<int32_t>() : 0);
+    area.push_back(o->contains("area") && (*o)["area"].is_number() ? (*o)["area"].get<float>() : 0.f);
+    if (task == Task::kPanoptic) {
+      MR_ASSIGN_OR_RETURN(double id, Num(*o, "id"));
+      segment_id.push_back(static_cast<int64_t>(id));
+    }
+    if (task == Task::kKeypoint) {
+      auto k = o->find("keypoints");
+      if (k == o->end() || !k->is_array() || k->size() != data.keypoint_width)
+        return Status::Corruption("'keypoints' must be a list of " + std::to_string(data.keypoint_width) + " numbers");
+      for (const json& v : *k) {
+        if (!v.is_number()) return Status::Corruption("non-numeric keypoint value");
+        keypoints.push_back(v.get<float>());
+      }
+      num_keypoints.push_back(o->contains("num_keypoints") && (*o)["num_keypoints"].is_number()
+                                  ? (*o)["num_keypoints"].get<int32_t>() : 0);
+    }
+  }
+  if (task == Task::kCaptioning) {
+    row.Set("captions", Value::String(captions.dump()));
+    return Status::OK();
+  }
+  const int64_t n = static_cast<int64_t>(category.size());
+  row.Set("bbox", Value::ArrayOf<float>(DataType::kFloat32, bbox, {n, 4}));
+  row.Set("category_id", Value::ArrayOf<int32_t>(DataType::kInt32, category, {n}));
+  row.Set("iscrowd", Value::ArrayOf<int32_t>(DataType::kInt32, iscrowd, {n}));
+  row.Set("area", Value::ArrayOf<float>(DataType::kFloat32, area, {n}));
+  if (task == Task::kKeypoint) {
+    row.Set("num_keypoints", Value::ArrayOf<int32_t>(DataType::kInt32, num_keypoints, {n}));
+    row.Set("keypoints", Value::ArrayOf<float>(DataType::kFloat32, keypoints, {n, static_cast<int64_t>(data.keypoint_width)}));
+  }
+  if (task == Task::kPanoptic) {
+    row.Set("segment_id", Value::ArrayOf<int64_t>(DataType::kInt64, segment_id, {n}));
+    row.Set("segmentation_file", Value::String(seg_file));
+  }
+  return Status::OK();
+}
+
+Result<Schema> CocoSchema(Task task, const json& desc, size_t k) {
+  std::vector<Field> f = {{"image", DataType::kBytes, false, {}},
+                          {"file_name", DataType::kString, false, {}},
+                          {"image_id", DataType::kInt64, false, {}}};
+  if (task == Task::kCaptioning) {
+    f.push_back({"captions", DataType::kString, false, {}});
+  } else {
+    f.push_back({"bbox", DataType::kFloat32, true, {-1, 4}});
+    f.push_back({"category_id", DataType::kInt32, true, {-1}});
+    f.push_back({"iscrowd", DataType::kInt32, true, {-1}});
+    f.push_back({"area", DataType::kFloat32, true, {-1}});
+  }
+  if (task == Task::kKeypoint) {
+    f.push_back({"num_keypoints", DataType::kInt32, true, {-1}});
+    f.push_back({"keypoints", DataType::kFloat32, true, {-1, static_cast<int64_t>(k)}});
+  }
+  if (task == Task::kPanoptic) {
+    f.push_back({"segment_id", DataType::kInt64, true, {-1}});
+    f.push_back({"segmentation_file", DataType::kString, false, {}});
+  }
+  return Schema::Make(f, desc.dump());
+}
+
+}  // namespace
+
+PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
+  const ConvertOptions& o = ctx.options();
+  const std::string task_name = o.task.empty() ? "detection" : o.task;
+  static const std::map<std::string, Task> kTasks = {{"detection", Task::kDetection}, {"keypoint", Task::kKeypoint},
+                                                     {"panoptic", Task::kPanoptic}, {"captioning", Task::kCaptioning}};
+  auto t = kTasks.find(task_name);
+  if (t == kTasks.end())
+    return Status::InvalidArgument("coco --task must be detection, keypoint, panoptic or captioning, got '" + task_name + "'");
+  const Task task = t->second;
+  if (o.annotations.empty()) return Status::InvalidArgument("coco needs --annotations FILE (the annotation JSON)");
+  const std::string& ann_path = o.annotations;
+  auto text = ReadWholeFile(ann_path);
+  if (!text.ok()) return text.status().WithContext(ann_path);
+
+  auto data = std::make_shared<CocoData>();
+  try {  // nlohmann reports the parse position only through its exception
+    data->doc = json::parse(*text);
+  } catch (const json::exception& e) {
+    return Status::Corruption(ann_path + ": invalid JSON: " + e.what());
+  }
+  const json& doc = data->doc;
+  if (!doc.is_object() || !doc.contains("images") || !doc["images"].is_array())
+    return Status::Corruption(ann_path + ": missing the 'images' list");
+  if (!doc.contains("annotations") || !doc["annotations"].is_array())
+    return Status::Corruption(ann_path + ": missing the 'annotations' list");
+  std::map<int64_t, size_t> by_id;
+  for (size_t i = 0; i < doc["images"].size(); ++i) {
+    const json& im = doc["images"][i];
+    if (!im.is_object() || !im.contains("id") || !im["id"].is_number_integer() || !im.contains("file_name") ||
+        !im["file_name"].is_string()) {
+      MR_RETURN_IF_ERROR(ctx.BadInput(ann_path + " images[" + std::to_string(i) + "]",
+                                      Status::Corruption("an image needs an integer 'id' and a 'file_name'")));
+      continue;
+    }
+    CocoImage img{im["id"].get<int64_t>(), im["file_name"].get<std::string>(), {}};
+    if (!by_id.emplace(img.id, data->images.size()).second) {
+      MR_RETURN_IF_ERROR(ctx.BadInput(ann_path + " images[" + std::to_string(i) + "]",
+                                      Status::Corruption("duplicate image id " + std::to_string(img.id))));
+      continue;
+    }
+    data->images.push_back(std::move(img));
+  }
+  if (doc.contains("categories") && doc["categories"].is_array()) {
+    data->has_categories = true;
+    json names = json::object();
+    for (const json& c : doc["categories"]) {
+      if (c.is_object() && c.contains("id") && c["id"].is_number_integer()) {
+        data->categories.insert(c["id"].get<int64_t>());
+        names[std::to_string(c["id"].get<int64_t>())] = c.value("name", "");
+      }
+    }
+    ctx.Note("coco categories (id -> name): " + names.dump());
+  }
+  const json& anns = doc["annotations"];
+  for (size_t i = 0; i < anns.size(); ++i) {
+    const json& a = anns[i];
+    auto it = a.is_object() && a.contains("image_id") && a["image_id"].is_number_integer()
+                  ? by_id.find(a["image_id"].get<int64_t>()) : by_id.end();
+    if (it == by_id.end()) {
+      MR_RETURN_IF_ERROR(ctx.BadInput(ann_path + " annotations[" + std::to_string(i) + "]",
+                                      Status::Corruption("'image_id' names no entry of 'images'")));
+      continue;
+    }
+    if (task == Task::kKeypoint && data->keypoint_width == 0 && a.contains("keypoints") && a["keypoints"].is_array())
+      data->keypoint_width = a["keypoints"].size();
+    data->images[it->second].anns.push_back(&a);
+  }
+  if (task == Task::kKeypoint && data->keypoint_width == 0)
+    return Status::Corruption(ann_path + ": --task keypoint but no annotation has 'keypoints'");
+
+  json desc = {{"task", task_name}};
+  if (data->has_categories) desc["categories"] = doc["categories"];
+  SplitPlan plan;
+  MR_ASSIGN_OR_RETURN(plan.schema, CocoSchema(task, desc, data->keypoint_width));
+  plan.index_fields = std::vector<std::string>{"file_name", "image_id"};
+  plan.num_items = data->images.size();
+  const std::string dir = input;
+  plan.item_name = [data, dir](size_t i) { return (fs::path(dir) / data->images[i].file_name).string(); };
+  const EncodeMode mode = o.encode;
+  plan.make_row = [data, dir, task, mode, ann_path](size_t i) -> Result<Row> {
+    const CocoImage& img = data->images[i];
+    Row row;
+    Status st = AddAnnotations(task, *data, img, row);
+    if (!st.ok()) return st.WithContext(ann_path);
+    MR_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile((fs::path(dir) / img.file_name).string()));
+    MR_ASSIGN_OR_RETURN(std::string image, EncodeImageFile(std::move(bytes), mode));
+    row.Set("image", Value::Bytes(std::move(image)));
+    row.Set("file_name", Value::String(img.file_name));
+    row.Set("image_id", Value::Int(img.id));
+    return row;
+  };
+  std::vector<SplitPlan> plans;
+  plans.push_back(std::move(plan));
+  return plans;
+}
+
+}  // namespace mindrecord::convert
