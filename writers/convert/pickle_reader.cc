@@ -290,7 +290,7 @@ Result<NdArrayU8> PickleToNdArrayU8(const PickleRef& v, const std::string& what)
   const PickleRef& dtype = st->items[2];
   if (shape->kind != K::kTuple) return Status::Corruption(what + ": numpy shape is not a tuple");
   if (dtype->kind != K::kReduce || dtype->items[0]->s != "numpy dtype" || dtype->items[1]->items.empty() ||
-      dtype->items[1]->items[0]->kind != K::kStr)
+      (dtype->items[1]->items[0]->kind != K::kStr && dtype->items[1]->items[0]->kind != K::kBytes))
     return Status::Corruption(what + ": bad numpy dtype");
   const std::string& code = dtype->items[1]->items[0]->s;
   if (code != "u1" && code != "|u1") return Status::NotSupported(what + ": numpy dtype '" + code + "', expected uint8");
