@@ -1,0 +1,101 @@
+// `mindrecord inspect PATH [--json] [--pages]`: what a dataset holds.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/command.h"
+#include "readers/shard_reader.h"
+
+namespace mindrecord::cli {
+
+using nlohmann::json;
+
+namespace {
+
+json DescribeShard(const ShardReader& r, uint32_t s, bool pages) {
+  const ShardHeader& h = r.header(s);
+  uint64_t blob_pages = 0, raw_pages = 0, blob_bytes = 0, raw_bytes = 0;
+  for (const auto& p : h.pages) {
+    (p.is_blob ? blob_pages : raw_pages)++;
+    (p.is_blob ? blob_bytes : raw_bytes) += p.used_bytes;
+  }
+  json j = {{"path", r.shard_paths()[s]}, {"rows", h.num_rows()}, {"first_row", r.shard_first_row(s)},
+            {"blob_pages", blob_pages}, {"raw_pages", raw_pages}, {"blob_bytes", blob_bytes},
+            {"raw_bytes", raw_bytes}};
+  if (pages) {
+    json list = json::array();
+    for (const auto& p : h.pages) list.push_back(p.ToJson());
+    j["pages"] = list;
+  }
+  return j;
+}
+
+int Run(const std::string& path, bool as_json, bool pages) {
+  auto reader = ShardReader::Open(path);
+  if (!reader.ok()) return ReportStatus("inspect", reader.status());
+  const ShardReader& r = **reader;
+  json shards = json::array();
+  for (uint32_t s = 0; s < r.num_shards(); ++s) shards.push_back(DescribeShard(r, s, pages));
+  const ShardHeader& h0 = r.header(0);
+  if (as_json) {
+    json out = {{"version", r.version()},
+                {"num_rows", r.num_rows()},
+                {"num_shards", r.num_shards()},
+                {"shards", shards},
+                {"schema", r.schema().ToUserJson()},
+                {"desc", r.schema().desc()},
+                {"blob_fields", r.schema().blob_field_names()},
+                {"index_fields", r.index_fields()},
+                {"header_size", r.header_size()},
+                {"page_size", r.page_size()},
+                {"compression_size", h0.compression_size}};
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::printf("dataset:      %s\n", path.c_str());
+  std::printf("version:      %s\n", r.version().c_str());
+  std::printf("rows:         %llu\n", static_cast<unsigned long long>(r.num_rows()));
+  std::printf("header_size:  %llu\npage_size:    %llu\n", static_cast<unsigned long long>(r.header_size()),
+              static_cast<unsigned long long>(r.page_size()));
+  if (!r.schema().desc().empty()) std::printf("description:  %s\n", r.schema().desc().c_str());
+  std::printf("schema:\n");
+  for (const Field& f : r.schema().fields()) {
+    std::string shape;
+    if (f.has_shape) {
+      shape = " shape [";
+      for (size_t i = 0; i < f.shape.size(); ++i) shape += (i ? "," : "") + std::to_string(f.shape[i]);
+      shape += "]";
+    }
+    std::printf("  %-24s %s%s%s\n", f.name.c_str(), DataTypeName(f.type), shape.c_str(),
+                f.is_blob() ? "  (blob)" : "");
+  }
+  std::string idx;
+  for (const auto& f : r.index_fields()) idx += (idx.empty() ? "" : ", ") + f;
+  std::printf("blob fields:  %s\n", json(r.schema().blob_field_names()).dump().c_str());
+  std::printf("index fields: %s\n", idx.empty() ? "(none)" : idx.c_str());
+  std::printf("shards:       %u\n", r.num_shards());
+  for (const auto& s : shards) {
+    std::printf("  %s: %llu rows, %llu blob pages (%llu bytes), %llu raw pages (%llu bytes)\n",
+                s["path"].get<std::string>().c_str(), s["rows"].get<unsigned long long>(),
+                s["blob_pages"].get<unsigned long long>(), s["blob_bytes"].get<unsigned long long>(),
+                s["raw_pages"].get<unsigned long long>(), s["raw_bytes"].get<unsigned long long>());
+    if (pages) {
+      for (const auto& p : s["pages"]) std::printf("    %s\n", p.dump().c_str());
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddInspectCommand(CLI::App& app, int* exit_code) {
+  auto* sub = app.add_subcommand("inspect", "Show a dataset's version, schema, shards, rows and pages");
+  auto path = std::make_shared<std::string>();
+  auto as_json = std::make_shared<bool>(false);
+  auto pages = std::make_shared<bool>(false);
+  sub->add_option("path", *path, "Any shard file of the dataset")->required();
+  sub->add_flag("--json", *as_json, "Print one JSON object");
+  sub->add_flag("--pages", *pages, "List every page");
+  sub->callback([=] { *exit_code = Run(*path, *as_json, *pages); });
+}
+
+}  // namespace mindrecord::cli
