@@ -1,0 +1,93 @@
+// Plan JSON round trips, validation and the resume-state format.
+#include <gtest/gtest.h>
+
+#include "pipeline/plan.h"
+#include "pipeline/stats.h"
+
+namespace mindrecord {
+namespace {
+
+TEST(PlanTest, RoundTripsThroughJson) {
+  Plan p;
+  p.source = {"/data/a0", "/data/a1"};
+  p.io_mode = "mmap";
+  p.columns = {"image", "label"};
+  p.sampler = {{"type", "distributed"}, {"num_shards", 4}, {"shard_id", 1}, {"shuffle", "global"}};
+  p.ops["image"] = {{{"op", "Decode"}}, {{"op", "RandomResizedCrop"}, {"size", {224, 224}}}};
+  p.batch.batch_size = 32;
+  p.batch.drop_remainder = true;
+  p.batch.ragged["label"] = RaggedSpec{RaggedMode::kPad, -1};
+  p.sink.kind = SinkSpec::Kind::kCuda;
+  p.sink.buffers = 2;
+  p.num_workers = 8;
+  p.queue_depth = 3;
+  p.seed = 1234567890123ULL;
+  p.epochs = 0;
+  p.on_error = ErrorPolicy::kSkip;
+  const std::string text = p.ToString();
+  auto q = Plan::Parse(text);
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  EXPECT_EQ(q->ToJson(), p.ToJson());
+  EXPECT_EQ(q->ToString(), text);
+  EXPECT_EQ(q->SequenceFingerprint(), p.SequenceFingerprint());
+}
+
+TEST(PlanTest, DefaultsFromMinimalJson) {
+  auto p = Plan::Parse(R"({"source": "/d/x.mindrecord"})");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->source, std::vector<std::string>{"/d/x.mindrecord"});
+  EXPECT_EQ(p->sampler["type"], "sequential");
+  EXPECT_EQ(p->batch.batch_size, 1u);
+  EXPECT_EQ(p->on_error, ErrorPolicy::kFail);
+  EXPECT_EQ(p->sink.kind, SinkSpec::Kind::kHost);
+  EXPECT_EQ(p->epochs, 1u);
+}
+
+TEST(PlanTest, FingerprintIgnoresParallelismAndSink) {
+  Plan a;
+  a.source = {"x"};
+  Plan b = a;
+  b.num_workers = 16;
+  b.queue_depth = 9;
+  b.sink.kind = SinkSpec::Kind::kCuda;
+  b.epochs = 5;
+  EXPECT_EQ(a.SequenceFingerprint(), b.SequenceFingerprint());
+  b.seed = 1;
+  EXPECT_NE(a.SequenceFingerprint(), b.SequenceFingerprint());
+  Plan c = a;
+  c.batch.batch_size = 2;
+  EXPECT_NE(a.SequenceFingerprint(), c.SequenceFingerprint());
+}
+
+TEST(PlanTest, RejectsBadPlans) {
+  for (const char* bad : {
+           R"([1,2])", R"({"sorce": "x"})", R"({"num_workers": 0})", R"({"queue_depth": -1})",
+           R"({"on_error": "ignore"})", R"({"sink": {"type": "tpu"}})", R"({"sink": {"type": "cuda", "buffers": 1}})",
+           R"({"batch": {"batch_size": 0}})", R"({"batch": {"ragged": {"x": "squash"}}})",
+           R"({"ops": {"image": [{"name": "Decode"}]}})", R"({"sampler": {"kind": "random"}})",
+           R"({"io_mode": "aio"})", R"({"seed": -3})", "not json"}) {
+    auto p = Plan::Parse(bad);
+    EXPECT_FALSE(p.ok()) << bad;
+    if (!p.ok()) {
+      EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument) << bad;
+    }
+  }
+}
+
+TEST(PlanTest, StateRoundTrip) {
+  PipelineState s;
+  s.seed = 99;
+  s.epoch = 3;
+  s.position = 1234;
+  s.rows = 5000;
+  s.fingerprint = 0xfedcba9876543210ULL;
+  auto t = PipelineState::FromJson(nlohmann::json::parse(s.ToJson().dump()));
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(*t, s);
+  EXPECT_EQ(t->rows, 5000u);
+  EXPECT_FALSE(PipelineState::FromJson({{"seed", 1}}).ok());
+  EXPECT_FALSE(PipelineState::FromJson({{"seed", 1}, {"epoch", 0}, {"position", 0}, {"fingerprint", "x1"}}).ok());
+}
+
+}  // namespace
+}  // namespace mindrecord
