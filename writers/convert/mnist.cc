@@ -87,7 +87,8 @@ Status LoadSplit(MnistSplit& s, ConvertContext& ctx) {
   if (have_images < n) {
     MR_RETURN_IF_ERROR(ctx.BadInput(s.images_path, Status::Corruption(
         "truncated: header says " + std::to_string(n_images) + " images of " + std::to_string(image_bytes) +
-        " bytes, the file holds " + std::to_string(have_images) + " whole images")));
+        " bytes, the file holds " + std::to_string(have_images) + " whole images; images " +
+        std::to_string(have_images) + ".." + std::to_string(n - 1) + " are left out")));
     n = have_images;
   }
   if (have_labels < n) {
