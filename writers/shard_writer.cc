@@ -61,6 +61,7 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
   auto impl = std::make_unique<Impl>();
   impl->schema = schema;
   impl->options = options;
+  if (options.file_system) impl->fs = options.file_system;
   impl->index_fields = options.index_fields ? *options.index_fields : schema.DefaultIndexFields();
   MR_RETURN_IF_ERROR(schema.ValidateIndexFields(impl->index_fields));
   impl->codec = std::make_unique<RowCodec>(&impl->schema, options.format_version);

@@ -15,6 +15,8 @@
 
 namespace mindrecord {
 
+class FileSystem;
+
 struct WriterOptions {
   // Number of shard files, 1..1000. With 1 the file is PATH itself; with N the
   // files are PATH0..PATH{N-1} (suffix zero-padded to the width of N-1).
@@ -32,6 +34,8 @@ struct WriterOptions {
   bool overwrite = false;
   // "3.0" (default; packs integer arrays) or "2.0" (to reproduce old files).
   std::string format_version = kVersion3;
+  // Shard data files go through this seam (tests inject faults); nullptr: POSIX.
+  FileSystem* file_system = nullptr;
 };
 
 // A row already in its on-disk form: the msgpack raw part, the blob part

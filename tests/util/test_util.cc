@@ -1,0 +1,68 @@
+#include "tests/util/test_util.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace mindrecord::testing {
+
+TempDir::TempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/mindrecord-test-XXXXXX";
+  char* p = mkdtemp(tmpl.data());
+  path_ = p ? p : "/tmp";
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::string CompatDir() {
+  if (const char* env = std::getenv("MINDRECORD_COMPAT_DIR")) return env;
+  std::string dir = std::string(MINDRECORD_SOURCE_DIR) + "/../shared/compat";
+  struct stat st;
+  if (stat((dir + "/README.md").c_str(), &st) == 0) return dir;
+  return "";
+}
+
+int RunCommand(const std::string& cmd, std::string* output, bool merge_stderr) {
+  std::string full = cmd + (merge_stderr ? " 2>&1" : "");
+  FILE* f = popen(full.c_str(), "r");
+  if (!f) return -1;
+  std::string out;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  int rc = pclose(f);
+  if (output) *output = out;
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+std::string CliPath() {
+#ifdef MINDRECORD_CLI_PATH
+  return MINDRECORD_CLI_PATH;
+#else
+  return "mindrecord";
+#endif
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace mindrecord::testing

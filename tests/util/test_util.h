@@ -1,0 +1,39 @@
+// Helpers shared by the test binaries: scratch folders, the compat folder,
+// running the CLI.
+#pragma once
+
+#include <string>
+
+namespace mindrecord::testing {
+
+// A fresh empty folder under $TMPDIR, removed by the destructor.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+  std::string Join(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// ../shared/compat beside the checkout (or $MINDRECORD_COMPAT_DIR); empty when absent.
+std::string CompatDir();
+
+// Runs a shell command; returns its exit code and fills *output with stdout
+// (stderr too when merge_stderr).
+int RunCommand(const std::string& cmd, std::string* output = nullptr, bool merge_stderr = false);
+
+// Path of the mindrecord executable.
+std::string CliPath();
+
+std::string ReadFile(const std::string& path);
+void WriteFile(const std::string& path, const std::string& bytes);
+
+}  // namespace mindrecord::testing
+
+#define MR_SKIP_WITHOUT_COMPAT(dir)                                                         \
+  do {                                                                                      \
+    if ((dir).empty()) GTEST_SKIP() << "../shared/compat not found (set MINDRECORD_COMPAT_DIR)"; \
+  } while (0)
