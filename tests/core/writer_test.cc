@@ -1,0 +1,183 @@
+// ShardWriter behaviour: naming, refusal of existing output, overwrite,
+// errors for oversized rows and headers, and atomic commit under faults.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "mindrecord/file.h"
+#include "readers/shard_reader.h"
+#include "tests/util/test_util.h"
+#include "writers/shard_writer.h"
+
+namespace mindrecord {
+namespace {
+
+using testing::TempDir;
+namespace fs = std::filesystem;
+
+Schema TestSchema() { return *Schema::FromUserJsonString(R"({"id":{"type":"int64"},"b":{"type":"bytes"}})"); }
+
+std::vector<Row> Rows(int n, size_t bytes = 100) {
+  std::vector<Row> out;
+  for (int i = 0; i < n; ++i) out.push_back(Row{{"id", Value::Int(i)}, {"b", Value::Bytes(std::string(bytes, 'x'))}});
+  return out;
+}
+
+size_t CountFiles(const std::string& dir) {
+  size_t n = 0;
+  for (auto& e : fs::directory_iterator(dir)) n += e.is_regular_file();
+  return n;
+}
+
+WriterOptions Small() {
+  WriterOptions o;
+  o.header_size = kMinHeaderSize;
+  o.page_size = kMinPageSize;
+  return o;
+}
+
+TEST(WriterTest, ShardNamesArePaddedToTheWidthOfTheLastIndex) {
+  EXPECT_EQ(ShardFileNames("d/x.mr", 1), (std::vector<std::string>{"d/x.mr"}));
+  auto names = ShardFileNames("x", 11);
+  EXPECT_EQ(names.front(), "x00");
+  EXPECT_EQ(names.back(), "x10");
+  EXPECT_EQ(ShardFileNames("x", 1000)[7], "x007");
+}
+
+TEST(WriterTest, RefusesExistingOutputUnlessOverwrite) {
+  TempDir dir;
+  auto o = Small();
+  {
+    auto w = *ShardWriter::Create(dir.Join("d"), TestSchema(), o);
+    ASSERT_TRUE(w->WriteRows(Rows(3)).ok());
+    ASSERT_TRUE(w->Commit().ok());
+  }
+  auto again = ShardWriter::Create(dir.Join("d"), TestSchema(), o);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_NE(again.status().message().find("/d: already exists"), std::string::npos) << again.status().message();
+  o.overwrite = true;
+  auto w = *ShardWriter::Create(dir.Join("d"), TestSchema(), o);
+  ASSERT_TRUE(w->WriteRows(Rows(5)).ok());
+  // Until Commit the old dataset is what readers see.
+  EXPECT_EQ((*ShardReader::Open(dir.Join("d")))->num_rows(), 3u);
+  ASSERT_TRUE(w->Commit().ok());
+  EXPECT_EQ((*ShardReader::Open(dir.Join("d")))->num_rows(), 5u);
+  EXPECT_EQ(CountFiles(dir.path()), 2u);  // d and d.db, no temporaries left
+}
+
+TEST(WriterTest, AbandonAndDestructionLeaveNothing) {
+  TempDir dir;
+  {
+    auto w = *ShardWriter::Create(dir.Join("a"), TestSchema(), Small());
+    ASSERT_TRUE(w->WriteRows(Rows(10)).ok());
+    EXPECT_GT(CountFiles(dir.path()), 0u);  // temporaries while writing
+  }
+  EXPECT_EQ(CountFiles(dir.path()), 0u);
+  auto o = Small();
+  o.shard_count = 4;
+  auto w = *ShardWriter::Create(dir.Join("b"), TestSchema(), o);
+  ASSERT_TRUE(w->WriteRows(Rows(10)).ok());
+  w->Abandon();
+  EXPECT_EQ(CountFiles(dir.path()), 0u);
+  EXPECT_FALSE(w->Commit().ok());
+}
+
+TEST(WriterTest, RowTooLargeForAPageAndHeaderTooLargeAreClearErrors) {
+  TempDir dir;
+  auto w = *ShardWriter::Create(dir.Join("big"), TestSchema(), Small());
+  Status st = w->WriteRows(Rows(1, kMinPageSize));
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("page size too small"), std::string::npos) << st.message();
+  EXPECT_FALSE(w->Commit().ok());  // the error sticks
+  w.reset();
+  EXPECT_EQ(CountFiles(dir.path()), 0u);
+
+  // Thousands of tiny pages overflow a 16 KiB header.
+  auto w2 = *ShardWriter::Create(dir.Join("hdr"), TestSchema(), Small());
+  for (int i = 0; i < 400; ++i) ASSERT_TRUE(w2->WriteRows(Rows(1, kMinPageSize - 40)).ok());
+  st = w2->Commit();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("raise header_size"), std::string::npos) << st.message();
+  EXPECT_EQ(CountFiles(dir.path()), 0u);
+}
+
+TEST(WriterTest, BadRowsNameTheRowAndFieldAndWriteNothing) {
+  TempDir dir;
+  auto w = *ShardWriter::Create(dir.Join("r"), TestSchema(), Small());
+  auto rows = Rows(3);
+  rows[2].Set("id", Value::String("three"));
+  Status st = w->WriteRows(rows);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("row 2"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("field 'id'"), std::string::npos) << st.message();
+  ASSERT_TRUE(w->WriteRows(Rows(2)).ok());
+  ASSERT_TRUE(w->Commit().ok());
+  EXPECT_EQ((*ShardReader::Open(dir.Join("r")))->num_rows(), 2u);
+}
+
+TEST(WriterTest, OptionsAreValidated) {
+  TempDir dir;
+  WriterOptions o = Small();
+  o.shard_count = 0;
+  EXPECT_FALSE(ShardWriter::Create(dir.Join("x"), TestSchema(), o).ok());
+  o = Small();
+  o.shard_count = 1001;
+  EXPECT_FALSE(ShardWriter::Create(dir.Join("x"), TestSchema(), o).ok());
+  o = Small();
+  o.page_size = 1000;
+  EXPECT_FALSE(ShardWriter::Create(dir.Join("x"), TestSchema(), o).ok());
+  o = Small();
+  o.header_size = kMinHeaderSize + 2;
+  EXPECT_FALSE(ShardWriter::Create(dir.Join("x"), TestSchema(), o).ok());
+  o = Small();
+  o.index_fields = std::vector<std::string>{"b"};
+  EXPECT_FALSE(ShardWriter::Create(dir.Join("x"), TestSchema(), o).ok());
+  EXPECT_FALSE(ShardWriter::Create(dir.Join("no/such/dir/x"), TestSchema(), Small()).ok());
+}
+
+TEST(WriterTest, DiskFullAndFsyncFailuresLeaveNoDataset) {
+  for (int fault = 0; fault < 3; ++fault) {
+    TempDir dir;
+    FaultInjectingFileSystem faulty(FileSystem::Default());
+    WriterOptions o = Small();
+    o.shard_count = 2;
+    o.file_system = &faulty;
+    auto w = *ShardWriter::Create(dir.Join("f"), TestSchema(), o);
+    if (fault == 0) faulty.FailWritesAfterBytes(50000);
+    if (fault == 1) faulty.FailSync(true);
+    if (fault == 2) faulty.FailRename(true);
+    Status st = w->WriteRows(Rows(500, 300));
+    if (st.ok()) st = w->Commit();
+    ASSERT_FALSE(st.ok()) << "fault " << fault;
+    EXPECT_EQ(st.code(), StatusCode::kIOError);
+    EXPECT_NE(st.message().find("injected"), std::string::npos) << st.message();
+    w.reset();
+    EXPECT_FALSE(ShardReader::Open(dir.Join("f0")).ok());
+    EXPECT_FALSE(fs::exists(dir.Join("f0")));
+    EXPECT_FALSE(fs::exists(dir.Join("f1")));
+  }
+}
+
+TEST(WriterTest, Version2OutputHasSortedHeaderAndQuotedIndexStrings) {
+  TempDir dir;
+  auto schema = *Schema::FromUserJsonString(R"({"name":{"type":"string"},"v":{"type":"int32","shape":[-1]}})");
+  WriterOptions o = Small();
+  o.format_version = kVersion2;
+  auto w = *ShardWriter::Create(dir.Join("v2"), schema, o);
+  ASSERT_TRUE(w->WriteRows({Row{{"name", Value::String("a")}, {"v", Value::ArrayOf<int32_t>(DataType::kInt32, {1, 2})}}}).ok());
+  ASSERT_TRUE(w->Commit().ok());
+  auto r = *ShardReader::Open(dir.Join("v2"));
+  EXPECT_EQ(r->version(), "2.0");
+  auto row = *r->ReadRow(0);
+  EXPECT_EQ(row.Get("v").ArrayAs<int32_t>(), (std::vector<int32_t>{1, 2}));
+  auto groups = *r->GroupByIndexField("name");
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].first.bytes(), "a");
+  std::string head = testing::ReadFile(dir.Join("v2")).substr(8, 200);
+  EXPECT_EQ(head.find("compression_size"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mindrecord
