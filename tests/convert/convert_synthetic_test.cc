@@ -269,7 +269,9 @@ TEST(ConvertDeterminismTest, SameBytesForOneTwoAndEightWorkers) {
     for (uint32_t workers : {1u, 2u, 8u}) {
       ConvertOptions o = SmallOptions(workers);
       o.batch_rows = 37;
-      std::string out = dir / (source + std::to_string(workers));
+      // Same file name in different folders: shard names are stored in the files.
+      fs::create_directories(dir / ("w" + std::to_string(workers)));
+      std::string out = dir / ("w" + std::to_string(workers) + "/" + source);
       auto r = Convert(source, dir / (source == "cifar10" ? "cifar" : "if"), out + ".mindrecord", o);
       ASSERT_TRUE(r.ok()) << r.status().ToString();
       std::string file = source == "cifar10" ? out + "_train.mindrecord" : out + ".mindrecord";

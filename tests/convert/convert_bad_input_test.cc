@@ -1,0 +1,215 @@
+// Bad inputs: with --on-error fail the convert stops with an error naming the
+// input and the reason and leaves no output; with skip it goes on and lists
+// the skipped inputs with their reasons.
+#include <gtest/gtest.h>
+
+#include "fixtures/convert_fixtures.h"
+#include "tests/convert/convert_test_util.h"
+
+namespace mindrecord::convert {
+namespace {
+
+using namespace testing;  // NOLINT
+
+// Converts expecting failure; checks the message and that `out_dir` is empty.
+void ExpectFails(const std::string& source, const std::string& input, const std::string& out_dir, ConvertOptions o,
+                 const std::vector<std::string>& message_parts) {
+  o.on_error = OnError::kFail;
+  auto r = Convert(source, input, out_dir + "/out.mindrecord", o);
+  ASSERT_FALSE(r.ok()) << source << " " << input;
+  for (const auto& part : message_parts)
+    EXPECT_NE(r.status().message().find(part), std::string::npos) << "'" << part << "' not in: " << r.status().ToString();
+  EXPECT_TRUE(fs::is_empty(out_dir)) << "a failed convert left files in " << out_dir;
+}
+
+TEST(ConvertBadInputTest, VocCompatBadLists) {
+  MR_REQUIRE_COMPAT(compat);
+  const std::string src = compat + "/sources/voc2012";
+  struct Case {
+    std::string list;
+    std::vector<std::string> parts;
+  };
+  for (const Case& c : std::vector<Case>{{"invalidxml", {"Annotations/invalidxml.xml", "invalid XML"}},
+                                         {"xmlinvalidbbox", {"Annotations/invalidbbox.xml", "bbox"}},
+                                         {"xmlnoobject", {"Annotations/xmlnoobject.xml", "no <object>"}},
+                                         {"xmlnotexist", {"Annotations/4176.xml", "no such file"}}}) {
+    TempDir out;
+    ConvertOptions o = SmallOptions();
+    o.split = c.list;
+    ExpectFails("voc", src, out.str(), o, c.parts);
+  }
+}
+
+TEST(ConvertBadInputTest, VocSkipListsEveryBadInput) {
+  MR_REQUIRE_COMPAT(compat);
+  TempDir dir;
+  const std::string src = compat + "/sources/voc2012";
+  for (const char* sub : {"Annotations", "JPEGImages"}) fs::create_directory_symlink(src + "/" + sub, dir / sub);
+  fixtures::WriteFile(dir / "ImageSets/Main/mixed.txt", "32\ninvalidxml\ninvalidbbox\nxmlnoobject\n4176\n33\n");
+  ConvertOptions o = SmallOptions();
+  o.split = "mixed";
+  o.on_error = OnError::kSkip;
+  auto r = Convert("voc", dir.str(), dir / "out.mindrecord", o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->skipped.size(), 4u);
+  EXPECT_NE(r->skipped[0].find("invalidxml.xml: invalid XML"), std::string::npos) << r->skipped[0];
+  EXPECT_NE(r->skipped[3].find("4176.xml"), std::string::npos) << r->skipped[3];
+  EXPECT_EQ(r->skipped_file, dir / "out.mindrecord.skipped.txt");
+  const std::string listed = Slurp(r->skipped_file);
+  EXPECT_EQ(std::count(listed.begin(), listed.end(), '\n'), 4);
+  auto rows = ReadAll(dir / "out.mindrecord");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].Get("file_name").bytes(), "32.jpg");
+  EXPECT_EQ(rows[1].Get("file_name").bytes(), "33.jpg");
+}
+
+TEST(ConvertBadInputTest, CocoCompatBadAnnotations) {
+  MR_REQUIRE_COMPAT(compat);
+  const std::string src = compat + "/sources/coco";
+  ConvertOptions o = SmallOptions();
+  {
+    TempDir out;
+    o.annotations = src + "/annotations/invalid.json";
+    ExpectFails("coco", src + "/train", out.str(), o, {"invalid.json", "invalid JSON"});
+  }
+  {
+    TempDir out;
+    o.annotations = src + "/annotations/lack_of_images.json";
+    ExpectFails("coco", src + "/train", out.str(), o, {"lack_of_images.json", "'images'"});
+  }
+  {
+    TempDir out;
+    o.annotations = src + "/annotations/invalid_category_id.json";
+    ExpectFails("coco", src + "/train", out.str(), o, {"000000391895.jpg", "unknown category_id 7"});
+    o.on_error = OnError::kSkip;
+    auto r = Convert("coco", src + "/train", out / "out.mindrecord", o);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->skipped.size(), 2u);  // images holding category 7 and 8
+    EXPECT_EQ(ReadAll(out / "out.mindrecord").size(), 4u);
+  }
+  {
+    TempDir out;
+    ConvertOptions bad = SmallOptions();
+    bad.annotations = src + "/annotations/train.json";
+    bad.task = "segmentation";
+    auto r = Convert("coco", src + "/train", out / "o", bad);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  }
+}
+
+TEST(ConvertBadInputTest, TruncatedMnistAndCountsThatDisagree) {
+  TempDir dir;
+  fixtures::WriteMnist(dir / "trunc", "train", 30, true, 1, /*drop_image_bytes=*/100);
+  TempDir out;
+  ExpectFails("mnist", dir / "trunc", out.str(), SmallOptions(), {"train-images-idx3-ubyte.gz", "truncated"});
+  ConvertOptions skip = SmallOptions();
+  skip.on_error = OnError::kSkip;
+  auto r = Convert("mnist", dir / "trunc", out / "m", skip);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->rows, 29u);
+  EXPECT_EQ(r->skipped.size(), 1u);
+
+  fixtures::WriteMnist(dir / "count", "train", 30, false, 1);
+  fixtures::WriteMnist(dir / "other", "train", 25, false, 1);
+  fs::copy_file(dir / "other/train-labels-idx1-ubyte", dir / "count/train-labels-idx1-ubyte",
+                fs::copy_options::overwrite_existing);
+  TempDir out2;
+  ExpectFails("mnist", dir / "count", out2.str(), SmallOptions(), {"train-images-idx3-ubyte", "counts disagree"});
+}
+
+TEST(ConvertBadInputTest, TruncatedCifarBinary) {
+  TempDir dir;
+  fixtures::WriteCifarBinary(dir / "c", false, 2, 10, 5, 3);
+  std::string path = dir / "c/data_batch_2.bin";
+  fs::resize_file(path, fs::file_size(path) - 100);
+  TempDir out;
+  ExpectFails("cifar10", dir / "c", out.str(), SmallOptions(), {"data_batch_2.bin record 9", "truncated"});
+  ConvertOptions skip = SmallOptions();
+  skip.on_error = OnError::kSkip;
+  auto r = Convert("cifar10", dir / "c", out / "c", skip);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(ReadAll(out / "c_train.mindrecord").size(), 19u);
+  EXPECT_EQ(ReadAll(out / "c_test.mindrecord").size(), 5u);
+}
+
+TEST(ConvertBadInputTest, UndecodableAndMissingImages) {
+  TempDir dir;
+  auto files = fixtures::WriteImageFolder(dir / "if", 2, 3, 16, 16, 1);
+  fixtures::WriteFile(dir / "if/class_00/bad_text.jpg", "this is not an image");
+  fixtures::WriteFile(dir / "if/class_01/cut.jpg", files[0].bytes.substr(0, files[0].bytes.size() / 2));
+  TempDir out;
+  ExpectFails("imagefolder", dir / "if", out.str(), SmallOptions(), {"class_00/bad_text.jpg", "undecodable"});
+  ConvertOptions skip = SmallOptions();
+  skip.on_error = OnError::kSkip;
+  auto r = Convert("imagefolder", dir / "if", out / "if.mindrecord", skip);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->skipped.size(), 2u);
+  EXPECT_NE(r->skipped[1].find("cut.jpg: truncated JPEG"), std::string::npos) << r->skipped[1];
+  EXPECT_EQ(ReadAll(out / "if.mindrecord").size(), 6u);
+
+  // An ImageNet map file naming an image that is not there.
+  fixtures::WriteFile(dir / "map/annotation.txt", "a.jpg,1\nmissing.jpg,2\n");
+  fixtures::WriteFile(dir / "map/images/a.jpg", files[0].bytes);
+  TempDir out2;
+  ExpectFails("imagenet", dir / "map", out2.str(), SmallOptions(), {"images/missing.jpg", "no such file"});
+}
+
+TEST(ConvertBadInputTest, TfRecordTruncationAndChecksum) {
+  TempDir dir;
+  fixtures::WriteTfRecord(dir / "t.tfrecord", 10, 2);
+  std::string bytes = Slurp(dir / "t.tfrecord");
+  fixtures::WriteFile(dir / "cut.tfrecord", bytes.substr(0, bytes.size() - 10));
+  TempDir out;
+  ExpectFails("tfrecord", dir / "cut.tfrecord", out.str(), SmallOptions(), {"cut.tfrecord record 9", "truncated"});
+  std::string flipped = bytes;
+  flipped[40] = static_cast<char>(flipped[40] ^ 1);  // inside record 0's data
+  fixtures::WriteFile(dir / "flip.tfrecord", flipped);
+  ConvertOptions o = SmallOptions();
+  o.fields = "image/class/label:int64";
+  ExpectFails("tfrecord", dir / "flip.tfrecord", out.str(), o, {"flip.tfrecord record 0", "checksum"});
+  o.on_error = OnError::kSkip;
+  auto r = Convert("tfrecord", dir / "flip.tfrecord", out / "t.mindrecord", o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->rows, 9u);
+}
+
+TEST(ConvertBadInputTest, CsvRowWithWrongColumnCount) {
+  TempDir dir;
+  fixtures::WriteFile(dir / "x.csv", "a,b\n1,2\n3\n4,5\n");
+  TempDir out;
+  ExpectFails("csv", dir / "x.csv", out.str(), SmallOptions(), {"x.csv line 3", "1 columns"});
+  fixtures::WriteFile(dir / "q.csv", "a,b\n1,\"open\n");
+  ExpectFails("csv", dir / "q.csv", out.str(), SmallOptions(), {"q.csv", "unterminated"});
+}
+
+TEST(ConvertBadInputTest, ExistingOutputAndBadOptions) {
+  TempDir dir;
+  fixtures::WriteImageFolder(dir / "if", 1, 2, 8, 8, 1);
+  ASSERT_TRUE(Convert("imagefolder", dir / "if", dir / "o.mindrecord", SmallOptions()).ok());
+  std::string before = Slurp(dir / "o.mindrecord");
+  auto again = Convert("imagefolder", dir / "if", dir / "o.mindrecord", SmallOptions());
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), StatusCode::kAlreadyExists) << again.status().ToString();
+  EXPECT_EQ(Slurp(dir / "o.mindrecord"), before);
+  ConvertOptions o = SmallOptions();
+  o.overwrite = true;
+  EXPECT_TRUE(Convert("imagefolder", dir / "if", dir / "o.mindrecord", o).ok());
+
+  EXPECT_EQ(Convert("parquet", dir / "if", dir / "x", o).status().code(), StatusCode::kInvalidArgument);
+  ConvertOptions bad = SmallOptions();
+  bad.shards = 0;
+  EXPECT_EQ(Convert("imagefolder", dir / "if", dir / "x", bad).status().code(), StatusCode::kInvalidArgument);
+  bad = SmallOptions();
+  bad.encode = EncodeMode::kRaw;
+  EXPECT_EQ(Convert("imagefolder", dir / "if", dir / "x", bad).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(Convert("mnist", dir / "nowhere", dir / "x", SmallOptions()).status().code(), StatusCode::kNotFound);
+  EXPECT_FALSE(ParseOnError("maybe").ok());
+  EXPECT_FALSE(ParseEncodeMode("gif").ok());
+  EXPECT_EQ(SplitOutputPath("/a/b.mindrecord", "train"), "/a/b_train.mindrecord");
+  EXPECT_EQ(SplitOutputPath("/a/b", "test"), "/a/b_test.mindrecord");
+  EXPECT_EQ(SplitOutputPath("/a/b", ""), "/a/b");
+}
+
+}  // namespace
+}  // namespace mindrecord::convert

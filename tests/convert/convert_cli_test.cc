@@ -1,0 +1,81 @@
+// `mindrecord convert` driven as a user would: exit codes (0 ok, 1 bad
+// arguments, 2 data / I-O error), the summary line, no output after failure.
+#include <gtest/gtest.h>
+
+#include "fixtures/convert_fixtures.h"
+#include "tests/convert/convert_test_util.h"
+
+namespace mindrecord::convert {
+namespace {
+
+using namespace testing;  // NOLINT
+
+#define MR_REQUIRE_CLI() \
+  if (!CliBuilt()) GTEST_SKIP() << "the mindrecord CLI is not built (" << MINDRECORD_CLI_PATH << ")"
+
+const char* kSmall = " --header-size 65536 --page-size 1048576 ";
+
+TEST(ConvertCliTest, ConvertsAndPrintsSummary) {
+  MR_REQUIRE_CLI();
+  TempDir dir;
+  fixtures::WriteMnist(dir / "m", "train", 40, true, 1);
+  fixtures::WriteMnist(dir / "m", "t10k", 10, true, 2);
+  std::string log;
+  ASSERT_EQ(RunCli("convert mnist '" + (dir / "m") + "' '" + (dir / "mn") + "' --workers 2" + kSmall, &log), 0) << log;
+  EXPECT_NE(log.find("convert mnist: 50 rows, 2 shards"), std::string::npos) << log;
+  EXPECT_NE(log.find("0 skipped"), std::string::npos) << log;
+  EXPECT_EQ(ReadAll(dir / "mn_train.mindrecord").size(), 40u);
+  EXPECT_EQ(ReadAll(dir / "mn_test.mindrecord").size(), 10u);
+  // Progress goes to a terminal only: none in a redirected log.
+  EXPECT_EQ(log.find("ETA"), std::string::npos);
+  // Again without --overwrite: refused (exit 2), files untouched.
+  EXPECT_EQ(RunCli("convert mnist '" + (dir / "m") + "' '" + (dir / "mn") + "'" + kSmall, &log), 2) << log;
+  EXPECT_EQ(RunCli("convert mnist '" + (dir / "m") + "' '" + (dir / "mn") + "' --overwrite" + kSmall, &log), 0) << log;
+}
+
+TEST(ConvertCliTest, BadArgumentsExitOne) {
+  MR_REQUIRE_CLI();
+  TempDir dir;
+  fixtures::WriteImageFolder(dir / "if", 1, 1, 8, 8, 1);
+  std::string log;
+  EXPECT_EQ(RunCli("convert parquet '" + (dir / "if") + "' '" + (dir / "o") + "'", &log), 1) << log;
+  EXPECT_NE(log.find("unknown source"), std::string::npos) << log;
+  EXPECT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "' '" + (dir / "o") + "' --on-error maybe", &log), 1);
+  EXPECT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "' '" + (dir / "o") + "' --shards 0", &log), 1);
+  EXPECT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "'", &log), 1);
+  EXPECT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "' '" + (dir / "o") + "' --encode raw", &log), 1);
+  EXPECT_EQ(FilesStartingWith(dir.str(), "o").size(), 0u);
+}
+
+TEST(ConvertCliTest, BadInputExitsTwoAndLeavesNothing) {
+  MR_REQUIRE_CLI();
+  TempDir dir;
+  auto files = fixtures::WriteImageFolder(dir / "if", 2, 3, 8, 8, 1);
+  fixtures::WriteFile(dir / "if/class_01/zz_broken.jpg", "garbage");
+  std::string log;
+  EXPECT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "' '" + (dir / "out.mindrecord") + "'" + kSmall, &log), 2);
+  EXPECT_NE(log.find("zz_broken.jpg"), std::string::npos) << log;
+  EXPECT_TRUE(FilesStartingWith(dir.str(), "out").empty()) << "output left behind after a failure";
+  EXPECT_TRUE(FilesStartingWith(dir.str(), ".out").empty()) << "temporary files left behind after a failure";
+
+  EXPECT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "' '" + (dir / "out.mindrecord") + "' --on-error skip --quiet" +
+                       kSmall, &log), 0) << log;
+  EXPECT_NE(log.find("1 skipped"), std::string::npos) << log;
+  EXPECT_EQ(log.find("class -> label"), std::string::npos) << "--quiet prints no notes";
+  std::string skipped = Slurp(dir / "out.mindrecord.skipped.txt");
+  EXPECT_NE(skipped.find("zz_broken.jpg: "), std::string::npos) << skipped;
+  EXPECT_EQ(ReadAll(dir / "out.mindrecord").size(), files.size());
+}
+
+TEST(ConvertCliTest, CompatVocInvalidXmlExitsTwo) {
+  MR_REQUIRE_CLI();
+  MR_REQUIRE_COMPAT(compat);
+  TempDir dir;
+  std::string log;
+  EXPECT_EQ(RunCli("convert voc '" + compat + "/sources/voc2012' '" + (dir / "voc") + "' --split invalidxml", &log), 2);
+  EXPECT_NE(log.find("invalidxml.xml"), std::string::npos) << log;
+  EXPECT_TRUE(fs::is_empty(dir.str()));
+}
+
+}  // namespace
+}  // namespace mindrecord::convert
