@@ -1,0 +1,179 @@
+// Helpers for the runtime tests: small datasets written with ShardWriter,
+// test-only ops, and batch digests.
+#pragma once
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "pipeline/op_registry.h"
+#include "pipeline/pipeline.h"
+#include "readers/shard_reader.h"
+#include "writers/shard_writer.h"
+
+namespace mindrecord::testing {
+
+// "ROW-000042" followed by filler: unique per row, length varies with k.
+inline std::string RowData(uint64_t k) {
+  char head[16];
+  std::snprintf(head, sizeof(head), "ROW-%06llu", static_cast<unsigned long long>(k));
+  return std::string(head) + std::string(10 + (k * 37) % 190, static_cast<char>('a' + k % 26));
+}
+
+// Rows k = 0..rows-1: id = k, label = k % classes, data = RowData(k),
+// vec = float32[4]; written to `shards` shards with small pages.
+inline std::string WriteDataset(const std::string& name, uint64_t rows, uint32_t shards, uint64_t classes = 7) {
+  const std::string dir = ::testing::TempDir() + "/mr_pipe_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/" + name;
+  auto schema = Schema::FromUserJson(nlohmann::json::parse(
+      R"({"id": {"type": "int64"}, "label": {"type": "int32"}, "data": {"type": "bytes"},
+          "vec": {"type": "float32", "shape": [4]}})"));
+  EXPECT_TRUE(schema.ok()) << schema.status().ToString();
+  WriterOptions wo;
+  wo.shard_count = shards;
+  wo.header_size = kMinHeaderSize;
+  wo.page_size = kMinPageSize;
+  wo.overwrite = true;
+  wo.index_fields = std::vector<std::string>{"id", "label"};
+  auto w = ShardWriter::Create(path, *schema, wo);
+  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  std::vector<Row> batch;
+  for (uint64_t k = 0; k < rows; ++k) {
+    const float f = static_cast<float>(k);
+    batch.push_back(Row{{"id", Value::Int(static_cast<int64_t>(k))},
+                        {"label", Value::Int(static_cast<int64_t>(k % classes))},
+                        {"data", Value::Bytes(RowData(k))},
+                        {"vec", Value::ArrayOf<float>(DataType::kFloat32, {f, f + 0.25f, f + 0.5f, f + 0.75f})}});
+    if (batch.size() == 64 || k + 1 == rows) {
+      EXPECT_TRUE((*w)->WriteRows(batch).ok());
+      batch.clear();
+    }
+  }
+  EXPECT_TRUE((*w)->Commit().ok());
+  return (*w)->shard_paths()[0];
+}
+
+// Overwrites the blob length prefix of the row whose data is RowData(k), so
+// reading that row fails with Corruption. Returns false if not found.
+inline bool CorruptRow(const std::vector<std::string>& shard_paths, uint64_t k) {
+  const std::string marker = RowData(k).substr(0, 10);
+  for (const auto& p : shard_paths) {
+    std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const size_t m = bytes.find(marker);
+    if (m == std::string::npos) continue;
+    // Blob part: uint64 LE length, then (two blob fields) uint64 BE length of "data", then the bytes.
+    const uint64_t bad = 0x7fffffffULL;
+    f.seekp(static_cast<std::streamoff>(m - 16));
+    f.write(reinterpret_cast<const char*>(&bad), 8);
+    return f.good();
+  }
+  return false;
+}
+
+// FNV-1a over everything a batch carries.
+inline void HashBytes(uint64_t* h, const void* p, size_t n) {
+  const auto* b = static_cast<const uint8_t*>(p);
+  for (size_t i = 0; i < n; ++i) *h = (*h ^ b[i]) * 1099511628211ULL;
+}
+inline uint64_t BatchDigest(const Batch& b) {
+  uint64_t h = 1469598103934665603ULL;
+  HashBytes(&h, b.row_ids.data(), b.row_ids.size() * 8);
+  for (const auto& c : b.columns) {
+    if (!c.is_list()) {
+      HashBytes(&h, c.data.data(), c.data.size_bytes());
+      HashBytes(&h, c.data.shape().data(), c.data.shape().size() * 8);
+    } else {
+      for (const auto& t : c.list) HashBytes(&h, t.data(), t.size_bytes());
+    }
+  }
+  return h;
+}
+
+// Test op "TestJitter": float32 tensor + a per-row random offset in [0, 1).
+class JitterOp : public TensorOp {
+ public:
+  std::string name() const override { return "TestJitter"; }
+  nlohmann::json ToJson() const override { return {{"op", "TestJitter"}}; }
+  bool is_random() const override { return true; }
+  Result<Tensor> Apply(Tensor in, std::mt19937_64& rng) const override {
+    if (in.type() != TensorType::kFloat32) return Status::InvalidArgument("TestJitter wants float32");
+    const float add = static_cast<float>(rng() % 1000) / 1000.0f;
+    float* p = in.mutable_data_as<float>();
+    for (int64_t i = 0; i < in.num_elements(); ++i) p[i] += add;
+    return in;
+  }
+};
+
+// Test op "TestFailOn": fails on an int64 scalar equal to "value".
+class FailOnOp : public TensorOp {
+ public:
+  explicit FailOnOp(int64_t v) : v_(v) {}
+  std::string name() const override { return "TestFailOn"; }
+  nlohmann::json ToJson() const override { return {{"op", "TestFailOn"}, {"value", v_}}; }
+  Result<Tensor> Apply(Tensor in, std::mt19937_64&) const override {
+    if (in.type() == TensorType::kInt64 && *in.data_as<int64_t>() == v_) {
+      return Status::Corruption("TestFailOn hit " + std::to_string(v_));
+    }
+    return in;
+  }
+
+ private:
+  int64_t v_;
+};
+
+// Test op "TestCount": counts rows transformed (for memory-bound checks).
+inline std::atomic<uint64_t> g_transformed{0};
+class CountOp : public TensorOp {
+ public:
+  std::string name() const override { return "TestCount"; }
+  nlohmann::json ToJson() const override { return {{"op", "TestCount"}}; }
+  Result<Tensor> Apply(Tensor in, std::mt19937_64&) const override {
+    g_transformed++;
+    return in;
+  }
+};
+
+inline void RegisterTestOps() {
+  RegisterOp("TestJitter", [](const nlohmann::json&) -> Result<std::unique_ptr<TensorOp>> {
+    return std::unique_ptr<TensorOp>(new JitterOp());
+  });
+  RegisterOp("TestFailOn", [](const nlohmann::json& j) -> Result<std::unique_ptr<TensorOp>> {
+    return std::unique_ptr<TensorOp>(new FailOnOp(j.value("value", int64_t{-1})));
+  });
+  RegisterOp("TestCount", [](const nlohmann::json&) -> Result<std::unique_ptr<TensorOp>> {
+    return std::unique_ptr<TensorOp>(new CountOp());
+  });
+}
+
+// Runs a pipeline to the end (or `max_batches`), returning the batches.
+inline std::vector<Batch> Drain(Pipeline* p, size_t max_batches = SIZE_MAX, Status* error = nullptr) {
+  std::vector<Batch> out;
+  while (out.size() < max_batches) {
+    Batch b;
+    auto r = p->Next(&b);
+    if (!r.ok()) {
+      if (error) *error = r.status();
+      else ADD_FAILURE() << r.status().ToString();
+      break;
+    }
+    if (!*r) break;
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+inline std::vector<uint64_t> RowIds(const std::vector<Batch>& batches) {
+  std::vector<uint64_t> ids;
+  for (const auto& b : batches) ids.insert(ids.end(), b.row_ids.begin(), b.row_ids.end());
+  return ids;
+}
+
+}  // namespace mindrecord::testing

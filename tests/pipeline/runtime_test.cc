@@ -1,0 +1,315 @@
+// The worker runtime through the Pipeline facade: order, determinism across
+// worker counts, exact resume, batching, bounded queues, statistics, sinks.
+#include <set>
+#include <thread>
+
+#include "pipeline/sampler.h"
+#include "tests/pipeline/pipeline_test_util.h"
+
+namespace mindrecord {
+namespace {
+
+using testing::BatchDigest;
+using testing::Drain;
+using testing::RowIds;
+
+class RuntimeTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    testing::RegisterTestOps();
+    path_ = new std::string(testing::WriteDataset("rt.mindrecord", 600, 3));
+  }
+  static void TearDownTestSuite() { delete path_; }
+
+  static Plan BasePlan() {
+    Plan p;
+    p.source = {*path_};
+    p.batch.batch_size = 16;
+    p.num_workers = 3;
+    p.queue_depth = 3;
+    p.seed = 2024;
+    return p;
+  }
+  static std::unique_ptr<Pipeline> Open(const Plan& p, const PipelineState* s = nullptr) {
+    auto r = Pipeline::Open(p, s);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? std::move(r).value() : nullptr;
+  }
+  static uint64_t Digest(const std::vector<Batch>& bs) {
+    uint64_t h = 0;
+    for (const auto& b : bs) h = h * 31 + BatchDigest(b);
+    return h;
+  }
+  static std::string* path_;
+};
+std::string* RuntimeTest::path_ = nullptr;
+
+TEST_F(RuntimeTest, SequentialMatchesReader) {
+  auto reader = ShardReader::Open(*path_);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  Plan p = BasePlan();
+  p.batch.batch_size = 7;
+  auto pipe = Open(p);
+  ASSERT_TRUE(pipe);
+  auto batches = Drain(pipe.get());
+  ASSERT_EQ(batches.size(), (600u + 6) / 7);
+  EXPECT_EQ(batches.back().size(), 600u % 7);
+  uint64_t next = 0;
+  for (const auto& b : batches) {
+    const BatchColumn* id = b.column("id");
+    const BatchColumn* vec = b.column("vec");
+    const BatchColumn* data = b.column("data");
+    ASSERT_TRUE(id && vec && data);
+    EXPECT_EQ(vec->data.shape(), (std::vector<int64_t>{static_cast<int64_t>(b.size()), 4}));
+    for (size_t i = 0; i < b.size(); ++i, ++next) {
+      ASSERT_EQ(b.row_ids[i], next);
+      auto row = (*reader)->ReadRow(next);
+      ASSERT_TRUE(row.ok());
+      EXPECT_EQ(id->data.data_as<int64_t>()[i], row->Get("id").as_int());
+      EXPECT_EQ(vec->data.data_as<float>()[i * 4 + 1], row->Get("vec").ArrayAs<float>()[1]);
+      const std::string& want = row->Get("data").bytes();
+      const Tensor& got = data->is_list() ? data->list[i] : data->data;
+      ASSERT_TRUE(data->is_list());
+      EXPECT_EQ(std::string(reinterpret_cast<const char*>(got.data()), got.size_bytes()), want);
+    }
+  }
+  EXPECT_EQ(next, 600u);
+}
+
+TEST_F(RuntimeTest, SameSequenceForAnyWorkerCount) {
+  Plan p = BasePlan();
+  p.sampler = {{"type", "random"}};
+  p.ops["vec"] = {{{"op", "TestJitter"}}};
+  p.epochs = 2;
+  std::set<uint64_t> digests;
+  std::vector<uint64_t> ids;
+  for (uint32_t workers : {1u, 2u, 4u}) {
+    p.num_workers = workers;
+    p.queue_depth = workers == 4 ? 2 : 5;
+    auto pipe = Open(p);
+    ASSERT_TRUE(pipe);
+    auto batches = Drain(pipe.get());
+    ASSERT_EQ(batches.size(), 2 * ((600 + 15) / 16));
+    digests.insert(Digest(batches));
+    if (ids.empty()) ids = RowIds(batches);
+  }
+  EXPECT_EQ(digests.size(), 1u);
+  // Two epochs, each a permutation, different from each other.
+  std::vector<uint64_t> e0(ids.begin(), ids.begin() + 600), e1(ids.begin() + 600, ids.end());
+  EXPECT_NE(e0, e1);
+  std::sort(e0.begin(), e0.end());
+  std::sort(e1.begin(), e1.end());
+  EXPECT_EQ(e0, e1);
+  EXPECT_EQ(std::set<uint64_t>(e0.begin(), e0.end()).size(), 600u);
+  // Another seed gives another stream.
+  p.seed = 7;
+  auto other = Open(p);
+  EXPECT_NE(Digest(Drain(other.get())), *digests.begin());
+}
+
+TEST_F(RuntimeTest, ResumeYieldsExactlyTheRest) {
+  Plan p = BasePlan();
+  p.sampler = {{"type", "shuffle"}, {"mode", "global"}};
+  p.ops["vec"] = {{{"op", "TestJitter"}}};
+  p.batch.batch_size = 24;
+  p.epochs = 3;
+  auto full_pipe = Open(p);
+  auto full = Drain(full_pipe.get());
+  ASSERT_EQ(full.size(), 3 * 25u);
+  std::mt19937_64 rng(5);
+  std::vector<size_t> cuts = {0, 1, 24, 25, 26, full.size() - 1, full.size()};
+  for (int i = 0; i < 4; ++i) cuts.push_back(UniformBelow(rng, full.size()));
+  for (size_t cut : cuts) {
+    auto first = Open(p);
+    auto head = Drain(first.get(), cut);
+    ASSERT_EQ(head.size(), cut);
+    const std::string saved = first->state().ToJson().dump();
+    first.reset();
+    auto state = PipelineState::FromJson(nlohmann::json::parse(saved));
+    ASSERT_TRUE(state.ok()) << state.status().ToString();
+    Plan q = p;
+    q.num_workers = 1 + cut % 4;  // any worker count
+    auto second = Open(q, &*state);
+    ASSERT_TRUE(second);
+    auto tail = Drain(second.get());
+    ASSERT_EQ(head.size() + tail.size(), full.size()) << "cut " << cut;
+    for (size_t k = 0; k < tail.size(); ++k) {
+      EXPECT_EQ(BatchDigest(tail[k]), BatchDigest(full[cut + k])) << "cut " << cut << " batch " << k;
+    }
+  }
+  // A state from another plan is refused.
+  auto s = Open(p)->state();
+  Plan other = p;
+  other.seed = 1;
+  EXPECT_FALSE(Pipeline::Open(other, &s).ok());
+}
+
+TEST_F(RuntimeTest, DropRemainderAndEpochs) {
+  Plan p = BasePlan();
+  p.batch.batch_size = 64;
+  p.batch.drop_remainder = true;
+  p.epochs = 2;
+  auto pipe = Open(p);
+  auto batches = Drain(pipe.get());
+  ASSERT_EQ(batches.size(), 2 * (600u / 64));
+  for (const auto& b : batches) EXPECT_EQ(b.size(), 64u);
+  EXPECT_EQ(batches[9].epoch, 1u);
+  EXPECT_EQ(batches[9].row_ids[0], 0u);
+}
+
+TEST_F(RuntimeTest, RaggedColumnPaddedOrListed) {
+  Plan p = BasePlan();
+  p.columns = {"data", "label"};
+  p.batch.ragged["data"] = {RaggedMode::kPad, 0};
+  auto pipe = Open(p);
+  Batch b;
+  ASSERT_TRUE(pipe->Next(&b).value());
+  ASSERT_EQ(b.columns.size(), 2u);
+  EXPECT_EQ(b.columns[0].name, "data");
+  ASSERT_FALSE(b.columns[0].is_list());
+  EXPECT_EQ(b.columns[0].data.shape()[0], 16);
+  EXPECT_EQ(b.columns[0].row_shapes.size(), 16u);
+  EXPECT_EQ(b.columns[1].data.type(), TensorType::kInt32);
+}
+
+TEST_F(RuntimeTest, QueueDepthBoundsWorkInFlight) {
+  Plan p = BasePlan();
+  p.num_workers = 4;
+  p.queue_depth = 2;
+  p.batch.batch_size = 8;
+  p.columns = {"id"};
+  p.ops["id"] = {{{"op", "TestCount"}}};
+  testing::g_transformed = 0;
+  auto pipe = Open(p);
+  uint64_t consumed = 0, max_ahead = 0;
+  Batch b;
+  while (pipe->Next(&b).value()) {
+    consumed += b.size();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // a slow consumer
+    max_ahead = std::max<uint64_t>(max_ahead, testing::g_transformed.load() - consumed);
+  }
+  EXPECT_EQ(consumed, 600u);
+  const PipelineStats s = pipe->stats();
+  EXPECT_LE(s.max_in_flight, 2u);
+  EXPECT_GE(s.max_in_flight, 1u);
+  EXPECT_LE(max_ahead, 2u * 8u);  // at most queue_depth batches prepared ahead
+  EXPECT_GT(s.workers_blocked_s, 0.0);
+}
+
+TEST_F(RuntimeTest, StatsAndStateReadableWhileRunning) {
+  Plan p = BasePlan();
+  p.sampler = {{"type", "random"}};
+  p.epochs = 3;
+  auto pipe = Open(p);
+  std::atomic<bool> done{false};
+  std::thread poller([&] {
+    while (!done) {
+      PipelineStats s = pipe->stats();
+      PipelineState st = pipe->state();
+      EXPECT_LE(s.in_flight, 3u);
+      EXPECT_LE(st.position, 600u);
+      std::this_thread::yield();
+    }
+  });
+  auto batches = Drain(pipe.get());
+  done = true;
+  poller.join();
+  const PipelineStats s = pipe->stats();
+  EXPECT_EQ(s.rows, 1800u);
+  EXPECT_EQ(s.batches, batches.size());
+  EXPECT_GT(s.rows_per_s, 0.0);
+  EXPECT_GT(s.io_s, 0.0);
+  EXPECT_EQ(s.num_workers, 3u);
+  const auto j = s.ToJson();
+  EXPECT_TRUE(j.contains("consumer_wait_s"));
+  EXPECT_EQ(pipe->state().epoch, 3u);
+  EXPECT_EQ(pipe->state().position, 0u);
+}
+
+TEST_F(RuntimeTest, PKSamplerAgainstIndex) {
+  auto reader = ShardReader::Open(*path_);
+  ASSERT_TRUE(reader.ok());
+  auto groups = (*reader)->GroupByIndexField("label");
+  ASSERT_TRUE(groups.ok()) << groups.status().ToString();
+  ASSERT_EQ(groups->size(), 7u);
+  Plan p = BasePlan();
+  p.columns = {"label"};
+  p.sampler = {{"type", "pk"}, {"field", "label"}, {"k", 5}, {"num_classes", 4}, {"shuffle", true}};
+  p.batch.batch_size = 5;
+  auto pipe = Open(p);
+  auto batches = Drain(pipe.get());
+  ASSERT_EQ(batches.size(), 4u);
+  std::set<int32_t> labels;
+  for (const auto& b : batches) {
+    const int32_t label = b.columns[0].data.data_as<int32_t>()[0];
+    labels.insert(label);
+    std::set<uint64_t> ids(b.row_ids.begin(), b.row_ids.end());
+    EXPECT_EQ(ids.size(), 5u);
+    const auto& members = (*groups)[label].second;
+    for (size_t i = 0; i < b.size(); ++i) {
+      EXPECT_EQ(b.columns[0].data.data_as<int32_t>()[i], label);
+      EXPECT_TRUE(std::binary_search(members.begin(), members.end(), b.row_ids[i]));
+    }
+  }
+  EXPECT_EQ(labels.size(), 4u);
+}
+
+TEST_F(RuntimeTest, DistributedRanksCoverDataset) {
+  std::vector<uint64_t> all;
+  for (uint64_t rank = 0; rank < 4; ++rank) {
+    Plan p = BasePlan();
+    p.columns = {"id"};
+    p.sampler = {{"type", "distributed"}, {"num_shards", 4}, {"shard_id", rank}, {"shuffle", "files"}};
+    auto pipe = Open(p);
+    auto ids = RowIds(Drain(pipe.get()));
+    EXPECT_EQ(ids.size(), 150u);
+    all.insert(all.end(), ids.begin(), ids.end());
+  }
+  std::sort(all.begin(), all.end());
+  for (uint64_t i = 0; i < 600; ++i) ASSERT_EQ(all[i], i);
+}
+
+TEST_F(RuntimeTest, CudaSinkFallback) {
+  Plan p = BasePlan();
+  p.sink.kind = SinkSpec::Kind::kCuda;
+  auto pipe = Pipeline::Open(p);
+#ifdef MINDRECORD_HAVE_CUDA
+  if (pipe.ok()) {  // a GPU is present: batches carry device copies
+    Batch b;
+    ASSERT_TRUE((*pipe)->Next(&b).value());
+    EXPECT_NE(b.column("vec")->device_data, nullptr);
+    return;
+  }
+  EXPECT_NE(pipe.status().message().find("no CUDA device"), std::string::npos) << pipe.status().ToString();
+#else
+  ASSERT_FALSE(pipe.ok());
+  EXPECT_NE(pipe.status().message().find("-DMINDRECORD_WITH_CUDA=ON"), std::string::npos);
+#endif
+  EXPECT_EQ(pipe.status().code(), StatusCode::kNotSupported);
+  EXPECT_NE(pipe.status().message().find("host sink"), std::string::npos);
+  p.sink.kind = SinkSpec::Kind::kHost;
+  auto host = Open(p);
+  Batch b;
+  EXPECT_TRUE(host->Next(&b).value());
+}
+
+TEST_F(RuntimeTest, BadPlansAreRefused) {
+  Plan p = BasePlan();
+  p.columns = {"nope"};
+  EXPECT_FALSE(Pipeline::Open(p).ok());
+  p = BasePlan();
+  p.columns = {"id"};
+  p.ops["vec"] = {{{"op", "TestJitter"}}};
+  auto r = Pipeline::Open(p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("vec"), std::string::npos);
+  p = BasePlan();
+  p.sampler = {{"type", "subset"}, {"indices", {600}}};
+  EXPECT_FALSE(Pipeline::Open(p).ok());
+  p = BasePlan();
+  p.source = {"/nonexistent/x.mindrecord"};
+  EXPECT_FALSE(Pipeline::Open(p).ok());
+}
+
+}  // namespace
+}  // namespace mindrecord
