@@ -1,0 +1,141 @@
+// Read and transform errors: policy fail (names shard and row) and skip
+// (counted, reported, remaining order unchanged, batches kept full).
+#include <set>
+
+#include "pipeline/sampler.h"
+#include "tests/pipeline/pipeline_test_util.h"
+
+namespace mindrecord {
+namespace {
+
+using testing::Drain;
+using testing::RowIds;
+
+class RuntimeErrorsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    testing::RegisterTestOps();
+    path_ = new std::string(testing::WriteDataset("bad.mindrecord", 300, 2));
+    auto reader = ShardReader::Open(*path_);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    // Find the global row id of the row written as k = 101, then break it.
+    bad_id_ = new uint64_t(UINT64_MAX);
+    for (uint64_t id = 0; id < (*reader)->num_rows(); ++id) {
+      if ((*reader)->ReadRow(id)->Get("id").as_int() == 101) *bad_id_ = id;
+    }
+    ASSERT_NE(*bad_id_, UINT64_MAX);
+    ASSERT_TRUE(testing::CorruptRow((*reader)->shard_paths(), 101));
+  }
+  static void TearDownTestSuite() {
+    delete path_;
+    delete bad_id_;
+  }
+  static Plan BasePlan(ErrorPolicy policy) {
+    Plan p;
+    p.source = {*path_};
+    p.batch.batch_size = 10;
+    p.num_workers = 2;
+    p.queue_depth = 2;
+    p.on_error = policy;
+    return p;
+  }
+  static std::string* path_;
+  static uint64_t* bad_id_;
+};
+std::string* RuntimeErrorsTest::path_ = nullptr;
+uint64_t* RuntimeErrorsTest::bad_id_ = nullptr;
+
+TEST_F(RuntimeErrorsTest, FailNamesShardAndRow) {
+  for (const char* sampler : {"sequential", "random"}) {
+    Plan p = BasePlan(ErrorPolicy::kFail);
+    p.sampler = {{"type", sampler}};
+    auto pipe = Pipeline::Open(p);
+    ASSERT_TRUE(pipe.ok()) << pipe.status().ToString();
+    Status err;
+    auto batches = Drain(pipe->get(), SIZE_MAX, &err);
+    ASSERT_FALSE(err.ok()) << sampler;
+    EXPECT_EQ(err.code(), StatusCode::kCorruption) << err.ToString();
+    EXPECT_NE(err.message().find("row " + std::to_string(*bad_id_)), std::string::npos) << err.ToString();
+    EXPECT_NE(err.message().find("shard"), std::string::npos) << err.ToString();
+    // Every batch before the bad row's batch came out, in order.
+    auto ids = RowIds(batches);
+    EXPECT_EQ(std::count(ids.begin(), ids.end(), *bad_id_), 0);
+    EXPECT_EQ(ids.size() % 10, 0u);
+    Batch b;
+    auto again = (*pipe)->Next(&b);
+    ASSERT_FALSE(again.ok());
+    EXPECT_EQ(again.status().message(), err.message());
+  }
+}
+
+TEST_F(RuntimeErrorsTest, SkipKeepsOrderAndFullBatches) {
+  for (const char* sampler : {"sequential", "random"}) {
+    Plan clean = BasePlan(ErrorPolicy::kSkip);
+    clean.sampler = {{"type", sampler}};
+    clean.seed = 3;
+    // The expected order: the sampler's, minus the bad row.
+    auto reader = ShardReader::Open(*path_);
+    auto sampler_obj = MakeSampler(clean.sampler, LayoutOf(**reader));
+    std::vector<uint64_t> want;
+    for (uint64_t e = 0; e < 2; ++e) {
+      const std::vector<uint64_t> order = (*sampler_obj)->Epoch(clean.seed, e).value();
+      for (uint64_t id : order) {
+        if (id != *bad_id_) want.push_back(id);
+      }
+    }
+    clean.epochs = 2;
+    for (uint32_t workers : {1u, 3u}) {
+      clean.num_workers = workers;
+      auto pipe = Pipeline::Open(clean);
+      ASSERT_TRUE(pipe.ok());
+      auto batches = Drain(pipe->get());
+      EXPECT_EQ(RowIds(batches), want) << sampler;
+      // 299 rows per epoch: 29 full batches and one of 9.
+      ASSERT_EQ(batches.size(), 60u);
+      for (size_t i = 0; i < batches.size(); ++i) EXPECT_EQ(batches[i].size(), i % 30 == 29 ? 9u : 10u);
+      const PipelineStats s = (*pipe)->stats();
+      EXPECT_EQ(s.rows_skipped, 2u);
+      ASSERT_FALSE(s.skipped_errors.empty());
+      EXPECT_NE(s.skipped_errors[0].find("row " + std::to_string(*bad_id_)), std::string::npos);
+    }
+  }
+}
+
+TEST_F(RuntimeErrorsTest, ResumeAcrossASkippedRow) {
+  Plan p = BasePlan(ErrorPolicy::kSkip);
+  p.sampler = {{"type", "random"}};
+  auto full = Drain(Pipeline::Open(p)->get());
+  for (size_t cut : {1, 5, 13, 20, 29}) {
+    auto first = Pipeline::Open(p);
+    auto head = Drain(first->get(), cut);
+    const PipelineState s = (*first)->state();
+    auto second = Pipeline::Open(p, &s);
+    ASSERT_TRUE(second.ok());
+    auto tail = Drain(second->get());
+    ASSERT_EQ(head.size() + tail.size(), full.size()) << cut;
+    for (size_t k = 0; k < tail.size(); ++k) EXPECT_EQ(tail[k].row_ids, full[cut + k].row_ids) << cut;
+  }
+}
+
+TEST_F(RuntimeErrorsTest, TransformErrorsFollowThePolicy) {
+  Plan p = BasePlan(ErrorPolicy::kFail);
+  p.source = {*path_};
+  p.columns = {"id"};
+  p.sampler = {{"type", "subset"}, {"indices", {0, 1, 2, 3}}};
+  p.batch.batch_size = 2;
+  // The id value of row 2.
+  auto reader = ShardReader::Open(*path_);
+  const int64_t v = (*reader)->ReadRow(2)->Get("id").as_int();
+  p.ops["id"] = {{{"op", "TestFailOn"}, {"value", v}}};
+  Status err;
+  auto batches = Drain(Pipeline::Open(p)->get(), SIZE_MAX, &err);
+  EXPECT_EQ(batches.size(), 1u);
+  EXPECT_NE(err.message().find("TestFailOn"), std::string::npos) << err.ToString();
+  EXPECT_NE(err.message().find("row 2"), std::string::npos) << err.ToString();
+  p.on_error = ErrorPolicy::kSkip;
+  batches = Drain(Pipeline::Open(p)->get());
+  EXPECT_EQ(RowIds(batches), (std::vector<uint64_t>{0, 1, 3}));
+}
+
+}  // namespace
+}  // namespace mindrecord
