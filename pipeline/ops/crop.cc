@@ -1,5 +1,7 @@
 #include "pipeline/ops/crop.h"
 
+#include "pipeline/ops/cv_util.h"
+
 #include <algorithm>
 #include <cstring>
 

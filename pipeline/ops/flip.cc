@@ -2,28 +2,19 @@
 
 #include <cstring>
 
+#include "pipeline/ops/cv_util.h"
+
 namespace mindrecord::ops {
 
 Tensor FlipHorizontal(const Tensor& img, const ImageDims& d) {
   Tensor out = MakeImage(img.type(), d, d.h, d.w);
-  const size_t px = static_cast<size_t>(d.c) * TensorTypeSize(img.type());
-  const size_t row = px * d.w;
-  uint8_t* dst = out.MutableData();
-  const uint8_t* src = img.data();
-  for (int y = 0; y < d.h; ++y) {
-    const uint8_t* s = src + y * row;
-    uint8_t* o = dst + y * row;
-    if (px == 3) {
-      for (int x = 0; x < d.w; ++x) {
-        const uint8_t* p = s + (d.w - 1 - x) * 3;
-        o[3 * x] = p[0];
-        o[3 * x + 1] = p[1];
-        o[3 * x + 2] = p[2];
-      }
-    } else {
-      for (int x = 0; x < d.w; ++x) std::memcpy(o + x * px, s + (d.w - 1 - x) * px, px);
-    }
-  }
+  out.MutableData();
+  // cv::flip moves whole pixels of elemSize() bytes: view a pixel as bytes.
+  const int px = d.c * static_cast<int>(TensorTypeSize(img.type()));
+  cv::Mat src(d.h, d.w, CV_8UC(px), const_cast<uint8_t*>(img.data()));
+  cv::Mat dst(d.h, d.w, CV_8UC(px), out.MutableData());
+  Status st = CatchCv("RandomHorizontalFlip", [&] { cv::flip(src, dst, 1); });
+  (void)st;  // cannot fail for a valid image view
   return out;
 }
 

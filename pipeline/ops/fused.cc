@@ -1,5 +1,7 @@
 #include "pipeline/ops/fused.h"
 
+#include "pipeline/ops/cv_util.h"
+
 #include <cmath>
 
 #include <opencv2/imgproc.hpp>

@@ -1,5 +1,7 @@
 #include "pipeline/ops/jpeg.h"
 
+#include "pipeline/ops/cv_util.h"
+
 #include <turbojpeg.h>
 
 #include <memory>

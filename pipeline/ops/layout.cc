@@ -4,6 +4,9 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <vector>
+
+#include "pipeline/ops/cv_util.h"
 
 namespace mindrecord::ops {
 
@@ -68,30 +71,23 @@ Result<Tensor> HWC2CHWOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
   const int64_t h = input.shape()[0], w = input.shape()[1], c = input.shape()[2];
   Tensor out = Tensor::Make(input.type(), {c, h, w});
   const size_t es = TensorTypeSize(input.type());
+  if (c <= 512 && h * w <= INT32_MAX) {
+    // cv::split copies bits: pick an OpenCV depth of the same element size.
+    const int depth = es == 1 ? CV_8U : es == 2 ? CV_16U : es == 4 ? CV_32S : CV_64F;
+    cv::Mat src(static_cast<int>(h), static_cast<int>(w), CV_MAKETYPE(depth, static_cast<int>(c)),
+                const_cast<uint8_t*>(input.data()));
+    std::vector<cv::Mat> planes;
+    uint8_t* dst = out.MutableData();
+    for (int64_t k = 0; k < c; ++k)
+      planes.emplace_back(static_cast<int>(h), static_cast<int>(w), depth, dst + k * h * w * es);
+    MR_RETURN_IF_ERROR(CatchCv("HWC2CHW", [&] { cv::split(src, planes.data()); }));
+    return out;
+  }
   const uint8_t* src = input.data();
   uint8_t* dst = out.MutableData();
   const int64_t hw = h * w;
-  if (es == 1 && c == 3) {
-    uint8_t* d0 = dst;
-    uint8_t* d1 = dst + hw;
-    uint8_t* d2 = dst + 2 * hw;
-    for (int64_t i = 0; i < hw; ++i) {
-      d0[i] = src[3 * i];
-      d1[i] = src[3 * i + 1];
-      d2[i] = src[3 * i + 2];
-    }
-  } else if (es == 4 && c == 3) {
-    const float* s = reinterpret_cast<const float*>(src);
-    float* d = reinterpret_cast<float*>(dst);
-    for (int64_t i = 0; i < hw; ++i) {
-      d[i] = s[3 * i];
-      d[hw + i] = s[3 * i + 1];
-      d[2 * hw + i] = s[3 * i + 2];
-    }
-  } else {
-    for (int64_t i = 0; i < hw; ++i)
-      for (int64_t k = 0; k < c; ++k) std::memcpy(dst + (k * hw + i) * es, src + (i * c + k) * es, es);
-  }
+  for (int64_t i = 0; i < hw; ++i)
+    for (int64_t k = 0; k < c; ++k) std::memcpy(dst + (k * hw + i) * es, src + (i * c + k) * es, es);
   return out;
 }
 

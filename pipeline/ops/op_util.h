@@ -1,5 +1,5 @@
 // Shared helpers for tensor ops: JSON parameter parsing, image-shape checks,
-// OpenCV views of tensors, portable random draws.
+// portable random draws. (OpenCV helpers live in cv_util.h, internal.)
 #pragma once
 
 #include <cstdint>
@@ -8,8 +8,6 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <opencv2/core.hpp>
-
 #include "mindrecord/status.h"
 #include "pipeline/tensor.h"
 
@@ -19,7 +17,6 @@ namespace mindrecord::ops {
 enum class Interpolation : uint8_t { kNearest = 0, kBilinear = 1, kBicubic = 2, kArea = 3 };
 const char* InterpolationName(Interpolation i);
 Result<Interpolation> ParseInterpolation(std::string_view name);
-int ToCvInterpolation(Interpolation i);
 
 // A (height, width) pair; `from_int` records a single-int spec.
 struct Size2 {
@@ -52,26 +49,11 @@ struct ImageDims {
 };
 // Checks that `t` is an HW/HWC image of uint8 (or float32 when allowed).
 Result<ImageDims> CheckImage(const Tensor& t, const std::string& op, bool allow_float);
-// OpenCV header over the tensor's bytes (no copy). uint8 or float32 only.
-cv::Mat AsMat(const Tensor& t, const ImageDims& d);
 // A new tensor of the same layout as `d` with new height/width.
 Tensor MakeImage(TensorType type, const ImageDims& d, int h, int w);
 
 // Portable draws (same numbers on every platform and standard library).
 double RandUniform(std::mt19937_64& rng, double lo, double hi);  // [lo, hi)
 int64_t RandInt(std::mt19937_64& rng, int64_t lo, int64_t hi);   // [lo, hi], inclusive
-
-// Runs `fn` and converts an OpenCV (or any std) exception into InvalidArgument.
-template <typename Fn>
-Status CatchCv(const std::string& op, Fn&& fn) {
-  try {
-    fn();
-    return Status::OK();
-  } catch (const cv::Exception& e) {
-    return Status::InvalidArgument(op + ": OpenCV: " + e.what());
-  } catch (const std::exception& e) {
-    return Status::Internal(op + ": " + e.what());
-  }
-}
 
 }  // namespace mindrecord::ops

@@ -1,5 +1,7 @@
 #include "pipeline/ops/random_resized_crop.h"
 
+#include "pipeline/ops/cv_util.h"
+
 #include <cmath>
 
 #include <opencv2/imgproc.hpp>

@@ -1,5 +1,7 @@
 #include "pipeline/ops/resize.h"
 
+#include "pipeline/ops/cv_util.h"
+
 #include <opencv2/imgproc.hpp>
 
 namespace mindrecord::ops {
