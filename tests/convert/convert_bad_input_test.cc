@@ -145,7 +145,8 @@ TEST(ConvertBadInputTest, UndecodableAndMissingImages) {
   auto r = Convert("imagefolder", dir / "if", out / "if.mindrecord", skip);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->skipped.size(), 2u);
-  EXPECT_NE(r->skipped[1].find("cut.jpg: truncated JPEG"), std::string::npos) << r->skipped[1];
+  EXPECT_NE(r->skipped[1].find("class_01/cut.jpg: "), std::string::npos) << r->skipped[1];
+  EXPECT_NE(r->skipped[1].find("JPEG"), std::string::npos) << r->skipped[1];
   EXPECT_EQ(ReadAll(out / "if.mindrecord").size(), 6u);
 
   // An ImageNet map file naming an image that is not there.
