@@ -1,0 +1,104 @@
+// The `mindrecord` executable driven as a user drives it: inspect, cat, copy,
+// exit codes and error messages.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/util/test_util.h"
+
+namespace mindrecord {
+namespace {
+
+using testing::CliPath;
+using testing::CompatDir;
+using testing::RunCommand;
+using testing::TempDir;
+
+std::string Cli(const std::string& args) { return CliPath() + " " + args; }
+
+TEST(CliTest, InspectJsonDescribesAMultiShardDataset) {
+  const std::string dir = CompatDir();
+  MR_SKIP_WITHOUT_COMPAT(dir);
+  std::string out;
+  ASSERT_EQ(RunCommand(Cli("inspect --json " + dir + "/mindrecord/imagenet/imagenet.mindrecord3"), &out), 0);
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["version"], "2.0");
+  EXPECT_EQ(j["num_rows"], 20);
+  EXPECT_EQ(j["shards"].size(), 4u);
+  EXPECT_EQ(j["blob_fields"], nlohmann::json({"data"}));
+  EXPECT_EQ(j["index_fields"], nlohmann::json({"label", "file_name"}));
+  EXPECT_EQ(j["header_size"], 16384);
+  EXPECT_EQ(j["page_size"], 1048576);
+  EXPECT_EQ(j["schema"]["label"]["type"], "int64");
+  ASSERT_EQ(RunCommand(Cli("inspect --pages " + dir + "/mindrecord/graph/testdata"), &out), 0);
+  EXPECT_NE(out.find("BLOB_DATA"), std::string::npos);
+  EXPECT_NE(out.find("rows:         60"), std::string::npos);
+}
+
+TEST(CliTest, CatJsonlRowsColumnsAndBase64) {
+  const std::string dir = CompatDir();
+  MR_SKIP_WITHOUT_COMPAT(dir);
+  std::string out;
+  ASSERT_EQ(RunCommand(Cli("cat " + dir + "/mindrecord/graph/testdata --rows 1:3 --columns first_id,node_feature_1"), &out), 0);
+  auto nl = out.find('\n');
+  ASSERT_NE(nl, std::string::npos);
+  auto first = nlohmann::json::parse(out.substr(0, nl));
+  EXPECT_EQ(first, nlohmann::json::parse(R"({"first_id":102,"node_feature_1":[1,0,0,0,1]})"));
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 2);
+  ASSERT_EQ(RunCommand(Cli("cat " + dir + "/mindrecord/imagenet/imagenet.mindrecord0 --rows 0 --columns data"), &out), 0);
+  auto row = nlohmann::json::parse(out);
+  EXPECT_EQ(row["data"].get<std::string>().substr(0, 4), "/9j/");  // base64 of FF D8 FF
+  ASSERT_EQ(RunCommand(Cli("cat " + dir + "/mindrecord/twobytes/twobytes.mindrecord --format table"), &out), 0);
+  EXPECT_NE(out.find("row_id\tfile_name\tid\timg_data"), std::string::npos);
+}
+
+TEST(CliTest, CopyReproducesMindSporeFilesByteForByte) {
+  const std::string dir = CompatDir();
+  MR_SKIP_WITHOUT_COMPAT(dir);
+  TempDir tmp;
+  for (const char* f : {"graph/testdata", "twobytes/twobytes.mindrecord"}) {
+    const std::string src = dir + "/mindrecord/" + f;
+    const std::string dst = tmp.Join(std::filesystem::path(f).filename());
+    ASSERT_EQ(RunCommand(Cli("copy " + src + " " + dst)), 0) << f;
+    EXPECT_EQ(testing::ReadFile(dst), testing::ReadFile(src)) << f << " differs";
+    std::string a, b;
+    const char* q = "\"SELECT * FROM INDEXES ORDER BY ROW_ID; SELECT * FROM SHARD_NAME;\"";
+    ASSERT_EQ(RunCommand("sqlite3 " + dst + ".db " + q, &a), 0);
+    ASSERT_EQ(RunCommand("sqlite3 " + src + ".db " + q, &b), 0);
+    EXPECT_EQ(a, b) << f;
+  }
+}
+
+TEST(CliTest, CopyReshardsAndRepages) {
+  const std::string dir = CompatDir();
+  MR_SKIP_WITHOUT_COMPAT(dir);
+  TempDir tmp;
+  ASSERT_EQ(RunCommand(Cli("copy " + dir + "/mindrecord/imagenet/imagenet.mindrecord0 " + tmp.Join("one") +
+                           " --shards 1 --page-size 131072 --header-size 32768")), 0);
+  std::string a, b;
+  ASSERT_EQ(RunCommand(Cli("cat " + tmp.Join("one")), &a), 0);
+  ASSERT_EQ(RunCommand(Cli("cat " + dir + "/mindrecord/imagenet/imagenet.mindrecord0"), &b), 0);
+  EXPECT_EQ(a, b);
+  ASSERT_EQ(RunCommand(Cli("inspect --json " + tmp.Join("one")), &a), 0);
+  EXPECT_EQ(nlohmann::json::parse(a)["page_size"], 131072);
+  // Existing output is refused (exit 2) unless --overwrite.
+  EXPECT_EQ(RunCommand(Cli("copy " + tmp.Join("one") + " " + tmp.Join("one")) + " 2>/dev/null"), 2);
+}
+
+TEST(CliTest, ExitCodesAndErrorsNameTheFile) {
+  TempDir tmp;
+  std::string out;
+  EXPECT_EQ(RunCommand(Cli("inspect"), &out, true), 1);
+  EXPECT_EQ(RunCommand(Cli("frobnicate x"), &out, true), 1);
+  EXPECT_EQ(RunCommand(Cli("inspect " + tmp.Join("nope")), &out, true), 2);
+  EXPECT_NE(out.find(tmp.Join("nope")), std::string::npos) << out;
+  testing::WriteFile(tmp.Join("garbage"), std::string(100, 'g'));
+  EXPECT_EQ(RunCommand(Cli("cat " + tmp.Join("garbage")), &out, true), 2);
+  EXPECT_NE(out.find("garbage"), std::string::npos) << out;
+  EXPECT_EQ(RunCommand(Cli("cat " + tmp.Join("garbage") + " --format xml"), &out, true), 1);
+}
+
+}  // namespace
+}  // namespace mindrecord
