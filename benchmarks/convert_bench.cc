@@ -1,0 +1,130 @@
+// `convert imagefolder` throughput against the ceiling of reading the same
+// files (what `cat FILES > /dev/null` does), with 1 and 2 workers, images
+// stored as they are. The input is a generated ImageFolder of ~100 KB JPEGs
+// (crops of the compat photos, scaled to 800x600 and re-encoded, or synthetic ones without compat).
+//
+//   convert_bench [--images N (10000)] [--dir D (/tmp/mr_convert_bench)] [--keep]
+//
+// Prints one line per measurement: MB/s and the ratio to the ceiling. Output
+// datasets are written with the default header/page sizes and committed
+// (fsync included), as a user's convert would.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "fixtures/convert_fixtures.h"
+#include "writers/convert/converter.h"
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::vector<cv::Mat> CompatPhotos() {
+  std::vector<cv::Mat> out;
+  fs::path compat = fs::path(MINDRECORD_SOURCE_DIR) / ".." / "shared" / "compat" / "sources";
+  for (const char* sub : {"coco/train", "voc2012/JPEGImages", "imagenet_map/images"}) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(compat / sub, ec)) {
+      cv::Mat m = cv::imread(e.path().string(), cv::IMREAD_COLOR);
+      if (!m.empty() && m.cols >= 320 && m.rows >= 240) out.push_back(m);
+    }
+  }
+  return out;
+}
+
+// INPUT/class_XX/img_YYYYY.jpg, 10 classes; returns total bytes.
+uint64_t Generate(const std::string& dir, size_t n) {
+  std::vector<cv::Mat> photos = CompatPhotos();
+  uint64_t total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    char rel[64];
+    std::snprintf(rel, sizeof(rel), "/class_%02zu/img_%05zu.jpg", i % 10, i);
+    std::string bytes;
+    if (photos.empty()) {
+      bytes = mindrecord::fixtures::MakeJpeg(256, 192, static_cast<uint32_t>(i));
+    } else {
+      const cv::Mat& p = photos[i % photos.size()];
+      int w = std::min(p.cols, 480), h = std::min(p.rows, 360);
+      int x = static_cast<int>((i * 37) % static_cast<size_t>(p.cols - w + 1));
+      int y = static_cast<int>((i * 53) % static_cast<size_t>(p.rows - h + 1));
+      // Scaled to 800x600 at quality 98: about 100 KB per image.
+      cv::Mat img;
+      cv::resize(p(cv::Rect(x, y, w, h)), img, cv::Size(800, 600), 0, 0, cv::INTER_LINEAR);
+      std::vector<uchar> buf;
+      cv::imencode(".jpg", img, buf, {cv::IMWRITE_JPEG_QUALITY, 98});
+      bytes.assign(buf.begin(), buf.end());
+    }
+    mindrecord::fixtures::WriteFile(dir + rel, bytes);
+    total += bytes.size();
+  }
+  return total;
+}
+
+// Reads every file once into a buffer and drops it: the `cat` ceiling.
+double CatSeconds(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) files.push_back(e.path().string());
+  std::vector<char> buf(1 << 20);
+  auto t0 = Clock::now();
+  for (const auto& f : files) {
+    int fd = ::open(f.c_str(), O_RDONLY);
+    while (::read(fd, buf.data(), buf.size()) > 0) {
+    }
+    ::close(fd);
+  }
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  size_t n = 10000;
+  std::string dir = "/tmp/mr_convert_bench";
+  bool keep = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--images") && i + 1 < argc) n = std::stoul(argv[++i]);
+    else if (!std::strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
+    else if (!std::strcmp(argv[i], "--keep")) keep = true;
+  }
+  const std::string input = dir + "/input";
+  uint64_t bytes = 0;
+  if (!fs::exists(input)) {
+    bytes = Generate(input, n);
+  } else {
+    for (const auto& e : fs::recursive_directory_iterator(input))
+      if (e.is_regular_file()) bytes += e.file_size();
+  }
+  const double mb = static_cast<double>(bytes) / 1e6;
+  std::printf("input: %zu images, %.1f MB (%.1f KB/image)\n", n, mb, mb * 1e3 / static_cast<double>(n));
+  CatSeconds(input);  // warm the page cache
+  double cat_s = CatSeconds(input);
+  std::printf("cat ceiling:        %8.1f MB/s (%.2f s)\n", mb / cat_s, cat_s);
+  for (uint32_t workers : {1u, 2u}) {
+    mindrecord::convert::ConvertOptions o;
+    o.workers = workers;
+    o.overwrite = true;
+    auto t0 = Clock::now();
+    auto r = mindrecord::convert::Convert("imagefolder", input, dir + "/out.mindrecord", o);
+    double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (!r.ok()) {
+      std::fprintf(stderr, "convert failed: %s\n", r.status().ToString().c_str());
+      return 2;
+    }
+    std::printf("convert workers=%u: %8.1f MB/s (%.2f s), %.0f%% of the ceiling\n", workers, mb / s, s,
+                100.0 * cat_s / s);
+  }
+  if (!keep) fs::remove_all(dir);
+  return 0;
+}
