@@ -41,7 +41,7 @@ std::string EncodeJpeg(const mr::Tensor& rgb, int quality) {
   return out;
 }
 
-// Inputs: random crops of the photos resized to 960x720, q92 (~100 KB each).
+// Inputs: random crops of the photos resized to 960x720, q95 (~100 KB each).
 const std::vector<mr::Tensor>& Images() {
   static const std::vector<mr::Tensor> images = [] {
     std::vector<mr::Tensor> out;
@@ -61,7 +61,7 @@ const std::vector<mr::Tensor>& Images() {
       for (int v = 0; v < 4; ++v) {
         auto c = crop->Apply(*img, rng);
         if (!c.ok()) continue;
-        std::string jpg = EncodeJpeg(*c, 92);
+        std::string jpg = EncodeJpeg(*c, 95);
         bytes += jpg.size();
         out.push_back(mr::Tensor::FromString(mr::TensorType::kBytes, std::move(jpg)));
       }

@@ -1,6 +1,8 @@
 // Image decoding: JPEG through libturbojpeg (TurboJPEG 2.x API: tjDecompress2,
 // with DCT-domain downscaling), other formats through OpenCV imdecode.
 // Output is always HWC uint8 RGB (3 channels).
+// Thread safety: all functions may run on many threads at once (each thread
+// keeps its own libturbojpeg handle); the structs are plain values.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,6 @@
 // Shared helpers for tensor ops: JSON parameter parsing, image-shape checks,
 // portable random draws. (OpenCV helpers live in cv_util.h, internal.)
+// Thread safety: the structs are plain values; every function is reentrant.
 #pragma once
 
 #include <cstdint>

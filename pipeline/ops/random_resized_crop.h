@@ -7,6 +7,7 @@
 
 namespace mindrecord::ops {
 
+// Thread safety: CropRect and RandomResizedCropParams are plain values.
 struct CropRect {
   int top = 0;
   int left = 0;

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include <opencv2/imgproc.hpp>
 
 #include "pipeline/ops/fuse.h"
@@ -143,6 +145,31 @@ TEST(OpsDecodeTest, FuseOps) {
   EXPECT_EQ(FuseOps(keep), keep);
   std::vector<nlohmann::json> last = {{{"op", "Resize"}, {"size", 8}}, {{"op", "Decode"}}};
   EXPECT_EQ(FuseOps(last), last);
+}
+
+TEST(OpsDecodeTest, ConcurrentApplyMatchesSerial) {
+  std::vector<Tensor> jpgs;
+  for (int i = 0; i < 4; ++i) jpgs.push_back(EncodeRgb(SyntheticRgb(200 + 40 * i, 300, i), ".jpg"));
+  auto fused = Op({{"op", "DecodeRandomResizedCrop"}, {"size", 48}});
+  auto dec = Op({{"op", "Decode"}, {"target_size", 64}});
+  auto work = [&](int row) {
+    Tensor a = RunOp(*fused, jpgs[row % 4], row);
+    Tensor b = RunOp(*dec, jpgs[row % 4], row);
+    return std::make_pair(a, b);
+  };
+  std::vector<std::pair<Tensor, Tensor>> serial;
+  for (int row = 0; row < 32; ++row) serial.push_back(work(row));
+  std::vector<std::pair<Tensor, Tensor>> par(32);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int row = t; row < 32; row += 4) par[row] = work(row);
+    });
+  for (auto& th : threads) th.join();
+  for (int row = 0; row < 32; ++row) {
+    EXPECT_TRUE(testing::SameBytes(serial[row].first, par[row].first)) << row;
+    EXPECT_TRUE(testing::SameBytes(serial[row].second, par[row].second)) << row;
+  }
 }
 
 }  // namespace
