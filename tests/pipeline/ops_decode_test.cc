@@ -42,6 +42,24 @@ TEST(OpsDecodeTest, PngIsExact) {
   EXPECT_TRUE(testing::SameBytes(out, MatToTensor(rgb)));
 }
 
+TEST(OpsDecodeTest, GrayAndAlphaBecomeRgb) {
+  cv::Mat rgb = SyntheticRgb(40, 50), gray, rgba;
+  cv::cvtColor(rgb, gray, cv::COLOR_RGB2GRAY);
+  std::vector<uchar> buf;
+  cv::imencode(".jpg", gray, buf);
+  Tensor out = RunOp(*Op({{"op", "Decode"}}), Tensor::FromString(TensorType::kBytes, std::string(buf.begin(), buf.end())));
+  ASSERT_EQ(out.shape(), (std::vector<int64_t>{40, 50, 3}));
+  for (int i = 0; i < 40 * 50; ++i) {
+    ASSERT_EQ(out.data()[3 * i], out.data()[3 * i + 1]);
+    ASSERT_EQ(out.data()[3 * i], out.data()[3 * i + 2]);
+  }
+  cv::cvtColor(rgb, rgba, cv::COLOR_RGB2BGRA);
+  cv::imencode(".png", rgba, buf);
+  Tensor png = RunOp(*Op({{"op", "Decode"}}), Tensor::FromString(TensorType::kUInt8, std::string(buf.begin(), buf.end())));
+  ASSERT_EQ(png.shape(), (std::vector<int64_t>{40, 50, 3}));
+  EXPECT_TRUE(testing::SameBytes(png, MatToTensor(rgb)));
+}
+
 TEST(OpsDecodeTest, DctScaledDecode) {
   cv::Mat rgb = SyntheticRgb(480, 640);
   Tensor jpg = EncodeRgb(rgb, ".jpg");
