@@ -1,0 +1,192 @@
+// Writer and Reader classes of mindrecord._core (wrapped by FileWriter,
+// FileReader and MindPage in the pure-Python layer).
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include <pybind11/stl.h>
+
+#include "python/py_common.h"
+#include "readers/shard_reader.h"
+#include "writers/shard_writer.h"
+
+namespace mindrecord::py_binding {
+
+namespace {
+
+// Thread safety: not thread-safe (as ShardWriter); the Python FileWriter is
+// used from one thread.
+class PyWriter {
+ public:
+  PyWriter(const std::string& path, const std::string& schema_json, const std::string& desc, uint32_t shard_count,
+           uint64_t header_size, uint64_t page_size, std::optional<std::vector<std::string>> index_fields,
+           bool overwrite) {
+    schema_ = ValueOrThrow(Schema::FromUserJsonString(schema_json, desc));
+    WriterOptions o;
+    o.shard_count = shard_count;
+    o.header_size = header_size;
+    o.page_size = page_size;
+    o.index_fields = std::move(index_fields);
+    o.overwrite = overwrite;
+    py::gil_scoped_release nogil;
+    writer_ = ValueOrThrow(ShardWriter::Create(path, schema_, o));
+  }
+
+  // Converts and validates every row before writing any, so a bad row leaves
+  // the dataset untouched. `first_index` numbers rows in error messages.
+  void Write(const py::list& rows, size_t first_index) {
+    std::vector<Row> batch;
+    batch.reserve(rows.size());
+    size_t i = first_index;
+    for (py::handle r : rows) batch.push_back(PyToRow(schema_, r, i++));
+    py::gil_scoped_release nogil;
+    ThrowIfError(writer_->WriteRows(batch));
+  }
+  void Commit() {
+    py::gil_scoped_release nogil;
+    ThrowIfError(writer_->Commit());
+  }
+  void Abandon() { writer_->Abandon(); }
+  uint64_t rows_written() const { return writer_->rows_written(); }
+  std::vector<std::string> shard_paths() const { return writer_->shard_paths(); }
+
+ private:
+  Schema schema_;
+  std::unique_ptr<ShardWriter> writer_;
+};
+
+// Thread safety: every method may be called from any thread (ShardReader's
+// const methods are thread-safe); reads run without the GIL.
+class PyReader {
+ public:
+  PyReader(const std::string& path, const std::vector<std::string>& columns, const std::string& io_mode) {
+    ReaderOptions o;
+    if (io_mode == "mmap") o.io_mode = IoMode::kMmap;
+    else if (io_mode != "pread") throw StatusError(Status::InvalidArgument("io_mode must be 'pread' or 'mmap'"));
+    {
+      py::gil_scoped_release nogil;
+      reader_ = ValueOrThrow(ShardReader::Open(path, o));
+    }
+    projection_ = ValueOrThrow(reader_->MakeProjection(columns));
+  }
+
+  uint64_t num_rows() const { return reader_->num_rows(); }
+  std::string schema_json() const { return reader_->schema().ToUserJson().dump(); }
+  std::string desc() const { return reader_->schema().desc(); }
+  std::vector<std::string> blob_fields() const { return reader_->schema().blob_field_names(); }
+  std::vector<std::string> index_fields() const { return reader_->index_fields(); }
+  std::vector<std::string> shard_paths() const { return reader_->shard_paths(); }
+  std::string version() const { return reader_->version(); }
+  uint64_t header_size() const { return reader_->header_size(); }
+  uint64_t page_size() const { return reader_->page_size(); }
+  std::vector<uint64_t> shard_rows() const {
+    std::vector<uint64_t> out;
+    for (uint32_t s = 0; s < reader_->num_shards(); ++s) out.push_back(reader_->shard_num_rows(s));
+    return out;
+  }
+
+  // Rows [begin, end) in order as dicts; `threads` split the range (each
+  // scans its part page by page) with the GIL released.
+  py::list ReadRange(uint64_t begin, uint64_t end, uint32_t threads) const {
+    end = std::min(end, reader_->num_rows());
+    begin = std::min(begin, end);
+    std::vector<Row> rows(end - begin);
+    {
+      py::gil_scoped_release nogil;
+      const uint64_t n = end - begin;
+      const uint64_t parts = std::max<uint64_t>(1, std::min<uint64_t>(threads, n / 64 + 1));
+      std::vector<Status> errs(parts);
+      auto work = [&](uint64_t p) {
+        const uint64_t b = begin + n * p / parts, e = begin + n * (p + 1) / parts;
+        errs[p] = reader_->Scan(b, e, &projection_, [&](uint64_t id, Row&& r) {
+          rows[id - begin] = std::move(r);
+          return Status::OK();
+        });
+      };
+      std::vector<std::thread> pool;
+      for (uint64_t p = 1; p < parts; ++p) pool.emplace_back(work, p);
+      work(0);
+      for (auto& t : pool) t.join();
+      for (auto& s : errs) ThrowIfError(s);
+    }
+    py::list out(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) out[i] = RowToPy(std::move(rows[i]));
+    return out;
+  }
+
+  // Rows by global id, in the given order; all columns when `all_columns`.
+  py::list ReadIds(const std::vector<uint64_t>& ids, bool all_columns) const {
+    std::vector<Row> rows(ids.size());
+    {
+      py::gil_scoped_release nogil;
+      for (size_t i = 0; i < ids.size(); ++i)
+        rows[i] = ValueOrThrow(reader_->ReadRow(ids[i], all_columns ? nullptr : &projection_));
+    }
+    py::list out(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) out[i] = RowToPy(std::move(rows[i]));
+    return out;
+  }
+
+  // [(value, [row ids])] for each distinct value of index field `field`.
+  py::list GroupBy(const std::string& field) const {
+    std::vector<std::pair<Value, std::vector<uint64_t>>> groups;
+    {
+      py::gil_scoped_release nogil;
+      groups = ValueOrThrow(reader_->GroupByIndexField(field));
+    }
+    py::list out;
+    for (auto& [v, ids] : groups) out.append(py::make_tuple(ValueToPy(std::move(v)), py::cast(ids)));
+    return out;
+  }
+
+ private:
+  std::unique_ptr<ShardReader> reader_;
+  Projection projection_;
+};
+
+}  // namespace
+
+void BindIo(py::module_& m) {
+  m.attr("MIN_HEADER_SIZE") = kMinHeaderSize;
+  m.attr("MAX_HEADER_SIZE") = kMaxHeaderSize;
+  m.attr("DEFAULT_HEADER_SIZE") = kDefaultHeaderSize;
+  m.attr("MIN_PAGE_SIZE") = kMinPageSize;
+  m.attr("MAX_PAGE_SIZE") = kMaxPageSize;
+  m.attr("DEFAULT_PAGE_SIZE") = kDefaultPageSize;
+  // Validates a user schema and (when given) index fields, as the writer would.
+  m.def("check_schema", [](const std::string& schema_json, const std::string& desc,
+                           const std::optional<std::vector<std::string>>& index_fields) {
+    Schema s = ValueOrThrow(Schema::FromUserJsonString(schema_json, desc));
+    if (index_fields) ThrowIfError(s.ValidateIndexFields(*index_fields));
+  }, py::arg("schema_json"), py::arg("desc"), py::arg("index_fields"));
+  py::class_<PyWriter>(m, "Writer")
+      .def(py::init<const std::string&, const std::string&, const std::string&, uint32_t, uint64_t, uint64_t,
+                    std::optional<std::vector<std::string>>, bool>(),
+           py::arg("path"), py::arg("schema_json"), py::arg("desc"), py::arg("shard_count"), py::arg("header_size"),
+           py::arg("page_size"), py::arg("index_fields"), py::arg("overwrite"))
+      .def("write", &PyWriter::Write, py::arg("rows"), py::arg("first_index") = 0)
+      .def("commit", &PyWriter::Commit)
+      .def("abandon", &PyWriter::Abandon)
+      .def_property_readonly("rows_written", &PyWriter::rows_written)
+      .def_property_readonly("shard_paths", &PyWriter::shard_paths);
+
+  py::class_<PyReader>(m, "Reader")
+      .def(py::init<const std::string&, const std::vector<std::string>&, const std::string&>(), py::arg("path"),
+           py::arg("columns") = std::vector<std::string>{}, py::arg("io_mode") = "pread")
+      .def_property_readonly("num_rows", &PyReader::num_rows)
+      .def_property_readonly("schema_json", &PyReader::schema_json)
+      .def_property_readonly("desc", &PyReader::desc)
+      .def_property_readonly("blob_fields", &PyReader::blob_fields)
+      .def_property_readonly("index_fields", &PyReader::index_fields)
+      .def_property_readonly("shard_paths", &PyReader::shard_paths)
+      .def_property_readonly("shard_rows", &PyReader::shard_rows)
+      .def_property_readonly("version", &PyReader::version)
+      .def_property_readonly("header_size", &PyReader::header_size)
+      .def_property_readonly("page_size", &PyReader::page_size)
+      .def("read_range", &PyReader::ReadRange, py::arg("begin"), py::arg("end"), py::arg("threads") = 1)
+      .def("read_ids", &PyReader::ReadIds, py::arg("ids"), py::arg("all_columns") = false)
+      .def("group_by", &PyReader::GroupBy, py::arg("field"));
+}
+
+}  // namespace mindrecord::py_binding

@@ -1,0 +1,195 @@
+// Pipeline and Convert bindings of mindrecord._core.
+#include <memory>
+
+#include <pybind11/stl.h>
+
+#include "pipeline/pipeline.h"
+#include "pipeline/sampler.h"
+#include "readers/shard_reader.h"
+#include "python/py_common.h"
+#include "writers/convert/converter.h"
+
+namespace mindrecord::py_binding {
+
+namespace {
+
+py::object TensorToPyScalarList(const Tensor& t, int64_t rows) {
+  // bytes / string columns: one Python object per row.
+  py::list out;
+  const int64_t per = rows > 0 ? static_cast<int64_t>(t.size_bytes()) / rows : 0;
+  const char* p = reinterpret_cast<const char*>(t.data());
+  for (int64_t i = 0; i < rows; ++i) {
+    if (t.type() == TensorType::kString)
+      out.append(py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(p + i * per, per, "surrogateescape")));
+    else
+      out.append(py::bytes(p + i * per, per));
+  }
+  return out;
+}
+
+py::object OneTensor(const Tensor& t) {
+  if (t.type() == TensorType::kString)
+    return py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
+        reinterpret_cast<const char*>(t.data()), static_cast<Py_ssize_t>(t.size_bytes()), "surrogateescape"));
+  if (t.type() == TensorType::kBytes) return py::bytes(reinterpret_cast<const char*>(t.data()), t.size_bytes());
+  return TensorToArray(t);
+}
+
+// Numeric columns become numpy arrays over the batch's own buffers (no copy);
+// bytes and string columns become lists of bytes / str; ragged numeric
+// columns in list mode become lists of arrays.
+py::dict BatchToPy(Batch&& b) {
+  py::dict d;
+  const auto rows = static_cast<int64_t>(b.size());
+  for (auto& c : b.columns) {
+    if (c.is_list()) {
+      py::list l;
+      for (auto& t : c.list) l.append(OneTensor(t));
+      d[py::str(c.name)] = l;
+    } else if (c.data.type() == TensorType::kBytes || c.data.type() == TensorType::kString) {
+      d[py::str(c.name)] = TensorToPyScalarList(c.data, rows);
+    } else {
+      d[py::str(c.name)] = TensorToArray(std::move(c.data));
+    }
+  }
+  return d;
+}
+
+// Thread safety: next() is for one thread at a time (the GIL serialises
+// Python callers); state() and stats() may be called at any time.
+class PyPipeline {
+ public:
+  PyPipeline(const std::string& plan_json, const std::optional<std::string>& resume_json) {
+    Plan plan = ValueOrThrow(Plan::Parse(plan_json));
+    std::optional<PipelineState> resume;
+    if (resume_json) resume = ValueOrThrow(PipelineState::FromJson(ParseJson(*resume_json)));
+    py::gil_scoped_release nogil;
+    pipe_ = ValueOrThrow(Pipeline::Open(plan, resume ? &*resume : nullptr));
+  }
+
+  // (columns dict, row ids, epoch) or None after the last batch.
+  py::object Next() {
+    Batch b;
+    bool more;
+    {
+      py::gil_scoped_release nogil;
+      more = ValueOrThrow(pipe_->Next(&b));
+    }
+    if (!more) return py::none();
+    py::array_t<uint64_t> ids(static_cast<ssize_t>(b.row_ids.size()));
+    std::copy(b.row_ids.begin(), b.row_ids.end(), ids.mutable_data());
+    const uint64_t epoch = b.epoch;
+    return py::make_tuple(BatchToPy(std::move(b)), ids, epoch);
+  }
+  std::string State() const { return pipe_->state().ToJson().dump(); }
+  std::string Stats() const { return pipe_->stats().ToJson().dump(); }
+  std::string PlanJson() const { return pipe_->plan().ToString(-1); }
+  void Close() {
+    py::gil_scoped_release nogil;
+    pipe_.reset();
+  }
+
+ private:
+  static nlohmann::json ParseJson(const std::string& text) {
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded()) throw StatusError(Status::InvalidArgument("resume state is not valid JSON"));
+    return j;
+  }
+  std::unique_ptr<Pipeline> pipe_;
+};
+
+// Fills ConvertOptions from a dict of the Python keyword arguments.
+convert::ConvertOptions OptionsFrom(const py::dict& d) {
+  convert::ConvertOptions o;
+  for (auto kv : d) {
+    const std::string k = kv.first.cast<std::string>();
+    py::handle v = kv.second;
+    if (k == "shards") o.shards = v.cast<uint32_t>();
+    else if (k == "workers") o.workers = v.cast<uint32_t>();
+    else if (k == "header_size") o.header_size = v.cast<uint64_t>();
+    else if (k == "page_size") o.page_size = v.cast<uint64_t>();
+    else if (k == "overwrite") o.overwrite = v.cast<bool>();
+    else if (k == "on_error") o.on_error = ValueOrThrow(convert::ParseOnError(v.cast<std::string>()));
+    else if (k == "encode") o.encode = ValueOrThrow(convert::ParseEncodeMode(v.cast<std::string>()));
+    else if (k == "batch_rows") o.batch_rows = v.cast<uint32_t>();
+    else if (k == "task") o.task = v.cast<std::string>();
+    else if (k == "split") o.split = v.cast<std::string>();
+    else if (k == "annotations") o.annotations = v.cast<std::string>();
+    else if (k == "image_dir") o.image_dir = v.cast<std::string>();
+    else if (k == "classes") o.classes = v.cast<std::vector<std::string>>();
+    else if (k == "fields") o.fields = v.cast<std::string>();
+    else if (k == "csv_delimiter") {
+      const std::string s = v.cast<std::string>();
+      if (s.size() != 1) throw StatusError(Status::InvalidArgument("csv delimiter must be one character"));
+      o.csv_delimiter = s[0];
+    } else if (k == "infer_records") o.infer_records = v.cast<uint32_t>();
+    else throw StatusError(Status::InvalidArgument("convert: unknown option '" + k + "'"));
+  }
+  return o;
+}
+
+py::dict Convert(const std::string& source, const std::string& input, const std::string& output,
+                 const py::dict& options) {
+  convert::ConvertOptions o = OptionsFrom(options);
+  Result<convert::ConvertReport> r = Status::Internal("unset");
+  {
+    py::gil_scoped_release nogil;
+    r = convert::Convert(source, input, output, o);
+  }
+  convert::ConvertReport rep = ValueOrThrow(std::move(r));
+  py::list outputs;
+  for (auto& out : rep.outputs) {
+    py::dict od;
+    od["split"] = out.split;
+    od["files"] = out.files;
+    od["rows"] = out.rows;
+    od["bytes"] = out.bytes;
+    outputs.append(od);
+  }
+  py::dict d;
+  d["outputs"] = outputs;
+  d["rows"] = rep.rows;
+  d["bytes"] = rep.bytes;
+  d["seconds"] = rep.seconds;
+  d["skipped"] = rep.skipped;
+  d["skipped_file"] = rep.skipped_file;
+  d["notes"] = rep.notes;
+  return d;
+}
+
+}  // namespace
+
+void BindPipeline(py::module_& m) {
+  py::class_<PyPipeline>(m, "Pipeline")
+      .def(py::init<const std::string&, const std::optional<std::string>&>(), py::arg("plan_json"),
+           py::arg("resume_json") = py::none())
+      .def("next", &PyPipeline::Next)
+      .def("state", &PyPipeline::State)
+      .def("stats", &PyPipeline::Stats)
+      .def("plan", &PyPipeline::PlanJson)
+      .def("close", &PyPipeline::Close);
+  m.def("plan_fingerprint", [](const std::string& plan_json) {
+    return ValueOrThrow(Plan::Parse(plan_json)).SequenceFingerprint();
+  });
+  // Rows per epoch of the plan's sampler over its source.
+  m.def("sampler_size", [](const std::string& plan_json) {
+    Plan plan = ValueOrThrow(Plan::Parse(plan_json));
+    py::gil_scoped_release nogil;
+    ReaderOptions o;
+    std::string path = plan.source.empty() ? std::string() : plan.source[0];
+    if (plan.source.size() > 1) o.shard_paths = plan.source;
+    auto reader = ValueOrThrow(ShardReader::Open(path, o));
+    auto sampler = ValueOrThrow(MakeSampler(plan.sampler, LayoutOf(*reader)));
+    return sampler->size();
+  });
+  m.def("normalize_plan", [](const std::string& plan_json) {
+    return ValueOrThrow(Plan::Parse(plan_json)).ToString(-1);
+  });
+}
+
+void BindConvert(py::module_& m) {
+  m.def("convert", &Convert, py::arg("source"), py::arg("input"), py::arg("output"), py::arg("options"));
+  m.def("convert_sources", [] { return convert::ConvertSources(); });
+}
+
+}  // namespace mindrecord::py_binding

@@ -1,0 +1,247 @@
+"""Converters with MindSpore's class names and arguments, over the C++
+converters (writers/convert). Each transform() converts everything or leaves
+no output behind, and returns the report (a dict: outputs, rows, bytes,
+seconds, skipped, notes).
+
+Extra keyword arguments of every converter map onto the C++ ConvertOptions:
+workers (0 = all cores), overwrite, on_error ("fail" / "skip"), encode
+("default", "keep", "jpeg", "png", "raw"), header_size, page_size,
+batch_rows.
+
+Thread safety: a converter object is used by one thread; converters writing
+different outputs may run concurrently.
+"""
+import os
+import tempfile
+
+from mindrecord import _core
+
+_OPTION_KEYS = {"workers", "overwrite", "on_error", "encode", "header_size", "page_size", "batch_rows"}
+
+
+def convert(source, input_path, output, **options):
+    """Runs the C++ converter `source` (one of convert_sources()) on INPUT."""
+    bad = set(options) - _OPTION_KEYS - {"shards", "task", "split", "annotations", "image_dir", "classes",
+                                         "fields", "csv_delimiter", "infer_records"}
+    if bad:
+        raise ValueError("unknown convert option(s): %s" % ", ".join(sorted(bad)))
+    return _core.convert(source, input_path, output, options)
+
+
+def convert_sources():
+    return list(_core.convert_sources())
+
+
+def _check_str(name, value):
+    if not isinstance(value, str) or not value:
+        raise ValueError("%s must be a non-empty str" % name)
+
+
+def _check_partitions(n):
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 1000:
+        raise ValueError("partition_number must be an int in [1, 1000], got %r" % (n,))
+
+
+def _check_index_fields(fields, default):
+    if fields is not None and list(fields) != list(default):
+        raise ValueError("this converter indexes %s; other index fields are not supported" % (default,))
+
+
+class _Converter:
+    _source = None
+
+    def __init__(self, source, destination, partition_number=1, **options):
+        _check_str("source", source)
+        _check_str("destination", destination)
+        _check_partitions(partition_number)
+        bad = set(options) - _OPTION_KEYS
+        if bad:
+            raise ValueError("unknown option(s): %s" % ", ".join(sorted(bad)))
+        self.source = source
+        self.destination = destination
+        self.partition_number = partition_number
+        self._options = dict(options)
+
+    def _run(self, source_kind, input_path, **extra):
+        opts = dict(self._options)
+        opts.update(extra)
+        opts["shards"] = self.partition_number
+        return _core.convert(source_kind, input_path, self.destination, opts)
+
+    def transform(self):
+        return self._run(self._source, self.source)
+
+    def run(self):
+        return self.transform()
+
+
+class MnistToMR(_Converter):
+    """MNIST idx files (train-/t10k- images and labels, gzipped) in `source`
+    -> DEST_train.mindrecord and DEST_test.mindrecord (a ".mindrecord" suffix
+    of `destination` is dropped first); fields image (JPEG bytes), label."""
+    _source = "mnist"
+
+
+class Cifar10ToMR(_Converter):
+    """CIFAR-10 python pickles in `source` -> DEST_train / DEST_test datasets
+    (named as MnistToMR's); fields id, data (JPEG bytes), label."""
+    _source = "cifar10"
+
+    def __init__(self, source, destination, **options):
+        super().__init__(source, destination, 1, **options)
+
+    def transform(self, fields=None):
+        _check_index_fields(fields, ["label"])
+        return super().transform()
+
+
+class Cifar100ToMR(Cifar10ToMR):
+    """CIFAR-100 python pickles -> DEST_train / DEST_test; fields id, data,
+    fine_label, coarse_label."""
+    _source = "cifar100"
+
+    def transform(self, fields=None):
+        _check_index_fields(fields, ["fine_label", "coarse_label"])
+        return _Converter.transform(self)
+
+
+class ImageFolderToMR(_Converter):
+    """`source`/<class>/<image> -> one dataset; labels are the classes in
+    sorted order (the map is in the schema description)."""
+    _source = "imagefolder"
+
+
+class ImageNetToMR(_Converter):
+    """MindSpore's ImageNetToMR(map_file, image_dir, destination,
+    partition_number): `map_file` lines are "<subdir> <label>" naming
+    folders of `image_dir`. Map files listing images directly ("file,label")
+    are accepted too."""
+
+    def __init__(self, map_file, image_dir, destination, partition_number=1, **options):
+        _check_str("map_file", map_file)
+        _check_str("image_dir", image_dir)
+        super().__init__(image_dir, destination, partition_number, **options)
+        self.map_file = map_file
+        self.image_dir = image_dir
+
+    def transform(self):
+        entries = []
+        with open(self.map_file, encoding="utf-8") as f:
+            lines = [ln.strip() for ln in f if ln.strip()]
+        folder_map = all(len(ln.split()) == 2 and os.path.isdir(os.path.join(self.image_dir, ln.split()[0]))
+                         for ln in lines)
+        if not folder_map:
+            return self._run("imagenet", self.image_dir, annotations=self.map_file, image_dir=self.image_dir)
+        for ln in lines:
+            sub, label = ln.split()
+            for name in sorted(os.listdir(os.path.join(self.image_dir, sub))):
+                if os.path.isfile(os.path.join(self.image_dir, sub, name)):
+                    entries.append("%s/%s,%s" % (sub, name, label))
+        fd, tmp = tempfile.mkstemp(suffix=".txt", prefix="imagenet_map_")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write("\n".join(entries) + "\n")
+            return self._run("imagenet", self.image_dir, annotations=tmp, image_dir=self.image_dir)
+        finally:
+            os.unlink(tmp)
+
+
+class CsvToMR(_Converter):
+    """A CSV file with a header row -> one dataset. `columns_list` selects
+    and types nothing by itself: types are inferred from all rows unless
+    `fields` ("name:type,...") is given."""
+
+    def __init__(self, source, destination, columns_list=None, partition_number=1, fields=None, delimiter=",",
+                 **options):
+        super().__init__(source, destination, partition_number, **options)
+        if columns_list is not None and not all(isinstance(c, str) for c in columns_list):
+            raise ValueError("columns_list must be a list of str")
+        self.columns_list = columns_list
+        self.fields = fields
+        self.delimiter = delimiter
+
+    def transform(self):
+        extra = {"csv_delimiter": self.delimiter}
+        if self.fields:
+            extra["fields"] = self.fields
+        elif self.columns_list:
+            raise ValueError("columns_list needs the column types: pass fields='name:type,...' as well")
+        return self._run("csv", self.source, **extra)
+
+
+_TF_TYPES = {"int64": "int64", "float32": "float32", "float": "float32", "string": "string", "bytes": "bytes"}
+
+
+class TFRecordToMR(_Converter):
+    """A TFRecord file of tf.train.Example -> one dataset.
+
+    `feature_dict` maps feature names to tf.io.FixedLenFeature objects (any
+    object with .dtype and .shape) or to type names ("int64", "float32",
+    "string", "bytes", optionally with a shape: ("int64", [-1])). Names in
+    `bytes_fields` are stored as bytes; other string features as str.
+    None infers the features from the first records."""
+
+    def __init__(self, source, destination, feature_dict=None, bytes_fields=None, **options):
+        super().__init__(source, destination, 1, **options)
+        self.feature_dict = feature_dict
+        self.bytes_fields = set(bytes_fields or [])
+
+    def _spec(self):
+        parts = []
+        for name, feat in self.feature_dict.items():
+            shape = None
+            if isinstance(feat, str):
+                kind = feat
+            elif isinstance(feat, (tuple, list)):
+                kind, shape = feat[0], list(feat[1])
+            else:
+                kind = getattr(feat.dtype, "name", str(feat.dtype))
+                shape = list(getattr(feat, "shape", []) or [])
+            if kind not in _TF_TYPES:
+                raise ValueError("feature '%s': unsupported type %r" % (name, kind))
+            kind = _TF_TYPES[kind]
+            if kind == "string" and name in self.bytes_fields:
+                kind = "bytes"
+            text = "%s:%s" % (name, kind)
+            if shape and kind not in ("string", "bytes"):
+                text += ":[" + ",".join(str(int(d)) for d in shape) + "]"
+            parts.append(text)
+        return ",".join(parts)
+
+    def transform(self):
+        extra = {}
+        if self.feature_dict:
+            extra["fields"] = self._spec()
+        return self._run("tfrecord", self.source, **extra)
+
+
+class VOCToMR(_Converter):
+    """PASCAL VOC layout -> one dataset for `split` (an ImageSets list) and
+    `task` ("detection" or "segmentation"); labels follow `classes`."""
+
+    def __init__(self, source, destination, task="detection", split="train", classes=None, partition_number=1,
+                 **options):
+        super().__init__(source, destination, partition_number, **options)
+        self.task, self.split, self.classes = task, split, classes
+
+    def transform(self):
+        extra = {"task": self.task, "split": self.split}
+        if self.classes:
+            extra["classes"] = list(self.classes)
+        return self._run("voc", self.source, **extra)
+
+
+class CocoToMR(_Converter):
+    """COCO images in `source` + annotation JSON -> one dataset for `task`
+    ("detection", "keypoint", "panoptic", "captioning")."""
+
+    def __init__(self, source, annotation_file, destination, task="detection", partition_number=1, **options):
+        _check_str("annotation_file", annotation_file)
+        super().__init__(source, destination, partition_number, **options)
+        self.annotation_file, self.task = annotation_file, task
+
+    def transform(self):
+        return self._run("coco", self.source, annotations=self.annotation_file, task=self.task)
+
+
+COCOToMR = CocoToMR

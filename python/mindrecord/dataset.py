@@ -1,0 +1,366 @@
+"""MindDataset: MindSpore's training-loop dataset over the C++ pipeline.
+
+    ds = MindDataset("train.mindrecord", columns_list=["image", "label"], shuffle=True, seed=1)
+    ds = ds.map([vision.Decode(), vision.RandomResizedCrop(224), vision.HWC2CHW()], input_columns="image")
+    ds = ds.batch(256, drop_remainder=True)
+    for batch in ds:            # one epoch; the next loop runs the next epoch
+        batch["image"]          # numpy uint8 [256, 3, 224, 224] over the C++ batch buffer
+
+Reading, decoding and transforming run in C++ worker threads without the
+GIL; batches come out in sampler order whatever num_parallel_workers is, so
+the same seed gives the same sequence. state_dict()/load_state_dict() resume
+exactly where a run stopped (also with another worker count).
+"""
+import copy
+import json
+import os
+
+from mindrecord import _core
+from mindrecord.vision import to_specs
+
+
+class Shuffle:
+    """MindDataset shuffle modes (MindSpore's dataset.Shuffle)."""
+    GLOBAL = "global"    # a permutation of all rows
+    FILES = "files"      # shard order shuffled, rows in order
+    INFILE = "infile"    # shard order kept, rows shuffled within each shard
+    PARTIAL = "partial"  # rows shuffled within blocks of 1M rows
+    ADAPTIVE = "adaptive"
+
+
+# ---- samplers (thin descriptions of the C++ samplers' JSON specs) ----------
+
+class _Sampler:
+    def __init__(self, **spec):
+        self._spec = spec
+
+    def to_json(self):
+        return dict(self._spec)
+
+    def __repr__(self):
+        return "%s(%s)" % (type(self).__name__, self._spec)
+
+
+def _nsamples(num_samples):
+    if num_samples is None:
+        return 0
+    if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples < 0:
+        raise ValueError("num_samples must be an int >= 0 or None, got %r" % (num_samples,))
+    return num_samples
+
+
+class SequentialSampler(_Sampler):
+    def __init__(self, start_index=None, num_samples=None):
+        super().__init__(type="sequential", start=int(start_index or 0), num_samples=_nsamples(num_samples))
+
+
+class RandomSampler(_Sampler):
+    def __init__(self, replacement=False, num_samples=None):
+        super().__init__(type="random", replacement=bool(replacement), num_samples=_nsamples(num_samples))
+
+
+class SubsetSampler(_Sampler):
+    def __init__(self, indices, num_samples=None):
+        super().__init__(type="subset", indices=[int(i) for i in indices], num_samples=_nsamples(num_samples))
+
+
+class SubsetRandomSampler(_Sampler):
+    def __init__(self, indices, num_samples=None):
+        super().__init__(type="subset_random", indices=[int(i) for i in indices], num_samples=_nsamples(num_samples))
+
+
+class WeightedRandomSampler(_Sampler):
+    def __init__(self, weights, num_samples=None, replacement=True):
+        super().__init__(type="weighted_random", weights=[float(w) for w in weights],
+                         num_samples=_nsamples(num_samples), replacement=bool(replacement))
+
+
+class PKSampler(_Sampler):
+    """num_val rows of each class of index field `class_column`."""
+
+    def __init__(self, num_val, num_class=None, shuffle=False, class_column="label", num_samples=None):
+        super().__init__(type="pk", field=class_column, k=int(num_val), num_classes=int(num_class or 0),
+                         shuffle=bool(shuffle), num_samples=_nsamples(num_samples))
+
+
+class DistributedSampler(_Sampler):
+    """Rank `shard_id` of `num_shards`: rows i, i+N, ... of the shuffled order;
+    ranks are disjoint and cover every row once."""
+
+    def __init__(self, num_shards, shard_id, shuffle=True, num_samples=None, pad=False):
+        if num_samples:
+            raise ValueError("DistributedSampler(num_samples=...) is not supported")
+        mode = _shuffle_mode(shuffle)
+        super().__init__(type="distributed", num_shards=int(num_shards), shard_id=int(shard_id), shuffle=mode,
+                         pad=bool(pad))
+
+
+def _shuffle_mode(shuffle):
+    if shuffle is None or shuffle is True:
+        return Shuffle.GLOBAL
+    if shuffle is False:
+        return "off"
+    name = getattr(shuffle, "value", shuffle)
+    name = str(name).lower()
+    if name not in ("global", "files", "infile", "partial", "adaptive", "off"):
+        raise ValueError("shuffle must be a bool or one of Shuffle.GLOBAL / FILES / INFILE / PARTIAL, got %r"
+                         % (shuffle,))
+    return name
+
+
+def _positive(name, value):
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError("%s must be an int >= 1, got %r" % (name, value))
+    return value
+
+
+class MindDataset:
+    """A MindRecord dataset as batches (or rows) of numpy arrays.
+
+    Arguments follow mindspore.dataset.MindDataset. `dataset_files`: one
+    shard path (its siblings are found through the header) or the list of
+    all shard paths. `shuffle`: None/True (global), False, or a Shuffle mode.
+    `num_shards`/`shard_id`: this rank's share (disjoint, covering every
+    row). `sampler`: one of this module's samplers (not with shuffle or
+    num_shards). `seed`: None draws a random seed (kept in state_dict()).
+    padded_sample / num_padded are not supported (ValueError).
+
+    Numeric columns come out as numpy arrays that share the C++ batch
+    buffer; bytes / string columns as lists of bytes / str; columns whose
+    rows differ in shape as lists of arrays.
+
+    Thread safety: map/batch return new datasets and never change this one.
+    One iteration at a time per dataset object (an iterator is used by one
+    thread); state_dict() may be called between batches.
+    """
+
+    def __init__(self, dataset_files, columns_list=None, num_parallel_workers=None, shuffle=None, num_shards=None,
+                 shard_id=None, sampler=None, num_samples=None, padded_sample=None, num_padded=None, seed=None):
+        if isinstance(dataset_files, str):
+            source = [dataset_files]
+        elif isinstance(dataset_files, (list, tuple)) and dataset_files and all(
+                isinstance(f, str) for f in dataset_files):
+            source = list(dataset_files)
+        else:
+            raise ValueError("dataset_files must be a str or a non-empty list of str")
+        if padded_sample is not None or num_padded:
+            raise ValueError("padded_sample / num_padded are not supported")
+        if columns_list is not None and (not isinstance(columns_list, (list, tuple)) or not columns_list or
+                                         not all(isinstance(c, str) for c in columns_list)):
+            raise ValueError("columns_list must be a non-empty list of str or None")
+        if num_parallel_workers is None:
+            num_parallel_workers = min(4, os.cpu_count() or 1)
+        _positive("num_parallel_workers", num_parallel_workers)
+        if (num_shards is None) != (shard_id is None):
+            raise ValueError("num_shards and shard_id must be given together")
+        if sampler is not None and (shuffle is not None or num_shards is not None):
+            raise ValueError("sampler cannot be combined with shuffle or num_shards / shard_id")
+        samples = _nsamples(num_samples)
+        if sampler is not None:
+            if not hasattr(sampler, "to_json"):
+                raise TypeError("sampler must be one of mindrecord's samplers")
+            spec = sampler.to_json()
+        elif num_shards is not None:
+            _positive("num_shards", num_shards)
+            if not isinstance(shard_id, int) or not 0 <= shard_id < num_shards:
+                raise ValueError("shard_id must be an int in [0, %d), got %r" % (num_shards, shard_id))
+            if samples:
+                raise ValueError("num_samples cannot be combined with num_shards")
+            spec = DistributedSampler(num_shards, shard_id, shuffle).to_json()
+        else:
+            mode = _shuffle_mode(shuffle)
+            if mode == "off":
+                spec = {"type": "sequential", "num_samples": samples}
+            else:
+                spec = {"type": "shuffle", "mode": mode, "num_samples": samples}
+        if seed is None:
+            seed = int.from_bytes(os.urandom(7), "little")
+        if not isinstance(seed, int) or seed < 0:
+            raise ValueError("seed must be an int >= 0")
+        self._plan = {
+            "source": [os.path.abspath(p) for p in source],
+            "columns": list(columns_list or []),
+            "sampler": spec,
+            "ops": {},
+            "batch": {"batch_size": 1, "drop_remainder": False},
+            "num_workers": num_parallel_workers,
+            "queue_depth": max(2, num_parallel_workers),
+            "seed": seed,
+        }
+        self._batched = False
+        self._state = None      # resume state (dict) for the next iteration
+        self._epoch_rows = None
+        _core.sampler_size(json.dumps(self._full_plan(1)))  # opens the dataset now: bad paths fail here
+
+    # ---- chaining ---------------------------------------------------------
+
+    def map(self, operations=None, input_columns=None, output_columns=None, num_parallel_workers=None, **kwargs):
+        """Applies ops from mindrecord.vision to one column, in order."""
+        del kwargs
+        if isinstance(input_columns, (list, tuple)):
+            if len(input_columns) != 1:
+                raise ValueError("input_columns must name exactly one column (ops apply to one column)")
+            input_columns = input_columns[0]
+        if not isinstance(input_columns, str):
+            raise ValueError("input_columns must be a column name")
+        if output_columns not in (None, input_columns, [input_columns]):
+            raise ValueError("output_columns must be the input column (ops transform in place)")
+        out = self._copy()
+        out._plan["ops"].setdefault(input_columns, []).extend(to_specs(operations))
+        if num_parallel_workers:
+            out._plan["num_workers"] = max(out._plan["num_workers"], _positive("num_parallel_workers",
+                                                                              num_parallel_workers))
+        _core.normalize_plan(json.dumps(out._full_plan(1)))
+        return out
+
+    def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, pad_columns=None, **kwargs):
+        """Rows per batch. Columns whose rows differ in shape come out as lists
+        of arrays, or padded with `pad_columns={"col": pad_value}`."""
+        del kwargs
+        if self._batched:
+            raise ValueError("batch() was already applied")
+        out = self._copy()
+        out._plan["batch"] = {"batch_size": _positive("batch_size", batch_size),
+                              "drop_remainder": bool(drop_remainder)}
+        if pad_columns:
+            out._plan["batch"]["ragged"] = {c: {"mode": "pad", "pad_value": float(v)} for c, v in pad_columns.items()}
+        if num_parallel_workers:
+            out._plan["num_workers"] = _positive("num_parallel_workers", num_parallel_workers)
+        out._batched = True
+        _core.normalize_plan(json.dumps(out._full_plan(1)))
+        return out
+
+    # ---- sizes --------------------------------------------------------------
+
+    def _rows_per_epoch(self):
+        if self._epoch_rows is None:
+            self._epoch_rows = _core.sampler_size(json.dumps(self._full_plan(1)))
+        return self._epoch_rows
+
+    def get_dataset_size(self):
+        """Batches per epoch (rows when not batched)."""
+        rows = self._rows_per_epoch()
+        if not self._batched:
+            return rows
+        b = self._plan["batch"]["batch_size"]
+        return rows // b if self._plan["batch"]["drop_remainder"] else -(-rows // b)
+
+    def __len__(self):
+        return self.get_dataset_size()
+
+    def get_col_names(self):
+        if self._plan["columns"]:
+            return list(self._plan["columns"])
+        return sorted(json.loads(_core.Reader(self._plan["source"][0]).schema_json))
+
+    def plan(self):
+        """The C++ pipeline plan (JSON text) of the next iteration."""
+        return _core.normalize_plan(json.dumps(self._full_plan(self._start_epoch() + 1)))
+
+    # ---- resume -------------------------------------------------------------
+
+    def state_dict(self):
+        """Where the next batch starts: {"seed", "epoch", "position", ...}."""
+        if self._state is not None:
+            return dict(self._state)
+        plan = self._full_plan(1)
+        return {"seed": plan["seed"], "epoch": 0, "position": 0, "rows": 0,
+                "fingerprint": str(_core.plan_fingerprint(json.dumps(plan)))}
+
+    def load_state_dict(self, state):
+        """The next iteration continues exactly at `state` (from state_dict()
+        of a dataset built the same way; the worker count may differ)."""
+        if not isinstance(state, dict) or not {"seed", "epoch", "position"} <= set(state):
+            raise ValueError("state must be a dict from state_dict()")
+        out_seed = int(state["seed"])
+        self._plan["seed"] = out_seed
+        fp = _core.plan_fingerprint(json.dumps(self._full_plan(1)))
+        if "fingerprint" in state and int(state["fingerprint"]) != fp:
+            raise ValueError("state belongs to another dataset (source, columns, sampler, ops or batch differ)")
+        self._state = dict(state, fingerprint=str(fp))
+
+    # ---- iteration ------------------------------------------------------------
+
+    def create_dict_iterator(self, num_epochs=1, output_numpy=True):
+        """An iterator of dicts over `num_epochs` epochs (-1: endless),
+        continuing from state_dict()."""
+        del output_numpy
+        if not isinstance(num_epochs, int) or num_epochs == 0 or num_epochs < -1:
+            raise ValueError("num_epochs must be an int >= 1 or -1")
+        return _DictIterator(self, num_epochs)
+
+    def create_tuple_iterator(self, num_epochs=1, output_numpy=True):
+        for d in self.create_dict_iterator(num_epochs, output_numpy):
+            yield list(d.values())
+
+    def __iter__(self):
+        return self.create_dict_iterator(1)
+
+    def _start_epoch(self):
+        if self._state is None:
+            return 0
+        epoch = int(self._state["epoch"])
+        if int(self._state["position"]) >= self._rows_per_epoch() > 0:
+            epoch += 1
+        return epoch
+
+    def _full_plan(self, epochs):
+        plan = copy.deepcopy(self._plan)
+        plan["epochs"] = epochs
+        return plan
+
+    def _copy(self):
+        out = copy.copy(self)
+        out._plan = copy.deepcopy(self._plan)
+        out._state = None
+        out._epoch_rows = None
+        return out
+
+
+class _DictIterator:
+    """Runs one C++ pipeline; updates the dataset's resume state per batch.
+    Thread safety: one thread at a time."""
+
+    def __init__(self, ds, num_epochs):
+        self._ds = ds
+        start = ds._start_epoch()
+        plan = ds._full_plan(0 if num_epochs == -1 else start + num_epochs)
+        resume = ds.state_dict() if ds._state is not None else None
+        if resume is None and start:
+            resume = {"seed": plan["seed"], "epoch": start, "position": 0, "rows": 0}
+        if resume is not None:
+            resume = dict(resume, fingerprint=str(_core.plan_fingerprint(json.dumps(plan))))
+        self._pipe = _core.Pipeline(json.dumps(plan), None if resume is None else json.dumps(resume))
+        self._batched = ds._batched
+        self.last_row_ids = None
+        self.last_epoch = None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._pipe is None:
+            raise StopIteration
+        item = self._pipe.next()
+        if item is None:
+            self._ds._state = json.loads(self._pipe.state())
+            self.close()
+            raise StopIteration
+        cols, row_ids, epoch = item
+        self._ds._state = json.loads(self._pipe.state())
+        self.last_row_ids, self.last_epoch = row_ids, epoch
+        if not self._batched:
+            cols = {k: v[0] for k, v in cols.items()}
+        return cols
+
+    def stats(self):
+        """The pipeline's per-stage statistics (dict)."""
+        return json.loads(self._pipe.stats()) if self._pipe is not None else None
+
+    def close(self):
+        if self._pipe is not None:
+            self._pipe.close()
+            self._pipe = None
+
+    def __del__(self):
+        self.close()

@@ -1,0 +1,110 @@
+"""FileReader: MindSpore's mindrecord.FileReader over the C++ ShardReader."""
+import json
+import os
+
+from mindrecord import _core
+
+
+def _first_path(file_name):
+    if isinstance(file_name, (list, tuple)):
+        if not file_name:
+            raise ValueError("file_name list is empty")
+        return list(file_name)
+    if not isinstance(file_name, str) or not file_name:
+        raise ValueError("file_name must be a str or a list of shard paths")
+    return [file_name]
+
+
+def _open_reader(file_name, columns):
+    paths = _first_path(file_name)
+    reader = _core.Reader(paths[0], list(columns or []))
+    if len(paths) > 1:
+        have = sorted(reader.shard_paths)
+        want = sorted(os.path.abspath(p) for p in paths)
+        if [os.path.abspath(p) for p in have] != want:
+            raise ValueError("the listed files are not the complete shard set %s" % reader.shard_paths)
+    return reader
+
+
+class FileReader:
+    """Reads every row of a MindRecord dataset in row order (shard 0 first).
+
+    `file_name` is any one shard (its siblings are found through the header)
+    or the list of all shards. `columns` selects fields (default: all);
+    unselected blob fields are not read. `num_consumer` threads read each
+    chunk of rows in parallel, without the GIL.
+
+    Thread safety: one FileReader per thread; a generator from get_next() is
+    not shared between threads.
+    """
+
+    _CHUNK = 1024
+
+    def __init__(self, file_name, num_consumer=4, columns=None, operator=None):
+        del operator  # MindSpore's reserved argument
+        if not isinstance(num_consumer, int) or isinstance(num_consumer, bool) or not 1 <= num_consumer <= 128:
+            raise ValueError("num_consumer must be an int in [1, 128], got %r" % (num_consumer,))
+        if columns is not None and (not isinstance(columns, (list, tuple)) or
+                                    not all(isinstance(c, str) for c in columns) or not columns):
+            raise ValueError("columns must be a non-empty list of str or None")
+        self._reader = _open_reader(file_name, columns)
+        self._threads = num_consumer
+        self._columns = list(columns) if columns else None
+
+    def get_next(self):
+        """Yields each row as a dict: int, float, str, bytes, numpy arrays."""
+        reader = self._live()
+        n = reader.num_rows
+        for begin in range(0, n, self._CHUNK):
+            for row in reader.read_range(begin, begin + self._CHUNK, self._threads):
+                yield row
+
+    def read(self, begin, end):
+        """Rows [begin, end) as a list of dicts."""
+        return self._live().read_range(begin, end, self._threads)
+
+    def len(self):
+        """Number of rows (MindSpore's name)."""
+        return self._live().num_rows
+
+    def __len__(self):
+        return self._live().num_rows
+
+    def schema(self):
+        """The schema as {"field": {"type": ..., "shape": [...]}}."""
+        return json.loads(self._live().schema_json)
+
+    def description(self):
+        return self._live().desc
+
+    @property
+    def index_fields(self):
+        return list(self._live().index_fields)
+
+    @property
+    def blob_fields(self):
+        return list(self._live().blob_fields)
+
+    @property
+    def shard_paths(self):
+        return list(self._live().shard_paths)
+
+    @property
+    def version(self):
+        return self._live().version
+
+    def close(self):
+        """Releases the files. Later calls raise ValueError."""
+        self._reader = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.close()
+        return False
+
+    def _live(self):
+        if self._reader is None:
+            raise ValueError("this FileReader is closed")
+        return self._reader

@@ -1,0 +1,153 @@
+"""FileWriter: MindSpore's mindrecord.FileWriter over the C++ ShardWriter."""
+import json
+import os
+
+from mindrecord import _core
+
+_HEADER_RANGE = (_core.MIN_HEADER_SIZE, _core.MAX_HEADER_SIZE)
+_PAGE_RANGE = (_core.MIN_PAGE_SIZE, _core.MAX_PAGE_SIZE)
+
+
+def _shard_names(file_name, shard_num):
+    if shard_num == 1:
+        return [file_name]
+    width = len(str(shard_num - 1))
+    return [file_name + str(i).rjust(width, "0") for i in range(shard_num)]
+
+
+class FileWriter:
+    """Writes a MindRecord dataset of `shard_num` shard files.
+
+    With shard_num 1 the file is `file_name`; with N the files are
+    file_name0..file_name{N-1}. Each shard gets a SQLite index `<shard>.db`.
+    Call add_schema (once), optionally add_index / set_header_size /
+    set_page_size, then write_raw_data (any number of times) and commit().
+    Nothing appears under the final names until commit() succeeds.
+
+    Every row is checked against the schema before anything is written: a row
+    that does not match raises ValueError naming the row and the field; no
+    row is dropped silently.
+
+    Thread safety: not thread-safe; drive one writer from one thread.
+    """
+
+    def __init__(self, file_name, shard_num=1, overwrite=False):
+        if not isinstance(file_name, str) or not file_name:
+            raise ValueError("file_name must be a non-empty str")
+        if not isinstance(shard_num, int) or isinstance(shard_num, bool) or not 1 <= shard_num <= 1000:
+            raise ValueError("shard_num must be an int in [1, 1000], got %r" % (shard_num,))
+        self._file_name = file_name
+        self._shard_num = shard_num
+        self._overwrite = bool(overwrite)
+        if not self._overwrite:
+            for p in _shard_names(file_name, shard_num):
+                for q in (p, p + ".db"):
+                    if os.path.exists(q):
+                        raise FileExistsError("%s already exists (pass overwrite=True to replace it)" % q)
+        self._schema = None
+        self._desc = ""
+        self._index = None
+        self._header_size = _core.DEFAULT_HEADER_SIZE
+        self._page_size = _core.DEFAULT_PAGE_SIZE
+        self._writer = None
+        self._rows = 0
+        self._done = False
+
+    def add_schema(self, content, desc=None):
+        """Sets the schema: {"name": {"type": "int32", "shape": [-1]}, ...}.
+        Types: int32, int64, float32, float64, string, bytes. Returns 0."""
+        if self._schema is not None:
+            raise ValueError("the schema is already set: a dataset has exactly one schema")
+        if not isinstance(content, dict) or not content:
+            raise ValueError("schema must be a non-empty dict of field name -> {'type': ..., 'shape': ...}")
+        text = json.dumps(content)
+        desc = "" if desc is None else str(desc)
+        _core.check_schema(text, desc, None)
+        self._schema, self._desc = text, desc
+        return 0
+
+    def add_index(self, index_fields):
+        """Indexed fields (scalar, non-bytes); default: every scalar non-bytes
+        field. Returns 0."""
+        if not isinstance(index_fields, (list, tuple)) or not all(isinstance(f, str) for f in index_fields):
+            raise ValueError("index_fields must be a list of str")
+        if self._schema is None:
+            raise ValueError("add_schema() must come before add_index()")
+        self._check_not_started("add_index")
+        _core.check_schema(self._schema, self._desc, list(index_fields))
+        self._index = list(index_fields)
+        return 0
+
+    def set_header_size(self, header_size):
+        """Bytes reserved for each shard's header: a multiple of 4 in [16 KiB, 128 MiB]."""
+        self._check_not_started("set_header_size")
+        self._header_size = self._check_size("header_size", header_size, _HEADER_RANGE)
+        return 0
+
+    def set_page_size(self, page_size):
+        """Page slot size: a multiple of 4 in [32 KiB, 256 MiB]; a row larger than a page is refused."""
+        self._check_not_started("set_page_size")
+        self._page_size = self._check_size("page_size", page_size, _PAGE_RANGE)
+        return 0
+
+    def write_raw_data(self, raw_data, parallel_writer=False):
+        """Writes a list of row dicts (int, float, str, bytes, numpy scalars
+        and arrays, lists for array fields). Returns 0."""
+        del parallel_writer  # rows are always encoded in C++
+        if isinstance(raw_data, dict):
+            raw_data = [raw_data]
+        if not isinstance(raw_data, list):
+            raw_data = list(raw_data)
+        self._open()
+        self._writer.write(raw_data, self._rows)
+        self._rows += len(raw_data)
+        return 0
+
+    def commit(self):
+        """Flushes, indexes and renames the shards into place. Returns 0."""
+        self._open()
+        self._writer.commit()
+        self._done = True
+        return 0
+
+    def abandon(self):
+        """Drops everything written so far; no output file is left."""
+        if self._writer is not None:
+            self._writer.abandon()
+        self._done = True
+
+    @property
+    def shard_paths(self):
+        return _shard_names(self._file_name, self._shard_num)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None:
+            self.abandon()
+        elif not self._done:
+            self.commit()
+        return False
+
+    def _open(self):
+        if self._done:
+            raise ValueError("this FileWriter is already committed or abandoned")
+        if self._schema is None:
+            raise ValueError("add_schema() must come before writing")
+        if self._writer is None:
+            self._writer = _core.Writer(self._file_name, self._schema, self._desc, self._shard_num,
+                                        self._header_size, self._page_size, self._index, self._overwrite)
+
+    def _check_not_started(self, what):
+        if self._writer is not None:
+            raise ValueError("%s() must come before the first write_raw_data()" % what)
+
+    @staticmethod
+    def _check_size(name, value, bounds):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ValueError("%s must be an int, got %r" % (name, value))
+        lo, hi = bounds
+        if value < lo or value > hi or value % 4:
+            raise ValueError("%s must be a multiple of 4 in [%d, %d], got %d" % (name, lo, hi, value))
+        return value

@@ -1,0 +1,105 @@
+"""MindPage: MindSpore's category paging over the SQLite index."""
+import json
+
+from mindrecord.filereader import _open_reader
+
+
+def _category_name(value):
+    """The category's name as MindSpore reads it back from SQLite as text."""
+    if isinstance(value, float):
+        # NUMERIC affinity stores integral floats as integers.
+        if value.is_integer() and abs(value) < 2 ** 63:
+            return str(int(value))
+        text = "%.15g" % value
+        if not any(c in text for c in ".en"):
+            text += ".0"
+        return text
+    return str(value)
+
+
+class MindPage:
+    """Pages through the rows of one category of an index field.
+
+    Categories are the distinct values of `category_field` (an index field),
+    numbered 0.. in the order of their names as strings (MindSpore's order);
+    a category's rows come in row order (shard 0 first).
+
+    Thread safety: the query methods may be called from several threads;
+    setting category_field while another thread queries is not safe.
+    """
+
+    def __init__(self, file_name, num_consumer=4):
+        if not isinstance(num_consumer, int) or num_consumer < 1:
+            raise ValueError("num_consumer must be an int >= 1")
+        self._reader = _open_reader(file_name, None)
+        self._candidates = list(self._reader.index_fields)
+        self._category_field = None
+        self._categories = None  # [(name, [row ids])]
+
+    @property
+    def candidate_fields(self):
+        """Index fields that can serve as the category field."""
+        return list(self._candidates)
+
+    def get_category_fields(self):
+        return list(self._candidates)
+
+    @property
+    def category_field(self):
+        return self._category_field
+
+    @category_field.setter
+    def category_field(self, category_field):
+        self.set_category_field(category_field)
+
+    def set_category_field(self, category_field):
+        if not isinstance(category_field, str) or not category_field:
+            raise ValueError("category_field must be a non-empty str")
+        if category_field not in self._candidates:
+            raise ValueError("field '%s' is not a candidate category field (candidates: %s)"
+                             % (category_field, ", ".join(self._candidates)))
+        merged = {}
+        for value, ids in self._reader.group_by(category_field):
+            merged.setdefault(_category_name(value), []).extend(ids)
+        self._categories = sorted((name, sorted(ids)) for name, ids in merged.items())
+        self._category_field = category_field
+        return 0
+
+    def read_category_info(self):
+        """JSON text: {"categories": [{"count", "id", "name"}, ...], "key": "<field>_0"}."""
+        cats = self._cats()
+        return json.dumps({"categories": [{"count": len(ids), "id": i, "name": name}
+                                          for i, (name, ids) in enumerate(cats)],
+                           "key": self._category_field + "_0"}, separators=(",", ":"))
+
+    def read_at_page_by_id(self, category_id, page, num_row):
+        """Rows [page*num_row, (page+1)*num_row) of category `category_id`, as dicts."""
+        if not isinstance(category_id, int) or isinstance(category_id, bool) or category_id < 0:
+            raise ValueError("category_id must be an int >= 0")
+        cats = self._cats()
+        if category_id >= len(cats):
+            raise ValueError("category_id %d is not in [0, %d)" % (category_id, len(cats)))
+        return self._page(cats[category_id][1], page, num_row)
+
+    def read_at_page_by_name(self, category_name, page, num_row):
+        """As read_at_page_by_id, for the category named `category_name`."""
+        if not isinstance(category_name, str):
+            raise ValueError("category_name must be a str")
+        for name, ids in self._cats():
+            if name == category_name:
+                return self._page(ids, page, num_row)
+        raise ValueError("category_name '%s' is not a category of field '%s'" % (category_name, self._category_field))
+
+    def _cats(self):
+        if self._categories is None:
+            raise ValueError("set category_field first (candidates: %s)" % ", ".join(self._candidates))
+        return self._categories
+
+    def _page(self, ids, page, num_row):
+        if not isinstance(page, int) or isinstance(page, bool) or page < 0:
+            raise ValueError("page must be an int >= 0")
+        if not isinstance(num_row, int) or isinstance(num_row, bool) or num_row <= 0:
+            raise ValueError("num_row must be an int > 0")
+        if page * num_row >= len(ids):
+            raise ValueError("page %d of %d rows is past the category's %d rows" % (page, num_row, len(ids)))
+        return self._reader.read_ids(ids[page * num_row:(page + 1) * num_row], True)

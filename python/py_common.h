@@ -1,0 +1,62 @@
+// Shared helpers of the Python binding: Status -> exception, Value <-> Python
+// conversion, Tensor -> numpy without a copy.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include "mindrecord/schema.h"
+#include "mindrecord/status.h"
+#include "mindrecord/value.h"
+#include "pipeline/tensor.h"
+
+namespace mindrecord::py_binding {
+
+namespace py = pybind11;
+
+// Carries a non-OK Status to the module's exception translator.
+class StatusError : public std::exception {
+ public:
+  explicit StatusError(Status s) : status_(std::move(s)) {}
+  const Status& status() const { return status_; }
+  const char* what() const noexcept override { return status_.message().c_str(); }
+
+ private:
+  Status status_;
+};
+
+inline void ThrowIfError(const Status& s) {
+  if (!s.ok()) throw StatusError(s);
+}
+template <typename T>
+T ValueOrThrow(Result<T>&& r) {
+  if (!r.ok()) throw StatusError(r.status());
+  return std::move(r).value();
+}
+
+// Registers the exception classes and the translator on `m`.
+void RegisterErrors(py::module_& m);
+
+// A row value as a Python object: int, float, str, bytes, or a numpy array
+// that takes over the value's buffer.
+py::object ValueToPy(Value&& v);
+// A Python object as a value of `field`; InvalidArgument naming the field.
+Result<Value> PyToValue(const Field& field, py::handle obj);
+// A dict as a row of `schema`, validated; errors name the row and the field.
+Row PyToRow(const Schema& schema, py::handle obj, size_t row_index);
+py::dict RowToPy(Row&& row);
+
+// numpy dtype of a numeric tensor type.
+py::dtype TensorDtype(TensorType t);
+// A numpy array over the tensor's buffer; the array keeps the buffer alive.
+py::array TensorToArray(Tensor t);
+
+void BindIo(py::module_& m);
+void BindPipeline(py::module_& m);
+void BindConvert(py::module_& m);
+
+}  // namespace mindrecord::py_binding

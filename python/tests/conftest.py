@@ -1,0 +1,36 @@
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+COMPAT = os.environ.get("MINDRECORD_COMPAT", os.path.join(os.path.dirname(ROOT), "shared", "compat"))
+if not os.path.isdir(COMPAT):
+    COMPAT = "/work/shared/compat"
+
+
+def compat_path(*parts):
+    p = os.path.join(COMPAT, *parts)
+    if not os.path.exists(p):
+        pytest.skip("compat file %s is absent" % p)
+    return p
+
+
+def make_mnist(out_dir, train=200, test=50, seed=1):
+    script = os.path.join(ROOT, "fixtures", "make_mnist.py")
+    subprocess.check_call([sys.executable, script, out_dir, "--train", str(train), "--test", str(test),
+                           "--seed", str(seed)])
+
+
+def write_simple(path, n, shard_num=1, page_size=None):
+    import mindrecord
+    w = mindrecord.FileWriter(path, shard_num)
+    w.add_schema({"id": {"type": "int64"}, "label": {"type": "int32"}, "vec": {"type": "float32", "shape": [3]}},
+                 "simple")
+    if page_size:
+        w.set_page_size(page_size)
+    w.write_raw_data([{"id": i, "label": i % 5, "vec": np.full(3, i, np.float32)} for i in range(n)])
+    w.commit()
+    return path

@@ -1,0 +1,180 @@
+import os
+import sqlite3
+
+import numpy as np
+import pytest
+
+import mindrecord
+from conftest import write_simple
+
+SCHEMA = {
+    "i32": {"type": "int32"}, "i64": {"type": "int64"}, "f32": {"type": "float32"}, "f64": {"type": "float64"},
+    "s": {"type": "string"}, "b": {"type": "bytes"},
+    "ai32": {"type": "int32", "shape": [-1]}, "ai64": {"type": "int64", "shape": [2, -1]},
+    "af32": {"type": "float32", "shape": [-1]}, "af64": {"type": "float64", "shape": [2, 2]},
+}
+
+
+def make_row(i):
+    return {
+        "i32": np.int32(-i), "i64": 2 ** 40 + i, "f32": 0.5 * i, "f64": np.float64(i / 3.0),
+        "s": "row %d \u00e9" % i, "b": bytes(range(i % 256)) * 3,
+        "ai32": list(range(-i, i)), "ai64": np.arange(2 * (i + 1), dtype=np.int64).reshape(2, -1) * 2 ** 35,
+        "af32": np.linspace(0, 1, i + 1, dtype=np.float32), "af64": np.eye(2) * i,
+    }
+
+
+def check_row(got, i):
+    want = make_row(i)
+    assert got["i32"] == -i and type(got["i32"]) is int
+    assert got["i64"] == 2 ** 40 + i
+    assert got["f32"] == 0.5 * i
+    assert got["f64"] == i / 3.0
+    assert got["s"] == want["s"] and got["b"] == want["b"]
+    np.testing.assert_array_equal(got["ai32"], np.array(want["ai32"], np.int32))
+    assert got["ai32"].dtype == np.int32 and got["ai64"].dtype == np.int64
+    np.testing.assert_array_equal(got["ai64"], want["ai64"])
+    np.testing.assert_array_equal(got["af32"], want["af32"])
+    np.testing.assert_array_equal(got["af64"], want["af64"])
+    assert got["af64"].shape == (2, 2)
+
+
+@pytest.mark.parametrize("shards", [1, 3])
+def test_round_trip_every_type(tmp_path, shards):
+    path = str(tmp_path / "all.mindrecord")
+    w = mindrecord.FileWriter(path, shards)
+    assert w.add_schema(SCHEMA, "every type") == 0
+    w.add_index(["i32", "s"])
+    w.set_page_size(64 * 1024)
+    w.set_header_size(32 * 1024)
+    w.write_raw_data([make_row(i) for i in range(20)])
+    w.write_raw_data([make_row(i) for i in range(20, 45)])
+    w.commit()
+    first = path if shards == 1 else path + "0"
+    with mindrecord.FileReader(first, num_consumer=3) as r:
+        assert len(r) == 45 and r.len() == 45
+        assert r.schema() == SCHEMA
+        assert r.index_fields == ["i32", "s"]
+        rows = list(r.get_next())
+    assert len(rows) == 45
+    # Row k of the stream goes to shard k % N; shard 0's rows come first.
+    order = sorted(range(45), key=lambda k: (k % shards, k // shards))
+    for got, i in zip(rows, order):
+        check_row(got, i)
+
+
+def test_columns_projection(tmp_path):
+    path = write_simple(str(tmp_path / "p.mindrecord"), 10)
+    r = mindrecord.FileReader(path, columns=["label"])
+    assert [x for x in r.get_next()] == [{"label": i % 5} for i in range(10)]
+    with pytest.raises(ValueError):
+        mindrecord.FileReader(path, columns=["nope"])
+
+
+def test_header_and_index_written(tmp_path):
+    path = write_simple(str(tmp_path / "h.mindrecord"), 7)
+    with open(path, "rb") as f:
+        n = int.from_bytes(f.read(8), "little")
+        header = f.read(n)
+    assert b'"version":"3.0"' in header
+    con = sqlite3.connect(path + ".db")
+    assert con.execute("SELECT COUNT(*) FROM INDEXES").fetchone()[0] == 7
+    assert sorted(r[0] for r in con.execute("SELECT label_0 FROM INDEXES")) == sorted(i % 5 for i in range(7))
+
+
+def test_bad_row_names_row_and_field(tmp_path):
+    path = str(tmp_path / "bad.mindrecord")
+    w = mindrecord.FileWriter(path)
+    w.add_schema({"a": {"type": "int32"}, "v": {"type": "float32", "shape": [2]}})
+    good = {"a": 1, "v": [1.0, 2.0]}
+    cases = [
+        ({"a": "x", "v": [1.0, 2.0]}, "field 'a'"),
+        ({"a": 1.5, "v": [1.0, 2.0]}, "field 'a'"),
+        ({"a": 2 ** 40, "v": [1.0, 2.0]}, "int32 range"),
+        ({"a": 1, "v": [1.0, 2.0, 3.0]}, "field 'v'"),
+        ({"a": 1}, "field 'v' is missing"),
+        ({"a": 1, "v": [1.0, 2.0], "zzz": 1}, "'zzz' is not in the schema"),
+        ({"a": 1, "v": ["x", "y"]}, "field 'v'"),
+        ("not a dict", "expected a dict"),
+    ]
+    for bad, msg in cases:
+        with pytest.raises(ValueError) as e:
+            w.write_raw_data([good, good, bad])
+        assert "row 2" in str(e.value) and msg in str(e.value), str(e.value)
+    w.write_raw_data([good])
+    w.commit()
+    assert len(mindrecord.FileReader(path)) == 1  # nothing from the refused batches
+
+
+def test_float_into_int_array_refused(tmp_path):
+    w = mindrecord.FileWriter(str(tmp_path / "x.mindrecord"))
+    w.add_schema({"v": {"type": "int64", "shape": [-1]}})
+    with pytest.raises(ValueError, match="cannot be stored losslessly"):
+        w.write_raw_data([{"v": np.array([1.5])}])
+    with pytest.raises(ValueError, match="int32 range"):
+        w2 = mindrecord.FileWriter(str(tmp_path / "y.mindrecord"))
+        w2.add_schema({"v": {"type": "int32", "shape": [-1]}})
+        w2.write_raw_data([{"v": np.array([2 ** 33])}])
+
+
+def test_schema_and_setting_errors(tmp_path):
+    w = mindrecord.FileWriter(str(tmp_path / "s.mindrecord"))
+    with pytest.raises(ValueError):
+        w.add_schema({"bad name!": {"type": "int32"}})
+    with pytest.raises(ValueError):
+        w.add_schema({"a": {"type": "complex"}})
+    w.add_schema({"a": {"type": "int32"}, "b": {"type": "bytes"}})
+    with pytest.raises(ValueError):
+        w.add_index(["b"])  # bytes fields cannot be indexed
+    with pytest.raises(ValueError):
+        w.add_index(["nope"])
+    with pytest.raises(ValueError):
+        w.set_header_size(1000)
+    with pytest.raises(ValueError):
+        w.set_page_size(32 * 1024 + 2)
+    with pytest.raises(ValueError):
+        mindrecord.FileWriter(str(tmp_path / "t"), shard_num=0)
+
+
+def test_existing_output_and_overwrite(tmp_path):
+    path = write_simple(str(tmp_path / "e.mindrecord"), 3)
+    with pytest.raises(FileExistsError):
+        mindrecord.FileWriter(path)
+    write_simple_over = mindrecord.FileWriter(path, overwrite=True)
+    write_simple_over.add_schema({"x": {"type": "int64"}})
+    write_simple_over.write_raw_data([{"x": 5}])
+    write_simple_over.commit()
+    assert list(mindrecord.FileReader(path).get_next()) == [{"x": 5}]
+
+
+def test_uncommitted_writer_leaves_nothing(tmp_path):
+    path = str(tmp_path / "u.mindrecord")
+    w = mindrecord.FileWriter(path)
+    w.add_schema({"x": {"type": "int64"}})
+    w.write_raw_data([{"x": 1}])
+    w.abandon()
+    assert os.listdir(tmp_path) == []
+
+
+def test_missing_and_corrupt_files(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        mindrecord.FileReader(str(tmp_path / "absent.mindrecord"))
+    path = write_simple(str(tmp_path / "c.mindrecord"), 4)
+    with open(path, "r+b") as f:
+        f.write((10 ** 12).to_bytes(8, "little"))  # header length past the file
+    with pytest.raises(OSError) as e:
+        mindrecord.FileReader(path)
+    assert isinstance(e.value, mindrecord.CorruptionError)
+    assert "c.mindrecord" in str(e.value)
+    not_mr = tmp_path / "junk.mindrecord"
+    not_mr.write_bytes(b"\x00" * 100)
+    with pytest.raises(OSError):
+        mindrecord.FileReader(str(not_mr))
+
+
+def test_closed_reader(tmp_path):
+    path = write_simple(str(tmp_path / "r.mindrecord"), 2)
+    r = mindrecord.FileReader(path)
+    r.close()
+    with pytest.raises(ValueError):
+        len(r)
