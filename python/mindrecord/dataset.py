@@ -190,7 +190,9 @@ class MindDataset:
         self._batched = False
         self._state = None      # resume state (dict) for the next iteration
         self._epoch_rows = None
-        _core.sampler_size(json.dumps(self._full_plan(1)))  # opens the dataset now: bad paths fail here
+        # Open now so that bad paths and columns fail here, not at iteration.
+        _core.Reader(self._plan["source"][0], self._plan["columns"])
+        _core.sampler_size(json.dumps(self._full_plan(1)))
 
     # ---- chaining ---------------------------------------------------------
 

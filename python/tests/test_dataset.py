@@ -1,0 +1,188 @@
+import os
+
+import numpy as np
+import pytest
+
+import mindrecord
+from mindrecord import vision
+from conftest import write_simple
+
+
+@pytest.fixture(scope="module")
+def simple(tmp_path_factory):
+    d = tmp_path_factory.mktemp("ds")
+    return write_simple(str(d / "s.mindrecord"), 103, shard_num=3)
+
+
+def ids_of(ds, **kw):
+    out = []
+    for b in ds.create_dict_iterator(**kw):
+        out.extend(np.atleast_1d(b["id"]).tolist())
+    return out
+
+
+def test_sequential_rows_and_types(simple):
+    ds = mindrecord.MindDataset(simple + "0", shuffle=False)
+    rows = list(ds)
+    assert len(rows) == 103 == ds.get_dataset_size() == len(ds)
+    # Shard k holds rows k, k+3, ... (round-robin write); shard 0 comes first.
+    want = [i for s in range(3) for i in range(s, 103, 3)]
+    assert [int(r["id"]) for r in rows] == want
+    assert rows[5]["vec"].dtype == np.float32 and rows[5]["vec"].shape == (3,)
+    assert sorted(rows[0]) == ["id", "label", "vec"]
+
+
+def test_batches_are_zero_copy_numpy(simple):
+    ds = mindrecord.MindDataset(simple + "0", columns_list=["vec", "label"], shuffle=False).batch(10)
+    batches = list(ds)
+    assert len(batches) == len(ds) == 11
+    b = batches[0]
+    assert list(b) == ["vec", "label"]
+    assert b["vec"].shape == (10, 3) and b["label"].dtype == np.int32
+    assert not b["vec"].flags.owndata and b["vec"].base is not None  # backed by the C++ batch buffer
+    b["vec"][0, 0] = 42.0  # the consumer owns the buffer
+    assert b["vec"][0, 0] == 42.0
+    assert batches[-1]["vec"].shape == (3, 3)
+    dropped = mindrecord.MindDataset(simple + "0", shuffle=False).batch(10, drop_remainder=True)
+    assert len(dropped) == 10 and all(x["id"].shape == (10,) for x in dropped)
+
+
+def test_shuffle_same_seed_same_order_any_workers(simple):
+    orders = [ids_of(mindrecord.MindDataset(simple + "0", num_parallel_workers=w, seed=7).batch(8))
+              for w in (1, 3, 8)]
+    assert orders[0] == orders[1] == orders[2]
+    assert sorted(orders[0]) == list(range(103))
+    assert orders[0] != sorted(orders[0])
+    other = ids_of(mindrecord.MindDataset(simple + "0", seed=8).batch(8))
+    assert other != orders[0] and sorted(other) == list(range(103))
+
+
+def test_epochs_reshuffle_and_continue(simple):
+    ds = mindrecord.MindDataset(simple + "0", seed=3).batch(16)
+    e0 = ids_of(ds)
+    e1 = ids_of(ds)
+    assert sorted(e0) == sorted(e1) == list(range(103)) and e0 != e1
+    two = ids_of(mindrecord.MindDataset(simple + "0", seed=3).batch(16), num_epochs=2)
+    assert two == e0 + e1
+
+
+def test_exact_resume_across_worker_counts(simple):
+    full = ids_of(mindrecord.MindDataset(simple + "0", seed=11, num_parallel_workers=2).batch(5), num_epochs=2)
+    ds = mindrecord.MindDataset(simple + "0", seed=11, num_parallel_workers=2).batch(5)
+    it = ds.create_dict_iterator(num_epochs=2)
+    head = []
+    for _ in range(30):  # past the first epoch's 21 batches
+        head.extend(next(it)["id"].tolist())
+    state = ds.state_dict()
+    it.close()
+    ds2 = mindrecord.MindDataset(simple + "0", seed=999, num_parallel_workers=5).batch(5)
+    ds2.load_state_dict(state)  # takes the seed from the state
+    rest = ids_of(ds2)
+    assert head + rest == full
+
+
+def test_resume_state_from_other_dataset_refused(simple):
+    a = mindrecord.MindDataset(simple + "0", seed=1).batch(5)
+    b = mindrecord.MindDataset(simple + "0", seed=1).batch(6)
+    with pytest.raises(ValueError):
+        b.load_state_dict(a.state_dict())
+
+
+@pytest.mark.parametrize("mode", [True, False, mindrecord.Shuffle.FILES, mindrecord.Shuffle.INFILE])
+def test_distributed_no_duplicates_no_gaps(simple, mode):
+    parts = [ids_of(mindrecord.MindDataset(simple + "0", num_shards=4, shard_id=i, shuffle=mode, seed=5).batch(7))
+             for i in range(4)]
+    flat = [x for p in parts for x in p]
+    assert sorted(flat) == list(range(103))
+    assert [len(p) for p in parts] == [26, 26, 26, 25]
+
+
+def test_samplers(simple):
+    ds = mindrecord.MindDataset(simple + "0", sampler=mindrecord.SubsetSampler([5, 1, 9]))
+    assert ids_of(ds) == [15, 3, 27]  # global row ids 5, 1, 9 (shard 0 rows are 0, 3, 6, ...)
+    ds = mindrecord.MindDataset(simple + "0", sampler=mindrecord.SequentialSampler(num_samples=4))
+    assert len(ds) == 4
+    pk = mindrecord.MindDataset(simple + "0", columns_list=["label"], sampler=mindrecord.PKSampler(2))
+    labels = [int(r["label"]) for r in pk]
+    assert labels == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+    ds = mindrecord.MindDataset(simple + "0", shuffle=True, num_samples=10, seed=1)
+    assert len(ds) == 10 and len(set(ids_of(ds))) == 10
+
+
+def test_bad_arguments(simple, tmp_path):
+    with pytest.raises(FileNotFoundError):
+        mindrecord.MindDataset(str(tmp_path / "none.mindrecord"))
+    with pytest.raises(ValueError):
+        mindrecord.MindDataset(simple + "0", num_shards=2)
+    with pytest.raises(ValueError):
+        mindrecord.MindDataset(simple + "0", num_shards=2, shard_id=2)
+    with pytest.raises(ValueError):
+        mindrecord.MindDataset(simple + "0", sampler=mindrecord.RandomSampler(), shuffle=True)
+    with pytest.raises(ValueError):
+        mindrecord.MindDataset(simple + "0", padded_sample={"id": 0}, num_padded=1)
+    with pytest.raises(ValueError):
+        mindrecord.MindDataset(simple + "0", columns_list=["nope"])
+    ds = mindrecord.MindDataset(simple + "0")
+    with pytest.raises(ValueError):
+        ds.batch(0)
+    with pytest.raises(TypeError):
+        ds.map(lambda x: x, input_columns="vec")
+    with pytest.raises(ValueError):
+        ds.map(vision.Resize(4), input_columns=["vec", "id"])
+
+
+def _png(w, h, seed):
+    import struct
+    import zlib
+    rng = np.random.RandomState(seed)
+    px = rng.randint(0, 256, size=(h, w, 3), dtype=np.uint8)
+    raw = b"".join(b"\x00" + px[r].tobytes() for r in range(h))
+
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")), px
+
+
+def test_map_image_ops(tmp_path):
+    path = str(tmp_path / "img.mindrecord")
+    w = mindrecord.FileWriter(path)
+    w.add_schema({"image": {"type": "bytes"}, "label": {"type": "int32"}})
+    pixels = []
+    rows = []
+    for i in range(12):
+        data, px = _png(20 + i, 16, i)
+        pixels.append(px)
+        rows.append({"image": data, "label": i})
+    w.write_raw_data(rows)
+    w.commit()
+    ds = mindrecord.MindDataset(path, shuffle=False).map(vision.Decode(), input_columns="image")
+    for r, px in zip(ds, pixels):
+        np.testing.assert_array_equal(r["image"], px)  # PNG is lossless
+    ds = (mindrecord.MindDataset(path, shuffle=True, seed=2)
+          .map([vision.Decode(), vision.RandomResizedCrop(8), vision.RandomHorizontalFlip(),
+                vision.Normalize([127.5] * 3, [127.5] * 3), vision.HWC2CHW()], input_columns="image")
+          .batch(5))
+    first = list(ds)
+    assert [b["image"].shape for b in first] == [(5, 3, 8, 8), (5, 3, 8, 8), (2, 3, 8, 8)]
+    assert first[0]["image"].dtype == np.float32
+    assert np.abs(first[0]["image"]).max() <= 1.0 + 1e-6
+    again = list(mindrecord.MindDataset(path, shuffle=True, seed=2, num_parallel_workers=1)
+                 .map([vision.Decode(), vision.RandomResizedCrop(8), vision.RandomHorizontalFlip(),
+                       vision.Normalize([127.5] * 3, [127.5] * 3), vision.HWC2CHW()], input_columns="image")
+                 .batch(5))
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a["image"], b["image"])  # random ops seeded per row
+
+
+def test_decode_error_is_value_error_naming_row(tmp_path):
+    path = str(tmp_path / "bad.mindrecord")
+    w = mindrecord.FileWriter(path)
+    w.add_schema({"image": {"type": "bytes"}})
+    w.write_raw_data([{"image": b"not an image"}])
+    w.commit()
+    ds = mindrecord.MindDataset(path).map(vision.Decode(), input_columns="image")
+    with pytest.raises(Exception) as e:
+        list(ds)
+    assert isinstance(e.value, (ValueError, OSError))
+    assert "row" in str(e.value)
