@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Writes seed corpora for the fuzz targets, cut from the compat files.
+
+usage: make_seeds.py COMPAT_DIR OUT_DIR   (OUT_DIR/<target>/<seed>)
+"""
+import glob
+import gzip
+import json
+import os
+import sqlite3
+import struct
+import sys
+
+SEP = b"\n--mindrecord-fuzz-file--\n"  # tests/fuzz/fuzz_util.h kFileSeparator
+# row_codec_fuzz schema ids (tests/fuzz/compat_schemas.h).
+SCHEMA_ID = {"imagenet": 0, "graph": 1, "twobytes": 2}
+
+compat, out = sys.argv[1], sys.argv[2]
+
+
+def put(target, name, data):
+    d = os.path.join(out, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def header(data):
+    n = struct.unpack("<Q", data[:8])[0]
+    return data[8:8 + n], json.loads(data[8:8 + n])
+
+
+shards = {
+    "graph": ["mindrecord/graph/testdata"],
+    "twobytes": ["mindrecord/twobytes/twobytes.mindrecord"],
+    "imagenet": ["mindrecord/imagenet/imagenet.mindrecord%d" % i for i in range(4)],
+}
+for kind, paths in shards.items():
+    for path in paths:
+        full = os.path.join(compat, path)
+        if not os.path.exists(full):
+            continue
+        name = os.path.basename(path)
+        data, db = read(full), read(full + ".db")
+        text, h = header(data)
+        put("header", name + ".json", text)
+        put("index", name + ".db", db)
+        if kind != "imagenet" or name.endswith("0"):
+            put("page_walker", name, data)
+        if len(h["shard_addresses"]) == 1:
+            put("shard_reader", name, db + SEP + data)
+        # Raw and blob parts at the index offsets, for row_codec and int_packing.
+        v3 = h["version"] == "3.0"
+        sel = SCHEMA_ID[kind] | (4 if v3 else 0)
+        con = sqlite3.connect("file:%s?mode=ro" % (full + ".db"), uri=True)
+        rows = con.execute("SELECT ROW_ID, PAGE_ID_RAW, PAGE_OFFSET_RAW, PAGE_OFFSET_RAW_END, PAGE_ID_BLOB, "
+                           "PAGE_OFFSET_BLOB, PAGE_OFFSET_BLOB_END FROM INDEXES ORDER BY ROW_ID LIMIT 8").fetchall()
+        con.close()
+        hs, ps = h["header_size"], h["page_size"]
+        for row_id, rp, rb, re_, bp, bb, be in rows:
+            raw = data[hs + rp * ps + rb + 8:hs + rp * ps + re_]
+            blob = data[hs + bp * ps + bb + 8:hs + bp * ps + be]
+            put("row_codec", "%s_%d_raw" % (name, row_id), bytes([sel]) + raw)
+            if len(blob) < 4096:
+                put("row_codec", "%s_%d_blob" % (name, row_id), bytes([sel | 8]) + blob)
+            if kind == "graph":
+                # Multi-blob framing: uint64 BE length + bytes per field, in
+                # blob_fields order; the int32 ones are packed columns.
+                blob_fields = h["schema"][0]["blob_fields"]
+                types = h["schema"][0]["schema"]
+                off = 0
+                for field in blob_fields:
+                    n = struct.unpack(">Q", blob[off:off + 8])[0]
+                    part = blob[off + 8:off + 8 + n]
+                    off += 8 + n
+                    if types[field]["type"] == "int32":
+                        put("int_packing", "%s_%d_%s" % (name, row_id, field), b"\0" + part)
+put("int_packing", "five_int8_ones", b"\0" + bytes.fromhex("0000000500000101010101"))
+put("int_packing", "mixed_int64", b"\1" + bytes.fromhex("000000051b") + b"\x01\x02\x01\x00\x00\x00\x00\x00\x00\x80\x00")
+
+# Converter sources.
+mnist = os.path.join(compat, "sources/mnist")
+for prefix in ("train", "t10k"):
+    imgs = os.path.join(mnist, prefix + "-images-idx3-ubyte.gz")
+    if os.path.exists(imgs):
+        labels = os.path.join(mnist, prefix + "-labels-idx1-ubyte.gz")
+        put("mnist", prefix, gzip.decompress(read(imgs)) + SEP + gzip.decompress(read(labels)))
+for sel, path in ((2, "cifar10/data_batch_0"), (2, "cifar10/test_batch"), (3, "cifar100/train"), (3, "cifar100/test")):
+    full = os.path.join(compat, "sources", path)
+    if os.path.exists(full):
+        put("cifar", path.replace("/", "_"), bytes([sel]) + read(full))
+        put("pickle", path.replace("/", "_"), read(full))
+put("cifar", "cifar10_bin", b"\0" + b"".join(bytes([i]) + bytes((j * 7 + i) % 256 for j in range(3072)) for i in range(2)))
+put("cifar", "cifar100_bin", b"\1" + b"".join(bytes([i, 50 + i]) + bytes((j * 5 + i) % 256 for j in range(3072)) for i in range(2)))
+for xml in sorted(glob.glob(os.path.join(compat, "sources/voc2012/Annotations/*.xml"))):
+    put("voc", os.path.basename(xml), read(xml))
+for js in sorted(glob.glob(os.path.join(compat, "sources/coco/annotations/*.json"))):
+    put("coco", os.path.basename(js), read(js))
+for tf in sorted(glob.glob(os.path.join(compat, "sources/tfrecord/*.tfrecord"))):
+    put("tfrecord", os.path.basename(tf), read(tf))
+for csv in sorted(glob.glob(os.path.join(compat, "sources/csv/*.csv"))):
+    put("csv", os.path.basename(csv), read(csv))

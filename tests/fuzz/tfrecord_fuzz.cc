@@ -1,0 +1,19 @@
+// TFRecord parser: the input is the .tfrecord file (framing, CRCs,
+// tf.train.Example protobufs); the feature spec inferred, then the rows built.
+#include "tests/fuzz/fuzz_util.h"
+#include "writers/convert/sources.h"
+
+using namespace mindrecord;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const auto dir = fuzz::FreshScratch();
+  fuzz::WriteFile(dir / "in.tfrecord", std::string_view(reinterpret_cast<const char*>(data), size));
+  for (auto on_error : {convert::OnError::kFail, convert::OnError::kSkip}) {
+    convert::ConvertOptions o;
+    o.on_error = on_error;
+    o.infer_records = 16;
+    convert::ConvertContext ctx(o);
+    fuzz::DrivePlans(convert::PlanTfRecord((dir / "in.tfrecord").string(), ctx), 64);
+  }
+  return 0;
+}
