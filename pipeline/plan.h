@@ -36,7 +36,10 @@ struct Plan {
   // Shard files. One path: that file and its siblings (from its header);
   // several: exactly these shards, in shard order.
   std::vector<std::string> source;
-  std::string io_mode = "pread";  // "pread" or "mmap" (ReaderOptions::io_mode)
+  // "auto" (mmap: sequential runs are served from mapped pages without
+  // copies), "mmap", or "pread" (no address-space cost; consecutive runs use
+  // whole-page scans only when long enough to pay for them).
+  std::string io_mode = "auto";
   // Columns to read, in output order. Empty: every schema field (sorted).
   std::vector<std::string> columns;
   // Sampler spec (see sampler.h). Default: every row in order.

@@ -29,10 +29,24 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
     return Status::InvalidArgument("plan: 'num_workers' and 'queue_depth' must be >= 1");
   }
   ReaderOptions ro;
-  ro.io_mode = plan_.io_mode == "mmap" ? IoMode::kMmap : IoMode::kPread;
+  ro.io_mode = plan_.io_mode == "pread" ? IoMode::kPread : IoMode::kMmap;
   if (plan_.source.size() > 1) ro.shard_paths = plan_.source;
   MR_ASSIGN_OR_RETURN(reader_, ShardReader::Open(plan_.source[0], ro));
 
+  if (ro.io_mode == IoMode::kPread && reader_->num_rows() > 0) {
+    // Scan pays for the whole pages it touches: use it when the run's bytes
+    // are at least a quarter of an average page.
+    uint64_t bytes = 0, pages = 0;
+    for (uint32_t s = 0; s < reader_->num_shards(); ++s) {
+      for (const auto& pg : reader_->header(s).pages) {
+        bytes += pg.used_bytes;
+        pages++;
+      }
+    }
+    const double per_row = static_cast<double>(bytes) / static_cast<double>(reader_->num_rows());
+    const double per_page = pages ? static_cast<double>(bytes) / static_cast<double>(pages) : 0;
+    scan_min_rows_ = std::max<uint64_t>(2, static_cast<uint64_t>(per_page / 4 / std::max(per_row, 1.0)));
+  }
   const Schema& schema = reader_->schema();
   names_ = plan_.columns;
   if (names_.empty()) {
@@ -171,7 +185,7 @@ Status Runtime::ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>
   while (i < task.end) {
     uint64_t j = i + 1;
     while (j < task.end && ids[j] == ids[j - 1] + 1) ++j;
-    if (j - i >= 2) {
+    if (j - i >= scan_min_rows_) {
       // A run of consecutive rows: one sequential scan reads their pages once.
       const size_t mark = rows->size();
       const uint64_t first = ids[i];

@@ -31,7 +31,8 @@ namespace mindrecord {
 // How it works: each epoch's sampler order is cut into tasks of batch_size
 // positions, numbered in order across epochs. Workers claim tasks in order
 // (at most queue_depth unconsumed at once), read the rows (runs of
-// consecutive ids through ShardReader::Scan, others by ReadRow), apply the
+// consecutive ids through ShardReader::Scan when the run is long enough to
+// pay for reading whole pages, others by ReadRow), apply the
 // column ops with a per-row seed, assemble the batch and store it in slot
 // seq % queue_depth. The consumer takes slots in sequence order, so the output
 // never depends on the worker count or on timing. A skipped row makes its task
@@ -92,6 +93,9 @@ class Runtime {
   std::vector<std::vector<std::unique_ptr<TensorOp>>> ops_;  // per output column
   std::unique_ptr<Sampler> sampler_;
   uint64_t epoch_size_ = 0;
+  // Shortest run of consecutive rows read with Scan (which reads whole pages)
+  // rather than row by row.
+  uint64_t scan_min_rows_ = 2;
   uint64_t fingerprint_ = 0;
 
   mutable std::mutex mu_;

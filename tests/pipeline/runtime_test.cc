@@ -47,33 +47,37 @@ std::string* RuntimeTest::path_ = nullptr;
 TEST_F(RuntimeTest, SequentialMatchesReader) {
   auto reader = ShardReader::Open(*path_);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-  Plan p = BasePlan();
-  p.batch.batch_size = 7;
-  auto pipe = Open(p);
-  ASSERT_TRUE(pipe);
-  auto batches = Drain(pipe.get());
-  ASSERT_EQ(batches.size(), (600u + 6) / 7);
-  EXPECT_EQ(batches.back().size(), 600u % 7);
-  uint64_t next = 0;
-  for (const auto& b : batches) {
-    const BatchColumn* id = b.column("id");
-    const BatchColumn* vec = b.column("vec");
-    const BatchColumn* data = b.column("data");
-    ASSERT_TRUE(id && vec && data);
-    EXPECT_EQ(vec->data.shape(), (std::vector<int64_t>{static_cast<int64_t>(b.size()), 4}));
-    for (size_t i = 0; i < b.size(); ++i, ++next) {
-      ASSERT_EQ(b.row_ids[i], next);
-      auto row = (*reader)->ReadRow(next);
-      ASSERT_TRUE(row.ok());
-      EXPECT_EQ(id->data.data_as<int64_t>()[i], row->Get("id").as_int());
-      EXPECT_EQ(vec->data.data_as<float>()[i * 4 + 1], row->Get("vec").ArrayAs<float>()[1]);
-      const std::string& want = row->Get("data").bytes();
-      const Tensor& got = data->is_list() ? data->list[i] : data->data;
+  // mmap and pread; with pread, short runs go row by row and long ones scan pages.
+  for (auto [io, bs] : std::vector<std::pair<std::string, uint64_t>>{{"auto", 7}, {"pread", 7}, {"pread", 128}}) {
+    SCOPED_TRACE(io + " batch " + std::to_string(bs));
+    Plan p = BasePlan();
+    p.io_mode = io;
+    p.batch.batch_size = bs;
+    auto pipe = Open(p);
+    ASSERT_TRUE(pipe);
+    auto batches = Drain(pipe.get());
+    ASSERT_EQ(batches.size(), (600u + bs - 1) / bs);
+    EXPECT_EQ(batches.back().size(), 600u % bs);
+    uint64_t next = 0;
+    for (const auto& b : batches) {
+      const BatchColumn* id = b.column("id");
+      const BatchColumn* vec = b.column("vec");
+      const BatchColumn* data = b.column("data");
+      ASSERT_TRUE(id && vec && data);
+      EXPECT_EQ(vec->data.shape(), (std::vector<int64_t>{static_cast<int64_t>(b.size()), 4}));
       ASSERT_TRUE(data->is_list());
-      EXPECT_EQ(std::string(reinterpret_cast<const char*>(got.data()), got.size_bytes()), want);
+      for (size_t i = 0; i < b.size(); ++i, ++next) {
+        ASSERT_EQ(b.row_ids[i], next);
+        auto row = (*reader)->ReadRow(next);
+        ASSERT_TRUE(row.ok());
+        EXPECT_EQ(id->data.data_as<int64_t>()[i], row->Get("id").as_int());
+        EXPECT_EQ(vec->data.data_as<float>()[i * 4 + 1], row->Get("vec").ArrayAs<float>()[1]);
+        const Tensor& got = data->list[i];
+        EXPECT_EQ(std::string(reinterpret_cast<const char*>(got.data()), got.size_bytes()), row->Get("data").bytes());
+      }
     }
+    EXPECT_EQ(next, 600u);
   }
-  EXPECT_EQ(next, 600u);
 }
 
 TEST_F(RuntimeTest, SameSequenceForAnyWorkerCount) {
