@@ -189,6 +189,7 @@ class MindDataset:
         }
         self._batched = False
         self._state = None      # resume state (dict) for the next iteration
+        self._live = None       # the running iterator, if any
         self._epoch_rows = None
         # Open now so that bad paths and columns fail here, not at iteration.
         _core.Reader(self._plan["source"][0], self._plan["columns"])
@@ -263,6 +264,8 @@ class MindDataset:
 
     def state_dict(self):
         """Where the next batch starts: {"seed", "epoch", "position", ...}."""
+        if self._live is not None and self._live._pipe is not None:
+            return json.loads(self._live._pipe.state())
         if self._state is not None:
             return dict(self._state)
         plan = self._full_plan(1)
@@ -279,6 +282,8 @@ class MindDataset:
         fp = _core.plan_fingerprint(json.dumps(self._full_plan(1)))
         if "fingerprint" in state and int(state["fingerprint"]) != fp:
             raise ValueError("state belongs to another dataset (source, columns, sampler, ops or batch differ)")
+        if self._live is not None:
+            self._live.close()
         self._state = dict(state, fingerprint=str(fp))
 
     # ---- iteration ------------------------------------------------------------
@@ -315,6 +320,7 @@ class MindDataset:
         out = copy.copy(self)
         out._plan = copy.deepcopy(self._plan)
         out._state = None
+        out._live = None
         out._epoch_rows = None
         return out
 
@@ -324,6 +330,9 @@ class _DictIterator:
     Thread safety: one thread at a time."""
 
     def __init__(self, ds, num_epochs):
+        self._pipe = None
+        if ds._live is not None:
+            ds._live.close()  # one iteration at a time: the new one continues where it stopped
         self._ds = ds
         start = ds._start_epoch()
         plan = ds._full_plan(0 if num_epochs == -1 else start + num_epochs)
@@ -333,6 +342,7 @@ class _DictIterator:
         if resume is not None:
             resume = dict(resume, fingerprint=str(_core.plan_fingerprint(json.dumps(plan))))
         self._pipe = _core.Pipeline(json.dumps(plan), None if resume is None else json.dumps(resume))
+        ds._live = self
         self._batched = ds._batched
         self.last_row_ids = None
         self.last_epoch = None
@@ -345,11 +355,9 @@ class _DictIterator:
             raise StopIteration
         item = self._pipe.next()
         if item is None:
-            self._ds._state = json.loads(self._pipe.state())
             self.close()
             raise StopIteration
         cols, row_ids, epoch = item
-        self._ds._state = json.loads(self._pipe.state())
         self.last_row_ids, self.last_epoch = row_ids, epoch
         if not self._batched:
             cols = {k: v[0] for k, v in cols.items()}
@@ -360,9 +368,13 @@ class _DictIterator:
         return json.loads(self._pipe.stats()) if self._pipe is not None else None
 
     def close(self):
+        """Stops the pipeline; the dataset keeps where it stopped (state_dict())."""
         if self._pipe is not None:
+            self._ds._state = json.loads(self._pipe.state())
             self._pipe.close()
             self._pipe = None
+            if self._ds._live is self:
+                self._ds._live = None
 
     def __del__(self):
         self.close()

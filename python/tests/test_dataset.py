@@ -73,8 +73,10 @@ def test_exact_resume_across_worker_counts(simple):
     head = []
     for _ in range(30):  # past the first epoch's 21 batches
         head.extend(next(it)["id"].tolist())
-    state = ds.state_dict()
-    it.close()
+    state = ds.state_dict()  # read from the running pipeline
+    assert state["epoch"] == 1 and state["position"] == 45
+    del it  # abandoning the iterator keeps the dataset's place
+    assert ids_of(ds, num_epochs=1) == full[len(head):]
     ds2 = mindrecord.MindDataset(simple + "0", seed=999, num_parallel_workers=5).batch(5)
     ds2.load_state_dict(state)  # takes the seed from the state
     rest = ids_of(ds2)
