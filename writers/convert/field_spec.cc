@@ -8,11 +8,11 @@
 namespace mindrecord::convert {
 
 std::string SanitizeFieldName(const std::string& name) {
+  if (name.empty()) return std::string(1, '_');
   std::string out = name;
   for (char& c : out) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
   }
-  if (out.empty()) out = "_";
   return out;
 }
 

@@ -1,7 +1,11 @@
 #include "writers/convert/image_codec.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <turbojpeg.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -72,20 +76,39 @@ Result<std::string> Encode(const cv::Mat& img, const char* ext) {
 }  // namespace
 
 Result<std::string> ReadWholeFile(const std::string& path) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     int err = errno;
     if (err == ENOENT) return Status::NotFound("no such file");
     return Status::IOError(std::string("cannot open: ") + std::strerror(err));
   }
-  std::string data;
-  char buf[1 << 16];
-  for (;;) {
-    size_t got = std::fread(buf, 1, sizeof(buf), f.get());
-    data.append(buf, got);
-    if (got < sizeof(buf)) break;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::IOError("not a regular file");
   }
-  if (std::ferror(f.get())) return Status::IOError("read failed");
+  // Read the size fstat reports, then whatever follows if the file grew.
+  std::string data(static_cast<size_t>(st.st_size), '\0');
+  size_t done = 0;
+  char extra[4096];
+  for (;;) {
+    const bool tail = done >= data.size();
+    ssize_t got = tail ? ::read(fd, extra, sizeof(extra)) : ::read(fd, data.data() + done, data.size() - done);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      return Status::IOError(std::string("read failed: ") + std::strerror(err));
+    }
+    if (got == 0) break;
+    if (tail) {
+      data.resize(done);
+      data.append(extra, static_cast<size_t>(got));
+    }
+    done += static_cast<size_t>(got);
+  }
+  ::close(fd);
+  data.resize(done);
   return data;
 }
 
