@@ -28,7 +28,7 @@ uint64_t RowBytes(const Row& row) {
 // Batches also end at this many payload bytes, so huge images do not pile up.
 constexpr uint64_t kMaxBatchBytes = 64 * kMiB;
 
-// Prints "\rconvert train: rows/total, MB/s, ETA" to stderr at most 4 times a second.
+// Prints "\rconvert[ split]: rows/total, MB/s, ETA" to stderr at most 4 times a second.
 class Progress {
  public:
   Progress(bool on, std::string label, size_t total) : on_(on), label_(std::move(label)), total_(total) {}
@@ -40,7 +40,7 @@ class Progress {
     double secs = std::chrono::duration<double>(now - start_).count();
     double mbps = secs > 0 ? static_cast<double>(bytes) / 1e6 / secs : 0;
     double eta = rows > 0 ? secs * static_cast<double>(total_ - rows) / static_cast<double>(rows) : 0;
-    std::fprintf(stderr, "\rconvert %s: %zu/%zu rows, %.1f MB/s, ETA %.0f s   %s", label_.c_str(), rows, total_,
+    std::fprintf(stderr, "\rconvert%s: %zu/%zu rows, %.1f MB/s, ETA %.0f s   %s", label_.c_str(), rows, total_,
                  mbps, eta, last ? "\n" : "");
     std::fflush(stderr);
   }
@@ -88,7 +88,7 @@ Status RunOne(const SplitPlan& plan, ShardWriter* writer, ConvertContext& ctx, O
   threads.reserve(workers);
   for (unsigned t = 0; t < workers; ++t) threads.emplace_back(work);
 
-  Progress progress(opt.progress, plan.split.empty() ? std::string("rows") : plan.split, n);
+  Progress progress(opt.progress, plan.split.empty() ? std::string() : " " + plan.split, n);
   Status status;
   std::vector<Row> batch;
   uint64_t batch_bytes = 0;
