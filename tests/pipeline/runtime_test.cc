@@ -1,6 +1,8 @@
 // The worker runtime through the Pipeline facade: order, determinism across
 // worker counts, exact resume, batching, bounded queues, statistics, sinks.
+#include <fstream>
 #include <set>
+#include <unistd.h>
 #include <thread>
 
 #include "pipeline/sampler.h"
@@ -198,6 +200,28 @@ TEST_F(RuntimeTest, QueueDepthBoundsWorkInFlight) {
   EXPECT_GE(s.max_in_flight, 1u);
   EXPECT_LE(max_ahead, 2u * 8u);  // at most queue_depth batches prepared ahead
   EXPECT_GT(s.workers_blocked_s, 0.0);
+}
+
+// Resident memory stays flat over many epochs (nothing accumulates per epoch).
+TEST_F(RuntimeTest, MemoryFlatOverEpochs) {
+  auto rss_kib = [] {
+    std::ifstream f("/proc/self/statm");
+    uint64_t size = 0, resident = 0;
+    f >> size >> resident;
+    return resident * (static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) / 1024);
+  };
+  Plan p = BasePlan();
+  p.sampler = {{"type", "random"}};
+  p.epochs = 40;
+  auto pipe = Open(p);
+  Batch b;
+  uint64_t batches = 0, after_warmup = 0;
+  while (pipe->Next(&b).value()) {
+    if (++batches == 3 * 38) after_warmup = rss_kib();  // after 3 epochs
+  }
+  EXPECT_EQ(pipe->stats().rows, 40u * 600u);
+  const uint64_t end = rss_kib();
+  EXPECT_LT(end, after_warmup + 32 * 1024) << "RSS grew from " << after_warmup << " KiB to " << end << " KiB";
 }
 
 TEST_F(RuntimeTest, StatsAndStateReadableWhileRunning) {
