@@ -1,0 +1,307 @@
+#!/usr/bin/python3
+"""Turns formats_bench's results.json into REPORT.md and PNG plots.
+
+    /usr/bin/python3 benchmarks/report.py RESULTS.json --out DIR [--build-dir build] [--extra torch.json]
+
+Each figure is the median of the measured runs; ratios compare medians taken
+in the same invocation. Throughput = items / median seconds.
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+ROLE_COLORS = {"ours": "#1f77b4", "baseline": "#ff7f0e", "ceiling": "#7f7f7f"}
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=20).stdout.strip()
+    except Exception:
+        return ""
+
+
+def machine():
+    cpu = re.search(r"model name\s*:\s*(.*)", open("/proc/cpuinfo").read())
+    mem = re.search(r"MemTotal:\s*(\d+)", open("/proc/meminfo").read())
+    return {
+        "cpu": cpu.group(1) if cpu else platform.processor(),
+        "cores": os.cpu_count(),
+        "memory_gib": round(int(mem.group(1)) / 2**20, 1) if mem else None,
+        "load_now": " ".join(open("/proc/loadavg").read().split()[:3]),
+    }
+
+
+def versions(build_dir):
+    v = {}
+    cache = os.path.join(build_dir or "", "CMakeCache.txt")
+    if build_dir and os.path.exists(cache):
+        text = open(cache).read()
+        m = re.search(r"CMAKE_CXX_COMPILER:[A-Z]+=(.*)", text)
+        if m:
+            v["C++ compiler"] = sh(f"{m.group(1)} --version | head -1")
+        m = re.search(r"CMAKE_BUILD_TYPE:[A-Z]+=(.*)", text)
+        if m:
+            v["build type"] = m.group(1)
+    for pkg in ("libturbojpeg", "opencv4", "protobuf", "sqlite3", "libzstd"):
+        out = sh(f"pkg-config --modversion {pkg}")
+        if out:
+            v[pkg] = out
+    v["kernel"] = platform.release()
+    v["python / matplotlib"] = f"{platform.python_version()} / {matplotlib.__version__}"
+    rev = sh(f"git -C {os.path.dirname(os.path.abspath(__file__))} rev-parse --short HEAD")
+    if rev:
+        v["mindrecord commit"] = rev
+    return v
+
+
+def rate(m):
+    return m["items"] / m["median_s"] if m["median_s"] > 0 else 0.0
+
+
+def spread(m):
+    s = m["seconds"]
+    if len(s) < 2 or m["median_s"] <= 0:
+        return "-"
+    return f"{(max(s) - min(s)) / m['median_s'] * 100:.0f}%"
+
+
+def fmt_rate(x):
+    if x >= 1e6:
+        return f"{x / 1e6:.2f} M"
+    if x >= 1e4:
+        return f"{x / 1e3:.0f} k"
+    if x >= 100:
+        return f"{x:.0f}"
+    return f"{x:.2f}"
+
+
+def fmt_bytes(n):
+    for unit, div in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= div:
+            return f"{n / div:.2f} {unit}"
+    return f"{n} B"
+
+
+def group(ms):
+    tasks = {}
+    for m in ms:
+        tasks.setdefault((m["workload"], m["task"]), []).append(m)
+    return tasks
+
+
+def task_table(rows, lines, losses):
+    ours = [m for m in rows if m["role"] == "ours"]
+    best = max(ours, key=rate) if ours else None
+    ceil = [m for m in rows if m["role"] == "ceiling"]
+    unit = rows[0]["unit"]
+    lines.append(f"| system | role | median s | {unit}/s | MB/s | spread | vs best MindRecord |")
+    lines.append("|---|---|---:|---:|---:|---:|---:|")
+    for m in rows:
+        r = rate(m)
+        vs = f"{r / rate(best):.2f}×" if best and rate(best) > 0 else "-"
+        mbs = f"{m['bytes'] / m['median_s'] / 1e6:.0f}" if m["bytes"] and m["median_s"] > 0 else "-"
+        name = f"**{m['system']}**" if m["role"] == "ours" else m["system"]
+        lines.append(f"| {name} | {m['role']} | {m['median_s']:.3f} | {fmt_rate(r)} | {mbs} | {spread(m)} | {vs} |")
+    if not best:
+        return
+    notes = []
+    for m in rows:
+        if m["role"] == "baseline" and rate(best) > 0:
+            ratio = rate(best) / rate(m) if rate(m) > 0 else float("inf")
+            if ratio >= 1:
+                notes.append(f"{best['system']} is **{ratio:.2f}× faster** than {m['system']}")
+            else:
+                notes.append(f"**we lose**: {m['system']} is {1 / ratio:.2f}× faster than {best['system']}")
+                losses.append(f"{rows[0]['workload']} / {rows[0]['task']}: {m['system']} is {1 / ratio:.2f}× "
+                              f"faster than {best['system']}")
+    for c in ceil:
+        if rate(c) > 0:
+            notes.append(f"{best['system']} reaches {rate(best) / rate(c) * 100:.2g}% of the {c['system']} ceiling")
+    if notes:
+        lines.append("")
+        lines.append("; ".join(notes) + ".")
+
+
+def plot_workload(name, tasks, path):
+    keys = [k for k in tasks if k[0] == name]
+    if not keys:
+        return False
+    fig, axes = plt.subplots(len(keys), 1, figsize=(8, 1.0 + 0.42 * sum(len(tasks[k]) + 1 for k in keys)),
+                             squeeze=False)
+    for ax, key in zip(axes[:, 0], keys):
+        rows = tasks[key]
+        labels = [m["system"] for m in rows][::-1]
+        vals = [rate(m) for m in rows][::-1]
+        colors = [ROLE_COLORS.get(m["role"], "#333") for m in rows][::-1]
+        ax.barh(labels, vals, color=colors)
+        ax.set_xscale("log")
+        ax.set_title(f"{key[1]} ({rows[0]['unit']}/s, log scale; blue = MindRecord, orange = baseline, "
+                     "grey = ceiling)", fontsize=8)
+        ax.tick_params(labelsize=7)
+        for i, v in enumerate(vals):
+            ax.text(v, i, " " + fmt_rate(v), va="center", fontsize=6)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--build-dir")
+    ap.add_argument("--extra", action="append", default=[], help="more results JSON (e.g. the PyTorch run)")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    res = json.load(open(a.results))
+    ms = list(res["measurements"])
+    for extra in a.extra:
+        if os.path.exists(extra):
+            ms += json.load(open(extra))["measurements"]
+    tasks = group(ms)
+    opts = res["options"]
+    mach = machine()
+    lines = ["# MindRecord benchmark report", ""]
+    lines.append(f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `bash benchmarks/run.sh "
+                 f"--scale {opts['scale']}`. Each figure is the **median of {opts['runs']} runs after "
+                 f"{opts['warmup']} warm-up run(s)**; every ratio compares medians measured in the same invocation. "
+                 "'spread' is (max - min) / median over the measured runs.")
+    lines.append("")
+    lines.append("## Machine")
+    lines.append("")
+    lines.append(f"- CPU: {mach['cpu']}, {mach['cores']} cores; memory {mach['memory_gib']} GiB")
+    lb = res.get("load_before", [])
+    la = [res[k] for k in res if k.startswith("load_after_")]
+    lines.append(f"- Load average (1/5/15 min) at start: {' '.join(f'{x:.2f}' for x in lb)}; after each workload: "
+                 + "; ".join(" ".join(f"{x:.2f}" for x in v) for v in la))
+    lines.append("- **This machine is shared**: other engineers' builds and tests ran concurrently, so absolute "
+                 "figures are noisy and lower than on an idle machine. Ratios within one task were measured "
+                 "minutes apart under similar load, and are the figures to read.")
+    lines.append("- All data sets fit in the page cache, so every read is a warm-cache read (no cache dropping: "
+                 "that needs root). Writes include fsync where the format's writer does it (MindRecord commit, "
+                 "TFRecord close); plain files are written without fsync, which favours them.")
+    lines.append("")
+    lines.append("## Versions")
+    lines.append("")
+    for k, v in versions(a.build_dir).items():
+        lines.append(f"- {k}: {v}")
+    lines.append("")
+    lines.append("## Systems")
+    lines.append("")
+    lines.append("- **MindRecord**: this project's ShardReader / ShardWriter / converter / pipeline, default options "
+                 "(16 MiB header, 32 MiB pages, SQLite index). `pread` and `mmap` are the reader's I/O modes.")
+    lines.append("- **TFRecord**: `benchmarks/baselines/tfrecord_io.*`: TensorFlow's framing (length, masked CRC32C "
+                 "of the length, data, masked CRC32C of the data), both CRCs checked on every read, tf.train.Example "
+                 "parsed with protobuf (TensorFlow's field numbers); 256 KiB buffered sequential reader, 1 MiB "
+                 "buffered writer; **+ .idx** = DALI-style sidecar of record offsets for random access (pread).")
+    lines.append("- **plain files**: one file per sample in class folders (ImageFolder), open + fstat + read.")
+    lines.append("- **Ceilings**: memcpy of the same bytes in memory; `cat` = read(2) of the same files into a "
+                 "1 MiB buffer; for images, the bare decode + resize(224) loop and the pipeline's own ops on JPEGs "
+                 "already in memory (the pipeline fuses decode with the crop, DCT-domain downscaling, and the "
+                 "baselines use the same fused ops, so only the storage and the runtime differ).")
+    lines.append("")
+    losses = []
+    sections = [("records", "Workload 1: ~1 KiB text records + int label"),
+                ("images", "Workload 2: ~100 KB JPEGs"),
+                ("torch", "PyTorch DataLoader"),
+                ("open", "Workload 3: open time and peak RSS")]
+    for wl, title in sections:
+        keys = [k for k in tasks if k[0] == wl]
+        if not keys:
+            continue
+        lines.append(f"## {title}")
+        lines.append("")
+        if wl == "records" and "records" in res:
+            lines.append(f"{res['records']['rows']:,} records, {fmt_bytes(res['records']['payload_bytes'])} of "
+                         "payload (text + 8-byte label).")
+            lines.append("")
+        if wl == "images" and "images" in res:
+            im = res["images"]
+            lines.append(f"{im['images']:,} JPEGs ({fmt_bytes(im['source_bytes'])}, "
+                         f"{im['source_bytes'] / im['images'] / 1e3:.0f} KB each on average), crops of the compat "
+                         f"COCO/VOC photos at 800x600, re-encoded. The transform runs use {im['pipeline_images']:,} "
+                         "of them in a shuffled order, batch 32.")
+            lines.append("")
+        if wl == "open":
+            lines.append(f"{res['open']['rows']:,} records of ~40 bytes + label. Each open runs in a fresh "
+                         "process; peak RSS is VmHWM after opening and reading one record, minus the empty process.")
+            lines.append("")
+            rows = tasks[keys[0]]
+            base = next((m for m in rows if m["system"] == "empty process"), None)
+            lines.append("| system | median open ms | spread | peak RSS MB (above empty process) |")
+            lines.append("|---|---:|---:|---:|")
+            for m in rows:
+                rss = m["extra"].get("peak_rss_kb", 0)
+                extra_mb = (rss - (base["extra"]["peak_rss_kb"] if base else 0)) / 1024
+                lines.append(f"| {m['system']} | {m['median_s'] * 1e3:.1f} | {spread(m)} | {extra_mb:.1f} |")
+            ours = [m for m in rows if m["role"] == "ours"]
+            idx = next((m for m in rows if m["system"] == "TFRecord + .idx"), None)
+            if ours and idx:
+                best = min(ours, key=lambda m: m["median_s"])
+                r = best["median_s"] / idx["median_s"] if idx["median_s"] > 0 else 0
+                if r > 1:
+                    lines.append("")
+                    lines.append(f"**We lose on open time**: {best['system']} takes {r:.1f}× as long to open as "
+                                 "TFRecord + .idx (it loads the SQLite row locators; the .idx is a flat text file).")
+                    losses.append(f"open: {best['system']} opens {r:.1f}× slower than TFRecord + .idx")
+            lines.append("")
+            continue
+        for key in keys:
+            lines.append(f"### {key[1]}")
+            lines.append("")
+            task_table(tasks[key], lines, losses)
+            lines.append("")
+        if wl == "records" and "records_sizes" in res:
+            lines.append("### file sizes")
+            lines.append("")
+            sz = res["records_sizes"]
+            lines.append("| files | count | bytes | allocated on disk | bytes / payload |")
+            lines.append("|---|---:|---:|---:|---:|")
+            for k, v in sz.items():
+                if k == "payload":
+                    continue
+                lines.append(f"| {k} | {v['files']} | {fmt_bytes(v['bytes'])} | {fmt_bytes(v['allocated'])} | "
+                             f"{v['bytes'] / sz['payload']:.2f} |")
+            lines.append("")
+            lines.append("MindRecord's data file includes the 16 MiB reserved header (MindSpore's default; "
+                         "`header_size` can shrink it) and the .db holds the SQLite index. Plain files cost a "
+                         "4 KiB block each on disk.")
+            lines.append("")
+        if wl == "images" and "images" in res:
+            lines.append("### file sizes")
+            lines.append("")
+            for k, v in res["images"]["sizes"].items():
+                lines.append(f"- {k}: {fmt_bytes(v['bytes'])}")
+            lines.append("")
+        png = f"{wl}.png"
+        if plot_workload(wl, tasks, os.path.join(a.out, png)):
+            lines.append(f"![{wl}]({png})")
+            lines.append("")
+    if not any(k[0] == "torch" for k in tasks):
+        lines.append("## PyTorch DataLoader")
+        lines.append("")
+        lines.append("Not in this report: the torchvision ImageFolder vs MindRecordDataset comparison was not run.")
+        lines.append("")
+    lines.append("## Where MindRecord loses")
+    lines.append("")
+    if losses:
+        lines += [f"- {x}" for x in losses]
+    else:
+        lines.append("- Nowhere in this run.")
+    lines.append("")
+    open(os.path.join(a.out, "REPORT.md"), "w").write("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Runs the benchmark suite and writes benchmarks/results/REPORT.md with PNG plots.
+#
+#   bash benchmarks/run.sh [--scale F] [--runs N] [--warmup N] [--workloads records,images,open]
+#                          [--build-dir DIR] [--no-build] [--out DIR] [--work DIR]
+#   bash benchmarks/run.sh --smoke --build-dir DIR   # every benchmark at a tiny size (CTest)
+#
+# --scale multiplies every workload size (1 = 200k records, 20k JPEGs, 1M
+# records for the open test). Generated JPEGs are kept in the work folder
+# between runs; everything else written there is removed.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$ROOT/build
+SCALE=1 RUNS=5 WARMUP=1 SMOKE=0 BUILD_IT=1
+WORKLOADS=records,images,open
+OUT=$ROOT/benchmarks/results
+WORK=${TMPDIR:-/tmp}/mr_bench
+while [ $# -gt 0 ]; do
+  case $1 in
+    --scale) SCALE=$2; shift 2 ;;
+    --runs) RUNS=$2; shift 2 ;;
+    --warmup) WARMUP=$2; shift 2 ;;
+    --workloads) WORKLOADS=$2; shift 2 ;;
+    --build-dir) BUILD=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    --work) WORK=$2; shift 2 ;;
+    --no-build) BUILD_IT=0; shift ;;
+    --smoke) SMOKE=1; shift ;;
+    *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+PY=/usr/bin/python3  # Debian's, with python3-matplotlib
+
+if [ "$SMOKE" = 1 ]; then
+  # Tiny sizes, one run each, nothing built or written outside a temp folder.
+  TMP=$(mktemp -d)
+  trap 'rm -rf "$TMP"' EXIT
+  B=$BUILD/benchmarks
+  "$B/formats_bench" --scale 0.001 --runs 1 --warmup 0 --work "$TMP/work" --out "$TMP/results.json"
+  "$PY" "$ROOT/benchmarks/report.py" "$TMP/results.json" --out "$TMP/report"
+  test -s "$TMP/report/REPORT.md"
+  MR_BENCH_ROWS=500 "$B/core_bench" --benchmark_min_time=0.001 >/dev/null
+  "$B/ops_bench" --benchmark_min_time=0.001 >/dev/null
+  "$B/convert_bench" --images 20 --dir "$TMP/convert" >/dev/null
+  echo "benchmarks smoke run: OK"
+  exit 0
+fi
+
+if [ "$BUILD_IT" = 1 ]; then
+  [ -f "$BUILD/build.ninja" ] || (cd "$ROOT" && cmake --preset default)
+  cmake --build "$BUILD" --target formats_bench core_bench ops_bench convert_bench -j2
+fi
+mkdir -p "$OUT" "$WORK"
+echo "run.sh: scale $SCALE, $RUNS runs after $WARMUP warm-up; load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+"$BUILD/benchmarks/formats_bench" --scale "$SCALE" --runs "$RUNS" --warmup "$WARMUP" --workloads "$WORKLOADS" \
+  --work "$WORK" --out "$OUT/results.json"
+"$PY" "$ROOT/benchmarks/report.py" "$OUT/results.json" --out "$OUT" --build-dir "$BUILD"
+echo "run.sh: wrote $OUT/REPORT.md" >&2

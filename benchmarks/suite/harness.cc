@@ -1,0 +1,97 @@
+#include "benchmarks/suite/harness.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace mindrecord::bench {
+
+uint64_t SuiteOptions::Scaled(uint64_t n, uint64_t min) const {
+  return std::max<uint64_t>(min, static_cast<uint64_t>(std::llround(static_cast<double>(n) * scale)));
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+void Results::Add(Measurement m) {
+  const double med = Median(m.seconds);
+  std::fprintf(stderr, "  %-8s %-26s %-30s %9.3f s  %12.0f %s/s  %8.1f MB/s\n", m.workload.c_str(), m.task.c_str(),
+               m.system.c_str(), med, med > 0 ? m.items / med : 0.0, m.unit.c_str(),
+               med > 0 ? m.bytes / med / 1e6 : 0.0);
+  all_.push_back(std::move(m));
+}
+
+Status Results::Save(const std::string& path) const {
+  nlohmann::json j = info_;
+  j["measurements"] = nlohmann::json::array();
+  for (const auto& m : all_) {
+    j["measurements"].push_back({{"workload", m.workload}, {"task", m.task}, {"system", m.system}, {"role", m.role},
+                                 {"unit", m.unit}, {"items", m.items}, {"bytes", m.bytes}, {"seconds", m.seconds},
+                                 {"median_s", Median(m.seconds)}, {"extra", m.extra}});
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  std::ofstream f(path);
+  f << j.dump(1) << "\n";
+  if (!f) return Status::IOError(path + ": cannot write results");
+  return Status::OK();
+}
+
+std::vector<double> TimeRuns(const SuiteOptions& o, const std::function<void()>& fn,
+                             const std::function<void()>& prepare) {
+  std::vector<double> out;
+  for (int i = 0; i < o.warmup + o.runs; ++i) {
+    if (prepare) prepare();
+    auto t0 = std::chrono::steady_clock::now();
+    fn();
+    auto t1 = std::chrono::steady_clock::now();
+    if (i >= o.warmup) out.push_back(std::chrono::duration<double>(t1 - t0).count());
+  }
+  return out;
+}
+
+void Check(const Status& s, const std::string& what) {
+  if (s.ok()) return;
+  std::fprintf(stderr, "formats_bench: %s: %s\n", what.c_str(), s.ToString().c_str());
+  std::exit(1);
+}
+
+DiskUsage UsageOf(const std::vector<std::string>& paths) {
+  DiskUsage u;
+  for (const auto& p : paths) {
+    struct stat st;
+    if (::stat(p.c_str(), &st) != 0) continue;
+    ++u.files;
+    u.bytes += static_cast<uint64_t>(st.st_size);
+    u.allocated += static_cast<uint64_t>(st.st_blocks) * 512;
+  }
+  return u;
+}
+
+void RemoveAll(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
+}
+
+uint64_t ProcStatusKb(const char* key) {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  const size_t n = std::strlen(key);
+  while (std::getline(f, line))
+    if (line.compare(0, n, key) == 0 && line.size() > n && line[n] == ':')
+      return std::strtoull(line.c_str() + n + 1, nullptr, 10);
+  return 0;
+}
+
+}  // namespace mindrecord::bench

@@ -1,0 +1,88 @@
+// The benchmark suite's harness: options, timing (warm-up + repeated runs),
+// results collected as JSON for the report, and small shared helpers.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mindrecord/status.h"
+
+namespace mindrecord::bench {
+
+struct SuiteOptions {
+  double scale = 1.0;   // multiplies every workload size
+  int runs = 5;         // measured runs per figure (the median is reported)
+  int warmup = 1;       // untimed runs before them
+  std::string work_dir = "/tmp/mr_bench";  // generated data (kept between invocations)
+  std::string out = "benchmarks/results/results.json";
+  std::vector<std::string> workloads = {"records", "images", "open"};
+  int max_workers = 2;  // pipeline workloads run at 1..max_workers (powers of two)
+
+  // Workload sizes at this scale (at least a handful each).
+  uint64_t Scaled(uint64_t n, uint64_t min = 16) const;
+};
+
+// One figure: `items` processed (rows, images, batches) and `bytes` moved per
+// run, timed `seconds` per measured run.
+struct Measurement {
+  std::string workload;  // "records", "images", "open"
+  std::string task;      // "write", "scan", "shuffled epoch", ...
+  std::string system;    // "MindRecord (pread)", "TFRecord + .idx", "plain files", "memcpy", ...
+  std::string role;      // "ours", "baseline", "ceiling"
+  std::string unit;      // what an item is: "rows", "images", "batches of 256"
+  uint64_t items = 0;
+  uint64_t bytes = 0;
+  std::vector<double> seconds;
+  nlohmann::json extra = nlohmann::json::object();  // e.g. peak RSS
+};
+
+class Results {
+ public:
+  void Add(Measurement m);
+  void Set(const std::string& key, nlohmann::json value) { info_[key] = std::move(value); }
+  Status Save(const std::string& path) const;
+
+ private:
+  std::vector<Measurement> all_;
+  nlohmann::json info_ = nlohmann::json::object();
+};
+
+// Runs `prepare` (untimed) then `fn`, warmup + runs times; returns the
+// measured durations.
+std::vector<double> TimeRuns(const SuiteOptions& o, const std::function<void()>& fn,
+                             const std::function<void()>& prepare = {});
+
+double Median(std::vector<double> v);
+
+// Exits with the status message when not OK (a benchmark cannot go on).
+void Check(const Status& s, const std::string& what);
+template <typename T>
+T Unwrap(Result<T> r, const std::string& what) {
+  Check(r.status(), what);
+  return std::move(r).value();
+}
+
+// Sum of the sizes of `paths` (apparent bytes) and of their allocated blocks.
+struct DiskUsage {
+  uint64_t files = 0, bytes = 0, allocated = 0;
+};
+DiskUsage UsageOf(const std::vector<std::string>& paths);
+
+// Removes `path` (file or tree) if present.
+void RemoveAll(const std::string& path);
+
+// kB from a /proc/self/status line ("VmHWM", "VmRSS").
+uint64_t ProcStatusKb(const char* key);
+
+// The workloads; each adds its figures to `results`.
+void RunRecordsWorkload(const SuiteOptions& o, Results& results);
+void RunImagesWorkload(const SuiteOptions& o, Results& results);
+void RunOpenWorkload(const SuiteOptions& o, Results& results, const std::string& self_exe);
+// The child side of the open workload: opens `path` with `system`, prints JSON.
+int OpenChildMain(const std::string& system, const std::string& path);
+
+}  // namespace mindrecord::bench
