@@ -27,7 +27,6 @@ PyObject* ExceptionFor(StatusCode code) {
     case StatusCode::kIOError: return PyExc_OSError;
     case StatusCode::kCorruption: return g_corruption;
     case StatusCode::kNotSupported: return g_unsupported;
-    case StatusCode::kCancelled: return PyExc_KeyboardInterrupt;
     default: return PyExc_RuntimeError;
   }
 }
