@@ -3,10 +3,11 @@
 // file. Planned and the first rows built (raw pixels).
 #include "tests/fuzz/fuzz_util.h"
 #include "writers/convert/sources.h"
+#include "tests/fuzz/fuzz_target.h"
 
 using namespace mindrecord;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+MINDRECORD_FUZZ_TARGET(cifar) {
   if (size < 1) return 0;
   const bool cifar100 = data[0] & 1, pickle = data[0] & 2;
   const auto dir = fuzz::FreshScratch();

@@ -4,10 +4,11 @@
 #include "tests/fuzz/fuzz_util.h"
 #include "writers/convert/image_codec.h"
 #include "writers/convert/sources.h"
+#include "tests/fuzz/fuzz_target.h"
 
 using namespace mindrecord;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+MINDRECORD_FUZZ_TARGET(coco) {
   static const std::string jpeg = [] {
     uint8_t px[8 * 8 * 3] = {};
     return *convert::EncodePixels(px, 8, 8, 3, convert::EncodeMode::kJpeg);

@@ -2,10 +2,11 @@
 // column types inferred, then the rows built.
 #include "tests/fuzz/fuzz_util.h"
 #include "writers/convert/sources.h"
+#include "tests/fuzz/fuzz_target.h"
 
 using namespace mindrecord;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+MINDRECORD_FUZZ_TARGET(csv) {
   const auto dir = fuzz::FreshScratch();
   fuzz::WriteFile(dir / "in.csv", std::string_view(reinterpret_cast<const char*>(data), size));
   for (auto on_error : {convert::OnError::kFail, convert::OnError::kSkip}) {

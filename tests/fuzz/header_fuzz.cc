@@ -5,8 +5,9 @@
 #include <string_view>
 
 #include "mindrecord/header.h"
+#include "tests/fuzz/fuzz_target.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+MINDRECORD_FUZZ_TARGET(header) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   auto h = mindrecord::ShardHeader::Parse(text, "fuzz");
   if (!h.ok()) return 0;

@@ -8,10 +8,11 @@
 #include "tests/fuzz/compat_schemas.h"
 #include "tests/fuzz/fuzz_util.h"
 #include "tests/fuzz/sqlite_peek.h"
+#include "tests/fuzz/fuzz_target.h"
 
 using namespace mindrecord;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+MINDRECORD_FUZZ_TARGET(index) {
   const auto dir = fuzz::FreshScratch();
   const std::string db = (dir / "shard.db").string();
   fuzz::WriteFile(db, std::string_view(reinterpret_cast<const char*>(data), size));

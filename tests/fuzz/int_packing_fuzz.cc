@@ -6,8 +6,9 @@
 #include <string_view>
 
 #include "mindrecord/int_packing.h"
+#include "tests/fuzz/fuzz_target.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+MINDRECORD_FUZZ_TARGET(int_packing) {
   if (size < 1) return 0;
   const size_t elem = (data[0] & 1) ? 8 : 4;
   std::string_view packed(reinterpret_cast<const char*>(data) + 1, size - 1);

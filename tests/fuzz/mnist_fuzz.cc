@@ -3,10 +3,11 @@
 // the first rows built (raw pixels, no JPEG encoding).
 #include "tests/fuzz/fuzz_util.h"
 #include "writers/convert/sources.h"
+#include "tests/fuzz/fuzz_target.h"
 
 using namespace mindrecord;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+MINDRECORD_FUZZ_TARGET(mnist) {
   auto parts = fuzz::SplitFiles(std::string_view(reinterpret_cast<const char*>(data), size), 2);
   const auto dir = fuzz::FreshScratch();
   fuzz::WriteFile(dir / "train-images-idx3-ubyte", parts[0]);

@@ -7,8 +7,9 @@
 #include "readers/header_io.h"
 #include "readers/page_walker.h"
 #include "tests/fuzz/mem_file.h"
+#include "tests/fuzz/fuzz_target.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+MINDRECORD_FUZZ_TARGET(page_walker) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   mindrecord::fuzz::MemFile file(bytes, "fuzz.mindrecord");
   for (bool verify : {true, false}) {

@@ -4,10 +4,11 @@
 #include <string_view>
 
 #include "writers/convert/pickle_reader.h"
+#include "tests/fuzz/fuzz_target.h"
 
 using namespace mindrecord::convert;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+MINDRECORD_FUZZ_TARGET(pickle) {
   auto root = ParsePickle(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");
   if (!root.ok() || !*root) return 0;
   if ((*root)->kind != PickleValue::Kind::kDict) return 0;

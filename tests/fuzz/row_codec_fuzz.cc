@@ -9,8 +9,9 @@
 #include "mindrecord/row_codec.h"
 #include "mindrecord/schema.h"
 #include "tests/fuzz/compat_schemas.h"
+#include "tests/fuzz/fuzz_target.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+MINDRECORD_FUZZ_TARGET(row_codec) {
   if (size < 1) return 0;
   const uint8_t sel = data[0];
   const mindrecord::Schema& schema = mindrecord::fuzz::Schemas()[sel & 3];

@@ -5,7 +5,7 @@
 #
 #   tests/fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]
 #
-# Environment: MINDRECORD_COMPAT (default ../shared/compat beside the
+# Environment: MINDRECORD_COMPAT_DIR (default ../shared/compat beside the
 # checkout), FUZZ_JOBS (build jobs, default 2), FUZZ_RSS_MB (default 2048).
 # Crashes are written to build-fuzz/artifacts/<target>/; copy a minimized one
 # (./build-fuzz/tests/fuzz/<target> -minimize_crash=1 -runs=10000 FILE) to
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 SECONDS_PER_TARGET=${1:-60}
 shift || true
-COMPAT=${MINDRECORD_COMPAT:-$ROOT/../shared/compat}
+COMPAT=${MINDRECORD_COMPAT_DIR:-$ROOT/../shared/compat}
 BUILD=$ROOT/build-fuzz
 BIN=$BUILD/tests/fuzz
 ALL_TARGETS=(header page_walker row_codec int_packing index shard_reader

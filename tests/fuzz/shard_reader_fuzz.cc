@@ -6,10 +6,11 @@
 #include "readers/shard_reader.h"
 #include "tests/fuzz/fuzz_util.h"
 #include "tests/fuzz/sqlite_peek.h"
+#include "tests/fuzz/fuzz_target.h"
 
 using namespace mindrecord;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+MINDRECORD_FUZZ_TARGET(shard_reader) {
   auto parts = fuzz::SplitFiles(std::string_view(reinterpret_cast<const char*>(data), size), 2);
   const auto dir = fuzz::FreshScratch();
   fuzz::WriteFile(dir / "probe.db", parts[0]);

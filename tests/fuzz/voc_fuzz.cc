@@ -4,6 +4,7 @@
 #include "tests/fuzz/fuzz_util.h"
 #include "writers/convert/image_codec.h"
 #include "writers/convert/sources.h"
+#include "tests/fuzz/fuzz_target.h"
 
 using namespace mindrecord;
 
@@ -17,7 +18,7 @@ const std::string& TinyJpeg() {
 }
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+MINDRECORD_FUZZ_TARGET(voc) {
   const auto dir = fuzz::FreshScratch();
   fuzz::WriteFile(dir / "ImageSets" / "Main" / "train.txt", "a\n");
   fuzz::WriteFile(dir / "JPEGImages" / "a.jpg", TinyJpeg());
