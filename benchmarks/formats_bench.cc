@@ -1,6 +1,7 @@
 // The format benchmark suite: MindRecord against a TFRecord-style baseline,
-// plain files and hardware ceilings, on the workloads of benchmarks/README
-// (records, images, open). benchmarks/run.sh drives it and writes the report.
+// plain files and hardware ceilings, on three workloads
+// (records, images, open; see benchmarks/README.md). benchmarks/run.sh drives
+// it and writes the report.
 //
 //   formats_bench [--scale F] [--runs N] [--warmup N] [--work DIR] [--out FILE]
 //                 [--workloads records,images,open] [--max-workers N]

@@ -158,23 +158,32 @@ def plot_workload(name, tasks, path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("results")
+    ap.add_argument("results", nargs="+", help="formats_bench results (several: merged)")
     ap.add_argument("--out", required=True)
     ap.add_argument("--build-dir")
     ap.add_argument("--extra", action="append", default=[], help="more results JSON (e.g. the PyTorch run)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    res = json.load(open(a.results))
-    ms = list(res["measurements"])
+    res, ms, scales = {}, [], []
+    for path in a.results:
+        r = json.load(open(path))
+        ms += r.pop("measurements")
+        wls = sorted({k for k in r if k in ("records", "images", "open")})
+        scales.append(f"{', '.join(wls)} at --scale {r['options']['scale']}")
+        if "load_before" in res:
+            r.pop("load_before")
+        res.update(r)
     for extra in a.extra:
         if os.path.exists(extra):
-            ms += json.load(open(extra))["measurements"]
+            r = json.load(open(extra))
+            ms += r.pop("measurements")
+            res.update(r)
     tasks = group(ms)
     opts = res["options"]
     mach = machine()
     lines = ["# MindRecord benchmark report", ""]
-    lines.append(f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `bash benchmarks/run.sh "
-                 f"--scale {opts['scale']}`. Each figure is the **median of {opts['runs']} runs after "
+    lines.append(f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `benchmarks/run.sh` "
+                 f"({'; '.join(scales)}). Each figure is the **median of {opts['runs']} runs after "
                  f"{opts['warmup']} warm-up run(s)**; every ratio compares medians measured in the same invocation. "
                  "'spread' is (max - min) / median over the measured runs.")
     lines.append("")
@@ -232,6 +241,14 @@ def main():
                          f"{im['source_bytes'] / im['images'] / 1e3:.0f} KB each on average), crops of the compat "
                          f"COCO/VOC photos at 800x600, re-encoded. The transform runs use {im['pipeline_images']:,} "
                          "of them in a shuffled order, batch 32.")
+            lines.append("")
+        if wl == "torch" and "torch" in res:
+            t = res["torch"]
+            lines.append(f"{t['images']:,} of the workload-2 JPEGs, shuffled, batch 32, torch {t['torch']}, torchvision "
+                         f"{t['torchvision']}. Each DataLoader worker is a process; MindRecordDataset runs one C++ "
+                         "thread per worker. torchvision decodes with PIL at full size, MindRecord with libjpeg-turbo "
+                         "and a fused DCT-scaled decode + crop, so this ratio includes the decoder, not only the "
+                         "storage format.")
             lines.append("")
         if wl == "open":
             lines.append(f"{res['open']['rows']:,} records of ~40 bytes + label. Each open runs in a fresh "

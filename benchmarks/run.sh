@@ -2,12 +2,14 @@
 # Runs the benchmark suite and writes benchmarks/results/REPORT.md with PNG plots.
 #
 #   bash benchmarks/run.sh [--scale F] [--runs N] [--warmup N] [--workloads records,images,open]
-#                          [--build-dir DIR] [--no-build] [--out DIR] [--work DIR]
+#                          [--build-dir DIR] [--python-dir DIR] [--no-build] [--out DIR] [--work DIR]
 #   bash benchmarks/run.sh --smoke --build-dir DIR   # every benchmark at a tiny size (CTest)
 #
 # --scale multiplies every workload size (1 = 200k records, 20k JPEGs, 1M
 # records for the open test). Generated JPEGs are kept in the work folder
-# between runs; everything else written there is removed.
+# between runs; everything else written there is removed. The PyTorch rows
+# need the Python module (--python-dir, default BUILD/python; a build with
+# -DMINDRECORD_BUILD_PYTHON=ON) and are left out without it.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build
@@ -22,6 +24,7 @@ while [ $# -gt 0 ]; do
     --warmup) WARMUP=$2; shift 2 ;;
     --workloads) WORKLOADS=$2; shift 2 ;;
     --build-dir) BUILD=$2; shift 2 ;;
+    --python-dir) PYDIR=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --work) WORK=$2; shift 2 ;;
     --no-build) BUILD_IT=0; shift ;;
@@ -30,6 +33,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 PY=/usr/bin/python3  # Debian's, with python3-matplotlib
+PYDIR=${PYDIR:-$BUILD/python}
 
 if [ "$SMOKE" = 1 ]; then
   # Tiny sizes, one run each, nothing built or written outside a temp folder.
@@ -42,17 +46,34 @@ if [ "$SMOKE" = 1 ]; then
   MR_BENCH_ROWS=500 "$B/core_bench" --benchmark_min_time=0.001 >/dev/null
   "$B/ops_bench" --benchmark_min_time=0.001 >/dev/null
   "$B/convert_bench" --images 20 --dir "$TMP/convert" >/dev/null
+  if ls "$PYDIR"/mindrecord/_core*.so >/dev/null 2>&1; then
+    PYTHONPATH=$PYDIR "$PY" "$ROOT/benchmarks/torch_bench.py" --images-dir "$(ls -d "$TMP"/work/images_*/src)" \
+      --mindrecord-cli "$BUILD/mindrecord" --count 32 --runs 1 --warmup 0 --max-workers 1 --work "$TMP" \
+      --out "$TMP/torch.json" >/dev/null
+  fi
   echo "benchmarks smoke run: OK"
   exit 0
 fi
 
 if [ "$BUILD_IT" = 1 ]; then
   [ -f "$BUILD/build.ninja" ] || (cd "$ROOT" && cmake --preset default)
-  cmake --build "$BUILD" --target formats_bench core_bench ops_bench convert_bench -j2
+  cmake --build "$BUILD" --target formats_bench core_bench ops_bench convert_bench mindrecord_cli -j2
+  cmake --build "$BUILD" --target mindrecord_python -j2 || echo "run.sh: no Python module; PyTorch rows left out" >&2
 fi
 mkdir -p "$OUT" "$WORK"
 echo "run.sh: scale $SCALE, $RUNS runs after $WARMUP warm-up; load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 "$BUILD/benchmarks/formats_bench" --scale "$SCALE" --runs "$RUNS" --warmup "$WARMUP" --workloads "$WORKLOADS" \
   --work "$WORK" --out "$OUT/results.json"
-"$PY" "$ROOT/benchmarks/report.py" "$OUT/results.json" --out "$OUT" --build-dir "$BUILD"
+EXTRA=()
+case ",$WORKLOADS," in
+  *,images,*)
+    if ls "$PYDIR"/mindrecord/_core*.so >/dev/null 2>&1; then
+      N=$("$PY" -c "print(max(32, round(20000 * $SCALE)))")
+      COUNT=$("$PY" -c "print(max(32, round(1000 * $SCALE)))")
+      PYTHONPATH=$PYDIR "$PY" "$ROOT/benchmarks/torch_bench.py" --images-dir "$WORK/images_$N/src" \
+        --mindrecord-cli "$BUILD/mindrecord" --count "$COUNT" --runs "$RUNS" --warmup "$WARMUP" --work "$WORK" \
+        --out "$OUT/torch.json" && EXTRA=(--extra "$OUT/torch.json")
+    fi ;;
+esac
+"$PY" "$ROOT/benchmarks/report.py" "$OUT/results.json" "${EXTRA[@]}" --out "$OUT" --build-dir "$BUILD"
 echo "run.sh: wrote $OUT/REPORT.md" >&2
