@@ -178,3 +178,34 @@ def test_closed_reader(tmp_path):
     r.close()
     with pytest.raises(ValueError):
         len(r)
+
+
+def test_context_manager_commits_or_abandons(tmp_path):
+    ok = str(tmp_path / "ok.mindrecord")
+    with mindrecord.FileWriter(ok) as w:
+        w.add_schema({"x": {"type": "int64"}})
+        w.write_raw_data([{"x": 1}, {"x": 2}])
+    assert [r["x"] for r in mindrecord.FileReader(ok).get_next()] == [1, 2]
+    bad = str(tmp_path / "bad.mindrecord")
+    with pytest.raises(RuntimeError):
+        with mindrecord.FileWriter(bad) as w:
+            w.add_schema({"x": {"type": "int64"}})
+            w.write_raw_data([{"x": 1}])
+            raise RuntimeError("stop")
+    assert not os.path.exists(bad)
+    with pytest.raises(ValueError):
+        w.write_raw_data([{"x": 3}])  # abandoned writers refuse further rows
+
+
+def test_numpy_scalars_and_buffers(tmp_path):
+    path = str(tmp_path / "n.mindrecord")
+    w = mindrecord.FileWriter(path)
+    w.add_schema({"a": {"type": "int64"}, "f": {"type": "float32"}, "b": {"type": "bytes"},
+                  "v": {"type": "int32", "shape": [-1]}})
+    w.write_raw_data([{"a": np.uint16(7), "f": np.float16(0.5), "b": bytearray(b"xy"), "v": np.array([1, 2], np.uint8)},
+                      {"a": np.int64(-2 ** 62), "f": 3, "b": memoryview(b"z"), "v": (5,)}])
+    w.commit()
+    rows = list(mindrecord.FileReader(path).get_next())
+    assert rows[0]["a"] == 7 and rows[0]["f"] == 0.5 and rows[0]["b"] == b"xy"
+    assert rows[0]["v"].tolist() == [1, 2] and rows[0]["v"].dtype == np.int32
+    assert rows[1]["a"] == -2 ** 62 and rows[1]["f"] == 3.0 and rows[1]["b"] == b"z" and rows[1]["v"].tolist() == [5]
