@@ -20,5 +20,7 @@ void AddInspectCommand(CLI::App& app, int* exit_code);
 void AddCatCommand(CLI::App& app, int* exit_code);
 void AddCopyCommand(CLI::App& app, int* exit_code);
 void AddConvertCommand(CLI::App& app, int* exit_code);
+void AddVerifyCommand(CLI::App& app, int* exit_code);
+void AddIndexCommand(CLI::App& app, int* exit_code);
 
 }  // namespace mindrecord::cli

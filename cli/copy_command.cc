@@ -1,7 +1,7 @@
 // `mindrecord copy SRC DST [--shards N] [--header-size B] [--page-size B]
-// [--overwrite]`: rewrite a dataset, re-sharded or re-paged. Rows move in
-// their encoded form, so a single-shard copy with the source's sizes
-// reproduces a MindSpore file byte for byte.
+// [--overwrite] [--no-checksums]`: rewrite a dataset, re-sharded or re-paged.
+// Rows move in their encoded form, so a single-shard copy with the source's
+// sizes and --no-checksums reproduces a MindSpore file byte for byte.
 #include <cstdio>
 
 #include "cli/command.h"
@@ -18,6 +18,7 @@ struct CopyArgs {
   uint64_t header_size = 0;   // 0: as the source
   uint64_t page_size = 0;     // 0: as the source
   bool overwrite = false;
+  bool no_checksums = false;
 };
 
 Status Copy(const CopyArgs& a, uint64_t* rows_out) {
@@ -27,6 +28,7 @@ Status Copy(const CopyArgs& a, uint64_t* rows_out) {
   o.header_size = a.header_size ? a.header_size : reader->header_size();
   o.page_size = a.page_size ? a.page_size : reader->page_size();
   o.overwrite = a.overwrite;
+  o.checksums = !a.no_checksums;
   o.format_version = reader->version();
   o.index_fields = reader->index_fields();
   MR_ASSIGN_OR_RETURN(auto writer, ShardWriter::Create(a.dst, reader->schema(), o));
@@ -63,6 +65,7 @@ void AddCopyCommand(CLI::App& app, int* exit_code) {
   sub->add_option("--header-size", a->header_size, "Header bytes per shard (default: as the source)");
   sub->add_option("--page-size", a->page_size, "Page bytes (default: as the source)");
   sub->add_flag("--overwrite", a->overwrite, "Replace existing output files");
+  sub->add_flag("--no-checksums", a->no_checksums, "Write no page/header checksums: output identical to MindSpore's");
   sub->callback([=] {
     uint64_t rows = 0;
     Status st = Copy(*a, &rows);

@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   mindrecord::cli::AddCatCommand(app, &exit_code);
   mindrecord::cli::AddCopyCommand(app, &exit_code);
   mindrecord::cli::AddConvertCommand(app, &exit_code);
+  mindrecord::cli::AddVerifyCommand(app, &exit_code);
+  mindrecord::cli::AddIndexCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

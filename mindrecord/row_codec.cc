@@ -60,7 +60,140 @@ Result<Value> ScalarFromJson(const Field& f, const json& j) {
                             ", not a " + DataTypeName(f.type));
 }
 
+// Fast decoder for the msgpack MindRecord raw rows hold: one map of string
+// keys to integers, floats or strings. Returns false (without error) on any
+// other shape so the caller can fall back to the general parser; every read
+// is bounds-checked.
+class RawMapReader {
+ public:
+  RawMapReader(std::string_view bytes)
+      : p_(reinterpret_cast<const uint8_t*>(bytes.data())), end_(p_ + bytes.size()) {}
+
+  bool MapSize(uint32_t* n) {
+    if (p_ >= end_) return false;
+    uint8_t t = *p_++;
+    if ((t & 0xf0) == 0x80) { *n = t & 0x0f; return true; }
+    if (t == 0xde) return Be(2, n);
+    if (t == 0xdf) return Be(4, n);
+    return false;
+  }
+  bool Str(std::string_view* out) {
+    if (p_ >= end_) return false;
+    uint8_t t = *p_++;
+    uint32_t len;
+    if ((t & 0xe0) == 0xa0) len = t & 0x1f;
+    else if (t == 0xd9) { if (!Be(1, &len)) return false; }
+    else if (t == 0xda) { if (!Be(2, &len)) return false; }
+    else if (t == 0xdb) { if (!Be(4, &len)) return false; }
+    else return false;
+    if (static_cast<size_t>(end_ - p_) < len) return false;
+    *out = std::string_view(reinterpret_cast<const char*>(p_), len);
+    p_ += len;
+    return true;
+  }
+  enum class Kind { kInt, kFloat, kStr, kOther };
+  // Reads one scalar; kOther means "not handled here".
+  Kind Scalar(int64_t* i, double* f, std::string_view* s) {
+    if (p_ >= end_) return Kind::kOther;
+    uint8_t t = *p_;
+    if (t <= 0x7f) { ++p_; *i = t; return Kind::kInt; }
+    if (t >= 0xe0) { ++p_; *i = static_cast<int8_t>(t); return Kind::kInt; }
+    if ((t & 0xe0) == 0xa0 || t == 0xd9 || t == 0xda || t == 0xdb) return Str(s) ? Kind::kStr : Kind::kOther;
+    ++p_;
+    uint64_t u;
+    switch (t) {
+      case 0xcc: if (!Be64(1, &u)) break; *i = static_cast<int64_t>(u); return Kind::kInt;
+      case 0xcd: if (!Be64(2, &u)) break; *i = static_cast<int64_t>(u); return Kind::kInt;
+      case 0xce: if (!Be64(4, &u)) break; *i = static_cast<int64_t>(u); return Kind::kInt;
+      case 0xcf: if (!Be64(8, &u)) break; *i = static_cast<int64_t>(u); return Kind::kInt;
+      case 0xd0: if (!Be64(1, &u)) break; *i = static_cast<int8_t>(u); return Kind::kInt;
+      case 0xd1: if (!Be64(2, &u)) break; *i = static_cast<int16_t>(u); return Kind::kInt;
+      case 0xd2: if (!Be64(4, &u)) break; *i = static_cast<int32_t>(u); return Kind::kInt;
+      case 0xd3: if (!Be64(8, &u)) break; *i = static_cast<int64_t>(u); return Kind::kInt;
+      case 0xca: {
+        if (!Be64(4, &u)) break;
+        uint32_t w = static_cast<uint32_t>(u);
+        float x;
+        std::memcpy(&x, &w, 4);
+        *f = x;
+        return Kind::kFloat;
+      }
+      case 0xcb: {
+        if (!Be64(8, &u)) break;
+        std::memcpy(f, &u, 8);
+        return Kind::kFloat;
+      }
+      default: break;
+    }
+    return Kind::kOther;
+  }
+  bool AtEnd() const { return p_ == end_; }
+
+ private:
+  bool Be(int n, uint32_t* out) {
+    uint64_t v;
+    if (!Be64(n, &v)) return false;
+    *out = static_cast<uint32_t>(v);
+    return true;
+  }
+  bool Be64(int n, uint64_t* out) {
+    if (end_ - p_ < n) return false;
+    uint64_t v = 0;
+    for (int k = 0; k < n; ++k) v = (v << 8) | p_[k];
+    p_ += n;
+    *out = v;
+    return true;
+  }
+  const uint8_t* p_;
+  const uint8_t* end_;
+};
+
 }  // namespace
+
+// Fast path of DecodeRaw; returns false to defer to the general parser.
+static bool DecodeRawFast(const Schema& schema, std::string_view raw, const std::vector<bool>& select, Row* out,
+                          Status* error) {
+  RawMapReader r(raw);
+  uint32_t n;
+  if (!r.MapSize(&n)) return false;
+  size_t found = 0, wanted = 0;
+  for (int id : schema.raw_fields()) wanted += select.empty() || select[id];
+  for (uint32_t k = 0; k < n; ++k) {
+    std::string_view key, sval;
+    int64_t ival = 0;
+    double fval = 0;
+    if (!r.Str(&key)) return false;
+    auto kind = r.Scalar(&ival, &fval, &sval);
+    if (kind == RawMapReader::Kind::kOther) return false;
+    int id = schema.FieldIndex(key);
+    if (id < 0 || schema.fields()[id].is_blob() || (!select.empty() && !select[id])) continue;
+    const Field& f = schema.fields()[id];
+    ++found;
+    switch (f.type) {
+      case DataType::kInt32:
+      case DataType::kInt64:
+        if (kind != RawMapReader::Kind::kInt) return false;
+        out->Set(f.name, Value::Int(ival));
+        break;
+      case DataType::kFloat32:
+      case DataType::kFloat64: {
+        double d = kind == RawMapReader::Kind::kInt ? static_cast<double>(ival) : fval;
+        if (kind == RawMapReader::Kind::kStr) return false;
+        if (f.type == DataType::kFloat32) d = static_cast<double>(static_cast<float>(d));
+        out->Set(f.name, Value::Float(d));
+        break;
+      }
+      default:
+        if (kind != RawMapReader::Kind::kStr) return false;
+        out->Set(f.name, Value::String(std::string(sval)));
+    }
+  }
+  if (!r.AtEnd()) return false;
+  if (found != wanted) {
+    *error = Status::Corruption("raw row lacks " + std::to_string(wanted - found) + " of its fields");
+  }
+  return true;
+}
 
 Result<EncodedParts> RowCodec::Encode(const Row& row) const {
   EncodedParts out;
@@ -108,6 +241,8 @@ Status RowCodec::DecodeRaw(std::string_view raw, const std::vector<bool>& select
   bool any = select.empty();
   for (int id : schema_->raw_fields()) any = any || select[id];
   if (!any) return Status::OK();
+  Status fast_error;
+  if (DecodeRawFast(*schema_, raw, select, out, &fast_error)) return fast_error;
   json j = json::from_msgpack(raw.begin(), raw.end(), /*strict=*/true, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return Status::Corruption("raw row is not a valid msgpack map");
   for (int id : schema_->raw_fields()) {

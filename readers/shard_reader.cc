@@ -6,6 +6,8 @@
 #include <mutex>
 
 #include "index/index_reader.h"
+#include "readers/header_io.h"
+#include "mindrecord/checksum.h"
 #include "mindrecord/constants.h"
 #include "mindrecord/file.h"
 #include "mindrecord/row_codec.h"
@@ -30,53 +32,12 @@ struct Shard {
   ShardHeader header;
   std::unique_ptr<IndexReader> index;
   uint64_t first_row = 0;
+  // Per page: 0 not yet checked, 1 checksum good (or none), 2 mismatch.
+  std::unique_ptr<std::atomic<uint8_t>[]> page_state;
   std::once_flag locators_once;
   Status locators_status;
   std::vector<CompactLocator> locators;
 };
-
-Result<ShardHeader> ReadHeader(const RandomAccessFile& f) {
-  const std::string& path = f.path();
-  if (f.size() < kLengthPrefix) {
-    return Status::Corruption(path + ": file is " + std::to_string(f.size()) +
-                              " bytes, too short to hold a MindRecord header");
-  }
-  uint64_t len = 0;
-  MR_RETURN_IF_ERROR(f.ReadAt(0, 8, reinterpret_cast<char*>(&len)));
-  if (len == 0 || len > kMaxHeaderSize || len > f.size() - kLengthPrefix) {
-    return Status::Corruption(path + ": header length " + std::to_string(len) + " runs past the end of the file (" +
-                              std::to_string(f.size()) + " bytes); not a MindRecord file, or truncated");
-  }
-  std::string text(len, '\0');
-  MR_RETURN_IF_ERROR(f.ReadAt(8, len, text.data()));
-  MR_ASSIGN_OR_RETURN(ShardHeader h, ShardHeader::Parse(text, path));
-  if (len + kLengthPrefix > h.header_size) {
-    return Status::Corruption(path + ": header JSON (" + std::to_string(len) + " bytes) overflows header_size " +
-                              std::to_string(h.header_size));
-  }
-  for (const auto& p : h.pages) {
-    const uint64_t off = h.PageOffset(p.page_id);
-    if (off > f.size() || p.used_bytes > f.size() - off) {
-      return Status::Corruption(path + ": page " + std::to_string(p.page_id) + " (offset " + std::to_string(off) +
-                                ", " + std::to_string(p.used_bytes) + " bytes) extends past the end of the file (" +
-                                std::to_string(f.size()) + " bytes); the file is truncated");
-    }
-  }
-  return h;
-}
-
-Status CheckAgree(const ShardHeader& a, const ShardHeader& b, const std::string& a_path, const std::string& b_path) {
-  auto differ = [&](const std::string& what) {
-    return Status::Corruption(b_path + ": " + what + " differs from " + a_path + "; the shards are not one dataset");
-  };
-  if (a.header_size != b.header_size) return differ("header_size");
-  if (a.page_size != b.page_size) return differ("page_size");
-  if (a.version != b.version) return differ("version");
-  if (!(a.schema == b.schema)) return differ("schema");
-  if (a.index_fields != b.index_fields || a.index_fields_null != b.index_fields_null) return differ("index_fields");
-  if (a.shard_addresses != b.shard_addresses) return differ("shard_addresses");
-  return Status::OK();
-}
 
 }  // namespace
 
@@ -89,10 +50,12 @@ struct ShardReader::Impl {
 
   const ShardHeader& first() const { return shards[0]->header; }
   Status EnsureLocators(Shard& s) const;
+  Status VerifyPage(const Shard& s, uint64_t page) const;
   Result<std::string_view> Fetch(const Shard& s, uint64_t page, uint64_t begin, uint64_t end,
                                  std::string* scratch, const char* part, uint64_t row) const;
+  std::vector<bool> Select(const Projection* proj) const;
   Status Decode(const Shard& s, uint64_t local, std::string_view raw, std::string_view blob,
-                const Projection* proj, Row* out) const;
+                const Projection* proj, const std::vector<bool>& select, Row* out) const;
 };
 
 Status ShardReader::Impl::EnsureLocators(Shard& s) const {
@@ -142,8 +105,42 @@ Status ShardReader::Impl::EnsureLocators(Shard& s) const {
   return s.locators_status;
 }
 
+Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page) const {
+  uint8_t state = s.page_state[page].load(std::memory_order_acquire);
+  if (state == 1) return Status::OK();
+  const PageInfo& p = s.header.pages[page];
+  const uint64_t off = s.header.PageOffset(page);
+  auto mismatch = [&](const std::string& stored, const std::string& computed) {
+    return Status::Corruption(s.path + ": page " + std::to_string(page) + " (offset " + std::to_string(off) + ", " +
+                              std::to_string(p.used_bytes) + " bytes) checksum mismatch: stored " + stored +
+                              ", computed " + computed);
+  };
+  auto it = p.extra.find(kPageChecksumKey);
+  if (!options.verify_checksums || it == p.extra.end() || !it->is_string()) {
+    s.page_state[page].store(1, std::memory_order_release);
+    return Status::OK();
+  }
+  std::string buf;
+  const char* data = s.file->MappedData();
+  if (data) {
+    data += off;
+  } else {
+    buf.resize(p.used_bytes);
+    MR_RETURN_IF_ERROR(s.file->ReadAt(off, p.used_bytes, buf.data()));
+    data = buf.data();
+  }
+  const std::string computed = ChecksumHex(Xxh3(std::string_view(data, p.used_bytes)));
+  if (computed != it->get<std::string>()) {
+    s.page_state[page].store(2, std::memory_order_release);
+    return mismatch(it->get<std::string>(), computed);
+  }
+  s.page_state[page].store(1, std::memory_order_release);
+  return Status::OK();
+}
+
 Result<std::string_view> ShardReader::Impl::Fetch(const Shard& s, uint64_t page, uint64_t begin, uint64_t end,
                                                   std::string* scratch, const char* part, uint64_t row) const {
+  MR_RETURN_IF_ERROR(VerifyPage(s, page));
   const uint64_t off = s.header.PageOffset(page) + begin;
   const uint64_t n = end - begin;
   const char* p;
@@ -164,17 +161,21 @@ Result<std::string_view> ShardReader::Impl::Fetch(const Shard& s, uint64_t page,
   return std::string_view(p + kLengthPrefix, n - kLengthPrefix);
 }
 
-Status ShardReader::Impl::Decode(const Shard& s, uint64_t local, std::string_view raw, std::string_view blob,
-                                 const Projection* proj, Row* out) const {
-  static const std::vector<bool> kAll;
+// Empty: all fields.
+std::vector<bool> ShardReader::Impl::Select(const Projection* proj) const {
   std::vector<bool> select;
   if (proj) {
     select.assign(first().schema.fields().size(), false);
     for (int id : proj->field_ids) select[id] = true;
   }
+  return select;
+}
+
+Status ShardReader::Impl::Decode(const Shard& s, uint64_t local, std::string_view raw, std::string_view blob,
+                                 const Projection* proj, const std::vector<bool>& select, Row* out) const {
   Status st = Status::OK();
-  if (!proj || proj->need_raw) st = codec->DecodeRaw(raw, proj ? select : kAll, out);
-  if (st.ok() && (!proj || proj->need_blob)) st = codec->DecodeBlob(blob, proj ? select : kAll, out);
+  if (!proj || proj->need_raw) st = codec->DecodeRaw(raw, select, out);
+  if (st.ok() && (!proj || proj->need_blob)) st = codec->DecodeBlob(blob, select, out);
   if (!st.ok()) return st.WithContext(s.path + ": row " + std::to_string(local));
   return Status::OK();
 }
@@ -185,7 +186,8 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
   FileSystem* fs = FileSystem::Default();
   const bool mmap = options.io_mode == IoMode::kMmap;
   MR_ASSIGN_OR_RETURN(auto first_file, fs->OpenRead(path, mmap));
-  MR_ASSIGN_OR_RETURN(ShardHeader first, ReadHeader(*first_file));
+  const bool verify = options.verify_checksums;
+  MR_ASSIGN_OR_RETURN(ShardHeader first, ReadShardHeader(*first_file, verify));
   if (!options.shard_paths.empty()) {
     impl->paths = options.shard_paths;
     if (impl->paths.size() != first.shard_addresses.size()) {
@@ -211,16 +213,17 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
         return f.status();
       }
       s->file = std::move(f).value();
-      MR_ASSIGN_OR_RETURN(s->header, ReadHeader(*s->file));
+      MR_ASSIGN_OR_RETURN(s->header, ReadShardHeader(*s->file, verify));
     }
     if (s->header.shard_id != i) {
       return Status::Corruption(s->path + ": header says shard_id " + std::to_string(s->header.shard_id) +
                                 ", expected " + std::to_string(i));
     }
-    if (i > 0) MR_RETURN_IF_ERROR(CheckAgree(impl->shards[0]->header, s->header, impl->shards[0]->path, s->path));
+    if (i > 0) MR_RETURN_IF_ERROR(CheckShardsAgree(impl->shards[0]->header, s->header, impl->shards[0]->path, s->path));
     const std::string db = s->path + ".db";
     if (!fs->Exists(db)) return Status::NotFound(db + ": index file of shard " + s->path + " is missing");
     MR_ASSIGN_OR_RETURN(s->index, IndexReader::Open(db, BaseName(s->path), s->header.version == kVersion2));
+    s->page_state.reset(new std::atomic<uint8_t>[s->header.pages.size()]());
     s->first_row = impl->total_rows;
     impl->total_rows += s->header.num_rows();
     impl->shards.push_back(std::move(s));
@@ -290,7 +293,7 @@ Result<Row> ShardReader::ReadRow(uint64_t row_id, const Projection* projection) 
                         impl_->Fetch(s, l.blob_page, l.blob_begin, l.blob_end, &blob_buf, "blob", loc.local_row));
   }
   Row row;
-  MR_RETURN_IF_ERROR(impl_->Decode(s, loc.local_row, raw, blob, projection, &row));
+  MR_RETURN_IF_ERROR(impl_->Decode(s, loc.local_row, raw, blob, projection, impl_->Select(projection), &row));
   return row;
 }
 
@@ -325,6 +328,7 @@ Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* project
   } raw_cache, blob_cache;
   auto view = [&](const Shard& s, PageCache& c, uint64_t page, uint64_t b, uint64_t e, const char* part,
                   uint64_t row) -> Result<std::string_view> {
+    MR_RETURN_IF_ERROR(impl_->VerifyPage(s, page));
     const char* base;
     if (const char* map = s.file->MappedData()) {
       base = map + s.header.PageOffset(page);
@@ -345,6 +349,7 @@ Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* project
     }
     return std::string_view(base + b + kLengthPrefix, e - b - kLengthPrefix);
   };
+  const std::vector<bool> select = impl_->Select(projection);
   uint64_t row_id = begin;
   while (row_id < end) {
     MR_ASSIGN_OR_RETURN(Location loc, Locate(row_id));
@@ -363,7 +368,7 @@ Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* project
         MR_ASSIGN_OR_RETURN(blob, view(s, blob_cache, l.blob_page, l.blob_begin, l.blob_end, "blob", local));
       }
       Row row;
-      MR_RETURN_IF_ERROR(impl_->Decode(s, local, raw, blob, projection, &row));
+      MR_RETURN_IF_ERROR(impl_->Decode(s, local, raw, blob, projection, select, &row));
       MR_RETURN_IF_ERROR(fn(row_id, std::move(row)));
     }
   }

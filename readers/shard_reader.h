@@ -27,6 +27,9 @@ struct ReaderOptions {
   // shard_addresses, resolved relative to its folder.
   std::vector<std::string> shard_paths;
   IoMode io_mode = IoMode::kPread;
+  // Check the header checksum at open and each page's checksum the first
+  // time a page is touched (when the dataset carries them).
+  bool verify_checksums = true;
 };
 
 // Which columns a read returns; built by ShardReader::MakeProjection. Reads

@@ -2,20 +2,22 @@
 
 #include <cstring>
 
+#include "mindrecord/checksum.h"
 #include "mindrecord/constants.h"
 
 namespace mindrecord {
 
 ShardFileWriter::ShardFileWriter(FileSystem* fs, std::unique_ptr<WritableFile> file,
                                  std::unique_ptr<IndexWriter> index, uint64_t header_size, uint64_t page_size,
-                                 uint32_t shard_id, std::vector<std::string> index_fields)
+                                 uint32_t shard_id, std::vector<std::string> index_fields, bool checksums)
     : fs_(fs),
       file_(std::move(file)),
       index_(std::move(index)),
       header_size_(header_size),
       page_size_(page_size),
       shard_id_(shard_id),
-      index_fields_(std::move(index_fields)) {}
+      index_fields_(std::move(index_fields)),
+      checksums_(checksums) {}
 
 int ShardFileWriter::LastPage(bool blob) const {
   for (int i = static_cast<int>(pages_.size()) - 1; i >= 0; --i) {
@@ -201,9 +203,21 @@ Status ShardFileWriter::FlushClosedLocators() {
 Status ShardFileWriter::Finish(ShardHeader base) {
   for (const auto& [loc, values] : open_group_) MR_RETURN_IF_ERROR(index_->Add(loc, values));
   open_group_.clear();
+  if (checksums_) {
+    // Pages are final now (appends and moved row groups are done): hash each
+    // page's used bytes as they are on disk.
+    std::string buf;
+    for (auto& p : pages_) {
+      buf.resize(p.used_bytes);
+      MR_RETURN_IF_ERROR(file_->ReadAt(header_size_ + p.page_id * page_size_, p.used_bytes, buf.data()));
+      p.extra[kPageChecksumKey] = ChecksumHex(Xxh3(buf));
+    }
+    base.extra[kHeaderChecksumKey] = std::string(16, '0');
+  }
   base.pages = pages_;
   base.shard_id = shard_id_;
-  const std::string json = base.Serialize();
+  std::string json = base.Serialize();
+  SealHeaderChecksum(&json);
   if (json.size() + kLengthPrefix > header_size_) {
     return Status::InvalidArgument("the shard header needs " + std::to_string(json.size() + kLengthPrefix) +
                                    " bytes but header_size is " + std::to_string(header_size_) +

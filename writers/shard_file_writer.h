@@ -20,7 +20,7 @@ class ShardFileWriter {
  public:
   ShardFileWriter(FileSystem* fs, std::unique_ptr<WritableFile> file, std::unique_ptr<IndexWriter> index,
                   uint64_t header_size, uint64_t page_size, uint32_t shard_id,
-                  std::vector<std::string> index_fields);
+                  std::vector<std::string> index_fields, bool checksums);
 
   // One batch of this shard's rows (MindSpore's WriteByShard).
   Status WriteBatch(const std::vector<const EncodedRow*>& rows);
@@ -45,6 +45,7 @@ class ShardFileWriter {
   uint64_t header_size_, page_size_;
   uint32_t shard_id_;
   std::vector<std::string> index_fields_;
+  bool checksums_;
   std::vector<PageInfo> pages_;
   uint64_t rows_ = 0;
   int64_t packing_saved_ = 0;

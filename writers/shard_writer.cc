@@ -94,7 +94,7 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
     }
     impl->shards.push_back(std::make_unique<ShardFileWriter>(fs, std::move(file).value(), std::move(index).value(),
                                                              options.header_size, options.page_size, s,
-                                                             impl->index_fields));
+                                                             impl->index_fields, options.checksums));
   }
   return std::unique_ptr<ShardWriter>(new ShardWriter(std::move(impl)));
 }

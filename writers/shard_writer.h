@@ -34,6 +34,9 @@ struct WriterOptions {
   bool overwrite = false;
   // "3.0" (default; packs integer arrays) or "2.0" (to reproduce old files).
   std::string format_version = kVersion3;
+  // Write our integrity extension: an XXH3 checksum per page and one for the
+  // header (keys MindSpore ignores). Off: output identical to MindSpore's.
+  bool checksums = true;
   // Shard data files go through this seam (tests inject faults); nullptr: POSIX.
   FileSystem* file_system = nullptr;
 };

@@ -1,0 +1,55 @@
+#include "mindrecord/checksum.h"
+
+#include <xxhash.h>
+
+#include <cstdio>
+
+namespace mindrecord {
+
+uint64_t Xxh3(std::string_view bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
+
+std::string ChecksumHex(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+namespace {
+// Position of the 16 hex digits of the header checksum value, or npos.
+size_t DigitsAt(std::string_view text) {
+  const std::string key = std::string("\"") + kHeaderChecksumKey + "\":\"";
+  size_t pos = text.rfind(key);
+  if (pos == std::string_view::npos) return pos;
+  pos += key.size();
+  if (pos + 17 > text.size() || text[pos + 16] != '"') return std::string_view::npos;
+  return pos;
+}
+}  // namespace
+
+void SealHeaderChecksum(std::string* text) {
+  size_t at = DigitsAt(*text);
+  if (at == std::string::npos) return;
+  text->replace(at, 16, std::string(16, '0'));
+  text->replace(at, 16, ChecksumHex(Xxh3(*text)));
+}
+
+Status VerifyHeaderChecksum(std::string_view text, const std::string& what) {
+  size_t at = DigitsAt(text);
+  if (at == std::string_view::npos) {
+    if (text.find(kHeaderChecksumKey) != std::string_view::npos) {
+      return Status::Corruption(what + ": header checksum field is malformed");
+    }
+    return Status::OK();
+  }
+  std::string zeroed(text);
+  const std::string stored = zeroed.substr(at, 16);
+  zeroed.replace(at, 16, std::string(16, '0'));
+  const std::string computed = ChecksumHex(Xxh3(zeroed));
+  if (stored != computed) {
+    return Status::Corruption(what + ": header checksum mismatch (stored " + stored + ", computed " + computed +
+                              "): the header was modified or damaged");
+  }
+  return Status::OK();
+}
+
+}  // namespace mindrecord

@@ -1,0 +1,29 @@
+// Checksums of our MindSpore-compatible integrity extension: XXH3-64 of each
+// page's used bytes, stored as the page object's "mr_xxh3" key, and of the
+// header JSON, stored as the top-level "mr_header_xxh3" key (computed over
+// the header text with that value's 16 hex digits written as zeros).
+// MindSpore's reader ignores both keys.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "mindrecord/status.h"
+
+namespace mindrecord {
+
+inline constexpr const char* kPageChecksumKey = "mr_xxh3";
+inline constexpr const char* kHeaderChecksumKey = "mr_header_xxh3";
+
+uint64_t Xxh3(std::string_view bytes);
+std::string ChecksumHex(uint64_t v);  // 16 lowercase hex digits
+
+// Fills in the header checksum of `json_text` (which holds the key with a
+// placeholder value); no-op if the key is absent.
+void SealHeaderChecksum(std::string* json_text);
+// OK when the text has no header checksum or it matches; Corruption (naming
+// `what`) otherwise.
+Status VerifyHeaderChecksum(std::string_view json_text, const std::string& what);
+
+}  // namespace mindrecord

@@ -1,0 +1,154 @@
+#include "readers/verifier.h"
+
+#include <memory>
+
+#include "index/index_reader.h"
+#include "mindrecord/checksum.h"
+#include "mindrecord/constants.h"
+#include "mindrecord/row_codec.h"
+#include "readers/header_io.h"
+#include "readers/page_walker.h"
+
+namespace mindrecord {
+
+nlohmann::json VerifyReport::ToJson() const {
+  return {{"ok", ok()},           {"problems", problems},
+          {"shards", shards},     {"rows", rows},
+          {"pages", pages},       {"pages_checksummed", pages_checksummed},
+          {"header_checksums", header_checksums}, {"rows_decoded", rows_decoded}};
+}
+
+namespace {
+
+constexpr size_t kMaxProblemsPerShard = 20;
+
+void CheckIndex(const std::string& shard_path, const ShardHeader& h, const std::vector<RowLocator>& walked,
+                VerifyReport* rep) {
+  const std::string db = shard_path + ".db";
+  auto index = IndexReader::Open(db, BaseName(shard_path), h.version == kVersion2);
+  if (!index.ok()) {
+    rep->problems.push_back(index.status().message());
+    return;
+  }
+  auto locs = (*index)->LoadLocators(h.num_rows());
+  if (!locs.ok()) {
+    rep->problems.push_back(locs.status().message());
+    return;
+  }
+  size_t reported = 0;
+  for (size_t r = 0; r < walked.size() && reported < kMaxProblemsPerShard; ++r) {
+    const RowLocator& a = (*locs)[r];
+    const RowLocator& b = walked[r];
+    if (a.blob_page != b.blob_page || a.blob_begin != b.blob_begin || a.blob_end != b.blob_end ||
+        a.raw_page != b.raw_page || a.raw_begin != b.raw_begin || a.raw_end != b.raw_end ||
+        a.row_group != b.row_group) {
+      rep->problems.push_back(db + ": row " + std::to_string(r) + " locator (raw page " + std::to_string(a.raw_page) +
+                              " [" + std::to_string(a.raw_begin) + "," + std::to_string(a.raw_end) + "), blob page " +
+                              std::to_string(a.blob_page) + " [" + std::to_string(a.blob_begin) + "," +
+                              std::to_string(a.blob_end) + "), group " + std::to_string(a.row_group) +
+                              ") disagrees with the pages (raw page " + std::to_string(b.raw_page) + " [" +
+                              std::to_string(b.raw_begin) + "," + std::to_string(b.raw_end) + "), blob page " +
+                              std::to_string(b.blob_page) + " [" + std::to_string(b.blob_begin) + "," +
+                              std::to_string(b.blob_end) + "), group " + std::to_string(b.row_group) + ")");
+      ++reported;
+    }
+  }
+}
+
+void DecodeAll(const RandomAccessFile& f, const ShardHeader& h, const std::vector<RowLocator>& walked,
+               VerifyReport* rep) {
+  RowCodec codec(&h.schema, h.version);
+  size_t reported = 0;
+  std::string raw, blob;
+  for (const RowLocator& l : walked) {
+    auto part = [&](uint64_t page, uint64_t b, uint64_t e, std::string* out) {
+      out->resize(e - b - 8);
+      return f.ReadAt(h.PageOffset(page) + b + 8, e - b - 8, out->data());
+    };
+    Row row;
+    Status st = part(l.raw_page, l.raw_begin, l.raw_end, &raw);
+    if (st.ok()) st = part(l.blob_page, l.blob_begin, l.blob_end, &blob);
+    if (st.ok()) st = codec.DecodeRaw(raw, {}, &row);
+    if (st.ok()) st = codec.DecodeBlob(blob, {}, &row);
+    if (st.ok()) st = h.schema.ValidateRow(row);
+    if (!st.ok()) {
+      if (reported++ < kMaxProblemsPerShard) {
+        rep->problems.push_back(f.path() + ": row " + std::to_string(l.row_id) + " does not decode: " + st.message());
+      }
+      continue;
+    }
+    ++rep->rows_decoded;
+  }
+}
+
+}  // namespace
+
+VerifyReport Verify(const std::string& path, const VerifyOptions& options) {
+  VerifyReport rep;
+  FileSystem* fs = FileSystem::Default();
+  auto first_file = fs->OpenRead(path, false);
+  if (!first_file.ok()) {
+    rep.problems.push_back(first_file.status().message());
+    return rep;
+  }
+  auto first = ReadShardHeader(**first_file, true);
+  if (!first.ok()) {
+    rep.problems.push_back(first.status().message());
+    return rep;
+  }
+  rep.header_checksums = true;
+  const std::string first_path = JoinPath(DirName(path), BaseName(first->shard_addresses[0]));
+  for (size_t i = 0; i < first->shard_addresses.size(); ++i) {
+    const std::string shard = JoinPath(DirName(path), BaseName(first->shard_addresses[i]));
+    ++rep.shards;
+    auto file = fs->OpenRead(shard, false);
+    if (!file.ok()) {
+      rep.problems.push_back(shard + ": shard " + std::to_string(i) + " is missing or unreadable: " +
+                             file.status().message());
+      continue;
+    }
+    auto h = ReadShardHeader(**file, true);
+    if (!h.ok()) {
+      rep.problems.push_back(h.status().message());
+      continue;
+    }
+    if (h->extra.find(kHeaderChecksumKey) == h->extra.end()) rep.header_checksums = false;
+    if (h->shard_id != i) {
+      rep.problems.push_back(shard + ": header says shard_id " + std::to_string(h->shard_id) + ", expected " +
+                             std::to_string(i));
+    }
+    Status agree = CheckShardsAgree(*first, *h, first_path, shard);
+    if (!agree.ok()) rep.problems.push_back(agree.message());
+    rep.rows += h->num_rows();
+    rep.pages += h->pages.size();
+    std::string buf;
+    for (const PageInfo& p : h->pages) {
+      auto it = p.extra.find(kPageChecksumKey);
+      if (it == p.extra.end() || !it->is_string()) continue;
+      buf.resize(p.used_bytes);
+      Status st = (*file)->ReadAt(h->PageOffset(p.page_id), p.used_bytes, buf.data());
+      if (!st.ok()) {
+        rep.problems.push_back(st.message());
+        continue;
+      }
+      ++rep.pages_checksummed;
+      const std::string computed = ChecksumHex(Xxh3(buf));
+      if (computed != it->get<std::string>()) {
+        rep.problems.push_back(shard + ": page " + std::to_string(p.page_id) + " (offset " +
+                               std::to_string(h->PageOffset(p.page_id)) + ", " + std::to_string(p.used_bytes) +
+                               " bytes) checksum mismatch: stored " + it->get<std::string>() + ", computed " +
+                               computed);
+      }
+    }
+    auto walked = WalkPages(**file, *h);
+    if (!walked.ok()) {
+      rep.problems.push_back(walked.status().message());
+      continue;
+    }
+    CheckIndex(shard, *h, *walked, &rep);
+    if (options.deep) DecodeAll(**file, *h, *walked, &rep);
+  }
+  return rep;
+}
+
+}  // namespace mindrecord

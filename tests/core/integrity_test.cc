@@ -1,0 +1,248 @@
+// The integrity extension: page and header checksums, `verify`, index
+// rebuild, and crash safety of create under SIGKILL.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <thread>
+
+#include "mindrecord/checksum.h"
+#include "readers/shard_reader.h"
+#include "readers/verifier.h"
+#include "tests/util/test_util.h"
+#include "writers/index_rebuild.h"
+#include "writers/shard_writer.h"
+
+namespace mindrecord {
+namespace {
+
+using testing::ReadFile;
+using testing::TempDir;
+using testing::WriteFile;
+namespace fs = std::filesystem;
+
+Schema TestSchema() {
+  return *Schema::FromUserJsonString(
+      R"({"id":{"type":"int64"},"name":{"type":"string"},"img":{"type":"bytes"},"v":{"type":"int32","shape":[-1]}})");
+}
+
+std::vector<Row> TestRows(int n, int first = 0, size_t blob = 60) {
+  std::vector<Row> rows;
+  for (int i = first; i < first + n; ++i) {
+    rows.push_back(Row{{"id", Value::Int(i)}, {"name", Value::String("n" + std::to_string(i))},
+                       {"img", Value::Bytes(std::string(blob + i % 7, static_cast<char>('a' + i % 26)))},
+                       {"v", Value::ArrayOf<int32_t>(DataType::kInt32, {i, 2 * i})}});
+  }
+  return rows;
+}
+
+std::vector<std::string> Write(const std::string& path, int rows, bool checksums = true, uint32_t shards = 1,
+                               int batches = 2) {
+  WriterOptions o;
+  o.header_size = kMinHeaderSize;
+  o.page_size = kMinPageSize;
+  o.checksums = checksums;
+  o.shard_count = shards;
+  auto w = *ShardWriter::Create(path, TestSchema(), o);
+  for (int b = 0; b < batches; ++b) EXPECT_TRUE(w->WriteRows(TestRows(rows / batches, b * (rows / batches))).ok());
+  EXPECT_TRUE(w->Commit().ok());
+  return w->shard_paths();
+}
+
+Status ReadAll(const std::string& path) {
+  auto r = ShardReader::Open(path);
+  if (!r.ok()) return r.status();
+  for (uint64_t i = 0; i < (*r)->num_rows(); ++i) {
+    auto row = (*r)->ReadRow(i);
+    if (!row.ok()) return row.status();
+  }
+  return Status::OK();
+}
+
+TEST(IntegrityTest, ChecksumsAreWrittenByDefaultAndOffMeansPlainMindSporeOutput) {
+  TempDir dir;
+  Write(dir.Join("on"), 20);
+  Write(dir.Join("off"), 20, false);
+  auto on = *ShardReader::Open(dir.Join("on"));
+  EXPECT_TRUE(on->header(0).extra.contains(kHeaderChecksumKey));
+  for (const auto& p : on->header(0).pages) EXPECT_TRUE(p.extra.contains(kPageChecksumKey));
+  const std::string off = ReadFile(dir.Join("off"));
+  EXPECT_EQ(off.find("mr_"), std::string::npos);
+  VerifyReport rep = Verify(dir.Join("on"), {.deep = true});
+  EXPECT_TRUE(rep.ok()) << rep.ToJson().dump();
+  EXPECT_TRUE(rep.header_checksums);
+  EXPECT_EQ(rep.pages_checksummed, on->header(0).pages.size());
+  EXPECT_EQ(rep.rows_decoded, 20u);
+  EXPECT_TRUE(Verify(dir.Join("off"), {.deep = true}).ok());
+}
+
+TEST(IntegrityTest, EveryByteFlipOfEveryPageIsDetectedByReaderAndVerify) {
+  TempDir dir;
+  const std::string path = Write(dir.Join("d"), 12)[0];
+  const std::string good = ReadFile(path);
+  auto r = *ShardReader::Open(path);
+  const ShardHeader h = r->header(0);
+  r.reset();
+  size_t flips = 0;
+  for (const auto& p : h.pages) {
+    const uint64_t off = h.PageOffset(p.page_id);
+    for (uint64_t i = off; i < off + p.used_bytes; ++i) {
+      std::string bad = good;
+      bad[i] = static_cast<char>(bad[i] ^ (1 << (i % 8)));
+      WriteFile(path, bad);
+      Status st = ReadAll(path);
+      ASSERT_FALSE(st.ok()) << "flip at " << i << " went unnoticed by the reader";
+      EXPECT_NE(st.message().find("page " + std::to_string(p.page_id)), std::string::npos) << st.message();
+      ASSERT_FALSE(Verify(path).ok()) << "flip at " << i << " went unnoticed by verify";
+      ++flips;
+    }
+  }
+  EXPECT_GT(flips, 500u);
+  // Every byte of the header JSON too.
+  uint64_t len;
+  std::memcpy(&len, good.data(), 8);
+  for (uint64_t i = 0; i < 8 + len; ++i) {
+    std::string bad = good;
+    bad[i] = static_cast<char>(bad[i] ^ 0x20);
+    WriteFile(path, bad);
+    ASSERT_FALSE(ReadAll(path).ok()) << "header flip at " << i;
+    ASSERT_FALSE(Verify(path).ok()) << "header flip at " << i;
+  }
+  // Turning checksum verification off reads past a flipped blob byte.
+  std::string bad = good;
+  bad[h.PageOffset(0) + 20] ^= 1;
+  WriteFile(path, bad);
+  ReaderOptions ro;
+  ro.verify_checksums = false;
+  EXPECT_TRUE((*ShardReader::Open(path, ro))->ReadRow(0).ok());
+}
+
+TEST(IntegrityTest, TruncationAtEveryPageBoundaryIsDetected) {
+  TempDir dir;
+  const std::string path = Write(dir.Join("t"), 400, true, 1, 8)[0];
+  const std::string good = ReadFile(path);
+  auto h = (*ShardReader::Open(path))->header(0);
+  ASSERT_GT(h.pages.size(), 2u);
+  for (const auto& p : h.pages) {
+    for (uint64_t cut : {h.PageOffset(p.page_id), h.PageOffset(p.page_id) + p.used_bytes - 1}) {
+      if (cut >= good.size()) continue;
+      WriteFile(path, good.substr(0, cut));
+      EXPECT_FALSE(ReadAll(path).ok()) << cut;
+      EXPECT_FALSE(Verify(path).ok()) << cut;
+    }
+  }
+}
+
+TEST(IntegrityTest, VerifyChecksMindSporeFilesStructurally) {
+  const std::string compat = testing::CompatDir();
+  MR_SKIP_WITHOUT_COMPAT(compat);
+  for (const char* f : {"/mindrecord/imagenet/imagenet.mindrecord2", "/mindrecord/graph/testdata",
+                        "/mindrecord/twobytes/twobytes.mindrecord"}) {
+    VerifyReport rep = Verify(compat + f, {.deep = true});
+    EXPECT_TRUE(rep.ok()) << f << ": " << rep.ToJson().dump();
+    EXPECT_FALSE(rep.header_checksums);
+    EXPECT_EQ(rep.rows_decoded, rep.rows);
+  }
+}
+
+TEST(IntegrityTest, VerifyReportsIndexDisagreementsAndRebuildRepairsThem) {
+  TempDir dir;
+  auto paths = Write(dir.Join("m"), 90, true, 3, 3);
+  std::vector<Row> before;
+  {
+    auto r = *ShardReader::Open(paths[0]);
+    for (uint64_t i = 0; i < r->num_rows(); ++i) before.push_back(*r->ReadRow(i));
+  }
+  // Shard 1: index deleted. Shard 2: one locator altered.
+  fs::remove(paths[1] + ".db");
+  sqlite3* db;
+  ASSERT_EQ(sqlite3_open((paths[2] + ".db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE INDEXES SET PAGE_OFFSET_RAW=PAGE_OFFSET_RAW+1 WHERE ROW_ID=4", nullptr, nullptr,
+                         nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  VerifyReport rep = Verify(paths[0]);
+  ASSERT_EQ(rep.problems.size(), 2u) << rep.ToJson().dump();
+  EXPECT_NE(rep.problems[0].find("m1.db"), std::string::npos);
+  EXPECT_NE(rep.problems[1].find("m2.db: row 4"), std::string::npos) << rep.problems[1];
+  auto rebuilt = RebuildIndex(paths[0]);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status().ToString();
+  EXPECT_EQ(rebuilt->rebuilt.size(), 2u);
+  EXPECT_EQ(rebuilt->kept.size(), 1u);
+  EXPECT_TRUE(Verify(paths[0], {.deep = true}).ok());
+  auto r = *ShardReader::Open(paths[0]);
+  for (uint64_t i = 0; i < r->num_rows(); ++i) EXPECT_EQ(*r->ReadRow(i), before[i]);
+  auto groups = *r->GroupByIndexField("name");
+  EXPECT_EQ(groups.size(), 90u);
+}
+
+TEST(IntegrityTest, RebuiltIndexOfAMindSporeFileHoldsTheSameRows) {
+  const std::string compat = testing::CompatDir();
+  MR_SKIP_WITHOUT_COMPAT(compat);
+  TempDir dir;
+  for (const char* name : {"twobytes/twobytes.mindrecord", "graph/testdata"}) {
+    const std::string src = compat + "/mindrecord/" + name;
+    const std::string dst = dir.Join(fs::path(name).filename());
+    fs::copy_file(src, dst);
+    ASSERT_TRUE(RebuildIndex(dst).ok());  // no .db: built from the pages
+    std::string a, b;
+    const char* q = "\"SELECT * FROM INDEXES ORDER BY ROW_ID; SELECT * FROM SHARD_NAME;\"";
+    ASSERT_EQ(testing::RunCommand("sqlite3 " + dst + ".db " + q, &a), 0);
+    ASSERT_EQ(testing::RunCommand("sqlite3 " + src + ".db " + q, &b), 0);
+    EXPECT_EQ(a, b) << name;
+  }
+}
+
+// A writer killed at a random point leaves either no dataset or a complete
+// one that verifies clean; never a file that reads as something else.
+TEST(IntegrityTest, CreateKilledAtRandomPointsLeavesNothingOrACompleteDataset) {
+  TempDir dir;
+  std::mt19937 rng(42);
+  int complete = 0, absent = 0;
+  for (int trial = 0; trial < 100; ++trial) {
+    const std::string path = dir.Join("k" + std::to_string(trial));
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      WriterOptions o;
+      o.header_size = kMinHeaderSize;
+      o.page_size = kMinPageSize;
+      o.shard_count = 2;
+      auto w = ShardWriter::Create(path, TestSchema(), o);
+      if (!w.ok()) _exit(3);
+      for (int b = 0; b < 6; ++b) {
+        if (!(*w)->WriteRows(TestRows(100, b * 100, 400)).ok()) _exit(4);
+      }
+      _exit((*w)->Commit().ok() ? 0 : 5);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 40000));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    const bool any = fs::exists(path + "0") || fs::exists(path + "1");
+    if (!any) {
+      ++absent;
+      continue;
+    }
+    // Some final names exist: the dataset must be complete or refused.
+    auto r = ShardReader::Open(path + "0");
+    if (r.ok()) {
+      ++complete;
+      EXPECT_EQ((*r)->num_rows(), 600u) << trial;
+      EXPECT_TRUE(Verify(path + "0", {.deep = true}).ok()) << trial;
+    } else {
+      EXPECT_FALSE(Verify(path + "0").ok());
+    }
+  }
+  RecordProperty("complete", complete);
+  RecordProperty("absent", absent);
+  EXPECT_EQ(complete + absent > 0, true);
+}
+
+}  // namespace
+}  // namespace mindrecord

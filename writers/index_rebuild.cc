@@ -1,0 +1,84 @@
+#include "writers/index_rebuild.h"
+
+#include <unistd.h>
+
+#include "index/index_reader.h"
+#include "index/index_writer.h"
+#include "mindrecord/constants.h"
+#include "mindrecord/file.h"
+#include "mindrecord/row_codec.h"
+#include "readers/header_io.h"
+#include "readers/page_walker.h"
+
+namespace mindrecord {
+
+namespace {
+
+bool IndexAgrees(const std::string& shard, const ShardHeader& h, const std::vector<RowLocator>& walked) {
+  auto index = IndexReader::Open(shard + ".db", BaseName(shard), h.version == kVersion2);
+  if (!index.ok()) return false;
+  auto locs = (*index)->LoadLocators(h.num_rows());
+  if (!locs.ok()) return false;
+  for (size_t r = 0; r < walked.size(); ++r) {
+    const RowLocator& a = (*locs)[r];
+    const RowLocator& b = walked[r];
+    if (a.blob_page != b.blob_page || a.blob_begin != b.blob_begin || a.blob_end != b.blob_end ||
+        a.raw_page != b.raw_page || a.raw_begin != b.raw_begin || a.raw_end != b.raw_end ||
+        a.row_group != b.row_group) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Status WriteIndex(FileSystem* fs, const RandomAccessFile& file, const std::string& shard, const ShardHeader& h,
+                  const std::vector<RowLocator>& walked) {
+  const std::string db = shard + ".db";
+  const std::string tmp = JoinPath(DirName(db), "." + BaseName(db) + ".rebuild-" + std::to_string(getpid()));
+  (void)fs->Remove(tmp);
+  auto writer = IndexWriter::Create(tmp, BaseName(shard), h.schema, h.index_fields, h.version == kVersion2);
+  if (!writer.ok()) return writer.status();
+  RowCodec codec(&h.schema, h.version);
+  std::string raw;
+  Status st;
+  for (const RowLocator& l : walked) {
+    raw.resize(l.raw_end - l.raw_begin - 8);
+    st = file.ReadAt(h.PageOffset(l.raw_page) + l.raw_begin + 8, raw.size(), raw.data());
+    Row values;
+    if (st.ok()) st = codec.DecodeRawFields(raw, h.index_fields, &values);
+    if (st.ok()) st = (*writer)->Add(l, values);
+    if (!st.ok()) break;
+  }
+  if (st.ok()) st = (*writer)->Finish();
+  writer->reset();
+  if (st.ok()) st = fs->SyncPath(tmp);
+  if (st.ok()) st = fs->Rename(tmp, db);
+  if (st.ok()) st = fs->SyncDir(DirName(db));
+  if (!st.ok()) (void)fs->Remove(tmp);
+  return st.ok() ? st : st.WithContext(db);
+}
+
+}  // namespace
+
+Result<RebuildReport> RebuildIndex(const std::string& path, bool force) {
+  FileSystem* fs = FileSystem::Default();
+  MR_ASSIGN_OR_RETURN(auto first_file, fs->OpenRead(path, false));
+  MR_ASSIGN_OR_RETURN(ShardHeader first, ReadShardHeader(*first_file, true));
+  RebuildReport rep;
+  for (const auto& addr : first.shard_addresses) {
+    const std::string shard = JoinPath(DirName(path), BaseName(addr));
+    MR_ASSIGN_OR_RETURN(auto file, fs->OpenRead(shard, false));
+    MR_ASSIGN_OR_RETURN(ShardHeader h, ReadShardHeader(*file, true));
+    MR_RETURN_IF_ERROR(CheckShardsAgree(first, h, path, shard));
+    MR_ASSIGN_OR_RETURN(auto walked, WalkPages(*file, h));
+    if (!force && fs->Exists(shard + ".db") && IndexAgrees(shard, h, walked)) {
+      rep.kept.push_back(shard + ".db");
+      continue;
+    }
+    MR_RETURN_IF_ERROR(WriteIndex(fs, *file, shard, h, walked));
+    rep.rebuilt.push_back(shard + ".db");
+  }
+  return rep;
+}
+
+}  // namespace mindrecord
