@@ -1,5 +1,4 @@
 import gzip
-import json
 import os
 import struct
 
@@ -8,7 +7,7 @@ import pytest
 
 import mindrecord
 from mindrecord import vision
-from conftest import COMPAT, compat_path, make_mnist
+from conftest import compat_path, make_mnist
 
 
 def idx_labels(path):

@@ -3,7 +3,6 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import mindrecord  # noqa: E402
 from mindrecord.torch import MindRecordDataset  # noqa: E402
 from conftest import write_simple  # noqa: E402
 
