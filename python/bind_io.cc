@@ -21,7 +21,7 @@ class PyWriter {
  public:
   PyWriter(const std::string& path, const std::string& schema_json, const std::string& desc, uint32_t shard_count,
            uint64_t header_size, uint64_t page_size, std::optional<std::vector<std::string>> index_fields,
-           bool overwrite) {
+           bool overwrite, bool checksums, const std::string& format_version) {
     schema_ = ValueOrThrow(Schema::FromUserJsonString(schema_json, desc));
     WriterOptions o;
     o.shard_count = shard_count;
@@ -29,6 +29,8 @@ class PyWriter {
     o.page_size = page_size;
     o.index_fields = std::move(index_fields);
     o.overwrite = overwrite;
+    o.checksums = checksums;
+    o.format_version = format_version;
     py::gil_scoped_release nogil;
     writer_ = ValueOrThrow(ShardWriter::Create(path, schema_, o));
   }
@@ -162,9 +164,10 @@ void BindIo(py::module_& m) {
   }, py::arg("schema_json"), py::arg("desc"), py::arg("index_fields"));
   py::class_<PyWriter>(m, "Writer")
       .def(py::init<const std::string&, const std::string&, const std::string&, uint32_t, uint64_t, uint64_t,
-                    std::optional<std::vector<std::string>>, bool>(),
+                    std::optional<std::vector<std::string>>, bool, bool, const std::string&>(),
            py::arg("path"), py::arg("schema_json"), py::arg("desc"), py::arg("shard_count"), py::arg("header_size"),
-           py::arg("page_size"), py::arg("index_fields"), py::arg("overwrite"))
+           py::arg("page_size"), py::arg("index_fields"), py::arg("overwrite"), py::arg("checksums") = true,
+           py::arg("format_version") = "3.0")
       .def("write", &PyWriter::Write, py::arg("rows"), py::arg("first_index") = 0)
       .def("commit", &PyWriter::Commit)
       .def("abandon", &PyWriter::Abandon)

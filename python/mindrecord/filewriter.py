@@ -28,10 +28,15 @@ class FileWriter:
     that does not match raises ValueError naming the row and the field; no
     row is dropped silently.
 
+    Extensions (keyword-only): `checksums` (default True) adds our XXH3
+    page/header checksums, keys MindSpore ignores; False writes output
+    identical to MindSpore's. `version` "3.0" (default) or "2.0" (no
+    integer-array packing, to reproduce old files).
+
     Thread safety: not thread-safe; drive one writer from one thread.
     """
 
-    def __init__(self, file_name, shard_num=1, overwrite=False):
+    def __init__(self, file_name, shard_num=1, overwrite=False, *, checksums=True, version="3.0"):
         if not isinstance(file_name, str) or not file_name:
             raise ValueError("file_name must be a non-empty str")
         if not isinstance(shard_num, int) or isinstance(shard_num, bool) or not 1 <= shard_num <= 1000:
@@ -39,6 +44,10 @@ class FileWriter:
         self._file_name = file_name
         self._shard_num = shard_num
         self._overwrite = bool(overwrite)
+        if version not in ("3.0", "2.0"):
+            raise ValueError("version must be \"3.0\" or \"2.0\", got %r" % (version,))
+        self._checksums = bool(checksums)
+        self._version = version
         if not self._overwrite:
             for p in _shard_names(file_name, shard_num):
                 for q in (p, p + ".db"):
@@ -137,7 +146,8 @@ class FileWriter:
             raise ValueError("add_schema() must come before writing")
         if self._writer is None:
             self._writer = _core.Writer(self._file_name, self._schema, self._desc, self._shard_num,
-                                        self._header_size, self._page_size, self._index, self._overwrite)
+                                        self._header_size, self._page_size, self._index, self._overwrite,
+                                        self._checksums, self._version)
 
     def _check_not_started(self, what):
         if self._writer is not None:
