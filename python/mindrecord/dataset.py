@@ -153,8 +153,9 @@ class MindDataset:
         _positive("num_parallel_workers", num_parallel_workers)
         if (num_shards is None) != (shard_id is None):
             raise ValueError("num_shards and shard_id must be given together")
-        if sampler is not None and (shuffle is not None or num_shards is not None):
-            raise ValueError("sampler cannot be combined with shuffle or num_shards / shard_id")
+        if sampler is not None and (shuffle is not None or num_shards is not None or num_samples is not None):
+            raise ValueError("sampler cannot be combined with shuffle, num_shards / shard_id or num_samples "
+                             "(give num_samples to the sampler)")
         samples = _nsamples(num_samples)
         if sampler is not None:
             if not hasattr(sampler, "to_json"):

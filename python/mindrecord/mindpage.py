@@ -29,6 +29,7 @@ class MindPage:
     """
 
     def __init__(self, file_name, num_consumer=4):
+        # num_consumer is accepted for MindSpore compatibility; pages are small reads.
         if not isinstance(num_consumer, int) or num_consumer < 1:
             raise ValueError("num_consumer must be an int >= 1")
         self._reader = _open_reader(file_name, None)

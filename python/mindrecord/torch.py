@@ -97,9 +97,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         rank, world = self._rank_world()
         info = torch.utils.data.get_worker_info()
         wid, nworkers = (info.id, info.num_workers) if info is not None else (0, 1)
-        splits = world * nworkers
-        if splits > self._total:
-            raise ValueError("%d splits (ranks x workers) for %d rows" % (splits, self._total))
+        splits = world * nworkers  # splits beyond the row count simply yield nothing
         plan = self._plan(rank * nworkers + wid, splits)
         text = json.dumps(plan)
         resume = {"seed": self._seed, "epoch": self._epoch, "position": 0, "rows": 0,

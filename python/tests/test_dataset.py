@@ -119,6 +119,8 @@ def test_bad_arguments(simple, tmp_path):
     with pytest.raises(ValueError):
         mindrecord.MindDataset(simple + "0", sampler=mindrecord.RandomSampler(), shuffle=True)
     with pytest.raises(ValueError):
+        mindrecord.MindDataset(simple + "0", sampler=mindrecord.RandomSampler(), num_samples=3)
+    with pytest.raises(ValueError):
         mindrecord.MindDataset(simple + "0", padded_sample={"id": 0}, num_padded=1)
     with pytest.raises(ValueError):
         mindrecord.MindDataset(simple + "0", columns_list=["nope"])

@@ -63,3 +63,12 @@ def test_tensors_and_pin_memory(simple):
         np.testing.assert_array_equal(b["vec"][:, 0].numpy().astype(np.int64) % 5, b["label"].numpy())
         n += b["vec"].shape[0]
     assert n == 97
+
+
+def test_more_splits_than_rows(tmp_path):
+    path = write_simple(str(tmp_path / "tiny.mindrecord"), 3)
+    ids = []
+    for rank in range(5):
+        ds = MindRecordDataset(path, columns=["id"], rank=rank, world_size=5, seed=1)
+        ids.extend(int(r["id"]) for r in ds)
+    assert sorted(ids) == [0, 1, 2]
