@@ -29,6 +29,7 @@ class Shuffle:
 
 
 # ---- samplers (thin descriptions of the C++ samplers' JSON specs) ----------
+# Samplers (and Shuffle) are immutable values: share them freely across threads.
 
 class _Sampler:
     def __init__(self, **spec):
