@@ -209,3 +209,23 @@ def test_numpy_scalars_and_buffers(tmp_path):
     assert rows[0]["a"] == 7 and rows[0]["f"] == 0.5 and rows[0]["b"] == b"xy"
     assert rows[0]["v"].tolist() == [1, 2] and rows[0]["v"].dtype == np.int32
     assert rows[1]["a"] == -2 ** 62 and rows[1]["f"] == 3.0 and rows[1]["b"] == b"z" and rows[1]["v"].tolist() == [5]
+
+
+def test_unsupported_version_and_partial_shard_list(tmp_path):
+    path = str(tmp_path / "v.mindrecord")
+    w = mindrecord.FileWriter(path, checksums=False)
+    w.add_schema({"x": {"type": "int64"}})
+    w.write_raw_data([{"x": 1}])
+    w.commit()
+    data = bytearray(open(path, "rb").read())
+    i = data.find(b'"version":"3.0"')
+    data[i + 11:i + 14] = b"9.9"
+    open(path, "wb").write(bytes(data))
+    with pytest.raises(mindrecord.UnsupportedError) as e:
+        mindrecord.FileReader(path)
+    assert isinstance(e.value, ValueError) and "9.9" in str(e.value)
+    multi = str(tmp_path / "m.mindrecord")
+    write_simple(multi, 6, shard_num=3)
+    with pytest.raises(ValueError):
+        mindrecord.FileReader([multi + "0", multi + "1"])
+    assert len(mindrecord.FileReader([multi + "0", multi + "1", multi + "2"])) == 6
