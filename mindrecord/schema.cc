@@ -34,12 +34,15 @@ Result<Schema> Schema::Make(std::vector<Field> fields, std::string desc) {
       }
       if (f.shape.empty()) return Status::InvalidArgument("field '" + f.name + "' has an empty shape");
       int unknown = 0;
+      int64_t known = 1;  // no value can hold more elements than an int64 counts
       for (int64_t d : f.shape) {
         if (d == -1) {
           ++unknown;
         } else if (d <= 0) {
           return Status::InvalidArgument("field '" + f.name + "' has invalid dimension " + std::to_string(d) +
                                          " (dims must be > 0 or -1)");
+        } else if (__builtin_mul_overflow(known, d, &known)) {
+          return Status::InvalidArgument("field '" + f.name + "' has a shape whose element count overflows 64 bits");
         }
       }
       if (unknown > 1) {

@@ -12,7 +12,14 @@ MINDRECORD_FUZZ_TARGET(pickle) {
   auto root = ParsePickle(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");
   if (!root.ok() || !*root) return 0;
   if ((*root)->kind != PickleValue::Kind::kDict) return 0;
-  (void)PickleToNdArrayU8((*root)->Get("data"), "data");
+  auto arr = PickleToNdArrayU8((*root)->Get("data"), "data");
+  if (arr.ok()) {
+    // The array's bytes are exactly the product of its dimensions.
+    uint64_t count = 1;
+    for (int64_t d : arr->shape)
+      if (d < 0 || __builtin_mul_overflow(count, static_cast<uint64_t>(d), &count)) __builtin_trap();
+    if (count != arr->data.size()) __builtin_trap();
+  }
   for (const char* key : {"labels", "fine_labels", "coarse_labels"}) (void)PickleToIntList((*root)->Get(key), key);
   return 0;
 }

@@ -301,7 +301,8 @@ Result<NdArrayU8> PickleToNdArrayU8(const PickleRef& v, const std::string& what)
   for (const auto& d : shape->items) {
     if (d->kind != K::kInt || d->i < 0) return Status::Corruption(what + ": bad numpy dimension");
     out.shape.push_back(d->i);
-    count *= static_cast<uint64_t>(d->i);
+    if (__builtin_mul_overflow(count, static_cast<uint64_t>(d->i), &count))
+      return Status::Corruption(what + ": numpy shape overflows 64 bits");
   }
   MR_ASSIGN_OR_RETURN(out.data, BytesOf(st->items[4], what));
   if (out.data.size() != count)
