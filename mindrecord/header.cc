@@ -177,6 +177,11 @@ Result<ShardHeader> ShardHeader::Parse(std::string_view text, const std::string&
                              std::to_string(p.end_row_id) + "), expected to start at row " +
                              std::to_string(next_row));
       }
+      // Every row of a blob page takes at least its 8-byte length prefix.
+      if (p.end_row_id - p.start_row_id > p.used_bytes / 8) {
+        return Bad(what, "blob page " + std::to_string(i) + " claims " + std::to_string(p.end_row_id - p.start_row_id) +
+                             " rows in " + std::to_string(p.used_bytes) + " used bytes");
+      }
       next_row = p.end_row_id;
     } else {
       uint64_t prev = 0;
