@@ -18,6 +18,7 @@ struct ConvertArgs {
   std::string classes;
   bool quiet = false;
   convert::ConvertOptions options;
+  std::string compress = "none";
 };
 
 std::vector<std::string> SplitComma(const std::string& s) {
@@ -37,6 +38,9 @@ int RunConvert(ConvertArgs& a) {
   if (!on_error.ok()) return ReportStatus("convert", on_error.status());
   auto encode = convert::ParseEncodeMode(a.encode);
   if (!encode.ok()) return ReportStatus("convert", encode.status());
+  auto compression = ParseCompression(a.compress);
+  if (!compression.ok()) return ReportStatus("convert", compression.status());
+  a.options.compression = *compression;
   a.options.on_error = *on_error;
   a.options.encode = *encode;
   a.options.classes = SplitComma(a.classes);
@@ -78,6 +82,9 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--header-size", o.header_size, "Header bytes per shard")->capture_default_str();
   cmd->add_option("--page-size", o.page_size, "Page bytes")->capture_default_str();
   cmd->add_flag("--overwrite", o.overwrite, "Replace existing output files");
+  cmd->add_option("--compress", args->compress,
+                  "Blob compression: none (plain MindSpore output), lz4, zstd:LEVEL, zstd:LEVEL+dict")
+      ->capture_default_str();
   cmd->add_option("--on-error", args->on_error, "fail (default): stop, leave no output; skip: list and go on");
   cmd->add_option("--encode", args->encode,
                   "keep|jpeg|png|raw; default: image files as they are, MNIST/CIFAR pixels as JPEG");

@@ -1,7 +1,9 @@
 // `mindrecord copy SRC DST [--shards N] [--header-size B] [--page-size B]
-// [--overwrite] [--no-checksums]`: rewrite a dataset, re-sharded or re-paged.
-// Rows move in their encoded form, so a single-shard copy with the source's
-// sizes and --no-checksums reproduces a MindSpore file byte for byte.
+// [--overwrite] [--no-checksums] [--compress none|lz4|zstd:N[+dict]]`:
+// rewrite a dataset, re-sharded, re-paged or (de)compressed. Rows move in
+// their encoded form (blob parts decompressed, then compressed per the
+// output's codec), so a single-shard copy with the source's sizes,
+// --no-checksums and --compress none reproduces a MindSpore file byte for byte.
 #include <cstdio>
 
 #include "cli/command.h"
@@ -19,6 +21,7 @@ struct CopyArgs {
   uint64_t page_size = 0;     // 0: as the source
   bool overwrite = false;
   bool no_checksums = false;
+  std::string compress;       // empty: as the source
 };
 
 Status Copy(const CopyArgs& a, uint64_t* rows_out) {
@@ -29,7 +32,11 @@ Status Copy(const CopyArgs& a, uint64_t* rows_out) {
   o.page_size = a.page_size ? a.page_size : reader->page_size();
   o.overwrite = a.overwrite;
   o.checksums = !a.no_checksums;
-  o.format_version = reader->version();
+  o.format_version = BaseVersion(reader->version());
+  o.compression = CompressionFromHeader(reader->header(0));
+  if (!a.compress.empty()) {
+    MR_ASSIGN_OR_RETURN(o.compression, ParseCompression(a.compress));
+  }
   o.index_fields = reader->index_fields();
   MR_ASSIGN_OR_RETURN(auto writer, ShardWriter::Create(a.dst, reader->schema(), o));
   // Batches bounded by rows and bytes keep memory flat.
@@ -65,6 +72,9 @@ void AddCopyCommand(CLI::App& app, int* exit_code) {
   sub->add_option("--header-size", a->header_size, "Header bytes per shard (default: as the source)");
   sub->add_option("--page-size", a->page_size, "Page bytes (default: as the source)");
   sub->add_flag("--overwrite", a->overwrite, "Replace existing output files");
+  sub->add_option("--compress", a->compress,
+                  "Blob compression: none (plain MindSpore output), lz4, zstd:LEVEL, zstd:LEVEL+dict "
+                  "(default: as the source)");
   sub->add_flag("--no-checksums", a->no_checksums, "Write no page/header checksums: output identical to MindSpore's");
   sub->callback([=] {
     uint64_t rows = 0;

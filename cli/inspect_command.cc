@@ -11,6 +11,25 @@ using nlohmann::json;
 
 namespace {
 
+// The dataset's blob compression: codec, dictionary, blob bytes before and
+// after compression and their ratio.
+json DescribeCompression(const ShardHeader& h) {
+  const CompressionOptions o = CompressionFromHeader(h);
+  json j = {{"codec", CompressionSpec(o)}};
+  auto it = h.extra.find(kCompressionKey);
+  if (!o.enabled() || it == h.extra.end()) return j;
+  const json& c = *it;
+  j["dict_id"] = c.value("dict_id", 0u);
+  if (c.contains("dictionary") && c["dictionary"].is_string()) {
+    j["dict_bytes"] = c["dictionary"].get<std::string>().size() / 4 * 3;  // base64, approximately
+  }
+  const uint64_t raw = c.value("raw_bytes", uint64_t{0}), stored = c.value("stored_bytes", uint64_t{0});
+  j["raw_bytes"] = raw;
+  j["stored_bytes"] = stored;
+  j["ratio"] = stored ? static_cast<double>(raw) / static_cast<double>(stored) : 0.0;
+  return j;
+}
+
 json DescribeShard(const ShardReader& r, uint32_t s, bool pages) {
   const ShardHeader& h = r.header(s);
   uint64_t blob_pages = 0, raw_pages = 0, blob_bytes = 0, raw_bytes = 0;
@@ -47,7 +66,8 @@ int Run(const std::string& path, bool as_json, bool pages) {
                 {"index_fields", r.index_fields()},
                 {"header_size", r.header_size()},
                 {"page_size", r.page_size()},
-                {"compression_size", h0.compression_size}};
+                {"compression_size", h0.compression_size},
+                {"compression", DescribeCompression(h0)}};
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
@@ -56,6 +76,17 @@ int Run(const std::string& path, bool as_json, bool pages) {
   std::printf("rows:         %llu\n", static_cast<unsigned long long>(r.num_rows()));
   std::printf("header_size:  %llu\npage_size:    %llu\n", static_cast<unsigned long long>(r.header_size()),
               static_cast<unsigned long long>(r.page_size()));
+  const json comp = DescribeCompression(h0);
+  if (comp.contains("raw_bytes")) {
+    std::string dict = comp["dict_id"].get<uint32_t>() ? ", dictionary " + comp["dict_id"].dump() + " (" +
+                                                             comp.value("dict_bytes", json(0)).dump() + " bytes)"
+                                                       : "";
+    std::printf("compression:  %s%s; blob bytes %llu -> %llu (ratio %.2f)\n", comp["codec"].get<std::string>().c_str(),
+                dict.c_str(), comp["raw_bytes"].get<unsigned long long>(),
+                comp["stored_bytes"].get<unsigned long long>(), comp["ratio"].get<double>());
+  } else {
+    std::printf("compression:  none\n");
+  }
   if (!r.schema().desc().empty()) std::printf("description:  %s\n", r.schema().desc().c_str());
   std::printf("schema:\n");
   for (const Field& f : r.schema().fields()) {

@@ -1,5 +1,6 @@
 #include "mindrecord/header.h"
 
+#include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
 
 namespace mindrecord {
@@ -105,9 +106,9 @@ Result<ShardHeader> ShardHeader::Parse(std::string_view text, const std::string&
   auto ver = j.find("version");
   if (ver == j.end() || !ver->is_string()) return Bad(what, "no \"version\"");
   h.version = ver->get<std::string>();
-  if (h.version != kVersion2 && h.version != kVersion3) {
+  if (h.version != kVersion2 && h.version != kVersion3 && !IsCompressedVersion(h.version)) {
     return Status::NotSupported(what + ": unsupported MindRecord version '" + h.version +
-                                "' (this build reads 2.0 and 3.0)");
+                                "' (this build reads 2.0, 3.0, " + kVersion3Lz4 + " and " + kVersion3Zstd + ")");
   }
   if (!GetU64(j, "header_size", &h.header_size) || !GetU64(j, "page_size", &h.page_size)) {
     return Bad(what, "header_size / page_size missing or not unsigned integers");

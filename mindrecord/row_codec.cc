@@ -269,6 +269,7 @@ Status RowCodec::DecodeRawFields(std::string_view raw, const std::vector<std::st
 Status RowCodec::SplitBlob(std::string_view blob, std::vector<std::string_view>* parts) const {
   const auto& blobs = schema_->blob_fields();
   parts->clear();
+  if (blobs.empty()) return Status::OK();
   if (blobs.size() == 1) {
     parts->push_back(blob);
     return Status::OK();
@@ -293,6 +294,18 @@ Status RowCodec::SplitBlob(std::string_view blob, std::vector<std::string_view>*
     return Status::Corruption("blob part has " + std::to_string(blob.size() - pos) + " bytes after its last field");
   }
   return Status::OK();
+}
+
+void RowCodec::JoinBlob(const std::vector<std::string>& parts, std::string* out) const {
+  out->clear();
+  if (parts.size() == 1 && schema_->blob_fields().size() == 1) {
+    *out = parts[0];
+    return;
+  }
+  for (const auto& p : parts) {
+    PutBE64(out, p.size());
+    *out += p;
+  }
 }
 
 Result<Value> RowCodec::DecodeBlobField(int field_id, std::string_view bytes) const {

@@ -39,8 +39,12 @@ class RowCodec {
 
   bool packs_integers() const { return packs_; }
 
- private:
+  // A blob part's per-field byte ranges (blob_fields order), and the inverse.
+  // Schemas without blob fields have no parts.
   Status SplitBlob(std::string_view blob, std::vector<std::string_view>* parts) const;
+  void JoinBlob(const std::vector<std::string>& parts, std::string* out) const;
+
+ private:
   Result<Value> DecodeBlobField(int field_id, std::string_view bytes) const;
 
   const Schema* schema_;

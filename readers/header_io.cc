@@ -1,6 +1,7 @@
 #include "readers/header_io.h"
 
 #include "mindrecord/checksum.h"
+#include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
 
 namespace mindrecord {
@@ -56,6 +57,10 @@ Status CheckShardsAgree(const ShardHeader& a, const ShardHeader& b, const std::s
   if (!(a.schema == b.schema)) return differ("schema");
   if (a.index_fields != b.index_fields || a.index_fields_null != b.index_fields_null) return differ("index_fields");
   if (a.shard_addresses != b.shard_addresses) return differ("shard_addresses");
+  auto ca = a.extra.find(kCompressionKey), cb = b.extra.find(kCompressionKey);
+  if ((ca == a.extra.end()) != (cb == b.extra.end()) || (ca != a.extra.end() && *ca != *cb)) {
+    return differ(std::string("\"") + kCompressionKey + "\" (codec or dictionary)");
+  }
   return Status::OK();
 }
 

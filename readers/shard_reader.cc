@@ -8,6 +8,7 @@
 #include "index/index_reader.h"
 #include "readers/header_io.h"
 #include "mindrecord/checksum.h"
+#include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
 #include "mindrecord/file.h"
 #include "mindrecord/row_codec.h"
@@ -46,6 +47,7 @@ struct ShardReader::Impl {
   std::vector<std::unique_ptr<Shard>> shards;
   std::vector<std::string> paths;
   std::unique_ptr<RowCodec> codec;
+  std::unique_ptr<BlobDecompressor> decompressor;  // null: blobs stored uncompressed
   uint64_t total_rows = 0;
 
   const ShardHeader& first() const { return shards[0]->header; }
@@ -175,7 +177,16 @@ Status ShardReader::Impl::Decode(const Shard& s, uint64_t local, std::string_vie
                                  const Projection* proj, const std::vector<bool>& select, Row* out) const {
   Status st = Status::OK();
   if (!proj || proj->need_raw) st = codec->DecodeRaw(raw, select, out);
-  if (st.ok() && (!proj || proj->need_blob)) st = codec->DecodeBlob(blob, select, out);
+  if (st.ok() && (!proj || proj->need_blob)) {
+    // Decompression runs here, on the thread that reads the row (the
+    // pipeline's workers), one row at a time.
+    std::string plain;
+    if (decompressor) {
+      st = decompressor->DecompressBlob(*codec, blob, &plain);
+      blob = plain;
+    }
+    if (st.ok()) st = codec->DecodeBlob(blob, select, out);
+  }
   if (!st.ok()) return st.WithContext(s.path + ": row " + std::to_string(local));
   return Status::OK();
 }
@@ -228,7 +239,9 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
     impl->total_rows += s->header.num_rows();
     impl->shards.push_back(std::move(s));
   }
-  impl->codec = std::make_unique<RowCodec>(&impl->shards[0]->header.schema, impl->shards[0]->header.version);
+  const ShardHeader& h0 = impl->shards[0]->header;
+  impl->codec = std::make_unique<RowCodec>(&h0.schema, BaseVersion(h0.version));
+  MR_ASSIGN_OR_RETURN(impl->decompressor, BlobDecompressor::FromHeader(h0, impl->shards[0]->path));
   return std::unique_ptr<ShardReader>(new ShardReader(std::move(impl)));
 }
 
@@ -308,7 +321,13 @@ Result<EncodedRow> ShardReader::ReadEncoded(uint64_t row_id) const {
   MR_ASSIGN_OR_RETURN(auto blob,
                       impl_->Fetch(s, l.blob_page, l.blob_begin, l.blob_end, &blob_buf, "blob", loc.local_row));
   out.raw.assign(raw);
-  out.blob.assign(blob);
+  if (impl_->decompressor) {
+    Status st = impl_->decompressor->DecompressBlob(*impl_->codec, blob, &out.blob);
+    if (!st.ok()) return st.WithContext(s.path + ": row " + std::to_string(loc.local_row));
+    blob = out.blob;
+  } else {
+    out.blob.assign(blob);
+  }
   out.packing_saved = impl_->codec->PackingSaved(blob);
   Status st = impl_->codec->DecodeRawFields(raw, index_fields(), &out.index_values);
   if (!st.ok()) return st.WithContext(s.path + ": row " + std::to_string(loc.local_row));

@@ -73,7 +73,8 @@ class ShardReader {
   Result<Location> Locate(uint64_t row_id) const;
 
   Result<Row> ReadRow(uint64_t row_id, const Projection* projection = nullptr) const;
-  // The row's on-disk parts, undecoded (index values decoded).
+  // The row's on-disk parts, undecoded (index values decoded); a compressed
+  // blob part comes back decompressed.
   Result<EncodedRow> ReadEncoded(uint64_t row_id) const;
   // Rows [begin, end) in order, each page read once; `fn` may stop the scan by
   // returning an error (returned as is).

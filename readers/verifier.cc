@@ -4,6 +4,7 @@
 
 #include "index/index_reader.h"
 #include "mindrecord/checksum.h"
+#include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
 #include "mindrecord/row_codec.h"
 #include "readers/header_io.h"
@@ -57,9 +58,14 @@ void CheckIndex(const std::string& shard_path, const ShardHeader& h, const std::
 
 void DecodeAll(const RandomAccessFile& f, const ShardHeader& h, const std::vector<RowLocator>& walked,
                VerifyReport* rep) {
-  RowCodec codec(&h.schema, h.version);
+  RowCodec codec(&h.schema, BaseVersion(h.version));
+  auto decompressor = BlobDecompressor::FromHeader(h, f.path());
+  if (!decompressor.ok()) {
+    rep->problems.push_back(decompressor.status().message());
+    return;
+  }
   size_t reported = 0;
-  std::string raw, blob;
+  std::string raw, blob, plain;
   for (const RowLocator& l : walked) {
     auto part = [&](uint64_t page, uint64_t b, uint64_t e, std::string* out) {
       out->resize(e - b - 8);
@@ -69,6 +75,10 @@ void DecodeAll(const RandomAccessFile& f, const ShardHeader& h, const std::vecto
     Status st = part(l.raw_page, l.raw_begin, l.raw_end, &raw);
     if (st.ok()) st = part(l.blob_page, l.blob_begin, l.blob_end, &blob);
     if (st.ok()) st = codec.DecodeRaw(raw, {}, &row);
+    if (st.ok() && *decompressor) {
+      st = (*decompressor)->DecompressBlob(codec, blob, &plain);
+      blob.swap(plain);
+    }
     if (st.ok()) st = codec.DecodeBlob(blob, {}, &row);
     if (st.ok()) st = h.schema.ValidateRow(row);
     if (!st.ok()) {

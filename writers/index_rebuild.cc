@@ -4,6 +4,7 @@
 
 #include "index/index_reader.h"
 #include "index/index_writer.h"
+#include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
 #include "mindrecord/file.h"
 #include "mindrecord/row_codec.h"
@@ -38,7 +39,7 @@ Status WriteIndex(FileSystem* fs, const RandomAccessFile& file, const std::strin
   (void)fs->Remove(tmp);
   auto writer = IndexWriter::Create(tmp, BaseName(shard), h.schema, h.index_fields, h.version == kVersion2);
   if (!writer.ok()) return writer.status();
-  RowCodec codec(&h.schema, h.version);
+  RowCodec codec(&h.schema, BaseVersion(h.version));
   std::string raw;
   Status st;
   for (const RowLocator& l : walked) {

@@ -29,6 +29,11 @@ struct ShardWriter::Impl {
   WriterOptions options;
   std::vector<std::string> index_fields;
   std::unique_ptr<RowCodec> codec;
+  std::unique_ptr<BlobCompressor> compressor;  // null: blobs stored as encoded
+  std::vector<EncodedRow> held;                // rows held back to train a dictionary
+  uint64_t held_bytes = 0;
+  uint64_t raw_blob_bytes = 0;                 // blob part totals, before and after compression
+  uint64_t stored_blob_bytes = 0;
   std::vector<std::string> final_paths;
   std::vector<std::string> temp_paths;     // data files
   std::vector<std::string> temp_db_paths;  // index files
@@ -39,6 +44,8 @@ struct ShardWriter::Impl {
   bool abandoned = false;
 
   Status Distribute(std::vector<EncodedRow>& encoded);
+  Status Submit(std::vector<EncodedRow>& encoded);
+  Status TrainAndFlush();
   void RemoveTemps();
 };
 
@@ -58,6 +65,9 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
     return Status::InvalidArgument("format_version '" + options.format_version + "' must be 3.0 or 2.0");
   }
   if (schema.fields().empty()) return Status::InvalidArgument("schema has no fields");
+  if (options.compression.enabled() && options.format_version != kVersion3) {
+    return Status::InvalidArgument("compression needs format_version 3.0, not '" + options.format_version + "'");
+  }
   auto impl = std::make_unique<Impl>();
   impl->schema = schema;
   impl->options = options;
@@ -65,6 +75,9 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
   impl->index_fields = options.index_fields ? *options.index_fields : schema.DefaultIndexFields();
   MR_RETURN_IF_ERROR(schema.ValidateIndexFields(impl->index_fields));
   impl->codec = std::make_unique<RowCodec>(&impl->schema, options.format_version);
+  if (options.compression.enabled() && !(options.compression.codec == Codec::kZstd && options.compression.dictionary)) {
+    MR_ASSIGN_OR_RETURN(impl->compressor, BlobCompressor::Create(options.compression, ""));
+  }
   impl->final_paths = ShardFileNames(path, options.shard_count);
 
   FileSystem* fs = impl->fs;
@@ -126,6 +139,50 @@ Status ShardWriter::Impl::Distribute(std::vector<EncodedRow>& encoded) {
   return Status::OK();
 }
 
+// Rows held for dictionary training.
+constexpr size_t kTrainRows = 8192;
+constexpr uint64_t kTrainBytes = 8 * kMiB;
+
+Status ShardWriter::Impl::Submit(std::vector<EncodedRow>& encoded) {
+  if (!options.compression.enabled()) return Distribute(encoded);
+  if (!compressor) {  // still collecting the dictionary sample
+    for (auto& r : encoded) {
+      held_bytes += r.blob.size();
+      held.push_back(std::move(r));
+    }
+    if (held.size() >= kTrainRows || held_bytes >= kTrainBytes) return TrainAndFlush();
+    return Status::OK();
+  }
+  std::string out;
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    Status st = compressor->CompressBlob(*codec, encoded[i].blob, &out);
+    if (!st.ok()) return st.WithContext("row " + std::to_string(rows + i));
+    raw_blob_bytes += encoded[i].blob.size();
+    stored_blob_bytes += out.size();
+    encoded[i].blob.swap(out);
+  }
+  return Distribute(encoded);
+}
+
+Status ShardWriter::Impl::TrainAndFlush() {
+  std::vector<std::string> samples;
+  std::vector<std::string_view> parts;
+  for (const auto& r : held) {
+    if (!codec->SplitBlob(r.blob, &parts).ok()) continue;
+    for (auto p : parts) {
+      if (p.size() >= 16 && !LooksCompressed(p)) samples.emplace_back(p);
+    }
+  }
+  // The dictionary travels in every shard header: keep it well inside it.
+  const size_t capacity = std::min<uint64_t>(64 * kKiB, options.header_size / 8);
+  MR_ASSIGN_OR_RETURN(compressor,
+                      BlobCompressor::Create(options.compression, BlobCompressor::TrainDictionary(samples, capacity)));
+  std::vector<EncodedRow> rows_held = std::move(held);
+  held.clear();
+  held_bytes = 0;
+  return Submit(rows_held);
+}
+
 Status ShardWriter::WriteRows(const std::vector<Row>& rows) {
   Impl& m = *impl_;
   if (!m.error.ok()) return m.error;
@@ -145,7 +202,7 @@ Status ShardWriter::WriteRows(const std::vector<Row>& rows) {
     encoded[i].packing_saved = parts->packing_saved;
     for (const auto& f : m.index_fields) encoded[i].index_values.Set(f, rows[i].Get(f));
   }
-  Status st = m.Distribute(encoded);
+  Status st = m.Submit(encoded);
   if (!st.ok()) m.error = st;
   return st;
 }
@@ -154,7 +211,7 @@ Status ShardWriter::WriteEncoded(std::vector<EncodedRow> rows) {
   Impl& m = *impl_;
   if (!m.error.ok()) return m.error;
   if (m.committed || m.abandoned) return Status::InvalidArgument("writer is already committed or abandoned");
-  Status st = m.Distribute(rows);
+  Status st = m.Submit(rows);
   if (!st.ok()) m.error = st;
   return st;
 }
@@ -163,8 +220,22 @@ Status ShardWriter::Commit() {
   Impl& m = *impl_;
   if (!m.error.ok()) return m.error;
   if (m.committed || m.abandoned) return Status::InvalidArgument("writer is already committed or abandoned");
+  if (!m.compressor && m.options.compression.enabled()) {
+    Status st = m.TrainAndFlush();
+    if (!st.ok()) {
+      m.error = st;
+      return st;
+    }
+  }
   ShardHeader base;
   base.version = m.options.format_version;
+  if (m.compressor) {
+    base.version = CompressedVersion(m.options.compression.codec);
+    nlohmann::json c = m.compressor->HeaderJson();
+    c["raw_bytes"] = m.raw_blob_bytes;
+    c["stored_bytes"] = m.stored_blob_bytes;
+    base.extra[kCompressionKey] = c;
+  }
   base.header_size = m.options.header_size;
   base.page_size = m.options.page_size;
   base.schema = m.schema;
@@ -213,7 +284,7 @@ void ShardWriter::Abandon() {
   impl_->abandoned = true;
 }
 
-uint64_t ShardWriter::rows_written() const { return impl_->rows; }
+uint64_t ShardWriter::rows_written() const { return impl_->rows + impl_->held.size(); }
 const std::vector<std::string>& ShardWriter::shard_paths() const { return impl_->final_paths; }
 const Schema& ShardWriter::schema() const { return impl_->schema; }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
 #include "mindrecord/schema.h"
 #include "mindrecord/status.h"
@@ -37,13 +38,20 @@ struct WriterOptions {
   // Write our integrity extension: an XXH3 checksum per page and one for the
   // header (keys MindSpore ignores). Off: output identical to MindSpore's.
   bool checksums = true;
+  // Per-row blob compression (our extension; needs format_version 3.0). Any
+  // codec but none writes version "3.0+mr-lz4" / "3.0+mr-zstd", which
+  // MindSpore refuses. With `dictionary`, the first rows (up to 8192 rows or
+  // 8 MiB of blob bytes) are held back to train a zstd dictionary stored in
+  // the header. See mindrecord/compression.h.
+  CompressionOptions compression;
   // Shard data files go through this seam (tests inject faults); nullptr: POSIX.
   FileSystem* file_system = nullptr;
 };
 
 // A row already in its on-disk form: the msgpack raw part, the blob part
-// (framed as on disk, integer arrays already packed for v3.0), and the values
-// of the index fields. Used by `copy` to move rows without re-encoding.
+// (framed as on disk, integer arrays already packed for v3.0, never
+// compressed: the writer compresses per its options), and the values of the
+// index fields. Used by `copy` to move rows without re-encoding.
 struct EncodedRow {
   std::string raw;
   std::string blob;

@@ -156,6 +156,7 @@ Result<std::vector<OutputReport>> RunPlans(const std::vector<SplitPlan>& plans, 
     wo.page_size = opt.page_size;
     wo.index_fields = plan.index_fields;
     wo.overwrite = opt.overwrite;
+    wo.compression = opt.compression;
     std::string path = SplitOutputPath(output, plan.split);
     auto writer = ShardWriter::Create(path, plan.schema, wo);
     if (!writer.ok()) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
 #include "mindrecord/status.h"
 
@@ -43,6 +44,8 @@ struct ConvertOptions {
   uint64_t page_size = kDefaultPageSize;
   // Replace existing output files instead of refusing to start.
   bool overwrite = false;
+  // Per-row blob compression (see WriterOptions::compression).
+  CompressionOptions compression;
   OnError on_error = OnError::kFail;
   EncodeMode encode = EncodeMode::kDefault;
   // Print progress (rows, MB/s, ETA) to stderr. The CLI turns this on only

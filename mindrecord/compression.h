@@ -1,0 +1,110 @@
+// Per-row blob compression (our extension). Each blob field's bytes are
+// stored as a 1-byte tag plus payload, inside the usual blob framing, so a row
+// is still located by the index and decompressed alone:
+//   tag 0: stored as is (already-compressed formats, tiny or incompressible values)
+//   tag 1: LZ4 block: uint32 little-endian original size, then the block
+//   tag 2: one zstd frame (content size in the frame; dictionary id if any)
+// Datasets with compressed blobs carry version "3.0+mr-lz4" / "3.0+mr-zstd"
+// (MindSpore refuses them) and the header key "mr_compression":
+//   {"codec", "level", "dict_id", "dictionary" (base64, zstd only),
+//    "raw_bytes", "stored_bytes" (blob part totals over the dataset)}.
+// Raw (msgpack) parts are never compressed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mindrecord/status.h"
+
+namespace mindrecord {
+
+class RowCodec;
+struct ShardHeader;
+
+enum class Codec : uint8_t { kNone = 0, kLz4 = 1, kZstd = 2 };
+
+struct CompressionOptions {
+  Codec codec = Codec::kNone;
+  int level = 3;            // zstd: 1..22 (lz4: ignored)
+  bool dictionary = false;  // zstd only: train a dictionary from the first rows written
+  bool enabled() const { return codec != Codec::kNone; }
+};
+
+inline constexpr const char* kCompressionKey = "mr_compression";
+inline constexpr const char* kVersion3Lz4 = "3.0+mr-lz4";
+inline constexpr const char* kVersion3Zstd = "3.0+mr-zstd";
+
+// "none", "lz4", "zstd", "zstd:N", "zstd:N+dict", "zstd+dict".
+Result<CompressionOptions> ParseCompression(std::string_view spec);
+// The inverse of ParseCompression ("zstd:3+dict").
+std::string CompressionSpec(const CompressionOptions& o);
+// The version string a dataset with this codec carries ("3.0" for none).
+std::string CompressedVersion(Codec codec);
+bool IsCompressedVersion(std::string_view version);
+// "3.0" for our compressed versions, else `version` itself.
+std::string BaseVersion(const std::string& version);
+// True for values whose leading bytes name an already-compressed format
+// (JPEG, PNG, GIF, WebP, gzip, zstd, LZ4 frame, zip, bzip2, xz).
+bool LooksCompressed(std::string_view bytes);
+
+// Writer side. Thread safety: immutable after Create; Compress may run on
+// many threads at once (per-thread contexts).
+class BlobCompressor {
+ public:
+  // `dictionary`: zstd dictionary content (may be empty).
+  static Result<std::unique_ptr<BlobCompressor>> Create(const CompressionOptions& o, std::string dictionary);
+  ~BlobCompressor();
+  // Trains a zstd dictionary of at most `capacity` bytes; an empty result (not
+  // an error) when the samples are too few or too uniform to train on.
+  static std::string TrainDictionary(const std::vector<std::string>& samples, size_t capacity);
+
+  // Replaces each blob field's bytes of `blob` (as RowCodec frames it) with
+  // tag + payload. Schemas without blob fields: unchanged.
+  Status CompressBlob(const RowCodec& codec, std::string_view blob, std::string* out) const;
+  const CompressionOptions& options() const { return options_; }
+  const std::string& dictionary() const { return dictionary_; }
+  uint32_t dict_id() const { return dict_id_; }
+  // The "mr_compression" header value (without the byte totals).
+  nlohmann::json HeaderJson() const;
+
+ private:
+  BlobCompressor() = default;
+  void CompressValue(std::string_view in, std::string* out) const;
+  CompressionOptions options_;
+  std::string dictionary_;
+  uint32_t dict_id_ = 0;
+  void* cdict_ = nullptr;  // ZSTD_CDict*
+};
+
+// Reader side. Thread safety: immutable after FromHeader; Decompress may run
+// on many threads at once.
+class BlobDecompressor {
+ public:
+  // nullptr (no error) when the header's version is not a compressed one.
+  // Corruption when the compression key is missing, names another codec, or
+  // its dictionary is missing or does not match its dict_id.
+  static Result<std::unique_ptr<BlobDecompressor>> FromHeader(const ShardHeader& h, const std::string& what);
+  ~BlobDecompressor();
+  // The inverse of BlobCompressor::CompressBlob.
+  Status DecompressBlob(const RowCodec& codec, std::string_view blob, std::string* out) const;
+  // The settings the dataset was written with (for copies that keep them).
+  const CompressionOptions& options() const { return options_; }
+
+ private:
+  BlobDecompressor() = default;
+  Status DecompressValue(std::string_view in, std::string* out) const;
+  CompressionOptions options_;
+  std::string dictionary_;
+  uint32_t dict_id_ = 0;
+  void* ddict_ = nullptr;  // ZSTD_DDict*
+};
+
+// Compression settings recorded in a header (codec none when uncompressed).
+CompressionOptions CompressionFromHeader(const ShardHeader& h);
+
+}  // namespace mindrecord
