@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "benchmarks/baselines/crc32c_hw.h"
 #include "mindrecord/crc32c.h"
 
 namespace mindrecord::bench {
@@ -55,11 +56,11 @@ Status PreadAll(int fd, char* out, size_t n, uint64_t off, const std::string& pa
 }
 // Checks the 12-byte header at p; returns the data length.
 Result<uint64_t> CheckHeader(const char* p, const std::string& where) {
-  if (MaskCrc32c(Crc32c(p, 8)) != Le32(p + 8)) return Status::Corruption(where + ": length checksum mismatch");
+  if (MaskCrc32c(FastCrc32c(p, 8)) != Le32(p + 8)) return Status::Corruption(where + ": length checksum mismatch");
   return Le64(p);
 }
 Status CheckData(const char* data, uint64_t len, const std::string& where) {
-  if (MaskCrc32c(Crc32c(data, len)) != Le32(data + len)) return Status::Corruption(where + ": data checksum mismatch");
+  if (MaskCrc32c(FastCrc32c(data, len)) != Le32(data + len)) return Status::Corruption(where + ": data checksum mismatch");
   return Status::OK();
 }
 
@@ -94,7 +95,7 @@ Status TfRecordWriter::Append(std::string_view record) {
   char hdr[kHeader];
   const uint64_t len = record.size();
   std::memcpy(hdr, &len, 8);
-  const uint32_t hcrc = MaskCrc32c(Crc32c(hdr, 8)), dcrc = MaskCrc32c(Crc32c(record.data(), record.size()));
+  const uint32_t hcrc = MaskCrc32c(FastCrc32c(hdr, 8)), dcrc = MaskCrc32c(FastCrc32c(record.data(), record.size()));
   std::memcpy(hdr + 8, &hcrc, 4);
   const uint64_t framed = kHeader + len + kFooter;
   if (buf_.size() + framed > buffer_size_) MR_RETURN_IF_ERROR(Flush());

@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "benchmarks/baselines/crc32c_hw.h"
 #include "benchmarks/baselines/plain_files.h"
 #include "benchmarks/baselines/tf_example.h"
 #include "benchmarks/baselines/tfrecord_io.h"
+#include "mindrecord/crc32c.h"
 
 namespace mindrecord::bench {
 namespace {
@@ -158,6 +160,22 @@ TEST(PlainFilesBaseline, WriteListReadCat) {
   EXPECT_EQ(*CatFiles(files), 10u);
   EXPECT_FALSE(ReadWholeFile(dir + "/none", &got).ok());
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace mindrecord::bench
+
+namespace mindrecord::bench {
+namespace {
+
+TEST(FastCrc32c, MatchesThePortableOne) {
+  EXPECT_EQ(FastCrc32c("123456789", 9), 0xE3069283u);
+  std::string data;
+  for (int i = 0; i < 1000; ++i) data.push_back(static_cast<char>(i * 131 + 7));
+  for (size_t n : {0, 1, 7, 8, 9, 63, 64, 999, 1000})
+    for (size_t off : {0, 1, 3})
+      if (off + n <= data.size()) EXPECT_EQ(FastCrc32c(data.data() + off, n), Crc32c(data.data() + off, n)) << n;
+  EXPECT_EQ(FastCrc32c(data.data() + 5, 100, FastCrc32c(data.data(), 5)), Crc32c(data.data(), 105));
 }
 
 }  // namespace
