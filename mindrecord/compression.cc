@@ -356,6 +356,10 @@ Status BlobDecompressor::DecompressBlob(const RowCodec& codec, std::string_view 
     out->assign(blob);
     return Status::OK();
   }
+  if (parts.size() == 1 && parts[0].size() == blob.size()) {  // one blob field: no framing
+    Status st = DecompressValue(parts[0], out);
+    return st.ok() ? st : st.WithContext("blob field 0");
+  }
   std::vector<std::string> plain(parts.size());
   for (size_t i = 0; i < parts.size(); ++i) {
     Status st = DecompressValue(parts[i], &plain[i]);
