@@ -37,6 +37,9 @@ Status Copy(const CopyArgs& a, uint64_t* rows_out) {
   if (!a.compress.empty()) {
     MR_ASSIGN_OR_RETURN(o.compression, ParseCompression(a.compress));
   }
+  // Compression needs the 3.0 layout: a 2.0 source is decoded and re-encoded.
+  const bool reencode = o.compression.enabled() && o.format_version != kVersion3;
+  if (reencode) o.format_version = kVersion3;
   o.index_fields = reader->index_fields();
   MR_ASSIGN_OR_RETURN(auto writer, ShardWriter::Create(a.dst, reader->schema(), o));
   // Batches bounded by rows and bytes keep memory flat.
@@ -44,7 +47,18 @@ Status Copy(const CopyArgs& a, uint64_t* rows_out) {
   constexpr size_t kBatchBytes = 64 << 20;
   std::vector<EncodedRow> batch;
   size_t bytes = 0;
-  for (uint64_t id = 0; id < reader->num_rows(); ++id) {
+  if (reencode) {
+    std::vector<Row> rows;
+    for (uint64_t id = 0; id < reader->num_rows(); ++id) {
+      MR_ASSIGN_OR_RETURN(Row row, reader->ReadRow(id));
+      rows.push_back(std::move(row));
+      if (rows.size() >= kBatchRows || id + 1 == reader->num_rows()) {
+        MR_RETURN_IF_ERROR(writer->WriteRows(rows));
+        rows.clear();
+      }
+    }
+  }
+  for (uint64_t id = 0; !reencode && id < reader->num_rows(); ++id) {
     auto row = reader->ReadEncoded(id);
     if (!row.ok()) return row.status();
     bytes += row->raw.size() + row->blob.size();

@@ -153,6 +153,16 @@ TEST(CliTest, CopyCompressesAndRestoresPlainOutput) {
   ASSERT_EQ(RunCommand(Cli("cat " + tmp.Join("p30")) + " | sort", &b), 0);
   EXPECT_TRUE(a == b) << "rows differ after lz4 -> zstd:5";
   EXPECT_NE(RunCommand(Cli("copy --compress brotli " + plain + " " + tmp.Join("x")) + " 2>/dev/null"), 0);
+
+  // A 2.0 source is re-encoded as 3.0 to be compressed; `verify --deep` decodes it.
+  const std::string dir = CompatDir();
+  if (dir.empty()) return;
+  const std::string v2 = dir + "/mindrecord/twobytes/twobytes.mindrecord";
+  ASSERT_EQ(RunCommand(Cli("copy --compress zstd:3+dict " + v2 + " " + tmp.Join("v2z"))), 0);
+  ASSERT_EQ(RunCommand(Cli("cat " + tmp.Join("v2z")), &a), 0);
+  ASSERT_EQ(RunCommand(Cli("cat " + v2), &b), 0);
+  EXPECT_TRUE(a == b);
+  EXPECT_EQ(RunCommand(Cli("verify --deep " + tmp.Join("v2z"))), 0);
 }
 
 TEST(CliTest, ExitCodesAndErrorsNameTheFile) {
