@@ -21,12 +21,17 @@
 #include "writers/shard_writer.h"
 
 namespace mindrecord {
+
+const std::string& Dir();
+
 namespace {
 
 uint64_t NumRows() {
   const char* env = std::getenv("MR_BENCH_ROWS");
   return env ? std::strtoull(env, nullptr, 10) : 200000;
 }
+
+}  // namespace
 
 const std::string& Dir() {
   static std::string dir = [] {
@@ -35,6 +40,8 @@ const std::string& Dir() {
   }();
   return dir;
 }
+
+namespace {
 
 // Text with a Zipf-like vocabulary of 4000 made-up words, numbers and
 // punctuation: compresses about as well as English prose.
@@ -199,4 +206,12 @@ BENCHMARK(BM_TfrecordWholeFileZstd)->Iterations(1)->Unit(benchmark::kMillisecond
 }  // namespace
 }  // namespace mindrecord
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  std::error_code ec;
+  std::filesystem::remove_all(mindrecord::Dir(), ec);  // the datasets are large
+  return 0;
+}

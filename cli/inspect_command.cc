@@ -1,4 +1,5 @@
 // `mindrecord inspect PATH [--json] [--pages]`: what a dataset holds.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -21,7 +22,8 @@ json DescribeCompression(const ShardHeader& h) {
   const json& c = *it;
   j["dict_id"] = c.value("dict_id", 0u);
   if (c.contains("dictionary") && c["dictionary"].is_string()) {
-    j["dict_bytes"] = c["dictionary"].get<std::string>().size() / 4 * 3;  // base64, approximately
+    const std::string& b64 = c["dictionary"].get<std::string>();
+    j["dict_bytes"] = b64.size() / 4 * 3 - static_cast<size_t>(std::count(b64.end() - std::min<size_t>(2, b64.size()), b64.end(), '='));
   }
   const uint64_t raw = c.value("raw_bytes", uint64_t{0}), stored = c.value("stored_bytes", uint64_t{0});
   j["raw_bytes"] = raw;
