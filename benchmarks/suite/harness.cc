@@ -61,6 +61,19 @@ std::vector<double> TimeRuns(const SuiteOptions& o, const std::function<void()>&
   return out;
 }
 
+std::vector<std::vector<double>> TimeInterleaved(const SuiteOptions& o, const std::vector<std::function<void()>>& fns) {
+  std::vector<std::vector<double>> out(fns.size());
+  for (int i = 0; i < o.warmup + o.runs; ++i) {
+    for (size_t k = 0; k < fns.size(); ++k) {
+      auto t0 = std::chrono::steady_clock::now();
+      fns[k]();
+      auto t1 = std::chrono::steady_clock::now();
+      if (i >= o.warmup) out[k].push_back(std::chrono::duration<double>(t1 - t0).count());
+    }
+  }
+  return out;
+}
+
 void Check(const Status& s, const std::string& what) {
   if (s.ok()) return;
   std::fprintf(stderr, "formats_bench: %s: %s\n", what.c_str(), s.ToString().c_str());

@@ -56,6 +56,10 @@ class Results {
 std::vector<double> TimeRuns(const SuiteOptions& o, const std::function<void()>& fn,
                              const std::function<void()>& prepare = {});
 
+// Runs every fn once per round (warmup + runs rounds, in turn), so a change
+// of machine load hits all of them alike; returns each fn's measured durations.
+std::vector<std::vector<double>> TimeInterleaved(const SuiteOptions& o, const std::vector<std::function<void()>>& fns);
+
 double Median(std::vector<double> v);
 
 // Exits with the status message when not OK (a benchmark cannot go on).

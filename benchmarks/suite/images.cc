@@ -244,13 +244,13 @@ void RunImagesWorkload(const SuiteOptions& o, Results& results) {
     plan.batch.batch_size = kBatch;
     plan.num_workers = static_cast<uint32_t>(w);
     plan.seed = 1;
-    Add(results, t, "MindRecord pipeline", "ours", np, np_bytes, TimeRuns(o, [&] {
-          auto pipe = Unwrap(Pipeline::Open(plan), "pipeline");
-          Batch b;
-          uint64_t rows = 0;
-          while (Unwrap(pipe->Next(&b), "next")) rows += b.size();
-          if (rows != np) Check(Status::Internal("pipeline returned " + std::to_string(rows) + " rows"), t);
-        }));
+    auto run_pipeline = [&] {
+      auto pipe = Unwrap(Pipeline::Open(plan), "pipeline");
+      Batch b;
+      uint64_t rows = 0;
+      while (Unwrap(pipe->Next(&b), "next")) rows += b.size();
+      if (rows != np) Check(Status::Internal("pipeline returned " + std::to_string(rows) + " rows"), t);
+    };
     // Baselines: w threads, each fetching, transforming and batching its rows.
     auto threaded = [&](const std::function<std::string(size_t, std::string&, tf::Example&)>& fetch) {
       std::atomic<size_t> next{0};
@@ -264,30 +264,35 @@ void RunImagesWorkload(const SuiteOptions& o, Results& results) {
         });
       for (auto& th : pool) th.join();
     };
-    Add(results, t, "TFRecord + .idx", "baseline", np, np_bytes, TimeRuns(o, [&] {
-          threaded([&](size_t i, std::string& buf, tf::Example& e) {
-            Check(ParseExample(Unwrap(tf_rand->Read(ids[i], &buf), "read"), &e), "parse");
-            return std::string(Unwrap(BytesFeature(e, "image/encoded"), "image"));
-          });
-        }));
-    Add(results, t, "plain files", "baseline", np, np_bytes, TimeRuns(o, [&] {
-          threaded([&](size_t i, std::string& buf, tf::Example&) {
-            Check(ReadWholeFile(files[ids[i]], &buf), files[ids[i]]);
-            return std::move(buf);
-          });
-        }));
-    Add(results, t, "same ops on in-memory JPEGs", "ceiling", np, np_bytes, TimeRuns(o, [&] {
-          threaded([&](size_t i, std::string&, tf::Example&) { return mem[i]; });
-        }));
-    Add(results, t, "bare decode+resize, in memory", "ceiling", np, np_bytes, TimeRuns(o, [&] {
-          ParallelFor(w, np, [&](size_t i) {
-            auto img = Unwrap(ops::DecodeJpeg(reinterpret_cast<const uint8_t*>(mem[i].data()), mem[i].size(),
-                                              ops::JpegScale{1, 1}), "decode");
-            ops::ImageDims d{static_cast<int>(img.shape()[0]), static_cast<int>(img.shape()[1]), 3, true};
-            auto r = Unwrap(ops::ResizeImage(img, d, 224, 224, ops::Interpolation::kBilinear, "bench"), "resize");
-            asm volatile("" : : "r"(r.data()) : "memory");
-          });
-        }));
+    auto run_tf = [&] {
+      threaded([&](size_t i, std::string& buf, tf::Example& e) {
+        Check(ParseExample(Unwrap(tf_rand->Read(ids[i], &buf), "read"), &e), "parse");
+        return std::string(Unwrap(BytesFeature(e, "image/encoded"), "image"));
+      });
+    };
+    auto run_plain = [&] {
+      threaded([&](size_t i, std::string& buf, tf::Example&) {
+        Check(ReadWholeFile(files[ids[i]], &buf), files[ids[i]]);
+        return std::move(buf);
+      });
+    };
+    auto run_mem = [&] { threaded([&](size_t i, std::string&, tf::Example&) { return mem[i]; }); };
+    auto run_bare = [&] {
+      ParallelFor(w, np, [&](size_t i) {
+        auto img = Unwrap(ops::DecodeJpeg(reinterpret_cast<const uint8_t*>(mem[i].data()), mem[i].size(),
+                                          ops::JpegScale{1, 1}), "decode");
+        ops::ImageDims d{static_cast<int>(img.shape()[0]), static_cast<int>(img.shape()[1]), 3, true};
+        auto r = Unwrap(ops::ResizeImage(img, d, 224, 224, ops::Interpolation::kBilinear, "bench"), "resize");
+        asm volatile("" : : "r"(r.data()) : "memory");
+      });
+    };
+    // Interleaved: these figures are the most sensitive to load drift.
+    auto secs = TimeInterleaved(o, {run_pipeline, run_tf, run_plain, run_mem, run_bare});
+    Add(results, t, "MindRecord pipeline", "ours", np, np_bytes, secs[0]);
+    Add(results, t, "TFRecord + .idx", "baseline", np, np_bytes, secs[1]);
+    Add(results, t, "plain files", "baseline", np, np_bytes, secs[2]);
+    Add(results, t, "same ops on in-memory JPEGs", "ceiling", np, np_bytes, secs[3]);
+    Add(results, t, "bare decode+resize, in memory", "ceiling", np, np_bytes, secs[4]);
   }
   RemoveAll(out);
 }
