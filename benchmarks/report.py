@@ -156,9 +156,14 @@ def plot_workload(name, tasks, path):
         vals = [rate(m) for m in rows][::-1]
         colors = [ROLE_COLORS.get(m["role"], "#333") for m in rows][::-1]
         ax.barh(labels, vals, color=colors)
-        ax.set_xscale("log")
-        ax.set_title(f"{key[1]} ({rows[0]['unit']}/s, log scale; blue = MindRecord, orange = baseline, "
-                     "grey = ceiling)", fontsize=8)
+        # Linear from zero unless the values span more than 20x (then log).
+        log = min(v for v in vals if v > 0) * 20 < max(vals) if any(v > 0 for v in vals) else False
+        if log:
+            ax.set_xscale("log")
+        else:
+            ax.set_xlim(0, max(vals) * 1.15)
+        ax.set_title(f"{key[1]} ({rows[0]['unit']}/s{', log scale' if log else ''}; blue = MindRecord, "
+                     "orange = baseline, grey = ceiling)", fontsize=8)
         ax.tick_params(labelsize=7)
         for i, v in enumerate(vals):
             ax.text(v, i, " " + fmt_rate(v), va="center", fontsize=6)
