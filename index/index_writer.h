@@ -24,6 +24,12 @@ struct RowLocator {
   uint64_t raw_page = 0, raw_begin = 0, raw_end = 0;
   uint64_t row_group = 0;
   uint64_t blob_page = 0, blob_begin = 0, blob_end = 0;
+
+  // Same place on disk (row ids aside).
+  bool SamePlace(const RowLocator& o) const {
+    return raw_page == o.raw_page && raw_begin == o.raw_begin && raw_end == o.raw_end && row_group == o.row_group &&
+           blob_page == o.blob_page && blob_begin == o.blob_begin && blob_end == o.blob_end;
+  }
 };
 
 // SQLite column type MindSpore uses for an index field: TEXT, INTEGER, NUMERIC.

@@ -40,9 +40,7 @@ void CheckIndex(const std::string& shard_path, const ShardHeader& h, const std::
   for (size_t r = 0; r < walked.size() && reported < kMaxProblemsPerShard; ++r) {
     const RowLocator& a = (*locs)[r];
     const RowLocator& b = walked[r];
-    if (a.blob_page != b.blob_page || a.blob_begin != b.blob_begin || a.blob_end != b.blob_end ||
-        a.raw_page != b.raw_page || a.raw_begin != b.raw_begin || a.raw_end != b.raw_end ||
-        a.row_group != b.row_group) {
+    if (!a.SamePlace(b)) {
       rep->problems.push_back(db + ": row " + std::to_string(r) + " locator (raw page " + std::to_string(a.raw_page) +
                               " [" + std::to_string(a.raw_begin) + "," + std::to_string(a.raw_end) + "), blob page " +
                               std::to_string(a.blob_page) + " [" + std::to_string(a.blob_begin) + "," +

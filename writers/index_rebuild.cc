@@ -21,13 +21,7 @@ bool IndexAgrees(const std::string& shard, const ShardHeader& h, const std::vect
   auto locs = (*index)->LoadLocators(h.num_rows());
   if (!locs.ok()) return false;
   for (size_t r = 0; r < walked.size(); ++r) {
-    const RowLocator& a = (*locs)[r];
-    const RowLocator& b = walked[r];
-    if (a.blob_page != b.blob_page || a.blob_begin != b.blob_begin || a.blob_end != b.blob_end ||
-        a.raw_page != b.raw_page || a.raw_begin != b.raw_begin || a.raw_end != b.raw_end ||
-        a.row_group != b.row_group) {
-      return false;
-    }
+    if (!(*locs)[r].SamePlace(walked[r])) return false;
   }
   return true;
 }
