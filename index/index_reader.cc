@@ -41,12 +41,17 @@ IndexReader::~IndexReader() {
 }
 
 Result<std::vector<RowLocator>> IndexReader::LoadLocators(uint64_t num_rows) const {
+  return LoadLocators(0, num_rows);
+}
+
+Result<std::vector<RowLocator>> IndexReader::LoadLocators(uint64_t first_row, uint64_t num_rows) const {
   std::lock_guard<std::mutex> lock(mu_);
   Stmt st;
-  const char* sql =
+  const std::string sql =
       "SELECT ROW_ID,PAGE_ID_RAW,PAGE_OFFSET_RAW,PAGE_OFFSET_RAW_END,ROW_GROUP_ID,PAGE_ID_BLOB,PAGE_OFFSET_BLOB,"
-      "PAGE_OFFSET_BLOB_END FROM INDEXES ORDER BY ROW_ID;";
-  if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK) {
+      "PAGE_OFFSET_BLOB_END FROM INDEXES" +
+      (first_row > 0 ? " WHERE ROW_ID >= " + std::to_string(first_row) : std::string()) + " ORDER BY ROW_ID;";
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK) {
     return Status::Corruption(path_ + ": INDEXES table unreadable: " + sqlite3_errmsg(db_));
   }
   std::vector<RowLocator> out;
@@ -64,9 +69,10 @@ Result<std::vector<RowLocator>> IndexReader::LoadLocators(uint64_t num_rows) con
     }
     l.row_id = v[0], l.raw_page = v[1], l.raw_begin = v[2], l.raw_end = v[3], l.row_group = v[4];
     l.blob_page = v[5], l.blob_begin = v[6], l.blob_end = v[7];
-    if (l.row_id != out.size()) {
-      return Status::Corruption(path_ + ": index row ids are not 0.." + std::to_string(num_rows) + " (found " +
-                                std::to_string(l.row_id) + " at position " + std::to_string(out.size()) + ")");
+    if (l.row_id != first_row + out.size()) {
+      return Status::Corruption(path_ + ": index row ids are not " + std::to_string(first_row) + ".." +
+                                std::to_string(first_row + num_rows) + " (found " + std::to_string(l.row_id) +
+                                " at position " + std::to_string(out.size()) + ")");
     }
     out.push_back(l);
     if (out.size() > num_rows) break;

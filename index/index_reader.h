@@ -26,6 +26,8 @@ class IndexReader {
   // Locators of rows 0..num_rows-1, in row order. Missing, duplicate or extra
   // rows are Corruption naming the file.
   Result<std::vector<RowLocator>> LoadLocators(uint64_t num_rows) const;
+  // Locators of rows first_row..first_row+num_rows-1 (the shard's last rows).
+  Result<std::vector<RowLocator>> LoadLocators(uint64_t first_row, uint64_t num_rows) const;
   // Distinct values of index field `field` (ascending) with their row ids.
   Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> GroupBy(const std::string& field,
                                                                           const Schema& schema) const;

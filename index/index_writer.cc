@@ -54,18 +54,46 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Create(const std::string& db_p
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) return Status::IOError(db_path + ": writing SHARD_NAME: " + sqlite3_errmsg(w->db_));
   MR_RETURN_IF_ERROR(w->Exec("BEGIN TRANSACTION;"));
+  MR_RETURN_IF_ERROR(w->PrepareInsert());
+  return w;
+}
 
+Result<std::unique_ptr<IndexWriter>> IndexWriter::OpenForAppend(const std::string& db_path, const Schema& schema,
+                                                                const std::vector<std::string>& fields,
+                                                                bool legacy_quoted_strings, uint64_t drop_from_row) {
+  std::unique_ptr<IndexWriter> w(new IndexWriter());
+  w->path_ = db_path;
+  w->fields_ = fields;
+  w->quoted_ = legacy_quoted_strings;
+  if (sqlite3_open_v2(db_path.c_str(), &w->db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    return Status::IOError(db_path + ": cannot open index database: " +
+                           (w->db_ ? sqlite3_errmsg(w->db_) : "out of memory"));
+  }
+  for (const auto& name : fields) {
+    const Field* f = schema.Find(name);
+    if (!f) return Status::InvalidArgument("index field '" + name + "' is not in the schema");
+    w->types_.push_back(f->type);
+  }
+  // A private copy that the appender renames into place when it commits.
+  MR_RETURN_IF_ERROR(w->Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"));
+  MR_RETURN_IF_ERROR(w->Exec("BEGIN TRANSACTION;"));
+  MR_RETURN_IF_ERROR(w->Exec("DELETE FROM INDEXES WHERE ROW_ID >= " + std::to_string(drop_from_row) + ";"));
+  MR_RETURN_IF_ERROR(w->PrepareInsert());
+  return w;
+}
+
+Status IndexWriter::PrepareInsert() {
   std::string sql =
       "INSERT INTO INDEXES (ROW_ID,ROW_GROUP_ID,PAGE_ID_RAW,PAGE_OFFSET_RAW,PAGE_OFFSET_RAW_END,"
       "PAGE_ID_BLOB,PAGE_OFFSET_BLOB,PAGE_OFFSET_BLOB_END";
-  for (size_t k = 0; k < fields.size(); ++k) sql += ",INC_" + std::to_string(k) + "," + fields[k] + "_0";
+  for (size_t k = 0; k < fields_.size(); ++k) sql += ",INC_" + std::to_string(k) + "," + fields_[k] + "_0";
   sql += ") VALUES(?,?,?,?,?,?,?,?";
-  for (size_t k = 0; k < fields.size(); ++k) sql += ",?,?";
+  for (size_t k = 0; k < fields_.size(); ++k) sql += ",?,?";
   sql += ")";
-  if (sqlite3_prepare_v2(w->db_, sql.c_str(), -1, &w->insert_, nullptr) != SQLITE_OK) {
-    return Status::Internal(db_path + ": cannot prepare insert: " + sqlite3_errmsg(w->db_));
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &insert_, nullptr) != SQLITE_OK) {
+    return Status::Internal(path_ + ": cannot prepare insert: " + sqlite3_errmsg(db_));
   }
-  return w;
+  return Status::OK();
 }
 
 IndexWriter::~IndexWriter() {

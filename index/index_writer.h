@@ -43,6 +43,12 @@ class IndexWriter {
   static Result<std::unique_ptr<IndexWriter>> Create(const std::string& db_path, const std::string& shard_name,
                                                      const Schema& schema, const std::vector<std::string>& fields,
                                                      bool legacy_quoted_strings);
+  // Opens an existing index (a private copy being appended to), deletes its
+  // rows with ROW_ID >= `drop_from_row` (the appender re-adds them) and begins
+  // the transaction.
+  static Result<std::unique_ptr<IndexWriter>> OpenForAppend(const std::string& db_path, const Schema& schema,
+                                                            const std::vector<std::string>& fields,
+                                                            bool legacy_quoted_strings, uint64_t drop_from_row);
   ~IndexWriter();
   // `values` holds the index field values (by name).
   Status Add(const RowLocator& loc, const Row& values);
@@ -53,6 +59,7 @@ class IndexWriter {
  private:
   IndexWriter() = default;
   Status Exec(const std::string& sql);
+  Status PrepareInsert();
   std::string path_;
   sqlite3* db_ = nullptr;
   sqlite3_stmt* insert_ = nullptr;

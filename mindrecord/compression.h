@@ -94,6 +94,7 @@ class BlobDecompressor {
   Status DecompressBlob(const RowCodec& codec, std::string_view blob, std::string* out) const;
   // The settings the dataset was written with (for copies that keep them).
   const CompressionOptions& options() const { return options_; }
+  const std::string& dictionary() const { return dictionary_; }
 
  private:
   BlobDecompressor() = default;

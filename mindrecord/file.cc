@@ -83,6 +83,12 @@ class PosixWritableFile : public WritableFile {
     }
     return Status::OK();
   }
+  Status Truncate(uint64_t size) override {
+    if (ftruncate(fd_, static_cast<off_t>(size)) != 0) {
+      return Status::IOError(path_ + ": truncate to " + std::to_string(size) + " bytes: " + ErrnoText(errno));
+    }
+    return Status::OK();
+  }
   Status Sync() override {
     if (fdatasync(fd_) != 0) return Status::IOError(path_ + ": fsync: " + ErrnoText(errno));
     return Status::OK();
@@ -131,6 +137,14 @@ class PosixFileSystem : public FileSystem {
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) override {
     int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return Status::IOError(path + ": create: " + ErrnoText(errno));
+    return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd));
+  }
+  Result<std::unique_ptr<WritableFile>> OpenUpdate(const std::string& path) override {
+    int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) return Status::NotFound(path + ": no such file");
+      return Status::IOError(path + ": open for update: " + ErrnoText(errno));
+    }
     return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd));
   }
   Status Rename(const std::string& from, const std::string& to) override {
@@ -184,6 +198,7 @@ class FaultyWritableFile : public WritableFile {
     return base_->WriteAt(offset, data);
   }
   Status ReadAt(uint64_t offset, size_t n, char* out) override { return base_->ReadAt(offset, n, out); }
+  Status Truncate(uint64_t size) override { return base_->Truncate(size); }
   Status Sync() override {
     if (fs_->fail_sync_) return Status::IOError(base_->path() + ": fsync: Input/output error (injected)");
     return base_->Sync();
@@ -202,6 +217,11 @@ Result<std::unique_ptr<RandomAccessFile>> FaultInjectingFileSystem::OpenRead(con
 
 Result<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::OpenWrite(const std::string& path) {
   MR_ASSIGN_OR_RETURN(auto f, base_->OpenWrite(path));
+  return std::unique_ptr<WritableFile>(new FaultyWritableFile(this, std::move(f)));
+}
+
+Result<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::OpenUpdate(const std::string& path) {
+  MR_ASSIGN_OR_RETURN(auto f, base_->OpenUpdate(path));
   return std::unique_ptr<WritableFile>(new FaultyWritableFile(this, std::move(f)));
 }
 

@@ -32,6 +32,8 @@ class WritableFile {
   virtual ~WritableFile() = default;
   virtual Status WriteAt(uint64_t offset, std::string_view data) = 0;
   virtual Status ReadAt(uint64_t offset, size_t n, char* out) = 0;
+  // Cuts the file to `size` bytes.
+  virtual Status Truncate(uint64_t size) = 0;
   virtual Status Sync() = 0;
   virtual Status Close() = 0;
   virtual const std::string& path() const = 0;
@@ -44,6 +46,8 @@ class FileSystem {
   virtual Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path, bool mmap = false) = 0;
   // Creates or truncates.
   virtual Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) = 0;
+  // Opens an existing file for reading and writing in place (no truncation).
+  virtual Result<std::unique_ptr<WritableFile>> OpenUpdate(const std::string& path) = 0;
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
   virtual Status Remove(const std::string& path) = 0;
   virtual bool Exists(const std::string& path) = 0;
@@ -66,6 +70,7 @@ class FaultInjectingFileSystem : public FileSystem {
 
   Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path, bool mmap) override;
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) override;
+  Result<std::unique_ptr<WritableFile>> OpenUpdate(const std::string& path) override;
   Status Rename(const std::string& from, const std::string& to) override;
   Status Remove(const std::string& path) override { return base_->Remove(path); }
   bool Exists(const std::string& path) override { return base_->Exists(path); }

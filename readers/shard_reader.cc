@@ -12,6 +12,7 @@
 #include "mindrecord/constants.h"
 #include "mindrecord/file.h"
 #include "mindrecord/row_codec.h"
+#include "writers/append_journal.h"
 
 namespace mindrecord {
 
@@ -196,6 +197,9 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
   impl->options = options;
   FileSystem* fs = FileSystem::Default();
   const bool mmap = options.io_mode == IoMode::kMmap;
+  // Held while headers and indexes are opened: no append may be half done.
+  MR_ASSIGN_OR_RETURN(auto lock, LockDatasetAt(options.shard_paths.empty() ? path : options.shard_paths[0],
+                                               DatasetLock::Mode::kShared, fs));
   MR_ASSIGN_OR_RETURN(auto first_file, fs->OpenRead(path, mmap));
   const bool verify = options.verify_checksums;
   MR_ASSIGN_OR_RETURN(ShardHeader first, ReadShardHeader(*first_file, verify));

@@ -9,6 +9,7 @@
 #include "mindrecord/row_codec.h"
 #include "readers/header_io.h"
 #include "readers/page_walker.h"
+#include "writers/append_journal.h"
 
 namespace mindrecord {
 
@@ -94,6 +95,11 @@ void DecodeAll(const RandomAccessFile& f, const ShardHeader& h, const std::vecto
 VerifyReport Verify(const std::string& path, const VerifyOptions& options) {
   VerifyReport rep;
   FileSystem* fs = FileSystem::Default();
+  auto lock = LockDatasetAt(path, DatasetLock::Mode::kShared, fs);
+  if (!lock.ok()) {
+    rep.problems.push_back(lock.status().message());
+    return rep;
+  }
   auto first_file = fs->OpenRead(path, false);
   if (!first_file.ok()) {
     rep.problems.push_back(first_file.status().message());

@@ -8,6 +8,7 @@
 #include "mindrecord/constants.h"
 #include "mindrecord/file.h"
 #include "mindrecord/row_codec.h"
+#include "writers/append_journal.h"
 #include "readers/header_io.h"
 #include "readers/page_walker.h"
 
@@ -57,6 +58,7 @@ Status WriteIndex(FileSystem* fs, const RandomAccessFile& file, const std::strin
 
 Result<RebuildReport> RebuildIndex(const std::string& path, bool force) {
   FileSystem* fs = FileSystem::Default();
+  MR_ASSIGN_OR_RETURN(auto lock, LockDatasetAt(path, DatasetLock::Mode::kExclusive, fs));
   MR_ASSIGN_OR_RETURN(auto first_file, fs->OpenRead(path, false));
   MR_ASSIGN_OR_RETURN(ShardHeader first, ReadShardHeader(*first_file, true));
   RebuildReport rep;

@@ -19,6 +19,16 @@ ShardFileWriter::ShardFileWriter(FileSystem* fs, std::unique_ptr<WritableFile> f
       index_fields_(std::move(index_fields)),
       checksums_(checksums) {}
 
+void ShardFileWriter::Resume(std::vector<PageInfo> pages, uint64_t rows,
+                             std::vector<std::pair<RowLocator, Row>> open_group, uint64_t old_header_bytes) {
+  pages_ = std::move(pages);
+  rows_ = rows;
+  open_group_ = std::move(open_group);
+  committed_used_.clear();
+  for (const auto& p : pages_) committed_used_.push_back(p.used_bytes);
+  old_header_bytes_ = old_header_bytes;
+}
+
 int ShardFileWriter::LastPage(bool blob) const {
   for (int i = static_cast<int>(pages_.size()) - 1; i >= 0; --i) {
     if (pages_[i].is_blob == blob) return i;
@@ -208,6 +218,10 @@ Status ShardFileWriter::Finish(ShardHeader base) {
     // page's used bytes as they are on disk.
     std::string buf;
     for (auto& p : pages_) {
+      if (p.page_id < committed_used_.size() && committed_used_[p.page_id] == p.used_bytes &&
+          p.extra.contains(kPageChecksumKey)) {
+        continue;  // committed page, unchanged
+      }
       buf.resize(p.used_bytes);
       MR_RETURN_IF_ERROR(file_->ReadAt(header_size_ + p.page_id * page_size_, p.used_bytes, buf.data()));
       p.extra[kPageChecksumKey] = ChecksumHex(Xxh3(buf));
@@ -227,6 +241,7 @@ Status ShardFileWriter::Finish(ShardHeader base) {
   const uint64_t len = json.size();
   std::memcpy(head.data(), &len, 8);
   head += json;
+  if (head.size() < old_header_bytes_) head.resize(old_header_bytes_, '\0');
   MR_RETURN_IF_ERROR(file_->WriteAt(0, head));
   MR_RETURN_IF_ERROR(file_->Sync());
   MR_RETURN_IF_ERROR(file_->Close());

@@ -22,6 +22,12 @@ class ShardFileWriter {
                   uint64_t header_size, uint64_t page_size, uint32_t shard_id,
                   std::vector<std::string> index_fields, bool checksums);
 
+  // Continues a committed shard (append): its pages and row count, and the
+  // rows of its last row group (locators and index values), which this
+  // writer may still move and re-adds to the index. Pages keep their stored
+  // checksums unless their used bytes change.
+  void Resume(std::vector<PageInfo> pages, uint64_t rows, std::vector<std::pair<RowLocator, Row>> open_group,
+              uint64_t old_header_bytes);
   // One batch of this shard's rows (MindSpore's WriteByShard).
   Status WriteBatch(const std::vector<const EncodedRow*>& rows);
   // Writes the header (built from `base` plus this shard's pages), fsyncs and
@@ -53,6 +59,10 @@ class ShardFileWriter {
   // still move to a new raw page; earlier rows are already in the index.
   std::vector<std::pair<RowLocator, Row>> open_group_;
   std::string buf_;
+  // Append: used bytes of the pages as committed, and the old header's length
+  // (a shorter new header is zero-padded over it).
+  std::vector<uint64_t> committed_used_;
+  uint64_t old_header_bytes_ = 0;
 };
 
 }  // namespace mindrecord

@@ -4,10 +4,15 @@
 
 #include <atomic>
 #include <cstdio>
+#include <filesystem>
 
+#include "index/index_reader.h"
+#include "mindrecord/checksum.h"
 #include "mindrecord/file.h"
 #include "mindrecord/header.h"
 #include "mindrecord/row_codec.h"
+#include "readers/header_io.h"
+#include "writers/append_journal.h"
 #include "writers/shard_file_writer.h"
 
 namespace mindrecord {
@@ -42,6 +47,11 @@ struct ShardWriter::Impl {
   Status error;
   bool committed = false;
   bool abandoned = false;
+  // Append: the dataset's lock and undo journal, and shard 0's header as
+  // committed (the base of the new headers).
+  std::unique_ptr<DatasetLock> lock;
+  std::unique_ptr<AppendJournal> journal;
+  std::optional<ShardHeader> appended_to;
 
   Status Distribute(std::vector<EncodedRow>& encoded);
   Status Submit(std::vector<EncodedRow>& encoded);
@@ -125,6 +135,196 @@ void ShardWriter::Impl::RemoveTemps() {
     (void)fs->Remove(p);
     (void)fs->Remove(p + "-journal");
   }
+  if (journal) (void)journal->RollBack();  // leaves the dataset as it was
+  journal.reset();
+  lock.reset();
+}
+
+namespace {
+
+// One committed shard as an appender finds it.
+struct ExistingShard {
+  std::string path;
+  ShardHeader header;
+  std::string header_bytes;  // length prefix + JSON
+  uint64_t size = 0;
+  std::vector<AppendJournal::ShardState::Region> slack;  // unused tails of the continued pages
+};
+
+Result<ExistingShard> LoadShard(const std::string& path, FileSystem* fs) {
+  ExistingShard s;
+  s.path = path;
+  MR_ASSIGN_OR_RETURN(auto f, fs->OpenRead(path));
+  MR_ASSIGN_OR_RETURN(s.header, ReadShardHeader(*f, true));
+  s.size = f->size();
+  uint64_t len = 0;
+  MR_RETURN_IF_ERROR(f->ReadAt(0, 8, reinterpret_cast<char*>(&len)));
+  s.header_bytes.resize(kLengthPrefix + len);
+  MR_RETURN_IF_ERROR(f->ReadAt(0, s.header_bytes.size(), s.header_bytes.data()));
+  // The pages the append continues must be intact: their checksums are
+  // recomputed over old and new bytes alike.
+  std::string buf;
+  for (bool blob : {true, false}) {
+    for (auto it = s.header.pages.rbegin(); it != s.header.pages.rend(); ++it) {
+      if (it->is_blob != blob) continue;
+      auto sum = it->extra.find(kPageChecksumKey);
+      if (sum != it->extra.end()) {
+        buf.resize(it->used_bytes);
+        MR_RETURN_IF_ERROR(f->ReadAt(s.header.PageOffset(it->page_id), buf.size(), buf.data()));
+        if (!sum->is_string() || ChecksumHex(Xxh3(buf)) != sum->get<std::string>()) {
+          return Status::Corruption(path + ": page " + std::to_string(it->page_id) + " (offset " +
+                                    std::to_string(s.header.PageOffset(it->page_id)) +
+                                    ") fails its checksum; refusing to append to a damaged shard");
+        }
+      }
+      // The append writes into the slot's unused tail; keep what is there.
+      AppendJournal::ShardState::Region r;
+      r.offset = s.header.PageOffset(it->page_id) + it->used_bytes;
+      const uint64_t end = std::min(s.header.PageOffset(it->page_id) + s.header.page_size, s.size);
+      if (r.offset < end) {
+        r.length = end - r.offset;
+        r.bytes.resize(r.length);
+        MR_RETURN_IF_ERROR(f->ReadAt(r.offset, r.length, r.bytes.data()));
+        if (r.bytes.find_first_not_of('\0') == std::string::npos) r.bytes.clear();
+        s.slack.push_back(std::move(r));
+      }
+      break;
+    }
+  }
+  return s;
+}
+
+// The rows of the shard's last row group (the last blob page's rows): their
+// locators and index values, read back from the index and the raw page.
+Result<std::vector<std::pair<RowLocator, Row>>> LoadOpenGroup(const ExistingShard& s, const RowCodec& codec,
+                                                             const std::vector<std::string>& fields,
+                                                             FileSystem* fs) {
+  std::vector<std::pair<RowLocator, Row>> out;
+  const ShardHeader& h = s.header;
+  const uint64_t rows = h.num_rows();
+  uint64_t from = rows;
+  for (auto it = h.pages.rbegin(); it != h.pages.rend(); ++it) {
+    if (it->is_blob) {
+      from = it->start_row_id;
+      break;
+    }
+  }
+  if (from >= rows) return out;
+  MR_ASSIGN_OR_RETURN(auto index, IndexReader::Open(s.path + ".db", BaseName(s.path), h.version == kVersion2));
+  MR_ASSIGN_OR_RETURN(auto locs, index->LoadLocators(from, rows - from));
+  MR_ASSIGN_OR_RETURN(auto f, fs->OpenRead(s.path));
+  std::string raw;
+  for (const auto& l : locs) {
+    if (l.raw_page >= h.pages.size() || h.pages[l.raw_page].is_blob || l.raw_end > h.pages[l.raw_page].used_bytes ||
+        l.raw_begin + kLengthPrefix > l.raw_end) {
+      return Status::Corruption(s.path + ".db: locator of row " + std::to_string(l.row_id) +
+                                " does not match the shard's pages; run `mindrecord verify`");
+    }
+    raw.resize(l.raw_end - l.raw_begin - kLengthPrefix);
+    MR_RETURN_IF_ERROR(f->ReadAt(h.PageOffset(l.raw_page) + l.raw_begin + kLengthPrefix, raw.size(), raw.data()));
+    Row values;
+    Status st = codec.DecodeRawFields(raw, fields, &values);
+    if (!st.ok()) return st.WithContext(s.path + ": row " + std::to_string(l.row_id));
+    out.emplace_back(l, std::move(values));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ShardWriter>> ShardWriter::OpenForAppend(const std::string& path, FileSystem* file_system) {
+  FileSystem* fs = file_system ? file_system : FileSystem::Default();
+  auto impl = std::make_unique<Impl>();
+  impl->fs = fs;
+  MR_ASSIGN_OR_RETURN(impl->lock, LockDatasetAt(path, DatasetLock::Mode::kExclusive, fs));
+  std::vector<std::string> paths;
+  {
+    MR_ASSIGN_OR_RETURN(auto f, fs->OpenRead(path));
+    MR_ASSIGN_OR_RETURN(ShardHeader h, ReadShardHeader(*f, true));
+    for (const auto& a : h.shard_addresses) paths.push_back(JoinPath(DirName(path), BaseName(a)));
+  }
+  if (paths.empty()) return Status::Corruption(path + ": header lists no shard_addresses");
+  if (!impl->lock) return Status::NotFound(paths[0] + ": shard 0 of " + path + " is missing");
+
+  // Under the lock: the dataset as committed.
+  std::vector<ExistingShard> shards;
+  for (uint32_t i = 0; i < paths.size(); ++i) {
+    auto s = LoadShard(paths[i], fs);
+    if (!s.ok()) {
+      if (s.status().code() == StatusCode::kNotFound) {
+        return Status::NotFound(paths[i] + ": shard " + std::to_string(i) + " of " + path + " is missing");
+      }
+      return s.status();
+    }
+    if (s->header.shard_id != i) {
+      return Status::Corruption(paths[i] + ": header says shard_id " + std::to_string(s->header.shard_id) +
+                                ", expected " + std::to_string(i));
+    }
+    if (i > 0) MR_RETURN_IF_ERROR(CheckShardsAgree(shards[0].header, s->header, paths[0], paths[i]));
+    if (!fs->Exists(paths[i] + ".db")) {
+      return Status::NotFound(paths[i] + ".db: index file is missing (run `mindrecord index rebuild`)");
+    }
+    shards.push_back(std::move(s).value());
+  }
+  const ShardHeader& h0 = shards[0].header;
+  if (h0.shard_addresses.size() != paths.size()) return Status::Corruption(paths[0] + ": shard_addresses changed");
+  WriterOptions& o = impl->options;
+  o.shard_count = static_cast<uint32_t>(paths.size());
+  o.header_size = h0.header_size;
+  o.page_size = h0.page_size;
+  o.format_version = BaseVersion(h0.version);
+  o.index_fields = h0.index_fields;
+  o.checksums = h0.extra.contains(kHeaderChecksumKey);
+  o.file_system = file_system;
+  impl->schema = h0.schema;
+  impl->index_fields = h0.index_fields;
+  impl->codec = std::make_unique<RowCodec>(&impl->schema, o.format_version);
+  MR_ASSIGN_OR_RETURN(auto decompressor, BlobDecompressor::FromHeader(h0, paths[0]));
+  if (decompressor) {
+    o.compression = decompressor->options();
+    MR_ASSIGN_OR_RETURN(impl->compressor, BlobCompressor::Create(o.compression, decompressor->dictionary()));
+    const nlohmann::json& c = h0.extra.at(kCompressionKey);
+    impl->raw_blob_bytes = c.value("raw_bytes", uint64_t{0});
+    impl->stored_blob_bytes = c.value("stored_bytes", uint64_t{0});
+  }
+  impl->final_paths = paths;
+  impl->appended_to = h0;
+
+  std::vector<std::vector<std::pair<RowLocator, Row>>> groups;
+  for (const auto& s : shards) {
+    MR_ASSIGN_OR_RETURN(auto g, LoadOpenGroup(s, *impl->codec, impl->index_fields, fs));
+    groups.push_back(std::move(g));
+    impl->rows += s.header.num_rows();
+  }
+
+  std::vector<AppendJournal::ShardState> states;
+  for (const auto& s : shards) states.push_back({s.path, s.size, s.header.header_size, s.header_bytes, s.slack});
+  MR_ASSIGN_OR_RETURN(impl->journal, AppendJournal::Begin(states, fs));
+  for (uint32_t i = 0; i < shards.size(); ++i) {
+    const ExistingShard& s = shards[i];
+    Status st = [&]() -> Status {
+      impl->temp_db_paths.push_back(TempName(s.path + ".db"));
+      std::error_code ec;
+      if (!std::filesystem::copy_file(s.path + ".db", impl->temp_db_paths.back(), ec)) {
+        return Status::IOError(s.path + ".db: copying the index: " + ec.message());
+      }
+      const uint64_t open_from = groups[i].empty() ? s.header.num_rows() : groups[i].front().first.row_id;
+      MR_ASSIGN_OR_RETURN(auto index,
+                          IndexWriter::OpenForAppend(impl->temp_db_paths.back(), impl->schema, impl->index_fields,
+                                                     o.format_version == kVersion2, open_from));
+      MR_ASSIGN_OR_RETURN(auto file, fs->OpenUpdate(s.path));
+      auto w = std::make_unique<ShardFileWriter>(fs, std::move(file), std::move(index), o.header_size, o.page_size,
+                                                 i, impl->index_fields, o.checksums);
+      w->Resume(s.header.pages, s.header.num_rows(), std::move(groups[i]), s.header_bytes.size());
+      impl->shards.push_back(std::move(w));
+      return Status::OK();
+    }();
+    if (!st.ok()) {
+      impl->RemoveTemps();
+      return st;
+    }
+  }
+  return std::unique_ptr<ShardWriter>(new ShardWriter(std::move(impl)));
 }
 
 Status ShardWriter::Impl::Distribute(std::vector<EncodedRow>& encoded) {
@@ -228,7 +428,17 @@ Status ShardWriter::Commit() {
     }
   }
   ShardHeader base;
-  base.version = m.options.format_version;
+  if (m.appended_to) {
+    base = *m.appended_to;  // as committed, less its pages
+    base.pages.clear();
+  } else {
+    base.version = m.options.format_version;
+    base.header_size = m.options.header_size;
+    base.page_size = m.options.page_size;
+    base.schema = m.schema;
+    base.index_fields = m.index_fields;
+    for (const auto& p : m.final_paths) base.shard_addresses.push_back(BaseName(p));
+  }
   if (m.compressor) {
     base.version = CompressedVersion(m.options.compression.codec);
     nlohmann::json c = m.compressor->HeaderJson();
@@ -236,14 +446,10 @@ Status ShardWriter::Commit() {
     c["stored_bytes"] = m.stored_blob_bytes;
     base.extra[kCompressionKey] = c;
   }
-  base.header_size = m.options.header_size;
-  base.page_size = m.options.page_size;
-  base.schema = m.schema;
-  base.index_fields = m.index_fields;
-  for (const auto& p : m.final_paths) base.shard_addresses.push_back(BaseName(p));
   int64_t saved = 0;
   for (const auto& s : m.shards) saved += s->packing_saved();
-  base.compression_size = saved > 0 ? static_cast<uint64_t>(saved) : 0;
+  base.compression_size = (m.appended_to ? m.appended_to->compression_size : 0) +
+                          (saved > 0 ? static_cast<uint64_t>(saved) : 0);
   auto fail = [&](Status st) {
     m.error = st;
     m.RemoveTemps();
@@ -253,6 +459,22 @@ Status ShardWriter::Commit() {
   for (size_t s = 0; s < m.shards.size(); ++s) {
     Status st = m.shards[s]->Finish(base);
     if (!st.ok()) return fail(st.WithContext(m.final_paths[s]));
+  }
+  if (m.journal) {
+    // Append: data and headers are in place and durable; swap in the new
+    // indexes, then remove the journal (the commit point).
+    for (size_t s = 0; s < m.final_paths.size(); ++s) {
+      Status st = m.fs->Rename(m.temp_db_paths[s], m.final_paths[s] + ".db");
+      if (!st.ok()) return fail(st);
+    }
+    Status st = m.fs->SyncDir(DirName(m.final_paths[0]));
+    if (st.ok()) st = m.journal->Commit();
+    if (!st.ok()) return fail(st);
+    m.journal.reset();
+    m.lock.reset();
+    m.shards.clear();
+    m.committed = true;
+    return Status::OK();
   }
   if (m.options.overwrite) {
     for (size_t s = 0; s < m.final_paths.size(); ++s) {

@@ -66,11 +66,20 @@ struct EncodedRow {
 // (".<name>.tmp-<pid>"); Commit() fsyncs and renames them into place, index
 // files first and shard 0 last. Until Commit() returns OK no file with the
 // final names exists (or, with overwrite, the old ones were removed). Abandon()
-// or destruction without Commit() removes the temporaries.
+// or destruction without Commit() removes the temporaries. Appends write in
+// place under an undo journal instead (OpenForAppend).
 class ShardWriter {
  public:
   static Result<std::unique_ptr<ShardWriter>> Create(const std::string& path, const Schema& schema,
                                                      const WriterOptions& options = {});
+  // Opens an existing dataset (any of its shards) to add rows. Rows continue
+  // the dataset's row ids and shard placement (global row k -> shard k % N);
+  // the format version, checksums, compression and index fields are the
+  // dataset's own. The dataset stays readable as it was until Commit();
+  // Abandon(), an error in Commit() or a crash at any point leaves it as it
+  // was (see writers/append_journal.h). Holds an exclusive lock on the
+  // dataset from here to Commit()/Abandon(): readers cannot open it meanwhile.
+  static Result<std::unique_ptr<ShardWriter>> OpenForAppend(const std::string& path, FileSystem* file_system = nullptr);
   ~ShardWriter();
   ShardWriter(const ShardWriter&) = delete;
   ShardWriter& operator=(const ShardWriter&) = delete;
@@ -78,7 +87,7 @@ class ShardWriter {
   // Validates and writes one batch (MindSpore's write_raw_data). Any error
   // sticks: later calls and Commit() return it.
   Status WriteRows(const std::vector<Row>& rows);
-  // Writes rows already encoded for this schema and format version.
+  // Writes rows already encoded for this schema and (base) format version.
   Status WriteEncoded(std::vector<EncodedRow> rows);
   Status Commit();
   void Abandon();
