@@ -19,6 +19,7 @@ int ReportStatus(const char* verb, const Status& status);
 void AddInspectCommand(CLI::App& app, int* exit_code);
 void AddCatCommand(CLI::App& app, int* exit_code);
 void AddCopyCommand(CLI::App& app, int* exit_code);
+void AddAppendCommand(CLI::App& app, int* exit_code);
 void AddConvertCommand(CLI::App& app, int* exit_code);
 void AddVerifyCommand(CLI::App& app, int* exit_code);
 void AddIndexCommand(CLI::App& app, int* exit_code);

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   mindrecord::cli::AddInspectCommand(app, &exit_code);
   mindrecord::cli::AddCatCommand(app, &exit_code);
   mindrecord::cli::AddCopyCommand(app, &exit_code);
+  mindrecord::cli::AddAppendCommand(app, &exit_code);
   mindrecord::cli::AddConvertCommand(app, &exit_code);
   mindrecord::cli::AddVerifyCommand(app, &exit_code);
   mindrecord::cli::AddIndexCommand(app, &exit_code);

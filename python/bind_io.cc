@@ -35,6 +35,17 @@ class PyWriter {
     writer_ = ValueOrThrow(ShardWriter::Create(path, schema_, o));
   }
 
+  // An existing dataset opened for append (any shard file).
+  static std::unique_ptr<PyWriter> OpenForAppend(const std::string& path) {
+    std::unique_ptr<PyWriter> w(new PyWriter());
+    {
+      py::gil_scoped_release nogil;
+      w->writer_ = ValueOrThrow(ShardWriter::OpenForAppend(path));
+    }
+    w->schema_ = w->writer_->schema();
+    return w;
+  }
+
   // Converts and validates every row before writing any, so a bad row leaves
   // the dataset untouched. `first_index` numbers rows in error messages.
   void Write(const py::list& rows, size_t first_index) {
@@ -52,8 +63,10 @@ class PyWriter {
   void Abandon() { writer_->Abandon(); }
   uint64_t rows_written() const { return writer_->rows_written(); }
   std::vector<std::string> shard_paths() const { return writer_->shard_paths(); }
+  std::string schema_json() const { return schema_.ToUserJson().dump(); }
 
  private:
+  PyWriter() = default;
   Schema schema_;
   std::unique_ptr<ShardWriter> writer_;
 };
@@ -172,7 +185,9 @@ void BindIo(py::module_& m) {
       .def("commit", &PyWriter::Commit)
       .def("abandon", &PyWriter::Abandon)
       .def_property_readonly("rows_written", &PyWriter::rows_written)
-      .def_property_readonly("shard_paths", &PyWriter::shard_paths);
+      .def_property_readonly("shard_paths", &PyWriter::shard_paths)
+      .def_property_readonly("schema_json", &PyWriter::schema_json)
+      .def_static("open_for_append", &PyWriter::OpenForAppend, py::arg("path"));
 
   py::class_<PyReader>(m, "Reader")
       .def(py::init<const std::string&, const std::vector<std::string>&, const std::string&>(), py::arg("path"),

@@ -509,5 +509,6 @@ void ShardWriter::Abandon() {
 uint64_t ShardWriter::rows_written() const { return impl_->rows + impl_->held.size(); }
 const std::vector<std::string>& ShardWriter::shard_paths() const { return impl_->final_paths; }
 const Schema& ShardWriter::schema() const { return impl_->schema; }
+const std::string& ShardWriter::format_version() const { return impl_->options.format_version; }
 
 }  // namespace mindrecord

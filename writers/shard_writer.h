@@ -95,6 +95,8 @@ class ShardWriter {
   uint64_t rows_written() const;
   const std::vector<std::string>& shard_paths() const;
   const Schema& schema() const;
+  // The row layout written: "3.0" or "2.0" (compression aside).
+  const std::string& format_version() const;
 
   struct Impl;
 

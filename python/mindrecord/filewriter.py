@@ -62,6 +62,33 @@ class FileWriter:
         self._rows = 0
         self._done = False
 
+    @classmethod
+    def open_for_append(cls, file_name):
+        """Opens an existing dataset (any of its shard files) to add rows, as
+        MindSpore's FileWriter.open_for_append: then write_raw_data() and
+        commit(). Row ids continue; the dataset keeps its schema, index
+        fields, sizes, version, checksums and compression. Until commit() the
+        dataset reads as before (readers opening it meanwhile get an OSError
+        saying an append is in progress); abandon() or a crash leaves it as it
+        was."""
+        if not isinstance(file_name, str) or not file_name:
+            raise ValueError("file_name must be a non-empty str")
+        self = cls.__new__(cls)
+        self._writer = _core.Writer.open_for_append(file_name)
+        self._file_name = file_name
+        self._shard_num = len(self._writer.shard_paths)
+        self._overwrite = False
+        self._checksums = None
+        self._version = None
+        self._schema = self._writer.schema_json
+        self._desc = ""
+        self._index = None
+        self._header_size = None
+        self._page_size = None
+        self._rows = self._writer.rows_written
+        self._done = False
+        return self
+
     def add_schema(self, content, desc=None):
         """Sets the schema: {"name": {"type": "int32", "shape": [-1]}, ...}.
         Types: int32, int64, float32, float64, string, bytes. Returns 0."""
@@ -127,6 +154,8 @@ class FileWriter:
 
     @property
     def shard_paths(self):
+        if self._writer is not None:
+            return list(self._writer.shard_paths)
         return _shard_names(self._file_name, self._shard_num)
 
     def __enter__(self):

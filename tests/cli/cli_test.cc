@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "mindrecord/compression.h"
 #include "readers/shard_reader.h"
 #include "tests/util/test_util.h"
 #include "writers/shard_writer.h"
@@ -176,6 +178,50 @@ TEST(CliTest, ExitCodesAndErrorsNameTheFile) {
   EXPECT_EQ(RunCommand(Cli("cat " + tmp.Join("garbage")), &out, true), 2);
   EXPECT_NE(out.find("garbage"), std::string::npos) << out;
   EXPECT_EQ(RunCommand(Cli("cat " + tmp.Join("garbage") + " --format xml"), &out, true), 1);
+}
+
+}  // namespace
+}  // namespace mindrecord
+
+namespace mindrecord {
+namespace {
+
+TEST(CliAppendTest, AppendsDatasetsAndRefusesOtherSchemas) {
+  const std::string compat = CompatDir();
+  MR_SKIP_WITHOUT_COMPAT(compat);
+  TempDir dir;
+  std::string out;
+  // A 4-shard v2.0 MindSpore dataset copied as 2 shards, LZ4-compressed (so
+  // 3.0), then the v2.0 original appended to it (decoded and re-encoded) and
+  // the copy to itself (rows moved encoded).
+  const std::string src = compat + "/mindrecord/imagenet/imagenet.mindrecord0";
+  const std::string dst = dir.Join("im");
+  ASSERT_EQ(RunCommand(Cli("copy " + src + " " + dst + " --shards 2 --compress lz4"), &out, true), 0) << out;
+  ASSERT_EQ(RunCommand(Cli("append " + dst + "0 " + src + " " + dst + "1"), &out, true), 0) << out;
+  EXPECT_NE(out.find("appended 40 rows"), std::string::npos) << out;
+  EXPECT_NE(out.find("(60 rows now)"), std::string::npos) << out;
+  ASSERT_EQ(RunCommand(Cli("verify --deep " + dst + "0"), &out, true), 0) << out;
+  auto r = *ShardReader::Open(dst + "1");
+  EXPECT_EQ(r->version(), kVersion3Lz4);
+  auto s = *ShardReader::Open(src);
+  ASSERT_EQ(r->num_rows(), 60u);
+  std::multiset<std::string> want, got;
+  for (uint64_t i = 0; i < 20; ++i) {
+    auto row = *s->ReadRow(i);
+    for (int k = 0; k < 3; ++k) want.insert(row.Get("file_name").bytes() + std::to_string(row.Get("label").as_int()));
+  }
+  for (uint64_t i = 0; i < 60; ++i) {
+    auto row = *r->ReadRow(i);
+    got.insert(row.Get("file_name").bytes() + std::to_string(row.Get("label").as_int()));
+  }
+  EXPECT_EQ(got, want);
+  // Wrong schema: usage error naming the source; the dataset is unchanged.
+  const std::string other = compat + "/mindrecord/twobytes/twobytes.mindrecord";
+  EXPECT_EQ(RunCommand(Cli("append " + dst + "0 " + other), &out, true), 1);
+  EXPECT_NE(out.find(other + ": schema"), std::string::npos) << out;
+  EXPECT_EQ(RunCommand(Cli("append " + dir.Join("missing") + " " + src), &out, true), 2);
+  EXPECT_NE(out.find("missing"), std::string::npos) << out;
+  EXPECT_EQ((*ShardReader::Open(dst + "0"))->num_rows(), 60u);
 }
 
 }  // namespace

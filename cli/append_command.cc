@@ -1,0 +1,98 @@
+// `mindrecord append DATASET SRC...`: add the rows of other MindRecord
+// datasets with the same schema to an existing dataset. Row ids continue; the
+// dataset keeps its format version, checksums, compression and index fields.
+// Until the append commits the dataset reads as before, and an interrupted
+// append is rolled back by the next open (see writers/append_journal.h).
+#include <cstdio>
+
+#include "cli/command.h"
+#include "mindrecord/compression.h"
+#include "readers/shard_reader.h"
+#include "writers/shard_writer.h"
+
+namespace mindrecord::cli {
+
+namespace {
+
+struct AppendArgs {
+  std::string dataset;
+  std::vector<std::string> sources;
+};
+
+Status AppendFrom(const ShardReader& r, ShardWriter* w) {
+  constexpr size_t kBatchRows = 4096;
+  constexpr size_t kBatchBytes = 64 << 20;
+  if (BaseVersion(r.version()) != w->format_version()) {
+    // 2.0 and 3.0 lay rows out differently: decode and re-encode.
+    std::vector<Row> rows;
+    for (uint64_t id = 0; id < r.num_rows(); ++id) {
+      MR_ASSIGN_OR_RETURN(Row row, r.ReadRow(id));
+      rows.push_back(std::move(row));
+      if (rows.size() >= kBatchRows || id + 1 == r.num_rows()) {
+        MR_RETURN_IF_ERROR(w->WriteRows(rows));
+        rows.clear();
+      }
+    }
+    return Status::OK();
+  }
+  std::vector<EncodedRow> batch;
+  size_t bytes = 0;
+  for (uint64_t id = 0; id < r.num_rows(); ++id) {
+    MR_ASSIGN_OR_RETURN(EncodedRow row, r.ReadEncoded(id));
+    bytes += row.raw.size() + row.blob.size();
+    batch.push_back(std::move(row));
+    if (batch.size() >= kBatchRows || bytes >= kBatchBytes) {
+      MR_RETURN_IF_ERROR(w->WriteEncoded(std::move(batch)));
+      batch.clear();
+      bytes = 0;
+    }
+  }
+  if (!batch.empty()) MR_RETURN_IF_ERROR(w->WriteEncoded(std::move(batch)));
+  return Status::OK();
+}
+
+Status Append(const AppendArgs& a, uint64_t* added, uint64_t* total) {
+  // Sources open first: the dataset may be one of them (its rows as committed).
+  std::vector<std::unique_ptr<ShardReader>> readers;
+  for (const auto& src : a.sources) {
+    MR_ASSIGN_OR_RETURN(auto r, ShardReader::Open(src));
+    readers.push_back(std::move(r));
+  }
+  MR_ASSIGN_OR_RETURN(auto writer, ShardWriter::OpenForAppend(a.dataset));
+  for (size_t i = 0; i < readers.size(); ++i) {
+    if (!(readers[i]->schema() == writer->schema())) {
+      return Status::InvalidArgument(a.sources[i] + ": schema " + readers[i]->schema().ToUserJson().dump() +
+                                     " differs from " + a.dataset + "'s " + writer->schema().ToUserJson().dump());
+    }
+  }
+  const uint64_t before = writer->rows_written();
+  for (size_t i = 0; i < readers.size(); ++i) {
+    Status st = AppendFrom(*readers[i], writer.get());
+    if (!st.ok()) return st.WithContext("appending " + a.sources[i]);
+  }
+  MR_RETURN_IF_ERROR(writer->Commit());
+  *total = writer->rows_written();
+  *added = *total - before;
+  return Status::OK();
+}
+
+}  // namespace
+
+void AddAppendCommand(CLI::App& app, int* exit_code) {
+  auto* sub = app.add_subcommand("append", "Add the rows of other datasets (same schema) to a dataset");
+  auto a = std::make_shared<AppendArgs>();
+  sub->add_option("dataset", a->dataset, "Any shard file of the dataset to append to")->required();
+  sub->add_option("sources", a->sources, "Datasets whose rows are added, in order (any shard file of each)")
+      ->required();
+  sub->callback([=] {
+    uint64_t added = 0, total = 0;
+    Status st = Append(*a, &added, &total);
+    *exit_code = ReportStatus("append", st);
+    if (st.ok()) {
+      std::fprintf(stderr, "appended %llu rows to %s (%llu rows now)\n", static_cast<unsigned long long>(added),
+                   a->dataset.c_str(), static_cast<unsigned long long>(total));
+    }
+  });
+}
+
+}  // namespace mindrecord::cli
