@@ -4,6 +4,7 @@
 
 #include <pybind11/stl.h>
 
+#include "pipeline/padded.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/sampler.h"
 #include "readers/shard_reader.h"
@@ -71,21 +72,29 @@ class PyPipeline {
   // (columns dict, row ids, epoch) or None after the last batch.
   py::object Next() {
     Batch b;
-    bool more;
+    Result<bool> more = Status::Internal("unset");
     {
       py::gil_scoped_release nogil;
-      more = ValueOrThrow(pipe_->Next(&b));
+      more = pipe_->Next(&b);
     }
-    if (!more) return py::none();
+    if (!more.ok()) RaiseWithStashedCause(more.status());
+    if (!*more) return py::none();
     py::array_t<uint64_t> ids(static_cast<ssize_t>(b.row_ids.size()));
     std::copy(b.row_ids.begin(), b.row_ids.end(), ids.mutable_data());
     const uint64_t epoch = b.epoch;
     return py::make_tuple(BatchToPy(std::move(b)), ids, epoch);
   }
+  // Workers may be waiting for the GIL (Python callables): never join them
+  // while holding it.
+  ~PyPipeline() { Close(); }
+  PyPipeline(const PyPipeline&) = delete;
+  PyPipeline& operator=(const PyPipeline&) = delete;
+
   std::string State() const { return pipe_->state().ToJson().dump(); }
   std::string Stats() const { return pipe_->stats().ToJson().dump(); }
   std::string PlanJson() const { return pipe_->plan().ToString(-1); }
   void Close() {
+    if (!pipe_) return;
     py::gil_scoped_release nogil;
     pipe_.reset();
   }
@@ -180,7 +189,8 @@ void BindPipeline(py::module_& m) {
     std::string path = plan.source.empty() ? std::string() : plan.source[0];
     if (plan.source.size() > 1) o.shard_paths = plan.source;
     auto reader = ValueOrThrow(ShardReader::Open(path, o));
-    auto sampler = ValueOrThrow(MakeSampler(plan.sampler, LayoutOf(*reader)));
+    const uint64_t padded = plan.padded.is_object() ? plan.padded.value("count", uint64_t{0}) : 0;
+    auto sampler = ValueOrThrow(MakeSampler(plan.sampler, LayoutOf(*reader, padded)));
     return sampler->size();
   });
   // Benchmark helper: runs the plan to the end with a C++ consumer (no
@@ -201,6 +211,23 @@ void BindPipeline(py::module_& m) {
       s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     return py::make_tuple(rows, batches, s);
+  });
+  // The plan form of a padded sample: {column: value} for exactly `columns`
+  // of the schema, each value checked as the writer checks it.
+  m.def("padded_row_json", [](const std::string& schema_json, const std::vector<std::string>& columns,
+                              const py::dict& sample) {
+    Schema schema = ValueOrThrow(Schema::FromUserJsonString(schema_json, ""));
+    nlohmann::json row = nlohmann::json::object();
+    for (const auto& c : columns) {
+      const Field* f = schema.Find(c);
+      if (f == nullptr) throw StatusError(Status::NotFound("column '" + c + "' is not in the schema"));
+      if (!sample.contains(c)) throw StatusError(Status::InvalidArgument("padded_sample has no column '" + c + "'"));
+      auto v = PyToValue(*f, sample[py::str(c)]);
+      if (!v.ok()) throw StatusError(v.status().WithContext("padded_sample"));
+      ThrowIfError(ValidateFieldValue(*f, *v).WithContext("padded_sample"));
+      row[c] = PaddedValueToJson(*v);
+    }
+    return row.dump();
   });
   m.def("normalize_plan", [](const std::string& plan_json) {
     return ValueOrThrow(Plan::Parse(plan_json)).ToString(-1);
