@@ -1,6 +1,7 @@
 // Pipeline and Convert bindings of mindrecord._core.
 #include <chrono>
 #include <memory>
+#include <set>
 
 #include <pybind11/stl.h>
 
@@ -57,6 +58,14 @@ py::dict BatchToPy(Batch&& b) {
   return d;
 }
 
+class PyPipeline;
+// Open pipelines, closed by an atexit hook before the interpreter finalizes
+// (their workers may need the GIL for Python callables). Guarded by the GIL.
+std::set<PyPipeline*>& LivePipelines() {
+  static auto* s = new std::set<PyPipeline*>();
+  return *s;
+}
+
 // Thread safety: next() is for one thread at a time (the GIL serialises
 // Python callers); state() and stats() may be called at any time.
 class PyPipeline {
@@ -65,12 +74,16 @@ class PyPipeline {
     Plan plan = ValueOrThrow(Plan::Parse(plan_json));
     std::optional<PipelineState> resume;
     if (resume_json) resume = ValueOrThrow(PipelineState::FromJson(ParseJson(*resume_json)));
-    py::gil_scoped_release nogil;
-    pipe_ = ValueOrThrow(Pipeline::Open(plan, resume ? &*resume : nullptr));
+    {
+      py::gil_scoped_release nogil;
+      pipe_ = ValueOrThrow(Pipeline::Open(plan, resume ? &*resume : nullptr));
+    }
+    LivePipelines().insert(this);
   }
 
   // (columns dict, row ids, epoch) or None after the last batch.
   py::object Next() {
+    if (!pipe_) throw StatusError(Status::Cancelled("the pipeline is closed"));
     Batch b;
     Result<bool> more = Status::Internal("unset");
     {
@@ -90,11 +103,18 @@ class PyPipeline {
   PyPipeline(const PyPipeline&) = delete;
   PyPipeline& operator=(const PyPipeline&) = delete;
 
-  std::string State() const { return pipe_->state().ToJson().dump(); }
-  std::string Stats() const { return pipe_->stats().ToJson().dump(); }
-  std::string PlanJson() const { return pipe_->plan().ToString(-1); }
+  // After close(): the state and statistics at closing.
+  std::string State() const { return pipe_ ? pipe_->state().ToJson().dump() : closed_state_; }
+  std::string Stats() const { return pipe_ ? pipe_->stats().ToJson().dump() : closed_stats_; }
+  std::string PlanJson() const {
+    if (!pipe_) throw StatusError(Status::Cancelled("the pipeline is closed"));
+    return pipe_->plan().ToString(-1);
+  }
   void Close() {
     if (!pipe_) return;
+    LivePipelines().erase(this);
+    closed_state_ = pipe_->state().ToJson().dump();
+    closed_stats_ = pipe_->stats().ToJson().dump();
     py::gil_scoped_release nogil;
     pipe_.reset();
   }
@@ -106,6 +126,7 @@ class PyPipeline {
     return j;
   }
   std::unique_ptr<Pipeline> pipe_;
+  std::string closed_state_, closed_stats_;
 };
 
 // Fills ConvertOptions from a dict of the Python keyword arguments.
@@ -170,6 +191,9 @@ py::dict Convert(const std::string& source, const std::string& input, const std:
 }  // namespace
 
 void BindPipeline(py::module_& m) {
+  py::module_::import("atexit").attr("register")(py::cpp_function([] {
+    while (!LivePipelines().empty()) (*LivePipelines().begin())->Close();
+  }));
   py::class_<PyPipeline>(m, "Pipeline")
       .def(py::init<const std::string&, const std::optional<std::string>&>(), py::arg("plan_json"),
            py::arg("resume_json") = py::none())

@@ -185,6 +185,14 @@ void RaiseWithStashedCause(const Status& st) {
 }
 
 void BindPyFunc(py::module_& m) {
+  // pybind11 caches numpy's C API in a function-local static whose first use
+  // imports numpy: do it now, under the GIL on the importing thread, not on
+  // workers (one would wait for the static's guard holding the GIL while the
+  // other waits for the GIL inside the import).
+  py::detail::npy_api::get();
+  Stash();
+  Table();
+  TableIds();
   RegisterOp("PyFunc", MakePyFunc);
   // The id of `fn` for {"op": "PyFunc", "_ref": id}; one id per callable.
   m.def("register_callable", [](py::object fn) {

@@ -156,3 +156,22 @@ def test_gil_is_free_while_cpp_works_around_callables(tmp_path):
     pause, secs, (n, _, _) = longest_pause_during(lambda: _core.drain_pipeline(plan))
     assert n == 20000 and len(calls) == 20000
     assert secs > 0.05 and pause < 0.5 * secs, (pause, secs)
+
+
+def test_interpreter_exits_cleanly_with_a_live_iterator(simple, tmp_path):
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "live.py"
+    script.write_text(
+        "import time, mindrecord\n"
+        "def slow(v):\n"
+        "    time.sleep(0.001)\n"
+        "    return v * 2\n"
+        "ds = mindrecord.MindDataset(%r, seed=1, num_parallel_workers=4).map(slow, input_columns='vec').batch(4)\n"
+        "live = iter(ds)\n"
+        "next(live)\n"
+        "print('ok')\n" % (simple + "0",))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
