@@ -51,7 +51,7 @@ struct StashedError {
   uint64_t id;
   py::object exc;
 };
-constexpr size_t kMaxStashed = 32;
+constexpr size_t kMaxStashed = 8;
 std::deque<StashedError>& Stash() {
   static auto* s = new std::deque<StashedError>();
   return *s;
@@ -175,7 +175,7 @@ void RaiseWithStashedCause(const Status& st) {
       if (it->id != id) continue;
       py::object cause = std::move(it->exc);
       stash.erase(it);
-      py::object err = py::reinterpret_borrow<py::object>(PyExc_RuntimeError)(st.ToString());
+      py::object err = py::reinterpret_borrow<py::object>(PyExc_RuntimeError)(st.message());
       PyException_SetCause(err.ptr(), cause.release().ptr());
       PyErr_SetObject(PyExc_RuntimeError, err.ptr());
       throw py::error_already_set();
