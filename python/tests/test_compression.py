@@ -111,3 +111,18 @@ def test_set_compression_and_bad_arguments(tmp_path):
     write(a, text_rows(10), checksums=False)
     write(b, text_rows(10), checksums=False, compression=None)
     assert open(a, "rb").read() == open(b, "rb").read()
+
+
+def test_cli_inspect_shows_the_codec(tmp_path):
+    import json
+    import subprocess
+    from conftest import ROOT
+    cli = os.path.join(ROOT, "build", "mindrecord")
+    if not os.path.exists(cli):
+        pytest.skip("the CLI is not built")
+    path = str(tmp_path / "i.mindrecord")
+    write(path, text_rows(100), compression="lz4")
+    out = json.loads(subprocess.run([cli, "inspect", path, "--json"], check=True, capture_output=True,
+                                    text=True).stdout)
+    assert out["version"] == "3.0+mr-lz4"
+    assert out["compression"]["codec"] == "lz4" and out["compression"]["stored_bytes"] > 0
