@@ -214,44 +214,51 @@ static bool ShapeMatches(const Field& f, const std::vector<int64_t>& shape, size
   return true;
 }
 
+Status ValidateFieldValue(const Field& f, const Value& value) {
+  const Value* v = &value;
+  if (v->is_null()) return Status::InvalidArgument("field '" + f.name + "' is missing");
+  auto bad = [&](const std::string& why) {
+    return Status::InvalidArgument("field '" + f.name + "' (" + DataTypeName(f.type) +
+                                   (f.has_shape ? " array" : "") + "): " + why + ", got " + v->DebugString());
+  };
+  if (f.has_shape) {
+    if (v->kind() != Value::Kind::kArray) return bad("expected an array");
+    if (v->array_dtype() != f.type) return bad(std::string("expected elements of ") + DataTypeName(f.type));
+    if (v->bytes().size() % DataTypeSize(f.type) != 0) return bad("array byte size is not a whole element count");
+    if (!ShapeMatches(f, v->shape(), v->num_elements())) return bad("shape does not match the schema");
+    return Status::OK();
+  }
+  switch (f.type) {
+    case DataType::kInt32:
+      if (v->kind() != Value::Kind::kInt) return bad("expected an integer");
+      if (v->as_int() < std::numeric_limits<int32_t>::min() || v->as_int() > std::numeric_limits<int32_t>::max())
+        return bad("out of int32 range");
+      break;
+    case DataType::kInt64:
+      if (v->kind() != Value::Kind::kInt) return bad("expected an integer");
+      break;
+    case DataType::kFloat32:
+    case DataType::kFloat64:
+      if (v->kind() != Value::Kind::kFloat && v->kind() != Value::Kind::kInt) return bad("expected a number");
+      break;
+    case DataType::kString:
+      if (v->kind() != Value::Kind::kString) return bad("expected a string");
+      break;
+    case DataType::kBytes:
+      if (v->kind() != Value::Kind::kBytes) return bad("expected bytes");
+      break;
+  }
+  return Status::OK();
+}
+
 Status Schema::ValidateRow(const Row& row) const {
   for (const auto& [name, v] : row.fields()) {
     if (FieldIndex(name) < 0) return Status::InvalidArgument("field '" + name + "' is not in the schema");
   }
   for (const Field& f : fields_) {
     const Value* v = row.Find(f.name);
-    if (!v || v->is_null()) return Status::InvalidArgument("field '" + f.name + "' is missing");
-    auto bad = [&](const std::string& why) {
-      return Status::InvalidArgument("field '" + f.name + "' (" + DataTypeName(f.type) +
-                                     (f.has_shape ? " array" : "") + "): " + why + ", got " + v->DebugString());
-    };
-    if (f.has_shape) {
-      if (v->kind() != Value::Kind::kArray) return bad("expected an array");
-      if (v->array_dtype() != f.type) return bad(std::string("expected elements of ") + DataTypeName(f.type));
-      if (v->bytes().size() % DataTypeSize(f.type) != 0) return bad("array byte size is not a whole element count");
-      if (!ShapeMatches(f, v->shape(), v->num_elements())) return bad("shape does not match the schema");
-      continue;
-    }
-    switch (f.type) {
-      case DataType::kInt32:
-        if (v->kind() != Value::Kind::kInt) return bad("expected an integer");
-        if (v->as_int() < std::numeric_limits<int32_t>::min() || v->as_int() > std::numeric_limits<int32_t>::max())
-          return bad("out of int32 range");
-        break;
-      case DataType::kInt64:
-        if (v->kind() != Value::Kind::kInt) return bad("expected an integer");
-        break;
-      case DataType::kFloat32:
-      case DataType::kFloat64:
-        if (v->kind() != Value::Kind::kFloat && v->kind() != Value::Kind::kInt) return bad("expected a number");
-        break;
-      case DataType::kString:
-        if (v->kind() != Value::Kind::kString) return bad("expected a string");
-        break;
-      case DataType::kBytes:
-        if (v->kind() != Value::Kind::kBytes) return bad("expected bytes");
-        break;
-    }
+    if (!v) return Status::InvalidArgument("field '" + f.name + "' is missing");
+    MR_RETURN_IF_ERROR(ValidateFieldValue(f, *v));
   }
   return Status::OK();
 }

@@ -27,6 +27,9 @@ struct Field {
   }
 };
 
+// A value of the right kind, range and shape for `f`; messages name the field.
+Status ValidateFieldValue(const Field& f, const Value& v);
+
 // Thread safety: immutable after construction; safe to share across threads.
 class Schema {
  public:

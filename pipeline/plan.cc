@@ -1,5 +1,6 @@
 #include "pipeline/plan.h"
 
+#include "pipeline/padded.h"
 #include "pipeline/sampler.h"
 
 namespace mindrecord {
@@ -30,7 +31,7 @@ nlohmann::json Plan::ToJson() const {
     sink_j["device"] = sink.device;
     sink_j["buffers"] = sink.buffers;
   }
-  return {{"source", source},
+  nlohmann::json j = {{"source", source},
           {"io_mode", io_mode},
           {"columns", columns},
           {"sampler", sampler},
@@ -42,6 +43,8 @@ nlohmann::json Plan::ToJson() const {
           {"seed", seed},
           {"epochs", epochs},
           {"on_error", on_error == ErrorPolicy::kSkip ? "skip" : "fail"}};
+  if (!padded.is_null()) j["padded"] = padded;
+  return j;
 }
 
 Result<Plan> Plan::FromJson(const nlohmann::json& j) {
@@ -109,6 +112,9 @@ Result<Plan> Plan::FromJson(const nlohmann::json& j) {
       if (v == "fail") p.on_error = ErrorPolicy::kFail;
       else if (v == "skip") p.on_error = ErrorPolicy::kSkip;
       else return Bad("'on_error' must be \"fail\" or \"skip\", got " + v.dump());
+    } else if (k == "padded") {
+      if (!v.is_null()) MR_RETURN_IF_ERROR(CheckPaddedSpec(v));
+      p.padded = v;
     } else {
       return Bad("unknown key '" + k + "'");
     }
@@ -129,6 +135,16 @@ uint64_t Plan::SequenceFingerprint() const {
   j.erase("sink");
   j.erase("io_mode");
   j.erase("epochs");
+  // Op spec keys starting with '_' are process-local handles (a Python
+  // callable's registry id), not part of what the op does.
+  for (auto& specs : j["ops"]) {
+    for (auto& spec : specs) {
+      for (auto it = spec.begin(); it != spec.end();) {
+        if (!it.key().empty() && it.key()[0] == '_') it = spec.erase(it);
+        else ++it;
+      }
+    }
+  }
   const std::string s = j.dump();
   uint64_t h = 1469598103934665603ULL;  // FNV-1a
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;

@@ -55,6 +55,9 @@ struct Plan {
   uint64_t seed = 0;    // sampler shuffles and random ops
   uint64_t epochs = 1;  // 0: endless
   ErrorPolicy on_error = ErrorPolicy::kFail;
+  // Padded rows appended after the dataset's rows (see pipeline/padded.h);
+  // null: none. Part of the sequence fingerprint.
+  nlohmann::json padded = nullptr;
 
   nlohmann::json ToJson() const;
   std::string ToString(int indent = 2) const { return ToJson().dump(indent); }
@@ -62,7 +65,8 @@ struct Plan {
   static Result<Plan> FromJson(const nlohmann::json& j);
   static Result<Plan> Parse(std::string_view text);
   // A hash of everything that decides the row sequence (not num_workers,
-  // queue_depth, sink, io_mode or epochs); a resume state must match it.
+  // queue_depth, sink, io_mode, epochs, or op spec keys starting with '_',
+  // which are process-local handles); a resume state must match it.
   uint64_t SequenceFingerprint() const;
 };
 

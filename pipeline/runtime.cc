@@ -66,7 +66,11 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
     if (!ops.ok()) return ops.status().WithContext("plan: ops of column '" + col + "'");
     ops_[it - names_.begin()] = std::move(ops).value();
   }
-  auto sampler = MakeSampler(plan_.sampler, LayoutOf(*reader_));
+  data_rows_ = reader_->num_rows();
+  if (!plan_.padded.is_null()) {
+    MR_ASSIGN_OR_RETURN(padded_, ParsePadded(plan_.padded, schema, names_));
+  }
+  auto sampler = MakeSampler(plan_.sampler, LayoutOf(*reader_, padded_.count));
   if (!sampler.ok()) return sampler.status().WithContext("plan");
   sampler_ = std::move(sampler).value();
   epoch_size_ = sampler_->size();
@@ -112,7 +116,7 @@ Result<std::shared_ptr<const std::vector<uint64_t>>> Runtime::EpochIds(uint64_t 
   if (it != epoch_ids_.end()) return it->second;
   MR_ASSIGN_OR_RETURN(std::vector<uint64_t> ids, sampler_->Epoch(plan_.seed, epoch));
   if (ids.size() != epoch_size_) return Status::Internal("sampler returned a different count than its size()");
-  const uint64_t rows = reader_->num_rows();
+  const uint64_t rows = data_rows_ + padded_.count;
   for (uint64_t id : ids) {
     if (id >= rows) return Status::Internal("sampler returned row id " + std::to_string(id) + " past the dataset");
   }
@@ -167,8 +171,9 @@ void Runtime::WorkerLoop() {
 
 Status Runtime::RowError(uint64_t row_id, const Status& st, Chunk* chunk) const {
   std::string where = "row " + std::to_string(row_id);
-  auto loc = reader_->Locate(row_id);
-  if (loc.ok()) {
+  if (row_id >= data_rows_) {
+    where += " (padded sample " + std::to_string(row_id - data_rows_) + ")";
+  } else if (auto loc = reader_->Locate(row_id); loc.ok()) {
     where += " (shard " + std::to_string(loc->shard) + " '" + reader_->shard_paths()[loc->shard] + "', local row " +
              std::to_string(loc->local_row) + ")";
   }
@@ -183,8 +188,13 @@ Status Runtime::ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>
   const std::vector<uint64_t>& ids = *task.ids;
   uint64_t i = task.begin;
   while (i < task.end) {
+    if (ids[i] >= data_rows_) {
+      rows->emplace_back(i, padded_.row);
+      ++i;
+      continue;
+    }
     uint64_t j = i + 1;
-    while (j < task.end && ids[j] == ids[j - 1] + 1) ++j;
+    while (j < task.end && ids[j] == ids[j - 1] + 1 && ids[j] < data_rows_) ++j;
     if (j - i >= scan_min_rows_) {
       // A run of consecutive rows: one sequential scan reads their pages once.
       const size_t mark = rows->size();

@@ -18,6 +18,7 @@
 
 #include "pipeline/batch.h"
 #include "pipeline/ops/op.h"
+#include "pipeline/padded.h"
 #include "pipeline/plan.h"
 #include "pipeline/sampler.h"
 #include "pipeline/stats.h"
@@ -93,6 +94,9 @@ class Runtime {
   std::vector<std::vector<std::unique_ptr<TensorOp>>> ops_;  // per output column
   std::unique_ptr<Sampler> sampler_;
   uint64_t epoch_size_ = 0;
+  // Row ids >= data_rows_ are padded rows (copies of padded_.row).
+  uint64_t data_rows_ = 0;
+  PaddedRows padded_;
   // Shortest run of consecutive rows read with Scan (which reads whole pages)
   // rather than row by row.
   uint64_t scan_min_rows_ = 2;

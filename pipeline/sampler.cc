@@ -26,9 +26,10 @@ DatasetLayout DatasetLayout::Uniform(uint64_t rows_per_shard, size_t shards) {
   return l;
 }
 
-DatasetLayout LayoutOf(const ShardReader& reader) {
+DatasetLayout LayoutOf(const ShardReader& reader, uint64_t padded_rows) {
   DatasetLayout l;
   for (uint32_t s = 0; s < reader.num_shards(); ++s) l.shard_rows.push_back(reader.shard_num_rows(s));
+  if (padded_rows > 0) l.shard_rows.push_back(padded_rows);
   const ShardReader* r = &reader;
   l.group_by = [r](const std::string& field) { return r->GroupByIndexField(field); };
   return l;

@@ -36,7 +36,8 @@ struct DatasetLayout {
 };
 
 // The layout of an open reader; `reader` must outlive the layout.
-DatasetLayout LayoutOf(const ShardReader& reader);
+// `padded_rows` > 0 adds them as one more shard after the last.
+DatasetLayout LayoutOf(const ShardReader& reader, uint64_t padded_rows = 0);
 
 // Thread safety: immutable after construction; Epoch() may be called from any
 // number of threads at once.

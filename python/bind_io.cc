@@ -7,6 +7,7 @@
 
 #include <pybind11/stl.h>
 
+#include "mindrecord/compression.h"
 #include "python/py_common.h"
 #include "readers/shard_reader.h"
 #include "writers/shard_writer.h"
@@ -21,7 +22,7 @@ class PyWriter {
  public:
   PyWriter(const std::string& path, const std::string& schema_json, const std::string& desc, uint32_t shard_count,
            uint64_t header_size, uint64_t page_size, std::optional<std::vector<std::string>> index_fields,
-           bool overwrite, bool checksums, const std::string& format_version) {
+           bool overwrite, bool checksums, const std::string& format_version, const std::string& compression) {
     schema_ = ValueOrThrow(Schema::FromUserJsonString(schema_json, desc));
     WriterOptions o;
     o.shard_count = shard_count;
@@ -31,6 +32,7 @@ class PyWriter {
     o.overwrite = overwrite;
     o.checksums = checksums;
     o.format_version = format_version;
+    o.compression = ValueOrThrow(ParseCompression(compression));
     py::gil_scoped_release nogil;
     writer_ = ValueOrThrow(ShardWriter::Create(path, schema_, o));
   }
@@ -64,6 +66,7 @@ class PyWriter {
   uint64_t rows_written() const { return writer_->rows_written(); }
   std::vector<std::string> shard_paths() const { return writer_->shard_paths(); }
   std::string schema_json() const { return schema_.ToUserJson().dump(); }
+  std::string compression() const { return CompressionSpec(writer_->options().compression); }
 
  private:
   PyWriter() = default;
@@ -95,6 +98,19 @@ class PyReader {
   std::string version() const { return reader_->version(); }
   uint64_t header_size() const { return reader_->header_size(); }
   uint64_t page_size() const { return reader_->page_size(); }
+  // {"codec": spec ("none", "lz4", "zstd:3+dict"), and when compressed
+  // "dict_id", "raw_bytes", "stored_bytes" over the dataset}.
+  std::string compression_json() const {
+    const ShardHeader& h = reader_->header(0);
+    nlohmann::json j = {{"codec", CompressionSpec(CompressionFromHeader(h))}};
+    auto it = h.extra.find(kCompressionKey);
+    if (it != h.extra.end() && it->is_object()) {
+      for (const char* k : {"dict_id", "raw_bytes", "stored_bytes"}) {
+        if (it->contains(k)) j[k] = (*it)[k];
+      }
+    }
+    return j.dump();
+  }
   std::vector<uint64_t> shard_rows() const {
     std::vector<uint64_t> out;
     for (uint32_t s = 0; s < reader_->num_shards(); ++s) out.push_back(reader_->shard_num_rows(s));
@@ -177,16 +193,18 @@ void BindIo(py::module_& m) {
   }, py::arg("schema_json"), py::arg("desc"), py::arg("index_fields"));
   py::class_<PyWriter>(m, "Writer")
       .def(py::init<const std::string&, const std::string&, const std::string&, uint32_t, uint64_t, uint64_t,
-                    std::optional<std::vector<std::string>>, bool, bool, const std::string&>(),
+                    std::optional<std::vector<std::string>>, bool, bool, const std::string&,
+                    const std::string&>(),
            py::arg("path"), py::arg("schema_json"), py::arg("desc"), py::arg("shard_count"), py::arg("header_size"),
            py::arg("page_size"), py::arg("index_fields"), py::arg("overwrite"), py::arg("checksums") = true,
-           py::arg("format_version") = "3.0")
+           py::arg("format_version") = "3.0", py::arg("compression") = "none")
       .def("write", &PyWriter::Write, py::arg("rows"), py::arg("first_index") = 0)
       .def("commit", &PyWriter::Commit)
       .def("abandon", &PyWriter::Abandon)
       .def_property_readonly("rows_written", &PyWriter::rows_written)
       .def_property_readonly("shard_paths", &PyWriter::shard_paths)
       .def_property_readonly("schema_json", &PyWriter::schema_json)
+      .def_property_readonly("compression", &PyWriter::compression)
       .def_static("open_for_append", &PyWriter::OpenForAppend, py::arg("path"));
 
   py::class_<PyReader>(m, "Reader")
@@ -202,6 +220,7 @@ void BindIo(py::module_& m) {
       .def_property_readonly("version", &PyReader::version)
       .def_property_readonly("header_size", &PyReader::header_size)
       .def_property_readonly("page_size", &PyReader::page_size)
+      .def_property_readonly("compression_json", &PyReader::compression_json)
       .def("read_range", &PyReader::ReadRange, py::arg("begin"), py::arg("end"), py::arg("threads") = 1)
       .def("read_ids", &PyReader::ReadIds, py::arg("ids"), py::arg("all_columns") = false)
       .def("group_by", &PyReader::GroupBy, py::arg("field"));

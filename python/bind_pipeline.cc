@@ -1,9 +1,11 @@
 // Pipeline and Convert bindings of mindrecord._core.
 #include <chrono>
 #include <memory>
+#include <set>
 
 #include <pybind11/stl.h>
 
+#include "pipeline/padded.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/sampler.h"
 #include "readers/shard_reader.h"
@@ -56,6 +58,14 @@ py::dict BatchToPy(Batch&& b) {
   return d;
 }
 
+class PyPipeline;
+// Open pipelines, closed by an atexit hook before the interpreter finalizes
+// (their workers may need the GIL for Python callables). Guarded by the GIL.
+std::set<PyPipeline*>& LivePipelines() {
+  static auto* s = new std::set<PyPipeline*>();
+  return *s;
+}
+
 // Thread safety: next() is for one thread at a time (the GIL serialises
 // Python callers); state() and stats() may be called at any time.
 class PyPipeline {
@@ -64,28 +74,47 @@ class PyPipeline {
     Plan plan = ValueOrThrow(Plan::Parse(plan_json));
     std::optional<PipelineState> resume;
     if (resume_json) resume = ValueOrThrow(PipelineState::FromJson(ParseJson(*resume_json)));
-    py::gil_scoped_release nogil;
-    pipe_ = ValueOrThrow(Pipeline::Open(plan, resume ? &*resume : nullptr));
+    {
+      py::gil_scoped_release nogil;
+      pipe_ = ValueOrThrow(Pipeline::Open(plan, resume ? &*resume : nullptr));
+    }
+    LivePipelines().insert(this);
   }
 
   // (columns dict, row ids, epoch) or None after the last batch.
   py::object Next() {
+    if (!pipe_) throw StatusError(Status::Cancelled("the pipeline is closed"));
     Batch b;
-    bool more;
+    Result<bool> more = Status::Internal("unset");
     {
       py::gil_scoped_release nogil;
-      more = ValueOrThrow(pipe_->Next(&b));
+      more = pipe_->Next(&b);
     }
-    if (!more) return py::none();
+    if (!more.ok()) RaiseWithStashedCause(more.status());
+    if (!*more) return py::none();
     py::array_t<uint64_t> ids(static_cast<ssize_t>(b.row_ids.size()));
     std::copy(b.row_ids.begin(), b.row_ids.end(), ids.mutable_data());
     const uint64_t epoch = b.epoch;
     return py::make_tuple(BatchToPy(std::move(b)), ids, epoch);
   }
-  std::string State() const { return pipe_->state().ToJson().dump(); }
-  std::string Stats() const { return pipe_->stats().ToJson().dump(); }
-  std::string PlanJson() const { return pipe_->plan().ToString(-1); }
+  // Workers may be waiting for the GIL (Python callables): never join them
+  // while holding it.
+  ~PyPipeline() { Close(); }
+  PyPipeline(const PyPipeline&) = delete;
+  PyPipeline& operator=(const PyPipeline&) = delete;
+
+  // After close(): the state and statistics at closing.
+  std::string State() const { return pipe_ ? pipe_->state().ToJson().dump() : closed_state_; }
+  std::string Stats() const { return pipe_ ? pipe_->stats().ToJson().dump() : closed_stats_; }
+  std::string PlanJson() const {
+    if (!pipe_) throw StatusError(Status::Cancelled("the pipeline is closed"));
+    return pipe_->plan().ToString(-1);
+  }
   void Close() {
+    if (!pipe_) return;
+    LivePipelines().erase(this);
+    closed_state_ = pipe_->state().ToJson().dump();
+    closed_stats_ = pipe_->stats().ToJson().dump();
     py::gil_scoped_release nogil;
     pipe_.reset();
   }
@@ -97,6 +126,7 @@ class PyPipeline {
     return j;
   }
   std::unique_ptr<Pipeline> pipe_;
+  std::string closed_state_, closed_stats_;
 };
 
 // Fills ConvertOptions from a dict of the Python keyword arguments.
@@ -161,6 +191,9 @@ py::dict Convert(const std::string& source, const std::string& input, const std:
 }  // namespace
 
 void BindPipeline(py::module_& m) {
+  py::module_::import("atexit").attr("register")(py::cpp_function([] {
+    while (!LivePipelines().empty()) (*LivePipelines().begin())->Close();
+  }));
   py::class_<PyPipeline>(m, "Pipeline")
       .def(py::init<const std::string&, const std::optional<std::string>&>(), py::arg("plan_json"),
            py::arg("resume_json") = py::none())
@@ -180,7 +213,8 @@ void BindPipeline(py::module_& m) {
     std::string path = plan.source.empty() ? std::string() : plan.source[0];
     if (plan.source.size() > 1) o.shard_paths = plan.source;
     auto reader = ValueOrThrow(ShardReader::Open(path, o));
-    auto sampler = ValueOrThrow(MakeSampler(plan.sampler, LayoutOf(*reader)));
+    const uint64_t padded = plan.padded.is_object() ? plan.padded.value("count", uint64_t{0}) : 0;
+    auto sampler = ValueOrThrow(MakeSampler(plan.sampler, LayoutOf(*reader, padded)));
     return sampler->size();
   });
   // Benchmark helper: runs the plan to the end with a C++ consumer (no
@@ -201,6 +235,23 @@ void BindPipeline(py::module_& m) {
       s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     return py::make_tuple(rows, batches, s);
+  });
+  // The plan form of a padded sample: {column: value} for exactly `columns`
+  // of the schema, each value checked as the writer checks it.
+  m.def("padded_row_json", [](const std::string& schema_json, const std::vector<std::string>& columns,
+                              const py::dict& sample) {
+    Schema schema = ValueOrThrow(Schema::FromUserJsonString(schema_json, ""));
+    nlohmann::json row = nlohmann::json::object();
+    for (const auto& c : columns) {
+      const Field* f = schema.Find(c);
+      if (f == nullptr) throw StatusError(Status::NotFound("column '" + c + "' is not in the schema"));
+      if (!sample.contains(c)) throw StatusError(Status::InvalidArgument("padded_sample has no column '" + c + "'"));
+      auto v = PyToValue(*f, sample[py::str(c)]);
+      if (!v.ok()) throw StatusError(v.status().WithContext("padded_sample"));
+      ThrowIfError(ValidateFieldValue(*f, *v).WithContext("padded_sample"));
+      row[c] = PaddedValueToJson(*v);
+    }
+    return row.dump();
   });
   m.def("normalize_plan", [](const std::string& plan_json) {
     return ValueOrThrow(Plan::Parse(plan_json)).ToString(-1);

@@ -230,4 +230,5 @@ PYBIND11_MODULE(_core, m) {
   mb::BindIo(m);
   mb::BindPipeline(m);
   mb::BindConvert(m);
+  mb::BindPyFunc(m);
 }

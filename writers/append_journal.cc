@@ -251,7 +251,58 @@ Status RecoverShardJournal(const std::string& shard_path, FileSystem* fs) {
   return Status::OK();
 }
 
+std::string CommitRecordPath(const std::string& first_shard) { return first_shard + ".mr-commit"; }
+
+Status WriteCommitRecord(const std::string& first_shard,
+                         const std::vector<std::pair<std::string, std::string>>& renames, FileSystem* fs) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& [from, to] : renames) list.push_back({BaseName(from), BaseName(to)});
+  std::string body = list.dump();
+  std::string text = "mindrecord-commit 1\n" + ChecksumHex(Xxh3(body)) + "\n" + body;
+  const std::string path = CommitRecordPath(first_shard);
+  const std::string tmp = JoinPath(DirName(path), "." + BaseName(path) + ".tmp-" + std::to_string(getpid()));
+  MR_ASSIGN_OR_RETURN(auto f, fs->OpenWrite(tmp));
+  Status st = f->WriteAt(0, text);
+  if (st.ok()) st = f->Sync();
+  if (st.ok()) st = f->Close();
+  if (st.ok()) st = fs->Rename(tmp, path);
+  if (st.ok()) st = fs->SyncDir(DirName(path));
+  if (!st.ok()) (void)fs->Remove(tmp);
+  return st;
+}
+
+Status FinishCommit(const std::string& first_shard, FileSystem* fs) {
+  const std::string path = CommitRecordPath(first_shard);
+  if (!fs->Exists(path)) return Status::OK();
+  const std::string dir = DirName(path);
+  std::string text;
+  {
+    MR_ASSIGN_OR_RETURN(auto f, fs->OpenRead(path));
+    text.resize(f->size());
+    MR_RETURN_IF_ERROR(f->ReadAt(0, text.size(), text.data()));
+  }
+  const size_t a = text.find('\n'), b = a == std::string::npos ? a : text.find('\n', a + 1);
+  if (b == std::string::npos || text.compare(0, a, "mindrecord-commit 1") != 0 ||
+      ChecksumHex(Xxh3(std::string_view(text).substr(b + 1))) != text.substr(a + 1, b - a - 1)) {
+    return Status::Corruption(path + ": commit record is damaged; the dataset's last commit may be incomplete");
+  }
+  nlohmann::json list = nlohmann::json::parse(text.substr(b + 1), nullptr, false);
+  if (!list.is_array()) return Status::Corruption(path + ": commit record is not a JSON list");
+  for (const auto& pair : list) {
+    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string()) {
+      return Status::Corruption(path + ": commit record entry is not [temporary, final]");
+    }
+    const std::string from = JoinPath(dir, pair[0].get<std::string>());
+    if (!fs->Exists(from)) continue;  // renamed before the crash
+    MR_RETURN_IF_ERROR(fs->Rename(from, JoinPath(dir, pair[1].get<std::string>())));
+  }
+  MR_RETURN_IF_ERROR(fs->SyncDir(dir));
+  MR_RETURN_IF_ERROR(fs->Remove(path));
+  return fs->SyncDir(dir);
+}
+
 Result<std::unique_ptr<DatasetLock>> LockDatasetAt(const std::string& path, DatasetLock::Mode mode, FileSystem* fs) {
+  MR_RETURN_IF_ERROR(FinishCommit(path, fs));
   MR_RETURN_IF_ERROR(RecoverShardJournal(path, fs));
   std::string first;
   {
@@ -261,6 +312,7 @@ Result<std::unique_ptr<DatasetLock>> LockDatasetAt(const std::string& path, Data
     if (!h.ok() || h->shard_addresses.empty()) return std::unique_ptr<DatasetLock>();
     first = JoinPath(DirName(path), BaseName(h->shard_addresses[0]));
   }
+  if (first != path) MR_RETURN_IF_ERROR(FinishCommit(first, fs));
   if (!fs->Exists(first)) return std::unique_ptr<DatasetLock>();
   return DatasetLock::Acquire(first, mode, fs);
 }

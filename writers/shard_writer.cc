@@ -476,25 +476,23 @@ Status ShardWriter::Commit() {
     m.committed = true;
     return Status::OK();
   }
-  if (m.options.overwrite) {
-    for (size_t s = 0; s < m.final_paths.size(); ++s) {
-      Status st = m.fs->Remove(m.final_paths[s]);
-      if (st.ok()) st = m.fs->Remove(m.final_paths[s] + ".db");
-      if (!st.ok()) return fail(st);
-    }
-  }
-  // Index files first, shard 0's data file last: a dataset whose rename was
-  // interrupted lacks a shard and is refused by readers.
-  for (size_t s = 0; s < m.final_paths.size(); ++s) {
-    Status st = m.fs->Rename(m.temp_db_paths[s], m.final_paths[s] + ".db");
-    if (!st.ok()) return fail(st);
-  }
-  for (size_t s = m.final_paths.size(); s-- > 0;) {
-    Status st = m.fs->Rename(m.temp_paths[s], m.final_paths[s]);
-    if (!st.ok()) return fail(st);
-  }
-  Status st = m.fs->SyncDir(DirName(m.final_paths[0]));
+  // The files are complete. Recording the renames decides the commit; a
+  // crash among them is finished by the next opener (FinishCommit). Renames
+  // replace old files (overwrite) atomically one by one: index files first,
+  // shard 0's data file last.
+  std::vector<std::pair<std::string, std::string>> renames;
+  for (size_t s = 0; s < m.final_paths.size(); ++s) renames.emplace_back(m.temp_db_paths[s], m.final_paths[s] + ".db");
+  for (size_t s = m.final_paths.size(); s-- > 0;) renames.emplace_back(m.temp_paths[s], m.final_paths[s]);
+  Status st = WriteCommitRecord(m.final_paths[0], renames, m.fs);
   if (!st.ok()) return fail(st);
+  m.shards.clear();
+  st = FinishCommit(m.final_paths[0], m.fs);
+  if (!st.ok()) {
+    // Decided: the temporaries stay for the next opener to rename.
+    m.error = st;
+    m.abandoned = true;
+    return st.WithContext("the commit is recorded and will be finished by the next open");
+  }
   m.shards.clear();
   m.committed = true;
   return Status::OK();
@@ -510,5 +508,6 @@ uint64_t ShardWriter::rows_written() const { return impl_->rows + impl_->held.si
 const std::vector<std::string>& ShardWriter::shard_paths() const { return impl_->final_paths; }
 const Schema& ShardWriter::schema() const { return impl_->schema; }
 const std::string& ShardWriter::format_version() const { return impl_->options.format_version; }
+const WriterOptions& ShardWriter::options() const { return impl_->options; }
 
 }  // namespace mindrecord

@@ -97,6 +97,8 @@ class ShardWriter {
   const Schema& schema() const;
   // The row layout written: "3.0" or "2.0" (compression aside).
   const std::string& format_version() const;
+  // The options in effect (for an append: the dataset's own).
+  const WriterOptions& options() const;
 
   struct Impl;
 

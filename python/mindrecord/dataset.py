@@ -124,7 +124,12 @@ class MindDataset:
     `num_shards`/`shard_id`: this rank's share (disjoint, covering every
     row). `sampler`: one of this module's samplers (not with shuffle or
     num_shards). `seed`: None draws a random seed (kept in state_dict()).
-    padded_sample / num_padded are not supported (ValueError).
+    `padded_sample` (a dict with exactly the columns read) and `num_padded`
+    (given together, with num_shards / shard_id): num_padded copies of the
+    sample are appended after the dataset's rows (row ids num_rows ..
+    num_rows + num_padded - 1), so that rows + num_padded divides evenly among
+    num_shards (else ValueError). They are shuffled, sharded, mapped and
+    batched like real rows.
 
     Numeric columns come out as numpy arrays that share the C++ batch
     buffer; bytes / string columns as lists of bytes / str; columns whose
@@ -144,8 +149,6 @@ class MindDataset:
             source = list(dataset_files)
         else:
             raise ValueError("dataset_files must be a str or a non-empty list of str")
-        if padded_sample is not None or num_padded:
-            raise ValueError("padded_sample / num_padded are not supported")
         if columns_list is not None and (not isinstance(columns_list, (list, tuple)) or not columns_list or
                                          not all(isinstance(c, str) for c in columns_list)):
             raise ValueError("columns_list must be a non-empty list of str or None")
@@ -179,6 +182,7 @@ class MindDataset:
             seed = int.from_bytes(os.urandom(7), "little")
         if not isinstance(seed, int) or seed < 0:
             raise ValueError("seed must be an int >= 0")
+        padded = self._padded_spec(source[0], columns_list, padded_sample, num_padded, num_shards, sampler)
         self._plan = {
             "source": [os.path.abspath(p) for p in source],
             "columns": list(columns_list or []),
@@ -189,6 +193,8 @@ class MindDataset:
             "queue_depth": max(2, num_parallel_workers),
             "seed": seed,
         }
+        if padded is not None:
+            self._plan["padded"] = padded
         self._batched = False
         self._state = None      # resume state (dict) for the next iteration
         self._live = None       # the running iterator, if any
@@ -197,10 +203,52 @@ class MindDataset:
         _core.Reader(self._plan["source"][0], self._plan["columns"])
         _core.sampler_size(json.dumps(self._full_plan(1)))
 
+    @staticmethod
+    def _padded_spec(path, columns_list, padded_sample, num_padded, num_shards, sampler):
+        """The plan's "padded" object (None without padding), after MindSpore's checks."""
+        if padded_sample is None and num_padded is None:
+            return None
+        if padded_sample is None:
+            raise ValueError("num_padded needs padded_sample (the row to append num_padded times)")
+        if num_padded is None:
+            raise ValueError("padded_sample needs num_padded (how many copies to append)")
+        if not isinstance(padded_sample, dict):
+            raise ValueError("padded_sample must be a dict of column -> value, got %s" % type(padded_sample).__name__)
+        if not isinstance(num_padded, int) or isinstance(num_padded, bool) or num_padded < 0:
+            raise ValueError("num_padded must be an int >= 0, got %r" % (num_padded,))
+        if sampler is not None or num_shards is None:
+            raise ValueError("padded_sample / num_padded need num_shards and shard_id (padding evens out the "
+                             "rows per shard); they cannot be combined with sampler")
+        reader = _core.Reader(os.path.abspath(path))
+        columns = list(columns_list) if columns_list else sorted(json.loads(reader.schema_json))
+        missing = [c for c in columns if c not in padded_sample]
+        extra = sorted(str(k) for k in padded_sample if k not in columns)
+        if missing or extra:
+            raise ValueError("padded_sample columns %s do not match the columns read %s (missing %s, not read %s)"
+                             % (sorted(str(k) for k in padded_sample), columns, missing, extra))
+        rows = reader.num_rows
+        if (rows + num_padded) % num_shards:
+            raise ValueError("the dataset's %d rows plus num_padded %d = %d rows do not divide evenly among "
+                             "num_shards %d" % (rows, num_padded, rows + num_padded, num_shards))
+        row = json.loads(_core.padded_row_json(reader.schema_json, columns, padded_sample))
+        return {"count": num_padded, "row": row}
+
     # ---- chaining ---------------------------------------------------------
 
     def map(self, operations=None, input_columns=None, output_columns=None, num_parallel_workers=None, **kwargs):
-        """Applies ops from mindrecord.vision to one column, in order."""
+        """Applies ops to one column, in order: ops from mindrecord.vision
+        (C++, without the GIL) and Python callables, mixed in one list.
+
+        A callable takes the column's value as a numpy array (bytes columns
+        as 1-D uint8, strings as a 0-d str array) and returns a numpy array
+        (any numeric dtype and shape: bool, uint8, int8..int64, float32,
+        float64), bytes or str. It runs on the pipeline's worker threads
+        holding the GIL, so callables run one at a time; the output order is
+        the same for any num_parallel_workers. Use deterministic callables
+        (the pipeline seeds only its own random ops). An exception raised
+        inside it stops the iteration with RuntimeError naming the callable,
+        column and row, chained to the original exception. Callables are kept
+        alive for the life of the process."""
         del kwargs
         if isinstance(input_columns, (list, tuple)):
             if len(input_columns) != 1:

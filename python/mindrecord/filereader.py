@@ -93,6 +93,12 @@ class FileReader:
     def version(self):
         return self._live().version
 
+    def compression(self):
+        """The dataset's blob compression: {"codec": "none" | "lz4" |
+        "zstd:3" | "zstd:3+dict", and when compressed "dict_id",
+        "raw_bytes", "stored_bytes" (blob bytes before / after, all shards)}."""
+        return json.loads(self._live().compression_json)
+
     def close(self):
         """Releases the files. Later calls raise ValueError."""
         self._reader = None

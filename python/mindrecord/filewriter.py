@@ -33,10 +33,20 @@ class FileWriter:
     identical to MindSpore's. `version` "3.0" (default) or "2.0" (no
     integer-array packing, to reproduce old files).
 
+    Compression (our extension, keyword-only or set_compression()):
+    `compression` None/"none" (default: plain MindSpore output), "lz4" or
+    "zstd"; `compression_level` zstd level 1..22 (default 3); `dictionary`
+    True trains a zstd dictionary from the first rows and stores it in the
+    header. Each row's blob fields are compressed alone (random access stays
+    O(1)); already-compressed values (JPEG, PNG, ...) are stored as they are.
+    Compressed datasets carry version "3.0+mr-lz4" / "3.0+mr-zstd", which
+    MindSpore refuses; our readers read them transparently.
+
     Thread safety: not thread-safe; drive one writer from one thread.
     """
 
-    def __init__(self, file_name, shard_num=1, overwrite=False, *, checksums=True, version="3.0"):
+    def __init__(self, file_name, shard_num=1, overwrite=False, *, checksums=True, version="3.0",
+                 compression=None, compression_level=None, dictionary=False):
         if not isinstance(file_name, str) or not file_name:
             raise ValueError("file_name must be a non-empty str")
         if not isinstance(shard_num, int) or isinstance(shard_num, bool) or not 1 <= shard_num <= 1000:
@@ -61,6 +71,8 @@ class FileWriter:
         self._writer = None
         self._rows = 0
         self._done = False
+        self._compression = "none"
+        self.set_compression(compression, compression_level, dictionary)
 
     @classmethod
     def open_for_append(cls, file_name):
@@ -87,6 +99,7 @@ class FileWriter:
         self._page_size = None
         self._rows = self._writer.rows_written
         self._done = False
+        self._compression = self._writer.compression
         return self
 
     def add_schema(self, content, desc=None):
@@ -125,6 +138,36 @@ class FileWriter:
         self._check_not_started("set_page_size")
         self._page_size = self._check_size("page_size", page_size, _PAGE_RANGE)
         return 0
+
+    def set_compression(self, codec, level=None, dictionary=False):
+        """Blob compression: codec None/"none", "lz4" or "zstd"; `level` (zstd
+        only) 1..22, default 3; `dictionary` (zstd only) trains and stores a
+        zstd dictionary. Returns 0."""
+        self._check_not_started("set_compression")
+        codec = "none" if codec is None else codec
+        if codec not in ("none", "lz4", "zstd"):
+            raise ValueError("compression must be None, \"none\", \"lz4\" or \"zstd\", got %r" % (codec,))
+        if level is not None:
+            if codec != "zstd":
+                raise ValueError("compression_level applies to zstd only (compression is %r)" % (codec,))
+            if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 22:
+                raise ValueError("compression_level must be an int in [1, 22], got %r" % (level,))
+        if not isinstance(dictionary, bool):
+            raise ValueError("dictionary must be a bool, got %r" % (dictionary,))
+        if dictionary and codec != "zstd":
+            raise ValueError("dictionary=True needs compression=\"zstd\" (compression is %r)" % (codec,))
+        if codec != "none" and self._version != "3.0":
+            raise ValueError("compression needs version \"3.0\" (got version %r)" % (self._version,))
+        spec = codec
+        if codec == "zstd":
+            spec = "zstd:%d" % (3 if level is None else level) + ("+dict" if dictionary else "")
+        self._compression = spec
+        return 0
+
+    @property
+    def compression(self):
+        """The compression spec in effect: "none", "lz4", "zstd:3", "zstd:3+dict"."""
+        return self._compression
 
     def write_raw_data(self, raw_data, parallel_writer=False):
         """Writes a list of row dicts (int, float, str, bytes, numpy scalars
@@ -176,7 +219,7 @@ class FileWriter:
         if self._writer is None:
             self._writer = _core.Writer(self._file_name, self._schema, self._desc, self._shard_num,
                                         self._header_size, self._page_size, self._index, self._overwrite,
-                                        self._checksums, self._version)
+                                        self._checksums, self._version, self._compression)
 
     def _check_not_started(self, what):
         if self._writer is not None:

@@ -37,6 +37,11 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
     `batch_size` (then use DataLoader(batch_size=None)); batching in C++ is
     much faster than the DataLoader's collate.
 
+    `ops`: {column: [ops]} as MindDataset.map takes them (mindrecord.vision
+    ops and Python callables). Callables are found by a per-process id, so
+    with callables use DataLoader workers started by fork (Linux default),
+    not spawn.
+
     `rank` / `world_size` default to torch.distributed's when it is
     initialized, else 0 / 1. `num_threads`: C++ threads per DataLoader
     worker (reading, decoding, ops). bytes / string columns stay Python

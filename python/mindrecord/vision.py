@@ -5,6 +5,7 @@ threads, on uint8 HWC images after Decode.
 
 Thread safety: op objects are immutable values.
 """
+from mindrecord import _core
 
 
 def _size(size, name="size"):
@@ -147,15 +148,20 @@ class TypeCast(TensorOperation):
 
 
 def to_specs(operations):
-    """A list of op JSON specs from one op or a list of ops."""
-    if isinstance(operations, TensorOperation):
+    """A list of op JSON specs from one op or callable, or a list of them.
+    Python callables become {"op": "PyFunc", "name": ..., "_ref": id}."""
+    if isinstance(operations, TensorOperation) or callable(operations):
         operations = [operations]
     if not isinstance(operations, (list, tuple)) or not operations:
-        raise TypeError("operations must be an op or a non-empty list of ops from mindrecord.vision")
+        raise TypeError("operations must be an op from mindrecord.vision, a Python callable, or a non-empty "
+                        "list of them")
     out = []
     for op in operations:
-        if not isinstance(op, TensorOperation):
-            raise TypeError("%r is not a mindrecord.vision op: Python callables cannot run in the C++ pipeline"
-                            % (op,))
-        out.append(op.spec())
+        if isinstance(op, TensorOperation):
+            out.append(op.spec())
+        elif callable(op):
+            name = getattr(op, "__qualname__", None) or type(op).__qualname__
+            out.append({"op": "PyFunc", "name": str(name), "_ref": _core.register_callable(op)})
+        else:
+            raise TypeError("%r is neither a mindrecord.vision op nor a Python callable" % (op,))
     return out

@@ -41,6 +41,23 @@ def test_open_for_append_continues_the_dataset(tmp_path, shards):
     assert not [f for f in os.listdir(tmp_path) if "journal" in f]
 
 
+def test_append_keeps_the_datasets_compression(tmp_path):
+    path = str(tmp_path / "z.mindrecord")
+    w = mindrecord.FileWriter(path, compression="zstd", dictionary=True)
+    w.add_schema(SCHEMA)
+    w.write_raw_data([make_row(i) for i in range(20)])
+    w.commit()
+    a = mindrecord.FileWriter.open_for_append(path)
+    assert a.compression == "zstd:3+dict"
+    a.write_raw_data([make_row(i) for i in range(20, 35)])
+    a.commit()
+    with mindrecord.FileReader(path) as r:
+        rows = list(r.get_next())
+    assert len(rows) == 35
+    for i, got in enumerate(rows):
+        check_row(got, i)
+
+
 def test_abandoned_append_leaves_the_dataset_as_it_was(tmp_path):
     path = str(tmp_path / "b.mindrecord")
     w = mindrecord.FileWriter(path)

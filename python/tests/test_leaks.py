@@ -57,3 +57,41 @@ def test_batch_arrays_outlive_pipeline(tmp_path):
     got = np.concatenate(kept)
     # write_simple rows are in stream order on one shard: vec = [i, i, i].
     np.testing.assert_array_equal(got[:, 0], np.arange(40, dtype=np.float32))
+
+
+def test_callables_and_padding_do_not_leak(tmp_path):
+    path = write_simple(str(tmp_path / "c.mindrecord"), 64)
+    token = np.ones(5)
+
+    def fn(v):
+        return v + token[0]
+
+    def boom(v):
+        raise ValueError("boom")
+
+    pad = {"id": -1, "label": 0, "vec": np.zeros(3, np.float32)}
+    ds = mindrecord.MindDataset(path, seed=1, num_shards=3, shard_id=1, padded_sample=pad, num_padded=2)
+    ds = ds.map([fn, mindrecord.vision.TypeCast("float64"), fn], input_columns="vec").batch(8)
+    bad = mindrecord.MindDataset(path, shuffle=False).map(boom, input_columns="id")
+
+    def one_round():
+        assert sum(b["vec"].shape[0] for b in ds) == 22
+        try:
+            list(bad)
+        except RuntimeError:
+            pass
+
+    for _ in range(5):
+        one_round()
+    gc.collect()
+    refs = [sys.getrefcount(x) for x in (fn, token, pad["vec"])]
+    objects = len(gc.get_objects())
+    tracemalloc.start()
+    for _ in range(40):
+        one_round()
+    gc.collect()
+    current, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert [sys.getrefcount(x) for x in (fn, token, pad["vec"])] == refs
+    assert len(gc.get_objects()) - objects < 200
+    assert current < 1_000_000, current

@@ -72,3 +72,18 @@ def test_more_splits_than_rows(tmp_path):
         ds = MindRecordDataset(path, columns=["id"], rank=rank, world_size=5, seed=1)
         ids.extend(int(r["id"]) for r in ds)
     assert sorted(ids) == [0, 1, 2]
+
+
+def negate(v):
+    return -v
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_python_callables_in_ops(simple, workers):
+    ds = MindRecordDataset(simple, columns=["id", "vec"], ops={"vec": [negate]}, seed=4, batch_size=10)
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=workers)
+    n = 0
+    for b in loader:
+        assert torch.equal(b["vec"], -b["id"].to(torch.float32)[:, None].expand(-1, 3))
+        n += b["id"].shape[0]
+    assert n == 97

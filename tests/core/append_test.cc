@@ -311,41 +311,67 @@ TEST(AppendTest, NextOpenerRollsBackAJournalLeftByACrash) {
   ExpectRows(paths[0], 310);
 }
 
-// SIGKILL at random points of create and of append: afterwards the dataset
-// is absent, the previous committed version, or the new one, and verifies
-// clean; never anything else.
+// SIGKILL at random points of create, create over an existing dataset, and
+// append: afterwards the dataset is absent, the previous committed version
+// (byte for byte), or the new one, and verifies clean; never anything else.
+// The writer of one kill trial, in a child process: mode 0 creates `base`,
+// 1 creates it over an existing dataset, 2 appends 300 rows to it.
+pid_t ForkWriter(int mode, const std::string& base, uint32_t shards) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  WriterOptions o = SmallPages(shards);
+  o.overwrite = true;
+  const int first = mode == 2 ? 150 : 0;
+  Result<std::unique_ptr<ShardWriter>> w = mode < 2 ? ShardWriter::Create(base, TestSchema(), o)
+                                                    : ShardWriter::OpenForAppend(ShardFileNames(base, shards)[0]);
+  if (!w.ok()) _exit(3);
+  for (int b = 0; b < 3; ++b) {
+    if (!(*w)->WriteRows(TestRows(100, first + b * 100)).ok()) _exit(4);
+  }
+  _exit((*w)->Commit().ok() ? 0 : 5);
+}
+
 TEST(AppendTest, KilledAtRandomPointsLeavesOldOrNewDataset) {
   TempDir dir;
   std::mt19937 rng(7);
   std::map<std::string, int> outcomes;
+  // Kill times are drawn over each writer's measured run time (plus 10%).
+  int64_t run_us[3];
+  for (int mode = 0; mode < 3; ++mode) {
+    const std::string base = dir.Join("t" + std::to_string(mode));
+    if (mode > 0) WriteOnce(base, {150}, SmallPages(2));
+    const auto t0 = std::chrono::steady_clock::now();
+    pid_t pid = ForkWriter(mode, base, 2);
+    ASSERT_GE(pid, 0);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << mode;
+    run_us[mode] = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
+    RecordProperty("run_us_mode" + std::to_string(mode), static_cast<int>(run_us[mode]));
+  }
   const int kTrials = 120;
   for (int trial = 0; trial < kTrials; ++trial) {
     const std::string base = dir.Join("k" + std::to_string(trial) + "_");
-    const bool create = trial % 3 == 0;
-    const uint32_t shards = 1 + trial % 2;
+    const int mode = std::min(trial % 4, 2);  // 0: create, 1: create over an existing dataset, 2: append
+    const bool create = mode < 2;
+    const uint32_t shards = 1 + trial % 3 % 2;
     const std::vector<std::string> paths = ShardFileNames(base, shards);
-    if (!create) WriteOnce(base, {150}, SmallPages(shards));
-    const auto snap = create ? std::map<std::string, std::string>{} : Snapshot(paths);
-    const int old_rows = create ? 0 : 150, new_rows = old_rows + 300;
-    pid_t pid = fork();
+    if (mode > 0) WriteOnce(base, {150}, SmallPages(shards));
+    const auto snap = mode == 0 ? std::map<std::string, std::string>{} : Snapshot(paths);
+    const int old_rows = mode == 0 ? 0 : 150, new_rows = create ? 300 : 450;
+    pid_t pid = ForkWriter(mode, base, shards);
     ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      Result<std::unique_ptr<ShardWriter>> w =
-          create ? ShardWriter::Create(base, TestSchema(), SmallPages(shards)) : ShardWriter::OpenForAppend(paths[0]);
-      if (!w.ok()) _exit(3);
-      for (int b = 0; b < 3; ++b) {
-        if (!(*w)->WriteRows(TestRows(100, old_rows + b * 100)).ok()) _exit(4);
-      }
-      _exit((*w)->Commit().ok() ? 0 : 5);
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 30000));
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % (run_us[mode] * 11 / 10 + 1)));
     kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
     if (WIFEXITED(status)) ASSERT_EQ(WEXITSTATUS(status), 0) << trial;
-    if (fs::exists(JournalPath(paths[0]))) ++outcomes["journal_left"];  // rolled back by the open below
-    if (create && !fs::exists(paths[0])) {
+    // Finished or rolled back by the open below.
+    if (fs::exists(JournalPath(paths[0]))) ++outcomes["journal_left"];
+    if (fs::exists(CommitRecordPath(paths[0]))) ++outcomes["commit_record_left"];
+    if (mode == 0 && !fs::exists(paths[0]) && !fs::exists(CommitRecordPath(paths[0]))) {
       ++outcomes["absent"];
+      ++outcomes["mode" + std::to_string(mode) + "_absent"];
       continue;
     }
     auto r = ShardReader::Open(paths[0]);
@@ -359,10 +385,13 @@ TEST(AppendTest, KilledAtRandomPointsLeavesOldOrNewDataset) {
     if (n == static_cast<uint64_t>(old_rows)) {
       EXPECT_TRUE(Snapshot(paths) == snap) << trial;  // rolled back byte for byte
       ++outcomes["old"];
+      ++outcomes["mode" + std::to_string(mode) + "_old"];
     } else {
       ++outcomes["new"];
+      ++outcomes["mode" + std::to_string(mode) + "_new"];
     }
     for (const auto& p : paths) EXPECT_FALSE(fs::exists(JournalPath(p))) << trial;
+    EXPECT_FALSE(fs::exists(CommitRecordPath(paths[0]))) << trial;
   }
   for (const auto& [k, v] : outcomes) RecordProperty(k, v);
   // The kill times span the writers' run: both outcomes are seen.

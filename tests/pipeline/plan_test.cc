@@ -59,6 +59,26 @@ TEST(PlanTest, FingerprintIgnoresParallelismAndSink) {
   EXPECT_NE(a.SequenceFingerprint(), c.SequenceFingerprint());
 }
 
+TEST(PlanTest, FingerprintIgnoresHandleKeysButNotPadding) {
+  Plan a;
+  a.source = {"x"};
+  a.ops["img"] = {{{"op", "PyFunc"}, {"name", "f"}, {"_ref", 1}}};
+  Plan b = a;
+  b.ops["img"][0]["_ref"] = 7;
+  EXPECT_EQ(a.SequenceFingerprint(), b.SequenceFingerprint());
+  b.ops["img"][0]["name"] = "g";
+  EXPECT_NE(a.SequenceFingerprint(), b.SequenceFingerprint());
+  auto c = Plan::Parse(R"({"source": ["x"], "padded": {"count": 2, "row": {"id": 1}}})");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->ToJson()["padded"]["count"], 2);
+  EXPECT_NE(c->SequenceFingerprint(), a.SequenceFingerprint());
+  for (const char* bad : {R"({"source": ["x"], "padded": {"count": -1, "row": {}}})",
+                          R"({"source": ["x"], "padded": {"count": 1}})",
+                          R"({"source": ["x"], "padded": {"count": 1, "row": {}, "extra": 0}})"}) {
+    EXPECT_EQ(Plan::Parse(bad).status().code(), StatusCode::kInvalidArgument) << bad;
+  }
+}
+
 TEST(PlanTest, RejectsBadPlans) {
   for (const char* bad : {
            R"([1,2])", R"({"sorce": "x"})", R"({"num_workers": 0})", R"({"queue_depth": -1})",

@@ -297,6 +297,46 @@ TEST_F(RuntimeTest, DistributedRanksCoverDataset) {
   for (uint64_t i = 0; i < 600; ++i) ASSERT_EQ(all[i], i);
 }
 
+TEST_F(RuntimeTest, PaddedRowsAreSampledAfterTheDataset) {
+  // 600 rows + 4 padded = 604 = 4 x 151; shuffled across ranks, transformed like real rows.
+  nlohmann::json row = {{"id", -1}, {"vec", {{"shape", {4}}, {"hex", "0000803f000000400000404000008040"}}}};
+  std::vector<uint64_t> all;
+  for (uint64_t rank = 0; rank < 4; ++rank) {
+    Plan p = BasePlan();
+    p.columns = {"id", "vec"};
+    p.padded = {{"count", 4}, {"row", row}};
+    p.sampler = {{"type", "distributed"}, {"num_shards", 4}, {"shard_id", rank}, {"shuffle", "global"}};
+    auto pipe = Open(p);
+    ASSERT_TRUE(pipe);
+    auto batches = Drain(pipe.get());
+    for (const auto& b : batches) {
+      const auto* id = b.column("id")->data.data_as<int64_t>();
+      const auto* vec = b.column("vec")->data.data_as<float>();
+      for (size_t i = 0; i < b.size(); ++i) {
+        if (b.row_ids[i] >= 600) {
+          EXPECT_EQ(id[i], -1);
+          EXPECT_EQ(vec[4 * i + 3], 4.0f);
+        } else {
+          EXPECT_GE(id[i], 0);
+          EXPECT_EQ(vec[4 * i], static_cast<float>(id[i]));
+        }
+      }
+    }
+    auto ids = RowIds(batches);
+    EXPECT_EQ(ids.size(), 151u);
+    all.insert(all.end(), ids.begin(), ids.end());
+  }
+  std::sort(all.begin(), all.end());
+  for (uint64_t i = 0; i < 604; ++i) ASSERT_EQ(all[i], i);
+
+  Plan bad = BasePlan();
+  bad.columns = {"id"};
+  bad.padded = {{"count", 1}, {"row", {{"id", "x"}}}};
+  EXPECT_EQ(Pipeline::Open(bad).status().code(), StatusCode::kInvalidArgument);
+  bad.padded = {{"count", 1}, {"row", {{"id", 1}, {"vec", row["vec"]}}}};
+  EXPECT_EQ(Pipeline::Open(bad).status().code(), StatusCode::kInvalidArgument);  // vec is not read
+}
+
 TEST_F(RuntimeTest, CudaSinkFallback) {
   Plan p = BasePlan();
   p.sink.kind = SinkSpec::Kind::kCuda;

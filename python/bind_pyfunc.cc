@@ -1,0 +1,214 @@
+// Python callables as pipeline ops ("PyFunc"). MindDataset.map registers a
+// callable and puts {"op": "PyFunc", "name": qualname, "_ref": id} in the
+// plan; the op runs it on the worker thread that transforms the row, holding
+// the GIL only for the call and the conversions (C++ ops around it run
+// without the GIL). Rows keep their positions, so the output order is the
+// same for any worker count.
+//
+// The callable gets a numpy array (numeric columns; bytes columns as 1-D
+// uint8; string columns as a 0-d str array) and returns a numpy array (or
+// anything numpy.asarray takes), bytes or str. An exception it raises fails
+// the row with a message naming the callable, the column and the row; the
+// pipeline's consumer re-raises it as RuntimeError chained to the original.
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "pipeline/op_registry.h"
+#include "python/py_common.h"
+
+namespace mindrecord::py_binding {
+
+namespace {
+
+// A registered callable. Held for the life of the process (the registry
+// keeps it), so it is never released on a thread without the GIL.
+struct PyCallable {
+  py::object fn;
+  std::string name;
+};
+
+std::mutex& TableMutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::map<uint64_t, std::shared_ptr<PyCallable>>& Table() {
+  static auto* t = new std::map<uint64_t, std::shared_ptr<PyCallable>>();
+  return *t;
+}
+std::map<PyObject*, uint64_t>& TableIds() {
+  static auto* t = new std::map<PyObject*, uint64_t>();
+  return *t;
+}
+
+// Exceptions raised by callables, kept for the consumer to chain. Guarded by
+// the GIL. Bounded: rows skipped by the error policy never claim theirs.
+struct StashedError {
+  uint64_t id;
+  py::object exc;
+};
+constexpr size_t kMaxStashed = 8;
+std::deque<StashedError>& Stash() {
+  static auto* s = new std::deque<StashedError>();
+  return *s;
+}
+uint64_t g_next_error = 1;  // guarded by the GIL
+
+std::string ExceptionText(const py::error_already_set& e) {
+  std::string type = "Exception";
+  try {
+    type = py::str(e.type().attr("__name__")).cast<std::string>();
+  } catch (...) {
+  }
+  std::string what;
+  try {
+    what = py::str(e.value()).cast<std::string>();
+  } catch (...) {
+  }
+  return what.empty() ? type : type + ": " + what;
+}
+
+Result<Tensor> PyToTensor(py::handle obj, const std::string& who) {
+  if (py::isinstance<py::bytes>(obj)) return Tensor::FromString(TensorType::kBytes, obj.cast<std::string>());
+  if (py::isinstance<py::str>(obj)) return Tensor::FromString(TensorType::kString, obj.cast<std::string>());
+  if (py::isinstance<py::tuple>(obj)) {
+    return Status::InvalidArgument(who + " returned a tuple; it must return one array (one column in, one out)");
+  }
+  py::module_ np = py::module_::import("numpy");
+  py::array arr = np.attr("asarray")(obj);
+  const char kind = arr.dtype().kind();
+  if (arr.ndim() == 0 && (kind == 'U' || kind == 'S')) {
+    py::object item = arr.attr("item")();
+    return PyToTensor(item, who);
+  }
+  if (kind == 'b') arr = np.attr("asarray")(arr, "u1");
+  static const std::pair<const char*, TensorType> kTypes[] = {
+      {"uint8", TensorType::kUInt8},     {"int8", TensorType::kInt8},       {"int16", TensorType::kInt16},
+      {"int32", TensorType::kInt32},     {"int64", TensorType::kInt64},     {"float32", TensorType::kFloat32},
+      {"float64", TensorType::kFloat64}};
+  const std::string dtype = py::str(arr.dtype().attr("name")).cast<std::string>();
+  const TensorType* type = nullptr;
+  for (const auto& [n, t] : kTypes) {
+    if (dtype == n) type = &t;
+  }
+  if (type == nullptr) {
+    return Status::InvalidArgument(who + " returned an array of dtype " + dtype +
+                                   "; supported: bool, uint8, int8, int16, int32, int64, float32, float64, bytes, str");
+  }
+  py::array c = np.attr("asarray")(arr, TensorDtype(*type), "C");  // keeps 0-d (ascontiguousarray would not)
+  std::vector<int64_t> shape(c.shape(), c.shape() + c.ndim());
+  Tensor t = Tensor::Make(*type, std::move(shape));
+  if (t.size_bytes() > 0) std::memcpy(t.MutableData(), c.data(), t.size_bytes());
+  return t;
+}
+
+py::object TensorToPyArg(Tensor t) {
+  if (t.type() == TensorType::kString) {
+    py::str s = py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(
+        reinterpret_cast<const char*>(t.data()), static_cast<Py_ssize_t>(t.size_bytes()), "surrogateescape"));
+    return py::module_::import("numpy").attr("array")(s);
+  }
+  return TensorToArray(std::move(t));  // bytes: 1-D uint8
+}
+
+class PyFuncOp : public TensorOp {
+ public:
+  PyFuncOp(std::shared_ptr<PyCallable> fn, uint64_t ref) : fn_(std::move(fn)), ref_(ref) {}
+  std::string name() const override { return "PyFunc(" + fn_->name + ")"; }
+  nlohmann::json ToJson() const override { return {{"op", "PyFunc"}, {"name", fn_->name}, {"_ref", ref_}}; }
+
+  Result<Tensor> Apply(Tensor input, std::mt19937_64&) const override {
+    if (!Py_IsInitialized() || _Py_IsFinalizing()) return Status::Cancelled("Python is shutting down");
+    py::gil_scoped_acquire gil;
+    const std::string who = "Python callable '" + fn_->name + "'";
+    try {
+      py::object out = fn_->fn(TensorToPyArg(std::move(input)));
+      return PyToTensor(out, who);
+    } catch (py::error_already_set& e) {
+      const uint64_t id = g_next_error++;
+      const std::string text = ExceptionText(e);
+      auto& stash = Stash();
+      if (stash.size() >= kMaxStashed) stash.pop_front();
+      stash.push_back({id, e.value()});
+      return Status::InvalidArgument(who + " raised " + text + " (exception #" + std::to_string(id) + ")");
+    } catch (const std::exception& e) {
+      return Status::InvalidArgument(who + ": " + e.what());
+    }
+  }
+
+ private:
+  std::shared_ptr<PyCallable> fn_;
+  uint64_t ref_;
+};
+
+Result<std::unique_ptr<TensorOp>> MakePyFunc(const nlohmann::json& spec) {
+  if (!spec.contains("_ref") || !spec["_ref"].is_number_unsigned()) {
+    return Status::InvalidArgument("PyFunc: the spec has no '_ref' to a registered Python callable");
+  }
+  const uint64_t ref = spec["_ref"].get<uint64_t>();
+  std::shared_ptr<PyCallable> fn;
+  {
+    std::lock_guard<std::mutex> lock(TableMutex());
+    auto it = Table().find(ref);
+    if (it != Table().end()) fn = it->second;
+  }
+  if (!fn) {
+    return Status::InvalidArgument("PyFunc: no Python callable #" + std::to_string(ref) +
+                                   " in this process (plans with Python callables run where they were built)");
+  }
+  return std::unique_ptr<TensorOp>(new PyFuncOp(std::move(fn), ref));
+}
+
+}  // namespace
+
+void RaiseWithStashedCause(const Status& st) {
+  const std::string& msg = st.message();
+  const auto at = msg.rfind("(exception #");
+  if (at != std::string::npos) {
+    const uint64_t id = std::strtoull(msg.c_str() + at + 12, nullptr, 10);
+    auto& stash = Stash();
+    for (auto it = stash.begin(); it != stash.end(); ++it) {
+      if (it->id != id) continue;
+      py::object cause = std::move(it->exc);
+      stash.erase(it);
+      py::object err = py::reinterpret_borrow<py::object>(PyExc_RuntimeError)(st.message());
+      PyException_SetCause(err.ptr(), cause.release().ptr());
+      PyErr_SetObject(PyExc_RuntimeError, err.ptr());
+      throw py::error_already_set();
+    }
+  }
+  throw StatusError(st);
+}
+
+void BindPyFunc(py::module_& m) {
+  // pybind11 caches numpy's C API in a function-local static whose first use
+  // imports numpy: do it now, under the GIL on the importing thread, not on
+  // workers (one would wait for the static's guard holding the GIL while the
+  // other waits for the GIL inside the import).
+  py::detail::npy_api::get();
+  Stash();
+  Table();
+  TableIds();
+  RegisterOp("PyFunc", MakePyFunc);
+  // The id of `fn` for {"op": "PyFunc", "_ref": id}; one id per callable.
+  m.def("register_callable", [](py::object fn) {
+    if (!PyCallable_Check(fn.ptr())) throw StatusError(Status::InvalidArgument("map: operation is not callable"));
+    std::lock_guard<std::mutex> lock(TableMutex());
+    auto found = TableIds().find(fn.ptr());
+    if (found != TableIds().end()) return found->second;
+    auto c = std::make_shared<PyCallable>();
+    c->name = py::hasattr(fn, "__qualname__") ? py::str(fn.attr("__qualname__")).cast<std::string>()
+                                              : py::str(py::type::of(fn).attr("__qualname__")).cast<std::string>();
+    c->fn = fn;
+    const uint64_t id = Table().size() + 1;
+    Table()[id] = std::move(c);
+    TableIds()[fn.ptr()] = id;
+    return id;
+  });
+}
+
+}  // namespace mindrecord::py_binding
