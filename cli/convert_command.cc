@@ -87,7 +87,8 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--on-error", args->on_error, "fail (default): stop, leave no output; skip: list and go on");
   cmd->add_option("--encode", args->encode,
-                  "keep|jpeg|png|raw; default: image files as they are, MNIST/CIFAR pixels as JPEG");
+                  "keep|jpeg|png|raw; default: image files as they are, MNIST/CIFAR pixels as JPEG; "
+                  "raw: decoded HWC uint8 pixels (image files: RGB, plus image_shape)");
   cmd->add_flag("--quiet", args->quiet, "No progress and no notes, only the summary line");
   cmd->add_option("--batch-rows", o.batch_rows, "Rows per writer batch")->capture_default_str();
   cmd->add_option("--task", o.task, "voc: detection|segmentation; coco: detection|keypoint|panoptic|captioning");

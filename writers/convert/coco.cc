@@ -6,7 +6,8 @@
 //   panoptic:   segments_info as bbox/category_id/iscrowd/area plus
 //               segment_id int64 [-1] and segmentation_file: string
 //   captioning: captions: string (a JSON array of the captions)
-// and always image: bytes, file_name: string, image_id: int64.
+// and always image: bytes (+ image_shape under --encode raw), file_name:
+// string, image_id: int64.
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -118,10 +119,11 @@ Status AddAnnotations(Task task, const CocoData& data, const CocoImage& img, Row
   return Status::OK();
 }
 
-Result<Schema> CocoSchema(Task task, const json& desc, size_t k) {
-  std::vector<Field> f = {{"image", DataType::kBytes, false, {}},
-                          {"file_name", DataType::kString, false, {}},
-                          {"image_id", DataType::kInt64, false, {}}};
+Result<Schema> CocoSchema(Task task, const json& desc, size_t k, EncodeMode mode) {
+  std::vector<Field> f;
+  AddImageFields(f, "image", mode);
+  f.push_back({"file_name", DataType::kString, false, {}});
+  f.push_back({"image_id", DataType::kInt64, false, {}});
   if (task == Task::kCaptioning) {
     f.push_back({"captions", DataType::kString, false, {}});
   } else {
@@ -216,7 +218,7 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
   json desc = {{"task", task_name}};
   if (data->has_categories) desc["categories"] = doc["categories"];
   SplitPlan plan;
-  MR_ASSIGN_OR_RETURN(plan.schema, CocoSchema(task, desc, data->keypoint_width));
+  MR_ASSIGN_OR_RETURN(plan.schema, CocoSchema(task, desc, data->keypoint_width, o.encode));
   plan.index_fields = std::vector<std::string>{"file_name", "image_id"};
   plan.num_items = data->images.size();
   const std::string dir = input;
@@ -228,8 +230,7 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
     Status st = AddAnnotations(task, *data, img, row);
     if (!st.ok()) return st.WithContext(ann_path);
     MR_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile((fs::path(dir) / img.file_name).string()));
-    MR_ASSIGN_OR_RETURN(std::string image, EncodeImageFile(std::move(bytes), mode));
-    row.Set("image", Value::Bytes(std::move(image)));
+    MR_RETURN_IF_ERROR(SetImageField(row, "image", std::move(bytes), mode));
     row.Set("file_name", Value::String(img.file_name));
     row.Set("image_id", Value::Int(img.id));
     return row;

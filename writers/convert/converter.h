@@ -27,7 +27,8 @@ enum class EncodeMode : uint8_t {
   kKeep = 1,     // image files: original bytes (pixel sources: same as kDefault)
   kJpeg = 2,     // re-encode to JPEG (quality 95)
   kPng = 3,      // re-encode to PNG (lossless)
-  kRaw = 4,      // pixel sources only: the decoded pixels, HWC uint8, as bytes
+  kRaw = 4,      // the decoded pixels, HWC uint8, as bytes; image files decode to RGB and
+                 // add `<field>_shape: int32 [3]` (pixel sources have a fixed shape)
 };
 
 Result<OnError> ParseOnError(const std::string& text);
