@@ -94,6 +94,8 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--task", o.task, "voc: detection|segmentation; coco: detection|keypoint|panoptic|captioning");
   cmd->add_option("--split", o.split, "voc: the ImageSets list to convert (default train)");
   cmd->add_option("--annotations", o.annotations, "coco: annotation JSON; imagenet: map file");
+  cmd->add_option("--panoptic-dir", o.panoptic_dir,
+                  "coco --task panoptic: folder of panoptic PNGs (default: beside the JSON, named after it)");
   cmd->add_option("--image-dir", o.image_dir, "imagenet: image folder (default INPUT/images)");
   cmd->add_option("--classes", args->classes, "voc: comma-separated class names (default: the 20 VOC classes)");
   cmd->add_option("--fields", o.fields, "tfrecord/csv: name:type[:shape],... (default: inferred)");

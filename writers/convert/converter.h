@@ -66,6 +66,9 @@ struct ConvertOptions {
   // coco: the annotation JSON (required). imagenet: the map file (default
   // INPUT/annotation.txt, or INPUT itself when it is a file).
   std::string annotations;
+  // coco --task panoptic: the folder of panoptic PNGs (default: beside the
+  // annotation JSON, named after it without ".json", as COCO lays them out).
+  std::string panoptic_dir;
   // imagenet: the image folder (default INPUT/images, or the map file's folder).
   std::string image_dir;
   // voc: class names, label = position (default: the 20 PASCAL VOC classes).
