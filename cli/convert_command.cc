@@ -87,12 +87,15 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--on-error", args->on_error, "fail (default): stop, leave no output; skip: list and go on");
   cmd->add_option("--encode", args->encode,
-                  "keep|jpeg|png|raw; default: image files as they are, MNIST/CIFAR pixels as JPEG");
+                  "keep|jpeg|png|raw; default: image files as they are, MNIST/CIFAR pixels as JPEG; "
+                  "raw: decoded HWC uint8 pixels (image files: RGB, plus image_shape)");
   cmd->add_flag("--quiet", args->quiet, "No progress and no notes, only the summary line");
   cmd->add_option("--batch-rows", o.batch_rows, "Rows per writer batch")->capture_default_str();
   cmd->add_option("--task", o.task, "voc: detection|segmentation; coco: detection|keypoint|panoptic|captioning");
   cmd->add_option("--split", o.split, "voc: the ImageSets list to convert (default train)");
   cmd->add_option("--annotations", o.annotations, "coco: annotation JSON; imagenet: map file");
+  cmd->add_option("--panoptic-dir", o.panoptic_dir,
+                  "coco --task panoptic: folder of panoptic PNGs (default: beside the JSON, named after it)");
   cmd->add_option("--image-dir", o.image_dir, "imagenet: image folder (default INPUT/images)");
   cmd->add_option("--classes", args->classes, "voc: comma-separated class names (default: the 20 VOC classes)");
   cmd->add_option("--fields", o.fields, "tfrecord/csv: name:type[:shape],... (default: inferred)");

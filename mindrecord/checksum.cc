@@ -3,10 +3,25 @@
 #include <xxhash.h>
 
 #include <cstdio>
+#include <new>
 
 namespace mindrecord {
 
 uint64_t Xxh3(std::string_view bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
+
+struct Xxh3Stream::State {
+  XXH3_state_t* s = XXH3_createState();
+  ~State() { XXH3_freeState(s); }
+};
+Xxh3Stream::Xxh3Stream() : state_(std::make_unique<State>()) {
+  if (!state_->s) throw std::bad_alloc();
+  XXH3_64bits_reset(state_->s);
+}
+Xxh3Stream::~Xxh3Stream() = default;
+Xxh3Stream::Xxh3Stream(Xxh3Stream&&) noexcept = default;
+Xxh3Stream& Xxh3Stream::operator=(Xxh3Stream&&) noexcept = default;
+void Xxh3Stream::Update(std::string_view bytes) { XXH3_64bits_update(state_->s, bytes.data(), bytes.size()); }
+uint64_t Xxh3Stream::Digest() const { return XXH3_64bits_digest(state_->s); }
 
 std::string ChecksumHex(uint64_t v) {
   char buf[17];

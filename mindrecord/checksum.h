@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,22 @@ inline constexpr const char* kHeaderChecksumKey = "mr_header_xxh3";
 
 uint64_t Xxh3(std::string_view bytes);
 std::string ChecksumHex(uint64_t v);  // 16 lowercase hex digits
+
+// XXH3-64 fed piece by piece: Digest() equals Xxh3() of everything Update()
+// was given. Thread safety: a value type; one thread at a time.
+class Xxh3Stream {
+ public:
+  Xxh3Stream();
+  ~Xxh3Stream();
+  Xxh3Stream(Xxh3Stream&&) noexcept;
+  Xxh3Stream& operator=(Xxh3Stream&&) noexcept;
+  void Update(std::string_view bytes);
+  uint64_t Digest() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // Fills in the header checksum of `json_text` (which holds the key with a
 // placeholder value); no-op if the key is absent.

@@ -195,7 +195,11 @@ static bool DecodeRawFast(const Schema& schema, std::string_view raw, const std:
   return true;
 }
 
-Result<EncodedParts> RowCodec::Encode(const Row& row) const {
+Result<EncodedParts> RowCodec::Encode(const Row& row) const { return EncodeImpl(row, nullptr); }
+
+Result<EncodedParts> RowCodec::EncodeConsuming(Row& row) const { return EncodeImpl(row, &row); }
+
+Result<EncodedParts> RowCodec::EncodeImpl(const Row& row, Row* consume) const {
   EncodedParts out;
   json raw = json::object();
   for (int id : schema_->raw_fields()) {
@@ -223,6 +227,9 @@ Result<EncodedParts> RowCodec::Encode(const Row& row) const {
       if (dst) {
         PutBE64(dst, b.size());
         *dst += b;
+      } else if (Value* v = consume ? const_cast<Value*>(consume->Find(f.name)) : nullptr) {  // *consume is not const
+        out.blob = std::move(v->mutable_bytes());
+        v->mutable_bytes().clear();
       } else {
         out.blob = b;
       }

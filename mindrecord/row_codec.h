@@ -27,6 +27,9 @@ class RowCodec {
 
   // The row must already be valid for the schema (Schema::ValidateRow).
   Result<EncodedParts> Encode(const Row& row) const;
+  // As Encode, but a lone blob field stored as it is (bytes, or a float
+  // array) is moved out of `row` instead of copied; its value is left empty.
+  Result<EncodedParts> EncodeConsuming(Row& row) const;
 
   // Decodes the selected fields (`select[i]` for schema field i; empty: all).
   // Unselected raw fields are skipped, unselected blob fields not unpacked.
@@ -46,6 +49,7 @@ class RowCodec {
 
  private:
   Result<Value> DecodeBlobField(int field_id, std::string_view bytes) const;
+  Result<EncodedParts> EncodeImpl(const Row& row, Row* consume) const;
 
   const Schema* schema_;
   std::string version_;

@@ -147,6 +147,7 @@ convert::ConvertOptions OptionsFrom(const py::dict& d) {
     else if (k == "split") o.split = v.cast<std::string>();
     else if (k == "annotations") o.annotations = v.cast<std::string>();
     else if (k == "image_dir") o.image_dir = v.cast<std::string>();
+    else if (k == "panoptic_dir") o.panoptic_dir = v.cast<std::string>();
     else if (k == "classes") o.classes = v.cast<std::vector<std::string>>();
     else if (k == "fields") o.fields = v.cast<std::string>();
     else if (k == "csv_delimiter") {

@@ -49,7 +49,20 @@ Status ShardFileWriter::WriteRows(uint64_t page_id, uint64_t at, const std::vect
     buf_.append(le, 8);
     buf_ += part;
   }
+  HashAppend(page_id, at, buf_);
   return file_->WriteAt(header_size_ + page_id * page_size_ + at, buf_);
+}
+
+void ShardFileWriter::HashAppend(uint64_t page_id, uint64_t at, std::string_view data) {
+  if (!checksums_) return;
+  if (page_hash_.size() <= page_id) page_hash_.resize(page_id + 1);
+  PageHash& h = page_hash_[page_id];
+  if (!h.valid || at != h.bytes) {
+    h.valid = false;
+    return;
+  }
+  h.hash.Update(data);
+  h.bytes += data.size();
 }
 
 Status ShardFileWriter::ShiftLastRowGroup() {
@@ -66,6 +79,8 @@ Status ShardFileWriter::ShiftLastRowGroup() {
   p.page_type_id = old.page_id + 1;  // MindSpore numbers raw pages from the previous raw page's id
   p.row_groups.emplace_back(old.row_groups.back().first, 0);
   p.used_bytes = shift;
+  HashAppend(p.page_id, 0, moved);
+  if (old.page_id < page_hash_.size()) page_hash_[old.page_id].valid = false;  // its used size shrinks
   MR_RETURN_IF_ERROR(file_->WriteAt(header_size_ + p.page_id * page_size_, moved));
   // The moved bytes stay behind in the old slot, past its used size, as in MindSpore.
   old.used_bytes = off;
@@ -214,13 +229,18 @@ Status ShardFileWriter::Finish(ShardHeader base) {
   for (const auto& [loc, values] : open_group_) MR_RETURN_IF_ERROR(index_->Add(loc, values));
   open_group_.clear();
   if (checksums_) {
-    // Pages are final now (appends and moved row groups are done): hash each
-    // page's used bytes as they are on disk.
+    // Pages are final now (appends and moved row groups are done). Most were
+    // hashed as written; the others are hashed from their bytes on disk.
     std::string buf;
     for (auto& p : pages_) {
       if (p.page_id < committed_used_.size() && committed_used_[p.page_id] == p.used_bytes &&
           p.extra.contains(kPageChecksumKey)) {
-        continue;  // committed page, unchanged
+        continue;  // committed page, unchanged (append)
+      }
+      const PageHash* h = p.page_id < page_hash_.size() ? &page_hash_[p.page_id] : nullptr;
+      if (h && h->valid && h->bytes == p.used_bytes) {
+        p.extra[kPageChecksumKey] = ChecksumHex(h->hash.Digest());
+        continue;
       }
       buf.resize(p.used_bytes);
       MR_RETURN_IF_ERROR(file_->ReadAt(header_size_ + p.page_id * page_size_, p.used_bytes, buf.data()));

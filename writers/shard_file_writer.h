@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "index/index_writer.h"
+#include "mindrecord/checksum.h"
 #include "mindrecord/file.h"
 #include "mindrecord/header.h"
 #include "writers/shard_writer.h"
@@ -43,6 +44,8 @@ class ShardFileWriter {
   Status WriteRows(uint64_t page_id, uint64_t at, const std::vector<const EncodedRow*>& rows, size_t begin,
                    size_t end, bool blob);
   Status ShiftLastRowGroup();
+  // Feeds bytes written at `at` of page `page_id` to its checksum.
+  void HashAppend(uint64_t page_id, uint64_t at, std::string_view data);
   Status FlushClosedLocators();
 
   FileSystem* fs_;
@@ -63,6 +66,15 @@ class ShardFileWriter {
   // (a shorter new header is zero-padded over it).
   std::vector<uint64_t> committed_used_;
   uint64_t old_header_bytes_ = 0;
+  // Page checksums, computed as the pages are written (by page id). A page
+  // not written as one run of appends (a row group moved off it) is marked
+  // invalid and re-read at Finish.
+  struct PageHash {
+    Xxh3Stream hash;
+    uint64_t bytes = 0;
+    bool valid = true;
+  };
+  std::vector<PageHash> page_hash_;
 };
 
 }  // namespace mindrecord

@@ -383,11 +383,14 @@ Status ShardWriter::Impl::TrainAndFlush() {
   return Submit(rows_held);
 }
 
-Status ShardWriter::WriteRows(const std::vector<Row>& rows) {
+Status ShardWriter::WriteRows(const std::vector<Row>& rows) { return WriteRowsImpl(rows, nullptr); }
+
+Status ShardWriter::WriteRows(std::vector<Row>&& rows) { return WriteRowsImpl(rows, &rows); }
+
+Status ShardWriter::WriteRowsImpl(const std::vector<Row>& rows, std::vector<Row>* consume) {
   Impl& m = *impl_;
   if (!m.error.ok()) return m.error;
   if (m.committed || m.abandoned) return Status::InvalidArgument("writer is already committed or abandoned");
-  std::vector<EncodedRow> encoded(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     Status st = m.schema.ValidateRow(rows[i]);
     if (!st.ok()) {
@@ -395,12 +398,15 @@ Status ShardWriter::WriteRows(const std::vector<Row>& rows) {
       // is written and the writer stays usable.
       return st.WithContext("row " + std::to_string(m.rows + i) + " (row " + std::to_string(i) + " of this batch)");
     }
-    auto parts = m.codec->Encode(rows[i]);
+  }
+  std::vector<EncodedRow> encoded(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (const auto& f : m.index_fields) encoded[i].index_values.Set(f, rows[i].Get(f));
+    auto parts = consume ? m.codec->EncodeConsuming((*consume)[i]) : m.codec->Encode(rows[i]);
     if (!parts.ok()) return parts.status().WithContext("row " + std::to_string(m.rows + i));
     encoded[i].raw = std::move(parts->raw);
     encoded[i].blob = std::move(parts->blob);
     encoded[i].packing_saved = parts->packing_saved;
-    for (const auto& f : m.index_fields) encoded[i].index_values.Set(f, rows[i].Get(f));
   }
   Status st = m.Submit(encoded);
   if (!st.ok()) m.error = st;

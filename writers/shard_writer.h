@@ -87,6 +87,10 @@ class ShardWriter {
   // Validates and writes one batch (MindSpore's write_raw_data). Any error
   // sticks: later calls and Commit() return it.
   Status WriteRows(const std::vector<Row>& rows);
+  // The same, but may move blob bytes out of `rows` instead of copying them
+  // (the rows are left valid but unspecified; on a validation error they are
+  // untouched).
+  Status WriteRows(std::vector<Row>&& rows);
   // Writes rows already encoded for this schema and (base) format version.
   Status WriteEncoded(std::vector<EncodedRow> rows);
   Status Commit();
@@ -103,6 +107,7 @@ class ShardWriter {
   struct Impl;
 
  private:
+  Status WriteRowsImpl(const std::vector<Row>& rows, std::vector<Row>* consume);
   explicit ShardWriter(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -21,7 +21,7 @@ _OPTION_KEYS = {"workers", "overwrite", "on_error", "encode", "header_size", "pa
 
 def convert(source, input_path, output, **options):
     """Runs the C++ converter `source` (one of convert_sources()) on INPUT."""
-    bad = set(options) - _OPTION_KEYS - {"shards", "task", "split", "annotations", "image_dir", "classes",
+    bad = set(options) - _OPTION_KEYS - {"shards", "task", "split", "annotations", "image_dir", "panoptic_dir", "classes",
                                          "fields", "csv_delimiter", "infer_records"}
     if bad:
         raise ValueError("unknown convert option(s): %s" % ", ".join(sorted(bad)))
@@ -233,15 +233,21 @@ class VOCToMR(_Converter):
 
 class CocoToMR(_Converter):
     """COCO images in `source` + annotation JSON -> one dataset for `task`
-    ("detection", "keypoint", "panoptic", "captioning")."""
+    ("detection", "keypoint", "panoptic", "captioning"). For "panoptic",
+    `panoptic_dir` is the folder of panoptic PNGs (default: beside the JSON,
+    named after it)."""
 
-    def __init__(self, source, annotation_file, destination, task="detection", partition_number=1, **options):
+    def __init__(self, source, annotation_file, destination, task="detection", partition_number=1,
+                 panoptic_dir=None, **options):
         _check_str("annotation_file", annotation_file)
         super().__init__(source, destination, partition_number, **options)
-        self.annotation_file, self.task = annotation_file, task
+        self.annotation_file, self.task, self.panoptic_dir = annotation_file, task, panoptic_dir
 
     def transform(self):
-        return self._run("coco", self.source, annotations=self.annotation_file, task=self.task)
+        extra = {"annotations": self.annotation_file, "task": self.task}
+        if self.panoptic_dir:
+            extra["panoptic_dir"] = self.panoptic_dir
+        return self._run("coco", self.source, **extra)
 
 
 COCOToMR = CocoToMR

@@ -141,3 +141,25 @@ def test_voc_and_coco(tmp_path):
         mindrecord.CocoToMR(os.path.join(coco, "train"), os.path.join(coco, "annotations", "invalid.json"),
                             str(tmp_path / "coco2.mindrecord")).transform()
     assert not os.path.exists(str(tmp_path / "coco2.mindrecord"))
+
+
+def test_coco_panoptic_dir(tmp_path):
+    coco = compat_path("sources", "coco")
+    ann = os.path.join(coco, "annotations", "panoptic.json")
+    out = str(tmp_path / "pan.mindrecord")
+    with pytest.raises((ValueError, OSError), match="panoptic-dir"):  # compat ships no PNGs
+        mindrecord.CocoToMR(os.path.join(coco, "train"), ann, out, task="panoptic").transform()
+    pngs = tmp_path / "png"
+    pngs.mkdir()
+    # Any PNG will do: the converter stores the bytes as they are.
+    png = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010800000000"
+                        "3a7e9b550000000a49444154789c636000000002000154a24f5d0000000049454e44ae426082")
+    for name in ("000000391895.png", "000000574769.png"):
+        (pngs / name).write_bytes(png)
+    rep = mindrecord.CocoToMR(os.path.join(coco, "train"), ann, out, task="panoptic",
+                              panoptic_dir=str(pngs)).transform()
+    assert rep["rows"] == 2
+    reader = mindrecord.FileReader(out)
+    rows = list(reader.get_next())
+    assert rows[0]["mask"] == png
+    reader.close()

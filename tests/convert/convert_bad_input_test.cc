@@ -203,7 +203,8 @@ TEST(ConvertBadInputTest, ExistingOutputAndBadOptions) {
   EXPECT_EQ(Convert("imagefolder", dir / "if", dir / "x", bad).status().code(), StatusCode::kInvalidArgument);
   bad = SmallOptions();
   bad.encode = EncodeMode::kRaw;
-  EXPECT_EQ(Convert("imagefolder", dir / "if", dir / "x", bad).status().code(), StatusCode::kInvalidArgument);
+  fixtures::WriteFile(dir / "t.csv", "a\n1\n");
+  EXPECT_EQ(Convert("csv", dir / "t.csv", dir / "x", bad).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(Convert("mnist", dir / "nowhere", dir / "x", SmallOptions()).status().code(), StatusCode::kNotFound);
   EXPECT_FALSE(ParseOnError("maybe").ok());
   EXPECT_FALSE(ParseEncodeMode("gif").ok());

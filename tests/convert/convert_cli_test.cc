@@ -43,8 +43,23 @@ TEST(ConvertCliTest, BadArgumentsExitOne) {
   EXPECT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "' '" + (dir / "o") + "' --on-error maybe", &log), 1);
   EXPECT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "' '" + (dir / "o") + "' --shards 0", &log), 1);
   EXPECT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "'", &log), 1);
-  EXPECT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "' '" + (dir / "o") + "' --encode raw", &log), 1);
+  fixtures::WriteFile(dir / "t.csv", "a\n1\n");
+  EXPECT_EQ(RunCli("convert csv '" + (dir / "t.csv") + "' '" + (dir / "o") + "' --encode raw", &log), 1);
+  EXPECT_NE(log.find("--encode raw"), std::string::npos) << log;
   EXPECT_EQ(FilesStartingWith(dir.str(), "o").size(), 0u);
+}
+
+TEST(ConvertCliTest, EncodeRawForImageFiles) {
+  MR_REQUIRE_CLI();
+  TempDir dir;
+  fixtures::WriteImageFolder(dir / "if", 1, 2, 12, 10, 1);
+  std::string log;
+  EXPECT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "' '" + (dir / "o.mindrecord") + "' --encode raw" +
+                   kSmall, &log), 0) << log;
+  auto rows = ReadAll(dir / "o.mindrecord");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].Get("image_shape").ArrayAs<int32_t>(), (std::vector<int32_t>{10, 12, 3}));
+  EXPECT_EQ(rows[0].Get("image").bytes().size(), 10u * 12 * 3);
 }
 
 TEST(ConvertCliTest, BadInputExitsTwoAndLeavesNothing) {

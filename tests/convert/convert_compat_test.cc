@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "fixtures/convert_fixtures.h"
 #include "tests/convert/convert_test_util.h"
 
 namespace mindrecord::convert {
@@ -200,6 +201,11 @@ TEST(ConvertCompatTest, CocoEveryTask) {
     o.task = task;
     std::string ann = task == "detection" ? "train" : task == "keypoint" ? "key_point" : task == "panoptic" ? "panoptic" : "captions";
     o.annotations = src + "/annotations/" + ann + ".json";
+    if (task == "panoptic") {  // compat ships no panoptic PNGs (see coco_segmentation_test.cc)
+      for (const char* id : {"000000391895", "000000574769"})
+        fixtures::WriteFile(out / (std::string("png/") + id + ".png"), fixtures::MakePng(4, 4, 1));
+      o.panoptic_dir = out / "png";
+    }
     auto r = Convert("coco", src + "/train", out / (task + ".mindrecord"), o);
     ASSERT_TRUE(r.ok()) << task << ": " << r.status().ToString();
     auto rows = ReadAll(out / (task + ".mindrecord"));

@@ -1,6 +1,7 @@
 // COCO annotation JSON parser: the input is the annotation file; planned for
 // every task and the rows built (images are looked up in the scratch folder,
-// which holds img.jpg; names leading outside it are not read).
+// which holds img.jpg; names leading outside it are not read). Panoptic PNGs
+// come from the default folder beside the JSON, which holds p.png.
 #include "tests/fuzz/fuzz_util.h"
 #include "writers/convert/image_codec.h"
 #include "writers/convert/sources.h"
@@ -15,7 +16,12 @@ MINDRECORD_FUZZ_TARGET(coco) {
   }();
   const auto dir = fuzz::FreshScratch();
   const auto images = dir / "images";
+  static const std::string png = [] {
+    uint8_t px[4 * 4 * 3] = {};
+    return *convert::EncodePixels(px, 4, 4, 3, convert::EncodeMode::kPng);
+  }();
   fuzz::WriteFile(images / "img.jpg", jpeg);
+  fuzz::WriteFile(dir / "ann" / "p.png", png);
   fuzz::WriteFile(dir / "ann.json", std::string_view(reinterpret_cast<const char*>(data), size));
   for (const char* task : {"detection", "keypoint", "panoptic", "captioning"}) {
     convert::ConvertOptions o;

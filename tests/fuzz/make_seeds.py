@@ -105,3 +105,72 @@ for tf in sorted(glob.glob(os.path.join(compat, "sources/tfrecord/*.tfrecord")))
     put("tfrecord", os.path.basename(tf), read(tf))
 for csv in sorted(glob.glob(os.path.join(compat, "sources/csv/*.csv"))):
     put("csv", os.path.basename(csv), read(csv))
+
+# Synthetic seeds for what the compat files lack: COCO polygon, RLE (count
+# list and compressed string) and panoptic segmentations; TFRecord bytes lists
+# of several and of no values.
+coco_seg = {
+    "images": [{"id": 1, "file_name": "img.jpg"}, {"id": 2, "file_name": "img.jpg"}],
+    "categories": [{"id": 1, "name": "a"}],
+    "annotations": [
+        {"id": 1, "image_id": 1, "bbox": [1, 1, 4, 4], "category_id": 1, "iscrowd": 0, "area": 9,
+         "segmentation": [[1.5, 1, 4, 1, 4, 4], [0, 0, 2, 0, 2, 2, 0, 2]], "keypoints": [1, 1, 2], "num_keypoints": 1},
+        {"id": 2, "image_id": 1, "bbox": [0, 0, 8, 8], "category_id": 1, "iscrowd": 1, "area": 20,
+         "segmentation": {"counts": [3, 20, 41], "size": [8, 8]}, "keypoints": [0, 0, 0], "num_keypoints": 0},
+        {"id": 3, "image_id": 2, "bbox": [0, 0, 8, 8], "category_id": 1, "iscrowd": 1, "area": 20,
+         "segmentation": {"counts": "1238", "size": [4, 4]}, "keypoints": [2, 2, 2], "num_keypoints": 1},
+        {"image_id": 2, "file_name": "p.png", "caption": "x",
+         "segments_info": [{"id": 7, "category_id": 1, "iscrowd": 0, "bbox": [0, 0, 2, 2], "area": 4}]},
+    ],
+}
+put("coco", "synthetic_segmentation.json", json.dumps(coco_seg).encode())
+
+
+def varint(n):
+    out = b""
+    while True:
+        b, n = n & 0x7F, n >> 7
+        if n:
+            out += bytes([b | 0x80])
+        else:
+            return out + bytes([b])
+
+
+def pb(num, payload):  # a length-delimited protobuf field
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+
+
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    crc ^= 0xFFFFFFFF
+    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def example(features):  # {name: ("bytes", [b"..."]) | ("int64", [n])}
+    entries = b""
+    for name, (kind, values) in sorted(features.items()):
+        if kind == "bytes":
+            feature = pb(1, b"".join(pb(1, v) for v in values))
+        else:
+            feature = pb(3, pb(1, b"".join(varint(v) for v in values)))
+        entries += pb(1, pb(1, name.encode()) + pb(2, feature))
+    return pb(1, entries)
+
+
+def tfrecord(records):
+    out = b""
+    for data in records:
+        n = struct.pack("<Q", len(data))
+        out += n + struct.pack("<I", crc32c(n)) + data + struct.pack("<I", crc32c(data))
+    return out
+
+
+put("tfrecord", "synthetic_bytes_lists", tfrecord([
+    example({"tags": ("bytes", [b"a", b"", b"ccc"]), "label": ("int64", [1])}),
+    example({"tags": ("bytes", []), "label": ("int64", [2])}),
+    example({"tags": ("bytes", [b"\0x"]), "label": ("int64", [3])}),
+]))

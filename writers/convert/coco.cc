@@ -1,12 +1,15 @@
 // COCO -> MindRecord: INPUT is the image folder, --annotations the JSON.
 // One row per entry of "images", in file order, with its annotations:
 //   detection:  bbox float32 [-1,4] (x, y, w, h), category_id int32 [-1],
-//               iscrowd int32 [-1], area float32 [-1]
+//               iscrowd int32 [-1], area float32 [-1], and the segmentation
+//               (polygons and RLE, see coco_segmentation.h)
 //   keypoint:   the same plus num_keypoints int32 [-1], keypoints float32 [-1,K]
 //   panoptic:   segments_info as bbox/category_id/iscrowd/area plus
-//               segment_id int64 [-1] and segmentation_file: string
+//               segment_id int64 [-1], segmentation_file: string and
+//               mask: bytes (the panoptic PNG, from --panoptic-dir)
 //   captioning: captions: string (a JSON array of the captions)
-// and always image: bytes, file_name: string, image_id: int64.
+// and always image: bytes (+ image_shape under --encode raw), file_name:
+// string, image_id: int64.
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -14,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "writers/convert/coco_segmentation.h"
 #include "writers/convert/image_codec.h"
 #include "writers/convert/sources.h"
 
@@ -44,12 +48,21 @@ Result<double> Num(const json& obj, const char* key) {
   return it->get<double>();
 }
 
+// "annotation id N" (or "annotation N of the image") for messages.
+std::string AnnotationName(const json& a, size_t k) {
+  auto id = a.is_object() ? a.find("id") : a.end();
+  if (id != a.end() && id->is_number_integer()) return "annotation id " + std::to_string(id->get<int64_t>());
+  return "annotation " + std::to_string(k) + " of the image";
+}
+
 // Builds one image's row fields from its annotations (or segments_info).
-Status AddAnnotations(Task task, const CocoData& data, const CocoImage& img, Row& row) {
+// *seg_file_out receives the panoptic annotation's "file_name".
+Status AddAnnotations(Task task, const CocoData& data, const CocoImage& img, Row& row, std::string* seg_file_out) {
   std::vector<float> bbox, area, keypoints;
   std::vector<int32_t> category, iscrowd, num_keypoints;
   std::vector<int64_t> segment_id;
   std::string seg_file;
+  CocoSegmentation seg;
   json captions = json::array();
   std::vector<const json*> objs;
   for (const json* a : img.anns) {
@@ -66,8 +79,14 @@ Status AddAnnotations(Task task, const CocoData& data, const CocoImage& img, Row
       objs.push_back(a);
     }
   }
-  for (const json* o : objs) {
+  for (size_t idx = 0; idx < objs.size(); ++idx) {
+    const json* o = objs[idx];
     if (!o->is_object()) return Status::Corruption("annotation is not an object");
+    if (task == Task::kDetection || task == Task::kKeypoint) {
+      auto s = o->find("segmentation");
+      Status st = AppendSegmentation(s == o->end() ? nullptr : &*s, seg);
+      if (!st.ok()) return st.WithContext(AnnotationName(*o, idx));
+    }
     auto b = o->find("bbox");
     if (b == o->end() || !b->is_array() || b->size() != 4) return Status::Corruption("annotation without a 4-number 'bbox'");
     for (const json& v : *b) {
@@ -111,17 +130,20 @@ Status AddAnnotations(Task task, const CocoData& data, const CocoImage& img, Row
     row.Set("num_keypoints", Value::ArrayOf<int32_t>(DataType::kInt32, num_keypoints, {n}));
     row.Set("keypoints", Value::ArrayOf<float>(DataType::kFloat32, keypoints, {n, static_cast<int64_t>(data.keypoint_width)}));
   }
+  if (task == Task::kDetection || task == Task::kKeypoint) SetSegmentationFields(seg, row);
   if (task == Task::kPanoptic) {
     row.Set("segment_id", Value::ArrayOf<int64_t>(DataType::kInt64, segment_id, {n}));
     row.Set("segmentation_file", Value::String(seg_file));
+    *seg_file_out = seg_file;
   }
   return Status::OK();
 }
 
-Result<Schema> CocoSchema(Task task, const json& desc, size_t k) {
-  std::vector<Field> f = {{"image", DataType::kBytes, false, {}},
-                          {"file_name", DataType::kString, false, {}},
-                          {"image_id", DataType::kInt64, false, {}}};
+Result<Schema> CocoSchema(Task task, const json& desc, size_t k, EncodeMode mode) {
+  std::vector<Field> f;
+  AddImageFields(f, "image", mode);
+  f.push_back({"file_name", DataType::kString, false, {}});
+  f.push_back({"image_id", DataType::kInt64, false, {}});
   if (task == Task::kCaptioning) {
     f.push_back({"captions", DataType::kString, false, {}});
   } else {
@@ -130,6 +152,7 @@ Result<Schema> CocoSchema(Task task, const json& desc, size_t k) {
     f.push_back({"iscrowd", DataType::kInt32, true, {-1}});
     f.push_back({"area", DataType::kFloat32, true, {-1}});
   }
+  if (task == Task::kDetection || task == Task::kKeypoint) AddSegmentationFields(f);
   if (task == Task::kKeypoint) {
     f.push_back({"num_keypoints", DataType::kInt32, true, {-1}});
     f.push_back({"keypoints", DataType::kFloat32, true, {-1, static_cast<int64_t>(k)}});
@@ -137,8 +160,23 @@ Result<Schema> CocoSchema(Task task, const json& desc, size_t k) {
   if (task == Task::kPanoptic) {
     f.push_back({"segment_id", DataType::kInt64, true, {-1}});
     f.push_back({"segmentation_file", DataType::kString, false, {}});
+    f.push_back({"mask", DataType::kBytes, false, {}});
   }
   return Schema::Make(f, desc.dump());
+}
+
+// The panoptic PNG named `file_name` in `dir`; COCO names them "<id>.png", and
+// some files leave the ".png" out.
+Result<std::string> ReadPanopticPng(const std::string& dir, const std::string& file_name) {
+  if (file_name.empty()) return Status::Corruption("panoptic annotation without a 'file_name'");
+  fs::path path = fs::path(dir) / file_name;
+  std::error_code ec;
+  if (!fs::exists(path, ec) && !path.has_extension()) path += ".png";
+  auto png = ReadWholeFile(path.string());
+  if (!png.ok()) return png.status().WithContext("panoptic PNG " + path.string());
+  Status st = CheckImage(*png);
+  if (!st.ok()) return st.WithContext("panoptic PNG " + path.string());
+  return png;
 }
 
 }  // namespace
@@ -213,23 +251,44 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
   if (task == Task::kKeypoint && data->keypoint_width == 0)
     return Status::Corruption(ann_path + ": --task keypoint but no annotation has 'keypoints'");
 
+  // Panoptic PNGs: --panoptic-dir, else COCO's layout: the folder named after
+  // the JSON beside it (annotations/panoptic_train2017.json -> annotations/panoptic_train2017/).
+  std::string panoptic_dir = o.panoptic_dir;
+  if (task == Task::kPanoptic) {
+    if (panoptic_dir.empty()) panoptic_dir = (fs::path(ann_path).parent_path() / fs::path(ann_path).stem()).string();
+    std::error_code ec;
+    if (!fs::is_directory(panoptic_dir, ec))
+      return Status::NotFound(panoptic_dir + ": no folder of panoptic PNGs for " + ann_path +
+                              " (give --panoptic-dir)");
+  } else if (!panoptic_dir.empty()) {
+    return Status::InvalidArgument("--panoptic-dir applies to --task panoptic only");
+  }
+
   json desc = {{"task", task_name}};
   if (data->has_categories) desc["categories"] = doc["categories"];
   SplitPlan plan;
-  MR_ASSIGN_OR_RETURN(plan.schema, CocoSchema(task, desc, data->keypoint_width));
+  MR_ASSIGN_OR_RETURN(plan.schema, CocoSchema(task, desc, data->keypoint_width, o.encode));
   plan.index_fields = std::vector<std::string>{"file_name", "image_id"};
   plan.num_items = data->images.size();
   const std::string dir = input;
   plan.item_name = [data, dir](size_t i) { return (fs::path(dir) / data->images[i].file_name).string(); };
   const EncodeMode mode = o.encode;
-  plan.make_row = [data, dir, task, mode, ann_path](size_t i) -> Result<Row> {
+  plan.make_row = [data, dir, task, mode, ann_path, panoptic_dir](size_t i) -> Result<Row> {
     const CocoImage& img = data->images[i];
     Row row;
-    Status st = AddAnnotations(task, *data, img, row);
+    std::string seg_file;
+    Status st = AddAnnotations(task, *data, img, row, &seg_file);
     if (!st.ok()) return st.WithContext(ann_path);
+    if (task == Task::kPanoptic) {
+      // An image without a panoptic annotation gets an empty mask.
+      std::string png;
+      if (!img.anns.empty()) {
+        MR_ASSIGN_OR_RETURN(png, ReadPanopticPng(panoptic_dir, seg_file));
+      }
+      row.Set("mask", Value::Bytes(std::move(png)));
+    }
     MR_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile((fs::path(dir) / img.file_name).string()));
-    MR_ASSIGN_OR_RETURN(std::string image, EncodeImageFile(std::move(bytes), mode));
-    row.Set("image", Value::Bytes(std::move(image)));
+    MR_RETURN_IF_ERROR(SetImageField(row, "image", std::move(bytes), mode));
     row.Set("file_name", Value::String(img.file_name));
     row.Set("image_id", Value::Int(img.id));
     return row;

@@ -95,7 +95,7 @@ Status RunOne(const SplitPlan& plan, ShardWriter* writer, ConvertContext& ctx, O
   const size_t batch_rows = std::max<uint32_t>(opt.batch_rows, 1);
   auto flush = [&]() -> Status {
     if (batch.empty()) return Status::OK();
-    Status st = writer->WriteRows(batch);
+    Status st = writer->WriteRows(std::move(batch));
     batch.clear();
     batch_bytes = 0;
     return st;

@@ -60,9 +60,9 @@ Status ValidateOptions(const std::string& source, const std::string& input, cons
   if (o.workers > 1024) return Status::InvalidArgument("--workers must be at most 1024");
   std::error_code ec;
   if (!fs::exists(input, ec)) return Status::NotFound(input + ": no such file or folder");
-  const bool pixel_source = source == "mnist" || source == "cifar10" || source == "cifar100";
-  if (o.encode == EncodeMode::kRaw && !pixel_source)
-    return Status::InvalidArgument("--encode raw applies to mnist, cifar10 and cifar100 only");
+  const bool file_source = source == "tfrecord" || source == "csv";
+  if (o.encode == EncodeMode::kRaw && file_source)
+    return Status::InvalidArgument("--encode raw applies to image and pixel sources, not to " + source);
   return Status::OK();
 }
 

@@ -27,7 +27,8 @@ enum class EncodeMode : uint8_t {
   kKeep = 1,     // image files: original bytes (pixel sources: same as kDefault)
   kJpeg = 2,     // re-encode to JPEG (quality 95)
   kPng = 3,      // re-encode to PNG (lossless)
-  kRaw = 4,      // pixel sources only: the decoded pixels, HWC uint8, as bytes
+  kRaw = 4,      // the decoded pixels, HWC uint8, as bytes; image files decode to RGB and
+                 // add `<field>_shape: int32 [3]` (pixel sources have a fixed shape)
 };
 
 Result<OnError> ParseOnError(const std::string& text);
@@ -65,6 +66,9 @@ struct ConvertOptions {
   // coco: the annotation JSON (required). imagenet: the map file (default
   // INPUT/annotation.txt, or INPUT itself when it is a file).
   std::string annotations;
+  // coco --task panoptic: the folder of panoptic PNGs (default: beside the
+  // annotation JSON, named after it without ".json", as COCO lays them out).
+  std::string panoptic_dir;
   // imagenet: the image folder (default INPUT/images, or the map file's folder).
   std::string image_dir;
   // voc: class names, label = position (default: the 20 PASCAL VOC classes).

@@ -154,7 +154,7 @@ PlanResult PlanCsv(const std::string& input, ConvertContext& ctx) {
   if (!o.fields.empty()) {
     MR_ASSIGN_OR_RETURN(d->specs, ParseFieldSpecs(o.fields));
     for (const auto& s : d->specs) {
-      if (s.field.has_shape) return Status::InvalidArgument("--fields '" + s.source_name + "': csv columns have no shape");
+      if (s.field.has_shape || s.byte_list) return Status::InvalidArgument("--fields '" + s.source_name + "': csv columns have no shape");
       auto it = std::find(header.begin(), header.end(), s.source_name);
       if (it == header.end()) return Status::InvalidArgument("--fields '" + s.source_name + "': no such column in " + input);
       d->columns.push_back(static_cast<size_t>(it - header.begin()));

@@ -41,6 +41,17 @@ Result<std::vector<int64_t>> ParseShape(const std::string& text, const std::stri
 
 }  // namespace
 
+std::string ListLengthsField(const std::string& name) { return name + "_lengths"; }
+
+std::vector<Field> SpecFields(const std::vector<FieldSpec>& specs) {
+  std::vector<Field> fields;
+  for (const FieldSpec& s : specs) {
+    fields.push_back(s.field);
+    if (s.byte_list) fields.push_back({ListLengthsField(s.field.name), DataType::kInt64, true, {-1}});
+  }
+  return fields;
+}
+
 Result<std::vector<FieldSpec>> ParseFieldSpecs(const std::string& text) {
   std::vector<FieldSpec> specs;
   // Split on commas outside brackets.
@@ -58,7 +69,6 @@ Result<std::vector<FieldSpec>> ParseFieldSpecs(const std::string& text) {
     }
   }
   if (!cur.empty()) entries.push_back(cur);
-  std::vector<Field> fields;
   for (const std::string& e : entries) {
     // The source name may hold ':' only before the type, so split from the right.
     size_t shape_pos = e.find(":[");
@@ -73,15 +83,22 @@ Result<std::vector<FieldSpec>> ParseFieldSpecs(const std::string& text) {
     spec.field.name = SanitizeFieldName(spec.source_name);
     spec.field.type = *type;
     if (shape_pos != std::string::npos) {
-      MR_ASSIGN_OR_RETURN(spec.field.shape, ParseShape(e.substr(shape_pos + 1), e));
-      spec.field.has_shape = true;
+      MR_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseShape(e.substr(shape_pos + 1), e));
+      if (*type == DataType::kBytes || *type == DataType::kString) {
+        // A list of byte strings: only [-1] makes sense.
+        if (shape != std::vector<int64_t>{-1})
+          return Status::InvalidArgument("--fields entry '" + e + "': a bytes or string list takes the shape [-1]");
+        spec.byte_list = true;
+      } else {
+        spec.field.shape = std::move(shape);
+        spec.field.has_shape = true;
+      }
     }
-    fields.push_back(spec.field);
     specs.push_back(std::move(spec));
   }
   if (specs.empty()) return Status::InvalidArgument("--fields is empty");
-  // Schema::Make checks names, duplicates and shapes.
-  auto schema = Schema::Make(fields);
+  // Schema::Make checks names, duplicates (a list's lengths field included) and shapes.
+  auto schema = Schema::Make(SpecFields(specs));
   if (!schema.ok()) return schema.status().WithContext("--fields");
   return specs;
 }

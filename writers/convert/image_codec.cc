@@ -63,6 +63,25 @@ Result<cv::Mat> Decode(std::string_view bytes) {
   return img;
 }
 
+// libturbojpeg into RGB; empty result (not an error) when it refuses the data.
+std::string DecodeJpegRgb(std::string_view b, int* height, int* width) {
+  tjhandle h = tjInitDecompress();
+  if (!h) return {};
+  std::string out;
+  int w = 0, hgt = 0, subsamp = 0, colorspace = 0;
+  const auto* data = reinterpret_cast<const unsigned char*>(b.data());
+  const auto size = static_cast<unsigned long>(b.size());
+  if (tjDecompressHeader3(h, data, size, &w, &hgt, &subsamp, &colorspace) == 0 && w > 0 && hgt > 0) {
+    out.resize(static_cast<size_t>(w) * hgt * 3);
+    int rc = tjDecompress2(h, data, size, reinterpret_cast<unsigned char*>(out.data()), w, w * 3, hgt, TJPF_RGB, 0);
+    if (rc != 0 && tjGetErrorCode(h) == TJERR_FATAL) out.clear();
+    *height = hgt;
+    *width = w;
+  }
+  tjDestroy(h);
+  return out;
+}
+
 Result<std::string> Encode(const cv::Mat& img, const char* ext) {
   std::vector<uchar> out;
   try {
@@ -135,7 +154,48 @@ Result<std::string> EncodeImageFile(std::string bytes, EncodeMode mode) {
     case EncodeMode::kRaw:
       break;
   }
-  return Status::InvalidArgument("--encode raw applies to pixel sources (mnist, cifar10, cifar100) only");
+  return Status::Internal("EncodeImageFile: kRaw goes through SetImageField");
+}
+
+Result<std::string> DecodeImageFileToRgb(std::string_view bytes, int* height, int* width) {
+  MR_RETURN_IF_ERROR(CheckImage(bytes));
+  if (IsJpeg(bytes)) {
+    std::string rgb = DecodeJpegRgb(bytes, height, width);
+    if (!rgb.empty()) return rgb;
+  }
+  // Other formats, and JPEGs libturbojpeg refuses (e.g. CMYK quirks).
+  cv::Mat buf(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<char*>(bytes.data()));
+  cv::Mat bgr;
+  try {
+    bgr = cv::imdecode(buf, cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);
+  } catch (const cv::Exception& e) {
+    return Status::Corruption(std::string("undecodable image: ") + e.what());
+  }
+  if (bgr.empty()) return Status::Corruption("undecodable image (unknown format or corrupt data)");
+  std::string out(static_cast<size_t>(bgr.rows) * bgr.cols * 3, '\0');
+  cv::Mat rgb(bgr.rows, bgr.cols, CV_8UC3, out.data());
+  cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+  *height = bgr.rows;
+  *width = bgr.cols;
+  return out;
+}
+
+void AddImageFields(std::vector<Field>& fields, const std::string& name, EncodeMode mode) {
+  fields.push_back({name, DataType::kBytes, false, {}});
+  if (mode == EncodeMode::kRaw) fields.push_back({name + "_shape", DataType::kInt32, true, {3}});
+}
+
+Status SetImageField(Row& row, const std::string& name, std::string file_bytes, EncodeMode mode) {
+  if (mode != EncodeMode::kRaw) {
+    MR_ASSIGN_OR_RETURN(std::string image, EncodeImageFile(std::move(file_bytes), mode));
+    row.Set(name, Value::Bytes(std::move(image)));
+    return Status::OK();
+  }
+  int height = 0, width = 0;
+  MR_ASSIGN_OR_RETURN(std::string pixels, DecodeImageFileToRgb(file_bytes, &height, &width));
+  row.Set(name, Value::Bytes(std::move(pixels)));
+  row.Set(name + "_shape", Value::ArrayOf<int32_t>(DataType::kInt32, {height, width, 3}));
+  return Status::OK();
 }
 
 Result<std::string> EncodePixels(const uint8_t* hwc, int rows, int cols, int channels, EncodeMode mode) {

@@ -1,6 +1,7 @@
 // ImageFolder (INPUT/<class>/<image>) and ImageNet map files ("file,label"
 // lines + an image folder) -> `image: bytes`, `label: int32`,
-// `file_name: string`, as MindSpore's ImageNetToMR.
+// `file_name: string`, as MindSpore's ImageNetToMR (--encode raw adds
+// `image_shape`).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -21,11 +22,12 @@ struct ImageItem {
   int64_t label = 0;
 };
 
-Result<Schema> ImageSchema(std::string desc) {
-  return Schema::Make({{"image", DataType::kBytes, false, {}},
-                       {"label", DataType::kInt32, false, {}},
-                       {"file_name", DataType::kString, false, {}}},
-                      std::move(desc));
+Result<Schema> ImageSchema(std::string desc, EncodeMode mode) {
+  std::vector<Field> fields;
+  AddImageFields(fields, "image", mode);
+  fields.push_back({"label", DataType::kInt32, false, {}});
+  fields.push_back({"file_name", DataType::kString, false, {}});
+  return Schema::Make(std::move(fields), std::move(desc));
 }
 
 SplitPlan ImagePlan(Schema schema, std::shared_ptr<std::vector<ImageItem>> items, EncodeMode mode) {
@@ -37,9 +39,8 @@ SplitPlan ImagePlan(Schema schema, std::shared_ptr<std::vector<ImageItem>> items
   plan.make_row = [items, mode](size_t i) -> Result<Row> {
     const ImageItem& it = (*items)[i];
     MR_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(it.path));
-    MR_ASSIGN_OR_RETURN(std::string image, EncodeImageFile(std::move(bytes), mode));
     Row row;
-    row.Set("image", Value::Bytes(std::move(image)));
+    MR_RETURN_IF_ERROR(SetImageField(row, "image", std::move(bytes), mode));
     row.Set("label", Value::Int(it.label));
     row.Set("file_name", Value::String(it.file_name));
     return row;
@@ -79,7 +80,7 @@ PlanResult PlanImageFolder(const std::string& input, ConvertContext& ctx) {
   for (size_t label = 0; label < classes.size(); ++label) map[classes[label]] = label;
   nlohmann::json desc = {{"class_to_label", map}};
   ctx.Note("class -> label: " + map.dump());
-  MR_ASSIGN_OR_RETURN(Schema schema, ImageSchema(desc.dump()));
+  MR_ASSIGN_OR_RETURN(Schema schema, ImageSchema(desc.dump(), ctx.options().encode));
   std::vector<SplitPlan> plans;
   plans.push_back(ImagePlan(std::move(schema), items, ctx.options().encode));
   return plans;
@@ -123,7 +124,7 @@ PlanResult PlanImageNet(const std::string& input, ConvertContext& ctx) {
     items->push_back({(fs::path(image_dir) / name).string(), name, label});
   }
   if (items->empty()) return Status::NotFound(map_file + ": the map file lists no images");
-  MR_ASSIGN_OR_RETURN(Schema schema, ImageSchema("imagenet_schema"));
+  MR_ASSIGN_OR_RETURN(Schema schema, ImageSchema("imagenet_schema", o.encode));
   std::vector<SplitPlan> plans;
   plans.push_back(ImagePlan(std::move(schema), items, o.encode));
   return plans;

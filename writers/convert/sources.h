@@ -28,11 +28,21 @@ PlanResult PlanCsv(const std::string& input, ConvertContext& ctx);
 std::string SanitizeFieldName(const std::string& name);
 
 // Parses "name:type[:shape],..." (see ConvertOptions::fields). The names are
-// the source's names, unsanitized.
+// the source's names, unsanitized. "bytes:[-1]" / "string:[-1]" ask for a list
+// of byte strings (tfrecord only), stored as described at ListLengthsField.
 struct FieldSpec {
   std::string source_name;
-  Field field;
+  Field field;          // for a list: the concatenated values, no shape
+  bool byte_list = false;
 };
 Result<std::vector<FieldSpec>> ParseFieldSpecs(const std::string& text);
+
+// A list of byte strings is stored as two fields: `name` (bytes / string)
+// holds the values concatenated, and `name_lengths` (int64 [-1]) the length of
+// each value, in order (empty list: "" and []). Returns `name_lengths`.
+std::string ListLengthsField(const std::string& name);
+
+// The schema fields of `specs`, a list's lengths field after its values.
+std::vector<Field> SpecFields(const std::vector<FieldSpec>& specs);
 
 }  // namespace mindrecord::convert

@@ -1,7 +1,9 @@
 // TFRecord files of tf.train.Example -> one field per feature. The feature
 // spec comes from --fields or is inferred from the first records: bytes_list
 // -> bytes, int64_list -> int64, float_list -> float32; a feature holding one
-// value everywhere is a scalar, otherwise an array of shape [-1].
+// value everywhere is a scalar, otherwise an array of shape [-1], and a
+// bytes_list of another length is a list: the values concatenated plus
+// `<name>_lengths: int64 [-1]` (see ListLengthsField).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -109,7 +111,6 @@ Status InferSpecs(TfFile& f, const ConvertOptions& o, ConvertContext& ctx) {
       if (count != 1) s.all_single = false;
     }
   }
-  std::vector<Field> fields;
   std::string note;
   for (const auto& [name, s] : seen) {
     if (s.kind < 0) continue;
@@ -117,10 +118,8 @@ Status InferSpecs(TfFile& f, const ConvertOptions& o, ConvertContext& ctx) {
     spec.source_name = name;
     spec.field.name = SanitizeFieldName(name);
     if (s.kind == tf::Feature::kBytesList) {
-      if (!s.all_single)
-        return Status::NotSupported(f.path + ": feature '" + name + "' holds lists of byte strings; "
-                                    "MindRecord bytes fields hold one value (give --fields without it)");
       spec.field.type = DataType::kBytes;
+      spec.byte_list = !s.all_single;
     } else {
       spec.field.type = s.kind == tf::Feature::kFloatList ? DataType::kFloat32 : DataType::kInt64;
       if (!s.all_single) {
@@ -128,13 +127,13 @@ Status InferSpecs(TfFile& f, const ConvertOptions& o, ConvertContext& ctx) {
         spec.field.shape = {-1};
       }
     }
-    note += (note.empty() ? "" : ",") + name + ":" + DataTypeName(spec.field.type) + (spec.field.has_shape ? ":[-1]" : "");
-    fields.push_back(spec.field);
+    note += (note.empty() ? "" : ",") + name + ":" + DataTypeName(spec.field.type) +
+            (spec.field.has_shape || spec.byte_list ? ":[-1]" : "");
     f.specs.push_back(std::move(spec));
   }
   if (f.specs.empty()) return Status::Corruption(f.path + ": no features in the first records");
   ctx.Note("tfrecord feature spec (inferred): --fields '" + note + "'");
-  auto schema = Schema::Make(fields);
+  auto schema = Schema::Make(SpecFields(f.specs));
   if (!schema.ok()) return schema.status().WithContext(f.path + ": inferred feature spec");
   return Status::OK();
 }
@@ -149,7 +148,9 @@ Result<Value> FeatureValue(const tf::Feature& feat, const Field& field) {
     case DataType::kString: {
       MR_RETURN_IF_ERROR(want(tf::Feature::kBytesList, "bytes_list"));
       if (feat.bytes_list().value_size() != 1)
-        return Status::Corruption("expected one value, got " + std::to_string(feat.bytes_list().value_size()));
+        return Status::Corruption("expected one value, got " + std::to_string(feat.bytes_list().value_size()) +
+                                  " (a list needs --fields NAME:bytes:[-1], or --infer-records reaching a record "
+                                  "that holds a list)");
       const std::string& v = feat.bytes_list().value(0);
       return field.type == DataType::kBytes ? Value::Bytes(v) : Value::String(v);
     }
@@ -184,6 +185,21 @@ Result<Value> FeatureValue(const tf::Feature& feat, const Field& field) {
   return Status::Internal("unknown field type");
 }
 
+// A bytes_list of any length: the values concatenated + their lengths.
+Status SetByteList(const tf::Feature& feat, const Field& field, Row& row) {
+  if (feat.kind_case() != tf::Feature::kBytesList && feat.kind_case() != tf::Feature::KIND_NOT_SET)
+    return Status::Corruption("expected a bytes_list");
+  std::string all;
+  std::vector<int64_t> lengths;
+  for (const std::string& v : feat.bytes_list().value()) {
+    all += v;
+    lengths.push_back(static_cast<int64_t>(v.size()));
+  }
+  row.Set(field.name, field.type == DataType::kBytes ? Value::Bytes(std::move(all)) : Value::String(std::move(all)));
+  row.Set(ListLengthsField(field.name), Value::ArrayOf<int64_t>(DataType::kInt64, lengths));
+  return Status::OK();
+}
+
 }  // namespace
 
 PlanResult PlanTfRecord(const std::string& input, ConvertContext& ctx) {
@@ -199,10 +215,8 @@ PlanResult PlanTfRecord(const std::string& input, ConvertContext& ctx) {
   } else {
     MR_RETURN_IF_ERROR(InferSpecs(*f, o, ctx));
   }
-  std::vector<Field> fields;
-  for (const auto& s : f->specs) fields.push_back(s.field);
   SplitPlan plan;
-  MR_ASSIGN_OR_RETURN(plan.schema, Schema::Make(fields, "tfrecord"));
+  MR_ASSIGN_OR_RETURN(plan.schema, Schema::Make(SpecFields(f->specs), "tfrecord"));
   plan.num_items = f->records.size();
   plan.item_name = [f](size_t i) { return f->path + " record " + std::to_string(i); };
   plan.make_row = [f](size_t i) -> Result<Row> {
@@ -212,6 +226,11 @@ PlanResult PlanTfRecord(const std::string& input, ConvertContext& ctx) {
     for (const FieldSpec& s : f->specs) {
       auto it = features.find(s.source_name);
       if (it == features.end()) return Status::Corruption("feature '" + s.source_name + "' is missing");
+      if (s.byte_list) {
+        Status st = SetByteList(it->second, s.field, row);
+        if (!st.ok()) return st.WithContext("feature '" + s.source_name + "'");
+        continue;
+      }
       auto v = FeatureValue(it->second, s.field);
       if (!v.ok()) return v.status().WithContext("feature '" + s.source_name + "'");
       row.Set(s.field.name, std::move(v).value());

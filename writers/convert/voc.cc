@@ -4,6 +4,8 @@
 //                 label, difficult, truncated: int32 [-1]; the class list is
 //                 in the schema description.
 //   segmentation: image: bytes, mask: bytes (SegmentationClass PNG), file_name.
+// With --encode raw, image holds the decoded RGB pixels and image_shape:
+// int32 [3] their shape; the mask stays the PNG (its palette indexes are the labels).
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -134,10 +136,12 @@ PlanResult PlanVoc(const std::string& input, ConvertContext& ctx) {
   const std::string r = root.string();
   if (det) {
     nlohmann::json desc = {{"task", "detection"}, {"classes", classes}};
-    std::vector<Field> fields = {{"image", DataType::kBytes, false, {}},     {"file_name", DataType::kString, false, {}},
+    std::vector<Field> fields;
+    AddImageFields(fields, "image", mode);
+    fields.insert(fields.end(), {{"file_name", DataType::kString, false, {}},
                                  {"width", DataType::kInt32, false, {}},     {"height", DataType::kInt32, false, {}},
                                  {"bbox", DataType::kFloat32, true, {-1, 4}}, {"label", DataType::kInt32, true, {-1}},
-                                 {"difficult", DataType::kInt32, true, {-1}}, {"truncated", DataType::kInt32, true, {-1}}};
+                                 {"difficult", DataType::kInt32, true, {-1}}, {"truncated", DataType::kInt32, true, {-1}}});
     MR_ASSIGN_OR_RETURN(plan.schema, Schema::Make(fields, desc.dump()));
     plan.index_fields = std::vector<std::string>{"file_name"};
     ctx.Note("voc classes (label = position): " + nlohmann::json(classes).dump());
@@ -148,11 +152,10 @@ PlanResult PlanVoc(const std::string& input, ConvertContext& ctx) {
       const std::string img_path = (fs::path(r) / "JPEGImages" / (id + ".jpg")).string();
       auto bytes = ReadWholeFile(img_path);
       if (!bytes.ok()) return bytes.status().WithContext(img_path);
-      auto image = EncodeImageFile(std::move(bytes).value(), mode);
-      if (!image.ok()) return image.status().WithContext(img_path);
       const int64_t n = static_cast<int64_t>(objs.label.size());
       Row row;
-      row.Set("image", Value::Bytes(std::move(image).value()));
+      Status st = SetImageField(row, "image", std::move(bytes).value(), mode);
+      if (!st.ok()) return st.WithContext(img_path);
       row.Set("file_name", Value::String(id + ".jpg"));
       row.Set("width", Value::Int(objs.width));
       row.Set("height", Value::Int(objs.height));
@@ -164,24 +167,24 @@ PlanResult PlanVoc(const std::string& input, ConvertContext& ctx) {
     };
   } else {
     nlohmann::json desc = {{"task", "segmentation"}};
-    MR_ASSIGN_OR_RETURN(plan.schema, Schema::Make({{"image", DataType::kBytes, false, {}},
-                                                   {"mask", DataType::kBytes, false, {}},
-                                                   {"file_name", DataType::kString, false, {}}},
-                                                  desc.dump()));
+    std::vector<Field> fields;
+    AddImageFields(fields, "image", mode);
+    fields.push_back({"mask", DataType::kBytes, false, {}});
+    fields.push_back({"file_name", DataType::kString, false, {}});
+    MR_ASSIGN_OR_RETURN(plan.schema, Schema::Make(std::move(fields), desc.dump()));
     plan.index_fields = std::vector<std::string>{"file_name"};
     plan.item_name = [ids, r](size_t i) { return (fs::path(r) / "JPEGImages" / ((*ids)[i] + ".jpg")).string(); };
     plan.make_row = [ids, r, mode](size_t i) -> Result<Row> {
       const std::string& id = (*ids)[i];
       MR_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile((fs::path(r) / "JPEGImages" / (id + ".jpg")).string()));
-      MR_ASSIGN_OR_RETURN(std::string image, EncodeImageFile(std::move(bytes), mode));
+      Row row;
+      MR_RETURN_IF_ERROR(SetImageField(row, "image", std::move(bytes), mode));
       const std::string mask_path = (fs::path(r) / "SegmentationClass" / (id + ".png")).string();
       auto mask = ReadWholeFile(mask_path);
       if (!mask.ok()) return mask.status().WithContext(mask_path);
       // Masks are palette PNGs whose indexes are the labels: never re-encode.
       Status st = CheckImage(*mask);
       if (!st.ok()) return st.WithContext(mask_path);
-      Row row;
-      row.Set("image", Value::Bytes(std::move(image)));
       row.Set("mask", Value::Bytes(std::move(mask).value()));
       row.Set("file_name", Value::String(id + ".jpg"));
       return row;
