@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
 
@@ -10,6 +11,7 @@
 #include "mindrecord/checksum.h"
 #include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
+#include "mindrecord/direct_file.h"
 #include "mindrecord/file.h"
 #include "mindrecord/row_codec.h"
 
@@ -30,6 +32,8 @@ struct CompactLocator {
 struct Shard {
   std::string path;
   std::unique_ptr<RandomAccessFile> file;
+  const DirectFile* direct = nullptr;  // `file`, when it is read with O_DIRECT
+  IoMode io_mode = IoMode::kPread;
   ShardHeader header;
   std::unique_ptr<IndexReader> index;
   uint64_t first_row = 0;
@@ -52,7 +56,8 @@ struct ShardReader::Impl {
 
   const ShardHeader& first() const { return shards[0]->header; }
   Status EnsureLocators(Shard& s) const;
-  Status VerifyPage(const Shard& s, uint64_t page) const;
+  // `data`: the page's bytes when the caller has them; otherwise they are read.
+  Status VerifyPage(const Shard& s, uint64_t page, const char* data = nullptr) const;
   Result<std::string_view> Fetch(const Shard& s, uint64_t page, uint64_t begin, uint64_t end,
                                  std::string* scratch, const char* part, uint64_t row) const;
   std::vector<bool> Select(const Projection* proj) const;
@@ -107,7 +112,7 @@ Status ShardReader::Impl::EnsureLocators(Shard& s) const {
   return s.locators_status;
 }
 
-Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page) const {
+Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page, const char* data) const {
   uint8_t state = s.page_state[page].load(std::memory_order_acquire);
   if (state == 1) return Status::OK();
   const PageInfo& p = s.header.pages[page];
@@ -123,10 +128,8 @@ Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page) const {
     return Status::OK();
   }
   std::string buf;
-  const char* data = s.file->MappedData();
-  if (data) {
-    data += off;
-  } else {
+  if (data == nullptr && s.file->MappedData() != nullptr) data = s.file->MappedData() + off;
+  if (data == nullptr) {
     buf.resize(p.used_bytes);
     MR_RETURN_IF_ERROR(s.file->ReadAt(off, p.used_bytes, buf.data()));
     data = buf.data();
@@ -191,12 +194,35 @@ Status ShardReader::Impl::Decode(const Shard& s, uint64_t local, std::string_vie
   return Status::OK();
 }
 
+const char* IoModeName(IoMode mode) {
+  switch (mode) {
+    case IoMode::kPread: return "pread";
+    case IoMode::kMmap: return "mmap";
+    case IoMode::kDirect: return "direct";
+  }
+  return "unknown";
+}
+
+namespace {
+
+Result<std::unique_ptr<RandomAccessFile>> OpenShardFile(FileSystem* fs, const std::string& path,
+                                                        const ReaderOptions& o) {
+  if (o.io_mode != IoMode::kDirect) return fs->OpenRead(path, o.io_mode == IoMode::kMmap);
+  auto f = fs->OpenDirect(path);
+  if (f.ok() || f.status().code() != StatusCode::kNotSupported || !o.direct_fallback) return f;
+  return fs->OpenRead(path, false);
+}
+
+}  // namespace
+
 Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, const ReaderOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
-  FileSystem* fs = FileSystem::Default();
-  const bool mmap = options.io_mode == IoMode::kMmap;
-  MR_ASSIGN_OR_RETURN(auto first_file, fs->OpenRead(path, mmap));
+  if (options.io_mode == IoMode::kDirect && options.direct_queue_depth == 0) {
+    return Status::InvalidArgument(path + ": direct_queue_depth must be >= 1");
+  }
+  FileSystem* fs = options.file_system ? options.file_system : FileSystem::Default();
+  MR_ASSIGN_OR_RETURN(auto first_file, OpenShardFile(fs, path, options));
   const bool verify = options.verify_checksums;
   MR_ASSIGN_OR_RETURN(ShardHeader first, ReadShardHeader(*first_file, verify));
   if (!options.shard_paths.empty()) {
@@ -215,7 +241,7 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
       s->file = std::move(first_file);
       s->header = first;
     } else {
-      auto f = fs->OpenRead(s->path, mmap);
+      auto f = OpenShardFile(fs, s->path, options);
       if (!f.ok()) {
         if (f.status().code() == StatusCode::kNotFound) {
           return Status::NotFound(s->path + ": shard " + std::to_string(i) + " of " + path +
@@ -234,6 +260,8 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
     const std::string db = s->path + ".db";
     if (!fs->Exists(db)) return Status::NotFound(db + ": index file of shard " + s->path + " is missing");
     MR_ASSIGN_OR_RETURN(s->index, IndexReader::Open(db, BaseName(s->path), s->header.version == kVersion2));
+    s->direct = dynamic_cast<const DirectFile*>(s->file.get());
+    s->io_mode = s->direct ? IoMode::kDirect : s->file->MappedData() ? IoMode::kMmap : IoMode::kPread;
     s->page_state.reset(new std::atomic<uint8_t>[s->header.pages.size()]());
     s->first_row = impl->total_rows;
     impl->total_rows += s->header.num_rows();
@@ -259,6 +287,7 @@ uint64_t ShardReader::header_size() const { return impl_->first().header_size; }
 uint64_t ShardReader::page_size() const { return impl_->first().page_size; }
 const std::vector<std::string>& ShardReader::index_fields() const { return impl_->first().index_fields; }
 const ShardHeader& ShardReader::header(uint32_t s) const { return impl_->shards.at(s)->header; }
+IoMode ShardReader::shard_io_mode(uint32_t s) const { return impl_->shards.at(s)->io_mode; }
 
 Result<Projection> ShardReader::MakeProjection(const std::vector<std::string>& columns) const {
   const Schema& sc = schema();
@@ -340,25 +369,44 @@ Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* project
     return Status::InvalidArgument("scan range [" + std::to_string(begin) + ", " + std::to_string(end) +
                                    ") is outside the dataset's " + std::to_string(impl_->total_rows) + " rows");
   }
-  // Whole pages are read once and rows served from them.
+  // Whole pages are read once (and verified) and rows served from them. A
+  // direct shard's pages are queued on an AioReadStream in the order the rows
+  // need them, so the next pages are being read while rows are decoded.
   struct PageCache {
     int64_t page = -1;
-    std::string bytes;
+    const char* base = nullptr;
+    std::string bytes;           // pread
+    AioReadStream::Block block;  // direct
   } raw_cache, blob_cache;
+  std::unique_ptr<AioReadStream> stream;
+  std::deque<uint64_t> queued;  // pages on `stream`, in order
+  auto load = [&](const Shard& s, PageCache& c, uint64_t page) -> Status {
+    c.page = -1;
+    const uint64_t off = s.header.PageOffset(page);
+    if (const char* map = s.file->MappedData()) {
+      c.base = map + off;
+    } else if (stream) {
+      if (queued.empty() || queued.front() != page) {
+        return Status::Internal(s.path + ": direct scan needs page " + std::to_string(page) +
+                                " out of the queued order");
+      }
+      queued.pop_front();
+      stream->Recycle(std::move(c.block));
+      MR_ASSIGN_OR_RETURN(c.block, stream->Next());
+      c.base = c.block.view().data();
+    } else {
+      c.bytes.resize(s.header.pages[page].used_bytes);
+      MR_RETURN_IF_ERROR(s.file->ReadAt(off, c.bytes.size(), c.bytes.data()));
+      c.base = c.bytes.data();
+    }
+    MR_RETURN_IF_ERROR(impl_->VerifyPage(s, page, c.base));
+    c.page = static_cast<int64_t>(page);
+    return Status::OK();
+  };
   auto view = [&](const Shard& s, PageCache& c, uint64_t page, uint64_t b, uint64_t e, const char* part,
                   uint64_t row) -> Result<std::string_view> {
-    MR_RETURN_IF_ERROR(impl_->VerifyPage(s, page));
-    const char* base;
-    if (const char* map = s.file->MappedData()) {
-      base = map + s.header.PageOffset(page);
-    } else {
-      if (c.page != static_cast<int64_t>(page)) {
-        c.bytes.resize(s.header.pages[page].used_bytes);
-        MR_RETURN_IF_ERROR(s.file->ReadAt(s.header.PageOffset(page), c.bytes.size(), c.bytes.data()));
-        c.page = static_cast<int64_t>(page);
-      }
-      base = c.bytes.data();
-    }
+    if (c.page != static_cast<int64_t>(page)) MR_RETURN_IF_ERROR(load(s, c, page));
+    const char* base = c.base;
     uint64_t len;
     std::memcpy(&len, base + b, 8);
     if (len != e - b - kLengthPrefix) {
@@ -368,6 +416,8 @@ Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* project
     }
     return std::string_view(base + b + kLengthPrefix, e - b - kLengthPrefix);
   };
+  const bool need_raw = !projection || projection->need_raw;
+  const bool need_blob = !projection || projection->need_blob;
   const std::vector<bool> select = impl_->Select(projection);
   uint64_t row_id = begin;
   while (row_id < end) {
@@ -376,14 +426,34 @@ Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* project
     MR_RETURN_IF_ERROR(impl_->EnsureLocators(s));
     raw_cache.page = blob_cache.page = -1;
     const uint64_t shard_end = std::min(end, s.first_row + s.header.num_rows());
+    stream.reset();
+    queued.clear();
+    if (s.direct) {
+      // Queue each page at its first use, mirroring view()'s cache misses.
+      const ReaderOptions& o = impl_->options;
+      stream = std::make_unique<AioReadStream>(*s.direct, AioContextPool::Shared(o.direct_queue_depth),
+                                               o.direct_read_ahead);
+      int64_t last_raw = -1, last_blob = -1;
+      auto queue = [&](int64_t* last, uint32_t page) {
+        if (*last == page) return;
+        *last = page;
+        queued.push_back(page);
+        stream->Add(s.header.PageOffset(page), s.header.pages[page].used_bytes);
+      };
+      for (uint64_t r = row_id; r < shard_end; ++r) {
+        const CompactLocator& l = s.locators[r - s.first_row];
+        if (need_raw) queue(&last_raw, l.raw_page);
+        if (need_blob) queue(&last_blob, l.blob_page);
+      }
+    }
     for (; row_id < shard_end; ++row_id) {
       const uint64_t local = row_id - s.first_row;
       const CompactLocator& l = s.locators[local];
       std::string_view raw, blob;
-      if (!projection || projection->need_raw) {
+      if (need_raw) {
         MR_ASSIGN_OR_RETURN(raw, view(s, raw_cache, l.raw_page, l.raw_begin, l.raw_end, "raw", local));
       }
-      if (!projection || projection->need_blob) {
+      if (need_blob) {
         MR_ASSIGN_OR_RETURN(blob, view(s, blob_cache, l.blob_page, l.blob_begin, l.blob_end, "blob", local));
       }
       Row row;
