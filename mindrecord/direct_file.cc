@@ -306,7 +306,9 @@ Result<AioReadStream::Block> AioReadStream::Next() {
 }
 
 void AioReadStream::Recycle(Block&& block) {
-  if (block.buf_.data() != nullptr && spare_.size() < pool_->depth() + 2) spare_.push_back(std::move(block.buf_));
+  // A scan holds two blocks (a raw and a blob page); keeping two spares covers
+  // the steady state without hoarding page-sized buffers.
+  if (block.buf_.data() != nullptr && spare_.size() < 2) spare_.push_back(std::move(block.buf_));
 }
 
 }  // namespace mindrecord

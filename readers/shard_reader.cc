@@ -58,6 +58,8 @@ struct ShardReader::Impl {
   Status EnsureLocators(Shard& s) const;
   // `data`: the page's bytes when the caller has them; otherwise they are read.
   Status VerifyPage(const Shard& s, uint64_t page, const char* data = nullptr) const;
+  // Whether VerifyPage would read the page (not yet verified, has a checksum).
+  bool NeedsVerify(const Shard& s, uint64_t page) const;
   Result<std::string_view> Fetch(const Shard& s, uint64_t page, uint64_t begin, uint64_t end,
                                  std::string* scratch, const char* part, uint64_t row) const;
   std::vector<bool> Select(const Projection* proj) const;
@@ -110,6 +112,12 @@ Status ShardReader::Impl::EnsureLocators(Shard& s) const {
     }
   });
   return s.locators_status;
+}
+
+bool ShardReader::Impl::NeedsVerify(const Shard& s, uint64_t page) const {
+  if (s.page_state[page].load(std::memory_order_acquire) == 1 || !options.verify_checksums) return false;
+  auto it = s.header.pages[page].extra.find(kPageChecksumKey);
+  return it != s.header.pages[page].extra.end() && it->is_string();
 }
 
 Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page, const char* data) const {
@@ -369,52 +377,65 @@ Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* project
     return Status::InvalidArgument("scan range [" + std::to_string(begin) + ", " + std::to_string(end) +
                                    ") is outside the dataset's " + std::to_string(impl_->total_rows) + " rows");
   }
-  // Whole pages are read once (and verified) and rows served from them. A
-  // direct shard's pages are queued on an AioReadStream in the order the rows
-  // need them, so the next pages are being read while rows are decoded.
+  // Pages are read once (and verified) and rows served from them. A direct
+  // shard's pages are queued on an AioReadStream in the order the rows need
+  // them, so the next pages are being read while rows are decoded; a page
+  // that is already verified (or carries no checksum) is read only across
+  // the rows the scan needs.
   struct PageCache {
     int64_t page = -1;
-    const char* base = nullptr;
+    const char* base = nullptr;  // the page's bytes from offset `first`
+    uint64_t first = 0;
     std::string bytes;           // pread
     AioReadStream::Block block;  // direct
   } raw_cache, blob_cache;
+  struct Queued {
+    uint64_t page, begin, end;  // bytes [begin, end) of the page
+  };
   std::unique_ptr<AioReadStream> stream;
-  std::deque<uint64_t> queued;  // pages on `stream`, in order
+  std::deque<Queued> queued;  // on `stream`, in order
   auto load = [&](const Shard& s, PageCache& c, uint64_t page) -> Status {
     c.page = -1;
+    c.first = 0;
     const uint64_t off = s.header.PageOffset(page);
+    const uint64_t used = s.header.pages[page].used_bytes;
+    bool whole = true;
     if (const char* map = s.file->MappedData()) {
       c.base = map + off;
     } else if (stream) {
-      if (queued.empty() || queued.front() != page) {
+      if (queued.empty() || queued.front().page != page) {
         return Status::Internal(s.path + ": direct scan needs page " + std::to_string(page) +
                                 " out of the queued order");
       }
+      const Queued q = queued.front();
       queued.pop_front();
       stream->Recycle(std::move(c.block));
       MR_ASSIGN_OR_RETURN(c.block, stream->Next());
       c.base = c.block.view().data();
+      c.first = q.begin;
+      whole = q.begin == 0 && q.end == used;
     } else {
-      c.bytes.resize(s.header.pages[page].used_bytes);
+      c.bytes.resize(used);
       MR_RETURN_IF_ERROR(s.file->ReadAt(off, c.bytes.size(), c.bytes.data()));
       c.base = c.bytes.data();
     }
-    MR_RETURN_IF_ERROR(impl_->VerifyPage(s, page, c.base));
+    // A partial read was only planned for a page that needs no verification.
+    MR_RETURN_IF_ERROR(impl_->VerifyPage(s, page, whole ? c.base : nullptr));
     c.page = static_cast<int64_t>(page);
     return Status::OK();
   };
   auto view = [&](const Shard& s, PageCache& c, uint64_t page, uint64_t b, uint64_t e, const char* part,
                   uint64_t row) -> Result<std::string_view> {
     if (c.page != static_cast<int64_t>(page)) MR_RETURN_IF_ERROR(load(s, c, page));
-    const char* base = c.base;
+    const char* base = c.base + (b - c.first);
     uint64_t len;
-    std::memcpy(&len, base + b, 8);
+    std::memcpy(&len, base, 8);
     if (len != e - b - kLengthPrefix) {
       return Status::Corruption(s.path + ": row " + std::to_string(row) + ": " + part + " part at page " +
                                 std::to_string(page) + " offset " + std::to_string(b) + " has length " +
                                 std::to_string(len) + ", the index says " + std::to_string(e - b - kLengthPrefix));
     }
-    return std::string_view(base + b + kLengthPrefix, e - b - kLengthPrefix);
+    return std::string_view(base + kLengthPrefix, e - b - kLengthPrefix);
   };
   const bool need_raw = !projection || projection->need_raw;
   const bool need_blob = !projection || projection->need_blob;
@@ -429,21 +450,35 @@ Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* project
     stream.reset();
     queued.clear();
     if (s.direct) {
-      // Queue each page at its first use, mirroring view()'s cache misses.
-      const ReaderOptions& o = impl_->options;
-      stream = std::make_unique<AioReadStream>(*s.direct, AioContextPool::Shared(o.direct_queue_depth),
-                                               o.direct_read_ahead);
+      // Queue each page at its first use, mirroring view()'s cache misses,
+      // with the span of the rows that use it.
+      std::vector<Queued> plan;
       int64_t last_raw = -1, last_blob = -1;
-      auto queue = [&](int64_t* last, uint32_t page) {
-        if (*last == page) return;
-        *last = page;
-        queued.push_back(page);
-        stream->Add(s.header.PageOffset(page), s.header.pages[page].used_bytes);
+      size_t raw_at = 0, blob_at = 0;
+      auto use = [&](int64_t* last, size_t* at, uint64_t page, uint64_t b, uint64_t e) {
+        if (*last != static_cast<int64_t>(page)) {
+          *last = static_cast<int64_t>(page);
+          *at = plan.size();
+          plan.push_back({page, b, e});
+        }
+        plan[*at].begin = std::min(plan[*at].begin, b);
+        plan[*at].end = std::max(plan[*at].end, e);
       };
       for (uint64_t r = row_id; r < shard_end; ++r) {
         const CompactLocator& l = s.locators[r - s.first_row];
-        if (need_raw) queue(&last_raw, l.raw_page);
-        if (need_blob) queue(&last_blob, l.blob_page);
+        if (need_raw) use(&last_raw, &raw_at, l.raw_page, l.raw_begin, l.raw_end);
+        if (need_blob) use(&last_blob, &blob_at, l.blob_page, l.blob_begin, l.blob_end);
+      }
+      const ReaderOptions& o = impl_->options;
+      stream = std::make_unique<AioReadStream>(*s.direct, AioContextPool::Shared(o.direct_queue_depth),
+                                               o.direct_read_ahead);
+      for (Queued q : plan) {
+        if (impl_->NeedsVerify(s, q.page)) {
+          q.begin = 0;
+          q.end = s.header.pages[q.page].used_bytes;
+        }
+        stream->Add(s.header.PageOffset(q.page) + q.begin, q.end - q.begin);
+        queued.push_back(q);
       }
     }
     for (; row_id < shard_end; ++row_id) {

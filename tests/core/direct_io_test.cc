@@ -194,12 +194,14 @@ ReaderOptions Direct(uint32_t depth = 4, uint64_t read_ahead = 64ull << 20) {
   return o;
 }
 
-class DirectReadTest : public ::testing::TestWithParam<std::tuple<uint32_t, uint64_t, uint64_t>> {};
+class DirectReadTest : public ::testing::TestWithParam<std::tuple<uint32_t, uint64_t, uint64_t, bool>> {};
 
+// Scans read whole pages until they are verified, then only the rows' span
+// (from the start without checksums): both paths are taken here.
 TEST_P(DirectReadTest, EveryRowAndScanEqualsPread) {
-  const auto [shards, header_size, page_size] = GetParam();
+  const auto [shards, header_size, page_size, checksums] = GetParam();
   TempDir dir;
-  const Dataset d = WriteDataset(dir.Join("d"), shards, header_size, page_size, 600);
+  const Dataset d = WriteDataset(dir.Join("d"), shards, header_size, page_size, 600, checksums);
   SKIP_WITHOUT_DIRECT(d.path);
   auto pread = *ShardReader::Open(d.path);
   ASSERT_GT(pread->header(0).pages.size(), 4u);  // several pages of each type
@@ -215,6 +217,11 @@ TEST_P(DirectReadTest, EveryRowAndScanEqualsPread) {
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     const ShardReader& direct = **r;
     for (uint32_t s = 0; s < shards; ++s) EXPECT_EQ(direct.shard_io_mode(s), IoMode::kDirect);
+    const std::vector<std::pair<uint64_t, uint64_t>> ranges = {{0, 1}, {37, 38}, {13, 413}, {199, 600}, {5, 5}};
+    for (auto [b, e] : ranges) {
+      std::vector<Row> got = ScanAll(direct, b, e);
+      ASSERT_TRUE(got == std::vector<Row>(expect.begin() + b, expect.begin() + e)) << b << ".." << e;
+    }
     for (uint64_t i = 0; i < n; ++i) {
       auto row = direct.ReadRow(i);
       ASSERT_TRUE(row.ok()) << row.status().ToString();
@@ -224,7 +231,7 @@ TEST_P(DirectReadTest, EveryRowAndScanEqualsPread) {
       ASSERT_TRUE(enc.ok() && enc->raw == enc_p->raw && enc->blob == enc_p->blob) << "row " << i;
     }
     EXPECT_TRUE(ScanAll(direct, 0, n) == expect);
-    for (auto [b, e] : std::vector<std::pair<uint64_t, uint64_t>>{{0, 1}, {37, 38}, {13, 413}, {199, 600}, {5, 5}}) {
+    for (auto [b, e] : ranges) {
       std::vector<Row> got = ScanAll(direct, b, e);
       ASSERT_TRUE(got == std::vector<Row>(expect.begin() + b, expect.begin() + e)) << b << ".." << e;
     }
@@ -234,10 +241,11 @@ TEST_P(DirectReadTest, EveryRowAndScanEqualsPread) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ShardsAndOddSizes, DirectReadTest,
-                         ::testing::Values(std::make_tuple(1u, 16388ull, 32772ull),
-                                           std::make_tuple(3u, 16388ull, 32772ull),
-                                           std::make_tuple(4u, 20000ull, 45060ull),
-                                           std::make_tuple(2u, 16384ull, 32768ull)));
+                         ::testing::Values(std::make_tuple(1u, 16388ull, 32772ull, true),
+                                           std::make_tuple(3u, 16388ull, 32772ull, true),
+                                           std::make_tuple(3u, 16388ull, 32772ull, false),
+                                           std::make_tuple(4u, 20000ull, 45060ull, true),
+                                           std::make_tuple(2u, 16384ull, 32768ull, false)));
 
 TEST(DirectReadTest, AFlippedPageByteIsDetected) {
   TempDir dir;
