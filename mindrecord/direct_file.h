@@ -113,7 +113,8 @@ class AioContextPool {
 // and the pool must outlive it.
 class AioReadStream {
  public:
-  // A range's bytes: view() is valid while the Block lives.
+  // A range's bytes: view() is valid while the Block lives. Thread safety: a
+  // movable value; a finished Block may be handed to another thread.
   class Block {
    public:
     std::string_view view() const { return {buf_.data() + skip_, size_}; }

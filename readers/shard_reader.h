@@ -26,9 +26,6 @@ enum class IoMode : uint8_t {
                 // See mindrecord/direct_file.h.
 };
 
-// "pread", "mmap", "direct".
-const char* IoModeName(IoMode mode);
-
 struct ReaderOptions {
   // Explicit shard files, in shard order. Empty: use the opened file's
   // shard_addresses, resolved relative to its folder.
