@@ -37,8 +37,9 @@ struct ReaderOptions {
   // shard_io_mode() reports kPread for it.
   bool direct_fallback = false;
   // kDirect scans: libaio requests in flight per scanning thread (>= 1), and
-  // the bytes of pages read ahead of the page in use (at least one page is
-  // always read ahead, so memory is about two pages plus this per scan).
+  // the bytes of pages read ahead of the pages in use (at least one page is
+  // always read ahead). Memory per scan: this plus up to four pages (the raw
+  // and blob page in use, two spare buffers).
   uint32_t direct_queue_depth = 4;
   uint64_t direct_read_ahead = 64ull << 20;
   // Shard files go through this seam (tests refuse O_DIRECT); nullptr: POSIX.
