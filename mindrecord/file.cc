@@ -1,5 +1,7 @@
 #include "mindrecord/file.h"
 
+#include "mindrecord/direct_file.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -146,6 +148,10 @@ class PosixFileSystem : public FileSystem {
     }
     return std::unique_ptr<RandomAccessFile>(new PosixReadFile(path, fd, size, map));
   }
+  Result<std::unique_ptr<RandomAccessFile>> OpenDirect(const std::string& path) override {
+    MR_ASSIGN_OR_RETURN(auto f, DirectFile::Open(path));
+    return std::unique_ptr<RandomAccessFile>(std::move(f));
+  }
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) override {
     int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return Status::IOError(path + ": create: " + ErrnoText(errno));
@@ -225,6 +231,14 @@ class FaultyWritableFile : public WritableFile {
 
 Result<std::unique_ptr<RandomAccessFile>> FaultInjectingFileSystem::OpenRead(const std::string& path, bool mmap) {
   return base_->OpenRead(path, mmap);
+}
+
+Result<std::unique_ptr<RandomAccessFile>> FaultInjectingFileSystem::OpenDirect(const std::string& path) {
+  if (refuse_direct_) {
+    return Status::NotSupported(path + ": the file system refuses O_DIRECT (open: Invalid argument, injected); "
+                                "read this dataset with io_mode pread or mmap");
+  }
+  return base_->OpenDirect(path);
 }
 
 Result<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::OpenWrite(const std::string& path) {

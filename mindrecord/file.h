@@ -44,6 +44,9 @@ class FileSystem {
  public:
   virtual ~FileSystem() = default;
   virtual Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path, bool mmap = false) = 0;
+  // Opens for O_DIRECT reads (a DirectFile, see direct_file.h). NotSupported
+  // naming the file when the file system refuses O_DIRECT.
+  virtual Result<std::unique_ptr<RandomAccessFile>> OpenDirect(const std::string& path) = 0;
   // Creates or truncates.
   virtual Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) = 0;
   // Opens an existing file for reading and writing in place (no truncation).
@@ -60,15 +63,18 @@ class FileSystem {
 };
 
 // Wraps another FileSystem and fails on purpose: after a byte budget of
-// writes (ENOSPC-like), on every Sync, or on Rename. For tests.
+// writes (ENOSPC-like), on every Sync, or on Rename, or refuses O_DIRECT
+// opens the way tmpfs on Linux < 6.6 does. For tests.
 class FaultInjectingFileSystem : public FileSystem {
  public:
   explicit FaultInjectingFileSystem(FileSystem* base) : base_(base) {}
   void FailWritesAfterBytes(int64_t budget) { write_budget_ = budget; }
   void FailSync(bool on) { fail_sync_ = on; }
   void FailRename(bool on) { fail_rename_ = on; }
+  void RefuseDirect(bool on) { refuse_direct_ = on; }
 
   Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path, bool mmap) override;
+  Result<std::unique_ptr<RandomAccessFile>> OpenDirect(const std::string& path) override;
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) override;
   Result<std::unique_ptr<WritableFile>> OpenUpdate(const std::string& path) override;
   Status Rename(const std::string& from, const std::string& to) override;
@@ -83,6 +89,7 @@ class FaultInjectingFileSystem : public FileSystem {
   std::atomic<int64_t> write_budget_{-1};  // -1: unlimited
   std::atomic<bool> fail_sync_{false};
   std::atomic<bool> fail_rename_{false};
+  std::atomic<bool> refuse_direct_{false};
 };
 
 // Path helpers.

@@ -56,8 +56,8 @@ Result<Plan> Plan::FromJson(const nlohmann::json& j) {
     if (k == "source") {
       MR_ASSIGN_OR_RETURN(p.source, StringList(v, "source"));
     } else if (k == "io_mode") {
-      if (v != "auto" && v != "pread" && v != "mmap") {
-        return Bad("'io_mode' must be \"auto\", \"pread\" or \"mmap\", got " + v.dump());
+      if (v != "auto" && v != "pread" && v != "mmap" && v != "direct") {
+        return Bad("'io_mode' must be \"auto\", \"pread\", \"mmap\" or \"direct\", got " + v.dump());
       }
       p.io_mode = v.get<std::string>();
     } else if (k == "columns") {

@@ -37,8 +37,12 @@ struct Plan {
   // several: exactly these shards, in shard order.
   std::vector<std::string> source;
   // "auto" (mmap: sequential runs are served from mapped pages without
-  // copies), "mmap", or "pread" (no address-space cost; consecutive runs use
-  // whole-page scans only when long enough to pay for them).
+  // copies), "mmap", "pread" (no address-space cost; consecutive runs use
+  // whole-page scans only when long enough to pay for them), or "direct"
+  // (O_DIRECT + libaio, bypassing the page cache, for datasets larger than
+  // RAM; consecutive runs are scanned, reading whole pages only the first
+  // time (to verify their checksums); a file system that refuses O_DIRECT is
+  // an error naming the shard).
   std::string io_mode = "auto";
   // Columns to read, in output order. Empty: every schema field (sorted).
   std::vector<std::string> columns;

@@ -29,10 +29,14 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
     return Status::InvalidArgument("plan: 'num_workers' and 'queue_depth' must be >= 1");
   }
   ReaderOptions ro;
-  ro.io_mode = plan_.io_mode == "pread" ? IoMode::kPread : IoMode::kMmap;
+  ro.io_mode = plan_.io_mode == "pread"    ? IoMode::kPread
+               : plan_.io_mode == "direct" ? IoMode::kDirect
+                                           : IoMode::kMmap;
   if (plan_.source.size() > 1) ro.shard_paths = plan_.source;
   MR_ASSIGN_OR_RETURN(reader_, ShardReader::Open(plan_.source[0], ro));
 
+  // Direct scans read only the rows' span of a page once it is verified, so
+  // any run is worth a scan there.
   if (ro.io_mode == IoMode::kPread && reader_->num_rows() > 0) {
     // Scan pays for the whole pages it touches: use it when the run's bytes
     // are at least a quarter of an average page.

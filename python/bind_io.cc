@@ -81,7 +81,9 @@ class PyReader {
   PyReader(const std::string& path, const std::vector<std::string>& columns, const std::string& io_mode) {
     ReaderOptions o;
     if (io_mode == "mmap") o.io_mode = IoMode::kMmap;
-    else if (io_mode != "pread") throw StatusError(Status::InvalidArgument("io_mode must be 'pread' or 'mmap'"));
+    else if (io_mode == "direct") o.io_mode = IoMode::kDirect;
+    else if (io_mode != "pread")
+      throw StatusError(Status::InvalidArgument("io_mode must be 'pread', 'mmap' or 'direct'"));
     {
       py::gil_scoped_release nogil;
       reader_ = ValueOrThrow(ShardReader::Open(path, o));

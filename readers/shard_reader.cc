@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
 
@@ -10,6 +11,7 @@
 #include "mindrecord/checksum.h"
 #include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
+#include "mindrecord/direct_file.h"
 #include "mindrecord/file.h"
 #include "mindrecord/row_codec.h"
 #include "writers/append_journal.h"
@@ -31,6 +33,8 @@ struct CompactLocator {
 struct Shard {
   std::string path;
   std::unique_ptr<RandomAccessFile> file;
+  const DirectFile* direct = nullptr;  // `file`, when it is read with O_DIRECT
+  IoMode io_mode = IoMode::kPread;
   ShardHeader header;
   std::unique_ptr<IndexReader> index;
   uint64_t first_row = 0;
@@ -53,9 +57,22 @@ struct ShardReader::Impl {
 
   const ShardHeader& first() const { return shards[0]->header; }
   Status EnsureLocators(Shard& s) const;
-  Status VerifyPage(const Shard& s, uint64_t page) const;
+  // `data`: the page's bytes when the caller has them; otherwise they are read.
+  Status VerifyPage(const Shard& s, uint64_t page, const char* data = nullptr) const;
+  // Whether VerifyPage would read the page (not yet verified, has a checksum).
+  bool NeedsVerify(const Shard& s, uint64_t page) const;
   Result<std::string_view> Fetch(const Shard& s, uint64_t page, uint64_t begin, uint64_t end,
                                  std::string* scratch, const char* part, uint64_t row) const;
+  // One row's parts (`raw`, `blob` when wanted) and the buffers behind them.
+  struct RowParts {
+    std::string raw_buf, blob_buf;
+    AioReadStream::Block raw_block, blob_block;
+    std::string_view raw, blob;
+  };
+  // A direct shard reads both parts at once through libaio (two reads in
+  // flight instead of one after the other).
+  Status FetchParts(const Shard& s, const CompactLocator& l, uint64_t row, bool want_raw, bool want_blob,
+                    RowParts* out) const;
   std::vector<bool> Select(const Projection* proj) const;
   Status Decode(const Shard& s, uint64_t local, std::string_view raw, std::string_view blob,
                 const Projection* proj, const std::vector<bool>& select, Row* out) const;
@@ -108,7 +125,13 @@ Status ShardReader::Impl::EnsureLocators(Shard& s) const {
   return s.locators_status;
 }
 
-Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page) const {
+bool ShardReader::Impl::NeedsVerify(const Shard& s, uint64_t page) const {
+  if (s.page_state[page].load(std::memory_order_acquire) == 1 || !options.verify_checksums) return false;
+  auto it = s.header.pages[page].extra.find(kPageChecksumKey);
+  return it != s.header.pages[page].extra.end() && it->is_string();
+}
+
+Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page, const char* data) const {
   uint8_t state = s.page_state[page].load(std::memory_order_acquire);
   if (state == 1) return Status::OK();
   const PageInfo& p = s.header.pages[page];
@@ -124,10 +147,8 @@ Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page) const {
     return Status::OK();
   }
   std::string buf;
-  const char* data = s.file->MappedData();
-  if (data) {
-    data += off;
-  } else {
+  if (data == nullptr && s.file->MappedData() != nullptr) data = s.file->MappedData() + off;
+  if (data == nullptr) {
     buf.resize(p.used_bytes);
     MR_RETURN_IF_ERROR(s.file->ReadAt(off, p.used_bytes, buf.data()));
     data = buf.data();
@@ -140,6 +161,25 @@ Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page) const {
   s.page_state[page].store(1, std::memory_order_release);
   return Status::OK();
 }
+
+namespace {
+
+// A row part's bytes without their length prefix, which must agree with the
+// index's range.
+Result<std::string_view> Framed(const Shard& s, std::string_view bytes, uint64_t off, const char* part,
+                                uint64_t row) {
+  const uint64_t n = bytes.size();
+  uint64_t len;
+  std::memcpy(&len, bytes.data(), 8);
+  if (len != n - kLengthPrefix) {
+    return Status::Corruption(s.path + ": row " + std::to_string(row) + ": " + part + " part at offset " +
+                              std::to_string(off) + " has length " + std::to_string(len) + ", the index says " +
+                              std::to_string(n - kLengthPrefix));
+  }
+  return bytes.substr(kLengthPrefix);
+}
+
+}  // namespace
 
 Result<std::string_view> ShardReader::Impl::Fetch(const Shard& s, uint64_t page, uint64_t begin, uint64_t end,
                                                   std::string* scratch, const char* part, uint64_t row) const {
@@ -154,14 +194,32 @@ Result<std::string_view> ShardReader::Impl::Fetch(const Shard& s, uint64_t page,
     MR_RETURN_IF_ERROR(s.file->ReadAt(off, n, scratch->data()));
     p = scratch->data();
   }
-  uint64_t len;
-  std::memcpy(&len, p, 8);
-  if (len != n - kLengthPrefix) {
-    return Status::Corruption(s.path + ": row " + std::to_string(row) + ": " + part + " part at offset " +
-                              std::to_string(off) + " has length " + std::to_string(len) + ", the index says " +
-                              std::to_string(n - kLengthPrefix));
+  return Framed(s, std::string_view(p, n), off, part, row);
+}
+
+Status ShardReader::Impl::FetchParts(const Shard& s, const CompactLocator& l, uint64_t row, bool want_raw,
+                                     bool want_blob, RowParts* out) const {
+  if (s.direct && want_raw && want_blob) {
+    MR_RETURN_IF_ERROR(VerifyPage(s, l.raw_page));
+    MR_RETURN_IF_ERROR(VerifyPage(s, l.blob_page));
+    const uint64_t raw_off = s.header.PageOffset(l.raw_page) + l.raw_begin;
+    const uint64_t blob_off = s.header.PageOffset(l.blob_page) + l.blob_begin;
+    AioReadStream stream(*s.direct, AioContextPool::Shared(options.direct_queue_depth), UINT64_MAX);
+    stream.Add(raw_off, l.raw_end - l.raw_begin);
+    stream.Add(blob_off, l.blob_end - l.blob_begin);
+    MR_ASSIGN_OR_RETURN(out->raw_block, stream.Next());
+    MR_ASSIGN_OR_RETURN(out->blob_block, stream.Next());
+    MR_ASSIGN_OR_RETURN(out->raw, Framed(s, out->raw_block.view(), raw_off, "raw", row));
+    MR_ASSIGN_OR_RETURN(out->blob, Framed(s, out->blob_block.view(), blob_off, "blob", row));
+    return Status::OK();
   }
-  return std::string_view(p + kLengthPrefix, n - kLengthPrefix);
+  if (want_raw) {
+    MR_ASSIGN_OR_RETURN(out->raw, Fetch(s, l.raw_page, l.raw_begin, l.raw_end, &out->raw_buf, "raw", row));
+  }
+  if (want_blob) {
+    MR_ASSIGN_OR_RETURN(out->blob, Fetch(s, l.blob_page, l.blob_begin, l.blob_end, &out->blob_buf, "blob", row));
+  }
+  return Status::OK();
 }
 
 // Empty: all fields.
@@ -192,15 +250,29 @@ Status ShardReader::Impl::Decode(const Shard& s, uint64_t local, std::string_vie
   return Status::OK();
 }
 
+namespace {
+
+Result<std::unique_ptr<RandomAccessFile>> OpenShardFile(FileSystem* fs, const std::string& path,
+                                                        const ReaderOptions& o) {
+  if (o.io_mode != IoMode::kDirect) return fs->OpenRead(path, o.io_mode == IoMode::kMmap);
+  auto f = fs->OpenDirect(path);
+  if (f.ok() || f.status().code() != StatusCode::kNotSupported || !o.direct_fallback) return f;
+  return fs->OpenRead(path, false);
+}
+
+}  // namespace
+
 Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, const ReaderOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
-  FileSystem* fs = FileSystem::Default();
-  const bool mmap = options.io_mode == IoMode::kMmap;
+  if (options.io_mode == IoMode::kDirect && options.direct_queue_depth == 0) {
+    return Status::InvalidArgument(path + ": direct_queue_depth must be >= 1");
+  }
+  FileSystem* fs = options.file_system ? options.file_system : FileSystem::Default();
   // Held while headers and indexes are opened: no append may be half done.
   MR_ASSIGN_OR_RETURN(auto lock, LockDatasetAt(options.shard_paths.empty() ? path : options.shard_paths[0],
                                                DatasetLock::Mode::kShared, fs));
-  MR_ASSIGN_OR_RETURN(auto first_file, fs->OpenRead(path, mmap));
+  MR_ASSIGN_OR_RETURN(auto first_file, OpenShardFile(fs, path, options));
   const bool verify = options.verify_checksums;
   MR_ASSIGN_OR_RETURN(ShardHeader first, ReadShardHeader(*first_file, verify));
   if (!options.shard_paths.empty()) {
@@ -219,7 +291,7 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
       s->file = std::move(first_file);
       s->header = first;
     } else {
-      auto f = fs->OpenRead(s->path, mmap);
+      auto f = OpenShardFile(fs, s->path, options);
       if (!f.ok()) {
         if (f.status().code() == StatusCode::kNotFound) {
           return Status::NotFound(s->path + ": shard " + std::to_string(i) + " of " + path +
@@ -238,6 +310,8 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
     const std::string db = s->path + ".db";
     if (!fs->Exists(db)) return Status::NotFound(db + ": index file of shard " + s->path + " is missing");
     MR_ASSIGN_OR_RETURN(s->index, IndexReader::Open(db, BaseName(s->path), s->header.version == kVersion2));
+    s->direct = dynamic_cast<const DirectFile*>(s->file.get());
+    s->io_mode = s->direct ? IoMode::kDirect : s->file->MappedData() ? IoMode::kMmap : IoMode::kPread;
     s->page_state.reset(new std::atomic<uint8_t>[s->header.pages.size()]());
     s->first_row = impl->total_rows;
     impl->total_rows += s->header.num_rows();
@@ -263,6 +337,7 @@ uint64_t ShardReader::header_size() const { return impl_->first().header_size; }
 uint64_t ShardReader::page_size() const { return impl_->first().page_size; }
 const std::vector<std::string>& ShardReader::index_fields() const { return impl_->first().index_fields; }
 const ShardHeader& ShardReader::header(uint32_t s) const { return impl_->shards.at(s)->header; }
+IoMode ShardReader::shard_io_mode(uint32_t s) const { return impl_->shards.at(s)->io_mode; }
 
 Result<Projection> ShardReader::MakeProjection(const std::vector<std::string>& columns) const {
   const Schema& sc = schema();
@@ -299,18 +374,12 @@ Result<Row> ShardReader::ReadRow(uint64_t row_id, const Projection* projection) 
   MR_ASSIGN_OR_RETURN(Location loc, Locate(row_id));
   Shard& s = *impl_->shards[loc.shard];
   MR_RETURN_IF_ERROR(impl_->EnsureLocators(s));
-  const CompactLocator& l = s.locators[loc.local_row];
-  std::string raw_buf, blob_buf;
-  std::string_view raw, blob;
-  if (!projection || projection->need_raw) {
-    MR_ASSIGN_OR_RETURN(raw, impl_->Fetch(s, l.raw_page, l.raw_begin, l.raw_end, &raw_buf, "raw", loc.local_row));
-  }
-  if (!projection || projection->need_blob) {
-    MR_ASSIGN_OR_RETURN(blob,
-                        impl_->Fetch(s, l.blob_page, l.blob_begin, l.blob_end, &blob_buf, "blob", loc.local_row));
-  }
+  Impl::RowParts parts;
+  MR_RETURN_IF_ERROR(impl_->FetchParts(s, s.locators[loc.local_row], loc.local_row, !projection || projection->need_raw,
+                                       !projection || projection->need_blob, &parts));
   Row row;
-  MR_RETURN_IF_ERROR(impl_->Decode(s, loc.local_row, raw, blob, projection, impl_->Select(projection), &row));
+  MR_RETURN_IF_ERROR(
+      impl_->Decode(s, loc.local_row, parts.raw, parts.blob, projection, impl_->Select(projection), &row));
   return row;
 }
 
@@ -318,12 +387,11 @@ Result<EncodedRow> ShardReader::ReadEncoded(uint64_t row_id) const {
   MR_ASSIGN_OR_RETURN(Location loc, Locate(row_id));
   Shard& s = *impl_->shards[loc.shard];
   MR_RETURN_IF_ERROR(impl_->EnsureLocators(s));
-  const CompactLocator& l = s.locators[loc.local_row];
-  std::string raw_buf, blob_buf;
+  Impl::RowParts parts;
+  MR_RETURN_IF_ERROR(impl_->FetchParts(s, s.locators[loc.local_row], loc.local_row, true, true, &parts));
+  const std::string_view raw = parts.raw;
+  std::string_view blob = parts.blob;
   EncodedRow out;
-  MR_ASSIGN_OR_RETURN(auto raw, impl_->Fetch(s, l.raw_page, l.raw_begin, l.raw_end, &raw_buf, "raw", loc.local_row));
-  MR_ASSIGN_OR_RETURN(auto blob,
-                      impl_->Fetch(s, l.blob_page, l.blob_begin, l.blob_end, &blob_buf, "blob", loc.local_row));
   out.raw.assign(raw);
   if (impl_->decompressor) {
     Status st = impl_->decompressor->DecompressBlob(*impl_->codec, blob, &out.blob);
@@ -344,34 +412,68 @@ Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* project
     return Status::InvalidArgument("scan range [" + std::to_string(begin) + ", " + std::to_string(end) +
                                    ") is outside the dataset's " + std::to_string(impl_->total_rows) + " rows");
   }
-  // Whole pages are read once and rows served from them.
+  // Pages are read once (and verified) and rows served from them. A direct
+  // shard's pages are queued on an AioReadStream in the order the rows need
+  // them, so the next pages are being read while rows are decoded; a page
+  // that is already verified (or carries no checksum) is read only across
+  // the rows the scan needs.
   struct PageCache {
     int64_t page = -1;
-    std::string bytes;
+    const char* base = nullptr;  // the page's bytes from offset `first`
+    uint64_t first = 0;
+    std::string bytes;           // pread
+    AioReadStream::Block block;  // direct
   } raw_cache, blob_cache;
+  struct Queued {
+    uint64_t page, begin, end;  // bytes [begin, end) of the page
+  };
+  std::unique_ptr<AioReadStream> stream;
+  std::deque<Queued> queued;  // on `stream`, in order
+  auto load = [&](const Shard& s, PageCache& c, uint64_t page) -> Status {
+    c.page = -1;
+    c.first = 0;
+    const uint64_t off = s.header.PageOffset(page);
+    const uint64_t used = s.header.pages[page].used_bytes;
+    bool whole = true;
+    if (const char* map = s.file->MappedData()) {
+      c.base = map + off;
+    } else if (stream) {
+      if (queued.empty() || queued.front().page != page) {
+        return Status::Internal(s.path + ": direct scan needs page " + std::to_string(page) +
+                                " out of the queued order");
+      }
+      const Queued q = queued.front();
+      queued.pop_front();
+      stream->Recycle(std::move(c.block));
+      MR_ASSIGN_OR_RETURN(c.block, stream->Next());
+      c.base = c.block.view().data();
+      c.first = q.begin;
+      whole = q.begin == 0 && q.end == used;
+    } else {
+      c.bytes.resize(used);
+      MR_RETURN_IF_ERROR(s.file->ReadAt(off, c.bytes.size(), c.bytes.data()));
+      c.base = c.bytes.data();
+    }
+    // A partial read was only planned for a page that needs no verification.
+    MR_RETURN_IF_ERROR(impl_->VerifyPage(s, page, whole ? c.base : nullptr));
+    c.page = static_cast<int64_t>(page);
+    return Status::OK();
+  };
   auto view = [&](const Shard& s, PageCache& c, uint64_t page, uint64_t b, uint64_t e, const char* part,
                   uint64_t row) -> Result<std::string_view> {
-    MR_RETURN_IF_ERROR(impl_->VerifyPage(s, page));
-    const char* base;
-    if (const char* map = s.file->MappedData()) {
-      base = map + s.header.PageOffset(page);
-    } else {
-      if (c.page != static_cast<int64_t>(page)) {
-        c.bytes.resize(s.header.pages[page].used_bytes);
-        MR_RETURN_IF_ERROR(s.file->ReadAt(s.header.PageOffset(page), c.bytes.size(), c.bytes.data()));
-        c.page = static_cast<int64_t>(page);
-      }
-      base = c.bytes.data();
-    }
+    if (c.page != static_cast<int64_t>(page)) MR_RETURN_IF_ERROR(load(s, c, page));
+    const char* base = c.base + (b - c.first);
     uint64_t len;
-    std::memcpy(&len, base + b, 8);
+    std::memcpy(&len, base, 8);
     if (len != e - b - kLengthPrefix) {
       return Status::Corruption(s.path + ": row " + std::to_string(row) + ": " + part + " part at page " +
                                 std::to_string(page) + " offset " + std::to_string(b) + " has length " +
                                 std::to_string(len) + ", the index says " + std::to_string(e - b - kLengthPrefix));
     }
-    return std::string_view(base + b + kLengthPrefix, e - b - kLengthPrefix);
+    return std::string_view(base + kLengthPrefix, e - b - kLengthPrefix);
   };
+  const bool need_raw = !projection || projection->need_raw;
+  const bool need_blob = !projection || projection->need_blob;
   const std::vector<bool> select = impl_->Select(projection);
   uint64_t row_id = begin;
   while (row_id < end) {
@@ -380,14 +482,48 @@ Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* project
     MR_RETURN_IF_ERROR(impl_->EnsureLocators(s));
     raw_cache.page = blob_cache.page = -1;
     const uint64_t shard_end = std::min(end, s.first_row + s.header.num_rows());
+    stream.reset();
+    queued.clear();
+    if (s.direct) {
+      // Queue each page at its first use, mirroring view()'s cache misses,
+      // with the span of the rows that use it.
+      std::vector<Queued> plan;
+      int64_t last_raw = -1, last_blob = -1;
+      size_t raw_at = 0, blob_at = 0;
+      auto use = [&](int64_t* last, size_t* at, uint64_t page, uint64_t b, uint64_t e) {
+        if (*last != static_cast<int64_t>(page)) {
+          *last = static_cast<int64_t>(page);
+          *at = plan.size();
+          plan.push_back({page, b, e});
+        }
+        plan[*at].begin = std::min(plan[*at].begin, b);
+        plan[*at].end = std::max(plan[*at].end, e);
+      };
+      for (uint64_t r = row_id; r < shard_end; ++r) {
+        const CompactLocator& l = s.locators[r - s.first_row];
+        if (need_raw) use(&last_raw, &raw_at, l.raw_page, l.raw_begin, l.raw_end);
+        if (need_blob) use(&last_blob, &blob_at, l.blob_page, l.blob_begin, l.blob_end);
+      }
+      const ReaderOptions& o = impl_->options;
+      stream = std::make_unique<AioReadStream>(*s.direct, AioContextPool::Shared(o.direct_queue_depth),
+                                               o.direct_read_ahead);
+      for (Queued q : plan) {
+        if (impl_->NeedsVerify(s, q.page)) {
+          q.begin = 0;
+          q.end = s.header.pages[q.page].used_bytes;
+        }
+        stream->Add(s.header.PageOffset(q.page) + q.begin, q.end - q.begin);
+        queued.push_back(q);
+      }
+    }
     for (; row_id < shard_end; ++row_id) {
       const uint64_t local = row_id - s.first_row;
       const CompactLocator& l = s.locators[local];
       std::string_view raw, blob;
-      if (!projection || projection->need_raw) {
+      if (need_raw) {
         MR_ASSIGN_OR_RETURN(raw, view(s, raw_cache, l.raw_page, l.raw_begin, l.raw_end, "raw", local));
       }
-      if (!projection || projection->need_blob) {
+      if (need_blob) {
         MR_ASSIGN_OR_RETURN(blob, view(s, blob_cache, l.blob_page, l.blob_begin, l.blob_end, "blob", local));
       }
       Row row;

@@ -18,8 +18,12 @@
 namespace mindrecord {
 
 enum class IoMode : uint8_t {
-  kPread = 0,  // pread(2) per row or page: no address-space cost (default)
-  kMmap = 1,   // map each shard read-only; fastest for hot page-cache data
+  kPread = 0,   // pread(2) per row or page: no address-space cost (default)
+  kMmap = 1,    // map each shard read-only; fastest for hot page-cache data
+  kDirect = 2,  // O_DIRECT, bypassing the page cache (for datasets larger
+                // than RAM): scans read whole pages through libaio with
+                // several reads in flight, single rows one aligned pread each.
+                // See mindrecord/direct_file.h.
 };
 
 struct ReaderOptions {
@@ -27,6 +31,19 @@ struct ReaderOptions {
   // shard_addresses, resolved relative to its folder.
   std::vector<std::string> shard_paths;
   IoMode io_mode = IoMode::kPread;
+  // kDirect on a file system that refuses O_DIRECT (tmpfs before Linux 6.6,
+  // some FUSE and network file systems): false (default): Open fails with
+  // NotSupported naming the shard; true: that shard is read with pread and
+  // shard_io_mode() reports kPread for it.
+  bool direct_fallback = false;
+  // kDirect scans: libaio requests in flight per scanning thread (>= 1), and
+  // the bytes of pages read ahead of the pages in use (at least one page is
+  // always read ahead). Memory per scan: this plus up to four pages (the raw
+  // and blob page in use, two spare buffers).
+  uint32_t direct_queue_depth = 4;
+  uint64_t direct_read_ahead = 64ull << 20;
+  // Shard files go through this seam (tests refuse O_DIRECT); nullptr: POSIX.
+  FileSystem* file_system = nullptr;
   // Check the header checksum at open and each page's checksum the first
   // time a page is touched (when the dataset carries them).
   bool verify_checksums = true;
@@ -44,7 +61,8 @@ struct Projection {
 
 // Thread safety: after Open() returns, every const method may be called from
 // any number of threads at once (reads use positional I/O and immutable
-// metadata only).
+// metadata only; each kDirect scan takes its own libaio context from a
+// process-wide, mutex-guarded pool).
 class ShardReader {
  public:
   static Result<std::unique_ptr<ShardReader>> Open(const std::string& path, const ReaderOptions& options = {});
@@ -62,6 +80,8 @@ class ShardReader {
   uint64_t page_size() const;
   const std::vector<std::string>& index_fields() const;
   const ShardHeader& header(uint32_t shard) const;
+  // How the shard is read: options.io_mode, or kPread where kDirect fell back.
+  IoMode shard_io_mode(uint32_t shard) const;
 
   // Empty `columns`: all fields. Unknown names are an error.
   Result<Projection> MakeProjection(const std::vector<std::string>& columns) const;

@@ -71,6 +71,21 @@ def test_columns_projection(tmp_path):
         mindrecord.FileReader(path, columns=["nope"])
 
 
+def test_core_reader_io_modes_read_the_same_rows(tmp_path):
+    from mindrecord import _core
+    path = write_simple(str(tmp_path / "io.mindrecord"), 300, shard_num=3) + "0"
+    want = _core.Reader(path, [], "pread").read_range(0, 300)
+    for mode in ("mmap", "direct"):
+        r = _core.Reader(path, [], mode)
+        got = r.read_range(0, 300, 3)
+        assert len(got) == 300
+        for a, b in zip(got, want):
+            assert a.keys() == b.keys() and a["id"] == b["id"] and np.array_equal(a["vec"], b["vec"])
+        assert [x["id"] for x in r.read_ids([299, 0, 150])] == [want[299]["id"], want[0]["id"], want[150]["id"]]
+    with pytest.raises(ValueError):
+        _core.Reader(path, [], "aio")
+
+
 def test_header_and_index_written(tmp_path):
     path = write_simple(str(tmp_path / "h.mindrecord"), 7)
     with open(path, "rb") as f:

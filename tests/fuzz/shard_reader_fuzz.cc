@@ -18,7 +18,7 @@ MINDRECORD_FUZZ_TARGET(shard_reader) {
   const std::string shard = (dir / name).string();
   std::filesystem::rename(dir / "probe.db", shard + ".db");
   fuzz::WriteFile(shard, parts[1]);
-  for (IoMode mode : {IoMode::kPread, IoMode::kMmap}) {
+  for (IoMode mode : {IoMode::kPread, IoMode::kMmap, IoMode::kDirect}) {
     ReaderOptions options;
     options.io_mode = mode;
     auto reader = ShardReader::Open(shard, options);

@@ -10,7 +10,7 @@ namespace {
 TEST(PlanTest, RoundTripsThroughJson) {
   Plan p;
   p.source = {"/data/a0", "/data/a1"};
-  p.io_mode = "mmap";
+  p.io_mode = "direct";
   p.columns = {"image", "label"};
   p.sampler = {{"type", "distributed"}, {"num_shards", 4}, {"shard_id", 1}, {"shuffle", "global"}};
   p.ops["image"] = {{{"op", "Decode"}}, {{"op", "RandomResizedCrop"}, {"size", {224, 224}}}};

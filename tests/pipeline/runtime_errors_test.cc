@@ -105,10 +105,10 @@ TEST_F(RuntimeErrorsTest, SkipKeepsOrderAndFullBatches) {
       }
     }
     clean.epochs = 2;
-    for (uint32_t workers : {1u, 3u}) {
+    for (uint32_t workers : {1u, 2u, 3u}) {
       SCOPED_TRACE(std::string(sampler) + " workers " + std::to_string(workers));
       clean.num_workers = workers;
-      clean.io_mode = workers == 1 ? "pread" : "mmap";
+      clean.io_mode = workers == 1 ? "pread" : workers == 2 ? "direct" : "mmap";
       
       auto pipe = Pipeline::Open(clean);
       ASSERT_TRUE(pipe.ok());

@@ -49,8 +49,10 @@ std::string* RuntimeTest::path_ = nullptr;
 TEST_F(RuntimeTest, SequentialMatchesReader) {
   auto reader = ShardReader::Open(*path_);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-  // mmap and pread; with pread, short runs go row by row and long ones scan pages.
-  for (auto [io, bs] : std::vector<std::pair<std::string, uint64_t>>{{"auto", 7}, {"pread", 7}, {"pread", 128}}) {
+  // mmap, pread and direct; with pread and direct, short runs go row by row and
+  // long ones scan pages.
+  for (auto [io, bs] : std::vector<std::pair<std::string, uint64_t>>{
+           {"auto", 7}, {"pread", 7}, {"pread", 128}, {"direct", 7}, {"direct", 128}}) {
     SCOPED_TRACE(io + " batch " + std::to_string(bs));
     Plan p = BasePlan();
     p.io_mode = io;
@@ -99,6 +101,12 @@ TEST_F(RuntimeTest, SameSequenceForAnyWorkerCount) {
     digests.insert(Digest(batches));
     if (ids.empty()) ids = RowIds(batches);
   }
+  // Direct I/O reads the same rows.
+  p.io_mode = "direct";
+  p.num_workers = 3;
+  auto direct = Open(p);
+  ASSERT_TRUE(direct);
+  digests.insert(Digest(Drain(direct.get())));
   EXPECT_EQ(digests.size(), 1u);
   // Two epochs, each a permutation, different from each other.
   std::vector<uint64_t> e0(ids.begin(), ids.begin() + 600), e1(ids.begin() + 600, ids.end());
