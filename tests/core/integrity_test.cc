@@ -244,27 +244,38 @@ TEST(IntegrityTest, ChecksumsComputedWhileWritingMatchThePages) {
 
 // A writer killed at a random point leaves either no dataset or a complete
 // one that verifies clean; never a file that reads as something else.
+pid_t ForkCreate(const std::string& path) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  WriterOptions o;
+  o.header_size = kMinHeaderSize;
+  o.page_size = kMinPageSize;
+  o.shard_count = 2;
+  auto w = ShardWriter::Create(path, TestSchema(), o);
+  if (!w.ok()) _exit(3);
+  for (int b = 0; b < 6; ++b) {
+    if (!(*w)->WriteRows(TestRows(100, b * 100, 400)).ok()) _exit(4);
+  }
+  _exit((*w)->Commit().ok() ? 0 : 5);
+}
+
 TEST(IntegrityTest, CreateKilledAtRandomPointsLeavesNothingOrACompleteDataset) {
   TempDir dir;
   std::mt19937 rng(42);
   int complete = 0, absent = 0;
+  // Kill times are drawn over 1.5x one writer's measured run time.
+  const auto t0 = std::chrono::steady_clock::now();
+  pid_t timed = ForkCreate(dir.Join("timed"));
+  ASSERT_GE(timed, 0);
+  int timed_status = 0;
+  waitpid(timed, &timed_status, 0);
+  ASSERT_TRUE(WIFEXITED(timed_status) && WEXITSTATUS(timed_status) == 0);
+  const auto run_us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
   for (int trial = 0; trial < 100; ++trial) {
-    const std::string path = dir.Join("k" + std::to_string(trial));
-    pid_t pid = fork();
+    const std::string path = dir.Join("k" + std::to_string(trial) + "_");
+    pid_t pid = ForkCreate(path);
     ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      WriterOptions o;
-      o.header_size = kMinHeaderSize;
-      o.page_size = kMinPageSize;
-      o.shard_count = 2;
-      auto w = ShardWriter::Create(path, TestSchema(), o);
-      if (!w.ok()) _exit(3);
-      for (int b = 0; b < 6; ++b) {
-        if (!(*w)->WriteRows(TestRows(100, b * 100, 400)).ok()) _exit(4);
-      }
-      _exit((*w)->Commit().ok() ? 0 : 5);
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 40000));
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % (run_us.count() * 3 / 2 + 1)));
     kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
