@@ -63,11 +63,13 @@ struct EncodedRow {
 // in the calling thread.
 //
 // Durability: everything goes to temporary files beside the output
-// (".<name>.tmp-<pid>"); Commit() fsyncs and renames them into place, index
-// files first and shard 0 last. Until Commit() returns OK no file with the
-// final names exists (or, with overwrite, the old ones were removed). Abandon()
-// or destruction without Commit() removes the temporaries. Appends write in
-// place under an undo journal instead (OpenForAppend).
+// (".<name>.tmp-<pid>-<n>"). Commit() fsyncs them, writes a commit record
+// listing the renames (the commit point; see writers/append_journal.h) and
+// renames them into place, index files first and shard 0 last, replacing old
+// files with overwrite; a crash among the renames is finished by the next
+// opener. Before the record exists the old files (if any) are untouched.
+// Abandon() or destruction without Commit() removes the temporaries. Appends
+// write in place under an undo journal instead (OpenForAppend).
 class ShardWriter {
  public:
   static Result<std::unique_ptr<ShardWriter>> Create(const std::string& path, const Schema& schema,
