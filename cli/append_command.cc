@@ -19,38 +19,6 @@ struct AppendArgs {
   std::vector<std::string> sources;
 };
 
-Status AppendFrom(const ShardReader& r, ShardWriter* w) {
-  constexpr size_t kBatchRows = 4096;
-  constexpr size_t kBatchBytes = 64 << 20;
-  if (BaseVersion(r.version()) != w->format_version()) {
-    // 2.0 and 3.0 lay rows out differently: decode and re-encode.
-    std::vector<Row> rows;
-    for (uint64_t id = 0; id < r.num_rows(); ++id) {
-      MR_ASSIGN_OR_RETURN(Row row, r.ReadRow(id));
-      rows.push_back(std::move(row));
-      if (rows.size() >= kBatchRows || id + 1 == r.num_rows()) {
-        MR_RETURN_IF_ERROR(w->WriteRows(rows));
-        rows.clear();
-      }
-    }
-    return Status::OK();
-  }
-  std::vector<EncodedRow> batch;
-  size_t bytes = 0;
-  for (uint64_t id = 0; id < r.num_rows(); ++id) {
-    MR_ASSIGN_OR_RETURN(EncodedRow row, r.ReadEncoded(id));
-    bytes += row.raw.size() + row.blob.size();
-    batch.push_back(std::move(row));
-    if (batch.size() >= kBatchRows || bytes >= kBatchBytes) {
-      MR_RETURN_IF_ERROR(w->WriteEncoded(std::move(batch)));
-      batch.clear();
-      bytes = 0;
-    }
-  }
-  if (!batch.empty()) MR_RETURN_IF_ERROR(w->WriteEncoded(std::move(batch)));
-  return Status::OK();
-}
-
 Status Append(const AppendArgs& a, uint64_t* added, uint64_t* total) {
   // Sources open first: the dataset may be one of them (its rows as committed).
   std::vector<std::unique_ptr<ShardReader>> readers;
@@ -67,7 +35,8 @@ Status Append(const AppendArgs& a, uint64_t* added, uint64_t* total) {
   }
   const uint64_t before = writer->rows_written();
   for (size_t i = 0; i < readers.size(); ++i) {
-    Status st = AppendFrom(*readers[i], writer.get());
+    // 2.0 and 3.0 lay rows out differently: decode and re-encode then.
+    Status st = MoveRows(*readers[i], writer.get(), BaseVersion(readers[i]->version()) != writer->format_version());
     if (!st.ok()) return st.WithContext("appending " + a.sources[i]);
   }
   MR_RETURN_IF_ERROR(writer->Commit());

@@ -6,6 +6,11 @@
 
 #include "mindrecord/status.h"
 
+namespace mindrecord {
+class ShardReader;
+class ShardWriter;
+}  // namespace mindrecord
+
 namespace mindrecord::cli {
 
 inline constexpr int kExitOk = 0;
@@ -15,6 +20,11 @@ inline constexpr int kExitData = 2;   // data or I/O error
 // Prints "mindrecord <verb>: error: <message>" to stderr for a failed status
 // and returns the exit code: kExitUsage for InvalidArgument, else kExitData.
 int ReportStatus(const char* verb, const Status& status);
+
+// Writes every row of `r` to `w` in row-id order, in batches bounded by rows
+// and bytes: moved in their encoded form, or decoded and re-encoded when
+// `reencode` (the layouts differ, e.g. 2.0 vs 3.0).
+Status MoveRows(const ShardReader& r, ShardWriter* w, bool reencode);
 
 void AddInspectCommand(CLI::App& app, int* exit_code);
 void AddCatCommand(CLI::App& app, int* exit_code);

@@ -1,6 +1,8 @@
 #include <cstdio>
 
 #include "cli/command.h"
+#include "readers/shard_reader.h"
+#include "writers/shard_writer.h"
 
 namespace mindrecord::cli {
 
@@ -8,6 +10,37 @@ int ReportStatus(const char* verb, const Status& status) {
   if (status.ok()) return kExitOk;
   std::fprintf(stderr, "mindrecord %s: error: %s\n", verb, status.message().c_str());
   return status.code() == StatusCode::kInvalidArgument ? kExitUsage : kExitData;
+}
+
+Status MoveRows(const ShardReader& r, ShardWriter* w, bool reencode) {
+  constexpr size_t kBatchRows = 4096;
+  constexpr size_t kBatchBytes = 64 << 20;
+  if (reencode) {
+    std::vector<Row> rows;
+    for (uint64_t id = 0; id < r.num_rows(); ++id) {
+      MR_ASSIGN_OR_RETURN(Row row, r.ReadRow(id));
+      rows.push_back(std::move(row));
+      if (rows.size() >= kBatchRows || id + 1 == r.num_rows()) {
+        MR_RETURN_IF_ERROR(w->WriteRows(std::move(rows)));
+        rows.clear();
+      }
+    }
+    return Status::OK();
+  }
+  std::vector<EncodedRow> batch;
+  size_t bytes = 0;
+  for (uint64_t id = 0; id < r.num_rows(); ++id) {
+    MR_ASSIGN_OR_RETURN(EncodedRow row, r.ReadEncoded(id));
+    bytes += row.raw.size() + row.blob.size();
+    batch.push_back(std::move(row));
+    if (batch.size() >= kBatchRows || bytes >= kBatchBytes) {
+      MR_RETURN_IF_ERROR(w->WriteEncoded(std::move(batch)));
+      batch.clear();
+      bytes = 0;
+    }
+  }
+  if (!batch.empty()) MR_RETURN_IF_ERROR(w->WriteEncoded(std::move(batch)));
+  return Status::OK();
 }
 
 }  // namespace mindrecord::cli

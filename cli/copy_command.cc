@@ -42,34 +42,7 @@ Status Copy(const CopyArgs& a, uint64_t* rows_out) {
   if (reencode) o.format_version = kVersion3;
   o.index_fields = reader->index_fields();
   MR_ASSIGN_OR_RETURN(auto writer, ShardWriter::Create(a.dst, reader->schema(), o));
-  // Batches bounded by rows and bytes keep memory flat.
-  constexpr size_t kBatchRows = 4096;
-  constexpr size_t kBatchBytes = 64 << 20;
-  std::vector<EncodedRow> batch;
-  size_t bytes = 0;
-  if (reencode) {
-    std::vector<Row> rows;
-    for (uint64_t id = 0; id < reader->num_rows(); ++id) {
-      MR_ASSIGN_OR_RETURN(Row row, reader->ReadRow(id));
-      rows.push_back(std::move(row));
-      if (rows.size() >= kBatchRows || id + 1 == reader->num_rows()) {
-        MR_RETURN_IF_ERROR(writer->WriteRows(rows));
-        rows.clear();
-      }
-    }
-  }
-  for (uint64_t id = 0; !reencode && id < reader->num_rows(); ++id) {
-    auto row = reader->ReadEncoded(id);
-    if (!row.ok()) return row.status();
-    bytes += row->raw.size() + row->blob.size();
-    batch.push_back(std::move(row).value());
-    if (batch.size() >= kBatchRows || bytes >= kBatchBytes) {
-      MR_RETURN_IF_ERROR(writer->WriteEncoded(std::move(batch)));
-      batch.clear();
-      bytes = 0;
-    }
-  }
-  if (!batch.empty()) MR_RETURN_IF_ERROR(writer->WriteEncoded(std::move(batch)));
+  MR_RETURN_IF_ERROR(MoveRows(*reader, writer.get(), reencode));
   MR_RETURN_IF_ERROR(writer->Commit());
   *rows_out = reader->num_rows();
   return Status::OK();

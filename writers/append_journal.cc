@@ -33,6 +33,19 @@ struct Journal {
 
 std::string DbBackup(const std::string& shard_path) { return JournalPath(shard_path) + ".db"; }
 
+// Writes `text` as the whole of `path`: a temporary beside it, fsynced, then
+// renamed over it (the caller syncs the folder).
+Status WriteWhole(const std::string& path, std::string_view text, FileSystem* fs) {
+  const std::string tmp = JoinPath(DirName(path), "." + BaseName(path) + ".tmp-" + std::to_string(getpid()));
+  MR_ASSIGN_OR_RETURN(auto f, fs->OpenWrite(tmp));
+  Status st = f->WriteAt(0, text);
+  if (st.ok()) st = f->Sync();
+  if (st.ok()) st = f->Close();
+  if (st.ok()) st = fs->Rename(tmp, path);
+  if (!st.ok()) (void)fs->Remove(tmp);
+  return st;
+}
+
 Result<Journal> ReadJournal(const std::string& path, FileSystem* fs) {
   MR_ASSIGN_OR_RETURN(auto f, fs->OpenRead(path));
   std::string text(f->size(), '\0');
@@ -92,15 +105,7 @@ Status WriteJournal(const std::string& shard_path, const Journal& j, FileSystem*
   text += d.dump();
   text += '\n';
   text += body;
-  const std::string path = JournalPath(shard_path);
-  const std::string tmp = JoinPath(DirName(path), "." + BaseName(path) + ".tmp-" + std::to_string(getpid()));
-  MR_ASSIGN_OR_RETURN(auto f, fs->OpenWrite(tmp));
-  Status st = f->WriteAt(0, text);
-  if (st.ok()) st = f->Sync();
-  if (st.ok()) st = f->Close();
-  if (st.ok()) st = fs->Rename(tmp, path);
-  if (!st.ok()) (void)fs->Remove(tmp);
-  return st;
+  return WriteWhole(JournalPath(shard_path), text, fs);
 }
 
 // Keeps the shard's index as it is now under DbBackup(): a hard link, or a
@@ -260,15 +265,8 @@ Status WriteCommitRecord(const std::string& first_shard,
   std::string body = list.dump();
   std::string text = "mindrecord-commit 1\n" + ChecksumHex(Xxh3(body)) + "\n" + body;
   const std::string path = CommitRecordPath(first_shard);
-  const std::string tmp = JoinPath(DirName(path), "." + BaseName(path) + ".tmp-" + std::to_string(getpid()));
-  MR_ASSIGN_OR_RETURN(auto f, fs->OpenWrite(tmp));
-  Status st = f->WriteAt(0, text);
-  if (st.ok()) st = f->Sync();
-  if (st.ok()) st = f->Close();
-  if (st.ok()) st = fs->Rename(tmp, path);
-  if (st.ok()) st = fs->SyncDir(DirName(path));
-  if (!st.ok()) (void)fs->Remove(tmp);
-  return st;
+  MR_RETURN_IF_ERROR(WriteWhole(path, text, fs));
+  return fs->SyncDir(DirName(path));
 }
 
 Status FinishCommit(const std::string& first_shard, FileSystem* fs) {
@@ -304,17 +302,29 @@ Status FinishCommit(const std::string& first_shard, FileSystem* fs) {
 Result<std::unique_ptr<DatasetLock>> LockDatasetAt(const std::string& path, DatasetLock::Mode mode, FileSystem* fs) {
   MR_RETURN_IF_ERROR(FinishCommit(path, fs));
   MR_RETURN_IF_ERROR(RecoverShardJournal(path, fs));
-  std::string first;
+  std::vector<std::string> shards;
   {
     auto f = fs->OpenRead(path);
     if (!f.ok()) return std::unique_ptr<DatasetLock>();
     auto h = ReadShardHeader(**f, false);
     if (!h.ok() || h->shard_addresses.empty()) return std::unique_ptr<DatasetLock>();
-    first = JoinPath(DirName(path), BaseName(h->shard_addresses[0]));
+    for (const auto& a : h->shard_addresses) shards.push_back(JoinPath(DirName(path), BaseName(a)));
   }
+  const std::string& first = shards[0];
   if (first != path) MR_RETURN_IF_ERROR(FinishCommit(first, fs));
   if (!fs->Exists(first)) return std::unique_ptr<DatasetLock>();
-  return DatasetLock::Acquire(first, mode, fs);
+  MR_ASSIGN_OR_RETURN(auto lock, DatasetLock::Acquire(first, mode, fs));
+  // Under the lock no append runs, and without a master journal any other
+  // journal is what a committed append had not yet tidied: remove it (best
+  // effort; a read-only opener leaves it for the next one).
+  if (!fs->Exists(JournalPath(first))) {
+    if (fs->Exists(DbBackup(first))) (void)fs->Remove(DbBackup(first));
+    for (size_t i = 1; i < shards.size(); ++i) {
+      if (fs->Exists(JournalPath(shards[i]))) (void)fs->Remove(JournalPath(shards[i]));
+      if (fs->Exists(DbBackup(shards[i]))) (void)fs->Remove(DbBackup(shards[i]));
+    }
+  }
+  return lock;
 }
 
 Result<std::unique_ptr<AppendJournal>> AppendJournal::Begin(const std::vector<ShardState>& shards, FileSystem* fs) {

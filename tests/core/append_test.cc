@@ -390,7 +390,10 @@ TEST(AppendTest, KilledAtRandomPointsLeavesOldOrNewDataset) {
       ++outcomes["new"];
       ++outcomes["mode" + std::to_string(mode) + "_new"];
     }
-    for (const auto& p : paths) EXPECT_FALSE(fs::exists(JournalPath(p))) << trial;
+    for (const auto& p : paths) {
+      EXPECT_FALSE(fs::exists(JournalPath(p))) << trial;
+      EXPECT_FALSE(fs::exists(JournalPath(p) + ".db")) << trial;
+    }
     EXPECT_FALSE(fs::exists(CommitRecordPath(paths[0]))) << trial;
   }
   for (const auto& [k, v] : outcomes) RecordProperty(k, v);
@@ -404,6 +407,21 @@ TEST(AppendTest, KilledAtRandomPointsLeavesOldOrNewDataset) {
 
 namespace mindrecord {
 namespace {
+
+// A committed append killed before it removed its other journals: openers
+// remove them.
+TEST(CommitRecordTest, OpenersRemoveJournalsACommittedAppendLeft) {
+  TempDir dir;
+  auto paths = WriteOnce(dir.Join("s"), {100}, SmallPages(3));
+  for (const std::string& f : {JournalPath(paths[1]), JournalPath(paths[2]) + ".db", JournalPath(paths[0]) + ".db"}) {
+    std::ofstream(f) << "left over";
+  }
+  ExpectRows(paths[0], 100);
+  for (const auto& p : paths) {
+    EXPECT_FALSE(fs::exists(JournalPath(p))) << p;
+    EXPECT_FALSE(fs::exists(JournalPath(p) + ".db")) << p;
+  }
+}
 
 // A writer that died among the renames of a recorded commit: the next opener
 // finishes the renames.
