@@ -41,6 +41,11 @@ int RunConvert(ConvertArgs& a) {
   auto compression = ParseCompression(a.compress);
   if (!compression.ok()) return ReportStatus("convert", compression.status());
   a.options.compression = *compression;
+  if (a.options.append && (a.options.overwrite || compression->enabled())) {
+    return ReportStatus("convert", Status::InvalidArgument(
+                                       "--append adds to a dataset as it is: it takes neither --overwrite nor "
+                                       "--compress (the dataset keeps its own)"));
+  }
   a.options.on_error = *on_error;
   a.options.encode = *encode;
   a.options.classes = SplitComma(a.classes);
@@ -82,6 +87,8 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--header-size", o.header_size, "Header bytes per shard")->capture_default_str();
   cmd->add_option("--page-size", o.page_size, "Page bytes")->capture_default_str();
   cmd->add_flag("--overwrite", o.overwrite, "Replace existing output files");
+  cmd->add_flag("--append", o.append,
+                "Add the rows to the existing output dataset(s) (same schema and class map); see `append`");
   cmd->add_option("--compress", args->compress,
                   "Blob compression: none (plain MindSpore output), lz4, zstd:LEVEL, zstd:LEVEL+dict")
       ->capture_default_str();

@@ -2,6 +2,8 @@
 // arguments, 2 data / I-O error), the summary line, no output after failure.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "fixtures/convert_fixtures.h"
 #include "tests/convert/convert_test_util.h"
 
@@ -31,6 +33,38 @@ TEST(ConvertCliTest, ConvertsAndPrintsSummary) {
   // Again without --overwrite: refused (exit 2), files untouched.
   EXPECT_EQ(RunCli("convert mnist '" + (dir / "m") + "' '" + (dir / "mn") + "'" + kSmall, &log), 2) << log;
   EXPECT_EQ(RunCli("convert mnist '" + (dir / "m") + "' '" + (dir / "mn") + "' --overwrite" + kSmall, &log), 0) << log;
+}
+
+TEST(ConvertCliTest, AppendAddsConvertedRowsToTheExistingSplits) {
+  MR_REQUIRE_CLI();
+  TempDir dir;
+  fixtures::WriteMnist(dir / "a", "train", 30, true, 1);
+  fixtures::WriteMnist(dir / "a", "t10k", 10, true, 2);
+  fixtures::WriteMnist(dir / "b", "train", 20, true, 3);
+  fixtures::WriteMnist(dir / "b", "t10k", 5, true, 4);
+  std::string log;
+  ASSERT_EQ(RunCli("convert mnist '" + (dir / "a") + "' '" + (dir / "mn") + "' --shards 3" + kSmall, &log), 0) << log;
+  ASSERT_EQ(RunCli("convert mnist '" + (dir / "b") + "' '" + (dir / "mn") + "' --append", &log), 0) << log;
+  auto train = ReadAll(dir / "mn_train.mindrecord0");
+  auto test = ReadAll(dir / "mn_test.mindrecord1");
+  EXPECT_EQ(train.size(), 50u);
+  EXPECT_EQ(test.size(), 15u);
+  // Source b's rows are exactly what a separate conversion of b holds.
+  ASSERT_EQ(RunCli("convert mnist '" + (dir / "b") + "' '" + (dir / "bn") + "'", &log), 0) << log;
+  std::multiset<std::string> want, got;
+  for (const auto& r : ReadAll(dir / "mn_train.mindrecord0")) got.insert(r.Get("data").bytes());
+  for (const auto& r : ReadAll(dir / "bn_train.mindrecord")) want.insert(r.Get("data").bytes());
+  for (const auto& x : want) EXPECT_EQ(got.count(x), want.count(x) + 0u) << "a converted row of b is missing";
+  // Another schema (a CIFAR dataset is not MNIST) or --overwrite: refused, datasets untouched.
+  fixtures::WriteImageFolder(dir / "if", 2, 2, 8, 8, 1);
+  EXPECT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "' '" + (dir / "mn_train.mindrecord") + "' --append", &log),
+            1)
+      << log;
+  EXPECT_NE(log.find("schema"), std::string::npos) << log;
+  EXPECT_EQ(RunCli("convert mnist '" + (dir / "b") + "' '" + (dir / "mn") + "' --append --overwrite", &log), 1);
+  EXPECT_EQ(RunCli("convert mnist '" + (dir / "b") + "' '" + (dir / "none") + "' --append", &log), 2);
+  EXPECT_NE(log.find("no dataset to append to"), std::string::npos) << log;
+  EXPECT_EQ(ReadAll(dir / "mn_train.mindrecord0").size(), 50u);
 }
 
 TEST(ConvertCliTest, BadArgumentsExitOne) {

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "mindrecord/file.h"
 #include "writers/shard_writer.h"
 
 namespace mindrecord::convert {
@@ -141,6 +142,30 @@ unsigned EffectiveWorkers(uint32_t requested) {
   return hw == 0 ? 1 : hw;
 }
 
+// The existing dataset at `path` (shard 0 is `path` or `path` + a zero-padded
+// 0), opened for append after checking it takes rows of `schema`.
+Result<std::unique_ptr<ShardWriter>> OpenForAppend(const std::string& path, const Schema& schema) {
+  std::string first;
+  for (const std::string& c : {path, path + "0", path + "00", path + "000"}) {
+    if (FileSystem::Default()->Exists(c)) {
+      first = c;
+      break;
+    }
+  }
+  if (first.empty()) return Status::NotFound("no dataset to append to (neither the file nor its shard 0 exists)");
+  MR_ASSIGN_OR_RETURN(auto w, ShardWriter::OpenForAppend(first));
+  if (!(w->schema() == schema)) {
+    return Status::InvalidArgument("the converted rows' schema " + schema.ToUserJson().dump() +
+                                   " differs from the dataset's " + w->schema().ToUserJson().dump());
+  }
+  if (w->schema().desc() != schema.desc()) {
+    return Status::InvalidArgument("the converted rows' description (\"" + schema.desc() +
+                                   "\") differs from the dataset's (\"" + w->schema().desc() +
+                                   "\"), e.g. another class map; labels would not agree");
+  }
+  return w;
+}
+
 Result<std::vector<OutputReport>> RunPlans(const std::vector<SplitPlan>& plans, const std::string& output,
                                            ConvertContext& ctx) {
   const ConvertOptions& opt = ctx.options();
@@ -158,7 +183,7 @@ Result<std::vector<OutputReport>> RunPlans(const std::vector<SplitPlan>& plans, 
     wo.overwrite = opt.overwrite;
     wo.compression = opt.compression;
     std::string path = SplitOutputPath(output, plan.split);
-    auto writer = ShardWriter::Create(path, plan.schema, wo);
+    auto writer = opt.append ? OpenForAppend(path, plan.schema) : ShardWriter::Create(path, plan.schema, wo);
     if (!writer.ok()) {
       abandon_all();
       return writer.status().WithContext(path);

@@ -45,6 +45,11 @@ struct ConvertOptions {
   uint64_t page_size = kDefaultPageSize;
   // Replace existing output files instead of refusing to start.
   bool overwrite = false;
+  // Add the converted rows to the existing output dataset(s) instead
+  // (ShardWriter::OpenForAppend): the schema and description (e.g. the
+  // class map) must equal the dataset's; its own shard count, sizes,
+  // compression and index fields apply.
+  bool append = false;
   // Per-row blob compression (see WriterOptions::compression).
   CompressionOptions compression;
   OnError on_error = OnError::kFail;
