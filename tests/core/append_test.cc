@@ -18,6 +18,7 @@
 #include "mindrecord/file.h"
 #include "readers/shard_reader.h"
 #include "readers/verifier.h"
+#include "tests/util/test_rows.h"
 #include "tests/util/test_util.h"
 #include "writers/append_journal.h"
 #include "writers/shard_writer.h"
@@ -29,10 +30,7 @@ using testing::ReadFile;
 using testing::TempDir;
 namespace fs = std::filesystem;
 
-Schema TestSchema() {
-  return *Schema::FromUserJsonString(
-      R"({"id":{"type":"int64"},"name":{"type":"string"},"img":{"type":"bytes"},"v":{"type":"int32","shape":[-1]}})");
-}
+Schema TestSchema() { return testing::IdNameImgSchema(); }
 
 std::vector<Row> TestRows(int n, int first, size_t blob = 300) {
   std::vector<Row> rows;

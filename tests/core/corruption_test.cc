@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "readers/shard_reader.h"
+#include "tests/util/test_rows.h"
 #include "tests/util/test_util.h"
 #include "writers/shard_writer.h"
 
@@ -18,8 +19,7 @@ using testing::TempDir;
 using testing::WriteFile;
 
 std::string MakeDataset(const TempDir& dir, const std::string& name, uint32_t shards = 1, int rows = 40) {
-  auto schema = *Schema::FromUserJsonString(
-      R"({"id":{"type":"int64"},"name":{"type":"string"},"img":{"type":"bytes"},"v":{"type":"int32","shape":[-1]}})");
+  const Schema schema = testing::IdNameImgSchema();
   WriterOptions o;
   o.shard_count = shards;
   o.header_size = kMinHeaderSize;

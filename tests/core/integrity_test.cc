@@ -15,6 +15,7 @@
 #include "mindrecord/checksum.h"
 #include "readers/shard_reader.h"
 #include "readers/verifier.h"
+#include "tests/util/test_rows.h"
 #include "tests/util/test_util.h"
 #include "writers/append_journal.h"
 #include "writers/index_rebuild.h"
@@ -28,10 +29,7 @@ using testing::TempDir;
 using testing::WriteFile;
 namespace fs = std::filesystem;
 
-Schema TestSchema() {
-  return *Schema::FromUserJsonString(
-      R"({"id":{"type":"int64"},"name":{"type":"string"},"img":{"type":"bytes"},"v":{"type":"int32","shape":[-1]}})");
-}
+Schema TestSchema() { return testing::IdNameImgSchema(); }
 
 std::vector<Row> TestRows(int n, int first = 0, size_t blob = 60) {
   std::vector<Row> rows;
