@@ -90,6 +90,7 @@ struct Written {
   std::string path;
   uint64_t file_bytes = 0;  // data file + index, as on disk (pages padded to their slots)
   uint64_t data_bytes = 0;  // header JSON + used page bytes + index: the size without slot padding
+  uint64_t header_bytes = 0, blob_bytes = 0, raw_bytes = 0, index_bytes = 0;  // data_bytes by part
   double write_seconds = 0;
 };
 
@@ -118,8 +119,10 @@ const Written& Dataset(int spec) {
   const uint64_t db = std::filesystem::file_size(w.path + ".db");
   w.file_bytes = std::filesystem::file_size(w.path) + db;
   auto reader = *ShardReader::Open(w.path);
-  w.data_bytes = reader->header(0).Serialize().size() + db;
-  for (const auto& p : reader->header(0).pages) w.data_bytes += p.used_bytes;
+  w.header_bytes = reader->header(0).Serialize().size();
+  w.index_bytes = db;
+  for (const auto& p : reader->header(0).pages) (p.is_blob ? w.blob_bytes : w.raw_bytes) += p.used_bytes;
+  w.data_bytes = w.header_bytes + w.index_bytes + w.blob_bytes + w.raw_bytes;
   return done[spec] = w;
 }
 
@@ -131,6 +134,10 @@ void SetCounters(benchmark::State& state, int spec, uint64_t rows) {
   state.counters["data_MB"] = static_cast<double>(w.data_bytes) / 1e6;
   state.counters["vs_none"] = static_cast<double>(w.data_bytes) / static_cast<double>(Dataset(0).data_bytes);
   state.counters["write_s"] = w.write_seconds;
+  state.counters["blob_MB"] = static_cast<double>(w.blob_bytes) / 1e6;
+  state.counters["raw_MB"] = static_cast<double>(w.raw_bytes) / 1e6;
+  state.counters["index_MB"] = static_cast<double>(w.index_bytes) / 1e6;
+  state.counters["header_MB"] = static_cast<double>(w.header_bytes) / 1e6;
   state.SetLabel(kSpecs[spec]);
 }
 

@@ -90,7 +90,8 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--append", o.append,
                 "Add the rows to the existing output dataset(s) (same schema and class map); see `append`");
   cmd->add_option("--compress", args->compress,
-                  "Blob compression: none (plain MindSpore output), lz4, zstd:LEVEL, zstd:LEVEL+dict")
+                  "Per-row compression: none (plain MindSpore output), lz4, zstd:LEVEL, zstd:LEVEL+dict; "
+                  "+raw compresses the non-blob part too (e.g. zstd:3+dict+raw)")
       ->capture_default_str();
   cmd->add_option("--on-error", args->on_error, "fail (default): stop, leave no output; skip: list and go on");
   cmd->add_option("--encode", args->encode,

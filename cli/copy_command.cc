@@ -1,5 +1,5 @@
 // `mindrecord copy SRC DST [--shards N] [--header-size B] [--page-size B]
-// [--overwrite] [--no-checksums] [--compress none|lz4|zstd:N[+dict]]`:
+// [--overwrite] [--no-checksums] [--compress none|lz4[+raw]|zstd:N[+dict][+raw]]`:
 // rewrite a dataset, re-sharded, re-paged or (de)compressed. Rows move in
 // their encoded form (blob parts decompressed, then compressed per the
 // output's codec), so a single-shard copy with the source's sizes,
@@ -60,7 +60,8 @@ void AddCopyCommand(CLI::App& app, int* exit_code) {
   sub->add_option("--page-size", a->page_size, "Page bytes (default: as the source)");
   sub->add_flag("--overwrite", a->overwrite, "Replace existing output files");
   sub->add_option("--compress", a->compress,
-                  "Blob compression: none (plain MindSpore output), lz4, zstd:LEVEL, zstd:LEVEL+dict "
+                  "Per-row compression: none (plain MindSpore output), lz4, zstd:LEVEL, zstd:LEVEL+dict; "
+                  "+raw compresses the non-blob part too (e.g. zstd:3+dict+raw) "
                   "(default: as the source)");
   sub->add_flag("--no-checksums", a->no_checksums, "Write no page/header checksums: output identical to MindSpore's");
   sub->callback([=] {

@@ -83,8 +83,9 @@ int Run(const std::string& path, bool as_json, bool pages) {
     std::string dict = comp["dict_id"].get<uint32_t>() ? ", dictionary " + comp["dict_id"].dump() + " (" +
                                                              comp.value("dict_bytes", json(0)).dump() + " bytes)"
                                                        : "";
-    std::printf("compression:  %s%s; blob bytes %llu -> %llu (ratio %.2f)\n", comp["codec"].get<std::string>().c_str(),
-                dict.c_str(), comp["raw_bytes"].get<unsigned long long>(),
+    const bool raw_too = CompressionFromHeader(h0).raw;
+    std::printf("compression:  %s%s; %s bytes %llu -> %llu (ratio %.2f)\n", comp["codec"].get<std::string>().c_str(),
+                dict.c_str(), raw_too ? "row" : "blob", comp["raw_bytes"].get<unsigned long long>(),
                 comp["stored_bytes"].get<unsigned long long>(), comp["ratio"].get<double>());
   } else {
     std::printf("compression:  none\n");

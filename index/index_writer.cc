@@ -16,7 +16,7 @@ const char* IndexColumnType(DataType t) {
 
 Result<std::unique_ptr<IndexWriter>> IndexWriter::Create(const std::string& db_path, const std::string& shard_name,
                                                          const Schema& schema, const std::vector<std::string>& fields,
-                                                         bool legacy_quoted_strings) {
+                                                         bool legacy_quoted_strings, bool without_rowid) {
   std::unique_ptr<IndexWriter> w(new IndexWriter());
   w->path_ = db_path;
   w->fields_ = fields;
@@ -42,7 +42,7 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Create(const std::string& db_p
   }
   ddl += ", PRIMARY KEY(ROW_ID";
   for (size_t k = 0; k < fields.size(); ++k) ddl += ",INC_" + std::to_string(k);
-  ddl += "));";
+  ddl += without_rowid ? ")) WITHOUT ROWID;" : "));";
   MR_RETURN_IF_ERROR(w->Exec(ddl));
   MR_RETURN_IF_ERROR(w->Exec("CREATE TABLE SHARD_NAME(NAME TEXT NOT NULL);"));
   sqlite3_stmt* st = nullptr;

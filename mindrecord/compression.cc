@@ -4,6 +4,7 @@
 
 #include <lz4.h>
 #include <zdict.h>
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_c_format / ZSTD_d_format (magicless frames); stable since zstd 1.4
 #include <zstd.h>
 
 #include "mindrecord/constants.h"
@@ -16,7 +17,11 @@ using nlohmann::json;
 
 namespace {
 
-enum Tag : uint8_t { kStored = 0, kLz4Block = 1, kZstdFrame = 2 };
+// kZstdFrame is what earlier versions wrote (still read); new values use
+// kZstdCompact, a frame without the 4-byte magic number (the tag says what
+// follows). Trained dictionaries get ids in [32768, 65536), which frames
+// store in 2 bytes rather than 4.
+enum Tag : uint8_t { kStored = 0, kLz4Block = 1, kZstdFrame = 2, kZstdCompact = 3 };
 
 // Values shorter than this are stored: framing would outweigh any gain.
 constexpr size_t kMinCompressSize = 16;
@@ -99,14 +104,19 @@ Result<CompressionOptions> ParseCompression(std::string_view spec) {
   CompressionOptions o;
   std::string s(spec);
   auto bad = [&] {
-    return Status::InvalidArgument("compression '" + s + "' must be none, lz4, zstd, zstd:LEVEL or zstd:LEVEL+dict");
+    return Status::InvalidArgument("compression '" + s +
+                                   "' must be none, lz4, zstd, zstd:LEVEL or zstd:LEVEL+dict, optionally +raw");
   };
   if (s == "none" || s.empty()) return o;
-  if (s == "lz4") {
+  std::string rest = s;
+  if (rest.size() > 4 && rest.substr(rest.size() - 4) == "+raw") {
+    o.raw = true;
+    rest.resize(rest.size() - 4);
+  }
+  if (rest == "lz4") {
     o.codec = Codec::kLz4;
     return o;
   }
-  std::string rest = s;
   if (rest.size() > 5 && rest.substr(rest.size() - 5) == "+dict") {
     o.dictionary = true;
     rest.resize(rest.size() - 5);
@@ -130,8 +140,9 @@ Result<CompressionOptions> ParseCompression(std::string_view spec) {
 }
 
 std::string CompressionSpec(const CompressionOptions& o) {
-  if (o.codec != Codec::kZstd) return CodecName(o.codec);
-  return "zstd:" + std::to_string(o.level) + (o.dictionary ? "+dict" : "");
+  if (o.codec == Codec::kNone) return CodecName(o.codec);
+  std::string s = o.codec == Codec::kLz4 ? "lz4" : "zstd:" + std::to_string(o.level) + (o.dictionary ? "+dict" : "");
+  return o.raw ? s + "+raw" : s;
 }
 
 std::string CompressedVersion(Codec codec) {
@@ -182,8 +193,12 @@ std::string BlobCompressor::TrainDictionary(const std::vector<std::string>& samp
   std::string dict(capacity, '\0');
   size_t n = ZDICT_trainFromBuffer(dict.data(), dict.size(), flat.data(), sizes.data(),
                                    static_cast<unsigned>(sizes.size()));
-  if (ZDICT_isError(n)) return {};
+  if (ZDICT_isError(n) || n < 8) return {};
   dict.resize(n);
+  // Bytes 4..7 hold the id (little-endian), a hash of the content in
+  // [32768, 2^31); fold it into [32768, 65536) so frames name it in 2 bytes.
+  const uint32_t id = 32768 + ZDICT_getDictID(dict.data(), dict.size()) % 32768;
+  for (int i = 0; i < 4; ++i) dict[4 + i] = static_cast<char>((id >> (8 * i)) & 0xff);
   return dict;
 }
 
@@ -191,6 +206,7 @@ json BlobCompressor::HeaderJson() const {
   json j = {{"codec", CodecName(options_.codec)}, {"level", options_.codec == Codec::kZstd ? options_.level : 0},
             {"dict_id", dict_id_}};
   if (!dictionary_.empty()) j["dictionary"] = Base64Encode(dictionary_);
+  if (options_.raw) j["raw"] = true;
   return j;
 }
 
@@ -210,12 +226,16 @@ void BlobCompressor::CompressValue(std::string_view in, std::string* out) const 
       }
     } else if (options_.codec == Codec::kZstd) {
       out->resize(1 + ZSTD_compressBound(in.size()));
-      (*out)[0] = static_cast<char>(kZstdFrame);
-      ZSTD_CCtx* ctx = ThreadCCtx();
-      size_t c = cdict_ ? ZSTD_compress_usingCDict(ctx, out->data() + 1, out->size() - 1, in.data(), in.size(),
-                                                   static_cast<const ZSTD_CDict*>(cdict_))
-                        : ZSTD_compressCCtx(ctx, out->data() + 1, out->size() - 1, in.data(), in.size(),
-                                            options_.level);
+      (*out)[0] = static_cast<char>(kZstdCompact);
+      ZSTD_CCtx* ctx = ThreadCCtx();  // shared by every compressor on this thread: set all parameters
+      ZSTD_CCtx_reset(ctx, ZSTD_reset_session_and_parameters);
+      ZSTD_CCtx_setParameter(ctx, ZSTD_c_format, ZSTD_f_zstd1_magicless);
+      if (cdict_) {
+        ZSTD_CCtx_refCDict(ctx, static_cast<const ZSTD_CDict*>(cdict_));
+      } else {
+        ZSTD_CCtx_setParameter(ctx, ZSTD_c_compressionLevel, options_.level);
+      }
+      size_t c = ZSTD_compress2(ctx, out->data() + 1, out->size() - 1, in.data(), in.size());
       if (!ZSTD_isError(c) && c + 1 < in.size()) {
         out->resize(1 + c);
         return;
@@ -251,6 +271,7 @@ CompressionOptions CompressionFromHeader(const ShardHeader& h) {
   if (codec == "zstd") o.codec = Codec::kZstd;
   if (j.contains("level") && j["level"].is_number_integer() && j["level"].get<int>() > 0) o.level = j["level"];
   o.dictionary = j.contains("dictionary");
+  o.raw = j.contains("raw") && j["raw"].is_boolean() && j["raw"].get<bool>();
   return o;
 }
 
@@ -267,6 +288,7 @@ Result<std::unique_ptr<BlobDecompressor>> BlobDecompressor::FromHeader(const Sha
     return bad("version " + h.version + " but \"" + kCompressionKey + "\" names codec " + it->value("codec", "?"));
   }
   const json& j = *it;
+  if (j.contains("raw") && !j["raw"].is_boolean()) return bad("\"raw\" is not true or false");
   if (!j.contains("dict_id") || !j["dict_id"].is_number_unsigned()) return bad("dict_id missing");
   d->dict_id_ = j["dict_id"].get<uint32_t>();
   auto dict = j.find("dictionary");
@@ -317,24 +339,28 @@ Status BlobDecompressor::DecompressValue(std::string_view in, std::string* out) 
       }
       return Status::OK();
     }
-    case kZstdFrame: {
+    case kZstdFrame:
+    case kZstdCompact: {
       if (options_.codec != Codec::kZstd) return Status::Corruption("zstd value in an LZ4 dataset");
-      const unsigned frame_dict = ZSTD_getDictID_fromFrame(in.data(), in.size());
-      if (frame_dict != 0 && frame_dict != dict_id_) {
-        return Status::Corruption(
-            "zstd value was compressed with dictionary " + std::to_string(frame_dict) +
-            (dict_id_ ? ", the dataset's dictionary is " + std::to_string(dict_id_) : ", the dataset has none"));
-      }
-      const unsigned long long n = ZSTD_getFrameContentSize(in.data(), in.size());
-      if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN) {
+      const ZSTD_format_e format = tag == kZstdFrame ? ZSTD_f_zstd1 : ZSTD_f_zstd1_magicless;
+      ZSTD_frameHeader fh;
+      if (ZSTD_getFrameHeader_advanced(&fh, in.data(), in.size(), format) != 0 ||
+          fh.frameContentSize == ZSTD_CONTENTSIZE_UNKNOWN || fh.frameType != ZSTD_frame) {
         return Status::Corruption("zstd value has no valid frame header");
       }
+      if (fh.dictID != 0 && fh.dictID != dict_id_) {
+        return Status::Corruption(
+            "zstd value was compressed with dictionary " + std::to_string(fh.dictID) +
+            (dict_id_ ? ", the dataset's dictionary is " + std::to_string(dict_id_) : ", the dataset has none"));
+      }
+      const unsigned long long n = fh.frameContentSize;
       if (n > kMaxValueSize) return Status::Corruption("zstd value claims " + std::to_string(n) + " bytes");
       out->resize(n);
-      ZSTD_DCtx* ctx = ThreadDCtx();
-      size_t got = ddict_ ? ZSTD_decompress_usingDDict(ctx, out->data(), n, in.data(), in.size(),
-                                                       static_cast<const ZSTD_DDict*>(ddict_))
-                          : ZSTD_decompressDCtx(ctx, out->data(), n, in.data(), in.size());
+      ZSTD_DCtx* ctx = ThreadDCtx();  // shared on this thread: set all parameters
+      ZSTD_DCtx_reset(ctx, ZSTD_reset_session_and_parameters);
+      ZSTD_DCtx_setParameter(ctx, ZSTD_d_format, format);
+      if (ddict_) ZSTD_DCtx_refDDict(ctx, static_cast<const ZSTD_DDict*>(ddict_));
+      size_t got = ZSTD_decompressDCtx(ctx, out->data(), n, in.data(), in.size());
       if (ZSTD_isError(got)) {
         return Status::Corruption(std::string("zstd value does not decompress: ") + ZSTD_getErrorName(got));
       }
@@ -347,6 +373,13 @@ Status BlobDecompressor::DecompressValue(std::string_view in, std::string* out) 
     default:
       return Status::Corruption("compressed value has unknown tag " + std::to_string(tag));
   }
+}
+
+Result<std::string_view> BlobDecompressor::DecompressRaw(std::string_view raw, std::string* buf) const {
+  if (!options_.raw) return raw;
+  Status st = DecompressValue(raw, buf);
+  if (!st.ok()) return st.WithContext("raw part");
+  return std::string_view(*buf);
 }
 
 Status BlobDecompressor::DecompressBlob(const RowCodec& codec, std::string_view blob, std::string* out) const {

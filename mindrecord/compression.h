@@ -1,14 +1,19 @@
 // Per-row blob compression (our extension). Each blob field's bytes are
 // stored as a 1-byte tag plus payload, inside the usual blob framing, so a row
-// is still located by the index and decompressed alone:
+// is still located by the index and decompressed alone. With "+raw" each
+// row's raw (msgpack) part is stored the same way, as one value:
 //   tag 0: stored as is (already-compressed formats, tiny or incompressible values)
 //   tag 1: LZ4 block: uint32 little-endian original size, then the block
-//   tag 2: one zstd frame (content size in the frame; dictionary id if any)
+//   tag 2: one zstd frame (content size in the frame; dictionary id if any);
+//          written by earlier versions, still read
+//   tag 3: one magicless zstd frame without dictionary id (content size in
+//          the frame; the dictionary, if any, is the header's)
 // Datasets with compressed blobs carry version "3.0+mr-lz4" / "3.0+mr-zstd"
 // (MindSpore refuses them) and the header key "mr_compression":
 //   {"codec", "level", "dict_id", "dictionary" (base64, zstd only),
-//    "raw_bytes", "stored_bytes" (blob part totals over the dataset)}.
-// Raw (msgpack) parts are never compressed.
+//    "raw" (true when raw parts are compressed too; absent otherwise),
+//    "raw_bytes", "stored_bytes" (totals over the dataset of the parts
+//    compressed, before and after)}.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +37,7 @@ struct CompressionOptions {
   Codec codec = Codec::kNone;
   int level = 3;            // zstd: 1..22 (lz4: ignored)
   bool dictionary = false;  // zstd only: train a dictionary from the first rows written
+  bool raw = false;         // compress each row's raw (non-blob) part too
   bool enabled() const { return codec != Codec::kNone; }
 };
 
@@ -39,7 +45,8 @@ inline constexpr const char* kCompressionKey = "mr_compression";
 inline constexpr const char* kVersion3Lz4 = "3.0+mr-lz4";
 inline constexpr const char* kVersion3Zstd = "3.0+mr-zstd";
 
-// "none", "lz4", "zstd", "zstd:N", "zstd:N+dict", "zstd+dict".
+// "none", "lz4", "zstd", "zstd:N", "zstd:N+dict", "zstd+dict", each codec
+// optionally followed by "+raw" ("zstd:3+dict+raw", "lz4+raw").
 Result<CompressionOptions> ParseCompression(std::string_view spec);
 // The inverse of ParseCompression ("zstd:3+dict").
 std::string CompressionSpec(const CompressionOptions& o);
@@ -66,6 +73,8 @@ class BlobCompressor {
   // Replaces each blob field's bytes of `blob` (as RowCodec frames it) with
   // tag + payload. Schemas without blob fields: unchanged.
   Status CompressBlob(const RowCodec& codec, std::string_view blob, std::string* out) const;
+  // A raw part as one tagged value (use only when options().raw).
+  void CompressRaw(std::string_view raw, std::string* out) const { CompressValue(raw, out); }
   const CompressionOptions& options() const { return options_; }
   const std::string& dictionary() const { return dictionary_; }
   uint32_t dict_id() const { return dict_id_; }
@@ -92,6 +101,9 @@ class BlobDecompressor {
   ~BlobDecompressor();
   // The inverse of BlobCompressor::CompressBlob.
   Status DecompressBlob(const RowCodec& codec, std::string_view blob, std::string* out) const;
+  // A raw part as stored -> msgpack: decompressed into `buf` when the dataset
+  // compresses raw parts, else `raw` itself.
+  Result<std::string_view> DecompressRaw(std::string_view raw, std::string* buf) const;
   // The settings the dataset was written with (for copies that keep them).
   const CompressionOptions& options() const { return options_; }
   const std::string& dictionary() const { return dictionary_; }

@@ -100,8 +100,9 @@ class PyReader {
   std::string version() const { return reader_->version(); }
   uint64_t header_size() const { return reader_->header_size(); }
   uint64_t page_size() const { return reader_->page_size(); }
-  // {"codec": spec ("none", "lz4", "zstd:3+dict"), and when compressed
-  // "dict_id", "raw_bytes", "stored_bytes" over the dataset}.
+  // {"codec": spec ("none", "lz4", "zstd:3+dict", "zstd:3+dict+raw"), and
+  // when compressed "dict_id", "raw_bytes", "stored_bytes" (compressed parts
+  // before / after, over the dataset)}.
   std::string compression_json() const {
     const ShardHeader& h = reader_->header(0);
     nlohmann::json j = {{"codec", CompressionSpec(CompressionFromHeader(h))}};

@@ -235,7 +235,13 @@ std::vector<bool> ShardReader::Impl::Select(const Projection* proj) const {
 Status ShardReader::Impl::Decode(const Shard& s, uint64_t local, std::string_view raw, std::string_view blob,
                                  const Projection* proj, const std::vector<bool>& select, Row* out) const {
   Status st = Status::OK();
-  if (!proj || proj->need_raw) st = codec->DecodeRaw(raw, select, out);
+  std::string raw_plain;
+  if ((!proj || proj->need_raw) && decompressor) {
+    Result<std::string_view> r = decompressor->DecompressRaw(raw, &raw_plain);
+    if (r.ok()) raw = *r;
+    st = r.status();
+  }
+  if (st.ok() && (!proj || proj->need_raw)) st = codec->DecodeRaw(raw, select, out);
   if (st.ok() && (!proj || proj->need_blob)) {
     // Decompression runs here, on the thread that reads the row (the
     // pipeline's workers), one row at a time.
@@ -389,10 +395,17 @@ Result<EncodedRow> ShardReader::ReadEncoded(uint64_t row_id) const {
   MR_RETURN_IF_ERROR(impl_->EnsureLocators(s));
   Impl::RowParts parts;
   MR_RETURN_IF_ERROR(impl_->FetchParts(s, s.locators[loc.local_row], loc.local_row, true, true, &parts));
-  const std::string_view raw = parts.raw;
+  std::string_view raw = parts.raw;
   std::string_view blob = parts.blob;
   EncodedRow out;
-  out.raw.assign(raw);
+  if (impl_->decompressor) {
+    Result<std::string_view> r = impl_->decompressor->DecompressRaw(raw, &out.raw);
+    if (!r.ok()) return r.status().WithContext(s.path + ": row " + std::to_string(loc.local_row));
+    if (r->data() != out.raw.data()) out.raw.assign(*r);
+    raw = out.raw;
+  } else {
+    out.raw.assign(raw);
+  }
   if (impl_->decompressor) {
     Status st = impl_->decompressor->DecompressBlob(*impl_->codec, blob, &out.blob);
     if (!st.ok()) return st.WithContext(s.path + ": row " + std::to_string(loc.local_row));

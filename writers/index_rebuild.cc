@@ -32,16 +32,20 @@ Status WriteIndex(FileSystem* fs, const RandomAccessFile& file, const std::strin
   const std::string db = shard + ".db";
   const std::string tmp = JoinPath(DirName(db), "." + BaseName(db) + ".rebuild-" + std::to_string(getpid()));
   (void)fs->Remove(tmp);
-  auto writer = IndexWriter::Create(tmp, BaseName(shard), h.schema, h.index_fields, h.version == kVersion2);
+  MR_ASSIGN_OR_RETURN(auto decompressor, BlobDecompressor::FromHeader(h, shard));
+  auto writer = IndexWriter::Create(tmp, BaseName(shard), h.schema, h.index_fields, h.version == kVersion2,
+                                    /*without_rowid=*/IsCompressedVersion(h.version));
   if (!writer.ok()) return writer.status();
   RowCodec codec(&h.schema, BaseVersion(h.version));
-  std::string raw;
+  std::string raw, plain;
   Status st;
   for (const RowLocator& l : walked) {
     raw.resize(l.raw_end - l.raw_begin - 8);
     st = file.ReadAt(h.PageOffset(l.raw_page) + l.raw_begin + 8, raw.size(), raw.data());
     Row values;
-    if (st.ok()) st = codec.DecodeRawFields(raw, h.index_fields, &values);
+    Result<std::string_view> msgpack = std::string_view(raw);
+    if (st.ok() && decompressor) msgpack = decompressor->DecompressRaw(raw, &plain);
+    if (st.ok()) st = msgpack.ok() ? codec.DecodeRawFields(*msgpack, h.index_fields, &values) : msgpack.status();
     if (st.ok()) st = (*writer)->Add(l, values);
     if (!st.ok()) break;
   }

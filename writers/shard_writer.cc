@@ -110,7 +110,8 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
       return file.status();
     }
     auto index = IndexWriter::Create(impl->temp_db_paths.back(), BaseName(final_path), impl->schema,
-                                     impl->index_fields, options.format_version == kVersion2);
+                                     impl->index_fields, options.format_version == kVersion2,
+                                     /*without_rowid=*/options.compression.enabled());
     if (!index.ok()) {
       impl->RemoveTemps();
       return index.status();
@@ -197,6 +198,7 @@ Result<ExistingShard> LoadShard(const std::string& path, FileSystem* fs) {
 // The rows of the shard's last row group (the last blob page's rows): their
 // locators and index values, read back from the index and the raw page.
 Result<std::vector<std::pair<RowLocator, Row>>> LoadOpenGroup(const ExistingShard& s, const RowCodec& codec,
+                                                             const BlobDecompressor* decompressor,
                                                              const std::vector<std::string>& fields,
                                                              FileSystem* fs) {
   std::vector<std::pair<RowLocator, Row>> out;
@@ -223,7 +225,9 @@ Result<std::vector<std::pair<RowLocator, Row>>> LoadOpenGroup(const ExistingShar
     raw.resize(l.raw_end - l.raw_begin - kLengthPrefix);
     MR_RETURN_IF_ERROR(f->ReadAt(h.PageOffset(l.raw_page) + l.raw_begin + kLengthPrefix, raw.size(), raw.data()));
     Row values;
-    Status st = codec.DecodeRawFields(raw, fields, &values);
+    std::string plain;
+    Result<std::string_view> msgpack = decompressor ? decompressor->DecompressRaw(raw, &plain) : std::string_view(raw);
+    Status st = msgpack.ok() ? codec.DecodeRawFields(*msgpack, fields, &values) : msgpack.status();
     if (!st.ok()) return st.WithContext(s.path + ": row " + std::to_string(l.row_id));
     out.emplace_back(l, std::move(values));
   }
@@ -292,7 +296,7 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::OpenForAppend(const std::strin
 
   std::vector<std::vector<std::pair<RowLocator, Row>>> groups;
   for (const auto& s : shards) {
-    MR_ASSIGN_OR_RETURN(auto g, LoadOpenGroup(s, *impl->codec, impl->index_fields, fs));
+    MR_ASSIGN_OR_RETURN(auto g, LoadOpenGroup(s, *impl->codec, decompressor.get(), impl->index_fields, fs));
     groups.push_back(std::move(g));
     impl->rows += s.header.num_rows();
   }
@@ -347,7 +351,7 @@ Status ShardWriter::Impl::Submit(std::vector<EncodedRow>& encoded) {
   if (!options.compression.enabled()) return Distribute(encoded);
   if (!compressor) {  // still collecting the dictionary sample
     for (auto& r : encoded) {
-      held_bytes += r.blob.size();
+      held_bytes += r.blob.size() + (options.compression.raw ? r.raw.size() : 0);
       held.push_back(std::move(r));
     }
     if (held.size() >= kTrainRows || held_bytes >= kTrainBytes) return TrainAndFlush();
@@ -360,6 +364,12 @@ Status ShardWriter::Impl::Submit(std::vector<EncodedRow>& encoded) {
     raw_blob_bytes += encoded[i].blob.size();
     stored_blob_bytes += out.size();
     encoded[i].blob.swap(out);
+    if (options.compression.raw) {
+      compressor->CompressRaw(encoded[i].raw, &out);
+      raw_blob_bytes += encoded[i].raw.size();
+      stored_blob_bytes += out.size();
+      encoded[i].raw.swap(out);
+    }
   }
   return Distribute(encoded);
 }
@@ -372,6 +382,7 @@ Status ShardWriter::Impl::TrainAndFlush() {
     for (auto p : parts) {
       if (p.size() >= 16 && !LooksCompressed(p)) samples.emplace_back(p);
     }
+    if (options.compression.raw && r.raw.size() >= 16) samples.push_back(r.raw);
   }
   // The dictionary travels in every shard header: keep it well inside it.
   const size_t capacity = std::min<uint64_t>(64 * kKiB, options.header_size / 8);

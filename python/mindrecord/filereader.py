@@ -94,9 +94,10 @@ class FileReader:
         return self._live().version
 
     def compression(self):
-        """The dataset's blob compression: {"codec": "none" | "lz4" |
-        "zstd:3" | "zstd:3+dict", and when compressed "dict_id",
-        "raw_bytes", "stored_bytes" (blob bytes before / after, all shards)}."""
+        """The dataset's compression: {"codec": "none" | "lz4" | "zstd:3" |
+        "zstd:3+dict" (+ "+raw" when raw parts are compressed too), and when
+        compressed "dict_id", "raw_bytes", "stored_bytes" (bytes of the
+        compressed parts before / after, all shards)}."""
         return json.loads(self._live().compression_json)
 
     def close(self):

@@ -37,8 +37,10 @@ class FileWriter:
     `compression` None/"none" (default: plain MindSpore output), "lz4" or
     "zstd"; `compression_level` zstd level 1..22 (default 3); `dictionary`
     True trains a zstd dictionary from the first rows and stores it in the
-    header. Each row's blob fields are compressed alone (random access stays
-    O(1)); already-compressed values (JPEG, PNG, ...) are stored as they are.
+    header; `compress_raw` True compresses each row's non-blob part (scalars,
+    strings) too. Each row's blob fields are compressed alone (random access
+    stays O(1)); already-compressed values (JPEG, PNG, ...) are stored as
+    they are.
     Compressed datasets carry version "3.0+mr-lz4" / "3.0+mr-zstd", which
     MindSpore refuses; our readers read them transparently.
 
@@ -46,7 +48,7 @@ class FileWriter:
     """
 
     def __init__(self, file_name, shard_num=1, overwrite=False, *, checksums=True, version="3.0",
-                 compression=None, compression_level=None, dictionary=False):
+                 compression=None, compression_level=None, dictionary=False, compress_raw=False):
         if not isinstance(file_name, str) or not file_name:
             raise ValueError("file_name must be a non-empty str")
         if not isinstance(shard_num, int) or isinstance(shard_num, bool) or not 1 <= shard_num <= 1000:
@@ -72,7 +74,7 @@ class FileWriter:
         self._rows = 0
         self._done = False
         self._compression = "none"
-        self.set_compression(compression, compression_level, dictionary)
+        self.set_compression(compression, compression_level, dictionary, compress_raw)
 
     @classmethod
     def open_for_append(cls, file_name):
@@ -139,10 +141,11 @@ class FileWriter:
         self._page_size = self._check_size("page_size", page_size, _PAGE_RANGE)
         return 0
 
-    def set_compression(self, codec, level=None, dictionary=False):
-        """Blob compression: codec None/"none", "lz4" or "zstd"; `level` (zstd
-        only) 1..22, default 3; `dictionary` (zstd only) trains and stores a
-        zstd dictionary. Returns 0."""
+    def set_compression(self, codec, level=None, dictionary=False, compress_raw=False):
+        """Per-row compression: codec None/"none", "lz4" or "zstd"; `level`
+        (zstd only) 1..22, default 3; `dictionary` (zstd only) trains and
+        stores a zstd dictionary; `compress_raw` compresses the non-blob part
+        of each row too. Returns 0."""
         self._check_not_started("set_compression")
         codec = "none" if codec is None else codec
         if codec not in ("none", "lz4", "zstd"):
@@ -154,6 +157,10 @@ class FileWriter:
                 raise ValueError("compression_level must be an int in [1, 22], got %r" % (level,))
         if not isinstance(dictionary, bool):
             raise ValueError("dictionary must be a bool, got %r" % (dictionary,))
+        if not isinstance(compress_raw, bool):
+            raise ValueError("compress_raw must be a bool, got %r" % (compress_raw,))
+        if compress_raw and codec == "none":
+            raise ValueError("compress_raw=True needs compression \"lz4\" or \"zstd\"")
         if dictionary and codec != "zstd":
             raise ValueError("dictionary=True needs compression=\"zstd\" (compression is %r)" % (codec,))
         if codec != "none" and self._version != "3.0":
@@ -161,12 +168,15 @@ class FileWriter:
         spec = codec
         if codec == "zstd":
             spec = "zstd:%d" % (3 if level is None else level) + ("+dict" if dictionary else "")
+        if compress_raw:
+            spec += "+raw"
         self._compression = spec
         return 0
 
     @property
     def compression(self):
-        """The compression spec in effect: "none", "lz4", "zstd:3", "zstd:3+dict"."""
+        """The compression spec in effect: "none", "lz4", "zstd:3", "zstd:3+dict",
+        "zstd:3+dict+raw"."""
         return self._compression
 
     def write_raw_data(self, raw_data, parallel_writer=False):

@@ -46,6 +46,8 @@ def same(a, b):
     (dict(compression="zstd"), "zstd:3", "3.0+mr-zstd"),
     (dict(compression="zstd", compression_level=9), "zstd:9", "3.0+mr-zstd"),
     (dict(compression="zstd", dictionary=True), "zstd:3+dict", "3.0+mr-zstd"),
+    (dict(compression="zstd", dictionary=True, compress_raw=True), "zstd:3+dict+raw", "3.0+mr-zstd"),
+    (dict(compression="lz4", compress_raw=True), "lz4+raw", "3.0+mr-lz4"),
 ])
 @pytest.mark.parametrize("shard_num", [1, 3])
 def test_round_trip_and_header(tmp_path, kw, codec, version, shard_num):
@@ -104,6 +106,10 @@ def test_set_compression_and_bad_arguments(tmp_path):
         mindrecord.FileWriter(p, compression="lz4", dictionary=True)
     with pytest.raises(ValueError, match="version"):
         mindrecord.FileWriter(p, compression="zstd", version="2.0")
+    with pytest.raises(ValueError, match="compress_raw=True needs"):
+        mindrecord.FileWriter(p, compress_raw=True)
+    with pytest.raises(ValueError, match="compress_raw must be a bool"):
+        mindrecord.FileWriter(p, compression="lz4", compress_raw="yes")
     # Uncompressed output with checksums off stays byte-identical to the default writer's.
     os.makedirs(str(tmp_path / "c1"))
     os.makedirs(str(tmp_path / "c2"))
@@ -111,6 +117,29 @@ def test_set_compression_and_bad_arguments(tmp_path):
     write(a, text_rows(10), checksums=False)
     write(b, text_rows(10), checksums=False, compression=None)
     assert open(a, "rb").read() == open(b, "rb").read()
+
+
+def test_compress_raw_shrinks_string_fields(tmp_path):
+    # Text in a string field lives in the raw part: only compress_raw shrinks it.
+    schema = {"id": {"type": "int64"}, "body": {"type": "string"}}
+    rows = [{"id": i, "body": r["text"].decode()} for i, r in enumerate(text_rows(300))]
+    sizes = {}
+    for name, raw in (("blob_only", False), ("raw_too", True)):
+        path = str(tmp_path / (name + ".mindrecord"))
+        w = mindrecord.FileWriter(path, compression="zstd", dictionary=True, compress_raw=raw)
+        w.add_schema(schema)
+        w.set_header_size(1 << 18)
+        w.set_page_size(1 << 15)
+        w.write_raw_data(rows)
+        w.commit()
+        sizes[name] = os.path.getsize(path) - (1 << 18)  # the pages
+        with mindrecord.FileReader(path) as r:
+            got = sorted(r.get_next(), key=lambda x: x["id"])
+        assert got == rows
+        page = mindrecord.MindPage(path)
+        page.category_field = "id"
+        assert page.read_at_page_by_name("7", 0, 1)[0]["body"] == rows[7]["body"]
+    assert sizes["raw_too"] * 2 < sizes["blob_only"], sizes
 
 
 def test_cli_inspect_shows_the_codec(tmp_path):

@@ -1,9 +1,14 @@
 // Per-row blob compression: every codec x field type x shard count, the
-// zstd dictionary, values stored as they are, corrupt data, a missing or
-// mismatched dictionary, and the version string MindSpore refuses.
+// zstd dictionary, raw parts (+raw), values stored as they are, corrupt data,
+// a missing or mismatched dictionary, frames written by earlier versions, the
+// compact index, and the version string MindSpore refuses.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <zdict.h>
+#include <zstd.h>
 
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <thread>
 
@@ -11,8 +16,11 @@
 
 #include "mindrecord/compression.h"
 #include "mindrecord/header.h"
+#include "mindrecord/row_codec.h"
 #include "readers/shard_reader.h"
+#include "readers/verifier.h"
 #include "tests/util/test_util.h"
+#include "writers/index_rebuild.h"
 #include "writers/shard_writer.h"
 
 namespace mindrecord {
@@ -122,7 +130,15 @@ TEST(CompressionTest, ParsesSpecs) {
   EXPECT_TRUE(z.dictionary);
   EXPECT_EQ(CompressionSpec(z), "zstd:7+dict");
   EXPECT_EQ(Spec("zstd").level, 3);
-  for (const char* bad : {"gzip", "zstd:0", "zstd:99", "zstd:x", "lz4+dict", "zstd:3+dic"}) {
+  EXPECT_FALSE(z.raw);
+  auto zr = Spec("zstd:5+dict+raw");
+  EXPECT_TRUE(zr.raw && zr.dictionary);
+  EXPECT_EQ(zr.level, 5);
+  EXPECT_EQ(CompressionSpec(zr), "zstd:5+dict+raw");
+  EXPECT_EQ(CompressionSpec(Spec("lz4+raw")), "lz4+raw");
+  EXPECT_EQ(CompressionSpec(Spec("zstd+raw")), "zstd:3+raw");
+  for (const char* bad : {"gzip", "zstd:0", "zstd:99", "zstd:x", "lz4+dict", "zstd:3+dic", "none+raw", "+raw", "raw",
+                          "zstd:3+raw+dict", "lz4+raw+raw"}) {
     EXPECT_FALSE(ParseCompression(bad).ok()) << bad;
   }
   EXPECT_TRUE(LooksCompressed("\xFF\xD8\xFF\xE0"));
@@ -183,7 +199,8 @@ TEST_P(CodecRoundTrip, EveryTypeReadsBack) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Codecs, CodecRoundTrip,
-                         ::testing::Combine(::testing::Values("none", "lz4", "zstd:3", "zstd:3+dict", "zstd:19"),
+                         ::testing::Combine(::testing::Values("none", "lz4", "zstd:3", "zstd:3+dict", "zstd:19", "lz4+raw",
+                                                              "zstd:3+dict+raw"),
                                             ::testing::Values(1u, 3u)));
 
 TEST(CompressionTest, SingleBlobFieldAndNoBlobFields) {
@@ -409,6 +426,266 @@ TEST(CompressionTest, VersionStringIsOneMindSporeRefuses) {
   // Compression needs the 3.0 layout.
   o.format_version = kVersion2;
   EXPECT_FALSE(ShardWriter::Create(tmp.Join("v2"), OneBlobSchema(), o).ok());
+}
+
+// A schema whose bulk is in the raw part: a long string field.
+Schema TextRawSchema() {
+  std::vector<Field> f(3);
+  f[0] = {.name = "id", .type = DataType::kInt64};
+  f[1] = {.name = "body", .type = DataType::kString};
+  f[2] = {.name = "data", .type = DataType::kBytes};
+  return *Schema::Make(f, "text in the raw part");
+}
+
+std::vector<Row> TextRawRows(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Row> rows;
+  for (size_t i = 0; i < n; ++i) {
+    Row r;
+    r.Set("id", Value::Int(static_cast<int64_t>(i)));
+    r.Set("body", Value::String(i % 9 == 0 ? "short" : Text(rng, 200 + rng() % 600)));
+    r.Set("data", Value::Bytes(Text(rng, 50)));
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+uint64_t RawPageBytes(const std::string& path) {
+  auto r = ShardReader::Open(path);
+  uint64_t n = 0;
+  for (uint32_t s = 0; s < (*r)->num_shards(); ++s) {
+    for (const auto& p : (*r)->header(s).pages) n += p.is_blob ? 0 : p.used_bytes;
+  }
+  return n;
+}
+
+TEST(CompressionTest, RawPartsAreCompressedWithRaw) {
+  TempDir tmp;
+  const auto rows = TextRawRows(400, 9);
+  WriterOptions o;
+  o.header_size = 256 * kKiB;
+  o.page_size = 64 * kKiB;
+  o.shard_count = 2;
+  o.compression = Spec("zstd:3+dict");
+  Write(tmp.Join("blob_only"), TextRawSchema(), rows, o);
+  o.compression = Spec("zstd:3+dict+raw");
+  Write(tmp.Join("raw_too"), TextRawSchema(), rows, o);
+  o.compression = Spec("none");
+  o.checksums = false;
+  std::filesystem::create_directories(tmp.Join("plain"));
+  std::filesystem::create_directories(tmp.Join("copied"));
+  Write(tmp.Join("plain/x"), TextRawSchema(), rows, o);
+
+  const std::string first = ShardFileNames(tmp.Join("raw_too"), 2)[0];
+  ExpectSameRows(first, rows);
+  ExpectSameRows(first, rows, {.io_mode = IoMode::kMmap});
+  // The text is in the raw part: only +raw shrinks it.
+  const uint64_t blob_only = RawPageBytes(ShardFileNames(tmp.Join("blob_only"), 2)[0]);
+  const uint64_t raw_too = RawPageBytes(first);
+  EXPECT_LT(raw_too * 2, blob_only) << raw_too << " vs " << blob_only;
+  auto r = ShardReader::Open(first);
+  ASSERT_TRUE(r.ok());
+  const auto& j = (*r)->header(0).extra.at(kCompressionKey);
+  EXPECT_EQ(j["raw"], true);
+  EXPECT_EQ(CompressionSpec(CompressionFromHeader((*r)->header(0))), "zstd:3+dict+raw");
+  // Index values come from the compressed raw part: id k is the row written k-th.
+  auto groups = (*r)->GroupByIndexField("id");
+  ASSERT_TRUE(groups.ok()) << groups.status().ToString();
+  ASSERT_EQ(groups->size(), rows.size());
+  for (const auto& [value, ids] : *groups) {
+    ASSERT_EQ(ids.size(), 1u);
+    EXPECT_EQ(rows[WrittenIndex(**r, ids[0])].Get("id"), value);
+  }
+  // Projections of raw fields only, and of blob fields only.
+  auto body = (*r)->MakeProjection({"body"});
+  auto data = (*r)->MakeProjection({"data"});
+  ASSERT_TRUE(body.ok() && data.ok());
+  const Row& want = rows[WrittenIndex(**r, 5)];
+  EXPECT_EQ((*r)->ReadRow(5, &*body)->Get("body"), want.Get("body"));
+  EXPECT_EQ((*r)->ReadRow(5, &*data)->Get("data"), want.Get("data"));
+
+  // Encoded rows come back as plain msgpack: rewritten uncompressed they give
+  // MindSpore's bytes.
+  {
+    WriterOptions p;
+    p.header_size = 256 * kKiB;
+    p.page_size = 64 * kKiB;
+    p.shard_count = 2;
+    p.checksums = false;
+    auto w = ShardWriter::Create(tmp.Join("copied/x"), TextRawSchema(), p);
+    ASSERT_TRUE(w.ok());
+    std::vector<EncodedRow> enc(rows.size());
+    for (size_t k = 0; k < rows.size(); ++k) {
+      // Write-stream order: row k of the stream is global id of (k % 2, k / 2).
+      uint64_t id = (k % 2) * ((*r)->shard_num_rows(0)) + k / 2;
+      auto e = (*r)->ReadEncoded(id);
+      ASSERT_TRUE(e.ok()) << e.status().ToString();
+      enc[k] = std::move(*e);
+    }
+    for (size_t i = 0; i < enc.size(); i += 97) {  // the batches Write() used
+      std::vector<EncodedRow> batch(std::make_move_iterator(enc.begin() + i),
+                                    std::make_move_iterator(enc.begin() + std::min(enc.size(), i + 97)));
+      ASSERT_TRUE((*w)->WriteEncoded(std::move(batch)).ok());
+    }
+    ASSERT_TRUE((*w)->Commit().ok());
+    for (int s = 0; s < 2; ++s) {
+      EXPECT_TRUE(testing::ReadFile(ShardFileNames(tmp.Join("copied/x"), 2)[s]) ==
+                  testing::ReadFile(ShardFileNames(tmp.Join("plain/x"), 2)[s]))
+          << "shard " << s;
+    }
+  }
+
+  // verify --deep decodes every row; a rebuilt index equals the written one.
+  VerifyReport rep = Verify(first, {.deep = true});
+  EXPECT_TRUE(rep.ok()) << rep.ToJson().dump();
+  EXPECT_EQ(rep.rows_decoded, rows.size());
+  const std::string db0 = testing::ReadFile(first + ".db");
+  auto rebuilt = RebuildIndex(first, /*force=*/true);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status().ToString();
+  ExpectSameRows(first, rows);
+  auto again = ShardReader::Open(first);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*(*again)->GroupByIndexField("id"), *groups);
+  EXPECT_EQ(testing::ReadFile(first + ".db"), db0);
+}
+
+TEST(CompressionTest, CorruptCompressedRawPartIsAnError) {
+  TempDir tmp;
+  const auto rows = TextRawRows(30, 10);
+  WriterOptions o;
+  o.compression = Spec("zstd:3+raw");
+  o.checksums = false;
+  o.header_size = 64 * kKiB;
+  o.page_size = 64 * kKiB;
+  const std::string path = tmp.Join("bad");
+  Write(path, TextRawSchema(), rows, o);
+  uint64_t at = 0;
+  {
+    auto r = ShardReader::Open(path);
+    ASSERT_TRUE(r.ok());
+    for (const auto& p : (*r)->header(0).pages) {
+      if (!p.is_blob) {
+        at = (*r)->header(0).PageOffset(p.page_id) + kLengthPrefix;  // row 0's tag byte
+        break;
+      }
+    }
+  }
+  std::string bytes = testing::ReadFile(path);
+  // Row 0's raw part is tiny (stored, tag 0); row 1's follows it.
+  uint64_t len0 = 0;  // little-endian length prefix
+  std::memcpy(&len0, bytes.data() + at - kLengthPrefix, 8);
+  ASSERT_LT(len0, 64u);
+  const uint64_t row1 = at + len0 + kLengthPrefix;
+  ASSERT_EQ(bytes[at], '\0') << "row 0's raw part is stored as it is";
+  ASSERT_EQ(bytes[row1], '\3') << "row 1's raw part is a compact zstd frame";
+  bytes[row1 + 6] ^= 0x5a;
+  testing::WriteFile(path, bytes);
+  auto r = ShardReader::Open(path);
+  ASSERT_TRUE(r.ok());
+  auto row = (*r)->ReadRow(1);
+  ASSERT_FALSE(row.ok());
+  EXPECT_EQ(row.status().code(), StatusCode::kCorruption) << row.status().ToString();
+  EXPECT_NE(row.status().message().find("raw part"), std::string::npos) << row.status().ToString();
+  EXPECT_NE(row.status().message().find(path), std::string::npos) << row.status().ToString();
+  EXPECT_FALSE((*r)->ReadEncoded(1).ok());
+  ASSERT_TRUE((*r)->ReadRow(0).ok());
+  EXPECT_FALSE(Verify(path, {.deep = true}).ok());
+}
+
+// Values written by earlier versions (tag 2: standard zstd frames with magic
+// number and 4-byte dictionary id) still read.
+TEST(CompressionTest, StandardZstdFramesOfEarlierVersionsStillRead) {
+  std::mt19937_64 rng(12);
+  std::vector<std::string> samples;
+  for (int i = 0; i < 400; ++i) samples.push_back(Text(rng, 300));
+  const std::string dict = BlobCompressor::TrainDictionary(samples, 16 * kKiB);
+  ASSERT_FALSE(dict.empty());
+  // Trained ids fit the 2-byte frame field.
+  const uint32_t id = ZDICT_getDictID(dict.data(), dict.size());
+  EXPECT_GE(id, 32768u);
+  EXPECT_LT(id, 65536u);
+  const Schema schema = OneBlobSchema();
+  const RowCodec codec(&schema, kVersion3);
+  const std::string value = Text(rng, 500);
+  for (bool with_dict : {false, true}) {
+    CompressionOptions o = Spec(with_dict ? "zstd:3+dict" : "zstd:3");
+    auto c = BlobCompressor::Create(o, with_dict ? dict : "");
+    ASSERT_TRUE(c.ok());
+    ShardHeader h;
+    h.version = kVersion3Zstd;
+    h.schema = schema;
+    h.extra[kCompressionKey] = (*c)->HeaderJson();
+    auto d = BlobDecompressor::FromHeader(h, "legacy");
+    ASSERT_TRUE(d.ok()) << d.status().ToString();
+    std::string frame(ZSTD_compressBound(value.size()), '\0');
+    ZSTD_CCtx* ctx = ZSTD_createCCtx();
+    size_t n = with_dict ? ZSTD_compress_usingDict(ctx, frame.data(), frame.size(), value.data(), value.size(),
+                                                   dict.data(), dict.size(), 3)
+                         : ZSTD_compressCCtx(ctx, frame.data(), frame.size(), value.data(), value.size(), 3);
+    ZSTD_freeCCtx(ctx);
+    ASSERT_FALSE(ZSTD_isError(n));
+    frame.resize(n);
+    std::string out;
+    Status st = (*d)->DecompressBlob(codec, std::string(1, '\2') + frame, &out);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    EXPECT_EQ(out, value);
+    // What this version writes: a frame without the magic number, shorter.
+    std::string now;
+    ASSERT_TRUE((*c)->CompressBlob(codec, value, &now).ok());
+    EXPECT_EQ(now[0], '\3');
+    EXPECT_NE(now.substr(1, 4), frame.substr(0, 4));
+    EXPECT_LT(now.size(), 1 + n);
+    ASSERT_TRUE((*d)->DecompressBlob(codec, now, &out).ok());
+    EXPECT_EQ(out, value);
+  }
+}
+
+// The index: MindSpore's exact DDL for plain datasets; compressed ones (which
+// MindSpore refuses anyway) get the same table WITHOUT ROWID, also after an
+// index rebuild.
+TEST(CompressionTest, CompressedDatasetsUseTheCompactIndex) {
+  TempDir tmp;
+  const auto rows = MultiRows(300, 13);
+  auto ddl = [](const std::string& db) {
+    sqlite3* h = nullptr;
+    EXPECT_EQ(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    std::string all;
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(h, "SELECT name, IFNULL(sql, '') FROM sqlite_master ORDER BY name", -1, &st, nullptr);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      all += reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+      all += ": ";
+      all += reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
+      all += "\n";
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return all;
+  };
+  WriterOptions o;
+  o.header_size = 256 * kKiB;
+  o.page_size = 64 * kKiB;
+  Write(tmp.Join("plain"), MultiBlobSchema(), rows, o);
+  o.compression = Spec("zstd:3");
+  Write(tmp.Join("z"), MultiBlobSchema(), rows, o);
+  const std::string plain = ddl(tmp.Join("plain.db"));
+  const std::string z = ddl(tmp.Join("z.db"));
+  EXPECT_NE(plain.find("sqlite_autoindex_INDEXES_1"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("WITHOUT ROWID"), std::string::npos) << plain;
+  EXPECT_EQ(z.find("sqlite_autoindex_INDEXES_1"), std::string::npos) << z;
+  EXPECT_NE(z.find("WITHOUT ROWID"), std::string::npos) << z;
+  EXPECT_LT(std::filesystem::file_size(tmp.Join("z.db")), std::filesystem::file_size(tmp.Join("plain.db")));
+  auto hit = [&](const std::string& path) {
+    auto r = ShardReader::Open(path);
+    EXPECT_TRUE(r.ok());
+    return *(*r)->GroupByIndexField("id");
+  };
+  EXPECT_EQ(hit(tmp.Join("z")), hit(tmp.Join("plain")));
+  ASSERT_TRUE(RebuildIndex(tmp.Join("z"), /*force=*/true).ok());
+  EXPECT_EQ(ddl(tmp.Join("z.db")), z);
+  ExpectSameRows(tmp.Join("z"), rows);
+  ASSERT_TRUE(RebuildIndex(tmp.Join("plain"), /*force=*/true).ok());
+  EXPECT_EQ(ddl(tmp.Join("plain.db")), plain);
 }
 
 }  // namespace
