@@ -156,6 +156,19 @@ TEST(CliTest, CopyCompressesAndRestoresPlainOutput) {
   EXPECT_TRUE(a == b) << "rows differ after lz4 -> zstd:5";
   EXPECT_NE(RunCommand(Cli("copy --compress brotli " + plain + " " + tmp.Join("x")) + " 2>/dev/null"), 0);
 
+  // +raw compresses the raw parts too; back to plain, byte for byte.
+  ASSERT_EQ(RunCommand(Cli("copy --compress zstd:3+dict+raw " + plain + " " + tmp.Join("zr"))), 0);
+  ASSERT_EQ(RunCommand(Cli("inspect --json " + tmp.Join("zr")), &out), 0);
+  EXPECT_EQ(nlohmann::json::parse(out)["compression"]["codec"], "zstd:3+dict+raw");
+  ASSERT_EQ(RunCommand(Cli("inspect " + tmp.Join("zr")), &out), 0);
+  EXPECT_NE(out.find("compression:  zstd:3+dict+raw, dictionary"), std::string::npos) << out;
+  EXPECT_NE(out.find("; row bytes "), std::string::npos) << out;
+  EXPECT_EQ(RunCommand(Cli("verify --deep " + tmp.Join("zr"))), 0);
+  std::filesystem::remove(back);
+  std::filesystem::remove(back + ".db");
+  ASSERT_EQ(RunCommand(Cli("copy --compress none " + tmp.Join("zr") + " " + back)), 0);
+  EXPECT_TRUE(testing::ReadFile(back) == testing::ReadFile(plain)) << "copy --compress none from +raw differs";
+
   // A 2.0 source is re-encoded as 3.0 to be compressed; `verify --deep` decodes it.
   const std::string dir = CompatDir();
   if (dir.empty()) return;
