@@ -143,6 +143,7 @@ def main():
               % (args.workers, mr_proc, mr_proc / tv))
         print("  MindRecordDataset, in-process, %d C++ threads:           %.0f -> ratio %.2f"
               % (args.workers, mr_threads, mr_threads / tv))
+        print("  load average after the run: %s" % " ".join(open("/proc/loadavg").read().split()[:3]))
     finally:
         if args.dir is None:
             shutil.rmtree(work, ignore_errors=True)

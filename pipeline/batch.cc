@@ -111,8 +111,20 @@ Result<BatchOptions> BatchOptions::FromJson(const nlohmann::json& j) {
   return o;
 }
 
+namespace {
+Result<Tensor> NewColumn(const BatchAllocator& alloc, TensorType type, const std::vector<int64_t>& shape,
+                         const std::string& name) {
+  if (!alloc) return Tensor::Make(type, shape);
+  MR_ASSIGN_OR_RETURN(Tensor t, alloc(type, shape));
+  if (!t.defined() || t.type() != type || t.shape() != shape)
+    return Status::Internal("batch column '" + name + "': the allocator returned " + t.DebugString() + ", not " +
+                            TensorTypeName(type) + ShapeString(shape));
+  return t;
+}
+}  // namespace
+
 Result<Batch> AssembleBatch(const std::vector<std::string>& names, std::vector<RowTensors>&& rows, uint64_t epoch,
-                            const BatchOptions& options) {
+                            const BatchOptions& options, const BatchAllocator& alloc) {
   Batch b;
   b.epoch = epoch;
   const size_t n = rows.size();
@@ -137,7 +149,7 @@ Result<Batch> AssembleBatch(const std::vector<std::string>& names, std::vector<R
     if (same) {
       std::vector<int64_t> shape = {static_cast<int64_t>(n)};
       shape.insert(shape.end(), first.shape().begin(), first.shape().end());
-      col.data = Tensor::Make(first.type(), shape);
+      MR_ASSIGN_OR_RETURN(col.data, NewColumn(alloc, first.type(), shape, names[c]));
       const size_t row_bytes = first.size_bytes();
       uint8_t* dst = col.data.MutableData();
       for (size_t i = 0; i < n; ++i) {
@@ -157,7 +169,7 @@ Result<Batch> AssembleBatch(const std::vector<std::string>& names, std::vector<R
       }
       std::vector<int64_t> shape = {static_cast<int64_t>(n)};
       shape.insert(shape.end(), maxs.begin(), maxs.end());
-      col.data = Tensor::Make(first.type(), shape);
+      MR_ASSIGN_OR_RETURN(col.data, NewColumn(alloc, first.type(), shape, names[c]));
       uint8_t* dst = col.data.MutableData();
       size_t row_elems = 1;
       for (int64_t d : maxs) row_elems *= static_cast<size_t>(d);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -67,11 +68,19 @@ struct RowTensors {
   std::vector<Tensor> columns;
 };
 
+// Allocates the contiguous buffer of one batch column: a tensor of exactly
+// `type` and `shape` whose bytes the batcher then fills (e.g. one over a
+// consumer's shared memory, made with Tensor::Wrap). Called from pipeline
+// worker threads and from the thread calling Pipeline::Next, so it must be
+// thread-safe.
+using BatchAllocator = std::function<Result<Tensor>(TensorType type, const std::vector<int64_t>& shape)>;
+
 // Builds one batch from `rows` (any count >= 1). Copies each fixed-shape
-// column into one new contiguous buffer.
+// column into one new contiguous buffer, from `alloc` when given (else
+// Tensor::Make).
 // Thread safety: a pure function; call from any thread.
 Result<Batch> AssembleBatch(const std::vector<std::string>& names, std::vector<RowTensors>&& rows, uint64_t epoch,
-                            const BatchOptions& options);
+                            const BatchOptions& options, const BatchAllocator& alloc = nullptr);
 
 // The inverse of AssembleBatch: one RowTensors per row (padding removed).
 // Copies contiguous columns; list columns are moved.

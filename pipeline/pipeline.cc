@@ -7,13 +7,14 @@
 
 namespace mindrecord {
 
-Result<std::unique_ptr<Pipeline>> Pipeline::Open(const Plan& plan, const PipelineState* resume) {
+Result<std::unique_ptr<Pipeline>> Pipeline::Open(const Plan& plan, const PipelineState* resume,
+                                                BatchAllocator alloc) {
   std::unique_ptr<Pipeline> p(new Pipeline());
   p->plan_ = plan;
   if (plan.sink.kind == SinkSpec::Kind::kCuda) {
     MR_ASSIGN_OR_RETURN(p->sink_, MakeCudaSink(plan.sink));
   }
-  MR_ASSIGN_OR_RETURN(p->runtime_, Runtime::Build(plan, resume));
+  MR_ASSIGN_OR_RETURN(p->runtime_, Runtime::Build(plan, resume, std::move(alloc)));
   return p;
 }
 

@@ -35,8 +35,11 @@ class Pipeline {
   // With `resume` (from state() of a pipeline with the same plan, any
   // num_workers / queue_depth / sink), output starts exactly where that
   // pipeline stopped. A CUDA sink without CUDA in the build or without a GPU
-  // is NotSupported, saying which.
-  static Result<std::unique_ptr<Pipeline>> Open(const Plan& plan, const PipelineState* resume = nullptr);
+  // is NotSupported, saying which. `alloc` (optional) provides the buffers
+  // of contiguous batch columns, so batches can be built straight into
+  // memory the consumer chose (e.g. shared memory to pass to another process).
+  static Result<std::unique_ptr<Pipeline>> Open(const Plan& plan, const PipelineState* resume = nullptr,
+                                                BatchAllocator alloc = nullptr);
   ~Pipeline();
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;

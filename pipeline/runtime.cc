@@ -14,8 +14,10 @@ uint64_t NanosSince(Clock::time_point t) {
 constexpr size_t kMaxReportedErrors = 16;
 }  // namespace
 
-Result<std::unique_ptr<Runtime>> Runtime::Build(const Plan& plan, const PipelineState* resume) {
+Result<std::unique_ptr<Runtime>> Runtime::Build(const Plan& plan, const PipelineState* resume,
+                                                BatchAllocator alloc) {
   std::unique_ptr<Runtime> rt(new Runtime());
+  rt->alloc_ = std::move(alloc);
   MR_RETURN_IF_ERROR(rt->Init(plan, resume));
   return rt;
 }
@@ -281,7 +283,7 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
   }
   if (c.status.ok()) {
     if (c.skipped == 0 && !rows.empty()) {
-      auto b = AssembleBatch(names_, std::move(rows), task.epoch, plan_.batch);
+      auto b = AssembleBatch(names_, std::move(rows), task.epoch, plan_.batch, alloc_);
       if (b.ok()) c.batch = std::move(b).value();
       else c.status = b.status();
     } else {
@@ -312,7 +314,7 @@ Status Runtime::Absorb(Chunk&& c) {
   while (carry_.size() >= bs) {
     std::vector<RowTensors> take(std::make_move_iterator(carry_.begin()), std::make_move_iterator(carry_.begin() + bs));
     carry_.erase(carry_.begin(), carry_.begin() + bs);
-    MR_ASSIGN_OR_RETURN(Batch b, AssembleBatch(names_, std::move(take), c.epoch, plan_.batch));
+    MR_ASSIGN_OR_RETURN(Batch b, AssembleBatch(names_, std::move(take), c.epoch, plan_.batch, alloc_));
     if (carry_.empty()) ready_.push_back(Ready{std::move(b), next_epoch, next_pos});
     else ready_.push_back(Ready{std::move(b), c.epoch, carry_.front().position});
   }
@@ -320,7 +322,7 @@ Status Runtime::Absorb(Chunk&& c) {
     std::vector<RowTensors> rest = std::move(carry_);
     carry_.clear();
     if (!drop) {
-      MR_ASSIGN_OR_RETURN(Batch b, AssembleBatch(names_, std::move(rest), c.epoch, plan_.batch));
+      MR_ASSIGN_OR_RETURN(Batch b, AssembleBatch(names_, std::move(rest), c.epoch, plan_.batch, alloc_));
       ready_.push_back(Ready{std::move(b), next_epoch, next_pos});
     }
   }

@@ -40,7 +40,8 @@ namespace mindrecord {
 // short; the consumer then re-batches rows so that batches stay full.
 class Runtime {
  public:
-  static Result<std::unique_ptr<Runtime>> Build(const Plan& plan, const PipelineState* resume);
+  static Result<std::unique_ptr<Runtime>> Build(const Plan& plan, const PipelineState* resume,
+                                                BatchAllocator alloc = nullptr);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -87,6 +88,7 @@ class Runtime {
   Status Absorb(Chunk&& chunk);  // consumer: chunk -> ready_ batches
 
   Plan plan_;
+  BatchAllocator alloc_;  // batch column buffers; empty: Tensor::Make
   std::unique_ptr<ShardReader> reader_;
   Projection projection_;
   std::vector<std::string> names_;

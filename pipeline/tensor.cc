@@ -1,6 +1,7 @@
 // Tensor: element types, construction from dataset values, copy-on-write.
 #include "pipeline/tensor.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace mindrecord {
@@ -21,9 +22,9 @@ constexpr TypeInfo kTypes[] = {
     {TensorType::kString, "string", 1},
 };
 
-std::shared_ptr<std::vector<uint8_t>> NewBuffer(size_t n) {
-  return std::make_shared<std::vector<uint8_t>>(n);
-}
+// Default-initialized: large buffers are written once by their producer, so
+// zeroing them first would cost a full extra pass (and its page faults).
+std::shared_ptr<uint8_t[]> NewBuffer(size_t n) { return std::make_shared_for_overwrite<uint8_t[]>(n); }
 
 TensorType FromDataType(DataType t) {
   switch (t) {
@@ -68,6 +69,18 @@ Tensor Tensor::Make(TensorType type, std::vector<int64_t> shape) {
   if (n < 0) n = 0;
   t.size_ = static_cast<size_t>(n) * TensorTypeSize(type);
   t.buf_ = NewBuffer(t.size_);
+  t.capacity_ = t.size_;
+  return t;
+}
+
+Tensor Tensor::Wrap(TensorType type, std::vector<int64_t> shape, std::shared_ptr<void> owner, uint8_t* data) {
+  Tensor t;
+  t.type_ = type;
+  t.shape_ = std::move(shape);
+  const int64_t n = std::max<int64_t>(0, t.num_elements());
+  t.size_ = static_cast<size_t>(n) * TensorTypeSize(type);
+  t.capacity_ = t.size_;
+  t.buf_ = std::shared_ptr<uint8_t[]>(std::move(owner), data);
   return t;
 }
 
@@ -76,14 +89,16 @@ Tensor Tensor::FromString(TensorType type, std::string bytes) {
   t.type_ = type;
   t.shape_ = {static_cast<int64_t>(bytes.size())};
   t.size_ = bytes.size();
-  t.buf_ = std::make_shared<std::vector<uint8_t>>(bytes.begin(), bytes.end());
+  t.capacity_ = t.size_;
+  t.buf_ = NewBuffer(t.size_);
+  if (t.size_) std::memcpy(t.buf_.get(), bytes.data(), t.size_);
   return t;
 }
 
 Tensor Tensor::FromValue(const Value& v, DataType field_type) {
   auto scalar = [](TensorType type, const void* p) {
     Tensor t = Make(type, {});
-    std::memcpy(t.buf_->data(), p, t.size_);
+    std::memcpy(t.buf_.get(), p, t.size_);
     return t;
   };
   switch (v.kind()) {
@@ -113,7 +128,9 @@ Tensor Tensor::FromValue(const Value& v, DataType field_type) {
       int64_t n = static_cast<int64_t>(b.size() / TensorTypeSize(t.type_));
       if (t.num_elements() != n) t.shape_ = {n};
       t.size_ = b.size();
-      t.buf_ = std::make_shared<std::vector<uint8_t>>(b.begin(), b.end());
+      t.capacity_ = t.size_;
+      t.buf_ = NewBuffer(t.size_);
+      if (t.size_) std::memcpy(t.buf_.get(), b.data(), t.size_);
       return t;
     }
   }
@@ -127,12 +144,14 @@ Tensor Tensor::FromValue(const Value& v, DataType field_type) {
 
 uint8_t* Tensor::MutableData() {
   if (!buf_) return nullptr;
-  if (buf_.use_count() > 1 || offset_ != 0 || buf_->size() != size_) {
-    auto copy = std::make_shared<std::vector<uint8_t>>(buf_->begin() + offset_, buf_->begin() + offset_ + size_);
+  if (buf_.use_count() > 1 || offset_ != 0 || capacity_ != size_) {
+    auto copy = NewBuffer(size_);
+    if (size_) std::memcpy(copy.get(), buf_.get() + offset_, size_);
     buf_ = std::move(copy);
+    capacity_ = size_;
     offset_ = 0;
   }
-  return buf_->data();
+  return buf_.get();
 }
 
 Tensor Tensor::Reshaped(std::vector<int64_t> shape) const {

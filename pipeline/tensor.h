@@ -36,8 +36,17 @@ Result<TensorType> ParseTensorType(std::string_view name);
 class Tensor {
  public:
   Tensor() = default;
-  // Uninitialized storage for prod(shape) elements.
+  // Uninitialized storage for prod(shape) elements (the bytes are not zeroed:
+  // writers fill every element).
   static Tensor Make(TensorType type, std::vector<int64_t> shape);
+  // A tensor over `data` (at least prod(shape) elements) that the caller
+  // allocated, kept alive by `owner` and released with it when the last copy
+  // of the tensor goes (e.g. a consumer's shared-memory segment). No copy.
+  static Tensor Wrap(TensorType type, std::vector<int64_t> shape, std::shared_ptr<void> owner, uint8_t* data);
+  // The deleter of the owner given to Wrap when it is of type D, else nullptr
+  // (lets the owner's creator recognise its own buffers).
+  template <typename D>
+  D* owner_deleter() const { return std::get_deleter<D>(buf_); }
   static Tensor FromString(TensorType type, std::string bytes);  // kBytes or kString, 1-D
   // Scalars become 0-d tensors (int -> int64 or int32 per `field_type`, float
   // -> float32/float64), arrays keep their shape, bytes/string become 1-D.
@@ -49,7 +58,7 @@ class Tensor {
     return std::accumulate(shape_.begin(), shape_.end(), int64_t{1}, std::multiplies<int64_t>());
   }
   size_t size_bytes() const { return size_; }
-  const uint8_t* data() const { return buf_ ? buf_->data() + offset_ : nullptr; }
+  const uint8_t* data() const { return buf_ ? buf_.get() + offset_ : nullptr; }
   uint8_t* MutableData();
   template <typename T>
   const T* data_as() const { return reinterpret_cast<const T*>(data()); }
@@ -64,7 +73,8 @@ class Tensor {
  private:
   TensorType type_ = TensorType::kUInt8;
   std::vector<int64_t> shape_;
-  std::shared_ptr<std::vector<uint8_t>> buf_;
+  std::shared_ptr<uint8_t[]> buf_;  // heap block (Make) or aliasing an external owner (Wrap)
+  size_t capacity_ = 0;              // bytes at buf_
   size_t offset_ = 0;
   size_t size_ = 0;
 };

@@ -38,7 +38,52 @@ py::object OneTensor(const Tensor& t) {
   return TensorToArray(t);
 }
 
-// Numeric columns become numpy arrays over the batch's own buffers (no copy);
+// Releases a batch buffer that a Python allocator provided: drops the strong
+// reference to its Python object (`obj`), taking the GIL.
+struct PyBufferRelease {
+  PyObject* obj = nullptr;
+  void operator()(void*) const {
+    if (obj == nullptr || !Py_IsInitialized() || _Py_IsFinalizing()) return;  // Python is gone: leave it
+    py::gil_scoped_acquire gil;
+    Py_DECREF(obj);
+  }
+};
+
+// A BatchAllocator over a Python callable `fn(dtype_name, shape) -> (obj,
+// address, nbytes)`: obj owns at least nbytes writable bytes at address and
+// becomes the batch column handed to Python (see BatchToPy). `fn` is
+// borrowed: the PyPipeline keeps it alive for longer than its pipeline.
+BatchAllocator PyAllocator(PyObject* fn) {
+  return [fn](TensorType type, const std::vector<int64_t>& shape) -> Result<Tensor> {
+    if (!Py_IsInitialized() || _Py_IsFinalizing()) return Status::Cancelled("Python is shutting down");
+    int64_t elems = 1;
+    for (int64_t d : shape) elems *= d;
+    const size_t need = static_cast<size_t>(elems) * TensorTypeSize(type);
+    py::gil_scoped_acquire gil;
+    try {
+      py::tuple dims(shape.size());
+      for (size_t i = 0; i < shape.size(); ++i) dims[i] = py::int_(shape[i]);
+      py::tuple r = py::reinterpret_borrow<py::object>(fn)(TensorDtype(type).attr("name"), dims);
+      if (r.size() != 3) return Status::Internal("batch allocator: expected (object, address, nbytes)");
+      const auto address = r[1].cast<uintptr_t>();
+      const auto nbytes = r[2].cast<size_t>();
+      if (nbytes < need || (need > 0 && address == 0))
+        return Status::Internal("batch allocator returned " + std::to_string(nbytes) + " bytes, " +
+                                std::to_string(need) + " needed");
+      py::object obj = r[0];
+      std::shared_ptr<void> owner(nullptr, PyBufferRelease{obj.inc_ref().ptr()});
+      return Tensor::Wrap(type, shape, std::move(owner), reinterpret_cast<uint8_t*>(address));
+    } catch (py::error_already_set& e) {
+      return Status::Internal(std::string("batch allocator raised ") + e.what());
+    } catch (const std::exception& e) {
+      return Status::Internal(std::string("batch allocator: ") + e.what());
+    }
+  };
+}
+
+// Numeric columns become numpy arrays over the batch's own buffers (no copy),
+// or, when built in buffers of the pipeline's Python allocator, the objects
+// that allocator returned;
 // bytes and string columns become lists of bytes / str; ragged numeric
 // columns in list mode become lists of arrays.
 py::dict BatchToPy(Batch&& b) {
@@ -51,6 +96,8 @@ py::dict BatchToPy(Batch&& b) {
       d[py::str(c.name)] = l;
     } else if (c.data.type() == TensorType::kBytes || c.data.type() == TensorType::kString) {
       d[py::str(c.name)] = TensorToPyScalarList(c.data, rows);
+    } else if (const auto* own = c.data.owner_deleter<PyBufferRelease>()) {
+      d[py::str(c.name)] = py::reinterpret_borrow<py::object>(own->obj);
     } else {
       d[py::str(c.name)] = TensorToArray(std::move(c.data));
     }
@@ -70,13 +117,16 @@ std::set<PyPipeline*>& LivePipelines() {
 // Python callers); state() and stats() may be called at any time.
 class PyPipeline {
  public:
-  PyPipeline(const std::string& plan_json, const std::optional<std::string>& resume_json) {
+  // `alloc`: optional Python batch allocator (see PyAllocator).
+  PyPipeline(const std::string& plan_json, const std::optional<std::string>& resume_json, py::object alloc)
+      : alloc_(std::move(alloc)) {
     Plan plan = ValueOrThrow(Plan::Parse(plan_json));
     std::optional<PipelineState> resume;
     if (resume_json) resume = ValueOrThrow(PipelineState::FromJson(ParseJson(*resume_json)));
+    BatchAllocator batch_alloc = alloc_.is_none() ? nullptr : PyAllocator(alloc_.ptr());
     {
       py::gil_scoped_release nogil;
-      pipe_ = ValueOrThrow(Pipeline::Open(plan, resume ? &*resume : nullptr));
+      pipe_ = ValueOrThrow(Pipeline::Open(plan, resume ? &*resume : nullptr, std::move(batch_alloc)));
     }
     LivePipelines().insert(this);
   }
@@ -125,6 +175,7 @@ class PyPipeline {
     if (j.is_discarded()) throw StatusError(Status::InvalidArgument("resume state is not valid JSON"));
     return j;
   }
+  py::object alloc_;  // outlives pipe_ (members are destroyed in reverse order)
   std::unique_ptr<Pipeline> pipe_;
   std::string closed_state_, closed_stats_;
 };
@@ -196,8 +247,8 @@ void BindPipeline(py::module_& m) {
     while (!LivePipelines().empty()) (*LivePipelines().begin())->Close();
   }));
   py::class_<PyPipeline>(m, "Pipeline")
-      .def(py::init<const std::string&, const std::optional<std::string>&>(), py::arg("plan_json"),
-           py::arg("resume_json") = py::none())
+      .def(py::init<const std::string&, const std::optional<std::string>&, py::object>(), py::arg("plan_json"),
+           py::arg("resume_json") = py::none(), py::arg("alloc") = py::none())
       .def("next", &PyPipeline::Next)
       .def("state", &PyPipeline::State)
       .def("stats", &PyPipeline::Stats)

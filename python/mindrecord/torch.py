@@ -12,8 +12,13 @@ Rows are split across torch.distributed ranks and DataLoader workers with
 no duplicates and no gaps: split k of the world_size * num_workers splits
 takes positions k, k+S, ... of the epoch's (shuffled) order. Every split
 computes the same order from (seed, epoch), so set_epoch() reshuffles.
+
+Inside a DataLoader worker, the C++ batcher builds each batch's numeric
+columns straight into torch shared memory, so passing the batch to the main
+process copies nothing (torch sends the segment's file descriptor).
 """
 import json
+import math
 import os
 
 import torch
@@ -24,9 +29,27 @@ from mindrecord.dataset import _shuffle_mode
 from mindrecord.vision import to_specs
 
 
+_DTYPES = {"uint8": torch.uint8, "int8": torch.int8, "int16": torch.int16, "int32": torch.int32,
+           "int64": torch.int64, "float32": torch.float32, "float64": torch.float64}
+
+
+def _shared_batch_buffer(dtype, shape):
+    """Batch allocator for the C++ pipeline: a tensor in torch shared memory
+    (as DataLoader's own collate makes in workers), its address and size."""
+    t = torch.empty(0, dtype=_DTYPES[dtype])
+    nbytes = math.prod(shape) * t.element_size()
+    if nbytes == 0:
+        t = torch.empty(shape, dtype=t.dtype)
+    else:
+        t.set_(torch.UntypedStorage._new_shared(nbytes), 0, shape)
+    return t, t.data_ptr(), nbytes
+
+
 def _tensor(value):
     if isinstance(value, list):
         return [_tensor(v) for v in value]
+    if isinstance(value, torch.Tensor):
+        return value  # built by the C++ batcher in _shared_batch_buffer's memory
     if hasattr(value, "dtype") and hasattr(value, "shape"):
         return torch.from_numpy(value)  # shares the C++ batch buffer
     return value
@@ -43,16 +66,19 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
     not spawn.
 
     `rank` / `world_size` default to torch.distributed's when it is
-    initialized, else 0 / 1. `num_threads`: C++ threads per DataLoader
-    worker (reading, decoding, ops). bytes / string columns stay Python
-    lists.
+    initialized, else 0 / 1. `num_threads`: C++ threads (reading,
+    decoding, ops) per DataLoader worker process, or in the main process
+    with num_workers=0; default 1 in a worker (the workers are the
+    parallelism) and 2 in the main process. bytes / string columns stay
+    Python lists. In DataLoader workers, batched numeric columns are built in
+    shared memory (no copy to reach the main process).
 
     Thread safety: configure (set_epoch) from the main process between
     epochs; each DataLoader worker iterates its own copy.
     """
 
     def __init__(self, dataset_files, columns=None, ops=None, shuffle=True, seed=0, batch_size=None,
-                 drop_last=False, num_threads=2, rank=None, world_size=None):
+                 drop_last=False, num_threads=None, rank=None, world_size=None):
         super().__init__()
         files = [dataset_files] if isinstance(dataset_files, str) else list(dataset_files)
         self._source = [os.path.abspath(f) for f in files]
@@ -62,7 +88,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         self._seed = int(seed)
         self._batch_size = batch_size
         self._drop_last = bool(drop_last)
-        self._threads = int(num_threads)
+        self._threads = None if num_threads is None else int(num_threads)
         self._rank, self._world = rank, world_size
         self._epoch = 0
         self._total = _core.Reader(self._source[0]).num_rows
@@ -83,7 +109,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         rank, world = self._rank_world()
         return self._total // world + (1 if rank < self._total % world else 0)
 
-    def _plan(self, split, splits):
+    def _plan(self, split, splits, threads):
         return {
             "source": self._source,
             "columns": self._columns,
@@ -92,8 +118,8 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
             "ops": self._ops,
             "batch": {"batch_size": int(self._batch_size or 64),
                       "drop_remainder": self._drop_last and self._batch_size is not None},
-            "num_workers": self._threads,
-            "queue_depth": max(2, self._threads),
+            "num_workers": threads,
+            "queue_depth": max(2, threads),
             "seed": self._seed,
             "epochs": self._epoch + 1,
         }
@@ -103,11 +129,14 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         info = torch.utils.data.get_worker_info()
         wid, nworkers = (info.id, info.num_workers) if info is not None else (0, 1)
         splits = world * nworkers  # splits beyond the row count simply yield nothing
-        plan = self._plan(rank * nworkers + wid, splits)
+        threads = self._threads if self._threads is not None else (1 if info is not None else 2)
+        plan = self._plan(rank * nworkers + wid, splits, threads)
         text = json.dumps(plan)
         resume = {"seed": self._seed, "epoch": self._epoch, "position": 0, "rows": 0,
                   "fingerprint": str(_core.plan_fingerprint(text))}
-        pipe = _core.Pipeline(text, json.dumps(resume))
+        # Batches cross to the main process: build them in shared memory.
+        alloc = _shared_batch_buffer if info is not None and self._batch_size is not None else None
+        pipe = _core.Pipeline(text, json.dumps(resume), alloc)
         try:
             while True:
                 item = pipe.next()

@@ -87,3 +87,46 @@ def test_python_callables_in_ops(simple, workers):
         assert torch.equal(b["vec"], -b["id"].to(torch.float32)[:, None].expand(-1, 3))
         n += b["id"].shape[0]
     assert n == 97
+
+
+class _InWorker(torch.utils.data.IterableDataset):
+    """Iterates a MindRecordDataset where it runs (a DataLoader worker or the
+    main process) and reports whether each batch column was in shared memory
+    there, before the DataLoader moved it."""
+
+    def __init__(self, ds):
+        super().__init__()
+        self.ds = ds
+
+    def __iter__(self):
+        for b in self.ds:
+            yield {"id": b["id"], "vec": b["vec"],
+                   "shared": torch.tensor([b["id"].is_shared(), b["vec"].is_shared()])}
+
+
+def test_worker_batches_are_built_in_shared_memory(simple):
+    ds = MindRecordDataset(simple, columns=["id", "vec"], batch_size=10, seed=3)
+    got = list(torch.utils.data.DataLoader(_InWorker(ds), batch_size=None, num_workers=2))
+    # Built by the C++ batcher straight into torch shared memory in the worker:
+    # sending them to the main process copies nothing.
+    assert all(bool(b["shared"].all()) for b in got)
+    ids = torch.cat([b["id"] for b in got])
+    assert sorted(ids.tolist()) == list(range(97))
+    vec = torch.cat([b["vec"] for b in got])
+    assert torch.equal(vec, ids.to(torch.float32)[:, None].expand(-1, 3))
+    # Same rows and values as in one process (C++ memory, not shared), and
+    # the same sequence again for the same seed.
+    in_proc = list(torch.utils.data.DataLoader(_InWorker(ds), batch_size=None, num_workers=0))
+    assert not any(bool(b["shared"].any()) for b in in_proc)
+    rows = sorted(zip(ids.tolist(), vec.tolist()))
+    assert rows == sorted(zip(torch.cat([b["id"] for b in in_proc]).tolist(),
+                              torch.cat([b["vec"] for b in in_proc]).tolist()))
+    again = list(torch.utils.data.DataLoader(_InWorker(ds), batch_size=None, num_workers=2))
+    assert torch.equal(torch.cat([b["id"] for b in again]), ids)
+
+
+def test_same_sequence_for_any_thread_count(simple):
+    default = MindRecordDataset(simple, columns=["id"], batch_size=10, seed=5)
+    explicit = MindRecordDataset(simple, columns=["id"], batch_size=10, seed=5, num_threads=3)
+    ids = epoch_ids(explicit, 2)
+    assert sorted(ids) == list(range(97)) and ids == epoch_ids(default, 2)
