@@ -63,6 +63,7 @@ Result<ImageHeader> ReadImageHeader(const uint8_t* data, size_t size) {
     int w = 0, ht = 0, subsamp = 0, colorspace = 0;
     if (tjDecompressHeader3(h, data, static_cast<unsigned long>(size), &w, &ht, &subsamp, &colorspace) != 0)
       return Status::InvalidArgument("bad JPEG header: " + TjError(h));
+    if (w <= 0 || ht <= 0) return Status::InvalidArgument("bad JPEG header: no image in the data (truncated?)");
     hdr.width = w;
     hdr.height = ht;
     hdr.is_jpeg = true;
@@ -98,6 +99,8 @@ Result<Tensor> DecodeJpeg(const uint8_t* data, size_t size, JpegScale scale) {
   int w = 0, ht = 0, subsamp = 0, colorspace = 0;
   if (tjDecompressHeader3(h, data, static_cast<unsigned long>(size), &w, &ht, &subsamp, &colorspace) != 0)
     return Status::InvalidArgument("bad JPEG header: " + TjError(h));
+  // libturbojpeg accepts a tables-only (or truncated) stream with size 0x0.
+  if (w <= 0 || ht <= 0) return Status::InvalidArgument("bad JPEG header: no image in the data (truncated?)");
   const int sw = scale.Scaled(w), sh = scale.Scaled(ht);
   Tensor out = Tensor::Make(TensorType::kUInt8, {sh, sw, 3});
   int rc = tjDecompress2(h, data, static_cast<unsigned long>(size), out.MutableData(), sw, sw * 3, sh, TJPF_RGB, 0);
