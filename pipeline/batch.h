@@ -93,6 +93,8 @@ class BatchBuilder {
  public:
   // `rows`: the number of rows the batch will hold. `stream[c]` false: keep
   // column c's rows as they come (known ragged); empty: stream all columns.
+  // `names`, `options` and `alloc` are referenced, not copied: they must
+  // outlive the builder.
   BatchBuilder(const std::vector<std::string>& names, size_t rows, uint64_t epoch, const BatchOptions& options,
                const BatchAllocator& alloc, std::vector<bool> stream = {});
   Status Add(RowTensors&& row);

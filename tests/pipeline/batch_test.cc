@@ -133,13 +133,14 @@ void ExpectSameBatch(const Batch& a, const Batch& b) {
 
 TEST(BatchTest, BuilderGivesWhatAssembleBatchGives) {
   const std::vector<std::string> names = {"img", "label"};
+  const BatchAllocator no_alloc;
   BatchOptions pad;
   pad.ragged["img"] = {RaggedMode::kPad, -1};
   for (const BatchOptions& options : {BatchOptions{}, pad}) {
     for (int ragged_at : {-1, 0, 1, 3}) {
       auto want = AssembleBatch(names, BuilderRows(4, ragged_at), 2, options);
       ASSERT_TRUE(want.ok());
-      BatchBuilder builder(names, 4, 2, options, nullptr);
+      BatchBuilder builder(names, 4, 2, options, no_alloc);
       for (auto& r : BuilderRows(4, ragged_at)) ASSERT_TRUE(builder.Add(std::move(r)).ok());
       EXPECT_EQ(builder.streamed(0), ragged_at < 0) << ragged_at;
       EXPECT_TRUE(builder.streamed(1));
@@ -150,7 +151,8 @@ TEST(BatchTest, BuilderGivesWhatAssembleBatchGives) {
   }
   // A column not streamed from the start.
   auto want = AssembleBatch(names, BuilderRows(3, -1), 0, BatchOptions{});
-  BatchBuilder builder(names, 3, 0, BatchOptions{}, nullptr, {false, true});
+  const BatchOptions defaults;
+  BatchBuilder builder(names, 3, 0, defaults, no_alloc, {false, true});
   for (auto& r : BuilderRows(3, -1)) ASSERT_TRUE(builder.Add(std::move(r)).ok());
   EXPECT_FALSE(builder.streamed(0));
   auto got = std::move(builder).Finish();
@@ -165,7 +167,8 @@ TEST(BatchTest, BuilderUsesTheAllocatorAndGivesRowsBack) {
     ++calls;
     return Tensor::Make(type, shape);
   };
-  BatchBuilder builder(names, 3, 0, BatchOptions{}, alloc);
+  const BatchOptions defaults;
+  BatchBuilder builder(names, 3, 0, defaults, alloc);
   for (auto& r : BuilderRows(2, -1)) ASSERT_TRUE(builder.Add(std::move(r)).ok());
   EXPECT_EQ(calls, 2);  // one buffer per column, made at the first row
   EXPECT_FALSE(BatchBuilder(builder).Finish().ok());  // 2 rows of 3 promised
@@ -185,7 +188,7 @@ TEST(BatchTest, BuilderUsesTheAllocatorAndGivesRowsBack) {
   BatchAllocator failing = [](TensorType, const std::vector<int64_t>&) -> Result<Tensor> {
     return Status::IOError("no shared memory");
   };
-  BatchBuilder b2(names, 1, 0, BatchOptions{}, failing);
+  BatchBuilder b2(names, 1, 0, defaults, failing);
   ASSERT_TRUE(b2.Add(std::move(BuilderRows(1, -1)[0])).ok());
   auto r = std::move(b2).Finish();
   ASSERT_FALSE(r.ok());
