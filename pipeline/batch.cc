@@ -121,21 +121,12 @@ Result<Tensor> NewColumn(const BatchAllocator& alloc, TensorType type, const std
                             TensorTypeName(type) + ShapeString(shape));
   return t;
 }
-}  // namespace
 
-Result<Batch> AssembleBatch(const std::vector<std::string>& names, std::vector<RowTensors>&& rows, uint64_t epoch,
-                            const BatchOptions& options, const BatchAllocator& alloc) {
-  Batch b;
-  b.epoch = epoch;
+// Batches column c of `rows` (n >= 1) into `col`.
+Status AssembleColumn(const std::vector<std::string>& names, size_t c, std::vector<RowTensors>& rows,
+                      const BatchOptions& options, const BatchAllocator& alloc, BatchColumn& col) {
   const size_t n = rows.size();
-  if (n == 0) return Status::Internal("AssembleBatch: no rows");
-  for (const auto& r : rows) {
-    b.row_ids.push_back(r.row_id);
-    b.positions.push_back(r.position);
-    if (r.columns.size() != names.size()) return Status::Internal("AssembleBatch: row has the wrong column count");
-  }
-  for (size_t c = 0; c < names.size(); ++c) {
-    BatchColumn col;
+  {
     col.name = names[c];
     const Tensor& first = rows[0].columns[c];
     bool same = true;
@@ -192,9 +183,113 @@ Result<Batch> AssembleBatch(const std::vector<std::string>& names, std::vector<R
     } else {
       for (size_t i = 0; i < n; ++i) col.list.push_back(std::move(rows[i].columns[c]));
     }
-    b.columns.push_back(std::move(col));
+  }
+  return Status::OK();
+}
+
+Status CheckRow(const std::vector<std::string>& names, const RowTensors& r) {
+  if (r.columns.size() != names.size()) return Status::Internal("AssembleBatch: row has the wrong column count");
+  return Status::OK();
+}
+}  // namespace
+
+Result<Batch> AssembleBatch(const std::vector<std::string>& names, std::vector<RowTensors>&& rows, uint64_t epoch,
+                            const BatchOptions& options, const BatchAllocator& alloc) {
+  Batch b;
+  b.epoch = epoch;
+  if (rows.empty()) return Status::Internal("AssembleBatch: no rows");
+  for (const auto& r : rows) {
+    b.row_ids.push_back(r.row_id);
+    b.positions.push_back(r.position);
+    MR_RETURN_IF_ERROR(CheckRow(names, r));
+  }
+  b.columns.resize(names.size());
+  for (size_t c = 0; c < names.size(); ++c) MR_RETURN_IF_ERROR(AssembleColumn(names, c, rows, options, alloc, b.columns[c]));
+  return b;
+}
+
+BatchBuilder::BatchBuilder(const std::vector<std::string>& names, size_t rows, uint64_t epoch,
+                           const BatchOptions& options, const BatchAllocator& alloc, std::vector<bool> stream)
+    : names_(names), expected_(rows), epoch_(epoch), options_(options), alloc_(alloc) {
+  streaming_ = stream.empty() ? std::vector<bool>(names.size(), true) : std::move(stream);
+  streaming_.resize(names.size(), false);
+  data_.resize(names.size());
+  rows_.reserve(rows);
+}
+
+void BatchBuilder::Unstream(size_t c) {
+  if (!streaming_[c]) return;
+  streaming_[c] = false;
+  if (!data_[c].defined()) return;
+  const size_t row_bytes = rows_.empty() ? 0 : data_[c].size_bytes() / expected_;
+  const std::vector<int64_t> shape(data_[c].shape().begin() + 1, data_[c].shape().end());
+  for (size_t i = 0; i < rows_.size(); ++i) {
+    Tensor t = Tensor::Make(data_[c].type(), shape);
+    if (row_bytes) std::memcpy(t.MutableData(), data_[c].data() + i * row_bytes, row_bytes);
+    rows_[i].columns[c] = std::move(t);
+  }
+  data_[c] = Tensor();
+}
+
+Status BatchBuilder::Add(RowTensors&& row) {
+  MR_RETURN_IF_ERROR(CheckRow(names_, row));
+  const size_t i = rows_.size();
+  if (i >= expected_) return Status::Internal("BatchBuilder: more rows than promised");
+  for (size_t c = 0; c < names_.size(); ++c) {
+    if (!streaming_[c]) continue;
+    Tensor& t = row.columns[c];
+    if (i == 0) {
+      std::vector<int64_t> shape = {static_cast<int64_t>(expected_)};
+      shape.insert(shape.end(), t.shape().begin(), t.shape().end());
+      // An allocator error is left to Finish (AssembleBatch reports it there,
+      // and only when the rows are batched at all).
+      auto col = NewColumn(alloc_, t.type(), shape, names_[c]);
+      if (!col.ok()) {
+        streaming_[c] = false;
+        continue;
+      }
+      data_[c] = std::move(col).value();
+    } else {
+      const std::vector<int64_t>& s = data_[c].shape();
+      if (t.type() != data_[c].type() || t.shape().size() + 1 != s.size() ||
+          !std::equal(t.shape().begin(), t.shape().end(), s.begin() + 1)) {
+        Unstream(c);
+        continue;
+      }
+    }
+    const size_t row_bytes = t.size_bytes();
+    if (row_bytes) std::memcpy(data_[c].MutableData() + i * row_bytes, t.data(), row_bytes);
+    t = Tensor();
+  }
+  rows_.push_back(std::move(row));
+  return Status::OK();
+}
+
+Result<Batch> BatchBuilder::Finish() && {
+  if (rows_.size() != expected_ || expected_ == 0)
+    return Status::Internal("BatchBuilder: " + std::to_string(rows_.size()) + " rows added, " +
+                            std::to_string(expected_) + " promised");
+  Batch b;
+  b.epoch = epoch_;
+  for (const auto& r : rows_) {
+    b.row_ids.push_back(r.row_id);
+    b.positions.push_back(r.position);
+  }
+  b.columns.resize(names_.size());
+  for (size_t c = 0; c < names_.size(); ++c) {
+    if (streaming_[c]) {
+      b.columns[c].name = names_[c];
+      b.columns[c].data = std::move(data_[c]);
+    } else {
+      MR_RETURN_IF_ERROR(AssembleColumn(names_, c, rows_, options_, alloc_, b.columns[c]));
+    }
   }
   return b;
+}
+
+std::vector<RowTensors> BatchBuilder::TakeRows() && {
+  for (size_t c = 0; c < names_.size(); ++c) Unstream(c);
+  return std::move(rows_);
 }
 
 std::vector<RowTensors> SplitBatch(Batch&& batch) {

@@ -82,6 +82,43 @@ using BatchAllocator = std::function<Result<Tensor>(TensorType type, const std::
 Result<Batch> AssembleBatch(const std::vector<std::string>& names, std::vector<RowTensors>&& rows, uint64_t epoch,
                             const BatchOptions& options, const BatchAllocator& alloc = nullptr);
 
+// Builds one batch row by row: each column whose rows so far share one type
+// and shape is copied into the batch buffer as its row arrives, so the row's
+// tensor is freed at once (its buffer reused, still in cache, by the next
+// row) instead of living until the batch is complete. A column that turns
+// out ragged is copied back to per-row tensors and batched as AssembleBatch
+// does, so Finish() gives exactly what AssembleBatch gives for the same rows.
+// Thread safety: none; one builder per thread.
+class BatchBuilder {
+ public:
+  // `rows`: the number of rows the batch will hold. `stream[c]` false: keep
+  // column c's rows as they come (known ragged); empty: stream all columns.
+  // `names`, `options` and `alloc` are referenced, not copied: they must
+  // outlive the builder.
+  BatchBuilder(const std::vector<std::string>& names, size_t rows, uint64_t epoch, const BatchOptions& options,
+               const BatchAllocator& alloc, std::vector<bool> stream = {});
+  Status Add(RowTensors&& row);
+  size_t size() const { return rows_.size(); }
+  // Whether column c was streamed to the end (false: its rows were ragged).
+  bool streamed(size_t c) const { return streaming_[c]; }
+  // Exactly the promised number of rows must have been added.
+  Result<Batch> Finish() &&;
+  // The rows added so far, each with all its tensors (instead of Finish).
+  std::vector<RowTensors> TakeRows() &&;
+
+ private:
+  void Unstream(size_t c);
+
+  const std::vector<std::string>& names_;
+  size_t expected_;
+  uint64_t epoch_;
+  const BatchOptions& options_;
+  const BatchAllocator& alloc_;
+  std::vector<bool> streaming_;  // per column: rows copied into data_[c]
+  std::vector<Tensor> data_;     // per streamed column: [expected_, ...]
+  std::vector<RowTensors> rows_;  // streamed columns' tensors are left undefined
+};
+
 // The inverse of AssembleBatch: one RowTensors per row (padding removed).
 // Copies contiguous columns; list columns are moved.
 std::vector<RowTensors> SplitBatch(Batch&& batch);

@@ -102,6 +102,7 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
   claim_epoch_ = state_.epoch;
   claim_pos_ = state_.position;
   carry_epoch_ = state_.epoch;
+  ragged_ = std::make_unique<std::atomic<bool>[]>(names_.size());
   slots_.resize(plan_.queue_depth);
   for (uint32_t i = 0; i < plan_.num_workers; ++i) workers_.emplace_back([this] { WorkerLoop(); });
   return Status::OK();
@@ -268,26 +269,32 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
   c.status = ReadRows(task, &raw, &c);
   if (!c.status.ok()) return c;
   const auto t0 = Clock::now();
-  std::vector<RowTensors> rows;
-  rows.reserve(raw.size());
+  // Each row is batched as soon as it is transformed (see BatchBuilder);
+  // columns seen ragged before are kept per row from the start.
+  std::vector<bool> stream(names_.size());
+  for (size_t k = 0; k < names_.size(); ++k) stream[k] = c.skipped == 0 && !ragged_[k].load(std::memory_order_relaxed);
+  BatchBuilder builder(names_, raw.size(), task.epoch, plan_.batch, alloc_, std::move(stream));
   for (auto& [pos, row] : raw) {
     const uint64_t row_id = (*task.ids)[pos];
     auto r = Transform(task.epoch, pos, row_id, row);
     row = Row();
-    if (!r.ok()) {
-      c.status = RowError(row_id, r.status(), &c);
+    if (r.ok()) {
+      c.status = builder.Add(std::move(r).value());
       if (!c.status.ok()) break;
       continue;
     }
-    rows.push_back(std::move(r).value());
+    c.status = RowError(row_id, r.status(), &c);
+    if (!c.status.ok()) break;
   }
   if (c.status.ok()) {
-    if (c.skipped == 0 && !rows.empty()) {
-      auto b = AssembleBatch(names_, std::move(rows), task.epoch, plan_.batch, alloc_);
+    if (c.skipped == 0 && builder.size() > 0) {
+      for (size_t k = 0; k < names_.size(); ++k)
+        if (!builder.streamed(k)) ragged_[k].store(true, std::memory_order_relaxed);
+      auto b = std::move(builder).Finish();
       if (b.ok()) c.batch = std::move(b).value();
       else c.status = b.status();
     } else {
-      c.rows = std::move(rows);
+      c.rows = std::move(builder).TakeRows();
     }
   }
   transform_ns_ += NanosSince(t0);

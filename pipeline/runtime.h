@@ -103,6 +103,9 @@ class Runtime {
   // rather than row by row.
   uint64_t scan_min_rows_ = 2;
   uint64_t fingerprint_ = 0;
+  // Per column: rows of one batch differed in shape once, so workers stop
+  // streaming it into a batch buffer (a hint only: the output is the same).
+  std::unique_ptr<std::atomic<bool>[]> ragged_;
 
   mutable std::mutex mu_;
   std::condition_variable work_cv_;      // workers: a slot freed or stop

@@ -1,7 +1,13 @@
 // Tensor: element types, construction from dataset values, copy-on-write.
 #include "pipeline/tensor.h"
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <mutex>
+#include <new>
 #include <sstream>
 
 namespace mindrecord {
@@ -22,9 +28,127 @@ constexpr TypeInfo kTypes[] = {
     {TensorType::kString, "string", 1},
 };
 
-// Default-initialized: large buffers are written once by their producer, so
-// zeroing them first would cost a full extra pass (and its page faults).
-std::shared_ptr<uint8_t[]> NewBuffer(size_t n) { return std::make_shared_for_overwrite<uint8_t[]>(n); }
+// Size classes of pooled buffers: 4 per power of two from
+// kTensorPoolMinBytes up; class i holds ClassBytes(i) bytes.
+constexpr int kMinLog2 = std::countr_zero(kTensorPoolMinBytes);
+constexpr int kClasses = (48 - kMinLog2) * 4;
+constexpr std::align_val_t kAlign{64};
+
+size_t ClassBytes(int i) {
+  const size_t base = size_t{1} << (kMinLog2 + i / 4);
+  return base + (base / 4) * static_cast<size_t>(i % 4);
+}
+
+// The smallest class holding n (>= kTensorPoolMinBytes) bytes, or -1 past
+// the last class.
+int ClassOf(size_t n) {
+  const int k = std::bit_width(n) - 1;  // 2^k <= n < 2^(k+1)
+  const size_t base = size_t{1} << k, step = base / 4;
+  const int i = (k - kMinLog2) * 4 + static_cast<int>((n - base + step - 1) / step);
+  return i < kClasses ? i : -1;
+}
+
+// Free buffers by size class, up to capacity_ bytes in all. Buffers released
+// when the cache is full evict other classes' buffers first (the workload's
+// sizes may have changed), else are freed.
+class BufferPool {
+ public:
+  // Never destroyed: tensors may be released during static destruction.
+  static BufferPool& Get() {
+    static BufferPool* pool = new BufferPool();
+    return *pool;
+  }
+
+  std::shared_ptr<uint8_t[]> Take(int cls) {
+    uint8_t* p = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto& list = free_[cls];
+      if (!list.empty()) {
+        p = list.back();
+        list.pop_back();
+        cached_ -= ClassBytes(cls);
+        hits_++;
+      } else {
+        misses_++;
+      }
+    }
+    if (p == nullptr) p = static_cast<uint8_t*>(::operator new(ClassBytes(cls), kAlign));
+    return std::shared_ptr<uint8_t[]>(p, Release{cls});
+  }
+
+  void Give(uint8_t* p, int cls) {
+    const size_t bytes = ClassBytes(cls);
+    std::vector<uint8_t*> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (int i = kClasses - 1; i >= 0 && bytes <= capacity_ && cached_ + bytes > capacity_; --i) {
+        if (i == cls) continue;
+        while (!free_[i].empty() && cached_ + bytes > capacity_) {
+          evicted.push_back(free_[i].back());
+          free_[i].pop_back();
+          cached_ -= ClassBytes(i);
+        }
+      }
+      if (cached_ + bytes <= capacity_) {
+        free_[cls].push_back(p);
+        cached_ += bytes;
+        p = nullptr;
+      }
+    }
+    if (p != nullptr) ::operator delete(p, kAlign);
+    for (int i = 0; i < static_cast<int>(evicted.size()); ++i) ::operator delete(evicted[i], kAlign);
+  }
+
+  TensorPoolStats Stats() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return TensorPoolStats{hits_, misses_, cached_, capacity_};
+  }
+
+  void SetCapacity(size_t bytes) {
+    std::vector<uint8_t*> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      capacity_ = bytes;
+      for (int i = kClasses - 1; i >= 0 && cached_ > capacity_; --i) {
+        while (!free_[i].empty() && cached_ > capacity_) {
+          evicted.push_back(free_[i].back());
+          free_[i].pop_back();
+          cached_ -= ClassBytes(i);
+        }
+      }
+    }
+    for (uint8_t* p : evicted) ::operator delete(p, kAlign);
+  }
+
+ private:
+  struct Release {
+    int cls;
+    void operator()(uint8_t* p) const { BufferPool::Get().Give(p, cls); }
+  };
+
+  BufferPool() {
+    // A fork while another thread holds mu_ would leave it locked forever in
+    // the child (DataLoader workers are forked): hold it across fork().
+    pthread_atfork([] { Get().mu_.lock(); }, [] { Get().mu_.unlock(); }, [] { Get().mu_.unlock(); });
+  }
+
+  std::mutex mu_;
+  std::array<std::vector<uint8_t*>, kClasses> free_;
+  size_t cached_ = 0;
+  size_t capacity_ = kTensorPoolDefaultCapacity;
+  uint64_t hits_ = 0, misses_ = 0;
+};
+
+// Not zeroed: large buffers are written once by their producer, so zeroing
+// them first would cost a full extra pass. Large ones come from the pool.
+std::shared_ptr<uint8_t[]> NewBuffer(size_t n) {
+  if (n >= kTensorPoolMinBytes) {
+    const int cls = ClassOf(n);
+    if (cls >= 0) return BufferPool::Get().Take(cls);
+  }
+  return std::make_shared_for_overwrite<uint8_t[]>(n);
+}
 
 TensorType FromDataType(DataType t) {
   switch (t) {
@@ -39,6 +163,10 @@ TensorType FromDataType(DataType t) {
 }
 
 }  // namespace
+
+TensorPoolStats GetTensorPoolStats() { return BufferPool::Get().Stats(); }
+
+void SetTensorPoolCapacity(size_t bytes) { BufferPool::Get().SetCapacity(bytes); }
 
 size_t TensorTypeSize(TensorType t) {
   for (const auto& i : kTypes)

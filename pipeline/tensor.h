@@ -30,6 +30,30 @@ size_t TensorTypeSize(TensorType t);
 const char* TensorTypeName(TensorType t);
 Result<TensorType> ParseTensorType(std::string_view name);
 
+// Tensor buffers of at least kTensorPoolMinBytes come from a process-wide
+// pool: when the last tensor using one goes, the buffer is kept (up to the
+// pool's capacity in cached bytes) and handed to the next tensor of the same
+// size class (sizes rounded up to 4 classes per power of two, so at most 25%
+// slack). Pipelines make and drop several such tensors per image; reusing
+// them keeps their pages mapped (and often in cache) instead of having the
+// allocator map them afresh and the kernel fault and zero every page again.
+// The process's malloc settings are not touched.
+// Thread safety: all functions and buffer releases may run on any thread.
+inline constexpr size_t kTensorPoolMinBytes = size_t{64} << 10;
+inline constexpr size_t kTensorPoolDefaultCapacity = size_t{64} << 20;
+
+struct TensorPoolStats {
+  uint64_t hits = 0;          // pooled-size buffers served from the cache
+  uint64_t misses = 0;        // pooled-size buffers newly allocated
+  uint64_t cached_bytes = 0;  // bytes of free buffers held now
+  uint64_t capacity = 0;      // the most cached bytes held
+};
+TensorPoolStats GetTensorPoolStats();
+// Sets the most bytes of free buffers the pool keeps (default
+// kTensorPoolDefaultCapacity; 0 turns caching off) and frees cached buffers
+// over it. Buffers in use are not affected.
+void SetTensorPoolCapacity(size_t bytes);
+
 // Thread safety: a value type. Copies share the buffer (copy-on-write is the
 // caller's job: ops that modify in place call MutableData(), which clones a
 // shared buffer first).

@@ -8,6 +8,7 @@
 #include "pipeline/padded.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/sampler.h"
+#include "pipeline/tensor.h"
 #include "readers/shard_reader.h"
 #include "python/py_common.h"
 #include "writers/convert/converter.h"
@@ -257,6 +258,17 @@ void BindPipeline(py::module_& m) {
   m.def("plan_fingerprint", [](const std::string& plan_json) {
     return ValueOrThrow(Plan::Parse(plan_json)).SequenceFingerprint();
   });
+  // The process-wide pool of large tensor buffers (see pipeline/tensor.h).
+  m.def("tensor_pool_stats", [] {
+    const TensorPoolStats s = GetTensorPoolStats();
+    py::dict d;
+    d["hits"] = s.hits;
+    d["misses"] = s.misses;
+    d["cached_bytes"] = s.cached_bytes;
+    d["capacity"] = s.capacity;
+    return d;
+  });
+  m.def("set_tensor_pool_capacity", [](size_t bytes) { SetTensorPoolCapacity(bytes); }, py::arg("bytes"));
   // Rows per epoch of the plan's sampler over its source.
   m.def("sampler_size", [](const std::string& plan_json) {
     Plan plan = ValueOrThrow(Plan::Parse(plan_json));

@@ -95,5 +95,105 @@ TEST(BatchTest, OptionsJsonRoundTrip) {
   EXPECT_EQ(p->ToJson(), o.ToJson());
 }
 
+
+// Rows whose "img" column turns ragged at row `ragged_at` (never: -1).
+std::vector<RowTensors> BuilderRows(int n, int ragged_at) {
+  std::vector<RowTensors> rows;
+  for (int i = 0; i < n; ++i) {
+    const int64_t w = i == ragged_at ? 3 : 2;
+    std::vector<float> v;
+    for (int64_t k = 0; k < 2 * w; ++k) v.push_back(static_cast<float>(i * 10 + k));
+    rows.push_back(Row2(static_cast<uint64_t>(i), Floats(v, {2, w}),
+                        Tensor::FromValue(Value::Int(i * 7), DataType::kInt64)));
+  }
+  return rows;
+}
+
+void ExpectSameBatch(const Batch& a, const Batch& b) {
+  EXPECT_EQ(a.epoch, b.epoch);
+  EXPECT_EQ(a.row_ids, b.row_ids);
+  EXPECT_EQ(a.positions, b.positions);
+  ASSERT_EQ(a.columns.size(), b.columns.size());
+  auto same = [](const Tensor& x, const Tensor& y) {
+    return x.type() == y.type() && x.shape() == y.shape() && x.size_bytes() == y.size_bytes() &&
+           (x.size_bytes() == 0 || std::memcmp(x.data(), y.data(), x.size_bytes()) == 0);
+  };
+  for (size_t c = 0; c < a.columns.size(); ++c) {
+    const BatchColumn &x = a.columns[c], &y = b.columns[c];
+    EXPECT_EQ(x.name, y.name);
+    ASSERT_EQ(x.is_list(), y.is_list()) << x.name;
+    EXPECT_EQ(x.row_shapes, y.row_shapes);
+    if (!x.is_list()) {
+      EXPECT_TRUE(same(x.data, y.data)) << x.name;
+    }
+    ASSERT_EQ(x.list.size(), y.list.size());
+    for (size_t i = 0; i < x.list.size(); ++i) EXPECT_TRUE(same(x.list[i], y.list[i])) << x.name << " row " << i;
+  }
+}
+
+TEST(BatchTest, BuilderGivesWhatAssembleBatchGives) {
+  const std::vector<std::string> names = {"img", "label"};
+  const BatchAllocator no_alloc;
+  BatchOptions pad;
+  pad.ragged["img"] = {RaggedMode::kPad, -1};
+  for (const BatchOptions& options : {BatchOptions{}, pad}) {
+    for (int ragged_at : {-1, 0, 1, 3}) {
+      auto want = AssembleBatch(names, BuilderRows(4, ragged_at), 2, options);
+      ASSERT_TRUE(want.ok());
+      BatchBuilder builder(names, 4, 2, options, no_alloc);
+      for (auto& r : BuilderRows(4, ragged_at)) ASSERT_TRUE(builder.Add(std::move(r)).ok());
+      EXPECT_EQ(builder.streamed(0), ragged_at < 0) << ragged_at;
+      EXPECT_TRUE(builder.streamed(1));
+      auto got = std::move(builder).Finish();
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      ExpectSameBatch(*got, *want);
+    }
+  }
+  // A column not streamed from the start.
+  auto want = AssembleBatch(names, BuilderRows(3, -1), 0, BatchOptions{});
+  const BatchOptions defaults;
+  BatchBuilder builder(names, 3, 0, defaults, no_alloc, {false, true});
+  for (auto& r : BuilderRows(3, -1)) ASSERT_TRUE(builder.Add(std::move(r)).ok());
+  EXPECT_FALSE(builder.streamed(0));
+  auto got = std::move(builder).Finish();
+  ASSERT_TRUE(got.ok());
+  ExpectSameBatch(*got, *want);
+}
+
+TEST(BatchTest, BuilderUsesTheAllocatorAndGivesRowsBack) {
+  const std::vector<std::string> names = {"img", "label"};
+  int calls = 0;
+  BatchAllocator alloc = [&](TensorType type, const std::vector<int64_t>& shape) -> Result<Tensor> {
+    ++calls;
+    return Tensor::Make(type, shape);
+  };
+  const BatchOptions defaults;
+  BatchBuilder builder(names, 3, 0, defaults, alloc);
+  for (auto& r : BuilderRows(2, -1)) ASSERT_TRUE(builder.Add(std::move(r)).ok());
+  EXPECT_EQ(calls, 2);  // one buffer per column, made at the first row
+  EXPECT_FALSE(BatchBuilder(builder).Finish().ok());  // 2 rows of 3 promised
+  std::vector<RowTensors> rows = std::move(builder).TakeRows();
+  const std::vector<RowTensors> want = BuilderRows(2, -1);
+  ASSERT_EQ(rows.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(rows[i].row_id, want[i].row_id);
+    ASSERT_EQ(rows[i].columns.size(), 2u);
+    for (size_t c = 0; c < 2; ++c) {
+      const Tensor &x = rows[i].columns[c], &y = want[i].columns[c];
+      ASSERT_EQ(x.shape(), y.shape());
+      EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size_bytes()), 0);
+    }
+  }
+  // An allocator error surfaces from Finish, as from AssembleBatch.
+  BatchAllocator failing = [](TensorType, const std::vector<int64_t>&) -> Result<Tensor> {
+    return Status::IOError("no shared memory");
+  };
+  BatchBuilder b2(names, 1, 0, defaults, failing);
+  ASSERT_TRUE(b2.Add(std::move(BuilderRows(1, -1)[0])).ok());
+  auto r = std::move(b2).Finish();
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find("no shared memory"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mindrecord

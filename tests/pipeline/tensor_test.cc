@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+#include <vector>
+
 namespace mindrecord {
 namespace {
 
@@ -70,6 +73,104 @@ TEST(TensorTest, FromValue) {
   EXPECT_EQ(arr.shape(), (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(arr.data_as<float>()[4], 5.f);
   EXPECT_FALSE(Tensor::FromValue(Value(), DataType::kInt32).defined());
+}
+
+// The pool is process-wide: each test restores the default capacity and
+// reads the counters as differences.
+class TensorPoolTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SetTensorPoolCapacity(0);  // empties the cache other tests filled
+    SetTensorPoolCapacity(kTensorPoolDefaultCapacity);
+  }
+  void TearDown() override { SetTensorPoolCapacity(kTensorPoolDefaultCapacity); }
+};
+
+TEST_F(TensorPoolTest, ReleasedBufferIsReusedForTheSameSizeClass) {
+  Tensor a = Tensor::Make(TensorType::kFloat32, {224, 224, 3});
+  const uint8_t* p = a.data();
+  a = Tensor();
+  const TensorPoolStats before = GetTensorPoolStats();
+  // 224*224*3 floats and 3*224*224 floats: same bytes; 600,000 bytes rounds
+  // to the same class (4 classes per power of two).
+  Tensor b = Tensor::Make(TensorType::kFloat32, {3, 224, 224});
+  EXPECT_EQ(b.data(), p);
+  Tensor c = Tensor::Make(TensorType::kUInt8, {600000});
+  EXPECT_NE(c.data(), p);  // b still holds it
+  const TensorPoolStats after = GetTensorPoolStats();
+  EXPECT_EQ(after.hits, before.hits + 1);
+  EXPECT_EQ(after.misses, before.misses + 1);
+}
+
+TEST_F(TensorPoolTest, SmallBuffersAndOtherClassesAreNotShared) {
+  Tensor a = Tensor::Make(TensorType::kUInt8, {static_cast<int64_t>(kTensorPoolMinBytes) - 1});
+  const TensorPoolStats before = GetTensorPoolStats();
+  a = Tensor();
+  EXPECT_EQ(GetTensorPoolStats().cached_bytes, before.cached_bytes);
+  Tensor big = Tensor::Make(TensorType::kUInt8, {400000});
+  const uint8_t* p = big.data();
+  big = Tensor();
+  Tensor other = Tensor::Make(TensorType::kUInt8, {300000});  // a smaller class
+  EXPECT_NE(other.data(), p);
+  Tensor same = Tensor::Make(TensorType::kUInt8, {393217});  // same class as 400000
+  EXPECT_EQ(same.data(), p);
+}
+
+TEST_F(TensorPoolTest, CapacityIsRespectedAndEvictsOtherClasses) {
+  SetTensorPoolCapacity(0);
+  EXPECT_EQ(GetTensorPoolStats().cached_bytes, 0u);
+  {
+    Tensor t = Tensor::Make(TensorType::kUInt8, {100000});
+  }
+  EXPECT_EQ(GetTensorPoolStats().cached_bytes, 0u);  // capacity 0: nothing kept
+
+  SetTensorPoolCapacity(size_t{1} << 20);
+  std::vector<Tensor> quarter;
+  for (int i = 0; i < 8; ++i) quarter.push_back(Tensor::Make(TensorType::kUInt8, {int64_t{256} << 10}));
+  quarter.clear();
+  TensorPoolStats s = GetTensorPoolStats();
+  EXPECT_EQ(s.capacity, size_t{1} << 20);
+  EXPECT_EQ(s.cached_bytes, size_t{1} << 20);  // 4 of the 8 kept
+  // A 768 KiB buffer released into the full cache evicts 3 quarter buffers.
+  { Tensor t = Tensor::Make(TensorType::kUInt8, {int64_t{768} << 10}); }
+  s = GetTensorPoolStats();
+  EXPECT_EQ(s.cached_bytes, size_t{1} << 20);
+  const uint64_t hits = s.hits;
+  Tensor again = Tensor::Make(TensorType::kUInt8, {int64_t{768} << 10});
+  EXPECT_EQ(GetTensorPoolStats().hits, hits + 1);
+  // A buffer larger than the capacity is freed without evicting anything.
+  again = Tensor();
+  { Tensor t = Tensor::Make(TensorType::kUInt8, {int64_t{2} << 20}); }
+  EXPECT_EQ(GetTensorPoolStats().cached_bytes, size_t{1} << 20);
+}
+
+TEST_F(TensorPoolTest, BuffersMadeAndReleasedOnManyThreads) {
+  SetTensorPoolCapacity(size_t{4} << 20);
+  const TensorPoolStats before = GetTensorPoolStats();
+  constexpr int kThreads = 4, kRounds = 200;
+  std::vector<std::vector<Tensor>> handoff(kThreads);
+  std::vector<int> bad(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int k = 0; k < kThreads; ++k) {
+    threads.emplace_back([&, k] {
+      for (int r = 0; r < kRounds; ++r) {
+        const int64_t n = (int64_t{64} << 10) * (1 + (r + k) % 5);
+        Tensor t = Tensor::Make(TensorType::kUInt8, {n});
+        std::memset(t.MutableData(), k * 31 + r, static_cast<size_t>(n));
+        Tensor u = t;  // a second owner released below, on this thread
+        const uint8_t want = static_cast<uint8_t>(k * 31 + r);
+        for (int64_t i = 0; i < n; i += 4093) bad[k] += u.data()[i] != want;
+        if (r % 3 == 0) handoff[k].push_back(std::move(t));  // released on the main thread
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  handoff.clear();
+  const TensorPoolStats after = GetTensorPoolStats();
+  EXPECT_EQ(bad, std::vector<int>(kThreads, 0));
+  EXPECT_EQ(after.hits + after.misses - before.hits - before.misses, uint64_t{kThreads * kRounds});
+  EXPECT_GT(after.hits, before.hits);
+  EXPECT_LE(after.cached_bytes, size_t{4} << 20);
 }
 
 }  // namespace
