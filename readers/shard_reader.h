@@ -92,8 +92,8 @@ struct Projection {
 
 // Thread safety: after Open() returns, every const method may be called from
 // any number of threads at once (reads use positional I/O and immutable
-// metadata only; each kDirect scan takes its own libaio context from a
-// process-wide, mutex-guarded pool).
+// metadata only; each kDirect scan and ReadRows call takes its own libaio
+// context from a process-wide, mutex-guarded pool).
 class ShardReader {
  public:
   static Result<std::unique_ptr<ShardReader>> Open(const std::string& path, const ReaderOptions& options = {});

@@ -87,3 +87,14 @@ def test_python_callables_in_ops(simple, workers):
         assert torch.equal(b["vec"], -b["id"].to(torch.float32)[:, None].expand(-1, 3))
         n += b["id"].shape[0]
     assert n == 97
+
+
+def test_io_mode_keyword(simple):
+    want = sorted(epoch_ids(MindRecordDataset(simple, columns=["id"], seed=4), 0))
+    for mode in ("auto", "pread", "mmap"):
+        ds = MindRecordDataset(simple, columns=["id"], seed=4, io_mode=mode)
+        assert ds._plan(0, 1)["io_mode"] == mode
+        assert sorted(epoch_ids(ds, 0)) == want
+    for bad in ("aio", None, 1):
+        with pytest.raises(ValueError, match="io_mode"):
+            MindRecordDataset(simple, io_mode=bad)
