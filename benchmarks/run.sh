@@ -60,7 +60,7 @@ fi
 
 if [ "$BUILD_IT" = 1 ]; then
   [ -f "$BUILD/build.ninja" ] || (cd "$ROOT" && cmake --preset default)
-  cmake --build "$BUILD" --target formats_bench core_bench ops_bench convert_bench mindrecord_cli -j2
+  cmake --build "$BUILD" --target formats_bench core_bench ops_bench pipeline_bench convert_bench mindrecord_cli -j2
   cmake --build "$BUILD" --target mindrecord_python -j2 || echo "run.sh: no Python module; PyTorch rows left out" >&2
 fi
 mkdir -p "$OUT" "$WORK"
