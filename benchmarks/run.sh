@@ -47,7 +47,7 @@ if [ "$SMOKE" = 1 ]; then
   for src in "$ROOT"/benchmarks/*_bench.cc; do  # the Google Benchmark programs
     name=$(basename "$src" .cc)
     case $name in formats_bench|convert_bench) continue ;; esac
-    MR_BENCH_ROWS=500 "$B/$name" --benchmark_min_time=0.001 >/dev/null
+    MR_BENCH_ROWS=500 MR_BENCH_IMAGES=16 "$B/$name" --benchmark_min_time=0.001 >/dev/null
   done
   if ls "$PYDIR"/mindrecord/_core*.so >/dev/null 2>&1; then
     PYTHONPATH=$PYDIR "$PY" "$ROOT/benchmarks/torch_bench.py" --images-dir "$(ls -d "$TMP"/work/images_*/src)" \
@@ -60,7 +60,7 @@ fi
 
 if [ "$BUILD_IT" = 1 ]; then
   [ -f "$BUILD/build.ninja" ] || (cd "$ROOT" && cmake --preset default)
-  cmake --build "$BUILD" --target formats_bench core_bench ops_bench convert_bench mindrecord_cli -j2
+  cmake --build "$BUILD" --target formats_bench core_bench ops_bench pipeline_bench convert_bench mindrecord_cli -j2
   cmake --build "$BUILD" --target mindrecord_python -j2 || echo "run.sh: no Python module; PyTorch rows left out" >&2
 fi
 mkdir -p "$OUT" "$WORK"

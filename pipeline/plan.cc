@@ -33,6 +33,8 @@ nlohmann::json Plan::ToJson() const {
   }
   nlohmann::json j = {{"source", source},
           {"io_mode", io_mode},
+          {"direct_fallback", direct_fallback},
+          {"auto_direct_above", auto_direct_above},
           {"columns", columns},
           {"sampler", sampler},
           {"ops", ops_j},
@@ -60,6 +62,12 @@ Result<Plan> Plan::FromJson(const nlohmann::json& j) {
         return Bad("'io_mode' must be \"auto\", \"pread\", \"mmap\" or \"direct\", got " + v.dump());
       }
       p.io_mode = v.get<std::string>();
+    } else if (k == "direct_fallback") {
+      if (!v.is_boolean()) return Bad("'direct_fallback' must be true or false, got " + v.dump());
+      p.direct_fallback = v.get<bool>();
+    } else if (k == "auto_direct_above") {
+      if (!v.is_number_unsigned()) return Bad("'auto_direct_above' must be a byte count >= 0, got " + v.dump());
+      p.auto_direct_above = v.get<uint64_t>();
     } else if (k == "columns") {
       MR_ASSIGN_OR_RETURN(p.columns, StringList(v, "columns"));
     } else if (k == "sampler") {
@@ -134,6 +142,8 @@ uint64_t Plan::SequenceFingerprint() const {
   j.erase("queue_depth");
   j.erase("sink");
   j.erase("io_mode");
+  j.erase("direct_fallback");
+  j.erase("auto_direct_above");
   j.erase("epochs");
   // Op spec keys starting with '_' are process-local handles (a Python
   // callable's registry id), not part of what the op does.

@@ -36,14 +36,25 @@ struct Plan {
   // Shard files. One path: that file and its siblings (from its header);
   // several: exactly these shards, in shard order.
   std::vector<std::string> source;
-  // "auto" (mmap: sequential runs are served from mapped pages without
-  // copies), "mmap", "pread" (no address-space cost; consecutive runs use
-  // whole-page scans only when long enough to pay for them), or "direct"
-  // (O_DIRECT + libaio, bypassing the page cache, for datasets larger than
-  // RAM; consecutive runs are scanned, reading whole pages only the first
-  // time (to verify their checksums); a file system that refuses O_DIRECT is
-  // an error naming the shard).
+  // "auto" (default): "direct" when the shard files together exceed
+  // `auto_direct_above` bytes (0: the memory the page cache can use now, see
+  // AvailableMemoryBytes in readers/shard_reader.h), with pread for shards
+  // whose file system refuses O_DIRECT; otherwise "mmap" (sequential runs are
+  // served from mapped pages without copies). "mmap"; "pread" (no
+  // address-space cost; consecutive runs use whole-page scans only when long
+  // enough to pay for them); "direct" (O_DIRECT + libaio, bypassing the page
+  // cache, for datasets larger than RAM: consecutive runs are scanned, reading
+  // whole pages only the first time (to verify their checksums); a task's
+  // other rows are read together, several in flight). Stats report what each
+  // shard uses.
   std::string io_mode = "auto";
+  // "direct" on a file system that refuses O_DIRECT: false (default) an error
+  // naming the shard; true: that shard is read with pread. "auto" always
+  // falls back.
+  bool direct_fallback = false;
+  // "auto": the dataset size in bytes above which it reads directly; 0
+  // (default): the available memory at Open.
+  uint64_t auto_direct_above = 0;
   // Columns to read, in output order. Empty: every schema field (sorted).
   std::vector<std::string> columns;
   // Sampler spec (see sampler.h). Default: every row in order.
@@ -69,7 +80,7 @@ struct Plan {
   static Result<Plan> FromJson(const nlohmann::json& j);
   static Result<Plan> Parse(std::string_view text);
   // A hash of everything that decides the row sequence (not num_workers,
-  // queue_depth, sink, io_mode, epochs, or op spec keys starting with '_',
+  // queue_depth, sink, io_mode and its options, epochs, or op spec keys starting with '_',
   // which are process-local handles); a resume state must match it.
   uint64_t SequenceFingerprint() const;
 };

@@ -31,15 +31,23 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
     return Status::InvalidArgument("plan: 'num_workers' and 'queue_depth' must be >= 1");
   }
   ReaderOptions ro;
-  ro.io_mode = plan_.io_mode == "pread"    ? IoMode::kPread
-               : plan_.io_mode == "direct" ? IoMode::kDirect
-                                           : IoMode::kMmap;
+  MR_ASSIGN_OR_RETURN(ro.io_mode, ParseIoMode(plan_.io_mode));
+  ro.auto_cached_mode = IoMode::kMmap;
+  ro.auto_direct_above = plan_.auto_direct_above;
+  ro.direct_fallback = plan_.direct_fallback;
   if (plan_.source.size() > 1) ro.shard_paths = plan_.source;
   MR_ASSIGN_OR_RETURN(reader_, ShardReader::Open(plan_.source[0], ro));
+  bool any_pread = false;
+  for (uint32_t s = 0; s < reader_->num_shards(); ++s) {
+    const std::string mode = IoModeName(reader_->shard_io_mode(s));
+    any_pread = any_pread || reader_->shard_io_mode(s) == IoMode::kPread;
+    io_mode_ = s == 0 || io_mode_ == mode ? mode : "mixed";
+    shard_io_modes_.push_back(mode);
+  }
 
-  // Direct scans read only the rows' span of a page once it is verified, so
-  // any run is worth a scan there.
-  if (ro.io_mode == IoMode::kPread && reader_->num_rows() > 0) {
+  // Direct scans read only the rows' span of a page once it is verified, and
+  // mapped pages cost nothing to touch, so any run is worth a scan there.
+  if (any_pread && reader_->num_rows() > 0) {
     // Scan pays for the whole pages it touches: use it when the run's bytes
     // are at least a quarter of an average page.
     uint64_t bytes = 0, pages = 0;
@@ -193,6 +201,9 @@ Status Runtime::RowError(uint64_t row_id, const Status& st, Chunk* chunk) const 
 
 Status Runtime::ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>* rows, Chunk* chunk) {
   const std::vector<uint64_t>& ids = *task.ids;
+  // Positions not in a run worth scanning, read together by one
+  // ShardReader::ReadRows call (on a direct shard: several reads in flight).
+  std::vector<uint64_t> single_pos, single_ids;
   uint64_t i = task.begin;
   while (i < task.end) {
     if (ids[i] >= data_rows_) {
@@ -219,16 +230,23 @@ Status Runtime::ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>
       rows->resize(mark);  // read the run row by row to pin down the bad row(s)
     }
     for (uint64_t k = i; k < j; ++k) {
-      const auto t0 = Clock::now();
-      auto r = reader_->ReadRow(ids[k], &projection_);
-      io_ns_ += NanosSince(t0);
-      if (!r.ok()) {
-        MR_RETURN_IF_ERROR(RowError(ids[k], r.status(), chunk));
-        continue;
-      }
-      rows->emplace_back(k, std::move(r).value());
+      single_pos.push_back(k);
+      single_ids.push_back(ids[k]);
     }
     i = j;
+  }
+  if (single_ids.empty()) return Status::OK();
+  const auto t0 = Clock::now();
+  Status st = reader_->ReadRows(single_ids, &projection_, [&](size_t n, Result<Row>&& r) {
+    if (!r.ok()) return RowError(single_ids[n], r.status(), chunk);
+    rows->emplace_back(single_pos[n], std::move(r).value());
+    return Status::OK();
+  });
+  io_ns_ += NanosSince(t0);
+  MR_RETURN_IF_ERROR(st);
+  auto by_pos = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (!std::is_sorted(rows->begin(), rows->end(), by_pos)) {
+    std::sort(rows->begin(), rows->end(), by_pos);
   }
   return Status::OK();
 }
@@ -399,6 +417,8 @@ PipelineStats Runtime::stats() const {
   s.workers_blocked_s = static_cast<double>(blocked_ns_.load()) * 1e-9;
   s.consumer_wait_s = static_cast<double>(wait_ns_.load()) * 1e-9;
   s.sink_s = static_cast<double>(sink_ns_.load()) * 1e-9;
+  s.io_mode = io_mode_;
+  s.shard_io_modes = shard_io_modes_;
   s.num_workers = plan_.num_workers;
   s.queue_depth = plan_.queue_depth;
   s.in_flight = static_cast<uint32_t>(claim_seq_ - consumed_seq_);

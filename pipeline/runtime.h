@@ -33,7 +33,7 @@ namespace mindrecord {
 // positions, numbered in order across epochs. Workers claim tasks in order
 // (at most queue_depth unconsumed at once), read the rows (runs of
 // consecutive ids through ShardReader::Scan when the run is long enough to
-// pay for reading whole pages, others by ReadRow), apply the
+// pay for reading whole pages, the task's other rows by one ReadRows), apply the
 // column ops with a per-row seed, assemble the batch and store it in slot
 // seq % queue_depth. The consumer takes slots in sequence order, so the output
 // never depends on the worker count or on timing. A skipped row makes its task
@@ -102,6 +102,9 @@ class Runtime {
   // Shortest run of consecutive rows read with Scan (which reads whole pages)
   // rather than row by row.
   uint64_t scan_min_rows_ = 2;
+  // The modes the shards are read with (see PipelineStats::io_mode).
+  std::string io_mode_;
+  std::vector<std::string> shard_io_modes_;
   uint64_t fingerprint_ = 0;
   // Per column: rows of one batch differed in shape once, so workers stop
   // streaming it into a batch buffer (a hint only: the output is the same).

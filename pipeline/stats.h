@@ -26,6 +26,10 @@ struct PipelineStats {
   double workers_blocked_s = 0;  // workers waiting for a free queue slot
   double consumer_wait_s = 0;    // Next() waiting for the next batch
   double sink_s = 0;             // Next() copying into the sink (CUDA)
+  // How the shards are read (the plan's io_mode as "auto" and fallbacks
+  // resolved it): the mode all shards share, or "mixed"; and per shard.
+  std::string io_mode;
+  std::vector<std::string> shard_io_modes;
   uint32_t num_workers = 0;
   uint32_t queue_depth = 0;
   uint32_t in_flight = 0;        // batches being prepared or waiting now

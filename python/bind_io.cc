@@ -80,10 +80,7 @@ class PyReader {
  public:
   PyReader(const std::string& path, const std::vector<std::string>& columns, const std::string& io_mode) {
     ReaderOptions o;
-    if (io_mode == "mmap") o.io_mode = IoMode::kMmap;
-    else if (io_mode == "direct") o.io_mode = IoMode::kDirect;
-    else if (io_mode != "pread")
-      throw StatusError(Status::InvalidArgument("io_mode must be 'pread', 'mmap' or 'direct'"));
+    o.io_mode = ValueOrThrow(ParseIoMode(io_mode));
     {
       py::gil_scoped_release nogil;
       reader_ = ValueOrThrow(ShardReader::Open(path, o));
@@ -92,6 +89,11 @@ class PyReader {
   }
 
   uint64_t num_rows() const { return reader_->num_rows(); }
+  std::vector<std::string> shard_io_modes() const {
+    std::vector<std::string> out;
+    for (uint32_t s = 0; s < reader_->num_shards(); ++s) out.push_back(IoModeName(reader_->shard_io_mode(s)));
+    return out;
+  }
   std::string schema_json() const { return reader_->schema().ToUserJson().dump(); }
   std::string desc() const { return reader_->schema().desc(); }
   std::vector<std::string> blob_fields() const { return reader_->schema().blob_field_names(); }
@@ -212,8 +214,9 @@ void BindIo(py::module_& m) {
 
   py::class_<PyReader>(m, "Reader")
       .def(py::init<const std::string&, const std::vector<std::string>&, const std::string&>(), py::arg("path"),
-           py::arg("columns") = std::vector<std::string>{}, py::arg("io_mode") = "pread")
+           py::arg("columns") = std::vector<std::string>{}, py::arg("io_mode") = "auto")
       .def_property_readonly("num_rows", &PyReader::num_rows)
+      .def_property_readonly("shard_io_modes", &PyReader::shard_io_modes)
       .def_property_readonly("schema_json", &PyReader::schema_json)
       .def_property_readonly("desc", &PyReader::desc)
       .def_property_readonly("blob_fields", &PyReader::blob_fields)

@@ -54,6 +54,7 @@ struct ShardReader::Impl {
   std::unique_ptr<RowCodec> codec;
   std::unique_ptr<BlobDecompressor> decompressor;  // null: blobs stored uncompressed
   uint64_t total_rows = 0;
+  uint64_t total_file_bytes = 0;
 
   const ShardHeader& first() const { return shards[0]->header; }
   Status EnsureLocators(Shard& s) const;
@@ -271,14 +272,28 @@ Result<std::unique_ptr<RandomAccessFile>> OpenShardFile(FileSystem* fs, const st
 Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, const ReaderOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
-  if (options.io_mode == IoMode::kDirect && options.direct_queue_depth == 0) {
-    return Status::InvalidArgument(path + ": direct_queue_depth must be >= 1");
+  if (options.io_mode != IoMode::kPread && options.io_mode != IoMode::kMmap && options.io_mode != IoMode::kDirect &&
+      options.io_mode != IoMode::kAuto) {
+    return Status::InvalidArgument(path + ": io_mode " + std::to_string(static_cast<int>(options.io_mode)) +
+                                   " is not one of pread, mmap, direct, auto");
   }
+  if (options.io_mode == IoMode::kAuto && options.auto_cached_mode != IoMode::kPread &&
+      options.auto_cached_mode != IoMode::kMmap) {
+    return Status::InvalidArgument(path + ": auto_cached_mode must be pread or mmap, got " +
+                                   IoModeName(options.auto_cached_mode));
+  }
+  if (options.direct_queue_depth == 0 || options.direct_rows_in_flight == 0) {
+    return Status::InvalidArgument(path + ": direct_queue_depth and direct_rows_in_flight must be >= 1");
+  }
+  // kAuto opens every shard for pread (headers give the shard list), then
+  // reopens them in the mode the total size picks.
+  ReaderOptions open_opts = options;
+  if (options.io_mode == IoMode::kAuto) open_opts.io_mode = IoMode::kPread;
   FileSystem* fs = options.file_system ? options.file_system : FileSystem::Default();
   // Held while headers and indexes are opened: no append may be half done.
   MR_ASSIGN_OR_RETURN(auto lock, LockDatasetAt(options.shard_paths.empty() ? path : options.shard_paths[0],
                                                DatasetLock::Mode::kShared, fs));
-  MR_ASSIGN_OR_RETURN(auto first_file, OpenShardFile(fs, path, options));
+  MR_ASSIGN_OR_RETURN(auto first_file, OpenShardFile(fs, path, open_opts));
   const bool verify = options.verify_checksums;
   MR_ASSIGN_OR_RETURN(ShardHeader first, ReadShardHeader(*first_file, verify));
   if (!options.shard_paths.empty()) {
@@ -297,7 +312,7 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
       s->file = std::move(first_file);
       s->header = first;
     } else {
-      auto f = OpenShardFile(fs, s->path, options);
+      auto f = OpenShardFile(fs, s->path, open_opts);
       if (!f.ok()) {
         if (f.status().code() == StatusCode::kNotFound) {
           return Status::NotFound(s->path + ": shard " + std::to_string(i) + " of " + path +
@@ -316,12 +331,26 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
     const std::string db = s->path + ".db";
     if (!fs->Exists(db)) return Status::NotFound(db + ": index file of shard " + s->path + " is missing");
     MR_ASSIGN_OR_RETURN(s->index, IndexReader::Open(db, BaseName(s->path), s->header.version == kVersion2));
-    s->direct = dynamic_cast<const DirectFile*>(s->file.get());
-    s->io_mode = s->direct ? IoMode::kDirect : s->file->MappedData() ? IoMode::kMmap : IoMode::kPread;
     s->page_state.reset(new std::atomic<uint8_t>[s->header.pages.size()]());
     s->first_row = impl->total_rows;
     impl->total_rows += s->header.num_rows();
     impl->shards.push_back(std::move(s));
+  }
+  for (const auto& s : impl->shards) impl->total_file_bytes += s->file->size();
+  if (options.io_mode == IoMode::kAuto) {
+    const uint64_t limit = options.auto_direct_above ? options.auto_direct_above : AvailableMemoryBytes();
+    ReaderOptions chosen = options;
+    chosen.io_mode = impl->total_file_bytes > limit ? IoMode::kDirect : options.auto_cached_mode;
+    chosen.direct_fallback = true;
+    if (chosen.io_mode != IoMode::kPread) {
+      for (auto& s : impl->shards) {
+        MR_ASSIGN_OR_RETURN(s->file, OpenShardFile(fs, s->path, chosen));
+      }
+    }
+  }
+  for (auto& s : impl->shards) {
+    s->direct = dynamic_cast<const DirectFile*>(s->file.get());
+    s->io_mode = s->direct ? IoMode::kDirect : s->file->MappedData() ? IoMode::kMmap : IoMode::kPread;
   }
   const ShardHeader& h0 = impl->shards[0]->header;
   impl->codec = std::make_unique<RowCodec>(&h0.schema, BaseVersion(h0.version));
@@ -344,6 +373,7 @@ uint64_t ShardReader::page_size() const { return impl_->first().page_size; }
 const std::vector<std::string>& ShardReader::index_fields() const { return impl_->first().index_fields; }
 const ShardHeader& ShardReader::header(uint32_t s) const { return impl_->shards.at(s)->header; }
 IoMode ShardReader::shard_io_mode(uint32_t s) const { return impl_->shards.at(s)->io_mode; }
+uint64_t ShardReader::total_file_bytes() const { return impl_->total_file_bytes; }
 
 Result<Projection> ShardReader::MakeProjection(const std::vector<std::string>& columns) const {
   const Schema& sc = schema();
@@ -387,6 +417,105 @@ Result<Row> ShardReader::ReadRow(uint64_t row_id, const Projection* projection) 
   MR_RETURN_IF_ERROR(
       impl_->Decode(s, loc.local_row, parts.raw, parts.blob, projection, impl_->Select(projection), &row));
   return row;
+}
+
+Status ShardReader::ReadRows(const std::vector<uint64_t>& row_ids, const Projection* projection,
+                             const std::function<Status(size_t, Result<Row>&&)>& fn) const {
+  const bool want_raw = !projection || projection->need_raw;
+  const bool want_blob = !projection || projection->need_blob;
+  const std::vector<bool> select = impl_->Select(projection);
+  // Rows on direct shards have their parts queued, in row order, on one
+  // AioReadStream per shard before the first is taken, so up to
+  // direct_rows_in_flight reads are in flight while rows are decoded.
+  struct Pending {
+    Status status;           // locating or verifying the row failed
+    int64_t shard = -1;      // a direct shard whose stream holds the parts; -1: ReadRow
+    uint64_t local = 0;
+  };
+  std::vector<Pending> pending(row_ids.size());
+  std::map<uint32_t, std::unique_ptr<AioReadStream>> streams;
+  const ReaderOptions& o = impl_->options;
+  for (size_t i = 0; i < row_ids.size(); ++i) {
+    Pending& p = pending[i];
+    auto loc = Locate(row_ids[i]);
+    if (!loc.ok()) {
+      p.status = loc.status();
+      continue;
+    }
+    Shard& s = *impl_->shards[loc->shard];
+    if (!s.direct) continue;
+    p.status = impl_->EnsureLocators(s);
+    if (!p.status.ok()) continue;
+    const CompactLocator& l = s.locators[loc->local_row];
+    // A page's first touch reads it whole for its checksum, synchronously.
+    if (want_raw) p.status = impl_->VerifyPage(s, l.raw_page);
+    if (p.status.ok() && want_blob) p.status = impl_->VerifyPage(s, l.blob_page);
+    if (!p.status.ok()) continue;
+    auto& stream = streams[loc->shard];
+    if (!stream) {
+      stream = std::make_unique<AioReadStream>(*s.direct, AioContextPool::Shared(o.direct_rows_in_flight),
+                                               o.direct_read_ahead);
+    }
+    if (want_raw) stream->Add(s.header.PageOffset(l.raw_page) + l.raw_begin, l.raw_end - l.raw_begin);
+    if (want_blob) stream->Add(s.header.PageOffset(l.blob_page) + l.blob_begin, l.blob_end - l.blob_begin);
+    p.shard = loc->shard;
+    p.local = loc->local_row;
+  }
+  for (size_t i = 0; i < row_ids.size(); ++i) {
+    Pending& p = pending[i];
+    if (!p.status.ok()) {
+      MR_RETURN_IF_ERROR(fn(i, Result<Row>(p.status)));
+      continue;
+    }
+    auto it = p.shard >= 0 ? streams.find(static_cast<uint32_t>(p.shard)) : streams.end();
+    if (it == streams.end() || !it->second) {
+      MR_RETURN_IF_ERROR(fn(i, ReadRow(row_ids[i], projection)));
+      continue;
+    }
+    AioReadStream& stream = *it->second;
+    const Shard& s = *impl_->shards[p.shard];
+    const CompactLocator& l = s.locators[p.local];
+    AioReadStream::Block raw_block, blob_block;
+    Status st;
+    if (want_raw) {
+      auto b = stream.Next();
+      if (b.ok()) raw_block = std::move(b).value();
+      else st = b.status();
+    }
+    if (st.ok() && want_blob) {
+      auto b = stream.Next();
+      if (b.ok()) blob_block = std::move(b).value();
+      else st = b.status();
+    }
+    if (!st.ok()) {
+      // A failed read may leave the stream out of step with the rows: this
+      // row and the shard's later rows are read on their own, which also
+      // reports each row's own error.
+      it->second.reset();
+      MR_RETURN_IF_ERROR(fn(i, ReadRow(row_ids[i], projection)));
+      continue;
+    }
+    Result<Row> row = Row();
+    std::string_view raw, blob;
+    if (want_raw) {
+      auto r = Framed(s, raw_block.view(), s.header.PageOffset(l.raw_page) + l.raw_begin, "raw", p.local);
+      if (r.ok()) raw = *r;
+      else row = r.status();
+    }
+    if (row.ok() && want_blob) {
+      auto r = Framed(s, blob_block.view(), s.header.PageOffset(l.blob_page) + l.blob_begin, "blob", p.local);
+      if (r.ok()) blob = *r;
+      else row = r.status();
+    }
+    if (row.ok()) {
+      Status d = impl_->Decode(s, p.local, raw, blob, projection, select, &*row);
+      if (!d.ok()) row = d;
+    }
+    stream.Recycle(std::move(raw_block));
+    stream.Recycle(std::move(blob_block));
+    MR_RETURN_IF_ERROR(fn(i, std::move(row)));
+  }
+  return Status::OK();
 }
 
 Result<EncodedRow> ShardReader::ReadEncoded(uint64_t row_id) const {

@@ -18,23 +18,50 @@
 namespace mindrecord {
 
 enum class IoMode : uint8_t {
-  kPread = 0,   // pread(2) per row or page: no address-space cost (default)
+  kPread = 0,   // pread(2) per row or page: no address-space cost
   kMmap = 1,    // map each shard read-only; fastest for hot page-cache data
   kDirect = 2,  // O_DIRECT, bypassing the page cache (for datasets larger
                 // than RAM): scans read whole pages through libaio with
-                // several reads in flight, single rows one aligned pread each.
+                // several reads in flight, single rows their two parts at
+                // once, ReadRows a whole list of rows at once.
                 // See mindrecord/direct_file.h.
+  kAuto = 3,    // (default) decided at Open: kDirect when the shard files
+                // together exceed ReaderOptions::auto_direct_above (default:
+                // the memory the page cache can use, AvailableMemoryBytes()),
+                // with pread for shards whose file system refuses O_DIRECT;
+                // otherwise ReaderOptions::auto_cached_mode.
 };
+
+// "pread", "mmap", "direct", "auto".
+const char* IoModeName(IoMode mode);
+// The inverse of IoModeName; InvalidArgument naming the accepted values.
+Result<IoMode> ParseIoMode(const std::string& name);
+
+// The bytes the page cache could hold for a dataset now: MemAvailable from
+// /proc/meminfo (free memory plus reclaimable cache), lowered to what this
+// process's memory cgroup limit (v2 memory.max or v1 limit_in_bytes) leaves
+// for page cache when that is less (page cache is charged to the cgroup);
+// physical RAM when /proc/meminfo cannot be read.
+uint64_t AvailableMemoryBytes();
 
 struct ReaderOptions {
   // Explicit shard files, in shard order. Empty: use the opened file's
   // shard_addresses, resolved relative to its folder.
   std::vector<std::string> shard_paths;
-  IoMode io_mode = IoMode::kPread;
+  IoMode io_mode = IoMode::kAuto;
+  // kAuto: read directly when the shard files' total size exceeds this many
+  // bytes. 0 (default): AvailableMemoryBytes() at Open. A dataset larger than
+  // the page cache misses it on every pass (each epoch evicts the pages the
+  // next one needs first) while pushing everything else out; one that fits is
+  // served from memory after the first epoch, which direct reads never are
+  // (random single rows read directly are ~10x slower than cached pread).
+  uint64_t auto_direct_above = 0;
+  // kAuto: the mode for a dataset that fits (kPread or kMmap).
+  IoMode auto_cached_mode = IoMode::kPread;
   // kDirect on a file system that refuses O_DIRECT (tmpfs before Linux 6.6,
   // some FUSE and network file systems): false (default): Open fails with
   // NotSupported naming the shard; true: that shard is read with pread and
-  // shard_io_mode() reports kPread for it.
+  // shard_io_mode() reports kPread for it. kAuto always falls back.
   bool direct_fallback = false;
   // kDirect scans: libaio requests in flight per scanning thread (>= 1), and
   // the bytes of pages read ahead of the pages in use (at least one page is
@@ -42,6 +69,10 @@ struct ReaderOptions {
   // and blob page in use, two spare buffers).
   uint32_t direct_queue_depth = 4;
   uint64_t direct_read_ahead = 64ull << 20;
+  // kDirect ReadRows: row parts read in flight at once per call (>= 1).
+  // Random rows are latency-bound, so more requests in flight is what makes
+  // them faster; each holds one aligned buffer of its part's size.
+  uint32_t direct_rows_in_flight = 32;
   // Shard files go through this seam (tests refuse O_DIRECT); nullptr: POSIX.
   FileSystem* file_system = nullptr;
   // Check the header checksum at open and each page's checksum the first
@@ -61,8 +92,8 @@ struct Projection {
 
 // Thread safety: after Open() returns, every const method may be called from
 // any number of threads at once (reads use positional I/O and immutable
-// metadata only; each kDirect scan takes its own libaio context from a
-// process-wide, mutex-guarded pool).
+// metadata only; each kDirect scan and ReadRows call takes its own libaio
+// context from a process-wide, mutex-guarded pool).
 class ShardReader {
  public:
   static Result<std::unique_ptr<ShardReader>> Open(const std::string& path, const ReaderOptions& options = {});
@@ -80,8 +111,11 @@ class ShardReader {
   uint64_t page_size() const;
   const std::vector<std::string>& index_fields() const;
   const ShardHeader& header(uint32_t shard) const;
-  // How the shard is read: options.io_mode, or kPread where kDirect fell back.
+  // How the shard is read: options.io_mode as kAuto resolved it, or kPread
+  // where kDirect fell back. Never kAuto.
   IoMode shard_io_mode(uint32_t shard) const;
+  // The shard files' total size in bytes (what kAuto compares).
+  uint64_t total_file_bytes() const;
 
   // Empty `columns`: all fields. Unknown names are an error.
   Result<Projection> MakeProjection(const std::vector<std::string>& columns) const;
@@ -93,6 +127,14 @@ class ShardReader {
   Result<Location> Locate(uint64_t row_id) const;
 
   Result<Row> ReadRow(uint64_t row_id, const Projection* projection = nullptr) const;
+  // Rows `row_ids` (any order, repeats allowed), each handed to `fn` with its
+  // index in `row_ids`, in that order, or with the error that row met (`fn`
+  // decides: returning an error stops the call and returns it). On a direct
+  // shard the parts of all rows are read through libaio with up to
+  // direct_rows_in_flight reads in flight, not one row after the other;
+  // other shards read row by row as ReadRow does.
+  Status ReadRows(const std::vector<uint64_t>& row_ids, const Projection* projection,
+                  const std::function<Status(size_t index, Result<Row>&& row)>& fn) const;
   // The row's on-disk parts, undecoded (index values decoded); a compressed
   // blob part comes back decompressed.
   Result<EncodedRow> ReadEncoded(uint64_t row_id) const;

@@ -109,6 +109,16 @@ def _shuffle_mode(shuffle):
     return name
 
 
+IO_MODES = ("auto", "pread", "mmap", "direct")
+
+
+def _io_mode(io_mode):
+    """Checks an io_mode keyword (see MindDataset)."""
+    if not isinstance(io_mode, str) or io_mode not in IO_MODES:
+        raise ValueError("io_mode must be one of %s, got %r" % (", ".join(repr(m) for m in IO_MODES), io_mode))
+    return io_mode
+
+
 def _positive(name, value):
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise ValueError("%s must be an int >= 1, got %r" % (name, value))
@@ -131,6 +141,14 @@ class MindDataset:
     num_shards (else ValueError). They are shuffled, sharded, mapped and
     batched like real rows.
 
+    `io_mode`: how shard files are read. "auto" (default): "direct" when the
+    shard files together are larger than the memory available for the page
+    cache (MemAvailable, or the memory cgroup's room when smaller), with pread
+    where the file system refuses O_DIRECT; else "mmap". "mmap", "pread", or
+    "direct" (O_DIRECT + libaio, bypassing the page cache; a file system that
+    refuses O_DIRECT is an error naming the shard). ValueError for other
+    values. The iterator's stats() report what each shard uses.
+
     Numeric columns come out as numpy arrays that share the C++ batch
     buffer; bytes / string columns as lists of bytes / str; columns whose
     rows differ in shape as lists of arrays.
@@ -141,7 +159,8 @@ class MindDataset:
     """
 
     def __init__(self, dataset_files, columns_list=None, num_parallel_workers=None, shuffle=None, num_shards=None,
-                 shard_id=None, sampler=None, num_samples=None, padded_sample=None, num_padded=None, seed=None):
+                 shard_id=None, sampler=None, num_samples=None, padded_sample=None, num_padded=None, seed=None, io_mode="auto"):
+        _io_mode(io_mode)
         if isinstance(dataset_files, str):
             source = [dataset_files]
         elif isinstance(dataset_files, (list, tuple)) and dataset_files and all(
@@ -192,6 +211,7 @@ class MindDataset:
             "num_workers": num_parallel_workers,
             "queue_depth": max(2, num_parallel_workers),
             "seed": seed,
+            "io_mode": io_mode,
         }
         if padded is not None:
             self._plan["padded"] = padded
@@ -200,7 +220,7 @@ class MindDataset:
         self._live = None       # the running iterator, if any
         self._epoch_rows = None
         # Open now so that bad paths and columns fail here, not at iteration.
-        _core.Reader(self._plan["source"][0], self._plan["columns"])
+        _core.Reader(self._plan["source"][0], self._plan["columns"], "direct" if io_mode == "direct" else "pread")
         _core.sampler_size(json.dumps(self._full_plan(1)))
 
     @staticmethod
@@ -219,7 +239,7 @@ class MindDataset:
         if sampler is not None or num_shards is None:
             raise ValueError("padded_sample / num_padded need num_shards and shard_id (padding evens out the "
                              "rows per shard); they cannot be combined with sampler")
-        reader = _core.Reader(os.path.abspath(path))
+        reader = _core.Reader(os.path.abspath(path), [], "pread")
         columns = list(columns_list) if columns_list else sorted(json.loads(reader.schema_json))
         missing = [c for c in columns if c not in padded_sample]
         extra = sorted(str(k) for k in padded_sample if k not in columns)
@@ -304,7 +324,7 @@ class MindDataset:
     def get_col_names(self):
         if self._plan["columns"]:
             return list(self._plan["columns"])
-        return sorted(json.loads(_core.Reader(self._plan["source"][0]).schema_json))
+        return sorted(json.loads(_core.Reader(self._plan["source"][0], [], "pread").schema_json))
 
     def plan(self):
         """The C++ pipeline plan (JSON text) of the next iteration."""

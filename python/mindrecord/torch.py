@@ -25,7 +25,7 @@ import torch
 import torch.utils.data
 
 from mindrecord import _core
-from mindrecord.dataset import _shuffle_mode
+from mindrecord.dataset import _io_mode, _shuffle_mode
 from mindrecord.vision import to_specs
 
 
@@ -73,13 +73,17 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
     Python lists. In DataLoader workers, batched numeric columns are built in
     shared memory (no copy to reach the main process).
 
+    `io_mode`: "auto" (default), "pread", "mmap" or "direct", as in
+    MindDataset; ValueError for other values.
+
     Thread safety: configure (set_epoch) from the main process between
     epochs; each DataLoader worker iterates its own copy.
     """
 
     def __init__(self, dataset_files, columns=None, ops=None, shuffle=True, seed=0, batch_size=None,
-                 drop_last=False, num_threads=None, rank=None, world_size=None):
+                 drop_last=False, num_threads=None, rank=None, world_size=None, io_mode="auto"):
         super().__init__()
+        self._io_mode = _io_mode(io_mode)
         files = [dataset_files] if isinstance(dataset_files, str) else list(dataset_files)
         self._source = [os.path.abspath(f) for f in files]
         self._columns = list(columns or [])
@@ -91,7 +95,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         self._threads = None if num_threads is None else int(num_threads)
         self._rank, self._world = rank, world_size
         self._epoch = 0
-        self._total = _core.Reader(self._source[0]).num_rows
+        self._total = _core.Reader(self._source[0], [], "pread").num_rows
 
     def set_epoch(self, epoch):
         """Selects the epoch's order; call before each epoch to reshuffle."""
@@ -122,6 +126,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
             "queue_depth": max(2, threads),
             "seed": self._seed,
             "epochs": self._epoch + 1,
+            "io_mode": self._io_mode,
         }
 
     def __iter__(self):

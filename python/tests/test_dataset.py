@@ -188,3 +188,44 @@ def test_decode_error_is_value_error_naming_row(tmp_path):
         list(ds)
     assert isinstance(e.value, (ValueError, OSError))
     assert "row" in str(e.value)
+
+
+def _direct_supported(path):
+    try:
+        mindrecord._core.Reader(path, [], "direct")
+        return True
+    except mindrecord.UnsupportedError:  # the file system refuses O_DIRECT
+        return False
+
+
+def test_io_mode_keyword(simple):
+    want = ids_of(mindrecord.MindDataset(simple + "0", seed=4).batch(8))
+    direct = _direct_supported(simple + "0")
+    # auto (the default) on a small dataset maps it; every mode reads the same rows.
+    for mode, reported in (("auto", "mmap"), ("mmap", "mmap"), ("pread", "pread"), ("direct", "direct")):
+        if mode == "direct" and not direct:
+            continue
+        ds = mindrecord.MindDataset(simple + "0", seed=4, io_mode=mode).batch(8)
+        assert '"io_mode":"%s"' % mode in ds.plan()
+        it = ds.create_dict_iterator()
+        got = []
+        for b in it:
+            got.extend(b["id"].tolist())
+            stats = it.stats()
+        assert got == want
+        assert stats["io_mode"] == reported and stats["shard_io_modes"] == [reported] * 3
+    # The default is auto, and the resume state does not depend on the mode.
+    assert '"io_mode":"auto"' in mindrecord.MindDataset(simple + "0").plan()
+    a = mindrecord.MindDataset(simple + "0", seed=4, io_mode="pread").batch(8)
+    b = mindrecord.MindDataset(simple + "0", seed=4, io_mode="mmap").batch(8)
+    assert a.state_dict()["fingerprint"] == b.state_dict()["fingerprint"]
+    for bad in ("aio", "", None, 3, "PREAD"):
+        with pytest.raises(ValueError, match="io_mode"):
+            mindrecord.MindDataset(simple + "0", io_mode=bad)
+
+
+def test_reader_reports_its_io_modes(simple):
+    assert mindrecord._core.Reader(simple + "0").shard_io_modes == ["pread"] * 3  # auto: fits in memory
+    assert mindrecord._core.Reader(simple + "0", [], "mmap").shard_io_modes == ["mmap"] * 3
+    with pytest.raises(ValueError, match="io_mode"):
+        mindrecord._core.Reader(simple + "0", [], "aio")

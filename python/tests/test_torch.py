@@ -130,3 +130,14 @@ def test_same_sequence_for_any_thread_count(simple):
     explicit = MindRecordDataset(simple, columns=["id"], batch_size=10, seed=5, num_threads=3)
     ids = epoch_ids(explicit, 2)
     assert sorted(ids) == list(range(97)) and ids == epoch_ids(default, 2)
+
+
+def test_io_mode_keyword(simple):
+    want = sorted(epoch_ids(MindRecordDataset(simple, columns=["id"], seed=4), 0))
+    for mode in ("auto", "pread", "mmap"):
+        ds = MindRecordDataset(simple, columns=["id"], seed=4, io_mode=mode)
+        assert ds._plan(0, 1, 1)["io_mode"] == mode
+        assert sorted(epoch_ids(ds, 0)) == want
+    for bad in ("aio", None, 1):
+        with pytest.raises(ValueError, match="io_mode"):
+            MindRecordDataset(simple, io_mode=bad)

@@ -9,10 +9,12 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
 #include <random>
 #include <thread>
 
+#include "index/index_reader.h"
 #include "mindrecord/direct_file.h"
 #include "readers/shard_reader.h"
 #include "tests/util/test_util.h"
@@ -401,6 +403,166 @@ TEST(DirectReadTest, ManyThreadsReadOneReader) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(bad.load(), 0);
+}
+
+
+// ReadRows hands every row to the callback in the order asked, equal to
+// ReadRow, in every io mode and projection; ids may repeat and jump between
+// shards; a bad id or a bad row is that row's error and the others still come.
+TEST(ReadRowsTest, EqualsReadRowInEveryModeAndOrder) {
+  TempDir dir;
+  const Dataset d = WriteDataset(dir.Join("d"), 3, 16388, 32772, 450);
+  auto pread = *ShardReader::Open(d.path, ReaderOptions{.io_mode = IoMode::kPread});
+  const uint64_t n = pread->num_rows();
+  std::vector<uint64_t> ids(n);
+  for (uint64_t i = 0; i < n; ++i) ids[i] = i;
+  std::shuffle(ids.begin(), ids.end(), std::mt19937_64(5));
+  ids.push_back(ids[3]);  // a repeat
+  ids.push_back(n - 1);
+  auto raw_only = *pread->MakeProjection({"id", "name"});
+  auto blob_only = *pread->MakeProjection({"mask"});
+  std::vector<ReaderOptions> modes = {ReaderOptions{.io_mode = IoMode::kPread},
+                                      ReaderOptions{.io_mode = IoMode::kMmap}};
+  if (DirectFile::Open(d.path).ok()) {
+    for (uint32_t in_flight : {1u, 5u, 64u}) {
+      ReaderOptions o = Direct(4, 1ull << 30);
+      o.direct_rows_in_flight = in_flight;
+      modes.push_back(o);
+    }
+    ReaderOptions tight = Direct(4, 1);  // one buffered read ahead at a time
+    modes.push_back(tight);
+  }
+  for (const ReaderOptions& o : modes) {
+    auto r = *ShardReader::Open(d.path, o);
+    for (const Projection* p : std::vector<const Projection*>{nullptr, &raw_only, &blob_only}) {
+      size_t next = 0;
+      Status st = r->ReadRows(ids, p, [&](size_t i, Result<Row>&& row) {
+        EXPECT_EQ(i, next++);
+        if (!row.ok()) return row.status();
+        auto want = pread->ReadRow(ids[i], p);
+        if (!(*row == *want)) return Status::Internal("row " + std::to_string(ids[i]) + " differs");
+        return Status::OK();
+      });
+      EXPECT_TRUE(st.ok()) << IoModeName(o.io_mode) << ": " << st.ToString();
+      EXPECT_EQ(next, ids.size());
+    }
+    // An id past the end is that row's InvalidArgument; the rows around it come.
+    std::vector<uint64_t> with_bad = {7, n + 3, 8};
+    std::vector<StatusCode> codes;
+    ASSERT_TRUE(r->ReadRows(with_bad, nullptr, [&](size_t, Result<Row>&& row) {
+                   codes.push_back(row.ok() ? StatusCode::kOk : row.status().code());
+                   return Status::OK();
+                 }).ok());
+    EXPECT_EQ(codes, (std::vector<StatusCode>{StatusCode::kOk, StatusCode::kInvalidArgument, StatusCode::kOk}));
+    // The callback's error stops the call and is returned as is.
+    int calls = 0;
+    Status stop = r->ReadRows(ids, nullptr, [&](size_t, Result<Row>&&) {
+      return ++calls == 2 ? Status::Cancelled("enough") : Status::OK();
+    });
+    EXPECT_EQ(stop.code(), StatusCode::kCancelled);
+    EXPECT_EQ(calls, 2);
+    EXPECT_TRUE(r->ReadRows({}, nullptr, [](size_t, Result<Row>&&) { return Status::Internal("called"); }).ok());
+  }
+}
+
+TEST(ReadRowsTest, ACorruptRowIsThatRowsErrorInDirectMode) {
+  TempDir dir;
+  const Dataset d = WriteDataset(dir.Join("d"), 1, 16388, 32772, 300, /*checksums=*/false);
+  SKIP_WITHOUT_DIRECT(d.path);
+  auto pread = *ShardReader::Open(d.path, ReaderOptions{.io_mode = IoMode::kPread});
+  // Row 40's raw part: its length prefix is overwritten.
+  uint64_t raw_off = 0;
+  {
+    const std::string db = d.path + ".db";
+    auto idx = *IndexReader::Open(db, BaseName(d.path), false);
+    auto locs = *idx->LoadLocators(pread->num_rows());
+    ASSERT_EQ(locs[40].row_id, 40u);
+    raw_off = pread->header(0).PageOffset(locs[40].raw_page) + locs[40].raw_begin;
+  }
+  std::string bytes = ReadFile(d.path);
+  bytes[raw_off] ^= 0x7f;
+  WriteFile(d.path, bytes);
+  auto r = *ShardReader::Open(d.path, Direct());
+  std::vector<uint64_t> ids = {39, 40, 41, 200, 40};
+  std::vector<std::string> got;
+  ASSERT_TRUE(r->ReadRows(ids, nullptr, [&](size_t i, Result<Row>&& row) {
+                 got.push_back(row.ok() ? "ok" : row.status().ToString());
+                 if (row.ok()) EXPECT_TRUE(*row == *pread->ReadRow(ids[i]));
+                 return Status::OK();
+               }).ok());
+  ASSERT_EQ(got.size(), 5u);
+  EXPECT_EQ(got[0], "ok");
+  EXPECT_NE(got[1].find("Corruption"), std::string::npos) << got[1];
+  EXPECT_NE(got[1].find(d.path), std::string::npos) << got[1];
+  EXPECT_NE(got[1].find("raw part"), std::string::npos) << got[1];
+  EXPECT_EQ(got[2], "ok");
+  EXPECT_EQ(got[3], "ok");
+  EXPECT_EQ(got[4], got[1]);
+}
+
+// IoMode::kAuto: the shard files' total size against auto_direct_above
+// (default: the available memory) picks direct, else auto_cached_mode;
+// a refused O_DIRECT falls back to pread without being asked.
+TEST(AutoIoModeTest, PicksDirectOnlyAboveTheThreshold) {
+  TempDir dir;
+  const Dataset d = WriteDataset(dir.Join("d"), 3, 16388, 32772, 300);
+  uint64_t total = 0;
+  for (const auto& s : d.shards) total += std::filesystem::file_size(s);
+  auto pread = *ShardReader::Open(d.path, ReaderOptions{.io_mode = IoMode::kPread});
+  const std::vector<Row> expect = ScanAll(*pread, 0, 300);
+
+  // The default reader is auto; a small dataset stays in the page cache.
+  EXPECT_EQ(ReaderOptions{}.io_mode, IoMode::kAuto);
+  ASSERT_GT(AvailableMemoryBytes(), total);
+  auto def = *ShardReader::Open(d.path);
+  EXPECT_EQ(def->total_file_bytes(), total);
+  for (uint32_t s = 0; s < 3; ++s) EXPECT_EQ(def->shard_io_mode(s), IoMode::kPread);
+
+  auto with = [&](uint64_t above, IoMode cached, FileSystem* fs = nullptr) {
+    ReaderOptions o;
+    o.auto_direct_above = above;
+    o.auto_cached_mode = cached;
+    o.file_system = fs;
+    auto r = ShardReader::Open(d.path, o);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return std::move(r).value();
+  };
+  // Exactly at the threshold still fits.
+  auto at = with(total, IoMode::kMmap);
+  for (uint32_t s = 0; s < 3; ++s) EXPECT_EQ(at->shard_io_mode(s), IoMode::kMmap);
+  EXPECT_TRUE(ScanAll(*at, 0, 300) == expect);
+
+  const bool direct_ok = DirectFile::Open(d.path).ok();
+  auto above = with(total - 1, IoMode::kMmap);
+  for (uint32_t s = 0; s < 3; ++s) {
+    EXPECT_EQ(above->shard_io_mode(s), direct_ok ? IoMode::kDirect : IoMode::kPread);
+  }
+  EXPECT_TRUE(ScanAll(*above, 0, 300) == expect);
+  EXPECT_TRUE(*above->ReadRow(123) == expect[123]);
+
+  FaultInjectingFileSystem refusing(FileSystem::Default());
+  refusing.RefuseDirect(true);
+  auto fell_back = with(1, IoMode::kMmap, &refusing);
+  for (uint32_t s = 0; s < 3; ++s) EXPECT_EQ(fell_back->shard_io_mode(s), IoMode::kPread);
+  EXPECT_TRUE(ScanAll(*fell_back, 0, 300) == expect);
+
+  ReaderOptions bad;
+  bad.auto_cached_mode = IoMode::kDirect;
+  auto refused = ShardReader::Open(d.path, bad);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("auto_cached_mode"), std::string::npos) << refused.status().message();
+  ReaderOptions zero = Direct();
+  zero.direct_rows_in_flight = 0;
+  EXPECT_EQ(ShardReader::Open(d.path, zero).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(AutoIoModeTest, NamesParseBack) {
+  for (IoMode m : {IoMode::kAuto, IoMode::kPread, IoMode::kMmap, IoMode::kDirect}) {
+    EXPECT_EQ(*ParseIoMode(IoModeName(m)), m);
+  }
+  auto bad = ParseIoMode("aio");
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("\"aio\""), std::string::npos) << bad.status().message();
 }
 
 }  // namespace

@@ -11,6 +11,8 @@ TEST(PlanTest, RoundTripsThroughJson) {
   Plan p;
   p.source = {"/data/a0", "/data/a1"};
   p.io_mode = "direct";
+  p.direct_fallback = true;
+  p.auto_direct_above = 5ull << 40;
   p.columns = {"image", "label"};
   p.sampler = {{"type", "distributed"}, {"num_shards", 4}, {"shard_id", 1}, {"shuffle", "global"}};
   p.ops["image"] = {{{"op", "Decode"}}, {{"op", "RandomResizedCrop"}, {"size", {224, 224}}}};
@@ -30,6 +32,19 @@ TEST(PlanTest, RoundTripsThroughJson) {
   EXPECT_EQ(q->ToJson(), p.ToJson());
   EXPECT_EQ(q->ToString(), text);
   EXPECT_EQ(q->SequenceFingerprint(), p.SequenceFingerprint());
+  EXPECT_EQ(q->direct_fallback, true);
+  EXPECT_EQ(q->auto_direct_above, 5ull << 40);
+  // Defaults: auto, no fallback asked for, the available memory as threshold.
+  auto d = *Plan::Parse(R"({"source": "x"})");
+  EXPECT_EQ(d.io_mode, "auto");
+  EXPECT_FALSE(d.direct_fallback);
+  EXPECT_EQ(d.auto_direct_above, 0u);
+  // How shards are read never changes the sequence.
+  Plan other = p;
+  other.io_mode = "pread";
+  other.direct_fallback = false;
+  other.auto_direct_above = 1;
+  EXPECT_EQ(other.SequenceFingerprint(), p.SequenceFingerprint());
 }
 
 TEST(PlanTest, DefaultsFromMinimalJson) {
@@ -85,7 +100,8 @@ TEST(PlanTest, RejectsBadPlans) {
            R"({"on_error": "ignore"})", R"({"sink": {"type": "tpu"}})", R"({"sink": {"type": "cuda", "buffers": 1}})",
            R"({"batch": {"batch_size": 0}})", R"({"batch": {"ragged": {"x": "squash"}}})",
            R"({"ops": {"image": [{"name": "Decode"}]}})", R"({"sampler": {"kind": "random"}})",
-           R"({"io_mode": "aio"})", R"({"seed": -3})", "not json"}) {
+           R"({"io_mode": "aio"})", R"({"direct_fallback": 1})", R"({"direct_fallback": "yes"})",
+           R"({"auto_direct_above": -1})", R"({"auto_direct_above": 1.5})", R"({"seed": -3})", "not json"}) {
     auto p = Plan::Parse(bad);
     EXPECT_FALSE(p.ok()) << bad;
     if (!p.ok()) {

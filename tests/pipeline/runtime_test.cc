@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <thread>
 
+#include "mindrecord/direct_file.h"
 #include "pipeline/sampler.h"
 #include "tests/pipeline/pipeline_test_util.h"
 
@@ -119,6 +120,41 @@ TEST_F(RuntimeTest, SameSequenceForAnyWorkerCount) {
   p.seed = 7;
   auto other = Open(p);
   EXPECT_NE(Digest(Drain(other.get())), *digests.begin());
+}
+
+// io_mode "auto" reads a dataset that fits in memory with mmap and one above
+// auto_direct_above directly (pread where O_DIRECT is refused); stats and the
+// output say so and do not change. Random orders read each task's rows with
+// one ReadRows call.
+TEST_F(RuntimeTest, AutoIoModeIsReportedAndKeepsTheOutput) {
+  Plan p = BasePlan();
+  p.sampler = {{"type", "shuffle"}, {"mode", "global"}};
+  p.epochs = 2;
+  auto base = Open(p);
+  ASSERT_TRUE(base);
+  const uint64_t digest = Digest(Drain(base.get()));
+  const PipelineStats st = base->stats();
+  EXPECT_EQ(st.io_mode, "mmap");
+  EXPECT_EQ(st.shard_io_modes, (std::vector<std::string>{"mmap", "mmap", "mmap"}));
+  EXPECT_EQ(st.ToJson()["io_mode"], "mmap");
+
+  const bool direct_ok = DirectFile::Open(*path_).ok();
+  const std::string big = direct_ok ? "direct" : "pread";
+  for (auto [io, above, fallback, want] : std::vector<std::tuple<std::string, uint64_t, bool, std::string>>{
+           {"auto", 1, false, big}, {"auto", 1ull << 50, false, "mmap"}, {"pread", 1, false, "pread"},
+           {"direct", 0, true, big}}) {
+    SCOPED_TRACE(io + " above " + std::to_string(above));
+    Plan q = p;
+    q.io_mode = io;
+    q.auto_direct_above = above;
+    q.direct_fallback = fallback;
+    q.num_workers = 2;
+    auto pipe = Open(q);
+    ASSERT_TRUE(pipe);
+    EXPECT_EQ(Digest(Drain(pipe.get())), digest);
+    EXPECT_EQ(pipe->stats().io_mode, want);
+    EXPECT_EQ(pipe->stats().shard_io_modes.size(), 3u);
+  }
 }
 
 TEST_F(RuntimeTest, ResumeYieldsExactlyTheRest) {
