@@ -18,18 +18,27 @@ namespace {
 
 // One decompressor per thread: a tjhandle is not safe to share, and creating
 // one per image costs more than decoding a thumbnail.
-tjhandle ThreadDecompressor() {
-  struct Holder {
-    tjhandle h = tjInitDecompress();
-    ~Holder() {
-      if (h) tjDestroy(h);
-    }
-  };
-  thread_local Holder holder;
-  return holder.h;
-}
+struct DecompressorHolder {
+  tjhandle h = tjInitDecompress();
+  ~DecompressorHolder() {
+    if (h) tjDestroy(h);
+  }
+};
+thread_local DecompressorHolder t_decompressor;
 
-std::string TjError(tjhandle h) { return tjGetErrorStr2(h); }
+tjhandle ThreadDecompressor() { return t_decompressor.h; }
+
+// The message of the failed call; the handle is then replaced: libturbojpeg
+// leaves a handle whose header read failed mid-stream in that state, and the
+// next image read with it fails too ("Bogus Huffman table definition").
+std::string TjError(tjhandle h) {
+  std::string msg = tjGetErrorStr2(h);
+  if (h == t_decompressor.h) {
+    tjDestroy(t_decompressor.h);
+    t_decompressor.h = tjInitDecompress();
+  }
+  return msg;
+}
 
 Result<Tensor> DecodeWithOpenCv(const uint8_t* data, size_t size, const char* op) {
   Tensor out;
@@ -119,6 +128,8 @@ Result<Tensor> DecodeImage(const uint8_t* data, size_t size, int min_w, int min_
       int w = 0, ht = 0, subsamp = 0, colorspace = 0;
       if (h && tjDecompressHeader3(h, data, static_cast<unsigned long>(size), &w, &ht, &subsamp, &colorspace) == 0)
         scale = ChooseJpegScale(w, ht, min_w, min_h, all_factors);
+      else if (h)
+        (void)TjError(h);
     }
     auto r = DecodeJpeg(data, size, scale);
     if (r.ok()) return r;

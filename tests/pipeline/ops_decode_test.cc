@@ -87,6 +87,27 @@ TEST(OpsDecodeTest, ChooseJpegScale) {
   EXPECT_EQ(ops::ChooseJpegScale(200, 200, 224, 224).denom, 1);
 }
 
+// A JPEG whose header does not parse must not spoil the thread's decoder for
+// the images after it (same DCT-scaled output as on a fresh thread).
+TEST(OpsDecodeTest, BadJpegDoesNotSpoilTheNextDecode) {
+  Tensor good = EncodeRgb(SyntheticRgb(480, 640), ".jpg");
+  const std::string bytes(reinterpret_cast<const char*>(good.data()), good.size_bytes());
+  auto dec = Op({{"op", "Decode"}, {"target_size", {112, 112}}});
+  std::mt19937_64 rng(0);
+  Tensor fresh;
+  std::thread([&] { fresh = RunOp(*dec, good); }).join();
+  ASSERT_EQ(fresh.shape(), (std::vector<int64_t>{120, 160, 3}));  // 1/4 scale
+  std::thread([&] {
+    // Cut inside the entropy tables: libturbojpeg fails while reading the header.
+    for (size_t cut : {size_t{200}, size_t{400}, bytes.size() / 2}) {
+      (void)dec->Apply(Tensor::FromString(TensorType::kBytes, bytes.substr(0, cut)), rng);
+      Tensor again = RunOp(*dec, good);
+      ASSERT_EQ(again.shape(), fresh.shape()) << "after a JPEG cut at " << cut;
+      EXPECT_TRUE(testing::SameBytes(again, fresh)) << "after a JPEG cut at " << cut;
+    }
+  }).join();
+}
+
 TEST(OpsDecodeTest, RejectsBadInput) {
   auto dec = Op({{"op", "Decode"}});
   std::mt19937_64 rng(0);
