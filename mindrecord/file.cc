@@ -2,11 +2,14 @@
 
 #include "mindrecord/direct_file.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace mindrecord {
@@ -73,16 +76,41 @@ class PosixWritableFile : public WritableFile {
       }
       done += static_cast<size_t>(r);
     }
-#ifdef __linux__
-    // Start writeback every few MiB so the final fsync finds little left to
-    // write (the disk works while the writer goes on). Advisory: errors are
-    // reported by Sync().
-    unsynced_ += data.size();
-    if (unsynced_ >= kWritebackBytes) {
-      (void)sync_file_range(fd_, 0, 0, SYNC_FILE_RANGE_WRITE);
-      unsynced_ = 0;
+    NoteWritten(data.size());
+    return Status::OK();
+  }
+  Status WriteAtV(uint64_t offset, const std::vector<std::string_view>& pieces) override {
+    std::vector<iovec> iov;
+    iov.reserve(pieces.size());
+    uint64_t total = 0;
+    for (std::string_view p : pieces) {
+      if (p.empty()) continue;
+      iov.push_back({const_cast<char*>(p.data()), p.size()});
+      total += p.size();
     }
-#endif
+    size_t first = 0;  // iov[first..] is what is left, iov[first] possibly advanced
+    uint64_t done = 0;
+    while (first < iov.size()) {
+      const int n = static_cast<int>(std::min<size_t>(iov.size() - first, IOV_MAX));
+      ssize_t r = pwritev(fd_, iov.data() + first, n, static_cast<off_t>(offset + done));
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        return Status::IOError(path_ + ": write at offset " + std::to_string(offset + done) + ": " + ErrnoText(errno));
+      }
+      if (r == 0) return Status::IOError(path_ + ": write at offset " + std::to_string(offset + done) + " wrote nothing");
+      done += static_cast<uint64_t>(r);
+      for (size_t left = static_cast<size_t>(r); left > 0 && first < iov.size();) {
+        if (left >= iov[first].iov_len) {
+          left -= iov[first].iov_len;
+          ++first;
+        } else {
+          iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + left;
+          iov[first].iov_len -= left;
+          left = 0;
+        }
+      }
+    }
+    NoteWritten(total);
     return Status::OK();
   }
   Status ReadAt(uint64_t offset, size_t n, char* out) override {
@@ -116,6 +144,21 @@ class PosixWritableFile : public WritableFile {
   const std::string& path() const override { return path_; }
 
  private:
+  void NoteWritten(uint64_t bytes) {
+#ifdef __linux__
+    // Start writeback every few MiB so the final fsync finds little left to
+    // write (the disk works while the writer goes on). Advisory: errors are
+    // reported by Sync().
+    unsynced_ += bytes;
+    if (unsynced_ >= kWritebackBytes) {
+      (void)sync_file_range(fd_, 0, 0, SYNC_FILE_RANGE_WRITE);
+      unsynced_ = 0;
+    }
+#else
+    (void)bytes;
+#endif
+  }
+
   static constexpr uint64_t kWritebackBytes = 8 << 20;
   std::string path_;
   int fd_;
@@ -192,6 +235,15 @@ class PosixFileSystem : public FileSystem {
 };
 
 }  // namespace
+
+Status WritableFile::WriteAtV(uint64_t offset, const std::vector<std::string_view>& pieces) {
+  std::string joined;
+  size_t n = 0;
+  for (std::string_view p : pieces) n += p.size();
+  joined.reserve(n);
+  for (std::string_view p : pieces) joined.append(p);
+  return WriteAt(offset, joined);
+}
 
 FileSystem* FileSystem::Default() {
   static PosixFileSystem fs;

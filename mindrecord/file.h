@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mindrecord/status.h"
 
@@ -31,6 +32,9 @@ class WritableFile {
  public:
   virtual ~WritableFile() = default;
   virtual Status WriteAt(uint64_t offset, std::string_view data) = 0;
+  // `pieces` back to back at `offset`, as one write. The default joins them
+  // and calls WriteAt; files that can gather (pwritev) skip that copy.
+  virtual Status WriteAtV(uint64_t offset, const std::vector<std::string_view>& pieces);
   virtual Status ReadAt(uint64_t offset, size_t n, char* out) = 0;
   // Cuts the file to `size` bytes.
   virtual Status Truncate(uint64_t size) = 0;

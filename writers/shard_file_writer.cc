@@ -40,17 +40,22 @@ int ShardFileWriter::LastPage(bool blob) const {
 // within page `page_id`, as one write.
 Status ShardFileWriter::WriteRows(uint64_t page_id, uint64_t at, const std::vector<const EncodedRow*>& rows,
                                   size_t begin, size_t end, bool blob) {
-  buf_.clear();
+  // Length prefixes go in one buffer, parts are written from where they are.
+  prefixes_.resize((end - begin) * 8);
+  pieces_.clear();
+  uint64_t pos = at;
   for (size_t i = begin; i < end; ++i) {
     const std::string& part = blob ? rows[i]->blob : rows[i]->raw;
-    uint64_t len = part.size();
-    char le[8];
+    const uint64_t len = part.size();
+    char* le = prefixes_.data() + (i - begin) * 8;
     std::memcpy(le, &len, 8);
-    buf_.append(le, 8);
-    buf_ += part;
+    pieces_.emplace_back(le, 8);
+    pieces_.emplace_back(part);
+    HashAppend(page_id, pos, pieces_[pieces_.size() - 2]);
+    HashAppend(page_id, pos + 8, part);
+    pos += 8 + len;
   }
-  HashAppend(page_id, at, buf_);
-  return file_->WriteAt(header_size_ + page_id * page_size_ + at, buf_);
+  return file_->WriteAtV(header_size_ + page_id * page_size_ + at, pieces_);
 }
 
 void ShardFileWriter::HashAppend(uint64_t page_id, uint64_t at, std::string_view data) {

@@ -61,7 +61,8 @@ class ShardFileWriter {
   // Locators of the rows in the last raw row group, which a later batch may
   // still move to a new raw page; earlier rows are already in the index.
   std::vector<std::pair<RowLocator, Row>> open_group_;
-  std::string buf_;
+  std::string prefixes_;                 // WriteRows: the rows' length prefixes
+  std::vector<std::string_view> pieces_;  // WriteRows: prefix, part, prefix, part, ...
   // Append: used bytes of the pages as committed, and the old header's length
   // (a shorter new header is zero-padded over it).
   std::vector<uint64_t> committed_used_;

@@ -21,15 +21,30 @@ namespace {
 bool IsJpeg(std::string_view b) { return b.size() >= 3 && b.substr(0, 3) == std::string_view("\xFF\xD8\xFF", 3); }
 bool IsPng(std::string_view b) { return b.size() >= 8 && b.substr(0, 8) == std::string_view("\x89PNG\r\n\x1a\n", 8); }
 
-Status CheckJpeg(std::string_view b) {
+// One header reader per converter thread (a tjhandle is not safe to share;
+// creating one per image costs more than reading the header). Replaced after
+// a failed read: libturbojpeg leaves such a handle mid-stream, and the next
+// header read with it fails too.
+struct HeaderReader {
   tjhandle h = tjInitDecompress();
+  ~HeaderReader() {
+    if (h) tjDestroy(h);
+  }
+};
+thread_local HeaderReader t_header_reader;
+
+Status CheckJpeg(std::string_view b) {
+  tjhandle h = t_header_reader.h;
   if (!h) return Status::Internal("libturbojpeg: cannot create a decompressor");
   int w = 0, hgt = 0, subsamp = 0, colorspace = 0;
   int rc = tjDecompressHeader3(h, reinterpret_cast<const unsigned char*>(b.data()), static_cast<unsigned long>(b.size()),
                                &w, &hgt, &subsamp, &colorspace);
-  std::string why = rc != 0 ? tjGetErrorStr2(h) : "";
-  tjDestroy(h);
-  if (rc != 0) return Status::Corruption("undecodable JPEG: " + why);
+  if (rc != 0) {
+    std::string why = tjGetErrorStr2(h);
+    tjDestroy(h);
+    t_header_reader.h = tjInitDecompress();
+    return Status::Corruption("undecodable JPEG: " + why);
+  }
   if (w <= 0 || hgt <= 0) return Status::Corruption("JPEG with an empty image");
   // A truncated JPEG still has a good header; its end-of-image marker is gone.
   // Some writers append padding after EOI, so look at the last few bytes.
