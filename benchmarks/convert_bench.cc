@@ -10,7 +10,8 @@
 // `find INPUT -type f -print0 | xargs -0 cat > /dev/null`, the issue's
 // ceiling: a process that opens and reads every file) and a tight in-process
 // read loop (open + read into one 1 MiB buffer + close: stricter, no process
-// or per-file buffer costs). Output datasets are written with the default
+// or per-file buffer costs); and, per output, the write ceiling (the same
+// number of bytes written and fsynced there). Output datasets are written with the default
 // header/page sizes and committed (fsync included), as a user's convert would:
 // once into D (disk: the writer's page writes and fsync count) and once into
 // /dev/shm (memory: what the converter itself costs).
@@ -95,6 +96,27 @@ double RealCatSeconds(const std::string& dir) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// Writes `bytes` bytes in 32 MiB pieces into a new file in `dir` and fsyncs
+// it: what any writer of the output pays on that file system.
+double WriteSeconds(const std::string& dir, uint64_t bytes) {
+  const std::string path = dir + "/write_ceiling.bin";
+  std::vector<char> buf(32 << 20, 'x');
+  auto t0 = Clock::now();
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  for (uint64_t done = 0; fd >= 0 && done < bytes;) {
+    ssize_t w = ::write(fd, buf.data(), std::min<uint64_t>(buf.size(), bytes - done));
+    if (w <= 0) break;
+    done += static_cast<uint64_t>(w);
+  }
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+  ::unlink(path.c_str());
+  return s;
+}
+
 // Reads every file once into one buffer and drops it: the in-process loop.
 double ReadLoopSeconds(const std::string& dir) {
   std::vector<std::string> files;
@@ -148,6 +170,11 @@ int main(int argc, char** argv) {
   if (fs::is_directory("/dev/shm", ec)) outs.push_back("/dev/shm/mr_convert_bench_out");
   for (const std::string& out : outs) {
     fs::create_directories(out);
+    std::vector<double> w_runs;
+    for (int r = 0; r < runs; ++r) w_runs.push_back(WriteSeconds(out, bytes));
+    const double write_s = Median(w_runs);
+    std::printf("write ceiling into %-10s %8.1f MB/s (%.2f s): the same bytes written and fsynced\n",
+                (out == dir ? "disk:" : "/dev/shm:"), mb / write_s, write_s);
     for (uint32_t workers : {1u, 2u}) {
       std::vector<double> times;
       for (int r = 0; r < runs; ++r) {
@@ -163,8 +190,10 @@ int main(int argc, char** argv) {
         }
       }
       const double s = Median(times);
-      std::printf("convert workers=%u into %-10s %8.1f MB/s (%.2f s): %.0f%% of cat, %.0f%% of the read loop\n",
-                  workers, (out == dir ? "disk:" : "/dev/shm:"), mb / s, s, 100.0 * cat_s / s, 100.0 * loop_s / s);
+      std::printf("convert workers=%u into %-10s %8.1f MB/s (%.2f s): %.0f%% of cat, %.0f%% of the read loop, "
+                  "%.0f%% of the write ceiling\n",
+                  workers, (out == dir ? "disk:" : "/dev/shm:"), mb / s, s, 100.0 * cat_s / s, 100.0 * loop_s / s,
+                  100.0 * write_s / s);
     }
     if (out != dir) fs::remove_all(out);
   }
