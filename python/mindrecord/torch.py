@@ -14,12 +14,21 @@ takes positions k, k+S, ... of the epoch's (shuffled) order. Every split
 computes the same order from (seed, epoch), so set_epoch() reshuffles.
 
 Inside a DataLoader worker, the C++ batcher builds each batch's numeric
-columns straight into torch shared memory, so passing the batch to the main
-process copies nothing (torch sends the segment's file descriptor).
+columns straight into shared memory, so passing the batch to the main
+process copies nothing (only a file descriptor crosses). Large columns go to
+a per-worker ring of reused shared-memory buffers (_Ring), which saves the
+page faults of a fresh segment per batch; small ones to torch shared memory.
 """
 import json
 import math
+import mmap
 import os
+import struct
+import threading
+import weakref
+from multiprocessing.reduction import DupFd
+
+import numpy as np
 
 import torch
 import torch.utils.data
@@ -43,6 +52,177 @@ def _shared_batch_buffer(dtype, shape):
     else:
         t.set_(torch.UntypedStorage._new_shared(nbytes), 0, shape)
     return t, t.data_ptr(), nbytes
+
+
+# Columns at least this large are built in the worker's ring (_Ring).
+_RING_MIN_BYTES = 64 << 10
+# Ring buffers per worker process. In flight at once: the C++ pipeline's
+# queue, DataLoader's prefetch_factor per worker, and what the consumer holds;
+# past this, batches fall back to fresh torch shared memory (never a wait).
+_RING_MAX_SLOTS = 12
+_TOKEN = struct.Struct("<IQ")  # release token: slot index, generation
+
+
+class _Slot:
+    def __init__(self, index, nbytes):
+        self.index, self.nbytes = index, nbytes
+        self.fd = os.memfd_create("mindrecord-batch", os.MFD_CLOEXEC)
+        os.ftruncate(self.fd, nbytes)
+        self.map = mmap.mmap(self.fd, nbytes)
+        self.address = np.frombuffer(self.map, np.uint8).ctypes.data
+        self.gen = 0
+        self.local = False  # a tensor in this process still uses the buffer
+        self.pending = 0    # sent copies the consumer has not released yet
+
+    def free(self):
+        return not self.local and self.pending == 0
+
+    def close(self):
+        self.map.close()
+        os.close(self.fd)
+
+
+class _Ring:
+    """Reused shared-memory batch buffers of one DataLoader worker process.
+
+    A buffer is handed out again only when no tensor over it is alive here
+    and every process it was sent to has released it: the receiving side
+    (_rebuild_ring_tensor) writes a token into this ring's pipe when its
+    tensor's storage is freed. Tokens carry the slot's generation, so a late
+    or duplicate token never frees a newer use. Buffers never released (a
+    batch dropped unread at shutdown) stay busy; once all _RING_MAX_SLOTS are
+    busy the caller falls back to fresh memory."""
+
+    def __init__(self):
+        self.pid = os.getpid()
+        self.read_end, self.write_end = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        self.slots = []
+        self.lock = threading.RLock()  # allocator (C++ threads, GIL), finalizers, feeder thread
+
+    def _collect_releases(self):
+        data = b""
+        while True:
+            try:
+                chunk = os.read(self.read_end, 4096)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            data += chunk
+        for index, gen in _TOKEN.iter_unpack(data[:len(data) - len(data) % _TOKEN.size]):
+            slot = self.slots[index] if index < len(self.slots) else None
+            if slot is not None and slot.gen == gen and slot.pending > 0:
+                slot.pending -= 1
+
+    def take(self, nbytes):
+        """A free slot of at least nbytes (at most 2x, to keep large buffers
+        for large columns), marked in use; None when every slot is busy."""
+        with self.lock:
+            self._collect_releases()
+            free = [s for s in self.slots if s.free()]
+            fits = [s for s in free if nbytes <= s.nbytes <= 2 * nbytes]
+            if fits:
+                slot = min(fits, key=lambda s: s.nbytes)
+            elif len(self.slots) < _RING_MAX_SLOTS:
+                slot = _Slot(len(self.slots), nbytes)
+                self.slots.append(slot)
+            elif free:  # replace a free buffer of the wrong size
+                old = free[0]
+                old.close()
+                slot = self.slots[old.index] = _Slot(old.index, nbytes)
+            else:
+                return None
+            slot.gen += 1
+            slot.local, slot.pending = True, 0
+            return slot
+
+    def _unlocal(self, slot, gen):
+        with self.lock:
+            if slot.gen == gen:
+                slot.local = False
+
+    def _sent(self, slot, gen):
+        with self.lock:
+            if slot.gen == gen:
+                slot.pending += 1
+
+
+_ring = None
+
+
+def _worker_ring():
+    global _ring
+    if _ring is None or _ring.pid != os.getpid():
+        _ring = _Ring()
+    return _ring
+
+
+class _RingTensor(torch.Tensor):
+    """A batch column in a _Ring buffer. Pickling it (DataLoader sending it
+    to the main process) passes the buffer's file descriptor, not the data.
+    Results of operations on it are plain tensors."""
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+    def __reduce_ex__(self, protocol):
+        ring, slot, gen = self._mr_ring
+        with ring.lock:
+            mine = (slot.gen == gen and slot.address <= self.data_ptr() < slot.address + slot.nbytes)
+            if mine:
+                ring._sent(slot, gen)
+        if not mine:  # its storage was replaced (e.g. share_memory_): send it as torch does
+            from torch.multiprocessing.reductions import reduce_tensor
+            return reduce_tensor(self.as_subclass(torch.Tensor))
+        offset = self.data_ptr() - slot.address
+        return (_rebuild_ring_tensor, (DupFd(slot.fd), DupFd(ring.write_end), slot.index, gen,
+                                       str(self.dtype).split(".")[1], tuple(self.shape), self.stride(), offset))
+
+
+def _release(write_end, index, gen):
+    try:
+        os.write(write_end, _TOKEN.pack(index, gen))
+    except OSError:
+        pass  # the worker is gone: nothing to tell
+    finally:
+        os.close(write_end)
+
+
+def _rebuild_ring_tensor(fd_dup, pipe_dup, index, gen, dtype, shape, stride, offset):
+    """In the receiving process: maps the worker's buffer and returns a
+    plain tensor over it; when the tensor's storage is freed (no tensor or
+    view uses it any more), tells the worker's ring the buffer is free."""
+    fd = fd_dup.detach()
+    write_end = pipe_dup.detach()
+    try:
+        size = os.fstat(fd).st_size
+        m = mmap.mmap(fd, size, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0))
+    except BaseException:
+        os.close(write_end)
+        raise
+    finally:
+        os.close(fd)
+    item = torch.empty(0, dtype=_DTYPES[dtype]).element_size()
+    base = np.frombuffer(m, np.uint8, count=size // item * item)
+    # torch.from_numpy keeps `base` referenced until the storage is freed.
+    weakref.finalize(base, _release, write_end, index, gen).atexit = False
+    return torch.from_numpy(base).view(_DTYPES[dtype]).as_strided(shape, stride, offset // item)
+
+
+def _worker_batch_buffer(dtype, shape):
+    """Batch allocator in DataLoader workers: large columns in the ring,
+    the rest (and everything while the ring is busy) in torch shared memory."""
+    item = torch.empty(0, dtype=_DTYPES[dtype]).element_size()
+    nbytes = math.prod(shape) * item
+    if nbytes >= _RING_MIN_BYTES:
+        ring = _worker_ring()
+        slot = ring.take(nbytes)
+        if slot is not None:
+            base = np.frombuffer(slot.map, np.uint8, count=nbytes)
+            # Clears `local` once no tensor here uses the buffer any more.
+            weakref.finalize(base, ring._unlocal, slot, slot.gen).atexit = False
+            t = torch.from_numpy(base).view(_DTYPES[dtype]).view(shape).as_subclass(_RingTensor)
+            t._mr_ring = (ring, slot, slot.gen)
+            return t, slot.address, nbytes
+    return _shared_batch_buffer(dtype, shape)
 
 
 def _tensor(value):
@@ -76,6 +256,10 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
     `io_mode`: "auto" (default), "pread", "mmap" or "direct", as in
     MindDataset; ValueError for other values.
 
+    set_epoch also reaches persistent DataLoader workers
+    (persistent_workers=True, which saves starting the workers and opening
+    the dataset every epoch).
+
     Thread safety: configure (set_epoch) from the main process between
     epochs; each DataLoader worker iterates its own copy.
     """
@@ -94,12 +278,18 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         self._drop_last = bool(drop_last)
         self._threads = None if num_threads is None else int(num_threads)
         self._rank, self._world = rank, world_size
-        self._epoch = 0
+        # In shared memory, so that persistent DataLoader workers (which keep
+        # the copy of this object they started with) see set_epoch too.
+        self._epoch_cell = torch.zeros((), dtype=torch.int64).share_memory_()
         self._total = _core.Reader(self._source[0], [], "pread").num_rows
 
     def set_epoch(self, epoch):
         """Selects the epoch's order; call before each epoch to reshuffle."""
-        self._epoch = int(epoch)
+        self._epoch_cell.fill_(int(epoch))
+
+    @property
+    def _epoch(self):
+        return int(self._epoch_cell)
 
     def _rank_world(self):
         if self._world is not None:
@@ -140,7 +330,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         resume = {"seed": self._seed, "epoch": self._epoch, "position": 0, "rows": 0,
                   "fingerprint": str(_core.plan_fingerprint(text))}
         # Batches cross to the main process: build them in shared memory.
-        alloc = _shared_batch_buffer if info is not None and self._batch_size is not None else None
+        alloc = _worker_batch_buffer if info is not None and self._batch_size is not None else None
         pipe = _core.Pipeline(text, json.dumps(resume), alloc)
         try:
             while True:

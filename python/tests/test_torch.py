@@ -141,3 +141,76 @@ def test_io_mode_keyword(simple):
     for bad in ("aio", None, 1):
         with pytest.raises(ValueError, match="io_mode"):
             MindRecordDataset(simple, io_mode=bad)
+
+
+@pytest.fixture(scope="module")
+def wide(tmp_path_factory):
+    import mindrecord
+    path = str(tmp_path_factory.mktemp("w") / "w.mindrecord")
+    w = mindrecord.FileWriter(path, 1)
+    w.add_schema({"id": {"type": "int64"}, "big": {"type": "float32", "shape": [4096]}}, "wide")
+    w.write_raw_data([{"id": i, "big": np.arange(4096, dtype=np.float32) + i} for i in range(120)])
+    w.commit()
+    return path
+
+
+def _check_big(b):
+    want = torch.arange(4096, dtype=torch.float32)[None, :] + b["id"].to(torch.float32)[:, None]
+    assert torch.equal(b["big"], want)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_consumer_keeps_batches_while_workers_reuse_buffers(wide, workers):
+    # Large columns (8 x 16 KiB here) come from buffers each worker reuses.
+    # The consumer keeps every batch of three epochs (45 batches, more than a
+    # worker's buffers), so a buffer reused while still held would show
+    # another batch's rows once all epochs are read.
+    ds = MindRecordDataset(wide, columns=["id", "big"], batch_size=8, seed=2)
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=workers, persistent_workers=True,
+                                         pin_memory=True)
+    kept, orders = [], []
+    for epoch in range(3):
+        ds.set_epoch(epoch)
+        got = list(loader)
+        kept.extend(got)
+        orders.append(torch.cat([b["id"] for b in got]).tolist())
+    for b in kept:
+        _check_big(b)
+    assert all(sorted(o) == list(range(120)) for o in orders) and orders[0] != orders[1]
+    # The same sequence from workers started afresh each epoch.
+    ds.set_epoch(1)
+    assert epoch_ids(ds, workers) == orders[1]
+
+
+class _RingUse(torch.utils.data.IterableDataset):
+    """Reports, from inside the worker, whether each batch's large column was
+    built in the worker's reused buffers, and how many buffers exist."""
+
+    def __init__(self, ds):
+        self.ds = ds
+
+    def __iter__(self):
+        import mindrecord.torch as mt
+        for b in self.ds:
+            yield {"id": b["id"], "big": b["big"],
+                   "ring": torch.tensor([isinstance(b["big"], mt._RingTensor), len(mt._worker_ring().slots)])}
+
+
+def test_worker_buffers_are_reused_and_released(wide):
+    import gc
+    import os
+    ds = MindRecordDataset(wide, columns=["id", "big"], batch_size=8, seed=2)
+    fds = len(os.listdir("/proc/self/fd"))
+    loader = torch.utils.data.DataLoader(_RingUse(ds), batch_size=None, num_workers=1, persistent_workers=True)
+    seen = 0
+    for epoch in range(3):
+        ds.set_epoch(epoch)
+        for b in loader:  # each batch dropped after use: its buffer goes back to the worker
+            _check_big(b)
+            assert bool(b["ring"][0])
+            seen += 1
+    slots = int(b["ring"][1])
+    assert seen == 45 and 1 <= slots <= 12
+    del loader, b
+    gc.collect()
+    assert len(os.listdir("/proc/self/fd")) == fds  # the receiving side keeps no descriptor
