@@ -112,6 +112,22 @@ def _shuffle_mode(shuffle):
 IO_MODES = ("auto", "pread", "mmap", "direct")
 
 
+def _io_plan_keys(direct_fallback, auto_direct_above):
+    """Checks the direct_fallback / auto_direct_above keywords (see
+    MindDataset); returns the plan keys they set."""
+    if not isinstance(direct_fallback, bool):
+        raise ValueError("direct_fallback must be True or False, got %r" % (direct_fallback,))
+    if auto_direct_above is not None and (not isinstance(auto_direct_above, int) or
+                                          isinstance(auto_direct_above, bool) or auto_direct_above < 0):
+        raise ValueError("auto_direct_above must be a byte count >= 0 or None, got %r" % (auto_direct_above,))
+    keys = {}
+    if direct_fallback:
+        keys["direct_fallback"] = True
+    if auto_direct_above:
+        keys["auto_direct_above"] = auto_direct_above
+    return keys
+
+
 def _io_mode(io_mode):
     """Checks an io_mode keyword (see MindDataset)."""
     if not isinstance(io_mode, str) or io_mode not in IO_MODES:
@@ -146,8 +162,11 @@ class MindDataset:
     cache (MemAvailable, or the memory cgroup's room when smaller), with pread
     where the file system refuses O_DIRECT; else "mmap". "mmap", "pread", or
     "direct" (O_DIRECT + libaio, bypassing the page cache; a file system that
-    refuses O_DIRECT is an error naming the shard). ValueError for other
-    values. The iterator's stats() report what each shard uses.
+    refuses O_DIRECT is an error naming the shard, unless `direct_fallback`
+    is True: then such shards are read with pread). `auto_direct_above`: the
+    byte size above which "auto" reads directly (None: the available memory).
+    ValueError for other values. The iterator's stats() report what each
+    shard uses.
 
     Numeric columns come out as numpy arrays that share the C++ batch
     buffer; bytes / string columns as lists of bytes / str; columns whose
@@ -159,8 +178,10 @@ class MindDataset:
     """
 
     def __init__(self, dataset_files, columns_list=None, num_parallel_workers=None, shuffle=None, num_shards=None,
-                 shard_id=None, sampler=None, num_samples=None, padded_sample=None, num_padded=None, seed=None, io_mode="auto"):
+                 shard_id=None, sampler=None, num_samples=None, padded_sample=None, num_padded=None, seed=None,
+                 io_mode="auto", direct_fallback=False, auto_direct_above=None):
         _io_mode(io_mode)
+        io_keys = _io_plan_keys(direct_fallback, auto_direct_above)
         if isinstance(dataset_files, str):
             source = [dataset_files]
         elif isinstance(dataset_files, (list, tuple)) and dataset_files and all(
@@ -213,6 +234,7 @@ class MindDataset:
             "seed": seed,
             "io_mode": io_mode,
         }
+        self._plan.update(io_keys)
         if padded is not None:
             self._plan["padded"] = padded
         self._batched = False
@@ -220,7 +242,8 @@ class MindDataset:
         self._live = None       # the running iterator, if any
         self._epoch_rows = None
         # Open now so that bad paths and columns fail here, not at iteration.
-        _core.Reader(self._plan["source"][0], self._plan["columns"], "direct" if io_mode == "direct" else "pread")
+        _core.Reader(self._plan["source"][0], self._plan["columns"],
+                     "direct" if io_mode == "direct" and not direct_fallback else "pread")
         _core.sampler_size(json.dumps(self._full_plan(1)))
 
     @staticmethod

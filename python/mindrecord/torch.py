@@ -34,7 +34,7 @@ import torch
 import torch.utils.data
 
 from mindrecord import _core
-from mindrecord.dataset import _io_mode, _shuffle_mode
+from mindrecord.dataset import _io_mode, _io_plan_keys, _shuffle_mode
 from mindrecord.vision import to_specs
 
 
@@ -253,8 +253,9 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
     Python lists. In DataLoader workers, batched numeric columns are built in
     shared memory (no copy to reach the main process).
 
-    `io_mode`: "auto" (default), "pread", "mmap" or "direct", as in
-    MindDataset; ValueError for other values.
+    `io_mode`: "auto" (default), "pread", "mmap" or "direct";
+    `direct_fallback`, `auto_direct_above`: as in MindDataset; ValueError for
+    other values.
 
     set_epoch also reaches persistent DataLoader workers
     (persistent_workers=True, which saves starting the workers and opening
@@ -265,9 +266,11 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
     """
 
     def __init__(self, dataset_files, columns=None, ops=None, shuffle=True, seed=0, batch_size=None,
-                 drop_last=False, num_threads=None, rank=None, world_size=None, io_mode="auto"):
+                 drop_last=False, num_threads=None, rank=None, world_size=None, io_mode="auto",
+                 direct_fallback=False, auto_direct_above=None):
         super().__init__()
         self._io_mode = _io_mode(io_mode)
+        self._io_keys = _io_plan_keys(direct_fallback, auto_direct_above)
         files = [dataset_files] if isinstance(dataset_files, str) else list(dataset_files)
         self._source = [os.path.abspath(f) for f in files]
         self._columns = list(columns or [])
@@ -304,7 +307,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         return self._total // world + (1 if rank < self._total % world else 0)
 
     def _plan(self, split, splits, threads):
-        return {
+        return dict({
             "source": self._source,
             "columns": self._columns,
             "sampler": {"type": "distributed", "num_shards": splits, "shard_id": split,
@@ -317,7 +320,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
             "seed": self._seed,
             "epochs": self._epoch + 1,
             "io_mode": self._io_mode,
-        }
+        }, **self._io_keys)
 
     def __iter__(self):
         rank, world = self._rank_world()

@@ -224,6 +224,30 @@ def test_io_mode_keyword(simple):
             mindrecord.MindDataset(simple + "0", io_mode=bad)
 
 
+def test_auto_direct_threshold_and_fallback_keywords(simple):
+    def run(**kw):
+        it = mindrecord.MindDataset(simple + "0", seed=4, **kw).batch(8).create_dict_iterator()
+        ids, modes = [], None
+        for b in it:
+            ids.extend(b["id"].tolist())
+            modes = it.stats()["shard_io_modes"]  # (None once the iterator is done)
+        return ids, modes
+    want, modes = run(auto_direct_above=1 << 40)
+    assert modes == ["mmap"] * 3  # fits: cached reads
+    # Above a 1-byte threshold "auto" reads directly (pread where O_DIRECT is refused).
+    got, modes = run(auto_direct_above=1)
+    assert got == want
+    assert modes == (["direct"] * 3 if _direct_supported(simple + "0") else ["pread"] * 3)
+    got, modes = run(io_mode="direct", direct_fallback=True)
+    assert got == want and set(modes) <= {"direct", "pread"}
+    plan = mindrecord.MindDataset(simple + "0", io_mode="direct", direct_fallback=True, auto_direct_above=5).plan()
+    assert '"direct_fallback":true' in plan and '"auto_direct_above":5' in plan
+    for kw in ({"direct_fallback": 1}, {"direct_fallback": None}, {"auto_direct_above": -1},
+               {"auto_direct_above": 1.5}, {"auto_direct_above": True}):
+        with pytest.raises(ValueError, match=list(kw)[0]):
+            mindrecord.MindDataset(simple + "0", **kw)
+
+
 def test_reader_reports_its_io_modes(simple):
     assert mindrecord._core.Reader(simple + "0").shard_io_modes == ["pread"] * 3  # auto: fits in memory
     assert mindrecord._core.Reader(simple + "0", [], "mmap").shard_io_modes == ["mmap"] * 3

@@ -141,6 +141,12 @@ def test_io_mode_keyword(simple):
     for bad in ("aio", None, 1):
         with pytest.raises(ValueError, match="io_mode"):
             MindRecordDataset(simple, io_mode=bad)
+    ds = MindRecordDataset(simple, columns=["id"], seed=4, io_mode="direct", direct_fallback=True,
+                           auto_direct_above=7)
+    assert ds._plan(0, 1, 1)["direct_fallback"] is True and ds._plan(0, 1, 1)["auto_direct_above"] == 7
+    assert sorted(epoch_ids(ds, 0)) == want
+    with pytest.raises(ValueError, match="auto_direct_above"):
+        MindRecordDataset(simple, auto_direct_above=-2)
 
 
 @pytest.fixture(scope="module")
