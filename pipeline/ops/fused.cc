@@ -16,16 +16,27 @@ namespace {
 
 // Resizes the window `r` (in full-resolution coordinates) of `img`, decoded
 // at `s`, to out_h x out_w.
-Result<Tensor> ResizeScaledWindow(const Tensor& img, const CropRect& r, JpegScale s, int out_h, int out_w,
-                                  Interpolation interp, const std::string& op) {
-  MR_ASSIGN_OR_RETURN(ImageDims d, CheckImage(img, op, false));
+// The crop window `r` (original pixels) in an image of w x h scaled by `s`:
+// [x0, x1) x [y0, y1), never empty.
+struct ScaledWindow {
+  int x0, y0, x1, y1;
+};
+ScaledWindow ScaleWindow(const CropRect& r, JpegScale s, int w, int h) {
   const double f = static_cast<double>(s.num) / s.denom;
   int x0 = static_cast<int>(std::lround(r.left * f)), x1 = static_cast<int>(std::lround((r.left + r.w) * f));
   int y0 = static_cast<int>(std::lround(r.top * f)), y1 = static_cast<int>(std::lround((r.top + r.h) * f));
-  x0 = std::clamp(x0, 0, d.w - 1);
-  y0 = std::clamp(y0, 0, d.h - 1);
-  x1 = std::clamp(x1, x0 + 1, d.w);
-  y1 = std::clamp(y1, y0 + 1, d.h);
+  x0 = std::clamp(x0, 0, w - 1);
+  y0 = std::clamp(y0, 0, h - 1);
+  x1 = std::clamp(x1, x0 + 1, w);
+  y1 = std::clamp(y1, y0 + 1, h);
+  return {x0, y0, x1, y1};
+}
+
+// Resizes the window `win` of `img` to out_h x out_w.
+Result<Tensor> ResizeWindow(const Tensor& img, ScaledWindow win, int out_h, int out_w, Interpolation interp,
+                            const std::string& op) {
+  MR_ASSIGN_OR_RETURN(ImageDims d, CheckImage(img, op, false));
+  const int x0 = win.x0, y0 = win.y0, x1 = win.x1, y1 = win.y1;
   ImageDims od = d;
   od.h = out_h;
   od.w = out_w;
@@ -37,6 +48,12 @@ Result<Tensor> ResizeScaledWindow(const Tensor& img, const CropRect& r, JpegScal
     cv::resize(roi, dst, dst.size(), 0, 0, ToCvInterpolation(interp));
   }));
   return out;
+}
+
+Result<Tensor> ResizeScaledWindow(const Tensor& img, const CropRect& r, JpegScale s, int out_h, int out_w,
+                                  Interpolation interp, const std::string& op) {
+  MR_ASSIGN_OR_RETURN(ImageDims d, CheckImage(img, op, false));
+  return ResizeWindow(img, ScaleWindow(r, s, d.w, d.h), out_h, out_w, interp, op);
 }
 
 // Smallest DCT scale keeping a w x h window >= out_w x out_h.
@@ -114,6 +131,14 @@ Result<Tensor> DecodeRandomResizedCropOp::Apply(Tensor input, std::mt19937_64& r
       std::mt19937_64 probe = rng;
       const CropRect r = SampleRandomResizedCrop(hdr->height, hdr->width, p_, probe);
       const JpegScale s = ScaleForWindow(r.w, r.h, ow, oh, all_factors_);
+      // Only the window's rows and columns are decoded: the same pixels as a
+      // full decode, so the same output.
+      const ScaledWindow win = ScaleWindow(r, s, s.Scaled(hdr->width), s.Scaled(hdr->height));
+      auto part = DecodeJpegWindow(data, size, s, win.x0, win.y0, win.x1 - win.x0, win.y1 - win.y0);
+      if (part.ok()) {
+        rng = probe;
+        return ResizeWindow(*part, {0, 0, win.x1 - win.x0, win.y1 - win.y0}, oh, ow, p_.interp, op);
+      }
       auto img = DecodeJpeg(data, size, s);
       if (img.ok()) {
         rng = probe;

@@ -4,11 +4,17 @@
 
 #include <turbojpeg.h>
 
+#include <algorithm>
+#include <csetjmp>
+#include <cstdio>  // jpeglib.h needs FILE
+#include <cstring>
 #include <memory>
 #include <string>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+
+#include <jpeglib.h>
 
 #include "pipeline/ops/op_util.h"
 
@@ -115,6 +121,109 @@ Result<Tensor> DecodeJpeg(const uint8_t* data, size_t size, JpegScale scale) {
   int rc = tjDecompress2(h, data, static_cast<unsigned long>(size), out.MutableData(), sw, sw * 3, sh, TJPF_RGB, 0);
   if (rc != 0 && tjGetErrorCode(h) == TJERR_FATAL)
     return Status::InvalidArgument("JPEG decode failed: " + TjError(h));
+  return out;
+}
+
+namespace {
+
+struct JpegErrors {
+  jpeg_error_mgr mgr;
+  std::jmp_buf jump;
+  bool warned = false;
+};
+
+void JpegErrorExit(j_common_ptr c) { std::longjmp(reinterpret_cast<JpegErrors*>(c->err)->jump, 1); }
+void JpegEmit(j_common_ptr c, int level) {
+  if (level < 0) reinterpret_cast<JpegErrors*>(c->err)->warned = true;  // corrupt-data warnings
+}
+
+// Rows [y0, y1) and columns [x0, x1) of the scaled image (x0/x1 widened by
+// libjpeg to iMCU boundaries: *out_x0, *out_w) into `strip`, which must hold
+// (x1 - x0 + 2 iMCU widths) * (y1 - y0) * 3 bytes. Plain C types only: a
+// libjpeg error longjmps out of here. Returns false on any error or warning.
+bool DecodeStrip(const uint8_t* data, size_t size, JpegScale scale, int x0, int x1, int y0, int y1, int sw, int sh,
+                 uint8_t* strip, size_t strip_bytes, int* out_x0, int* out_w) {
+  jpeg_decompress_struct ci;
+  JpegErrors err;
+  ci.err = jpeg_std_error(&err.mgr);
+  err.mgr.error_exit = JpegErrorExit;
+  err.mgr.emit_message = JpegEmit;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_decompress(&ci);
+    return false;
+  }
+  jpeg_create_decompress(&ci);
+  jpeg_mem_src(&ci, data, static_cast<unsigned long>(size));
+  if (jpeg_read_header(&ci, TRUE) != JPEG_HEADER_OK) {
+    jpeg_destroy_decompress(&ci);
+    return false;
+  }
+  ci.scale_num = static_cast<unsigned>(scale.num);
+  ci.scale_denom = static_cast<unsigned>(scale.denom);
+  ci.out_color_space = JCS_EXT_RGB;
+  jpeg_start_decompress(&ci);
+  if (static_cast<int>(ci.output_width) != sw || static_cast<int>(ci.output_height) != sh ||
+      ci.output_components != 3) {
+    jpeg_destroy_decompress(&ci);
+    return false;
+  }
+  JDIMENSION xoff = static_cast<JDIMENSION>(x0), width = static_cast<JDIMENSION>(x1 - x0);
+  jpeg_crop_scanline(&ci, &xoff, &width);
+  const size_t row_bytes = static_cast<size_t>(ci.output_width) * 3;
+  if (row_bytes * static_cast<size_t>(y1 - y0) > strip_bytes) {
+    jpeg_destroy_decompress(&ci);
+    return false;
+  }
+  if (y0 > 0 && jpeg_skip_scanlines(&ci, static_cast<JDIMENSION>(y0)) != static_cast<JDIMENSION>(y0)) {
+    jpeg_destroy_decompress(&ci);
+    return false;
+  }
+  while (static_cast<int>(ci.output_scanline) < y1) {
+    JSAMPROW row = strip + static_cast<size_t>(static_cast<int>(ci.output_scanline) - y0) * row_bytes;
+    if (jpeg_read_scanlines(&ci, &row, 1) != 1) {
+      jpeg_destroy_decompress(&ci);
+      return false;
+    }
+  }
+  *out_x0 = static_cast<int>(xoff);
+  *out_w = static_cast<int>(ci.output_width);
+  const bool ok = !err.warned;
+  jpeg_abort_decompress(&ci);  // the rows below are not needed
+  jpeg_destroy_decompress(&ci);
+  return ok;
+}
+
+}  // namespace
+
+Result<Tensor> DecodeJpegWindow(const uint8_t* data, size_t size, JpegScale scale, int x, int y, int w, int h) {
+  tjhandle th = ThreadDecompressor();
+  if (!th) return Status::Internal("tjInitDecompress failed");
+  int iw = 0, ih = 0, subsamp = 0, colorspace = 0;
+  if (tjDecompressHeader3(th, data, static_cast<unsigned long>(size), &iw, &ih, &subsamp, &colorspace) != 0)
+    return Status::InvalidArgument("bad JPEG header: " + TjError(th));
+  const int sw = scale.Scaled(iw), sh = scale.Scaled(ih);
+  if (w <= 0 || h <= 0 || x < 0 || y < 0 || x + w > sw || y + h > sh)
+    return Status::InvalidArgument("JPEG window outside the image");
+  // Upsampled chroma near a cut edge depends on the pixels beyond it: decode
+  // a margin around the window (4 px is more than any sampling factor needs).
+  constexpr int kMargin = 4;
+  const int x0 = std::max(0, x - kMargin), x1 = std::min(sw, x + w + kMargin);
+  const int y0 = std::max(0, y - kMargin), y1 = std::min(sh, y + h + kMargin);
+  // jpeg_crop_scanline widens the columns to iMCU boundaries (at most 32
+  // scaled pixels each side).
+  const size_t strip_bytes = static_cast<size_t>(std::min(sw, x1 - x0 + 64)) * 3 * static_cast<size_t>(y1 - y0);
+  std::unique_ptr<uint8_t[]> strip(new uint8_t[strip_bytes]);
+  int sx0 = 0, sww = 0;
+  if (!DecodeStrip(data, size, scale, x0, x1, y0, y1, sw, sh, strip.get(), strip_bytes, &sx0, &sww) || sx0 > x ||
+      sx0 + sww < x + w)
+    return Status::InvalidArgument("JPEG window decode failed");
+  Tensor out = Tensor::Make(TensorType::kUInt8, {h, w, 3});
+  uint8_t* dst = out.MutableData();
+  for (int r = 0; r < h; ++r) {
+    std::memcpy(dst + static_cast<size_t>(r) * w * 3,
+                strip.get() + (static_cast<size_t>(y - y0 + r) * sww + static_cast<size_t>(x - sx0)) * 3,
+                static_cast<size_t>(w) * 3);
+  }
   return out;
 }
 

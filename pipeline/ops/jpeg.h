@@ -42,6 +42,15 @@ JpegScale ChooseJpegScale(int width, int height, int min_w, int min_h, bool all_
 // warnings (e.g. a truncated scan) still give the image.
 Result<Tensor> DecodeJpeg(const uint8_t* data, size_t size, JpegScale scale);
 
+// The window [x, x+w) x [y, y+h) (in the coordinates of the image scaled by
+// `scale`) of DecodeJpeg(data, size, scale), byte for byte, decoding only
+// the rows and columns around it (libjpeg's jpeg_skip_scanlines and
+// jpeg_crop_scanline, with a margin so upsampling at the cut edges matches
+// the full decode). Fails (the caller falls back to DecodeJpeg) on anything
+// unusual: a window outside the image, a stream libjpeg refuses or warns
+// about (e.g. truncated).
+Result<Tensor> DecodeJpegWindow(const uint8_t* data, size_t size, JpegScale scale, int x, int y, int w, int h);
+
 // Any format: JPEG at the scale chosen for (min_w, min_h) (<= 0: full size),
 // others via OpenCV at full size. `op` names the caller in errors.
 Result<Tensor> DecodeImage(const uint8_t* data, size_t size, int min_w, int min_h, const char* op,

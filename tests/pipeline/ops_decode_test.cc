@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <thread>
 
 #include <opencv2/imgproc.hpp>
+#include <turbojpeg.h>
 
 #include "pipeline/ops/fuse.h"
 #include "pipeline/ops/jpeg.h"
@@ -106,6 +108,53 @@ TEST(OpsDecodeTest, BadJpegDoesNotSpoilTheNextDecode) {
       EXPECT_TRUE(testing::SameBytes(again, fresh)) << "after a JPEG cut at " << cut;
     }
   }).join();
+}
+
+// A window decoded alone holds exactly the pixels of the full decode, for
+// every scale, chroma subsampling and window position (edges included).
+TEST(OpsDecodeTest, WindowDecodeMatchesFullDecode) {
+  std::mt19937_64 rng(5);
+  cv::Mat rgb = SyntheticRgb(301, 419);
+  // Every chroma subsampling libjpeg-turbo writes, and grayscale.
+  std::vector<Tensor> jpegs;
+  tjhandle enc = tjInitCompress();
+  for (int sub : {TJSAMP_444, TJSAMP_422, TJSAMP_420, TJSAMP_440, TJSAMP_411, TJSAMP_GRAY}) {
+    unsigned char* buf = nullptr;
+    unsigned long n = 0;
+    ASSERT_EQ(tjCompress2(enc, rgb.data, rgb.cols, static_cast<int>(rgb.step), rgb.rows, TJPF_RGB, &buf, &n, sub, 90,
+                          0),
+              0);
+    jpegs.push_back(Tensor::FromString(TensorType::kBytes, std::string(reinterpret_cast<char*>(buf), n)));
+    tjFree(buf);
+  }
+  tjDestroy(enc);
+  for (const Tensor& jpg : jpegs) {
+    for (ops::JpegScale s : {ops::JpegScale{1, 1}, ops::JpegScale{1, 2}, ops::JpegScale{3, 8}, ops::JpegScale{1, 4}}) {
+      auto full = ops::DecodeJpeg(jpg.data(), jpg.size_bytes(), s);
+      ASSERT_TRUE(full.ok());
+      const int h = static_cast<int>(full->shape()[0]), w = static_cast<int>(full->shape()[1]);
+      for (int k = 0; k < 25; ++k) {
+        int ww = 1 + static_cast<int>(rng() % w), wh = 1 + static_cast<int>(rng() % h);
+        if (k == 0) ww = w, wh = h;  // the whole image
+        const int x = static_cast<int>(rng() % (w - ww + 1)), y = static_cast<int>(rng() % (h - wh + 1));
+        auto win = ops::DecodeJpegWindow(jpg.data(), jpg.size_bytes(), s, x, y, ww, wh);
+        ASSERT_TRUE(win.ok()) << win.status().ToString();
+        ASSERT_EQ(win->shape(), (std::vector<int64_t>{wh, ww, 3}));
+        size_t bad = 0;
+        for (int r = 0; r < wh; ++r) {
+          bad += std::memcmp(win->data() + static_cast<size_t>(r) * ww * 3,
+                             full->data() + (static_cast<size_t>(y + r) * w + x) * 3, static_cast<size_t>(ww) * 3) != 0;
+        }
+        EXPECT_EQ(bad, 0u) << "scale " << s.num << "/" << s.denom << " window " << x << "," << y << " " << ww << "x"
+                           << wh << " of " << w << "x" << h;
+      }
+      EXPECT_FALSE(ops::DecodeJpegWindow(jpg.data(), jpg.size_bytes(), s, w - 1, 0, 2, 1).ok());  // outside
+    }
+  }
+  // A truncated stream is refused (the caller then decodes it whole).
+  const std::string cut(reinterpret_cast<const char*>(jpegs[0].data()), jpegs[0].size_bytes() / 2);
+  EXPECT_FALSE(ops::DecodeJpegWindow(reinterpret_cast<const uint8_t*>(cut.data()), cut.size(), {1, 1}, 0, 0, 100,
+                                     280).ok());
 }
 
 TEST(OpsDecodeTest, RejectsBadInput) {
