@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "benchmarks/bench_images.h"
 #include "pipeline/ops/fuse.h"
 #include "pipeline/ops/jpeg.h"
 #include "pipeline/ops/op.h"
@@ -22,34 +23,14 @@ namespace mr = mindrecord;
 
 namespace {
 
-const char* kSourceDir = "/work/shared/compat/sources/coco/train";
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-std::string EncodeJpeg(const mr::Tensor& rgb, int quality) {
-  tjhandle h = tjInitCompress();
-  unsigned char* buf = nullptr;
-  unsigned long size = 0;
-  const int hgt = static_cast<int>(rgb.shape()[0]), w = static_cast<int>(rgb.shape()[1]);
-  tjCompress2(h, rgb.data(), w, w * 3, hgt, TJPF_RGB, &buf, &size, TJSAMP_420, quality, 0);
-  std::string out(reinterpret_cast<char*>(buf), size);
-  tjFree(buf);
-  tjDestroy(h);
-  return out;
-}
+using mr::bench::EncodeJpeg;
+using mr::bench::ReadFile;
 
 // Inputs: random crops of the photos resized to 960x720, q95 (~100 KB each).
 const std::vector<mr::Tensor>& Images() {
   static const std::vector<mr::Tensor> images = [] {
     std::vector<mr::Tensor> out;
-    std::vector<std::string> paths;
-    if (std::filesystem::exists(kSourceDir))
-      for (const auto& e : std::filesystem::directory_iterator(kSourceDir))
-        if (e.path().extension() == ".jpg") paths.push_back(e.path());
-    std::sort(paths.begin(), paths.end());
+    const std::vector<std::string> paths = mr::bench::CompatPhotoPaths();
     auto decode = mr::MakeOp({{"op", "Decode"}}).value();
     auto crop = mr::MakeOp({{"op", "RandomResizedCrop"}, {"size", {720, 960}}, {"scale", {0.5, 1.0}},
                              {"ratio", {1.2, 1.45}}, {"interpolation", "area"}}).value();

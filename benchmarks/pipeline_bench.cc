@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "benchmarks/bench_images.h"
 #include "pipeline/ops/fuse.h"
 #include "pipeline/ops/jpeg.h"
 #include "pipeline/ops/op.h"
@@ -181,22 +182,8 @@ void BM_Records(benchmark::State& state, bool shuffled) {
 
 // ---- (b) images ---------------------------------------------------------------
 
-std::string EncodeJpeg(const Tensor& rgb, int quality) {
-  tjhandle h = tjInitCompress();
-  unsigned char* buf = nullptr;
-  unsigned long size = 0;
-  const int hgt = static_cast<int>(rgb.shape()[0]), w = static_cast<int>(rgb.shape()[1]);
-  tjCompress2(h, rgb.data(), w, w * 3, hgt, TJPF_RGB, &buf, &size, TJSAMP_420, quality, 0);
-  std::string out(reinterpret_cast<char*>(buf), size);
-  tjFree(buf);
-  tjDestroy(h);
-  return out;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
+using bench::EncodeJpeg;
+using bench::ReadFile;
 
 // 64 distinct 960x720 q95 JPEGs: random crops of the sample photos, or
 // smooth synthetic pictures with noise when the photos are absent.
@@ -204,14 +191,7 @@ const std::vector<std::string>& Jpegs() {
   static std::vector<std::string> out = [] {
     std::vector<std::string> jpegs;
     std::vector<Tensor> photos;
-    const std::string src = "/work/shared/compat/sources/coco/train";
-    std::vector<std::string> paths;
-    if (std::filesystem::exists(src)) {
-      for (const auto& e : std::filesystem::directory_iterator(src)) {
-        if (e.path().extension() == ".jpg") paths.push_back(e.path());
-      }
-    }
-    std::sort(paths.begin(), paths.end());
+    const std::vector<std::string> paths = bench::CompatPhotoPaths();
     std::mt19937_64 rng(1);
     auto decode = MakeOp({{"op", "Decode"}}).value();
     for (const auto& p : paths) {

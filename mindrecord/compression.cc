@@ -382,6 +382,10 @@ Result<std::string_view> BlobDecompressor::DecompressRaw(std::string_view raw, s
   return std::string_view(*buf);
 }
 
+Result<std::string_view> PlainRawPart(const BlobDecompressor* d, std::string_view raw, std::string* buf) {
+  return d ? d->DecompressRaw(raw, buf) : Result<std::string_view>(raw);
+}
+
 Status BlobDecompressor::DecompressBlob(const RowCodec& codec, std::string_view blob, std::string* out) const {
   std::vector<std::string_view> parts;
   MR_RETURN_IF_ERROR(codec.SplitBlob(blob, &parts));

@@ -117,6 +117,10 @@ class BlobDecompressor {
   void* ddict_ = nullptr;  // ZSTD_DDict*
 };
 
+// A raw part as stored -> msgpack, for readers whose decompressor may be null
+// (an uncompressed dataset): `raw` itself unless `d` compresses raw parts.
+Result<std::string_view> PlainRawPart(const BlobDecompressor* d, std::string_view raw, std::string* buf);
+
 // Compression settings recorded in a header (codec none when uncompressed).
 CompressionOptions CompressionFromHeader(const ShardHeader& h);
 

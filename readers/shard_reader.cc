@@ -237,12 +237,10 @@ Status ShardReader::Impl::Decode(const Shard& s, uint64_t local, std::string_vie
                                  const Projection* proj, const std::vector<bool>& select, Row* out) const {
   Status st = Status::OK();
   std::string raw_plain;
-  if ((!proj || proj->need_raw) && decompressor) {
-    Result<std::string_view> r = decompressor->DecompressRaw(raw, &raw_plain);
-    if (r.ok()) raw = *r;
-    st = r.status();
+  if (!proj || proj->need_raw) {
+    Result<std::string_view> msgpack = PlainRawPart(decompressor.get(), raw, &raw_plain);
+    st = msgpack.ok() ? codec->DecodeRaw(*msgpack, select, out) : msgpack.status();
   }
-  if (st.ok() && (!proj || proj->need_raw)) st = codec->DecodeRaw(raw, select, out);
   if (st.ok() && (!proj || proj->need_blob)) {
     // Decompression runs here, on the thread that reads the row (the
     // pipeline's workers), one row at a time.
@@ -527,14 +525,10 @@ Result<EncodedRow> ShardReader::ReadEncoded(uint64_t row_id) const {
   std::string_view raw = parts.raw;
   std::string_view blob = parts.blob;
   EncodedRow out;
-  if (impl_->decompressor) {
-    Result<std::string_view> r = impl_->decompressor->DecompressRaw(raw, &out.raw);
-    if (!r.ok()) return r.status().WithContext(s.path + ": row " + std::to_string(loc.local_row));
-    if (r->data() != out.raw.data()) out.raw.assign(*r);
-    raw = out.raw;
-  } else {
-    out.raw.assign(raw);
-  }
+  Result<std::string_view> msgpack = PlainRawPart(impl_->decompressor.get(), raw, &out.raw);
+  if (!msgpack.ok()) return msgpack.status().WithContext(s.path + ": row " + std::to_string(loc.local_row));
+  if (msgpack->data() != out.raw.data()) out.raw.assign(*msgpack);
+  raw = out.raw;
   if (impl_->decompressor) {
     Status st = impl_->decompressor->DecompressBlob(*impl_->codec, blob, &out.blob);
     if (!st.ok()) return st.WithContext(s.path + ": row " + std::to_string(loc.local_row));

@@ -73,12 +73,10 @@ void DecodeAll(const RandomAccessFile& f, const ShardHeader& h, const std::vecto
     Row row;
     Status st = part(l.raw_page, l.raw_begin, l.raw_end, &raw);
     if (st.ok()) st = part(l.blob_page, l.blob_begin, l.blob_end, &blob);
-    if (st.ok() && *decompressor) {
-      Result<std::string_view> r = (*decompressor)->DecompressRaw(raw, &plain);
-      if (r.ok() && r->data() == plain.data()) raw.swap(plain);
-      st = r.status();
+    if (st.ok()) {
+      Result<std::string_view> msgpack = PlainRawPart(decompressor->get(), raw, &plain);
+      st = msgpack.ok() ? codec.DecodeRaw(*msgpack, {}, &row) : msgpack.status();
     }
-    if (st.ok()) st = codec.DecodeRaw(raw, {}, &row);
     if (st.ok() && *decompressor) {
       st = (*decompressor)->DecompressBlob(codec, blob, &plain);
       blob.swap(plain);

@@ -43,9 +43,10 @@ Status WriteIndex(FileSystem* fs, const RandomAccessFile& file, const std::strin
     raw.resize(l.raw_end - l.raw_begin - 8);
     st = file.ReadAt(h.PageOffset(l.raw_page) + l.raw_begin + 8, raw.size(), raw.data());
     Row values;
-    Result<std::string_view> msgpack = std::string_view(raw);
-    if (st.ok() && decompressor) msgpack = decompressor->DecompressRaw(raw, &plain);
-    if (st.ok()) st = msgpack.ok() ? codec.DecodeRawFields(*msgpack, h.index_fields, &values) : msgpack.status();
+    if (st.ok()) {
+      Result<std::string_view> msgpack = PlainRawPart(decompressor.get(), raw, &plain);
+      st = msgpack.ok() ? codec.DecodeRawFields(*msgpack, h.index_fields, &values) : msgpack.status();
+    }
     if (st.ok()) st = (*writer)->Add(l, values);
     if (!st.ok()) break;
   }

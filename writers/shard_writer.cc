@@ -226,7 +226,7 @@ Result<std::vector<std::pair<RowLocator, Row>>> LoadOpenGroup(const ExistingShar
     MR_RETURN_IF_ERROR(f->ReadAt(h.PageOffset(l.raw_page) + l.raw_begin + kLengthPrefix, raw.size(), raw.data()));
     Row values;
     std::string plain;
-    Result<std::string_view> msgpack = decompressor ? decompressor->DecompressRaw(raw, &plain) : std::string_view(raw);
+    Result<std::string_view> msgpack = PlainRawPart(decompressor, raw, &plain);
     Status st = msgpack.ok() ? codec.DecodeRawFields(*msgpack, fields, &values) : msgpack.status();
     if (!st.ok()) return st.WithContext(s.path + ": row " + std::to_string(l.row_id));
     out.emplace_back(l, std::move(values));

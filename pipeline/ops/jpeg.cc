@@ -137,11 +137,14 @@ void JpegEmit(j_common_ptr c, int level) {
   if (level < 0) reinterpret_cast<JpegErrors*>(c->err)->warned = true;  // corrupt-data warnings
 }
 
-// Rows [y0, y1) and columns [x0, x1) of the scaled image (x0/x1 widened by
-// libjpeg to iMCU boundaries: *out_x0, *out_w) into `strip`, which must hold
-// (x1 - x0 + 2 iMCU widths) * (y1 - y0) * 3 bytes. Plain C types only: a
-// libjpeg error longjmps out of here. Returns false on any error or warning.
-bool DecodeStrip(const uint8_t* data, size_t size, JpegScale scale, int x0, int x1, int y0, int y1, int sw, int sh,
+// The window [x, x+w) x [y, y+h) of the scaled image plus `margin` pixels
+// around it (clamped to the image; columns widened by libjpeg to iMCU
+// boundaries) into `strip` (row length *out_w pixels, first row y0 =
+// max(0, y - margin), first column *out_x0). `strip_bytes` must hold
+// (w + 2 margin + 64) * (h + 2 margin) * 3 bytes. Plain C types only: a
+// libjpeg error longjmps out of here. False on any error or warning, or a
+// window outside the image.
+bool DecodeStrip(const uint8_t* data, size_t size, JpegScale scale, int x, int y, int w, int h, int margin,
                  uint8_t* strip, size_t strip_bytes, int* out_x0, int* out_w) {
   jpeg_decompress_struct ci;
   JpegErrors err;
@@ -162,11 +165,14 @@ bool DecodeStrip(const uint8_t* data, size_t size, JpegScale scale, int x0, int 
   ci.scale_denom = static_cast<unsigned>(scale.denom);
   ci.out_color_space = JCS_EXT_RGB;
   jpeg_start_decompress(&ci);
-  if (static_cast<int>(ci.output_width) != sw || static_cast<int>(ci.output_height) != sh ||
-      ci.output_components != 3) {
+  const int sw = static_cast<int>(ci.output_width), sh = static_cast<int>(ci.output_height);
+  if (sw != scale.Scaled(static_cast<int>(ci.image_width)) || sh != scale.Scaled(static_cast<int>(ci.image_height)) ||
+      ci.output_components != 3 || x + w > sw || y + h > sh) {
     jpeg_destroy_decompress(&ci);
     return false;
   }
+  const int x0 = std::max(0, x - margin), x1 = std::min(sw, x + w + margin);
+  const int y0 = std::max(0, y - margin), y1 = std::min(sh, y + h + margin);
   JDIMENSION xoff = static_cast<JDIMENSION>(x0), width = static_cast<JDIMENSION>(x1 - x0);
   jpeg_crop_scanline(&ci, &xoff, &width);
   const size_t row_bytes = static_cast<size_t>(ci.output_width) * 3;
@@ -196,27 +202,20 @@ bool DecodeStrip(const uint8_t* data, size_t size, JpegScale scale, int x0, int 
 }  // namespace
 
 Result<Tensor> DecodeJpegWindow(const uint8_t* data, size_t size, JpegScale scale, int x, int y, int w, int h) {
-  tjhandle th = ThreadDecompressor();
-  if (!th) return Status::Internal("tjInitDecompress failed");
-  int iw = 0, ih = 0, subsamp = 0, colorspace = 0;
-  if (tjDecompressHeader3(th, data, static_cast<unsigned long>(size), &iw, &ih, &subsamp, &colorspace) != 0)
-    return Status::InvalidArgument("bad JPEG header: " + TjError(th));
-  const int sw = scale.Scaled(iw), sh = scale.Scaled(ih);
-  if (w <= 0 || h <= 0 || x < 0 || y < 0 || x + w > sw || y + h > sh)
-    return Status::InvalidArgument("JPEG window outside the image");
+  if (w <= 0 || h <= 0 || x < 0 || y < 0) return Status::InvalidArgument("JPEG window outside the image");
   // Upsampled chroma near a cut edge depends on the pixels beyond it: decode
   // a margin around the window (4 px is more than any sampling factor needs).
-  constexpr int kMargin = 4;
-  const int x0 = std::max(0, x - kMargin), x1 = std::min(sw, x + w + kMargin);
-  const int y0 = std::max(0, y - kMargin), y1 = std::min(sh, y + h + kMargin);
   // jpeg_crop_scanline widens the columns to iMCU boundaries (at most 32
   // scaled pixels each side).
-  const size_t strip_bytes = static_cast<size_t>(std::min(sw, x1 - x0 + 64)) * 3 * static_cast<size_t>(y1 - y0);
+  constexpr int kMargin = 4;
+  const size_t strip_bytes =
+      static_cast<size_t>(w + 2 * kMargin + 64) * 3 * static_cast<size_t>(h + 2 * kMargin);
   std::unique_ptr<uint8_t[]> strip(new uint8_t[strip_bytes]);
   int sx0 = 0, sww = 0;
-  if (!DecodeStrip(data, size, scale, x0, x1, y0, y1, sw, sh, strip.get(), strip_bytes, &sx0, &sww) || sx0 > x ||
+  if (!DecodeStrip(data, size, scale, x, y, w, h, kMargin, strip.get(), strip_bytes, &sx0, &sww) || sx0 > x ||
       sx0 + sww < x + w)
-    return Status::InvalidArgument("JPEG window decode failed");
+    return Status::InvalidArgument("JPEG window decode failed (or the window is outside the image)");
+  const int y0 = std::max(0, y - kMargin);
   Tensor out = Tensor::Make(TensorType::kUInt8, {h, w, 3});
   uint8_t* dst = out.MutableData();
   for (int r = 0; r < h; ++r) {

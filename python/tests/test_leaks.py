@@ -9,6 +9,25 @@ import mindrecord
 from conftest import write_simple
 
 
+def assert_no_growth(one_round, probes):
+    """After 5 warm-up rounds, 40 more leave the probes' reference counts,
+    the number of live objects and traced memory where they were."""
+    for _ in range(5):
+        one_round()
+    gc.collect()
+    refs = [sys.getrefcount(x) for x in probes]
+    objects = len(gc.get_objects())
+    tracemalloc.start()
+    for _ in range(40):
+        one_round()
+    gc.collect()
+    current, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert [sys.getrefcount(x) for x in probes] == refs
+    assert len(gc.get_objects()) - objects < 200
+    assert current < 1_000_000, current
+
+
 def test_no_reference_or_memory_growth(tmp_path):
     path = write_simple(str(tmp_path / "l.mindrecord"), 64)
     reader = mindrecord.FileReader(path)
@@ -32,20 +51,7 @@ def test_no_reference_or_memory_growth(tmp_path):
             pass
         w.commit()
 
-    for _ in range(5):
-        one_round()
-    gc.collect()
-    refs = [sys.getrefcount(x) for x in (probe, probe["vec"], None, 1, 2)]
-    objects = len(gc.get_objects())
-    tracemalloc.start()
-    for _ in range(40):
-        one_round()
-    gc.collect()
-    current, _ = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    assert [sys.getrefcount(x) for x in (probe, probe["vec"])] == refs[:2]
-    assert len(gc.get_objects()) - objects < 200
-    assert current < 1_000_000, current
+    assert_no_growth(one_round, (probe, probe["vec"]))
 
 
 def test_batch_arrays_outlive_pipeline(tmp_path):
@@ -81,20 +87,7 @@ def test_callables_and_padding_do_not_leak(tmp_path):
         except RuntimeError:
             pass
 
-    for _ in range(5):
-        one_round()
-    gc.collect()
-    refs = [sys.getrefcount(x) for x in (fn, token, pad["vec"])]
-    objects = len(gc.get_objects())
-    tracemalloc.start()
-    for _ in range(40):
-        one_round()
-    gc.collect()
-    current, _ = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    assert [sys.getrefcount(x) for x in (fn, token, pad["vec"])] == refs
-    assert len(gc.get_objects()) - objects < 200
-    assert current < 1_000_000, current
+    assert_no_growth(one_round, (fn, token, pad["vec"]))
 
 
 def test_batch_allocator_buffers_are_used_and_released(tmp_path):
