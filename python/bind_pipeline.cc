@@ -1,5 +1,7 @@
 // Pipeline and Convert bindings of mindrecord._core.
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <set>
 
@@ -267,6 +269,18 @@ void BindPipeline(py::module_& m) {
     d["cached_bytes"] = s.cached_bytes;
     d["capacity"] = s.capacity;
     return d;
+  });
+  // Atomic 64-bit counters in memory shared between processes (the
+  // DataLoader buffer ring's control page, python/mindrecord/torch.py).
+  // `address` must be 8-byte aligned and stay mapped for the call.
+  m.def("_u64_load", [](uintptr_t address) {
+    return std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(address)).load();
+  });
+  m.def("_u64_add", [](uintptr_t address, uint64_t delta) {
+    return std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(address)).fetch_add(delta) + delta;
+  });
+  m.def("_u64_cas", [](uintptr_t address, uint64_t expected, uint64_t desired) {
+    return std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(address)).compare_exchange_strong(expected, desired);
   });
   m.def("set_tensor_pool_capacity", [](size_t bytes) { SetTensorPoolCapacity(bytes); }, py::arg("bytes"));
   // Rows per epoch of the plan's sampler over its source.

@@ -18,12 +18,14 @@ columns straight into shared memory, so passing the batch to the main
 process copies nothing (only a file descriptor crosses). Large columns go to
 a per-worker ring of reused shared-memory buffers (_Ring), which saves the
 page faults of a fresh segment per batch; small ones to torch shared memory.
+The main process maps each ring buffer once and keeps it while the dataset
+object lives; workers started afresh each epoch inherit those buffers.
 """
 import json
 import math
 import mmap
 import os
-import struct
+import functools
 import threading
 import weakref
 from multiprocessing.reduction import DupFd
@@ -60,101 +62,141 @@ _RING_MIN_BYTES = 64 << 10
 # queue, DataLoader's prefetch_factor per worker, and what the consumer holds;
 # past this, batches fall back to fresh torch shared memory (never a wait).
 _RING_MAX_SLOTS = 12
-_TOKEN = struct.Struct("<IQ")  # release token: slot index, generation
+# Each buffer starts with a control page: 64-bit counters of copies sent and
+# released, and the pid of the worker that owns (writes) the buffer. Data
+# follows at _CTRL.
+_CTRL = 4096
+_SENT, _RELEASED, _OWNER = 0, 8, 16
+_POPULATE = getattr(mmap, "MAP_POPULATE", 0)
+_MADV_POPULATE_WRITE = 23  # Linux >= 5.14; older kernels refuse it (then pages fault in on use)
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists (another user's): not ours to take
+    return True
 
 
 class _Slot:
-    def __init__(self, index, nbytes):
+    """One buffer: a memfd of _CTRL + nbytes bytes and its mapping here."""
+
+    def __init__(self, index, nbytes, fd=None, mapping=None):
         self.index, self.nbytes = index, nbytes
-        self.fd = os.memfd_create("mindrecord-batch", os.MFD_CLOEXEC)
-        os.ftruncate(self.fd, nbytes)
-        self.map = mmap.mmap(self.fd, nbytes)
-        self.address = np.frombuffer(self.map, np.uint8).ctypes.data
+        if fd is None:
+            fd = os.memfd_create("mindrecord-batch", os.MFD_CLOEXEC)
+            try:
+                os.ftruncate(fd, _CTRL + nbytes)
+                # Populated in one call: cheaper than faulting 38 MB page by page.
+                mapping = mmap.mmap(fd, _CTRL + nbytes, flags=mmap.MAP_SHARED | _POPULATE)
+            except BaseException:
+                os.close(fd)
+                raise
+        self.fd, self.map = fd, mapping
+        self.ctrl = np.frombuffer(mapping, np.uint8, count=_CTRL).ctypes.data
+        self.address = self.ctrl + _CTRL
         self.gen = 0
         self.local = False  # a tensor in this process still uses the buffer
-        self.pending = 0    # sent copies the consumer has not released yet
 
     def free(self):
-        return not self.local and self.pending == 0
+        """No tensor here uses it and every copy sent was released."""
+        return not self.local and (_core._u64_load(self.ctrl + _RELEASED) == _core._u64_load(self.ctrl + _SENT))
 
     def close(self):
-        self.map.close()
+        try:
+            self.map.close()
+        except BufferError:
+            pass  # an array over it still exists here (e.g. copied by fork): unmapped with it
         os.close(self.fd)
 
 
 class _Ring:
-    """Reused shared-memory batch buffers of one DataLoader worker process.
+    """Reused shared-memory batch buffers of one DataLoader worker process
+    (per dataset and worker id).
 
     A buffer is handed out again only when no tensor over it is alive here
-    and every process it was sent to has released it: the receiving side
-    (_rebuild_ring_tensor) writes a token into this ring's pipe when its
-    tensor's storage is freed. Tokens carry the slot's generation, so a late
-    or duplicate token never frees a newer use. Buffers never released (a
-    batch dropped unread at shutdown) stay busy; once all _RING_MAX_SLOTS are
-    busy the caller falls back to fresh memory."""
+    and every copy sent to another process was released: the receiving side
+    (_rebuild_ring_tensor) adds to the buffer's `released` counter when its
+    tensor's storage is freed. Buffers never released (a batch dropped
+    unread at shutdown) stay busy; once all _RING_MAX_SLOTS are busy the
+    caller falls back to fresh memory.
 
-    def __init__(self):
+    The receiving process keeps the buffers it has mapped (_kept) while the
+    dataset object lives there. Workers started afresh for the next epoch
+    are forked from it, inherit those buffers and adopt the ones whose owner
+    has exited (compare-and-swap of the owner pid), so each epoch does not
+    start with fresh memory to fault in."""
+
+    def __init__(self, key):
         self.pid = os.getpid()
-        self.read_end, self.write_end = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
-        self.slots = []
+        self.slots = {}  # index -> _Slot
+        self.adopted = 0
         self.lock = threading.RLock()  # allocator (C++ threads, GIL), finalizers, feeder thread
-
-    def _collect_releases(self):
-        data = b""
-        while True:
+        with _kept_lock:
+            inherited = dict(_kept.get(key, {}))
+        for index, k in sorted(inherited.items()):
+            if len(self.slots) >= _RING_MAX_SLOTS:
+                break
+            owner = _core._u64_load(k.ctrl + _OWNER)
+            if owner == self.pid or (owner != 0 and _alive(owner)):
+                continue  # another live worker writes this buffer
+            if not _core._u64_cas(k.ctrl + _OWNER, owner, self.pid):
+                continue
             try:
-                chunk = os.read(self.read_end, 4096)
-            except BlockingIOError:
-                break
-            if not chunk:
-                break
-            data += chunk
-        for index, gen in _TOKEN.iter_unpack(data[:len(data) - len(data) % _TOKEN.size]):
-            slot = self.slots[index] if index < len(self.slots) else None
-            if slot is not None and slot.gen == gen and slot.pending > 0:
-                slot.pending -= 1
+                k.map.madvise(_MADV_POPULATE_WRITE, _CTRL, k.size - _CTRL)
+            except (OSError, ValueError):
+                pass
+            self.slots[index] = _Slot(index, k.size - _CTRL, os.dup(k.fd), k.map)
+            self.adopted += 1
 
     def take(self, nbytes):
         """A free slot of at least nbytes (at most 2x, to keep large buffers
         for large columns), marked in use; None when every slot is busy."""
         with self.lock:
-            self._collect_releases()
-            free = [s for s in self.slots if s.free()]
+            free = [s for s in self.slots.values() if s.free()]
             fits = [s for s in free if nbytes <= s.nbytes <= 2 * nbytes]
             if fits:
                 slot = min(fits, key=lambda s: s.nbytes)
             elif len(self.slots) < _RING_MAX_SLOTS:
-                slot = _Slot(len(self.slots), nbytes)
-                self.slots.append(slot)
+                index = min(set(range(_RING_MAX_SLOTS)) - set(self.slots))
+                slot = self.slots[index] = self._new_slot(index, nbytes)
             elif free:  # replace a free buffer of the wrong size
                 old = free[0]
                 old.close()
-                slot = self.slots[old.index] = _Slot(old.index, nbytes)
+                slot = self.slots[old.index] = self._new_slot(old.index, nbytes)
             else:
                 return None
             slot.gen += 1
-            slot.local, slot.pending = True, 0
+            slot.local = True
             return slot
+
+    def _new_slot(self, index, nbytes):
+        slot = _Slot(index, nbytes)
+        _core._u64_add(slot.ctrl + _OWNER, self.pid)
+        return slot
 
     def _unlocal(self, slot, gen):
         with self.lock:
             if slot.gen == gen:
                 slot.local = False
 
-    def _sent(self, slot, gen):
-        with self.lock:
-            if slot.gen == gen:
-                slot.pending += 1
+
+_rings = {}  # (dataset token, worker id) -> _Ring of this process
+_rings_pid = None
 
 
-_ring = None
-
-
-def _worker_ring():
-    global _ring
-    if _ring is None or _ring.pid != os.getpid():
-        _ring = _Ring()
-    return _ring
+def _worker_ring(key):
+    global _rings_pid
+    if _rings_pid != os.getpid():
+        _rings.clear()
+        _rings_pid = os.getpid()
+    ring = _rings.get(key)
+    if ring is None:
+        ring = _rings[key] = _Ring(key)
+    return ring
 
 
 class _RingTensor(torch.Tensor):
@@ -164,63 +206,103 @@ class _RingTensor(torch.Tensor):
     __torch_function__ = torch._C._disabled_torch_function_impl
 
     def __reduce_ex__(self, protocol):
-        ring, slot, gen = self._mr_ring
+        ring, slot, gen, key = self._mr_ring
         with ring.lock:
             mine = (slot.gen == gen and slot.address <= self.data_ptr() < slot.address + slot.nbytes)
             if mine:
-                ring._sent(slot, gen)
+                _core._u64_add(slot.ctrl + _SENT, 1)
         if not mine:  # its storage was replaced (e.g. share_memory_): send it as torch does
             from torch.multiprocessing.reductions import reduce_tensor
             return reduce_tensor(self.as_subclass(torch.Tensor))
         offset = self.data_ptr() - slot.address
-        return (_rebuild_ring_tensor, (DupFd(slot.fd), DupFd(ring.write_end), slot.index, gen,
-                                       str(self.dtype).split(".")[1], tuple(self.shape), self.stride(), offset))
+        return (_rebuild_ring_tensor, (DupFd(slot.fd), key, slot.index, str(self.dtype).split(".")[1],
+                                       tuple(self.shape), self.stride(), offset))
 
 
-def _release(write_end, index, gen):
-    try:
-        os.write(write_end, _TOKEN.pack(index, gen))
-    except OSError:
-        pass  # the worker is gone: nothing to tell
-    finally:
-        os.close(write_end)
+class _Kept:
+    """A ring buffer as mapped by a receiving process."""
+
+    def __init__(self, fd, st, mapping):
+        self.fd, self.map, self.size = fd, mapping, st.st_size
+        self.ident = (st.st_dev, st.st_ino, st.st_size)
+        self.ctrl = np.frombuffer(mapping, np.uint8, count=_CTRL).ctypes.data
+
+    def close(self):
+        os.close(self.fd)  # the mapping goes when the last tensor over it does
 
 
-def _rebuild_ring_tensor(fd_dup, pipe_dup, index, gen, dtype, shape, stride, offset):
-    """In the receiving process: maps the worker's buffer and returns a
-    plain tensor over it; when the tensor's storage is freed (no tensor or
-    view uses it any more), tells the worker's ring the buffer is free."""
+_kept = {}            # (dataset token, worker id) -> {slot index: _Kept}
+_kept_tokens = set()  # datasets alive in this process: only their buffers are kept
+_kept_lock = threading.Lock()
+
+
+def _after_fork_in_child():
+    global _kept_lock
+    _kept_lock = threading.Lock()  # another thread may have held it at fork
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _forget(token):
+    """The dataset is gone: drop the buffers kept for it."""
+    with _kept_lock:
+        _kept_tokens.discard(token)
+        for key in [k for k in _kept if k[0] == token]:
+            for k in _kept.pop(key).values():
+                k.close()
+
+
+def _release(mapping, ctrl):
+    # `mapping` keeps the control page mapped until this has run.
+    _core._u64_add(ctrl + _RELEASED, 1)
+
+
+def _rebuild_ring_tensor(fd_dup, key, index, dtype, shape, stride, offset):
+    """In the receiving process: a plain tensor over the worker's buffer.
+    The buffer's mapping is kept and reused for later batches in it; when
+    the tensor's storage is freed (no tensor or view uses it any more), the
+    buffer's `released` counter tells the worker it may reuse it."""
     fd = fd_dup.detach()
-    write_end = pipe_dup.detach()
+    k = slots = None
     try:
-        size = os.fstat(fd).st_size
-        m = mmap.mmap(fd, size, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0))
-    except BaseException:
-        os.close(write_end)
-        raise
+        st = os.fstat(fd)
+        with _kept_lock:
+            slots = _kept.setdefault(key, {}) if key[0] in _kept_tokens else None
+            k = slots.get(index) if slots is not None else None
+            if k is None or k.ident != (st.st_dev, st.st_ino, st.st_size):
+                k = _Kept(fd, st, mmap.mmap(fd, st.st_size, flags=mmap.MAP_SHARED | _POPULATE))
+                fd = -1
+                if slots is not None:
+                    old, slots[index] = slots.get(index), k
+                    if old is not None:
+                        old.close()
     finally:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
     item = torch.empty(0, dtype=_DTYPES[dtype]).element_size()
-    base = np.frombuffer(m, np.uint8, count=size // item * item)
-    # torch.from_numpy keeps `base` referenced until the storage is freed.
-    weakref.finalize(base, _release, write_end, index, gen).atexit = False
-    return torch.from_numpy(base).view(_DTYPES[dtype]).as_strided(shape, stride, offset // item)
+    view = np.frombuffer(k.map, np.uint8, count=(k.size - _CTRL) // item * item, offset=_CTRL)
+    # torch.from_numpy keeps `view` referenced until the storage is freed.
+    weakref.finalize(view, _release, k.map, k.ctrl).atexit = False
+    if slots is None:
+        k.close()  # not kept: the mapping lives as long as the tensor
+    return torch.from_numpy(view).view(_DTYPES[dtype]).as_strided(shape, stride, offset // item)
 
 
-def _worker_batch_buffer(dtype, shape):
+def _worker_batch_buffer(key, dtype, shape):
     """Batch allocator in DataLoader workers: large columns in the ring,
     the rest (and everything while the ring is busy) in torch shared memory."""
     item = torch.empty(0, dtype=_DTYPES[dtype]).element_size()
     nbytes = math.prod(shape) * item
     if nbytes >= _RING_MIN_BYTES:
-        ring = _worker_ring()
+        ring = _worker_ring(key)
         slot = ring.take(nbytes)
         if slot is not None:
-            base = np.frombuffer(slot.map, np.uint8, count=nbytes)
+            base = np.frombuffer(slot.map, np.uint8, count=nbytes, offset=_CTRL)
             # Clears `local` once no tensor here uses the buffer any more.
             weakref.finalize(base, ring._unlocal, slot, slot.gen).atexit = False
             t = torch.from_numpy(base).view(_DTYPES[dtype]).view(shape).as_subclass(_RingTensor)
-            t._mr_ring = (ring, slot, slot.gen)
+            t._mr_ring = (ring, slot, slot.gen, key)
             return t, slot.address, nbytes
     return _shared_batch_buffer(dtype, shape)
 
@@ -285,6 +367,12 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         # the copy of this object they started with) see set_epoch too.
         self._epoch_cell = torch.zeros((), dtype=torch.int64).share_memory_()
         self._total = _core.Reader(self._source[0], [], "pread").num_rows
+        # Names this dataset's buffer rings; the buffers the main process
+        # keeps for them are dropped with this object.
+        self._token = os.urandom(8).hex()
+        with _kept_lock:
+            _kept_tokens.add(self._token)
+        weakref.finalize(self, _forget, self._token)
 
     def set_epoch(self, epoch):
         """Selects the epoch's order; call before each epoch to reshuffle."""
@@ -333,7 +421,8 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         resume = {"seed": self._seed, "epoch": self._epoch, "position": 0, "rows": 0,
                   "fingerprint": str(_core.plan_fingerprint(text))}
         # Batches cross to the main process: build them in shared memory.
-        alloc = _worker_batch_buffer if info is not None and self._batch_size is not None else None
+        alloc = (functools.partial(_worker_batch_buffer, (self._token, wid))
+                 if info is not None and self._batch_size is not None else None)
         pipe = _core.Pipeline(text, json.dumps(resume), alloc)
         try:
             while True:

@@ -166,13 +166,15 @@ def _check_big(b):
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_consumer_keeps_batches_while_workers_reuse_buffers(wide, workers):
-    # Large columns (8 x 16 KiB here) come from buffers each worker reuses.
+@pytest.mark.parametrize("persistent", [True, False])
+def test_consumer_keeps_batches_while_workers_reuse_buffers(wide, workers, persistent):
+    # Large columns (8 x 16 KiB here) come from buffers each worker reuses
+    # (workers started afresh each epoch take over their predecessor's).
     # The consumer keeps every batch of three epochs (45 batches, more than a
     # worker's buffers), so a buffer reused while still held would show
     # another batch's rows once all epochs are read.
     ds = MindRecordDataset(wide, columns=["id", "big"], batch_size=8, seed=2)
-    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=workers, persistent_workers=True,
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=workers, persistent_workers=persistent,
                                          pin_memory=True)
     kept, orders = [], []
     for epoch in range(3):
@@ -197,26 +199,52 @@ class _RingUse(torch.utils.data.IterableDataset):
 
     def __iter__(self):
         import mindrecord.torch as mt
+        ring = mt._worker_ring((self.ds._token, torch.utils.data.get_worker_info().id))
         for b in self.ds:
             yield {"id": b["id"], "big": b["big"],
-                   "ring": torch.tensor([isinstance(b["big"], mt._RingTensor), len(mt._worker_ring().slots)])}
+                   "ring": torch.tensor([isinstance(b["big"], mt._RingTensor), len(ring.slots), ring.adopted])}
 
 
-def test_worker_buffers_are_reused_and_released(wide):
+@pytest.mark.parametrize("persistent", [True, False])
+def test_worker_buffers_are_reused_and_released(wide, persistent):
     import gc
     import os
-    ds = MindRecordDataset(wide, columns=["id", "big"], batch_size=8, seed=2)
+    import mindrecord.torch as mt
     fds = len(os.listdir("/proc/self/fd"))
-    loader = torch.utils.data.DataLoader(_RingUse(ds), batch_size=None, num_workers=1, persistent_workers=True)
+    ds = MindRecordDataset(wide, columns=["id", "big"], batch_size=8, seed=2)
+    loader = torch.utils.data.DataLoader(_RingUse(ds), batch_size=None, num_workers=1,
+                                         persistent_workers=persistent)
     seen = 0
     for epoch in range(3):
         ds.set_epoch(epoch)
+        kept = len(mt._kept.get((ds._token, 0), {}))
         for b in loader:  # each batch dropped after use: its buffer goes back to the worker
             _check_big(b)
             assert bool(b["ring"][0])
             seen += 1
-    slots = int(b["ring"][1])
+        slots, adopted = int(b["ring"][1]), int(b["ring"][2])
+        # Fresh workers take over the buffers the main process kept from the
+        # previous epoch's worker (which has exited) instead of new memory.
+        assert adopted == (0 if persistent else kept) and (epoch == 0 or kept > 0)
     assert seen == 45 and 1 <= slots <= 12
-    del loader, b
+    assert len(mt._kept[(ds._token, 0)]) == slots  # the main process maps each buffer once
+    del loader, b, ds
     gc.collect()
-    assert len(os.listdir("/proc/self/fd")) == fds  # the receiving side keeps no descriptor
+    assert len(os.listdir("/proc/self/fd")) == fds  # kept buffers go with the dataset
+
+
+def test_two_loaders_over_one_dataset_do_not_share_buffers(wide):
+    # Both loaders' worker 0 use the same dataset object, so both find the
+    # buffers the main process kept; only one may take each over. Batches
+    # are checked and dropped as they come, so buffers are reused at once.
+    ds = MindRecordDataset(wide, columns=["id", "big"], batch_size=8, seed=2)
+    a = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=1)
+    b = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=1)
+    n = 0
+    for epoch in range(4):
+        ds.set_epoch(epoch)
+        for x, y in zip(a, b):
+            _check_big(x)
+            _check_big(y)
+            n += 2
+    assert n == 120
