@@ -130,15 +130,30 @@ void DropFromPageCache(const ShardReader& r) {
   }
 }
 
-void BM_SequentialRead(benchmark::State& state, IoMode mode, bool cold) {
+// The benchmark dataset opened in `mode` (explicit: the default, auto,
+// would pick pread here); nullptr after marking the benchmark skipped.
+std::unique_ptr<ShardReader> OpenWritten(benchmark::State& state, IoMode mode) {
   ReaderOptions ro;
-  ro.io_mode = mode;  // explicit: the default (auto) would pick pread here
+  ro.io_mode = mode;
   auto opened = ShardReader::Open(Written(), ro);
   if (!opened.ok()) {
     state.SkipWithError(opened.status().ToString().c_str());
-    return;
+    return nullptr;
   }
-  auto r = std::move(opened).value();
+  return std::move(opened).value();
+}
+
+// Row ids 0..n-1 in a fixed random order.
+std::vector<uint64_t> ShuffledIds(uint64_t n) {
+  std::vector<uint64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
+  return order;
+}
+
+void BM_SequentialRead(benchmark::State& state, IoMode mode, bool cold) {
+  auto r = OpenWritten(state, mode);
+  if (!r) return;
   for (auto _ : state) {
     if (cold) {
       state.PauseTiming();
@@ -159,17 +174,9 @@ void BM_SequentialRead(benchmark::State& state, IoMode mode, bool cold) {
 // Random order split over `threads` threads sharing one reader (as pipeline
 // workers do), so several reads are in flight at once.
 void BM_RandomReadThreads(benchmark::State& state, IoMode mode, int threads) {
-  ReaderOptions ro;
-  ro.io_mode = mode;  // explicit: the default (auto) would pick pread here
-  auto opened = ShardReader::Open(Written(), ro);
-  if (!opened.ok()) {
-    state.SkipWithError(opened.status().ToString().c_str());
-    return;
-  }
-  auto r = std::move(opened).value();
-  std::vector<uint64_t> order(r->num_rows());
-  std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
+  auto r = OpenWritten(state, mode);
+  if (!r) return;
+  const std::vector<uint64_t> order = ShuffledIds(r->num_rows());
   for (auto _ : state) {
     std::atomic<bool> failed{false};
     std::vector<std::thread> pool;
@@ -197,17 +204,9 @@ void BM_RandomReadThreads(benchmark::State& state, IoMode mode, int threads) {
 // pipeline reads a task): a direct reader keeps up to direct_rows_in_flight
 // reads in flight instead of one row's two parts.
 void BM_RandomReadBatched(benchmark::State& state, IoMode mode, size_t batch) {
-  ReaderOptions ro;
-  ro.io_mode = mode;  // explicit: the default (auto) would pick pread here
-  auto opened = ShardReader::Open(Written(), ro);
-  if (!opened.ok()) {
-    state.SkipWithError(opened.status().ToString().c_str());
-    return;
-  }
-  auto r = std::move(opened).value();
-  std::vector<uint64_t> order(r->num_rows());
-  std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
+  auto r = OpenWritten(state, mode);
+  if (!r) return;
+  const std::vector<uint64_t> order = ShuffledIds(r->num_rows());
   for (auto _ : state) {
     uint64_t bytes = 0;
     for (size_t i = 0; i < order.size(); i += batch) {
@@ -228,17 +227,9 @@ void BM_RandomReadBatched(benchmark::State& state, IoMode mode, size_t batch) {
 }
 
 void BM_RandomRead(benchmark::State& state, IoMode mode, bool cold) {
-  ReaderOptions ro;
-  ro.io_mode = mode;  // explicit: the default (auto) would pick pread here
-  auto opened = ShardReader::Open(Written(), ro);
-  if (!opened.ok()) {
-    state.SkipWithError(opened.status().ToString().c_str());
-    return;
-  }
-  auto r = std::move(opened).value();
-  std::vector<uint64_t> order(r->num_rows());
-  std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
+  auto r = OpenWritten(state, mode);
+  if (!r) return;
+  const std::vector<uint64_t> order = ShuffledIds(r->num_rows());
   for (auto _ : state) {
     if (cold) {
       state.PauseTiming();
