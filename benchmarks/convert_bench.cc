@@ -100,10 +100,12 @@ double RealCatSeconds(const std::string& dir) {
 }
 
 // Writes `bytes` bytes in 32 MiB pieces into a new file in `dir` and fsyncs
-// it: what any writer of the output pays on that file system.
+// it: what any writer of the output pays on that file system. Starts after a
+// sync(), as each convert run does, so both meet the disk in the same state.
 double WriteSeconds(const std::string& dir, uint64_t bytes) {
   const std::string path = dir + "/write_ceiling.bin";
   std::vector<char> buf(32 << 20, 'x');
+  ::sync();  // as before each convert: the previous run's file is gone and its blocks freed
   auto t0 = Clock::now();
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   for (uint64_t done = 0; fd >= 0 && done < bytes;) {

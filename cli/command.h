@@ -33,7 +33,7 @@ Status MoveRows(const ShardReader& r, ShardWriter* w, bool reencode);
 inline void AddWriteModeOption(CLI::App* cmd, bool* direct_writes) {
   cmd->add_option_function<std::string>(
          "--write-mode", [direct_writes](const std::string& mode) { *direct_writes = mode == "auto"; },
-         "auto (default): write pages with O_DIRECT from a background thread where the file system takes it; "
+         "auto (default): write pages with O_DIRECT from background threads where the file system takes it; "
          "buffered: through the page cache (same bytes either way)")
       ->check(CLI::IsMember({"auto", "buffered"}))
       ->option_text("auto|buffered");

@@ -9,12 +9,14 @@ namespace {
 
 // All shards' chunk buffers together stay within this; a chunk below
 // kMinChunk (with very many shards) is not worth it: such writers stay buffered.
-constexpr uint64_t kMemoryBudget = 160ull << 20;
+constexpr uint64_t kMemoryBudget = 192ull << 20;
 constexpr uint64_t kMinChunk = 64 << 10;
 
 }  // namespace
 
-DirectWriteQueue::DirectWriteQueue() : thread_([this] { Run(); }) {}
+DirectWriteQueue::DirectWriteQueue() {
+  for (int i = 0; i < kThreads; ++i) threads_.emplace_back([this] { Run(); });
+}
 
 DirectWriteQueue::~DirectWriteQueue() {
   {
@@ -22,7 +24,7 @@ DirectWriteQueue::~DirectWriteQueue() {
     stop_ = true;
   }
   work_cv_.notify_all();
-  thread_.join();
+  for (auto& t : threads_) t.join();
 }
 
 void DirectWriteQueue::Run() {

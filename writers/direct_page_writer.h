@@ -26,12 +26,16 @@ namespace mindrecord {
 
 class DirectPageWriter;
 
-// One background thread performing the queued chunk writes of any number of
-// DirectPageWriters, in queue order. Thread safety: used only through
+// Background threads performing the queued chunk writes of any number of
+// DirectPageWriters, taken in queue order, kThreads at a time (no two queued
+// writes cover the same bytes, so their order does not matter). Thread safety: used only through
 // DirectPageWriter (which may live in different threads); the destructor
-// joins the thread and must run after every DirectPageWriter using it is gone.
+// joins the threads and must run after every DirectPageWriter using it is gone.
 class DirectWriteQueue {
  public:
+  // Writes in flight at once. More than one keeps this VM's disk busier:
+  // converts onto it took 1.6-1.9 s with 3 against 1.5-2.4 s with 1 (880 MB).
+  static constexpr int kThreads = 3;
   DirectWriteQueue();
   ~DirectWriteQueue();
   DirectWriteQueue(const DirectWriteQueue&) = delete;
@@ -52,22 +56,22 @@ class DirectWriteQueue {
   std::condition_variable done_cv_;  // a write finished (an owner's buffer came back)
   std::deque<Write> queue_;
   bool stop_ = false;
-  std::thread thread_;
+  std::vector<std::thread> threads_;
 };
 
 // Stages and writes the pages of one new shard file. Pages are written as
 // appended: each page is one run of appends from its offset 0, and at most two
 // pages are open at once (the last blob page and the last raw page: `slot`
 // 0 and 1). Thread safety: not thread-safe; one thread (the shard's writer)
-// calls it, and the queue's thread writes its chunks.
+// calls it, and the queue's threads write its chunks.
 class DirectPageWriter {
  public:
   // Bytes per chunk, at most. The chunk is also capped by the page size (and
   // smaller with many shards: see Create).
   static constexpr size_t kChunkBytes = 4 << 20;
   // Chunk buffers per shard: two staged (one per open page) and the rest in
-  // flight.
-  static constexpr size_t kBuffers = 5;
+  // flight (or queued).
+  static constexpr size_t kBuffers = 6;
 
   // A writer for `file`, or nullptr when the file takes no direct writes or
   // header_size / page_size are not multiples of its alignment.
