@@ -4,6 +4,7 @@
 // (crops of the compat photos, scaled to 800x600 and re-encoded, or synthetic ones without compat).
 //
 //   convert_bench [--images N (10000)] [--dir D (/tmp/mr_convert_bench)] [--runs R (3)] [--keep]
+//                 [--write-mode auto|buffered|both (auto)]
 //
 // Prints one line per measurement (median of --runs, default 3): MB/s and the
 // ratio to two ceilings, both on a warm page cache: `cat` (the real command,
@@ -14,7 +15,9 @@
 // number of bytes written and fsynced there). Output datasets are written with the default
 // header/page sizes and committed (fsync included), as a user's convert would:
 // once into D (disk: the writer's page writes and fsync count) and once into
-// /dev/shm (memory: what the converter itself costs).
+// /dev/shm (memory: what the converter itself costs). Each run writes a new
+// output (the previous one is removed before the clock starts). --write-mode
+// both measures direct (auto) and buffered page writes side by side.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -97,10 +100,12 @@ double RealCatSeconds(const std::string& dir) {
 }
 
 // Writes `bytes` bytes in 32 MiB pieces into a new file in `dir` and fsyncs
-// it: what any writer of the output pays on that file system.
+// it: what any writer of the output pays on that file system. Starts after a
+// sync(), as each convert run does, so both meet the disk in the same state.
 double WriteSeconds(const std::string& dir, uint64_t bytes) {
   const std::string path = dir + "/write_ceiling.bin";
   std::vector<char> buf(32 << 20, 'x');
+  ::sync();  // as before each convert: the previous run's file is gone and its blocks freed
   auto t0 = Clock::now();
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   for (uint64_t done = 0; fd >= 0 && done < bytes;) {
@@ -140,11 +145,20 @@ int main(int argc, char** argv) {
   std::string dir = "/tmp/mr_convert_bench";
   bool keep = false;
   int runs = 3;
+  std::string write_mode = "auto";  // WriterOptions::direct_writes; both: a line for each
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--images") && i + 1 < argc) n = std::stoul(argv[++i]);
     else if (!std::strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
     else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--keep")) keep = true;
+    else if (!std::strcmp(argv[i], "--write-mode") && i + 1 < argc) write_mode = argv[++i];
+  }
+  std::vector<bool> modes;  // direct_writes
+  if (write_mode == "auto" || write_mode == "both") modes.push_back(true);
+  if (write_mode == "buffered" || write_mode == "both") modes.push_back(false);
+  if (modes.empty()) {
+    std::fprintf(stderr, "--write-mode must be auto, buffered or both\n");
+    return 1;
   }
   const std::string input = dir + "/input";
   uint64_t bytes = 0;
@@ -176,24 +190,35 @@ int main(int argc, char** argv) {
     std::printf("write ceiling into %-10s %8.1f MB/s (%.2f s): the same bytes written and fsynced\n",
                 (out == dir ? "disk:" : "/dev/shm:"), mb / write_s, write_s);
     for (uint32_t workers : {1u, 2u}) {
-      std::vector<double> times;
+      // Runs alternate between the modes, so the disk's changes of pace
+      // (e.g. right after the write ceiling's runs) fall on both alike.
+      std::vector<std::vector<double>> times(modes.size());
       for (int r = 0; r < runs; ++r) {
-        mindrecord::convert::ConvertOptions o;
-        o.workers = workers;
-        o.overwrite = true;
-        auto t0 = Clock::now();
-        auto res = mindrecord::convert::Convert("imagefolder", input, out + "/out.mindrecord", o);
-        times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
-        if (!res.ok()) {
-          std::fprintf(stderr, "convert failed: %s\n", res.status().ToString().c_str());
-          return 2;
+        for (size_t m = 0; m < modes.size(); ++m) {
+          mindrecord::convert::ConvertOptions o;
+          o.workers = workers;
+          o.overwrite = true;
+          o.direct_writes = modes[m];
+          // The previous run's output goes first, untimed: replacing it would
+          // charge this run for freeing (and, with `discard`, trimming) its blocks.
+          for (const char* suffix : {"", ".db"}) fs::remove(out + "/out.mindrecord" + suffix, ec);
+          ::sync();
+          auto t0 = Clock::now();
+          auto res = mindrecord::convert::Convert("imagefolder", input, out + "/out.mindrecord", o);
+          times[m].push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+          if (!res.ok()) {
+            std::fprintf(stderr, "convert failed: %s\n", res.status().ToString().c_str());
+            return 2;
+          }
         }
       }
-      const double s = Median(times);
-      std::printf("convert workers=%u into %-10s %8.1f MB/s (%.2f s): %.0f%% of cat, %.0f%% of the read loop, "
-                  "%.0f%% of the write ceiling\n",
-                  workers, (out == dir ? "disk:" : "/dev/shm:"), mb / s, s, 100.0 * cat_s / s, 100.0 * loop_s / s,
-                  100.0 * write_s / s);
+      for (size_t m = 0; m < modes.size(); ++m) {
+        const double s = Median(times[m]);
+        std::printf("convert workers=%u %-8s into %-10s %8.1f MB/s (%.2f s): %.0f%% of cat, %.0f%% of the read loop, "
+                    "%.0f%% of the write ceiling\n",
+                    workers, modes[m] ? "auto" : "buffered", (out == dir ? "disk:" : "/dev/shm:"), mb / s, s,
+                    100.0 * cat_s / s, 100.0 * loop_s / s, 100.0 * write_s / s);
+      }
     }
     if (out != dir) fs::remove_all(out);
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
 
 #include "mindrecord/status.h"
 
@@ -25,6 +26,18 @@ int ReportStatus(const char* verb, const Status& status);
 // and bytes: moved in their encoded form, or decoded and re-encoded when
 // `reencode` (the layouts differ, e.g. 2.0 vs 3.0).
 Status MoveRows(const ShardReader& r, ShardWriter* w, bool reencode);
+
+// `--write-mode auto|buffered` on a command writing a new dataset: auto
+// writes pages with O_DIRECT where the file system takes it
+// (WriterOptions::direct_writes), buffered always goes through the page cache.
+inline void AddWriteModeOption(CLI::App* cmd, bool* direct_writes) {
+  cmd->add_option_function<std::string>(
+         "--write-mode", [direct_writes](const std::string& mode) { *direct_writes = mode == "auto"; },
+         "auto (default): write pages with O_DIRECT from background threads where the file system takes it; "
+         "buffered: through the page cache (same bytes either way)")
+      ->check(CLI::IsMember({"auto", "buffered"}))
+      ->option_text("auto|buffered");
+}
 
 void AddInspectCommand(CLI::App& app, int* exit_code);
 void AddCatCommand(CLI::App& app, int* exit_code);

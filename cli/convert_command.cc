@@ -87,6 +87,7 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--header-size", o.header_size, "Header bytes per shard")->capture_default_str();
   cmd->add_option("--page-size", o.page_size, "Page bytes")->capture_default_str();
   cmd->add_flag("--overwrite", o.overwrite, "Replace existing output files");
+  AddWriteModeOption(cmd, &o.direct_writes);
   cmd->add_flag("--append", o.append,
                 "Add the rows to the existing output dataset(s) (same schema and class map); see `append`");
   cmd->add_option("--compress", args->compress,

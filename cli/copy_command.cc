@@ -1,5 +1,6 @@
 // `mindrecord copy SRC DST [--shards N] [--header-size B] [--page-size B]
-// [--overwrite] [--no-checksums] [--compress none|lz4[+raw]|zstd:N[+dict][+raw]]`:
+// [--overwrite] [--no-checksums] [--compress none|lz4[+raw]|zstd:N[+dict][+raw]]
+// [--write-mode auto|buffered]`:
 // rewrite a dataset, re-sharded, re-paged or (de)compressed. Rows move in
 // their encoded form (blob parts decompressed, then compressed per the
 // output's codec), so a single-shard copy with the source's sizes,
@@ -21,6 +22,7 @@ struct CopyArgs {
   uint64_t page_size = 0;     // 0: as the source
   bool overwrite = false;
   bool no_checksums = false;
+  bool direct_writes = true;  // --write-mode auto
   std::string compress;       // empty: as the source
 };
 
@@ -32,6 +34,7 @@ Status Copy(const CopyArgs& a, uint64_t* rows_out) {
   o.page_size = a.page_size ? a.page_size : reader->page_size();
   o.overwrite = a.overwrite;
   o.checksums = !a.no_checksums;
+  o.direct_writes = a.direct_writes;
   o.format_version = BaseVersion(reader->version());
   o.compression = CompressionFromHeader(reader->header(0));
   if (!a.compress.empty()) {
@@ -64,6 +67,7 @@ void AddCopyCommand(CLI::App& app, int* exit_code) {
                   "+raw compresses the non-blob part too (e.g. zstd:3+dict+raw) "
                   "(default: as the source)");
   sub->add_flag("--no-checksums", a->no_checksums, "Write no page/header checksums: output identical to MindSpore's");
+  AddWriteModeOption(sub, &a->direct_writes);
   sub->callback([=] {
     uint64_t rows = 0;
     Status st = Copy(*a, &rows);

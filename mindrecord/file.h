@@ -27,7 +27,9 @@ class RandomAccessFile {
   virtual const std::string& path() const = 0;
 };
 
-// Thread safety: not thread-safe; one writer per file.
+// Thread safety: not thread-safe; one writer per file. Calls must not overlap,
+// but may come from different threads in turn (e.g. WriteDirect from a
+// background I/O thread while the owner waits for it).
 class WritableFile {
  public:
   virtual ~WritableFile() = default;
@@ -41,6 +43,16 @@ class WritableFile {
   virtual Status Sync() = 0;
   virtual Status Close() = 0;
   virtual const std::string& path() const = 0;
+
+  // Direct writes (O_DIRECT, bypassing the page cache): the alignment that
+  // WriteDirect's offset, length and buffer address must all have; 0 when
+  // this file takes none (not opened with OpenWriteDirect, or its file system
+  // refuses O_DIRECT).
+  virtual size_t direct_alignment() const { return 0; }
+  // Writes n bytes from `buf` at `offset` past the page cache. Reads
+  // (ReadAt) and buffered writes see these bytes once it returns; a buffered
+  // write and a direct write must not cover the same bytes.
+  virtual Status WriteDirect(uint64_t offset, const char* buf, size_t n);
 };
 
 // Thread safety: implementations are safe to use from many threads.
@@ -53,6 +65,11 @@ class FileSystem {
   virtual Result<std::unique_ptr<RandomAccessFile>> OpenDirect(const std::string& path) = 0;
   // Creates or truncates.
   virtual Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) = 0;
+  // Creates or truncates, as OpenWrite, and opens the file for direct writes
+  // too (WritableFile::WriteDirect) where its file system takes them; where
+  // it refuses them the file reports direct_alignment() 0. The default is
+  // OpenWrite (no direct writes).
+  virtual Result<std::unique_ptr<WritableFile>> OpenWriteDirect(const std::string& path) { return OpenWrite(path); }
   // Opens an existing file for reading and writing in place (no truncation).
   virtual Result<std::unique_ptr<WritableFile>> OpenUpdate(const std::string& path) = 0;
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
@@ -67,8 +84,9 @@ class FileSystem {
 };
 
 // Wraps another FileSystem and fails on purpose: after a byte budget of
-// writes (ENOSPC-like), on every Sync, or on Rename, or refuses O_DIRECT
-// opens the way tmpfs on Linux < 6.6 does. For tests.
+// writes (ENOSPC-like; buffered and direct writes alike), on every Sync, or on
+// Rename, or refuses O_DIRECT (reads and writes) the way tmpfs on Linux < 6.6
+// does. Counts the bytes written with direct writes. For tests.
 class FaultInjectingFileSystem : public FileSystem {
  public:
   explicit FaultInjectingFileSystem(FileSystem* base) : base_(base) {}
@@ -76,10 +94,13 @@ class FaultInjectingFileSystem : public FileSystem {
   void FailSync(bool on) { fail_sync_ = on; }
   void FailRename(bool on) { fail_rename_ = on; }
   void RefuseDirect(bool on) { refuse_direct_ = on; }
+  // Bytes written through WritableFile::WriteDirect so far.
+  int64_t direct_bytes_written() const { return direct_bytes_.load(); }
 
   Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path, bool mmap) override;
   Result<std::unique_ptr<RandomAccessFile>> OpenDirect(const std::string& path) override;
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) override;
+  Result<std::unique_ptr<WritableFile>> OpenWriteDirect(const std::string& path) override;
   Result<std::unique_ptr<WritableFile>> OpenUpdate(const std::string& path) override;
   Status Rename(const std::string& from, const std::string& to) override;
   Status Remove(const std::string& path) override { return base_->Remove(path); }
@@ -94,6 +115,7 @@ class FaultInjectingFileSystem : public FileSystem {
   std::atomic<bool> fail_sync_{false};
   std::atomic<bool> fail_rename_{false};
   std::atomic<bool> refuse_direct_{false};
+  std::atomic<int64_t> direct_bytes_{0};
 };
 
 // Path helpers.

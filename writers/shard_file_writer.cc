@@ -29,6 +29,12 @@ void ShardFileWriter::Resume(std::vector<PageInfo> pages, uint64_t rows,
   old_header_bytes_ = old_header_bytes;
 }
 
+bool ShardFileWriter::EnableDirectWrites(DirectWriteQueue* queue, uint32_t shard_count) {
+  if (!pages_.empty()) return false;
+  direct_ = DirectPageWriter::Create(file_.get(), queue, header_size_, page_size_, shard_count);
+  return direct_ != nullptr;
+}
+
 int ShardFileWriter::LastPage(bool blob) const {
   for (int i = static_cast<int>(pages_.size()) - 1; i >= 0; --i) {
     if (pages_[i].is_blob == blob) return i;
@@ -55,6 +61,7 @@ Status ShardFileWriter::WriteRows(uint64_t page_id, uint64_t at, const std::vect
     HashAppend(page_id, pos + 8, part);
     pos += 8 + len;
   }
+  if (direct_) return direct_->Append(blob ? 0 : 1, page_id, at, pieces_);
   return file_->WriteAtV(header_size_ + page_id * page_size_ + at, pieces_);
 }
 
@@ -76,6 +83,7 @@ Status ShardFileWriter::ShiftLastRowGroup() {
   const uint64_t off = old.row_groups.back().second;
   const uint64_t shift = old.used_bytes - off;
   std::string moved(shift, '\0');
+  if (direct_) MR_RETURN_IF_ERROR(direct_->Flush());  // the bytes to move must be in the file
   MR_RETURN_IF_ERROR(file_->ReadAt(header_size_ + old.page_id * page_size_ + off, shift, moved.data()));
   PageInfo p;
   p.page_id = pages_.size();
@@ -86,7 +94,11 @@ Status ShardFileWriter::ShiftLastRowGroup() {
   p.used_bytes = shift;
   HashAppend(p.page_id, 0, moved);
   if (old.page_id < page_hash_.size()) page_hash_[old.page_id].valid = false;  // its used size shrinks
-  MR_RETURN_IF_ERROR(file_->WriteAt(header_size_ + p.page_id * page_size_, moved));
+  if (direct_) {
+    MR_RETURN_IF_ERROR(direct_->Append(1, p.page_id, 0, {moved}));
+  } else {
+    MR_RETURN_IF_ERROR(file_->WriteAt(header_size_ + p.page_id * page_size_, moved));
+  }
   // The moved bytes stay behind in the old slot, past its used size, as in MindSpore.
   old.used_bytes = off;
   old.row_groups.pop_back();
@@ -233,6 +245,14 @@ Status ShardFileWriter::FlushClosedLocators() {
 Status ShardFileWriter::Finish(ShardHeader base) {
   for (const auto& [loc, values] : open_group_) MR_RETURN_IF_ERROR(index_->Add(loc, values));
   open_group_.clear();
+  if (direct_) {
+    // Every page byte to the file, then the file cut to the length the
+    // buffered writes would leave (the last chunk is padded).
+    MR_RETURN_IF_ERROR(direct_->Flush());
+    const uint64_t end = direct_->end();
+    direct_.reset();
+    MR_RETURN_IF_ERROR(file_->Truncate(end));
+  }
   if (checksums_) {
     // Pages are final now (appends and moved row groups are done). Most were
     // hashed as written; the others are hashed from their bytes on disk.

@@ -12,6 +12,7 @@
 #include "mindrecord/checksum.h"
 #include "mindrecord/file.h"
 #include "mindrecord/header.h"
+#include "writers/direct_page_writer.h"
 #include "writers/shard_writer.h"
 
 namespace mindrecord {
@@ -29,6 +30,13 @@ class ShardFileWriter {
   // checksums unless their used bytes change.
   void Resume(std::vector<PageInfo> pages, uint64_t rows, std::vector<std::pair<RowLocator, Row>> open_group,
               uint64_t old_header_bytes);
+  // Writes this new shard's pages with direct writes through `queue` (see
+  // writers/direct_page_writer.h) when its file takes them and the sizes are
+  // aligned; otherwise (and for appends: never call it after Resume) pages
+  // are written buffered. Call before the first batch. Returns whether direct
+  // writes are on.
+  bool EnableDirectWrites(DirectWriteQueue* queue, uint32_t shard_count);
+  bool direct_writes() const { return direct_ != nullptr; }
   // One batch of this shard's rows (MindSpore's WriteByShard).
   Status WriteBatch(const std::vector<const EncodedRow*>& rows);
   // Writes the header (built from `base` plus this shard's pages), fsyncs and
@@ -50,6 +58,8 @@ class ShardFileWriter {
 
   FileSystem* fs_;
   std::unique_ptr<WritableFile> file_;
+  // Direct page writes (null: buffered). After file_: destroyed first.
+  std::unique_ptr<DirectPageWriter> direct_;
   std::unique_ptr<IndexWriter> index_;
   uint64_t header_size_, page_size_;
   uint32_t shard_id_;

@@ -42,7 +42,11 @@ struct ShardWriter::Impl {
   std::vector<std::string> final_paths;
   std::vector<std::string> temp_paths;     // data files
   std::vector<std::string> temp_db_paths;  // index files
+  // The direct page writes' I/O thread (null: none). Before `shards`: it
+  // outlives them.
+  std::unique_ptr<DirectWriteQueue> io_queue;
   std::vector<std::unique_ptr<ShardFileWriter>> shards;
+  uint32_t direct_shards = 0;
   uint64_t rows = 0;
   Status error;
   bool committed = false;
@@ -104,7 +108,8 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
     const std::string& final_path = impl->final_paths[s];
     impl->temp_paths.push_back(TempName(final_path));
     impl->temp_db_paths.push_back(TempName(final_path + ".db"));
-    auto file = fs->OpenWrite(impl->temp_paths.back());
+    auto file = options.direct_writes ? fs->OpenWriteDirect(impl->temp_paths.back())
+                                      : fs->OpenWrite(impl->temp_paths.back());
     if (!file.ok()) {
       impl->RemoveTemps();
       return file.status();
@@ -119,7 +124,12 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
     impl->shards.push_back(std::make_unique<ShardFileWriter>(fs, std::move(file).value(), std::move(index).value(),
                                                              options.header_size, options.page_size, s,
                                                              impl->index_fields, options.checksums));
+    if (options.direct_writes) {
+      if (!impl->io_queue) impl->io_queue = std::make_unique<DirectWriteQueue>();
+      impl->direct_shards += impl->shards.back()->EnableDirectWrites(impl->io_queue.get(), options.shard_count);
+    }
   }
+  if (impl->direct_shards == 0) impl->io_queue.reset();  // no thread idles for nothing
   return std::unique_ptr<ShardWriter>(new ShardWriter(std::move(impl)));
 }
 
@@ -280,6 +290,7 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::OpenForAppend(const std::strin
   o.index_fields = h0.index_fields;
   o.checksums = h0.extra.contains(kHeaderChecksumKey);
   o.file_system = file_system;
+  o.direct_writes = false;  // appends write in place, buffered
   impl->schema = h0.schema;
   impl->index_fields = h0.index_fields;
   impl->codec = std::make_unique<RowCodec>(&impl->schema, o.format_version);
@@ -526,5 +537,6 @@ const std::vector<std::string>& ShardWriter::shard_paths() const { return impl_-
 const Schema& ShardWriter::schema() const { return impl_->schema; }
 const std::string& ShardWriter::format_version() const { return impl_->options.format_version; }
 const WriterOptions& ShardWriter::options() const { return impl_->options; }
+uint32_t ShardWriter::direct_shards() const { return impl_->direct_shards; }
 
 }  // namespace mindrecord

@@ -6,6 +6,7 @@
 
 #include "fixtures/convert_fixtures.h"
 #include "tests/convert/convert_test_util.h"
+#include "tests/util/test_util.h"
 
 namespace mindrecord::convert {
 namespace {
@@ -33,6 +34,29 @@ TEST(ConvertCliTest, ConvertsAndPrintsSummary) {
   // Again without --overwrite: refused (exit 2), files untouched.
   EXPECT_EQ(RunCli("convert mnist '" + (dir / "m") + "' '" + (dir / "mn") + "'" + kSmall, &log), 2) << log;
   EXPECT_EQ(RunCli("convert mnist '" + (dir / "m") + "' '" + (dir / "mn") + "' --overwrite" + kSmall, &log), 0) << log;
+}
+
+// --write-mode auto (direct page writes where the file system takes them)
+// and buffered write the same bytes; anything else is a usage error.
+TEST(ConvertCliTest, WriteModesWriteTheSameBytes) {
+  MR_REQUIRE_CLI();
+  TempDir dir;
+  fixtures::WriteImageFolder(dir / "if", 3, 40, 64, 48, 1);
+  std::string log;
+  for (const char* mode : {"auto", "buffered"}) {
+    fs::create_directories(dir / mode);
+    ASSERT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "' '" + (dir / mode) + "/x' --shards 2 --write-mode " +
+                         mode + " --header-size 65536 --page-size 65536",
+                     &log),
+              0)
+        << log;
+  }
+  for (const char* shard : {"0", "1"}) {
+    EXPECT_TRUE(mindrecord::testing::ReadFile(dir / (std::string("auto/x") + shard)) ==
+                mindrecord::testing::ReadFile(dir / (std::string("buffered/x") + shard)))
+        << "shard " << shard << " differs";
+  }
+  EXPECT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "' '" + (dir / "x") + "' --write-mode fast", &log), 1) << log;
 }
 
 TEST(ConvertCliTest, AppendAddsConvertedRowsToTheExistingSplits) {

@@ -182,6 +182,7 @@ Result<std::vector<OutputReport>> RunPlans(const std::vector<SplitPlan>& plans, 
     wo.index_fields = plan.index_fields;
     wo.overwrite = opt.overwrite;
     wo.compression = opt.compression;
+    wo.direct_writes = opt.direct_writes;
     std::string path = SplitOutputPath(output, plan.split);
     auto writer = opt.append ? OpenForAppend(path, plan.schema) : ShardWriter::Create(path, plan.schema, wo);
     if (!writer.ok()) {

@@ -52,6 +52,9 @@ struct ConvertOptions {
   bool append = false;
   // Per-row blob compression (see WriterOptions::compression).
   CompressionOptions compression;
+  // Write pages with O_DIRECT where the file system takes it (see
+  // WriterOptions::direct_writes); false: buffered. Appends are buffered.
+  bool direct_writes = true;
   OnError on_error = OnError::kFail;
   EncodeMode encode = EncodeMode::kDefault;
   // Print progress (rows, MB/s, ETA) to stderr. The CLI turns this on only
