@@ -22,7 +22,8 @@ class PyWriter {
  public:
   PyWriter(const std::string& path, const std::string& schema_json, const std::string& desc, uint32_t shard_count,
            uint64_t header_size, uint64_t page_size, std::optional<std::vector<std::string>> index_fields,
-           bool overwrite, bool checksums, const std::string& format_version, const std::string& compression) {
+           bool overwrite, bool checksums, const std::string& format_version, const std::string& compression,
+           bool direct_writes) {
     schema_ = ValueOrThrow(Schema::FromUserJsonString(schema_json, desc));
     WriterOptions o;
     o.shard_count = shard_count;
@@ -33,6 +34,7 @@ class PyWriter {
     o.checksums = checksums;
     o.format_version = format_version;
     o.compression = ValueOrThrow(ParseCompression(compression));
+    o.direct_writes = direct_writes;
     py::gil_scoped_release nogil;
     writer_ = ValueOrThrow(ShardWriter::Create(path, schema_, o));
   }
@@ -66,6 +68,8 @@ class PyWriter {
   uint64_t rows_written() const { return writer_->rows_written(); }
   std::vector<std::string> shard_paths() const { return writer_->shard_paths(); }
   std::string schema_json() const { return schema_.ToUserJson().dump(); }
+  // Shards whose pages go out with direct (O_DIRECT) writes.
+  uint32_t direct_shards() const { return writer_->direct_shards(); }
   std::string compression() const { return CompressionSpec(writer_->options().compression); }
 
  private:
@@ -199,14 +203,15 @@ void BindIo(py::module_& m) {
   py::class_<PyWriter>(m, "Writer")
       .def(py::init<const std::string&, const std::string&, const std::string&, uint32_t, uint64_t, uint64_t,
                     std::optional<std::vector<std::string>>, bool, bool, const std::string&,
-                    const std::string&>(),
+                    const std::string&, bool>(),
            py::arg("path"), py::arg("schema_json"), py::arg("desc"), py::arg("shard_count"), py::arg("header_size"),
            py::arg("page_size"), py::arg("index_fields"), py::arg("overwrite"), py::arg("checksums") = true,
-           py::arg("format_version") = "3.0", py::arg("compression") = "none")
+           py::arg("format_version") = "3.0", py::arg("compression") = "none", py::arg("direct_writes") = true)
       .def("write", &PyWriter::Write, py::arg("rows"), py::arg("first_index") = 0)
       .def("commit", &PyWriter::Commit)
       .def("abandon", &PyWriter::Abandon)
       .def_property_readonly("rows_written", &PyWriter::rows_written)
+      .def_property_readonly("direct_shards", &PyWriter::direct_shards)
       .def_property_readonly("shard_paths", &PyWriter::shard_paths)
       .def_property_readonly("schema_json", &PyWriter::schema_json)
       .def_property_readonly("compression", &PyWriter::compression)

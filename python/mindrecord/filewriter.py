@@ -31,7 +31,10 @@ class FileWriter:
     Extensions (keyword-only): `checksums` (default True) adds our XXH3
     page/header checksums, keys MindSpore ignores; False writes output
     identical to MindSpore's. `version` "3.0" (default) or "2.0" (no
-    integer-array packing, to reproduce old files).
+    integer-array packing, to reproduce old files). `write_mode` "auto"
+    (default: pages written with O_DIRECT by background I/O threads where
+    the file system takes it) or "buffered" (through the page cache), as the
+    CLI's --write-mode; the files are byte-identical either way.
 
     Compression (our extension, keyword-only or set_compression()):
     `compression` None/"none" (default: plain MindSpore output), "lz4" or
@@ -48,7 +51,8 @@ class FileWriter:
     """
 
     def __init__(self, file_name, shard_num=1, overwrite=False, *, checksums=True, version="3.0",
-                 compression=None, compression_level=None, dictionary=False, compress_raw=False):
+                 compression=None, compression_level=None, dictionary=False, compress_raw=False,
+                 write_mode="auto"):
         if not isinstance(file_name, str) or not file_name:
             raise ValueError("file_name must be a non-empty str")
         if not isinstance(shard_num, int) or isinstance(shard_num, bool) or not 1 <= shard_num <= 1000:
@@ -60,6 +64,9 @@ class FileWriter:
             raise ValueError("version must be \"3.0\" or \"2.0\", got %r" % (version,))
         self._checksums = bool(checksums)
         self._version = version
+        if write_mode not in ("auto", "buffered"):
+            raise ValueError("write_mode must be \"auto\" or \"buffered\", got %r" % (write_mode,))
+        self._direct_writes = write_mode == "auto"
         if not self._overwrite:
             for p in _shard_names(file_name, shard_num):
                 for q in (p, p + ".db"):
@@ -229,7 +236,7 @@ class FileWriter:
         if self._writer is None:
             self._writer = _core.Writer(self._file_name, self._schema, self._desc, self._shard_num,
                                         self._header_size, self._page_size, self._index, self._overwrite,
-                                        self._checksums, self._version, self._compression)
+                                        self._checksums, self._version, self._compression, self._direct_writes)
 
     def _check_not_started(self, what):
         if self._writer is not None:

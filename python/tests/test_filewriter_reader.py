@@ -244,3 +244,33 @@ def test_unsupported_version_and_partial_shard_list(tmp_path):
     with pytest.raises(ValueError):
         mindrecord.FileReader([multi + "0", multi + "1"])
     assert len(mindrecord.FileReader([multi + "0", multi + "1", multi + "2"])) == 6
+
+
+@pytest.mark.parametrize("shards", [1, 3])
+def test_write_modes_write_the_same_bytes(tmp_path, shards):
+    # Small pages so rows fill several pages and row groups move.
+    rows = [{"id": i, "data": bytes([i % 251]) * (700 + 37 * (i % 50))} for i in range(400)]
+
+    def write(mode):  # the same file names (the header lists them), in a folder per mode
+        folder = tmp_path / mode
+        folder.mkdir()
+        w = mindrecord.FileWriter(str(folder / "d.mindrecord"), shards, write_mode=mode)
+        w.add_schema({"id": {"type": "int64"}, "data": {"type": "bytes"}}, "modes")
+        w.set_page_size(1 << 16)
+        w.write_raw_data(rows[:150])
+        direct = w._writer.direct_shards
+        w.write_raw_data(rows[150:])
+        w.commit()
+        return {n: (folder / n).read_bytes() for n in os.listdir(folder) if not n.endswith(".db")}, direct
+
+    buffered, none = write("buffered")
+    direct, used = write("auto")
+    assert none == 0 and buffered == direct and len(direct) == shards
+    if used == 0:
+        pytest.skip("this file system takes no O_DIRECT writes: only the buffered path ran")
+    assert used == shards
+
+
+def test_write_mode_is_checked(tmp_path):
+    with pytest.raises(ValueError, match="write_mode"):
+        mindrecord.FileWriter(str(tmp_path / "x.mindrecord"), write_mode="direct")
