@@ -73,31 +73,10 @@ class PosixWritableFile : public WritableFile {
   size_t direct_alignment() const override { return alignment_; }
   Status WriteDirect(uint64_t offset, const char* buf, size_t n) override {
     if (direct_fd_ < 0) return WritableFile::WriteDirect(offset, buf, n);
-    size_t done = 0;
-    while (done < n) {
-      ssize_t r = pwrite(direct_fd_, buf + done, n - done, static_cast<off_t>(offset + done));
-      if (r < 0) {
-        if (errno == EINTR) continue;
-        return Status::IOError(path_ + ": direct write of " + std::to_string(n - done) + " bytes at offset " +
-                               std::to_string(offset + done) + ": " + ErrnoText(errno));
-      }
-      if (r == 0) {
-        return Status::IOError(path_ + ": direct write at offset " + std::to_string(offset + done) + " wrote nothing");
-      }
-      done += static_cast<size_t>(r);
-    }
-    return Status::OK();
+    return WriteAll(direct_fd_, "direct write", offset, buf, n);
   }
   Status WriteAt(uint64_t offset, std::string_view data) override {
-    size_t done = 0;
-    while (done < data.size()) {
-      ssize_t r = pwrite(fd_, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
-      if (r < 0) {
-        if (errno == EINTR) continue;
-        return Status::IOError(path_ + ": write at offset " + std::to_string(offset + done) + ": " + ErrnoText(errno));
-      }
-      done += static_cast<size_t>(r);
-    }
+    MR_RETURN_IF_ERROR(WriteAll(fd_, "write", offset, data.data(), data.size()));
     NoteWritten(data.size());
     return Status::OK();
   }
@@ -172,6 +151,23 @@ class PosixWritableFile : public WritableFile {
   const std::string& path() const override { return path_; }
 
  private:
+  // All n bytes at `offset` through `fd` (retrying short writes and EINTR).
+  Status WriteAll(int fd, const char* what, uint64_t offset, const char* buf, size_t n) {
+    size_t done = 0;
+    while (done < n) {
+      ssize_t r = pwrite(fd, buf + done, n - done, static_cast<off_t>(offset + done));
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        return Status::IOError(path_ + ": " + what + " of " + std::to_string(n - done) + " bytes at offset " +
+                               std::to_string(offset + done) + ": " + ErrnoText(errno));
+      }
+      if (r == 0) {
+        return Status::IOError(path_ + ": " + what + " at offset " + std::to_string(offset + done) + " wrote nothing");
+      }
+      done += static_cast<size_t>(r);
+    }
+    return Status::OK();
+  }
   void NoteWritten(uint64_t bytes) {
 #ifdef __linux__
     // Start writeback every few MiB so the final fsync finds little left to

@@ -138,11 +138,16 @@ Status DirectPageWriter::Append(int slot, uint64_t page_id, uint64_t at, const s
   return Status::OK();
 }
 
-Status DirectPageWriter::Leave(Slot& s) {
+size_t DirectPageWriter::PadStaged(Slot& s) {
   const size_t used = static_cast<size_t>(s.fill - s.chunk_start);
-  if (s.buf && used > 0) {
-    const size_t padded = AlignUp(used);
-    std::memset(s.buf + used, 0, padded - used);
+  if (!s.buf || used == 0) return 0;
+  const size_t padded = AlignUp(used);
+  std::memset(s.buf + used, 0, padded - used);
+  return padded;
+}
+
+Status DirectPageWriter::Leave(Slot& s) {
+  if (const size_t padded = PadStaged(s)) {
     Submit(PageOffset(static_cast<uint64_t>(s.page)) + s.chunk_start, s.buf, padded);
   } else if (s.buf) {
     std::lock_guard<std::mutex> lock(queue_->mu_);
@@ -160,10 +165,8 @@ Status DirectPageWriter::Flush() {
   }
   // Nothing of ours is in flight: write the partial chunks from this thread.
   for (Slot& s : slots_) {
-    const size_t used = static_cast<size_t>(s.fill - s.chunk_start);
-    if (!s.buf || used == 0) continue;
-    const size_t padded = AlignUp(used);
-    std::memset(s.buf + used, 0, padded - used);
+    const size_t padded = PadStaged(s);
+    if (padded == 0) continue;
     Status st = file_->WriteDirect(PageOffset(static_cast<uint64_t>(s.page)) + s.chunk_start, s.buf, padded);
     if (!st.ok()) {
       std::lock_guard<std::mutex> lock(queue_->mu_);

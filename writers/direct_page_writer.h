@@ -116,6 +116,9 @@ class DirectPageWriter {
   Result<char*> Acquire();
   // Queues a chunk write; the buffer comes back to free_ when written.
   void Submit(uint64_t offset, char* buf, size_t n);
+  // Zero-pads the slot's staged partial chunk to the alignment; its padded
+  // length, 0 when nothing is staged.
+  size_t PadStaged(Slot& s);
   // Writes the slot's partial chunk (padded) and closes the page.
   Status Leave(Slot& s);
   Status Error();  // the first background error (locks)

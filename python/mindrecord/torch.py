@@ -71,6 +71,11 @@ _POPULATE = getattr(mmap, "MAP_POPULATE", 0)
 _MADV_POPULATE_WRITE = 23  # Linux >= 5.14; older kernels refuse it (then pages fault in on use)
 
 
+def _ctrl_address(mapping):
+    """Address of a buffer's control page (the start of its mapping)."""
+    return np.frombuffer(mapping, np.uint8, count=_CTRL).ctypes.data
+
+
 def _alive(pid):
     try:
         os.kill(pid, 0)
@@ -96,7 +101,7 @@ class _Slot:
                 os.close(fd)
                 raise
         self.fd, self.map = fd, mapping
-        self.ctrl = np.frombuffer(mapping, np.uint8, count=_CTRL).ctypes.data
+        self.ctrl = _ctrl_address(mapping)
         self.address = self.ctrl + _CTRL
         self.gen = 0
         self.local = False  # a tensor in this process still uses the buffer
@@ -225,7 +230,7 @@ class _Kept:
     def __init__(self, fd, st, mapping):
         self.fd, self.map, self.size = fd, mapping, st.st_size
         self.ident = (st.st_dev, st.st_ino, st.st_size)
-        self.ctrl = np.frombuffer(mapping, np.uint8, count=_CTRL).ctypes.data
+        self.ctrl = _ctrl_address(mapping)
 
     def close(self):
         os.close(self.fd)  # the mapping goes when the last tensor over it does
