@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pipeline/tensor.h"
+#include "tests/util/compat_dir.h"
 
 namespace mindrecord::bench {
 
@@ -33,11 +34,12 @@ inline std::string EncodeJpeg(const Tensor& rgb, int quality) {
   return out;
 }
 
-// The COCO sample photos of ../shared/compat next to the source tree, sorted;
-// empty when compat is absent.
-inline std::vector<std::string> CompatPhotoPaths() {
-  const std::filesystem::path dir =
-      std::filesystem::path(MINDRECORD_SOURCE_DIR) / ".." / "shared" / "compat" / "sources" / "coco" / "train";
+// The JPEG photos of the compat folder under `sub` (default: the COCO sample),
+// sorted; empty when compat is absent.
+inline std::vector<std::string> CompatPhotoPaths(const std::string& sub = "sources/coco/train") {
+  const std::string compat = testing::CompatDir();
+  if (compat.empty()) return {};
+  const std::filesystem::path dir = std::filesystem::path(compat) / sub;
   std::vector<std::string> paths;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {

@@ -18,6 +18,7 @@
 #include "benchmarks/baselines/plain_files.h"
 #include "benchmarks/baselines/tf_example.h"
 #include "benchmarks/baselines/tfrecord_io.h"
+#include "benchmarks/bench_images.h"
 #include "benchmarks/suite/harness.h"
 #include "pipeline/ops/fuse.h"
 #include "pipeline/ops/jpeg.h"
@@ -34,7 +35,6 @@ namespace mindrecord::bench {
 namespace {
 
 constexpr const char* kWl = "images";
-constexpr const char* kCompat = "/work/shared/compat/sources";
 
 // Runs fn(i) for i in [0, n) on `threads` threads.
 void ParallelFor(int threads, size_t n, const std::function<void(size_t)>& fn) {
@@ -54,17 +54,28 @@ std::string GenerateImages(const SuiteOptions& o, uint64_t n) {
   if (fs::exists(marker)) return dir + "/src";
   RemoveAll(dir);
   std::vector<cv::Mat> photos;
-  for (const char* sub : {"coco/train", "voc2012/JPEGImages"}) {
-    std::vector<std::string> paths;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(std::string(kCompat) + "/" + sub, ec)) paths.push_back(e.path());
-    std::sort(paths.begin(), paths.end());
-    for (const auto& p : paths) {
+  for (const char* sub : {"sources/coco/train", "sources/voc2012/JPEGImages"}) {
+    for (const auto& p : CompatPhotoPaths(sub)) {
       cv::Mat m = cv::imread(p, cv::IMREAD_COLOR);
       if (!m.empty() && m.cols >= 320 && m.rows >= 240) photos.push_back(m);
     }
   }
-  if (photos.empty()) Check(Status::NotFound(std::string("no photos under ") + kCompat), "images");
+  if (photos.empty()) {  // no compat folder: smooth synthetic pictures with noise
+    std::fprintf(stderr, "images: compat photos absent (MINDRECORD_COMPAT_DIR); using synthetic pictures\n");
+    std::mt19937_64 rng(7);
+    for (int i = 0; i < 8; ++i) {
+      cv::Mat m(480, 640, CV_8UC3);
+      for (int y = 0; y < m.rows; ++y) {
+        for (int x = 0; x < m.cols; ++x) {
+          for (int c = 0; c < 3; ++c) {
+            const double v = 128 + 60 * std::sin((x + 37 * i) * 0.013 * (c + 1)) * std::cos(y * 0.011 * (c + 2));
+            m.at<cv::Vec3b>(y, x)[c] = cv::saturate_cast<uint8_t>(v + static_cast<int>(rng() % 41) - 20);
+          }
+        }
+      }
+      photos.push_back(m);
+    }
+  }
   std::fprintf(stderr, "images: generating %llu JPEGs from %zu photos in %s\n", static_cast<unsigned long long>(n),
                photos.size(), dir.c_str());
   ParallelFor(o.max_workers, n, [&](size_t i) {

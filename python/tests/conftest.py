@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-COMPAT = os.environ.get("MINDRECORD_COMPAT", os.path.join(os.path.dirname(ROOT), "shared", "compat"))
-if not os.path.isdir(COMPAT):
-    COMPAT = "/work/shared/compat"
+# MindSpore's reference files: $MINDRECORD_COMPAT_DIR, else ../shared/compat beside the checkout.
+COMPAT = os.environ.get("MINDRECORD_COMPAT_DIR") or os.path.join(os.path.dirname(ROOT), "shared", "compat")
 
 
 def compat_path(*parts):

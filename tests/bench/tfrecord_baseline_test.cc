@@ -11,11 +11,12 @@
 #include "benchmarks/baselines/tf_example.h"
 #include "benchmarks/baselines/tfrecord_io.h"
 #include "mindrecord/crc32c.h"
+#include "tests/util/compat_dir.h"
 
 namespace mindrecord::bench {
 namespace {
 
-const std::string kDummy = std::string(MINDRECORD_SOURCE_DIR) + "/../shared/compat/sources/tfrecord/dummy.tfrecord";
+const std::string kDummy = testing::CompatDir() + "/sources/tfrecord/dummy.tfrecord";
 
 std::string TempDir() {
   std::string tmpl = std::filesystem::temp_directory_path().string() + "/mr-bench-test-XXXXXX";

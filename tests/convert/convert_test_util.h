@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "readers/shard_reader.h"
+#include "tests/util/compat_dir.h"
 #include "writers/convert/converter.h"
 
 namespace mindrecord::convert::testing {
@@ -40,13 +41,7 @@ class TempDir {
   fs::path path_;
 };
 
-// ../shared/compat, or $MINDRECORD_COMPAT_DIR; "" when absent.
-inline std::string CompatDir() {
-  if (const char* env = std::getenv("MINDRECORD_COMPAT_DIR")) return env;
-  fs::path p = fs::path(MINDRECORD_SOURCE_DIR) / ".." / "shared" / "compat";
-  std::error_code ec;
-  return fs::is_directory(p, ec) ? fs::canonical(p).string() : "";
-}
+using ::mindrecord::testing::CompatDir;
 
 #define MR_REQUIRE_COMPAT(dir)                                                                        \
   const std::string dir = ::mindrecord::convert::testing::CompatDir();                             \

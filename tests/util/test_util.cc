@@ -24,14 +24,6 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-std::string CompatDir() {
-  if (const char* env = std::getenv("MINDRECORD_COMPAT_DIR")) return env;
-  std::string dir = std::string(MINDRECORD_SOURCE_DIR) + "/../shared/compat";
-  struct stat st;
-  if (stat((dir + "/README.md").c_str(), &st) == 0) return dir;
-  return "";
-}
-
 int RunCommand(const std::string& cmd, std::string* output, bool merge_stderr) {
   std::string full = cmd + (merge_stderr ? " 2>&1" : "");
   FILE* f = popen(full.c_str(), "r");

@@ -2,6 +2,8 @@
 // running the CLI.
 #pragma once
 
+#include "tests/util/compat_dir.h"
+
 #include <string>
 
 namespace mindrecord::testing {
@@ -17,9 +19,6 @@ class TempDir {
  private:
   std::string path_;
 };
-
-// ../shared/compat beside the checkout (or $MINDRECORD_COMPAT_DIR); empty when absent.
-std::string CompatDir();
 
 // Runs a shell command; returns its exit code and fills *output with stdout
 // (stderr too when merge_stderr).
