@@ -313,6 +313,29 @@ TEST_F(CudaSinkTest, ReadErrorAfterGoodBatches) {
   EXPECT_EQ(again.status().ToString(), error.ToString());
 }
 
+// A CUDA error in the sink (here: device memory exhausted, so cudaMalloc of
+// the batch's device buffer fails) stops the pipeline like a read error: Next
+// returns it, naming the CUDA call, and keeps returning it after the cause is
+// gone (no batch is skipped silently).
+TEST_F(CudaSinkTest, SinkErrorIsSticky) {
+  auto pipe = Pipeline::Open(CudaPlan(2, 2));
+  ASSERT_TRUE(pipe.ok()) << pipe.status().ToString();
+  std::vector<void*> hog;
+  for (size_t chunk : {size_t{1} << 30, size_t{64} << 20, size_t{2} << 20, size_t{64} << 10}) {
+    void* p = nullptr;
+    while (cudaMalloc(&p, chunk) == cudaSuccess) hog.push_back(p);
+    (void)cudaGetLastError();  // the expected out-of-memory
+  }
+  Batch b;
+  auto r = (*pipe)->Next(&b);
+  for (void* p : hog) cudaFree(p);
+  ASSERT_FALSE(r.ok()) << "the sink found device memory after " << hog.size() << " allocations";
+  EXPECT_NE(r.status().message().find("cudaMalloc"), std::string::npos) << r.status().ToString();
+  auto again = (*pipe)->Next(&b);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().ToString(), r.status().ToString());
+}
+
 TEST_F(CudaSinkTest, BadDeviceIsRefused) {
   int count = 0;
   ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
