@@ -48,7 +48,7 @@ def _check_index_fields(fields, default):
 
 
 class _Converter:
-    _source = None
+    _source: str | None = None
 
     def __init__(self, source: str, destination: str, partition_number: int = 1, **options: object) -> None:
         _check_str("source", source)

@@ -90,7 +90,7 @@ class DistributedSampler(_Sampler):
     """Rank `shard_id` of `num_shards`: rows i, i+N, ... of the shuffled order;
     ranks are disjoint and cover every row once."""
 
-    def __init__(self, num_shards: int, shard_id: int, shuffle: bool | str = True, num_samples: int | None = None,
+    def __init__(self, num_shards: int, shard_id: int, shuffle: bool | str | None = True, num_samples: int | None = None,
                  pad: bool = False) -> None:
         if num_samples:
             raise ValueError("DistributedSampler(num_samples=...) is not supported")
@@ -244,7 +244,7 @@ class MindDataset:
         if padded is not None:
             self._plan["padded"] = padded
         self._batched = False
-        self._state = None      # resume state (dict) for the next iteration
+        self._state: dict | None = None  # resume state for the next iteration
         self._live = None       # the running iterator, if any
         self._epoch_rows = None
         # Open now so that bad paths and columns fail here, not at iteration.
@@ -364,7 +364,7 @@ class MindDataset:
 
     # ---- resume -------------------------------------------------------------
 
-    def state_dict(self) -> dict[str, object]:
+    def state_dict(self) -> dict:
         """Where the next batch starts: {"seed", "epoch", "position", ...}."""
         if self._live is not None and self._live._pipe is not None:
             return json.loads(self._live._pipe.state())
@@ -374,7 +374,7 @@ class MindDataset:
         return {"seed": plan["seed"], "epoch": 0, "position": 0, "rows": 0,
                 "fingerprint": str(_core.plan_fingerprint(json.dumps(plan)))}
 
-    def load_state_dict(self, state: dict[str, object]) -> None:
+    def load_state_dict(self, state: dict) -> None:
         """The next iteration continues exactly at `state` (from state_dict()
         of a dataset built the same way; the worker count may differ)."""
         if not isinstance(state, dict) or not {"seed", "epoch", "position"} <= set(state):

@@ -1,6 +1,7 @@
 """FileReader: MindSpore's mindrecord.FileReader over the C++ ShardReader."""
 from collections.abc import Iterator
 import json
+from typing import Literal
 import os
 
 from mindrecord import _core
@@ -109,7 +110,7 @@ class FileReader:
     def __enter__(self) -> "FileReader":
         return self
 
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> Literal[False]:
         self.close()
         return False
 

@@ -1,6 +1,7 @@
 """FileWriter: MindSpore's mindrecord.FileWriter over the C++ ShardWriter."""
 import json
 import os
+from typing import Any
 
 from mindrecord import _core
 
@@ -49,6 +50,14 @@ class FileWriter:
 
     Thread safety: not thread-safe; drive one writer from one thread.
     """
+
+    _writer: Any  # _core.Writer once opened, else None
+    _schema: str | None
+    _index: list[str] | None
+    _checksums: bool | None  # None: an append keeps the dataset's
+    _version: str | None
+    _header_size: int | None
+    _page_size: int | None
 
     def __init__(self, file_name: str, shard_num: int = 1, overwrite: bool = False, *, checksums: bool = True,
                  version: str = "3.0", compression: str | None = None, compression_level: int | None = None,

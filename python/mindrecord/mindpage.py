@@ -34,8 +34,8 @@ class MindPage:
             raise ValueError("num_consumer must be an int >= 1")
         self._reader = _open_reader(file_name, None)
         self._candidates = list(self._reader.index_fields)
-        self._category_field = None
-        self._categories = None  # [(name, [row ids])]
+        self._category_field: str | None = None
+        self._categories: list[tuple[str, list[int]]] | None = None  # [(name, [row ids])]
 
     @property
     def candidate_fields(self) -> list[str]:
@@ -59,7 +59,7 @@ class MindPage:
         if category_field not in self._candidates:
             raise ValueError("field '%s' is not a candidate category field (candidates: %s)"
                              % (category_field, ", ".join(self._candidates)))
-        merged = {}
+        merged: dict[str, list[int]] = {}
         for value, ids in self._reader.group_by(category_field):
             merged.setdefault(_category_name(value), []).extend(ids)
         self._categories = sorted((name, sorted(ids)) for name, ids in merged.items())
@@ -71,7 +71,7 @@ class MindPage:
         cats = self._cats()
         return json.dumps({"categories": [{"count": len(ids), "id": i, "name": name}
                                           for i, (name, ids) in enumerate(cats)],
-                           "key": self._category_field + "_0"}, separators=(",", ":"))
+                           "key": "%s_0" % self._category_field}, separators=(",", ":"))
 
     def read_at_page_by_id(self, category_id: int, page: int, num_row: int) -> list[dict[str, object]]:
         """Rows [page*num_row, (page+1)*num_row) of category `category_id`, as dicts."""

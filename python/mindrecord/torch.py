@@ -189,7 +189,7 @@ class _Ring:
                 slot.local = False
 
 
-_rings = {}  # (dataset token, worker id) -> _Ring of this process
+_rings: dict = {}  # (dataset token, worker id) -> _Ring of this process
 _rings_pid = None
 
 
@@ -236,7 +236,7 @@ class _Kept:
         os.close(self.fd)  # the mapping goes when the last tensor over it does
 
 
-_kept = {}            # (dataset token, worker id) -> {slot index: _Kept}
+_kept: dict = {}      # (dataset token, worker id) -> {slot index: _Kept}
 _kept_tokens = set()  # datasets alive in this process: only their buffers are kept
 _kept_lock = threading.Lock()
 

@@ -97,3 +97,27 @@ def test_pip_install_into_a_target_folder(tmp_path):
                        capture_output=True, text=True, env=env, cwd=str(tmp_path))
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.strip() == cmake_version()
+
+
+def _mypy(tmp_path, *targets):
+    pytest.importorskip("mypy")
+    env = dict(os.environ, MYPYPATH=os.path.join(ROOT, "python"))
+    return subprocess.run([sys.executable, "-m", "mypy", "--ignore-missing-imports", "--follow-imports=silent",
+                           "--cache-dir", str(tmp_path / "mypy_cache"), *targets],
+                          capture_output=True, text=True, env=env, cwd=str(tmp_path))
+
+
+def test_type_hints_check_and_catch_misuse(tmp_path):
+    """The package type-checks, and its hints reach a user's code: a wrong argument type is an error."""
+    good = tmp_path / "good.py"
+    good.write_text("from mindrecord import FileWriter, MindDataset\n"
+                    "w = FileWriter('x.mindrecord', 2)\n"
+                    "n: int = w.commit()\n"
+                    "ds = MindDataset('x.mindrecord0', columns_list=['a']).batch(4)\n")
+    bad = tmp_path / "bad.py"
+    bad.write_text("from mindrecord import FileWriter\n"
+                   "w = FileWriter('x.mindrecord', shard_num='2')\n")
+    r = _mypy(tmp_path, os.path.join(ROOT, "python", "mindrecord"), str(good))
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = _mypy(tmp_path, str(bad))
+    assert r.returncode == 1 and 'Argument "shard_num"' in r.stdout, r.stdout + r.stderr
