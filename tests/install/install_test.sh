@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the built project into a temporary prefix, then builds and runs
 # tests/install/consumer against it twice: through find_package(mindrecord)
-# and through pkg-config. Checks the installed headers are exactly the public
-# ones (the umbrella compiles; internals such as runtime.h are absent).
-# Usage: install_test.sh BUILD_DIR SOURCE_DIR CXX_COMPILER
+# and through pkg-config. Checks that internal headers (runtime.h, cv_util.h,
+# ...) are not installed and that the umbrella header compiles on its own.
+# Usage: install_test.sh BUILD_DIR SOURCE_DIR CXX_COMPILER [CXX_FLAGS [EXE_LINKER_FLAGS]]
+# (the flags the library was built with, e.g. a sanitizer's).
 set -euo pipefail
-build=$1 src=$2 cxx=$3
+build=$1 src=$2 cxx=$3 cxxflags=${4:-} ldflags=${5:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
@@ -18,7 +19,8 @@ test -f "$tmp/prefix/bin/mindrecord"
 
 echo "== find_package(mindrecord)"
 cmake -S "$src/tests/install/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
-  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS="$cxxflags" \
+  -DCMAKE_EXE_LINKER_FLAGS="$ldflags" >/dev/null
 cmake --build "$tmp/consumer" >/dev/null
 mkdir "$tmp/out1"
 "$tmp/consumer/consumer" "$tmp/out1"
@@ -26,7 +28,8 @@ mkdir "$tmp/out1"
 echo "== pkg-config mindrecord"
 pcdir=$(dirname "$(find "$tmp/prefix" -name mindrecord.pc)")
 flags=$(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs --static mindrecord)
-"$cxx" -std=c++20 -O1 -o "$tmp/consumer_pc" "$src/tests/install/consumer/main.cc" $flags
+# shellcheck disable=SC2086  # word splitting of the flag lists is intended
+"$cxx" -std=c++20 -O1 $cxxflags -o "$tmp/consumer_pc" "$src/tests/install/consumer/main.cc" $flags $ldflags
 mkdir "$tmp/out2"
 "$tmp/consumer_pc" "$tmp/out2"
 # The installed CLI reads what the consumer wrote.
