@@ -93,6 +93,7 @@ class PyReader {
   }
 
   uint64_t num_rows() const { return reader_->num_rows(); }
+  std::vector<std::string> warnings() const { return reader_->warnings(); }
   std::vector<std::string> shard_io_modes() const {
     std::vector<std::string> out;
     for (uint32_t s = 0; s < reader_->num_shards(); ++s) out.push_back(IoModeName(reader_->shard_io_mode(s)));
@@ -222,6 +223,7 @@ void BindIo(py::module_& m) {
            py::arg("columns") = std::vector<std::string>{}, py::arg("io_mode") = "auto")
       .def_property_readonly("num_rows", &PyReader::num_rows)
       .def_property_readonly("shard_io_modes", &PyReader::shard_io_modes)
+      .def_property_readonly("warnings", &PyReader::warnings)
       .def_property_readonly("schema_json", &PyReader::schema_json)
       .def_property_readonly("desc", &PyReader::desc)
       .def_property_readonly("blob_fields", &PyReader::blob_fields)

@@ -16,6 +16,7 @@ import json
 import os
 
 from mindrecord import _core
+from mindrecord.filereader import warn_reader
 from mindrecord.vision import to_specs
 
 
@@ -242,8 +243,8 @@ class MindDataset:
         self._live = None       # the running iterator, if any
         self._epoch_rows = None
         # Open now so that bad paths and columns fail here, not at iteration.
-        _core.Reader(self._plan["source"][0], self._plan["columns"],
-                     "direct" if io_mode == "direct" and not direct_fallback else "pread")
+        warn_reader(_core.Reader(self._plan["source"][0], self._plan["columns"],
+                                 "direct" if io_mode == "direct" and not direct_fallback else "pread"))
         _core.sampler_size(json.dumps(self._full_plan(1)))
 
     @staticmethod

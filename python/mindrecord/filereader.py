@@ -1,6 +1,8 @@
 """FileReader: MindSpore's mindrecord.FileReader over the C++ ShardReader."""
 import json
 import os
+import warnings
+
 
 from mindrecord import _core
 
@@ -15,9 +17,17 @@ def _first_path(file_name):
     return [file_name]
 
 
+def warn_reader(reader, stacklevel=3):
+    """Issues the reader's warnings (a shard whose .db index is missing: rows
+    still read, field queries need the index) as RuntimeWarning."""
+    for message in reader.warnings:
+        warnings.warn(message, RuntimeWarning, stacklevel=stacklevel)
+
+
 def _open_reader(file_name, columns):
     paths = _first_path(file_name)
     reader = _core.Reader(paths[0], list(columns or []))
+    warn_reader(reader, 4)
     if len(paths) > 1:
         have = sorted(reader.shard_paths)
         want = sorted(os.path.abspath(p) for p in paths)
