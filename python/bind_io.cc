@@ -156,6 +156,20 @@ class PyReader {
     return out;
   }
 
+  // The end of the chunk of rows from `begin`: at most `max_rows` rows whose
+  // selected parts take at most `max_bytes` in the file, and at least one.
+  uint64_t ChunkEnd(uint64_t begin, uint64_t max_rows, uint64_t max_bytes) const {
+    py::gil_scoped_release nogil;
+    const uint64_t n = reader_->num_rows();
+    uint64_t end = std::min(begin, n), bytes = 0;
+    while (end < n && end - begin < std::max<uint64_t>(max_rows, 1)) {
+      bytes += ValueOrThrow(reader_->StoredBytes(end, &projection_));
+      if (bytes > max_bytes && end > begin) break;
+      ++end;
+    }
+    return end;
+  }
+
   // Rows by global id, in the given order; all columns when `all_columns`.
   py::list ReadIds(const std::vector<uint64_t>& ids, bool all_columns) const {
     std::vector<Row> rows(ids.size());
@@ -235,6 +249,7 @@ void BindIo(py::module_& m) {
       .def_property_readonly("page_size", &PyReader::page_size)
       .def_property_readonly("compression_json", &PyReader::compression_json)
       .def("read_range", &PyReader::ReadRange, py::arg("begin"), py::arg("end"), py::arg("threads") = 1)
+      .def("chunk_end", &PyReader::ChunkEnd, py::arg("begin"), py::arg("max_rows"), py::arg("max_bytes"))
       .def("read_ids", &PyReader::ReadIds, py::arg("ids"), py::arg("all_columns") = false)
       .def("group_by", &PyReader::GroupBy, py::arg("field"));
 }

@@ -44,16 +44,24 @@ class FileReader:
     unselected blob fields are not read. `num_consumer` threads read each
     chunk of rows in parallel, without the GIL.
 
+    get_next() reads ahead one chunk of rows: at most 1,024 rows and at most
+    `read_ahead_bytes` bytes of stored row data (default 64 MiB; a row larger
+    than that is read alone), so memory stays bounded whatever the row size.
+
     Thread safety: one FileReader per thread; a generator from get_next() is
     not shared between threads.
     """
 
     _CHUNK = 1024
+    READ_AHEAD_BYTES = 64 << 20
 
-    def __init__(self, file_name, num_consumer=4, columns=None, operator=None):
+    def __init__(self, file_name, num_consumer=4, columns=None, operator=None, read_ahead_bytes=READ_AHEAD_BYTES):
         del operator  # MindSpore's reserved argument
         if not isinstance(num_consumer, int) or isinstance(num_consumer, bool) or not 1 <= num_consumer <= 128:
             raise ValueError("num_consumer must be an int in [1, 128], got %r" % (num_consumer,))
+        if not isinstance(read_ahead_bytes, int) or isinstance(read_ahead_bytes, bool) or read_ahead_bytes < 1:
+            raise ValueError("read_ahead_bytes must be an int >= 1, got %r" % (read_ahead_bytes,))
+        self._read_ahead = read_ahead_bytes
         if columns is not None and (not isinstance(columns, (list, tuple)) or
                                     not all(isinstance(c, str) for c in columns) or not columns):
             raise ValueError("columns must be a non-empty list of str or None")
@@ -65,9 +73,13 @@ class FileReader:
         """Yields each row as a dict: int, float, str, bytes, numpy arrays."""
         reader = self._live()
         n = reader.num_rows
-        for begin in range(0, n, self._CHUNK):
-            for row in reader.read_range(begin, begin + self._CHUNK, self._threads):
-                yield row
+        begin = 0
+        while begin < n:
+            end = reader.chunk_end(begin, self._CHUNK, self._read_ahead)
+            rows = reader.read_range(begin, end, self._threads)
+            begin = end
+            yield from rows
+            del rows
 
     def read(self, begin, end):
         """Rows [begin, end) as a list of dicts."""
