@@ -424,6 +424,11 @@ Result<uint64_t> ShardReader::StoredBytes(uint64_t row_id, const Projection* pro
 }
 
 Result<Row> ShardReader::ReadRow(uint64_t row_id, const Projection* projection) const {
+  return ReadOne(row_id, projection, impl_->Select(projection));
+}
+
+Result<Row> ShardReader::ReadOne(uint64_t row_id, const Projection* projection,
+                                 const std::vector<bool>& select) const {
   MR_ASSIGN_OR_RETURN(Location loc, Locate(row_id));
   const Shard& s = *impl_->shards[loc.shard];
   const bool want_raw = !projection || projection->need_raw;
@@ -433,8 +438,7 @@ Result<Row> ShardReader::ReadRow(uint64_t row_id, const Projection* projection) 
   Impl::RowParts parts;
   MR_RETURN_IF_ERROR(impl_->FetchParts(s, l, loc.local_row, want_raw, want_blob, &parts));
   Row row;
-  MR_RETURN_IF_ERROR(
-      impl_->Decode(s, loc.local_row, parts.raw, parts.blob, projection, impl_->Select(projection), &row));
+  MR_RETURN_IF_ERROR(impl_->Decode(s, loc.local_row, parts.raw, parts.blob, projection, select, &row));
   return row;
 }
 
@@ -490,7 +494,7 @@ Status ShardReader::ReadRows(const std::vector<uint64_t>& row_ids, const Project
     }
     auto it = p.shard >= 0 ? streams.find(static_cast<uint32_t>(p.shard)) : streams.end();
     if (it == streams.end() || !it->second) {
-      MR_RETURN_IF_ERROR(fn(i, ReadRow(row_ids[i], projection)));
+      MR_RETURN_IF_ERROR(fn(i, ReadOne(row_ids[i], projection, select)));
       continue;
     }
     AioReadStream& stream = *it->second;

@@ -171,6 +171,8 @@ class ShardReader {
 
  private:
   explicit ShardReader(std::unique_ptr<Impl> impl);
+  // ReadRow with the projection's field selection computed once by the caller.
+  Result<Row> ReadOne(uint64_t row_id, const Projection* projection, const std::vector<bool>& select) const;
   std::unique_ptr<Impl> impl_;
 };
 
