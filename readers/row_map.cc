@@ -38,7 +38,10 @@ Result<std::unique_ptr<RowMap>> RowMap::Build(const ShardHeader& h, const std::s
   std::vector<const PageInfo*> blobs;
   uint64_t next = 0;
   for (const PageInfo& p : h.pages) {
-    if (p.used_bytes > h.page_size || p.page_id > UINT32_MAX) return bad(p, "used bytes exceed the page size");
+    if (p.used_bytes > h.page_size) {
+      return bad(p, std::to_string(p.used_bytes) + " used bytes exceed the page size " + std::to_string(h.page_size));
+    }
+    if (p.page_id > UINT32_MAX) return bad(p, "page id is past 2^32");
     if (!p.is_blob) continue;
     if (p.start_row_id != next || p.end_row_id < p.start_row_id) {
       return bad(p, "blob page holds rows [" + std::to_string(p.start_row_id) + ", " + std::to_string(p.end_row_id) +
