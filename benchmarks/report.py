@@ -242,6 +242,8 @@ def main():
                  "parsed with protobuf (TensorFlow's field numbers); 256 KiB buffered sequential reader, 1 MiB "
                  "buffered writer; **+ .idx** = DALI-style sidecar of record offsets for random access (pread).")
     lines.append("- **plain files**: one file per sample in class folders (ImageFolder), open + fstat + read.")
+    lines.append("- **LMDB** (open workload; liblmdb): the same serialized tf.train.Example records under 8-byte "
+                 "big-endian row-id keys, one read-only environment file (MDB_NOSUBDIR | MDB_NOLOCK), one mdb_get.")
     lines.append("- **Ceilings**: memcpy of the same bytes in memory; `cat` = read(2) of the same files into a "
                  "1 MiB buffer; for images, the bare decode + resize(224) loop and the pipeline's own ops on JPEGs "
                  "already in memory (the pipeline fuses decode with the crop, DCT-domain downscaling, and the "

@@ -44,6 +44,7 @@ int Run(const std::string& path, const std::string& rows, const std::string& col
   auto reader = ShardReader::Open(path);
   if (!reader.ok()) return ReportStatus("cat", reader.status());
   const ShardReader& r = **reader;
+  ReportWarnings("cat", r);
   std::vector<std::string> cols;
   std::stringstream ss(columns);
   for (std::string c; std::getline(ss, c, ',');) {

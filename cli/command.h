@@ -21,6 +21,9 @@ inline constexpr int kExitData = 2;   // data or I/O error
 // Prints "mindrecord <verb>: error: <message>" to stderr for a failed status
 // and returns the exit code: kExitUsage for InvalidArgument, else kExitData.
 int ReportStatus(const char* verb, const Status& status);
+// Prints "mindrecord <verb>: warning: <message>" to stderr for each of the
+// reader's warnings (a shard whose .db is missing).
+void ReportWarnings(const char* verb, const ShardReader& r);
 
 // Writes every row of `r` to `w` in row-id order, in batches bounded by rows
 // and bytes: moved in their encoded form, or decoded and re-encoded when

@@ -12,6 +12,10 @@ int ReportStatus(const char* verb, const Status& status) {
   return status.code() == StatusCode::kInvalidArgument ? kExitUsage : kExitData;
 }
 
+void ReportWarnings(const char* verb, const ShardReader& r) {
+  for (const auto& w : r.warnings()) std::fprintf(stderr, "mindrecord %s: warning: %s\n", verb, w.c_str());
+}
+
 Status MoveRows(const ShardReader& r, ShardWriter* w, bool reencode) {
   constexpr size_t kBatchRows = 4096;
   constexpr size_t kBatchBytes = 64 << 20;

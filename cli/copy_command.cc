@@ -28,6 +28,7 @@ struct CopyArgs {
 
 Status Copy(const CopyArgs& a, uint64_t* rows_out) {
   MR_ASSIGN_OR_RETURN(auto reader, ShardReader::Open(a.src));
+  ReportWarnings("copy", *reader);
   WriterOptions o;
   o.shard_count = a.shards ? a.shards : reader->num_shards();
   o.header_size = a.header_size ? a.header_size : reader->header_size();

@@ -54,6 +54,7 @@ int Run(const std::string& path, bool as_json, bool pages) {
   auto reader = ShardReader::Open(path);
   if (!reader.ok()) return ReportStatus("inspect", reader.status());
   const ShardReader& r = **reader;
+  ReportWarnings("inspect", r);
   json shards = json::array();
   for (uint32_t s = 0; s < r.num_shards(); ++s) shards.push_back(DescribeShard(r, s, pages));
   const ShardHeader& h0 = r.header(0);
@@ -69,7 +70,8 @@ int Run(const std::string& path, bool as_json, bool pages) {
                 {"header_size", r.header_size()},
                 {"page_size", r.page_size()},
                 {"compression_size", h0.compression_size},
-                {"compression", DescribeCompression(h0)}};
+                {"compression", DescribeCompression(h0)},
+                {"warnings", r.warnings()}};
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }

@@ -44,13 +44,22 @@ Result<std::vector<RowLocator>> IndexReader::LoadLocators(uint64_t num_rows) con
   return LoadLocators(0, num_rows);
 }
 
+Result<std::vector<RowLocator>> IndexReader::LoadLocatorRange(uint64_t first_row, uint64_t num_rows) const {
+  return LoadLocators(first_row, num_rows, " AND ROW_ID < " + std::to_string(first_row + num_rows));
+}
+
 Result<std::vector<RowLocator>> IndexReader::LoadLocators(uint64_t first_row, uint64_t num_rows) const {
+  return LoadLocators(first_row, num_rows, "");
+}
+
+Result<std::vector<RowLocator>> IndexReader::LoadLocators(uint64_t first_row, uint64_t num_rows,
+                                                          const std::string& and_where) const {
   std::lock_guard<std::mutex> lock(mu_);
   Stmt st;
   const std::string sql =
       "SELECT ROW_ID,PAGE_ID_RAW,PAGE_OFFSET_RAW,PAGE_OFFSET_RAW_END,ROW_GROUP_ID,PAGE_ID_BLOB,PAGE_OFFSET_BLOB,"
-      "PAGE_OFFSET_BLOB_END FROM INDEXES" +
-      (first_row > 0 ? " WHERE ROW_ID >= " + std::to_string(first_row) : std::string()) + " ORDER BY ROW_ID;";
+      "PAGE_OFFSET_BLOB_END FROM INDEXES WHERE ROW_ID >= " + std::to_string(first_row) + and_where +
+      " ORDER BY ROW_ID;";
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK) {
     return Status::Corruption(path_ + ": INDEXES table unreadable: " + sqlite3_errmsg(db_));
   }

@@ -28,6 +28,9 @@ class IndexReader {
   Result<std::vector<RowLocator>> LoadLocators(uint64_t num_rows) const;
   // Locators of rows first_row..first_row+num_rows-1 (the shard's last rows).
   Result<std::vector<RowLocator>> LoadLocators(uint64_t first_row, uint64_t num_rows) const;
+  // Locators of rows [first_row, first_row + num_rows) of a shard with more
+  // rows (a row group's, for a group whose pages do not walk).
+  Result<std::vector<RowLocator>> LoadLocatorRange(uint64_t first_row, uint64_t num_rows) const;
   // Distinct values of index field `field` (ascending) with their row ids.
   Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> GroupBy(const std::string& field,
                                                                           const Schema& schema) const;
@@ -35,6 +38,9 @@ class IndexReader {
 
  private:
   IndexReader() = default;
+  // `and_where`: more SQL conditions (" AND ..."), or empty.
+  Result<std::vector<RowLocator>> LoadLocators(uint64_t first_row, uint64_t num_rows,
+                                               const std::string& and_where) const;
   std::string path_;
   sqlite3* db_ = nullptr;
   bool quoted_ = false;

@@ -93,6 +93,7 @@ class PyReader {
   }
 
   uint64_t num_rows() const { return reader_->num_rows(); }
+  std::vector<std::string> warnings() const { return reader_->warnings(); }
   std::vector<std::string> shard_io_modes() const {
     std::vector<std::string> out;
     for (uint32_t s = 0; s < reader_->num_shards(); ++s) out.push_back(IoModeName(reader_->shard_io_mode(s)));
@@ -153,6 +154,20 @@ class PyReader {
     py::list out(rows.size());
     for (size_t i = 0; i < rows.size(); ++i) out[i] = RowToPy(std::move(rows[i]));
     return out;
+  }
+
+  // The end of the chunk of rows from `begin`: at most `max_rows` rows whose
+  // selected parts take at most `max_bytes` in the file, and at least one.
+  uint64_t ChunkEnd(uint64_t begin, uint64_t max_rows, uint64_t max_bytes) const {
+    py::gil_scoped_release nogil;
+    const uint64_t n = reader_->num_rows();
+    uint64_t end = std::min(begin, n), bytes = 0;
+    while (end < n && end - begin < std::max<uint64_t>(max_rows, 1)) {
+      bytes += ValueOrThrow(reader_->StoredBytes(end, &projection_));
+      if (bytes > max_bytes && end > begin) break;
+      ++end;
+    }
+    return end;
   }
 
   // Rows by global id, in the given order; all columns when `all_columns`.
@@ -222,6 +237,7 @@ void BindIo(py::module_& m) {
            py::arg("columns") = std::vector<std::string>{}, py::arg("io_mode") = "auto")
       .def_property_readonly("num_rows", &PyReader::num_rows)
       .def_property_readonly("shard_io_modes", &PyReader::shard_io_modes)
+      .def_property_readonly("warnings", &PyReader::warnings)
       .def_property_readonly("schema_json", &PyReader::schema_json)
       .def_property_readonly("desc", &PyReader::desc)
       .def_property_readonly("blob_fields", &PyReader::blob_fields)
@@ -233,6 +249,7 @@ void BindIo(py::module_& m) {
       .def_property_readonly("page_size", &PyReader::page_size)
       .def_property_readonly("compression_json", &PyReader::compression_json)
       .def("read_range", &PyReader::ReadRange, py::arg("begin"), py::arg("end"), py::arg("threads") = 1)
+      .def("chunk_end", &PyReader::ChunkEnd, py::arg("begin"), py::arg("max_rows"), py::arg("max_bytes"))
       .def("read_ids", &PyReader::ReadIds, py::arg("ids"), py::arg("all_columns") = false)
       .def("group_by", &PyReader::GroupBy, py::arg("field"));
 }

@@ -233,4 +233,5 @@ PYBIND11_MODULE(_core, m) {
   mb::BindPipeline(m);
   mb::BindConvert(m);
   mb::BindPyFunc(m);
+  mb::BindRows(m);
 }

@@ -59,6 +59,7 @@ void BindIo(py::module_& m);
 void BindPipeline(py::module_& m);
 void BindConvert(py::module_& m);
 void BindPyFunc(py::module_& m);
+void BindRows(py::module_& m);
 
 // Raises the exception for a failed pipeline Status: RuntimeError chained to
 // the original when a Python callable raised it, else as the translator does.

@@ -8,6 +8,7 @@
 
 #include "index/index_reader.h"
 #include "readers/header_io.h"
+#include "readers/row_map.h"
 #include "mindrecord/checksum.h"
 #include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
@@ -18,17 +19,16 @@
 
 namespace mindrecord {
 
+namespace {
+// Pages verified without their bytes in hand are read this much at a time.
+constexpr uint64_t kVerifyChunk = 1 << 20;
+}  // namespace
+
 bool Projection::Selects(int field_id) const {
   return std::binary_search(field_ids.begin(), field_ids.end(), field_id);
 }
 
 namespace {
-
-// A row's parts within their pages; pages are at most 256 MiB, so 32 bits do.
-struct CompactLocator {
-  uint32_t raw_page, raw_begin, raw_end;
-  uint32_t blob_page, blob_begin, blob_end;
-};
 
 struct Shard {
   std::string path;
@@ -36,13 +36,12 @@ struct Shard {
   const DirectFile* direct = nullptr;  // `file`, when it is read with O_DIRECT
   IoMode io_mode = IoMode::kPread;
   ShardHeader header;
-  std::unique_ptr<IndexReader> index;
+  std::unique_ptr<IndexReader> index;  // null when the .db is missing
   uint64_t first_row = 0;
   // Per page: 0 not yet checked, 1 checksum good (or none), 2 mismatch.
   std::unique_ptr<std::atomic<uint8_t>[]> page_state;
-  std::once_flag locators_once;
-  Status locators_status;
-  std::vector<CompactLocator> locators;
+  // Row locations from the pages themselves, walked lazily per row group.
+  std::unique_ptr<RowMap> rows;
 };
 
 }  // namespace
@@ -56,8 +55,14 @@ struct ShardReader::Impl {
   uint64_t total_rows = 0;
   uint64_t total_file_bytes = 0;
 
+  std::vector<std::string> warnings;
+
   const ShardHeader& first() const { return shards[0]->header; }
-  Status EnsureLocators(Shard& s) const;
+  // Walks group `g`'s part if not yet done, after verifying its page; `held`:
+  // bytes of the page the caller has read (and verified) already.
+  Status EnsureWalked(const Shard& s, size_t g, RowMap::Part part, const PageBytes& held = {}) const;
+  // The wanted parts of shard-local row `local`.
+  Status LocateRow(const Shard& s, uint64_t local, bool want_raw, bool want_blob, CompactLocator* out) const;
   // `data`: the page's bytes when the caller has them; otherwise they are read.
   Status VerifyPage(const Shard& s, uint64_t page, const char* data = nullptr) const;
   // Whether VerifyPage would read the page (not yet verified, has a checksum).
@@ -79,51 +84,34 @@ struct ShardReader::Impl {
                 const Projection* proj, const std::vector<bool>& select, Row* out) const;
 };
 
-Status ShardReader::Impl::EnsureLocators(Shard& s) const {
-  std::call_once(s.locators_once, [&] {
-    const uint64_t n = s.header.num_rows();
-    auto locs = s.index->LoadLocators(n);
-    if (!locs.ok()) {
-      s.locators_status = locs.status();
-      return;
-    }
-    const auto& pages = s.header.pages;
-    s.locators.reserve(n);
-    for (const RowLocator& l : *locs) {
-      auto bad = [&](const std::string& why) {
-        return Status::Corruption(s.index->path() + ": row " + std::to_string(l.row_id) + ": " + why);
-      };
-      auto check = [&](uint64_t page, uint64_t b, uint64_t e, bool blob) -> Status {
-        const char* kind = blob ? "blob" : "raw";
-        if (page >= pages.size() || pages[page].is_blob != blob) {
-          return bad(std::string(kind) + " page id " + std::to_string(page) + " is not a " + kind + " page");
-        }
-        if (b + kLengthPrefix > e || e > pages[page].used_bytes) {
-          return bad(std::string(kind) + " range [" + std::to_string(b) + ", " + std::to_string(e) +
-                     ") is outside page " + std::to_string(page) + "'s " + std::to_string(pages[page].used_bytes) +
-                     " used bytes");
-        }
-        return Status::OK();
-      };
-      Status st = check(l.blob_page, l.blob_begin, l.blob_end, true);
-      if (st.ok()) st = check(l.raw_page, l.raw_begin, l.raw_end, false);
-      if (st.ok()) {
-        const PageInfo& bp = pages[l.blob_page];
-        if (l.row_id < bp.start_row_id || l.row_id >= bp.end_row_id) {
-          st = bad("blob page " + std::to_string(l.blob_page) + " does not hold this row");
-        }
-      }
-      if (!st.ok()) {
-        s.locators_status = st;
-        s.locators.clear();
-        return;
-      }
-      s.locators.push_back({static_cast<uint32_t>(l.raw_page), static_cast<uint32_t>(l.raw_begin),
-                            static_cast<uint32_t>(l.raw_end), static_cast<uint32_t>(l.blob_page),
-                            static_cast<uint32_t>(l.blob_begin), static_cast<uint32_t>(l.blob_end)});
-    }
-  });
-  return s.locators_status;
+Status ShardReader::Impl::EnsureWalked(const Shard& s, size_t g, RowMap::Part part, const PageBytes& held) const {
+  if (s.rows->Walked(g, part)) return Status::OK();
+  const uint32_t page = s.rows->GroupPage(g, part);
+  // The checksum first: a damaged page is reported as such, not as a bad length.
+  MR_RETURN_IF_ERROR(VerifyPage(s, page));
+  Status walked = s.rows->Walk(g, part, *s.file, held);
+  if (walked.ok() || walked.code() != StatusCode::kCorruption || !s.index) return walked;
+  // A damaged length prefix: where the index is there, it locates the group's
+  // other rows, and only the damaged row fails (its prefix disagrees).
+  const bool blob = part == RowMap::Part::kBlob;
+  const uint64_t first = s.rows->group_first_row(g);
+  auto locs = s.index->LoadLocatorRange(first, s.rows->group_end_row(g) - first);
+  if (!locs.ok()) return walked;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  for (const RowLocator& l : *locs) {
+    if ((blob ? l.blob_page : l.raw_page) != page) return walked;
+    ranges.emplace_back(blob ? l.blob_begin : l.raw_begin, blob ? l.blob_end : l.raw_end);
+  }
+  return s.rows->Adopt(g, part, ranges, s.index->path()).ok() ? Status::OK() : walked;
+}
+
+Status ShardReader::Impl::LocateRow(const Shard& s, uint64_t local, bool want_raw, bool want_blob,
+                                    CompactLocator* out) const {
+  const size_t g = s.rows->GroupOf(local);
+  if (want_raw) MR_RETURN_IF_ERROR(EnsureWalked(s, g, RowMap::Part::kRaw));
+  if (want_blob) MR_RETURN_IF_ERROR(EnsureWalked(s, g, RowMap::Part::kBlob));
+  s.rows->Fill(g, local, want_raw, want_blob, out);
+  return Status::OK();
 }
 
 bool ShardReader::Impl::NeedsVerify(const Shard& s, uint64_t page) const {
@@ -147,14 +135,22 @@ Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page, const char* 
     s.page_state[page].store(1, std::memory_order_release);
     return Status::OK();
   }
-  std::string buf;
   if (data == nullptr && s.file->MappedData() != nullptr) data = s.file->MappedData() + off;
-  if (data == nullptr) {
-    buf.resize(p.used_bytes);
-    MR_RETURN_IF_ERROR(s.file->ReadAt(off, p.used_bytes, buf.data()));
-    data = buf.data();
+  std::string computed;
+  if (data != nullptr) {
+    computed = ChecksumHex(Xxh3(std::string_view(data, p.used_bytes)));
+  } else {
+    // Read in pieces: a random row's first touch of a page costs kVerifyChunk
+    // of memory, not the page.
+    Xxh3Stream hash;
+    std::string buf(std::min<uint64_t>(p.used_bytes, kVerifyChunk), '\0');
+    for (uint64_t done = 0; done < p.used_bytes; done += buf.size()) {
+      if (p.used_bytes - done < buf.size()) buf.resize(p.used_bytes - done);
+      MR_RETURN_IF_ERROR(s.file->ReadAt(off + done, buf.size(), buf.data()));
+      hash.Update(buf);
+    }
+    computed = ChecksumHex(hash.Digest());
   }
-  const std::string computed = ChecksumHex(Xxh3(std::string_view(data, p.used_bytes)));
   if (computed != it->get<std::string>()) {
     s.page_state[page].store(2, std::memory_order_release);
     return mismatch(it->get<std::string>(), computed);
@@ -166,7 +162,7 @@ Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page, const char* 
 namespace {
 
 // A row part's bytes without their length prefix, which must agree with the
-// index's range.
+// range walked.
 Result<std::string_view> Framed(const Shard& s, std::string_view bytes, uint64_t off, const char* part,
                                 uint64_t row) {
   const uint64_t n = bytes.size();
@@ -174,7 +170,7 @@ Result<std::string_view> Framed(const Shard& s, std::string_view bytes, uint64_t
   std::memcpy(&len, bytes.data(), 8);
   if (len != n - kLengthPrefix) {
     return Status::Corruption(s.path + ": row " + std::to_string(row) + ": " + part + " part at offset " +
-                              std::to_string(off) + " has length " + std::to_string(len) + ", the index says " +
+                              std::to_string(off) + " has length " + std::to_string(len) + ", expected " +
                               std::to_string(n - kLengthPrefix));
   }
   return bytes.substr(kLengthPrefix);
@@ -327,8 +323,15 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
     }
     if (i > 0) MR_RETURN_IF_ERROR(CheckShardsAgree(impl->shards[0]->header, s->header, impl->shards[0]->path, s->path));
     const std::string db = s->path + ".db";
-    if (!fs->Exists(db)) return Status::NotFound(db + ": index file of shard " + s->path + " is missing");
-    MR_ASSIGN_OR_RETURN(s->index, IndexReader::Open(db, BaseName(s->path), s->header.version == kVersion2));
+    if (fs->Exists(db)) {
+      MR_ASSIGN_OR_RETURN(s->index, IndexReader::Open(db, BaseName(s->path), s->header.version == kVersion2));
+    } else {
+      // Rows are located from the pages; only field queries need the index.
+      impl->warnings.push_back(db + ": index file of shard " + s->path +
+                               " is missing; rows are read from the shard's pages, but field queries (MindPage, "
+                               "PK sampler, verify) need it (rebuild it with `mindrecord index rebuild`)");
+    }
+    MR_ASSIGN_OR_RETURN(s->rows, RowMap::Build(s->header, s->path));
     s->page_state.reset(new std::atomic<uint8_t>[s->header.pages.size()]());
     s->first_row = impl->total_rows;
     impl->total_rows += s->header.num_rows();
@@ -372,6 +375,13 @@ const std::vector<std::string>& ShardReader::index_fields() const { return impl_
 const ShardHeader& ShardReader::header(uint32_t s) const { return impl_->shards.at(s)->header; }
 IoMode ShardReader::shard_io_mode(uint32_t s) const { return impl_->shards.at(s)->io_mode; }
 uint64_t ShardReader::total_file_bytes() const { return impl_->total_file_bytes; }
+const std::vector<std::string>& ShardReader::warnings() const { return impl_->warnings; }
+bool ShardReader::has_index(uint32_t s) const { return impl_->shards.at(s)->index != nullptr; }
+uint64_t ShardReader::locator_bytes() const {
+  uint64_t n = 0;
+  for (const auto& s : impl_->shards) n += s->rows->MemoryBytes();
+  return n;
+}
 
 Result<Projection> ShardReader::MakeProjection(const std::vector<std::string>& columns) const {
   const Schema& sc = schema();
@@ -404,16 +414,31 @@ Result<ShardReader::Location> ShardReader::Locate(uint64_t row_id) const {
   return Location{static_cast<uint32_t>(idx), row_id - sh[idx]->first_row};
 }
 
-Result<Row> ShardReader::ReadRow(uint64_t row_id, const Projection* projection) const {
+Result<uint64_t> ShardReader::StoredBytes(uint64_t row_id, const Projection* projection) const {
   MR_ASSIGN_OR_RETURN(Location loc, Locate(row_id));
-  Shard& s = *impl_->shards[loc.shard];
-  MR_RETURN_IF_ERROR(impl_->EnsureLocators(s));
+  const bool want_raw = !projection || projection->need_raw;
+  const bool want_blob = !projection || projection->need_blob;
+  CompactLocator l{};
+  MR_RETURN_IF_ERROR(impl_->LocateRow(*impl_->shards[loc.shard], loc.local_row, want_raw, want_blob, &l));
+  return (want_raw ? l.raw_end - l.raw_begin : 0) + (want_blob ? l.blob_end - l.blob_begin : 0);
+}
+
+Result<Row> ShardReader::ReadRow(uint64_t row_id, const Projection* projection) const {
+  return ReadOne(row_id, projection, impl_->Select(projection));
+}
+
+Result<Row> ShardReader::ReadOne(uint64_t row_id, const Projection* projection,
+                                 const std::vector<bool>& select) const {
+  MR_ASSIGN_OR_RETURN(Location loc, Locate(row_id));
+  const Shard& s = *impl_->shards[loc.shard];
+  const bool want_raw = !projection || projection->need_raw;
+  const bool want_blob = !projection || projection->need_blob;
+  CompactLocator l{};
+  MR_RETURN_IF_ERROR(impl_->LocateRow(s, loc.local_row, want_raw, want_blob, &l));
   Impl::RowParts parts;
-  MR_RETURN_IF_ERROR(impl_->FetchParts(s, s.locators[loc.local_row], loc.local_row, !projection || projection->need_raw,
-                                       !projection || projection->need_blob, &parts));
+  MR_RETURN_IF_ERROR(impl_->FetchParts(s, l, loc.local_row, want_raw, want_blob, &parts));
   Row row;
-  MR_RETURN_IF_ERROR(
-      impl_->Decode(s, loc.local_row, parts.raw, parts.blob, projection, impl_->Select(projection), &row));
+  MR_RETURN_IF_ERROR(impl_->Decode(s, loc.local_row, parts.raw, parts.blob, projection, select, &row));
   return row;
 }
 
@@ -429,6 +454,7 @@ Status ShardReader::ReadRows(const std::vector<uint64_t>& row_ids, const Project
     Status status;           // locating or verifying the row failed
     int64_t shard = -1;      // a direct shard whose stream holds the parts; -1: ReadRow
     uint64_t local = 0;
+    CompactLocator loc{};
   };
   std::vector<Pending> pending(row_ids.size());
   std::map<uint32_t, std::unique_ptr<AioReadStream>> streams;
@@ -440,11 +466,12 @@ Status ShardReader::ReadRows(const std::vector<uint64_t>& row_ids, const Project
       p.status = loc.status();
       continue;
     }
-    Shard& s = *impl_->shards[loc->shard];
+    const Shard& s = *impl_->shards[loc->shard];
     if (!s.direct) continue;
-    p.status = impl_->EnsureLocators(s);
+    // Walking a group's prefixes verifies its pages first.
+    p.status = impl_->LocateRow(s, loc->local_row, want_raw, want_blob, &p.loc);
     if (!p.status.ok()) continue;
-    const CompactLocator& l = s.locators[loc->local_row];
+    const CompactLocator& l = p.loc;
     // A page's first touch reads it whole for its checksum, synchronously.
     if (want_raw) p.status = impl_->VerifyPage(s, l.raw_page);
     if (p.status.ok() && want_blob) p.status = impl_->VerifyPage(s, l.blob_page);
@@ -467,12 +494,12 @@ Status ShardReader::ReadRows(const std::vector<uint64_t>& row_ids, const Project
     }
     auto it = p.shard >= 0 ? streams.find(static_cast<uint32_t>(p.shard)) : streams.end();
     if (it == streams.end() || !it->second) {
-      MR_RETURN_IF_ERROR(fn(i, ReadRow(row_ids[i], projection)));
+      MR_RETURN_IF_ERROR(fn(i, ReadOne(row_ids[i], projection, select)));
       continue;
     }
     AioReadStream& stream = *it->second;
     const Shard& s = *impl_->shards[p.shard];
-    const CompactLocator& l = s.locators[p.local];
+    const CompactLocator& l = p.loc;
     AioReadStream::Block raw_block, blob_block;
     Status st;
     if (want_raw) {
@@ -518,10 +545,11 @@ Status ShardReader::ReadRows(const std::vector<uint64_t>& row_ids, const Project
 
 Result<EncodedRow> ShardReader::ReadEncoded(uint64_t row_id) const {
   MR_ASSIGN_OR_RETURN(Location loc, Locate(row_id));
-  Shard& s = *impl_->shards[loc.shard];
-  MR_RETURN_IF_ERROR(impl_->EnsureLocators(s));
+  const Shard& s = *impl_->shards[loc.shard];
+  CompactLocator l{};
+  MR_RETURN_IF_ERROR(impl_->LocateRow(s, loc.local_row, true, true, &l));
   Impl::RowParts parts;
-  MR_RETURN_IF_ERROR(impl_->FetchParts(s, s.locators[loc.local_row], loc.local_row, true, true, &parts));
+  MR_RETURN_IF_ERROR(impl_->FetchParts(s, l, loc.local_row, true, true, &parts));
   std::string_view raw = parts.raw;
   std::string_view blob = parts.blob;
   EncodedRow out;
@@ -548,17 +576,20 @@ Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* project
     return Status::InvalidArgument("scan range [" + std::to_string(begin) + ", " + std::to_string(end) +
                                    ") is outside the dataset's " + std::to_string(impl_->total_rows) + " rows");
   }
-  // Pages are read once (and verified) and rows served from them. A direct
+  // Pages are read once (and verified) and rows served from them. pread
+  // reads, per row group, the bytes of the rows the scan needs. A direct
   // shard's pages are queued on an AioReadStream in the order the rows need
   // them, so the next pages are being read while rows are decoded; a page
   // that is already verified (or carries no checksum) is read only across
   // the rows the scan needs.
   struct PageCache {
     int64_t page = -1;
-    const char* base = nullptr;  // the page's bytes from offset `first`
-    uint64_t first = 0;
+    size_t group = SIZE_MAX;     // pread: the row group whose rows `bytes` holds
+    const char* base = nullptr;  // the page's bytes [first, end)
+    uint64_t first = 0, end = 0;
     std::string bytes;           // pread
     AioReadStream::Block block;  // direct
+    PageBytes held() const { return {base, first, end}; }
   } raw_cache, blob_cache;
   struct Queued {
     uint64_t page, begin, end;  // bytes [begin, end) of the page
@@ -567,10 +598,12 @@ Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* project
   std::deque<Queued> queued;  // on `stream`, in order
   auto load = [&](const Shard& s, PageCache& c, uint64_t page) -> Status {
     c.page = -1;
+    c.group = SIZE_MAX;
     c.first = 0;
     const uint64_t off = s.header.PageOffset(page);
     const uint64_t used = s.header.pages[page].used_bytes;
     bool whole = true;
+    c.end = used;
     if (const char* map = s.file->MappedData()) {
       c.base = map + off;
     } else if (stream) {
@@ -584,6 +617,7 @@ Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* project
       MR_ASSIGN_OR_RETURN(c.block, stream->Next());
       c.base = c.block.view().data();
       c.first = q.begin;
+      c.end = q.end;
       whole = q.begin == 0 && q.end == used;
     } else {
       c.bytes.resize(used);
@@ -604,7 +638,7 @@ Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* project
     if (len != e - b - kLengthPrefix) {
       return Status::Corruption(s.path + ": row " + std::to_string(row) + ": " + part + " part at page " +
                                 std::to_string(page) + " offset " + std::to_string(b) + " has length " +
-                                std::to_string(len) + ", the index says " + std::to_string(e - b - kLengthPrefix));
+                                std::to_string(len) + ", expected " + std::to_string(e - b - kLengthPrefix));
     }
     return std::string_view(base + kLengthPrefix, e - b - kLengthPrefix);
   };
@@ -614,15 +648,16 @@ Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* project
   uint64_t row_id = begin;
   while (row_id < end) {
     MR_ASSIGN_OR_RETURN(Location loc, Locate(row_id));
-    Shard& s = *impl_->shards[loc.shard];
-    MR_RETURN_IF_ERROR(impl_->EnsureLocators(s));
+    const Shard& s = *impl_->shards[loc.shard];
+    const RowMap& map = *s.rows;
     raw_cache.page = blob_cache.page = -1;
     const uint64_t shard_end = std::min(end, s.first_row + s.header.num_rows());
     stream.reset();
     queued.clear();
     if (s.direct) {
-      // Queue each page at its first use, mirroring view()'s cache misses,
-      // with the span of the rows that use it.
+      // Queue each page at its first use, mirroring the loop's cache misses:
+      // the span of the rows the scan needs where the group is walked, else
+      // the group's whole part (the walk reads its prefixes from it).
       std::vector<Queued> plan;
       int64_t last_raw = -1, last_blob = -1;
       size_t raw_at = 0, blob_at = 0;
@@ -635,10 +670,24 @@ Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* project
         plan[*at].begin = std::min(plan[*at].begin, b);
         plan[*at].end = std::max(plan[*at].end, e);
       };
-      for (uint64_t r = row_id; r < shard_end; ++r) {
-        const CompactLocator& l = s.locators[r - s.first_row];
-        if (need_raw) use(&last_raw, &raw_at, l.raw_page, l.raw_begin, l.raw_end);
-        if (need_blob) use(&last_blob, &blob_at, l.blob_page, l.blob_begin, l.blob_end);
+      const uint64_t first_local = row_id - s.first_row, end_local = shard_end - s.first_row;
+      for (size_t g = map.GroupOf(first_local); g < map.num_groups() && map.group_first_row(g) < end_local; ++g) {
+        const uint64_t r0 = std::max(first_local, map.group_first_row(g));
+        const uint64_t r1 = std::min(end_local, map.group_end_row(g)) - 1;
+        for (RowMap::Part part : {RowMap::Part::kRaw, RowMap::Part::kBlob}) {
+          const bool raw = part == RowMap::Part::kRaw;
+          if (!(raw ? need_raw : need_blob)) continue;
+          uint64_t b = map.GroupBegin(g, part), e = map.GroupEnd(g, part);
+          if (map.Walked(g, part)) {
+            CompactLocator l0{}, l1{};
+            map.Fill(g, r0, raw, !raw, &l0);
+            map.Fill(g, r1, raw, !raw, &l1);
+            b = raw ? l0.raw_begin : l0.blob_begin;
+            e = raw ? l1.raw_end : l1.blob_end;
+          }
+          if (raw) use(&last_raw, &raw_at, map.GroupPage(g, part), b, e);
+          else use(&last_blob, &blob_at, map.GroupPage(g, part), b, e);
+        }
       }
       const ReaderOptions& o = impl_->options;
       stream = std::make_unique<AioReadStream>(*s.direct, AioContextPool::Shared(o.direct_queue_depth),
@@ -652,9 +701,39 @@ Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* project
         queued.push_back(q);
       }
     }
+    const bool pread = !s.direct && s.file->MappedData() == nullptr;
+    const uint64_t end_local = shard_end - s.first_row;
+    // Makes the bytes of row `local`'s part available in `c` and its group walked.
+    auto ready = [&](PageCache& c, RowMap::Part part, size_t g, uint64_t local) -> Status {
+      const uint32_t page = map.GroupPage(g, part);
+      if (!pread) {
+        // A group not yet walked is walked from the page bytes just loaded.
+        if (c.page != static_cast<int64_t>(page)) MR_RETURN_IF_ERROR(load(s, c, page));
+        return impl_->EnsureWalked(s, g, part, c.held());
+      }
+      if (c.page == static_cast<int64_t>(page) && c.group == g) return Status::OK();
+      MR_RETURN_IF_ERROR(impl_->EnsureWalked(s, g, part));
+      const bool raw = part == RowMap::Part::kRaw;
+      CompactLocator l0{}, l1{};
+      map.Fill(g, local, raw, !raw, &l0);
+      map.Fill(g, std::min(end_local, map.group_end_row(g)) - 1, raw, !raw, &l1);
+      c.first = raw ? l0.raw_begin : l0.blob_begin;
+      c.end = raw ? l1.raw_end : l1.blob_end;
+      c.bytes.resize(c.end - c.first);
+      MR_RETURN_IF_ERROR(s.file->ReadAt(s.header.PageOffset(page) + c.first, c.bytes.size(), c.bytes.data()));
+      c.base = c.bytes.data();
+      c.page = page;
+      c.group = g;
+      return Status::OK();
+    };
+    size_t g = SIZE_MAX;
     for (; row_id < shard_end; ++row_id) {
       const uint64_t local = row_id - s.first_row;
-      const CompactLocator& l = s.locators[local];
+      if (g == SIZE_MAX || local >= map.group_end_row(g)) g = map.GroupOf(local);
+      if (need_raw) MR_RETURN_IF_ERROR(ready(raw_cache, RowMap::Part::kRaw, g, local));
+      if (need_blob) MR_RETURN_IF_ERROR(ready(blob_cache, RowMap::Part::kBlob, g, local));
+      CompactLocator l{};
+      map.Fill(g, local, need_raw, need_blob, &l);
       std::string_view raw, blob;
       if (need_raw) {
         MR_ASSIGN_OR_RETURN(raw, view(s, raw_cache, l.raw_page, l.raw_begin, l.raw_end, "raw", local));
@@ -688,6 +767,10 @@ Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> ShardReader::GroupB
   }
   std::map<Value, std::vector<uint64_t>, ValueLess> merged;
   for (const auto& s : impl_->shards) {
+    if (!s->index) {
+      return Status::NotFound(s->path + ".db: index file of shard " + s->path + " is missing; querying index field '" +
+                              field + "' needs it (rebuild it with `mindrecord index rebuild`)");
+    }
     auto groups = s->index->GroupBy(field, schema());
     if (!groups.ok()) return groups.status();
     for (auto& [v, rows] : *groups) {

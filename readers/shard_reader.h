@@ -90,10 +90,17 @@ struct Projection {
   bool Selects(int field_id) const;
 };
 
+// Rows are located without the SQLite index: from the header's page list at
+// Open (O(pages)) and each row group's length prefixes, walked the first time
+// one of its rows is read (see readers/row_map.h, readers/README.md). The
+// index is needed only by GroupByIndexField; a shard without its .db opens
+// with a warning (warnings()).
+//
 // Thread safety: after Open() returns, every const method may be called from
 // any number of threads at once (reads use positional I/O and immutable
-// metadata only; each kDirect scan and ReadRows call takes its own libaio
-// context from a process-wide, mutex-guarded pool).
+// metadata; a row group's offsets are published once, atomically, by the
+// first thread that walks them; each kDirect scan and ReadRows call takes its
+// own libaio context from a process-wide, mutex-guarded pool).
 class ShardReader {
  public:
   static Result<std::unique_ptr<ShardReader>> Open(const std::string& path, const ReaderOptions& options = {});
@@ -116,6 +123,14 @@ class ShardReader {
   IoMode shard_io_mode(uint32_t shard) const;
   // The shard files' total size in bytes (what kAuto compares).
   uint64_t total_file_bytes() const;
+  // What Open found that does not stop rows being read, one message each
+  // naming the file: a shard whose .db is missing. Empty for a sound dataset.
+  const std::vector<std::string>& warnings() const;
+  // Whether shard `shard` has its SQLite index (GroupByIndexField needs it).
+  bool has_index(uint32_t shard) const;
+  // Bytes the reader holds to locate rows: O(pages) from Open, plus 4 bytes
+  // per row and part for each row group read so far.
+  uint64_t locator_bytes() const;
 
   // Empty `columns`: all fields. Unknown names are an error.
   Result<Projection> MakeProjection(const std::vector<std::string>& columns) const;
@@ -125,6 +140,10 @@ class ShardReader {
     uint64_t local_row = 0;
   };
   Result<Location> Locate(uint64_t row_id) const;
+  // Bytes the row's parts that `projection` needs take in the file (length
+  // prefixes included; stored, so compressed parts count compressed): what
+  // reading the row costs, for read-ahead caps. Walks its group if needed.
+  Result<uint64_t> StoredBytes(uint64_t row_id, const Projection* projection = nullptr) const;
 
   Result<Row> ReadRow(uint64_t row_id, const Projection* projection = nullptr) const;
   // Rows `row_ids` (any order, repeats allowed), each handed to `fn` with its
@@ -144,13 +163,16 @@ class ShardReader {
               const std::function<Status(uint64_t row_id, Row&& row)>& fn) const;
 
   // For each distinct value of index field `field`: the global row ids holding
-  // it, in row-id order; values in ascending order. Uses the SQLite index.
+  // it, in row-id order; values in ascending order. Uses the SQLite index:
+  // NotFound naming the .db when a shard has none.
   Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> GroupByIndexField(const std::string& field) const;
 
   struct Impl;
 
  private:
   explicit ShardReader(std::unique_ptr<Impl> impl);
+  // ReadRow with the projection's field selection computed once by the caller.
+  Result<Row> ReadOne(uint64_t row_id, const Projection* projection, const std::vector<bool>& select) const;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -13,10 +13,13 @@ exactly where a run stopped (also with another worker count).
 """
 from collections.abc import Iterator
 import copy
+import itertools
 import json
+import operator
 import os
 
 from mindrecord import _core
+from mindrecord.filereader import warn_reader
 from mindrecord.vision import to_specs
 
 
@@ -113,6 +116,10 @@ def _shuffle_mode(shuffle):
 
 
 IO_MODES = ("auto", "pread", "mmap", "direct")
+
+# Unbatched iteration without map ops reads rows ahead in chunks of at most
+# 1,024 rows and at most this many bytes of stored row data.
+ROW_READ_AHEAD_BYTES = 16 << 20
 
 
 def _io_plan_keys(direct_fallback, auto_direct_above):
@@ -248,8 +255,8 @@ class MindDataset:
         self._live = None       # the running iterator, if any
         self._epoch_rows = None
         # Open now so that bad paths and columns fail here, not at iteration.
-        _core.Reader(self._plan["source"][0], self._plan["columns"],
-                     "direct" if io_mode == "direct" and not direct_fallback else "pread")
+        warn_reader(_core.Reader(self._plan["source"][0], self._plan["columns"],
+                                 "direct" if io_mode == "direct" and not direct_fallback else "pread"))
         _core.sampler_size(json.dumps(self._full_plan(1)))
 
     @staticmethod
@@ -367,7 +374,7 @@ class MindDataset:
     def state_dict(self) -> dict:
         """Where the next batch starts: {"seed", "epoch", "position", ...}."""
         if self._live is not None and self._live._pipe is not None:
-            return json.loads(self._live._pipe.state())
+            return self._live._state()
         if self._state is not None:
             return dict(self._state)
         plan = self._full_plan(1)
@@ -402,8 +409,9 @@ class MindDataset:
         for d in self.create_dict_iterator(num_epochs, output_numpy):
             yield list(d.values())
 
-    def __iter__(self) -> "_DictIterator":
-        return self.create_dict_iterator(1)
+    def __iter__(self) -> Iterator[dict[str, object]]:
+        # iter(): unbatched rows come from C++ lists without a Python frame per row.
+        return iter(self.create_dict_iterator(1))
 
     def _start_epoch(self):
         if self._state is None:
@@ -443,16 +451,52 @@ class _DictIterator:
             resume = {"seed": plan["seed"], "epoch": start, "position": 0, "rows": 0}
         if resume is not None:
             resume = dict(resume, fingerprint=str(_core.plan_fingerprint(json.dumps(plan))))
-        self._pipe = _core.Pipeline(json.dumps(plan), None if resume is None else json.dumps(resume))
+        resume = None if resume is None else json.dumps(resume)
+        # Rows without map ops or padding: read a chunk at a time in C++ (no
+        # worker threads, no per-row handoff) with the same order, types and
+        # resume state as the pipeline.
+        self._rows = not ds._batched and not plan["ops"] and "padded" not in plan
+        self._chunk = None  # rows path: the iterator over the chunk being handed out
+        if self._rows:
+            self._pipe = _core.RowStream(json.dumps(plan), resume, ROW_READ_AHEAD_BYTES)
+            self._flat = itertools.chain.from_iterable(self._chunks())
+        else:
+            self._pipe = _core.Pipeline(json.dumps(plan), resume)
         ds._live = self
         self._batched = ds._batched
         self.last_row_ids = None
         self.last_epoch = None
 
     def __iter__(self):
+        if self._rows:
+            # Rows from C++ lists through itertools.chain: no Python frame per
+            # row. The chain's generator holds this iterator until the end.
+            return self._flat
         return self
 
+    def _chunks(self):
+        while self._pipe is not None:
+            rows = self._pipe.next_chunk()
+            if rows is None:
+                break
+            self._chunk = iter(rows)
+            yield self._chunk
+        self.close()
+
+    def _state(self):
+        """The resume state after the rows handed out (JSON-like dict)."""
+        state = json.loads(self._pipe.state())
+        if self._chunk is not None:
+            # The stream counts its last chunk as handed out; take back the
+            # rows of it not yet taken (a chunk never spans two epochs).
+            left = operator.length_hint(self._chunk)
+            state["position"] -= left
+            state["rows"] -= left
+        return state
+
     def __next__(self):
+        if self._rows:
+            return next(self._flat)
         if self._pipe is None:
             raise StopIteration
         item = self._pipe.next()
@@ -472,7 +516,7 @@ class _DictIterator:
     def close(self):
         """Stops the pipeline; the dataset keeps where it stopped (state_dict())."""
         if self._pipe is not None:
-            self._ds._state = json.loads(self._pipe.state())
+            self._ds._state = self._state() if self._rows else json.loads(self._pipe.state())
             self._pipe.close()
             self._pipe = None
             if self._ds._live is self:

@@ -1,8 +1,11 @@
 """FileReader: MindSpore's mindrecord.FileReader over the C++ ShardReader."""
 from collections.abc import Iterator
+import itertools
 import json
 from typing import Literal
 import os
+import warnings
+
 
 from mindrecord import _core
 
@@ -17,9 +20,17 @@ def _first_path(file_name):
     return [file_name]
 
 
+def warn_reader(reader, stacklevel=3):
+    """Issues the reader's warnings (a shard whose .db index is missing: rows
+    still read, field queries need the index) as RuntimeWarning."""
+    for message in reader.warnings:
+        warnings.warn(message, RuntimeWarning, stacklevel=stacklevel)
+
+
 def _open_reader(file_name, columns):
     paths = _first_path(file_name)
     reader = _core.Reader(paths[0], list(columns or []))
+    warn_reader(reader, 4)
     if len(paths) > 1:
         have = sorted(reader.shard_paths)
         want = sorted(os.path.abspath(p) for p in paths)
@@ -36,17 +47,25 @@ class FileReader:
     unselected blob fields are not read. `num_consumer` threads read each
     chunk of rows in parallel, without the GIL.
 
+    get_next() reads ahead one chunk of rows: at most 1,024 rows and at most
+    `read_ahead_bytes` bytes of stored row data (default 64 MiB; a row larger
+    than that is read alone), so memory stays bounded whatever the row size.
+
     Thread safety: one FileReader per thread; a generator from get_next() is
     not shared between threads.
     """
 
     _CHUNK = 1024
+    READ_AHEAD_BYTES = 64 << 20
 
     def __init__(self, file_name: str | list[str], num_consumer: int = 4, columns: list[str] | None = None,
-                 operator: object = None) -> None:
+                 operator: object = None, read_ahead_bytes: int = READ_AHEAD_BYTES) -> None:
         del operator  # MindSpore's reserved argument
         if not isinstance(num_consumer, int) or isinstance(num_consumer, bool) or not 1 <= num_consumer <= 128:
             raise ValueError("num_consumer must be an int in [1, 128], got %r" % (num_consumer,))
+        if not isinstance(read_ahead_bytes, int) or isinstance(read_ahead_bytes, bool) or read_ahead_bytes < 1:
+            raise ValueError("read_ahead_bytes must be an int >= 1, got %r" % (read_ahead_bytes,))
+        self._read_ahead = read_ahead_bytes
         if columns is not None and (not isinstance(columns, (list, tuple)) or
                                     not all(isinstance(c, str) for c in columns) or not columns):
             raise ValueError("columns must be a non-empty list of str or None")
@@ -55,12 +74,19 @@ class FileReader:
         self._columns = list(columns) if columns else None
 
     def get_next(self) -> Iterator[dict[str, object]]:
-        """Yields each row as a dict: int, float, str, bytes, numpy arrays."""
-        reader = self._live()
+        """Iterates the rows as dicts: int, float, str, bytes, numpy arrays.
+        Rows come a chunk (a list) at a time through itertools.chain, so no
+        Python frame runs per row."""
+        return itertools.chain.from_iterable(self._chunks(self._live()))
+
+    def _chunks(self, reader: "_core.Reader") -> Iterator[list[dict[str, object]]]:
         n = reader.num_rows
-        for begin in range(0, n, self._CHUNK):
-            for row in reader.read_range(begin, begin + self._CHUNK, self._threads):
-                yield row
+        begin = 0
+        while begin < n:
+            end = reader.chunk_end(begin, self._CHUNK, self._read_ahead)
+            # Not kept in a local: the previous chunk is freed before the next is read.
+            yield reader.read_range(begin, end, self._threads)
+            begin = end
 
     def read(self, begin: int, end: int) -> list[dict[str, object]]:
         """Rows [begin, end) as a list of dicts."""

@@ -37,6 +37,7 @@ import torch.utils.data
 
 from mindrecord import _core
 from mindrecord.dataset import _io_mode, _io_plan_keys, _shuffle_mode
+from mindrecord.filereader import warn_reader
 from mindrecord.vision import to_specs
 
 
@@ -373,7 +374,9 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         # In shared memory, so that persistent DataLoader workers (which keep
         # the copy of this object they started with) see set_epoch too.
         self._epoch_cell = torch.zeros((), dtype=torch.int64).share_memory_()
-        self._total = _core.Reader(self._source[0], [], "pread").num_rows
+        reader = _core.Reader(self._source[0], [], "pread")
+        warn_reader(reader)
+        self._total = reader.num_rows
         # Names this dataset's buffer rings; the buffers the main process
         # keeps for them are dropped with this object.
         self._token = os.urandom(8).hex()

@@ -183,3 +183,25 @@ def test_graph_rewrite_reads_back_equal(tmp_path):
     h_src, h_out = header_of(src), header_of(out)
     assert h_out["schema"] == h_src["schema"] and h_out["index_fields"] == h_src["index_fields"]
     assert "mr_header_xxh3" not in h_out  # checksums=False: no extension keys
+
+
+def test_files_without_their_index_read_the_same_with_a_warning(tmp_path):
+    import shutil
+    import warnings
+    shards, want = expected_imagenet()
+    for s in shards:  # the shards only, not their .db files
+        shutil.copy(s, tmp_path / os.path.basename(s))
+    copy = str(tmp_path / "imagenet.mindrecord1")
+    with pytest.warns(RuntimeWarning, match=r"imagenet\.mindrecord0\.db.*missing"):
+        r = mindrecord.FileReader(copy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert list(r.get_next()) == want
+        with pytest.warns(RuntimeWarning, match="missing"):
+            ds = mindrecord.MindDataset(copy, columns_list=["label", "file_name"], shuffle=False)
+        got = list(ds)
+        assert [int(g["label"]) for g in got] == [w["label"] for w in want]
+        assert [g["file_name"] for g in got] == [w["file_name"] for w in want]
+        # Field queries need the index: the error names it.
+        with pytest.raises(Exception, match=r"\.db"):
+            mindrecord.MindPage(copy).set_category_field("label")

@@ -253,3 +253,57 @@ def test_reader_reports_its_io_modes(simple):
     assert mindrecord._core.Reader(simple + "0", [], "mmap").shard_io_modes == ["mmap"] * 3
     with pytest.raises(ValueError, match="io_mode"):
         mindrecord._core.Reader(simple + "0", [], "aio")
+
+
+def test_unbatched_rows_match_the_pipeline_and_resume_mid_chunk(simple, tmp_path):
+    # Unbatched rows without map ops come from the chunked C++ row stream;
+    # the same order, values and types as a batch of one from the pipeline.
+    ds = mindrecord.MindDataset(simple + "0", shuffle=True, seed=9)
+    rows = list(ds)
+    assert ds._live is None or ds._live._rows
+    ref = []
+    for b in mindrecord.MindDataset(simple + "0", shuffle=True, seed=9).batch(1):
+        ref.append({k: v[0] for k, v in b.items()})
+    assert [int(r["id"]) for r in rows] == [int(r["id"]) for r in ref]
+    for got, want in zip(rows, ref):
+        assert list(got) == list(want)
+        for k in got:
+            assert type(got[k]) is type(want[k]), k
+            assert np.array_equal(got[k], want[k])
+    # A temporary dataset iterated to its end (the loop holds only the C++ iterator).
+    assert sum(1 for _ in mindrecord.MindDataset(simple + "0", shuffle=True, seed=9)) == 103
+    # state_dict() mid-chunk is exact, and either path resumes it.
+    ds = mindrecord.MindDataset(simple + "0", shuffle=True, seed=9)
+    it = ds.create_dict_iterator(num_epochs=2)
+    head = [int(next(it)["id"]) for _ in range(40)]
+    state = ds.state_dict()
+    assert state["epoch"] == 0 and state["position"] == 40
+    ds2 = mindrecord.MindDataset(simple + "0", shuffle=True, seed=1)
+    ds2.load_state_dict(state)
+    rest = [int(r["id"]) for r in ds2]
+    assert head + rest == [int(r["id"]) for r in rows]
+    # A large row set: chunks are capped in bytes as well as rows.
+    path = str(tmp_path / "big.mindrecord")
+    w = mindrecord.FileWriter(path, 1)
+    w.add_schema({"id": {"type": "int64"}, "data": {"type": "bytes"}}, "big rows")
+    w.write_raw_data([{"id": i, "data": bytes([i]) * (64 << 10)} for i in range(20)])
+    w.commit()
+    stream = mindrecord._core.RowStream(mindrecord.MindDataset(path, shuffle=False).plan(), None, 200 << 10)
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        first = stream.next_chunk()
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [int(r["id"]) for r in first] == [0, 1, 2]  # 3 rows of 64 KiB fit 200 KiB, not 4
+    assert first[0]["data"] == bytes([0]) * (64 << 10)
+    assert held < 4 * (64 << 10), held
+    rest = []
+    while True:
+        chunk = stream.next_chunk()
+        if chunk is None:
+            break
+        assert 1 <= len(chunk) <= 3
+        rest.extend(int(r["id"]) for r in chunk)
+    assert rest == list(range(3, 20))

@@ -274,3 +274,31 @@ def test_write_modes_write_the_same_bytes(tmp_path, shards):
 def test_write_mode_is_checked(tmp_path):
     with pytest.raises(ValueError, match="write_mode"):
         mindrecord.FileWriter(str(tmp_path / "x.mindrecord"), write_mode="direct")
+
+
+def test_get_next_read_ahead_is_capped_in_bytes(tmp_path):
+    import tracemalloc
+    path = str(tmp_path / "big.mindrecord")
+    w = mindrecord.FileWriter(path, 1)
+    w.add_schema({"id": {"type": "int64"}, "data": {"type": "bytes"}}, "big rows")
+    row_bytes = 256 << 10
+    w.write_raw_data([{"id": i, "data": bytes([i]) * row_bytes} for i in range(40)])
+    w.commit()
+    with pytest.raises(ValueError, match="read_ahead_bytes"):
+        mindrecord.FileReader(path, read_ahead_bytes=0)
+    r = mindrecord.FileReader(path, num_consumer=2, read_ahead_bytes=1 << 20)
+    tracemalloc.start()
+    try:
+        it = r.get_next()
+        first = next(it)
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert first["id"] == 0 and first["data"] == bytes([0]) * row_bytes
+    # At most 1 MiB of rows read ahead (4 of these rows); all 40 would be 10 MiB.
+    assert held < 2 * (1 << 20), held
+    rest = list(it)
+    assert [x["id"] for x in rest] == list(range(1, 40))
+    assert all(x["data"] == bytes([x["id"]]) * row_bytes for x in rest)
+    # A row larger than the cap is read alone.
+    assert [x["id"] for x in mindrecord.FileReader(path, read_ahead_bytes=1).get_next()] == list(range(40))

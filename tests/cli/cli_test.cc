@@ -68,6 +68,28 @@ TEST(CliTest, CatJsonlRowsColumnsAndBase64) {
   EXPECT_NE(out.find("row_id\tfile_name\tid\timg_data"), std::string::npos);
 }
 
+TEST(CliTest, CatAndInspectReadMindSporeFilesWithoutTheirIndexAndWarn) {
+  const std::string dir = CompatDir();
+  MR_SKIP_WITHOUT_COMPAT(dir);
+  TempDir tmp;
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = "imagenet.mindrecord" + std::to_string(i);
+    std::filesystem::copy_file(dir + "/mindrecord/imagenet/" + name, tmp.Join(name));
+  }
+  std::string with, without;
+  ASSERT_EQ(RunCommand(Cli("cat " + dir + "/mindrecord/imagenet/imagenet.mindrecord0"), &with), 0);
+  ASSERT_EQ(RunCommand(Cli("cat " + tmp.Join("imagenet.mindrecord0") + " 2>" + tmp.Join("err")), &without), 0);
+  EXPECT_EQ(without, with);
+  const std::string err = testing::ReadFile(tmp.Join("err"));
+  EXPECT_NE(err.find("mindrecord cat: warning: " + tmp.Join("imagenet.mindrecord0.db")), std::string::npos) << err;
+  EXPECT_NE(err.find("missing"), std::string::npos) << err;
+  std::string out;
+  ASSERT_EQ(RunCommand(Cli("inspect --json " + tmp.Join("imagenet.mindrecord3") + " 2>" + tmp.Join("err")), &out),
+            0);
+  EXPECT_EQ(nlohmann::json::parse(out)["warnings"].size(), 4u);
+  EXPECT_NE(testing::ReadFile(tmp.Join("err")).find("mindrecord inspect: warning:"), std::string::npos);
+}
+
 TEST(CliTest, CopyReproducesMindSporeFilesByteForByte) {
   const std::string dir = CompatDir();
   MR_SKIP_WITHOUT_COMPAT(dir);

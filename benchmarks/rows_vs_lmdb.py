@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Python row loops: mindrecord against LMDB (python3-lmdb), one invocation.
+
+The same N rows of ~1 KiB (bytes) are written to a MindRecord dataset and to
+an LMDB environment (8-byte big-endian keys). Every case reads them all once
+and is timed over several rounds (each round runs every case once, so load
+changes fall on all alike); the median is reported with its ratio to the
+LMDB baseline measured in the same run:
+
+  shuffled rows  for row in MindDataset(path, columns_list=["data"], shuffle=True)
+                 vs  for k in keys_in_a_shuffled_order: txn.get(k)
+  batches of 256 for b in MindDataset(...).batch(256)
+                 vs  cursor.getmulti(256 shuffled keys) per batch
+                 (also: the same pipeline drained by its C++ consumer)
+  sequential     for row in FileReader(path, columns=["data"]).get_next()
+                 vs  for k in keys_in_order: txn.get(k)
+
+usage: PYTHONPATH=build/python python3 benchmarks/rows_vs_lmdb.py [--rows 200000] [--size 1024] [--runs 5]
+Needs python3-lmdb (Debian). The machine's load is printed before and after.
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import tempfile
+import time
+
+import lmdb
+
+import mindrecord
+from mindrecord import _core
+
+
+def timed_rounds(cases, runs, rows):
+    """Runs every case once per round, `runs` rounds after a warm-up round, so
+    that changes in the machine's load fall on all cases alike; returns the
+    median rows/s of each."""
+    secs = {name: [] for name, _ in cases}
+    for r in range(runs + 1):
+        for name, fn in cases:
+            t = time.perf_counter()
+            n = fn()
+            dt = time.perf_counter() - t
+            assert n == rows, (name, n)
+            if r > 0:  # the first round warms the page cache and is dropped
+                secs[name].append(dt)
+    return {name: rows / statistics.median(s) for name, s in secs.items()}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=200000)
+    ap.add_argument("--size", type=int, default=1024, help="bytes per row (each row's size varies by +-64)")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--work", default=None)
+    args = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="rows_vs_lmdb_", dir=args.work)
+    try:
+        run(args, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run(args, work):
+    rng = random.Random(1)
+    values = [rng.randbytes(args.size + rng.randint(-64, 64)) for _ in range(args.rows)]
+    path = os.path.join(work, "rows.mindrecord")
+    w = mindrecord.FileWriter(path, 1)
+    w.add_schema({"id": {"type": "int64"}, "data": {"type": "bytes"}}, "rows of bytes")
+    for b in range(0, args.rows, 10000):
+        w.write_raw_data([{"id": i, "data": values[i]} for i in range(b, min(args.rows, b + 10000))])
+    w.commit()
+    env = lmdb.open(os.path.join(work, "lmdb"), map_size=4 * args.rows * (args.size + 256) + (64 << 20),
+                    readonly=False, lock=False)
+    keys = [i.to_bytes(8, "big") for i in range(args.rows)]
+    with env.begin(write=True) as txn:
+        for k, v in zip(keys, values):
+            txn.put(k, v)
+    shuffled = keys[:]
+    random.Random(2).shuffle(shuffled)
+    print("load before: %s" % (os.getloadavg(),))
+    print("%d rows of ~%d bytes; median of %d rounds (after one warm-up round)\n" % (args.rows, args.size, args.runs))
+
+    def lmdb_get(order):
+        def f():
+            n = 0
+            with env.begin(buffers=False) as txn:
+                get = txn.get
+                for k in order:
+                    get(k)
+                    n += 1
+            return n
+        return f
+
+    def lmdb_getmulti():
+        n = 0
+        with env.begin() as txn:
+            cur = txn.cursor()
+            for b in range(0, len(shuffled), 256):
+                n += len(cur.getmulti(shuffled[b:b + 256]))
+        return n
+
+    def md_rows():
+        n = 0
+        for _ in mindrecord.MindDataset(path, columns_list=["data"], shuffle=True, seed=3):
+            n += 1
+        return n
+
+    def md_batches():
+        n = 0
+        for b in mindrecord.MindDataset(path, columns_list=["data"], shuffle=True, seed=3).batch(256):
+            n += len(b["data"])
+        return n
+
+    plan = mindrecord.MindDataset(path, columns_list=["data"], shuffle=True, seed=3).batch(256).plan()
+
+    def cpp_batches():
+        return _core.drain_pipeline(plan)[0]
+
+    def fr_rows():
+        n = 0
+        for _ in mindrecord.FileReader(path, columns=["data"]).get_next():
+            n += 1
+        return n
+
+    cases = [("lmdb txn.get, shuffled", lmdb_get(shuffled)),
+             ("MindDataset rows, shuffled", md_rows),
+             ("lmdb getmulti x256, shuffled", lmdb_getmulti),
+             ("MindDataset batch(256), shuffled", md_batches),
+             ("C++ consumer batch(256), shuffled", cpp_batches),
+             ("lmdb txn.get, key order", lmdb_get(keys)),
+             ("FileReader.get_next, row order", fr_rows)]
+    results = timed_rounds(cases, args.runs, args.rows)
+    for name, _ in cases:
+        print("%-36s %12.0f rows/s" % (name, results[name]))
+    print()
+    for ours, base in (("MindDataset rows, shuffled", "lmdb txn.get, shuffled"),
+                       ("MindDataset batch(256), shuffled", "lmdb getmulti x256, shuffled"),
+                       ("MindDataset batch(256), shuffled", "C++ consumer batch(256), shuffled"),
+                       ("FileReader.get_next, row order", "lmdb txn.get, key order")):
+        print("%-36s / %-36s = %5.2fx" % (ours, base, results[ours] / results[base]))
+    print("\nload after: %s" % (os.getloadavg(),))
+    print(json.dumps({"rows": args.rows, "size": args.size, "rows_per_s": results}))
+
+
+if __name__ == "__main__":
+    main()

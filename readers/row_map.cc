@@ -1,0 +1,232 @@
+#include "readers/row_map.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "mindrecord/constants.h"
+
+namespace mindrecord {
+
+namespace {
+
+// Prefixes not covered by held or mapped bytes are read this many bytes at a
+// time: a page of small rows costs one read per 16 KiB, a page of large rows
+// reads little beyond each prefix.
+constexpr uint64_t kWalkWindow = 16 << 10;
+
+const char* PartName(RowMap::Part part) { return part == RowMap::Part::kBlob ? "blob" : "raw"; }
+
+}  // namespace
+
+RowMap::~RowMap() {
+  for (size_t g = 0; g < starts_.size(); ++g) {
+    for (auto& o : groups_[g].offsets) delete[] o.load(std::memory_order_acquire);
+  }
+}
+
+Result<std::unique_ptr<RowMap>> RowMap::Build(const ShardHeader& h, const std::string& path) {
+  std::unique_ptr<RowMap> m(new RowMap());
+  m->path_ = path;
+  m->header_size_ = h.header_size;
+  m->page_size_ = h.page_size;
+  auto bad = [&](const PageInfo& p, const std::string& why) {
+    return Status::Corruption(path + ": page " + std::to_string(p.page_id) + ": " + why);
+  };
+  // Blob pages in page order hold consecutive rows from 0.
+  std::map<uint64_t, const PageInfo*> blob_by_type;
+  std::vector<const PageInfo*> blobs;
+  uint64_t next = 0;
+  for (const PageInfo& p : h.pages) {
+    if (p.used_bytes > h.page_size) {
+      return bad(p, std::to_string(p.used_bytes) + " used bytes exceed the page size " + std::to_string(h.page_size));
+    }
+    if (p.page_id > UINT32_MAX) return bad(p, "page id is past 2^32");
+    if (!p.is_blob) continue;
+    if (p.start_row_id != next || p.end_row_id < p.start_row_id) {
+      return bad(p, "blob page holds rows [" + std::to_string(p.start_row_id) + ", " + std::to_string(p.end_row_id) +
+                        "), expected rows from " + std::to_string(next));
+    }
+    next = p.end_row_id;
+    if (!blob_by_type.emplace(p.page_type_id, &p).second) {
+      return bad(p, "blob page_type_id " + std::to_string(p.page_type_id) + " is used twice");
+    }
+    if (p.end_row_id > p.start_row_id) blobs.push_back(&p);
+  }
+  m->groups_.reset(new Group[blobs.size()]);
+  std::map<uint64_t, size_t> group_by_type;
+  for (size_t i = 0; i < blobs.size(); ++i) {
+    Group& g = m->groups_[i];
+    g.first_row = blobs[i]->start_row_id;
+    g.end_row = blobs[i]->end_row_id;
+    g.blob_page = static_cast<uint32_t>(blobs[i]->page_id);
+    g.raw_page = UINT32_MAX;
+    g.blob_used = blobs[i]->used_bytes;
+    m->starts_.push_back(g.first_row);
+    group_by_type[blobs[i]->page_type_id] = i;
+  }
+  for (const PageInfo& p : h.pages) {
+    if (p.is_blob) continue;
+    for (size_t k = 0; k < p.row_groups.size(); ++k) {
+      const auto [id, offset] = p.row_groups[k];
+      const uint64_t limit = k + 1 < p.row_groups.size() ? p.row_groups[k + 1].second : p.used_bytes;
+      if (offset > limit || limit > p.used_bytes) {
+        return bad(p, "row group " + std::to_string(id) + " spans [" + std::to_string(offset) + ", " +
+                          std::to_string(limit) + ") of " + std::to_string(p.used_bytes) + " used bytes");
+      }
+      auto it = group_by_type.find(id);
+      if (it == group_by_type.end()) {
+        // A group of an empty blob page (or of none, in an empty shard) holds no rows.
+        if (offset == limit) continue;
+        return bad(p, "row group " + std::to_string(id) + " names no blob page with rows");
+      }
+      Group& g = m->groups_[it->second];
+      if (g.raw_page != UINT32_MAX) return bad(p, "row group " + std::to_string(id) + " is listed twice");
+      g.raw_page = static_cast<uint32_t>(p.page_id);
+      g.raw_begin = offset;
+      g.raw_end = limit;
+    }
+  }
+  for (size_t i = 0; i < blobs.size(); ++i) {
+    if (m->groups_[i].raw_page == UINT32_MAX) {
+      return bad(*blobs[i], "no raw page lists row group " + std::to_string(blobs[i]->page_type_id) + " (rows " +
+                                std::to_string(blobs[i]->start_row_id) + " to " +
+                                std::to_string(blobs[i]->end_row_id - 1) + ")");
+    }
+  }
+  return m;
+}
+
+size_t RowMap::GroupOf(uint64_t row) const {
+  return static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), row) - starts_.begin()) - 1;
+}
+
+uint32_t RowMap::GroupPage(size_t group, Part part) const {
+  return part == Part::kBlob ? groups_[group].blob_page : groups_[group].raw_page;
+}
+uint64_t RowMap::GroupBegin(size_t group, Part part) const {
+  return part == Part::kBlob ? 0 : groups_[group].raw_begin;
+}
+uint64_t RowMap::GroupEnd(size_t group, Part part) const {
+  return part == Part::kBlob ? groups_[group].blob_used : groups_[group].raw_end;
+}
+
+bool RowMap::Walked(size_t group, Part part) const {
+  return groups_[group].offsets[static_cast<int>(part)].load(std::memory_order_acquire) != nullptr;
+}
+
+Status RowMap::Walk(size_t group, Part part, const RandomAccessFile& file, const PageBytes& held) const {
+  const Group& g = groups_[group];
+  auto& slot = g.offsets[static_cast<int>(part)];
+  if (slot.load(std::memory_order_acquire) != nullptr) return Status::OK();
+  const uint64_t n = g.end_row - g.first_row;
+  const uint64_t page = GroupPage(group, part);
+  const uint64_t end = GroupEnd(group, part);
+  const uint64_t page_off = header_size_ + page * page_size_;
+  const char* map = file.MappedData();
+  std::unique_ptr<uint32_t[]> off(new uint32_t[n + 1]);
+  std::string window;
+  uint64_t win_first = 0, win_end = 0;
+  auto bad = [&](uint64_t pos, uint64_t row, const std::string& why) {
+    return Status::Corruption(path_ + ": page " + std::to_string(page) + " offset " + std::to_string(pos) + ": " +
+                              PartName(part) + " part of row " + std::to_string(row) + " " + why);
+  };
+  const char* what = part == Part::kBlob ? "page" : "row group";
+  uint64_t pos = GroupBegin(group, part);
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint64_t row = g.first_row + i;
+    if (end - pos < kLengthPrefix) {
+      return bad(pos, row, "starts past the end of its " + std::string(what) + " (at offset " + std::to_string(end) +
+                               ")");
+    }
+    uint64_t len;
+    if (held.data && pos >= held.first && pos + kLengthPrefix <= held.end) {
+      std::memcpy(&len, held.data + (pos - held.first), kLengthPrefix);
+    } else if (map) {
+      std::memcpy(&len, map + page_off + pos, kLengthPrefix);
+    } else {
+      if (pos < win_first || pos + kLengthPrefix > win_end) {
+        win_first = pos;
+        win_end = std::min(end, pos + kWalkWindow);
+        window.resize(win_end - win_first);
+        MR_RETURN_IF_ERROR(file.ReadAt(page_off + pos, window.size(), window.data()));
+      }
+      std::memcpy(&len, window.data() + (pos - win_first), kLengthPrefix);
+    }
+    if (len > end - pos - kLengthPrefix) {
+      return bad(pos, row, "has length " + std::to_string(len) + ", past the end of its " + what + " (at offset " +
+                               std::to_string(end) + ")");
+    }
+    off[i] = static_cast<uint32_t>(pos);
+    pos += kLengthPrefix + len;
+  }
+  if (pos != end) {
+    return bad(pos, g.end_row - 1, "is followed by " + std::to_string(end - pos) + " bytes that are no row (the " +
+                                       what + " ends at offset " + std::to_string(end) + ")");
+  }
+  off[n] = static_cast<uint32_t>(pos);
+  uint32_t* expected = nullptr;
+  if (slot.compare_exchange_strong(expected, off.get(), std::memory_order_acq_rel)) {
+    off.release();
+    walked_bytes_.fetch_add((n + 1) * sizeof(uint32_t), std::memory_order_relaxed);
+  }
+  return Status::OK();
+}
+
+Status RowMap::Adopt(size_t group, Part part, const std::vector<std::pair<uint64_t, uint64_t>>& ranges,
+                     const std::string& source) const {
+  const Group& g = groups_[group];
+  const uint64_t n = g.end_row - g.first_row;
+  uint64_t pos = GroupBegin(group, part);
+  auto bad = [&](const std::string& why) {
+    return Status::Corruption(source + ": " + PartName(part) + " parts of rows " + std::to_string(g.first_row) +
+                              " to " + std::to_string(g.end_row - 1) + " in page " +
+                              std::to_string(GroupPage(group, part)) + ": " + why);
+  };
+  if (ranges.size() != n) return bad(std::to_string(ranges.size()) + " ranges for " + std::to_string(n) + " rows");
+  std::unique_ptr<uint32_t[]> off(new uint32_t[n + 1]);
+  for (uint64_t i = 0; i < n; ++i) {
+    if (ranges[i].first != pos || ranges[i].second < pos + kLengthPrefix || ranges[i].second > GroupEnd(group, part)) {
+      return bad("row " + std::to_string(g.first_row + i) + " spans [" + std::to_string(ranges[i].first) + ", " +
+                 std::to_string(ranges[i].second) + "), expected it to start at " + std::to_string(pos) +
+                 " and end by " + std::to_string(GroupEnd(group, part)));
+    }
+    off[i] = static_cast<uint32_t>(pos);
+    pos = ranges[i].second;
+  }
+  if (pos != GroupEnd(group, part)) {
+    return bad("the rows end at " + std::to_string(pos) + ", the part at " + std::to_string(GroupEnd(group, part)));
+  }
+  off[n] = static_cast<uint32_t>(pos);
+  uint32_t* expected = nullptr;
+  auto& slot = g.offsets[static_cast<int>(part)];
+  if (slot.compare_exchange_strong(expected, off.get(), std::memory_order_acq_rel)) {
+    off.release();
+    walked_bytes_.fetch_add((n + 1) * sizeof(uint32_t), std::memory_order_relaxed);
+  }
+  return Status::OK();
+}
+
+void RowMap::Fill(size_t group, uint64_t row, bool want_raw, bool want_blob, CompactLocator* out) const {
+  const Group& g = groups_[group];
+  const uint64_t i = row - g.first_row;
+  if (want_blob) {
+    const uint32_t* o = g.offsets[1].load(std::memory_order_acquire);
+    out->blob_page = g.blob_page;
+    out->blob_begin = o[i];
+    out->blob_end = o[i + 1];
+  }
+  if (want_raw) {
+    const uint32_t* o = g.offsets[0].load(std::memory_order_acquire);
+    out->raw_page = g.raw_page;
+    out->raw_begin = o[i];
+    out->raw_end = o[i + 1];
+  }
+}
+
+uint64_t RowMap::MemoryBytes() const {
+  return sizeof(RowMap) + starts_.size() * (sizeof(Group) + sizeof(uint64_t)) +
+         walked_bytes_.load(std::memory_order_relaxed);
+}
+
+}  // namespace mindrecord

@@ -1,0 +1,240 @@
+// Rows located without the SQLite index: from the header's page list and the
+// pages' length prefixes, walked lazily per row group. MindSpore's files read
+// the same with and without their .db; corrupt prefixes are Corruption naming
+// the file, page and offset; the reader's structures stay small; concurrent
+// first reads of a group are safe (run under TSan in CI's tsan preset).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <thread>
+
+#include "readers/shard_reader.h"
+#include "tests/util/test_rows.h"
+#include "tests/util/test_util.h"
+#include "writers/shard_writer.h"
+
+namespace mindrecord {
+namespace {
+
+using testing::CompatDir;
+using testing::ReadFile;
+using testing::TempDir;
+using testing::WriteFile;
+
+std::string Write(const TempDir& dir, const std::string& name, int rows, bool checksums, uint32_t shards = 1,
+                  int img_bytes = 300, uint64_t header_size = kMinHeaderSize) {
+  WriterOptions o;
+  o.shard_count = shards;
+  o.header_size = header_size;
+  o.page_size = kMinPageSize;
+  o.checksums = checksums;
+  auto w = *ShardWriter::Create(dir.Join(name), testing::IdNameImgSchema(), o);
+  std::vector<Row> batch;
+  for (int i = 0; i < rows; ++i) {
+    batch.push_back(Row{{"id", Value::Int(i)},
+                        {"name", Value::String("row" + std::to_string(i))},
+                        {"img", Value::Bytes(std::string(img_bytes + i % 97, static_cast<char>(i)))},
+                        {"v", Value::ArrayOf<int32_t>(DataType::kInt32, {i, -i})}});
+  }
+  EXPECT_TRUE(w->WriteRows(batch).ok());
+  EXPECT_TRUE(w->Commit().ok());
+  return w->shard_paths()[0];
+}
+
+std::vector<Row> ReadAllRows(const std::string& path, std::vector<std::string>* warnings = nullptr) {
+  auto r = ShardReader::Open(path);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  if (!r.ok()) return {};
+  if (warnings) *warnings = (*r)->warnings();
+  std::vector<Row> rows;
+  for (uint64_t i = 0; i < (*r)->num_rows(); ++i) {
+    auto row = (*r)->ReadRow(i);
+    EXPECT_TRUE(row.ok()) << row.status().ToString();
+    rows.push_back(row.ok() ? *row : Row());
+  }
+  // A scan of a fresh reader walks from the pages it loads.
+  auto fresh = *ShardReader::Open(path);
+  uint64_t n = 0;
+  EXPECT_TRUE(fresh
+                  ->Scan(0, fresh->num_rows(), nullptr,
+                         [&](uint64_t id, Row&& row) {
+                           EXPECT_EQ(row, rows[id]) << "row " << id;
+                           ++n;
+                           return Status::OK();
+                         })
+                  .ok());
+  EXPECT_EQ(n, rows.size());
+  return rows;
+}
+
+TEST(RowMapTest, MindSporeFilesReadTheSameWithoutTheirIndex) {
+  const std::string compat = CompatDir();
+  MR_SKIP_WITHOUT_COMPAT(compat);
+  for (const char* rel : {"imagenet", "graph", "twobytes"}) {
+    TempDir dir;
+    const std::string src = compat + "/mindrecord/" + rel;
+    for (const auto& e : std::filesystem::directory_iterator(src)) {
+      std::filesystem::copy_file(e.path(), dir.Join(e.path().filename().string()));
+    }
+    const std::string first = std::string(rel) == "imagenet" ? "imagenet.mindrecord2"
+                              : std::string(rel) == "graph"  ? "testdata"
+                                                             : "twobytes.mindrecord";
+    std::vector<std::string> warnings;
+    const std::vector<Row> with = ReadAllRows(dir.Join(first), &warnings);
+    ASSERT_FALSE(with.empty()) << rel;
+    EXPECT_TRUE(warnings.empty());
+    for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+      if (e.path().extension() == ".db") std::filesystem::remove(e.path());
+    }
+    const std::vector<Row> without = ReadAllRows(dir.Join(first), &warnings);
+    EXPECT_EQ(without, with) << rel;
+    const size_t shards = std::string(rel) == "imagenet" ? 4 : 1;
+    ASSERT_EQ(warnings.size(), shards) << rel;
+    EXPECT_NE(warnings[0].find(".db"), std::string::npos) << warnings[0];
+    EXPECT_NE(warnings[0].find("missing"), std::string::npos) << warnings[0];
+  }
+}
+
+// The offset of row `row`'s part (blob or raw) as the index records it: from
+// an intact reader's ReadEncoded is not enough, so walk the page here.
+uint64_t PrefixOffset(const std::string& bytes, uint64_t page_off, uint64_t first, uint64_t row) {
+  uint64_t pos = first;
+  for (uint64_t r = 0; r < row; ++r) {
+    uint64_t len;
+    std::memcpy(&len, bytes.data() + page_off + pos, 8);
+    pos += 8 + len;
+  }
+  return pos;
+}
+
+TEST(RowMapTest, CorruptLengthPrefixIsCorruptionNamingFilePageAndOffset) {
+  TempDir dir;
+  const std::string path = Write(dir, "c.mindrecord", 40, /*checksums=*/false);
+  const std::string good = ReadFile(path);
+  auto r = *ShardReader::Open(path);
+  const ShardHeader& h = r->header(0);
+  const PageInfo* blob = nullptr;
+  const PageInfo* raw = nullptr;
+  for (const auto& p : h.pages) {
+    if (p.is_blob && !blob && p.end_row_id - p.start_row_id >= 4) blob = &p;
+    if (!p.is_blob && !raw) raw = &p;
+  }
+  ASSERT_TRUE(blob && raw);
+  for (bool is_blob : {true, false}) {
+    const PageInfo& p = is_blob ? *blob : *raw;
+    // The third row of the page (its group's, for raw) gets a length past the page's end.
+    const uint64_t row_in_group = 2;
+    const uint64_t first = is_blob ? 0 : p.row_groups[0].second;
+    const uint64_t page_off = h.PageOffset(p.page_id);
+    const uint64_t pos = PrefixOffset(good, page_off, first, row_in_group);
+    std::string bad = good;
+    const uint64_t huge = 1ull << 40;
+    std::memcpy(bad.data() + page_off + pos, &huge, 8);
+    WriteFile(path, bad);
+    // The raw page's first group holds the rows of the blob page it names.
+    uint64_t group_first = p.start_row_id;
+    for (const auto& q : h.pages) {
+      if (!is_blob && q.is_blob && q.page_type_id == p.row_groups[0].first) group_first = q.start_row_id;
+    }
+    const uint64_t bad_row = group_first + row_in_group;
+    for (IoMode mode : {IoMode::kPread, IoMode::kMmap}) {
+      ReaderOptions o;
+      o.io_mode = mode;
+      // With the index: it locates the group's rows, and only the damaged row fails.
+      {
+        auto rd = ShardReader::Open(path, o);
+        ASSERT_TRUE(rd.ok()) << rd.status().ToString();
+        auto got = (*rd)->ReadRow(bad_row);
+        ASSERT_FALSE(got.ok());
+        EXPECT_EQ(got.status().code(), StatusCode::kCorruption);
+        EXPECT_NE(got.status().message().find(is_blob ? "blob part" : "raw part"), std::string::npos)
+            << got.status().message();
+        EXPECT_TRUE((*rd)->ReadRow(bad_row - 1).ok());
+        EXPECT_TRUE((*rd)->ReadRow(bad_row + 1).ok());
+      }
+      // Without it: the walk's error names the file, page and offset, for
+      // every row of the group, and a scan meets it too.
+      std::filesystem::rename(path + ".db", path + ".db.away");
+      auto rd = ShardReader::Open(path, o);
+      ASSERT_TRUE(rd.ok()) << rd.status().ToString();  // O(pages): nothing walked yet
+      for (uint64_t probe : {bad_row, bad_row + 1}) {
+        auto got = (*rd)->ReadRow(probe);
+        ASSERT_FALSE(got.ok()) << (is_blob ? "blob" : "raw");
+        const std::string& m = got.status().message();
+        EXPECT_EQ(got.status().code(), StatusCode::kCorruption) << m;
+        EXPECT_NE(m.find("c.mindrecord"), std::string::npos) << m;
+        EXPECT_NE(m.find("page " + std::to_string(p.page_id) + " offset " + std::to_string(pos)), std::string::npos)
+            << m;
+        EXPECT_NE(m.find((is_blob ? "blob part of row " : "raw part of row ") + std::to_string(bad_row)),
+                  std::string::npos)
+            << m;
+      }
+      Status st = (*rd)->Scan(0, (*rd)->num_rows(), nullptr, [](uint64_t, Row&&) { return Status::OK(); });
+      EXPECT_EQ(st.code(), StatusCode::kCorruption) << st.ToString();
+      std::filesystem::rename(path + ".db.away", path + ".db");
+    }
+  }
+  // Rows of other groups stay readable: the walk is per group.
+  std::string bad = good;
+  const uint64_t last_blob_off = h.PageOffset(blob->page_id);
+  const uint64_t huge = 1ull << 40;
+  std::memcpy(bad.data() + last_blob_off + PrefixOffset(good, last_blob_off, 0, 2), &huge, 8);
+  WriteFile(path, bad);
+  std::filesystem::remove(path + ".db");
+  auto rd = *ShardReader::Open(path);
+  uint64_t ok_rows = 0;
+  for (uint64_t i = 0; i < rd->num_rows(); ++i) ok_rows += rd->ReadRow(i).ok();
+  EXPECT_EQ(ok_rows, rd->num_rows() - (blob->end_row_id - blob->start_row_id));
+}
+
+TEST(RowMapTest, OpenReadsNoRowsAndLocatorsStaySmall) {
+  TempDir dir;
+  const int kRows = 20000;
+  const std::string path = Write(dir, "m.mindrecord", kRows, true, 1, 20, 1 << 20);
+  auto r = *ShardReader::Open(path);
+  const uint64_t pages = r->header(0).pages.size();
+  // Before any read: O(pages), not O(rows).
+  EXPECT_LT(r->locator_bytes(), 200 * pages + 1024) << pages << " pages";
+  EXPECT_LT(r->locator_bytes(), static_cast<uint64_t>(kRows));
+  ASSERT_TRUE(r->ReadRow(kRows / 2).ok());
+  for (uint64_t i = 0; i < r->num_rows(); i += 7) ASSERT_TRUE(r->ReadRow(i).ok());
+  ASSERT_TRUE(r->ReadRow(r->num_rows() - 1).ok());
+  // Every group walked, both parts: 4 bytes per row and part plus per page.
+  const double per_row = static_cast<double>(r->locator_bytes()) / kRows;
+  EXPECT_LE(per_row, 12.0) << r->locator_bytes();
+  EXPECT_GE(per_row, 8.0) << r->locator_bytes();
+}
+
+TEST(RowMapTest, ConcurrentFirstReadsOfEveryGroupAgree) {
+  TempDir dir;
+  const std::string path = Write(dir, "t", 3000, true, 3);
+  std::vector<Row> expect;
+  {
+    auto r = *ShardReader::Open(path);
+    for (uint64_t i = 0; i < r->num_rows(); ++i) expect.push_back(*r->ReadRow(i));
+  }
+  for (IoMode mode : {IoMode::kPread, IoMode::kMmap}) {
+    ReaderOptions o;
+    o.io_mode = mode;
+    auto r = *ShardReader::Open(path, o);
+    std::vector<std::thread> threads;
+    std::atomic<int> mismatches{0};
+    for (int t = 0; t < 6; ++t) {
+      threads.emplace_back([&, t] {
+        std::mt19937_64 rng(t);
+        for (int k = 0; k < 2000; ++k) {
+          const uint64_t id = rng() % r->num_rows();
+          auto row = r->ReadRow(id);
+          if (!row.ok() || *row != expect[id]) ++mismatches;
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(mismatches.load(), 0);
+  }
+}
+
+}  // namespace
+}  // namespace mindrecord
