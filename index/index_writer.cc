@@ -21,7 +21,7 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Create(const std::string& db_p
   w->path_ = db_path;
   w->fields_ = fields;
   w->quoted_ = legacy_quoted_strings;
-  if (sqlite3_open_v2(db_path.c_str(), &w->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(db_path.c_str(), &w->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     return Status::IOError(db_path + ": cannot create index database: " +
                            (w->db_ ? sqlite3_errmsg(w->db_) : "out of memory"));
   }
@@ -65,7 +65,7 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::OpenForAppend(const std::strin
   w->path_ = db_path;
   w->fields_ = fields;
   w->quoted_ = legacy_quoted_strings;
-  if (sqlite3_open_v2(db_path.c_str(), &w->db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(db_path.c_str(), &w->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     return Status::IOError(db_path + ": cannot open index database: " +
                            (w->db_ ? sqlite3_errmsg(w->db_) : "out of memory"));
   }

@@ -38,7 +38,9 @@ struct RowLocator {
 // SQLite column type MindSpore uses for an index field: TEXT, INTEGER, NUMERIC.
 const char* IndexColumnType(DataType t);
 
-// Thread safety: not thread-safe; one thread drives a writer.
+// Thread safety: not thread-safe; one thread at a time drives a writer (its
+// SQLite connection is opened without its own mutex). It may be handed from
+// one thread to another (writers/index_queue.h).
 class IndexWriter {
  public:
   // Creates `db_path` (which must not exist) and begins the transaction.

@@ -13,6 +13,7 @@
 #include "mindrecord/file.h"
 #include "mindrecord/header.h"
 #include "writers/direct_page_writer.h"
+#include "writers/index_queue.h"
 #include "writers/shard_writer.h"
 
 namespace mindrecord {
@@ -37,6 +38,11 @@ class ShardFileWriter {
   // writes are on.
   bool EnableDirectWrites(DirectWriteQueue* queue, uint32_t shard_count);
   bool direct_writes() const { return direct_ != nullptr; }
+  // Inserts closed row groups' index rows on `queue`'s thread (see
+  // writers/index_queue.h) instead of this one. Call before the first batch.
+  void EnableIndexQueue(IndexQueue* queue) { index_queue_ = queue; }
+  // Drops queued index rows (an unfinished writer going away).
+  ~ShardFileWriter();
   // One batch of this shard's rows (MindSpore's WriteByShard).
   Status WriteBatch(const std::vector<const EncodedRow*>& rows);
   // Writes the header (built from `base` plus this shard's pages), fsyncs and
@@ -55,12 +61,15 @@ class ShardFileWriter {
   // Feeds bytes written at `at` of page `page_id` to its checksum.
   void HashAppend(uint64_t page_id, uint64_t at, std::string_view data);
   Status FlushClosedLocators();
+  // Hands index rows [0, n) of open_group_ to the index (or its queue).
+  Status AddToIndex(size_t n);
 
   FileSystem* fs_;
   std::unique_ptr<WritableFile> file_;
   // Direct page writes (null: buffered). After file_: destroyed first.
   std::unique_ptr<DirectPageWriter> direct_;
   std::unique_ptr<IndexWriter> index_;
+  IndexQueue* index_queue_ = nullptr;  // null: inserts on this thread
   uint64_t header_size_, page_size_;
   uint32_t shard_id_;
   std::vector<std::string> index_fields_;
