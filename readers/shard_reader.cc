@@ -9,6 +9,7 @@
 #include "index/index_reader.h"
 #include "readers/header_io.h"
 #include "mindrecord/checksum.h"
+#include "readers/verified_pages.h"
 #include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
 #include "mindrecord/direct_file.h"
@@ -40,6 +41,9 @@ struct Shard {
   uint64_t first_row = 0;
   // Per page: 0 not yet checked, 1 checksum good (or none), 2 mismatch.
   std::unique_ptr<std::atomic<uint8_t>[]> page_state;
+  // The file's identity at open, for pages verified by earlier readers
+  // (readers/verified_pages.h); invalid with a custom file system.
+  FileIdentity identity;
   std::once_flag locators_once;
   Status locators_status;
   std::vector<CompactLocator> locators;
@@ -147,6 +151,10 @@ Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page, const char* 
     s.page_state[page].store(1, std::memory_order_release);
     return Status::OK();
   }
+  if (PageVerifiedBefore(s.identity, page, it->get<std::string>())) {
+    s.page_state[page].store(1, std::memory_order_release);
+    return Status::OK();
+  }
   std::string buf;
   if (data == nullptr && s.file->MappedData() != nullptr) data = s.file->MappedData() + off;
   if (data == nullptr) {
@@ -159,6 +167,7 @@ Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page, const char* 
     s.page_state[page].store(2, std::memory_order_release);
     return mismatch(it->get<std::string>(), computed);
   }
+  RememberVerifiedPage(s.path, s.identity, page, it->get<std::string>());
   s.page_state[page].store(1, std::memory_order_release);
   return Status::OK();
 }
@@ -330,6 +339,10 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
     if (!fs->Exists(db)) return Status::NotFound(db + ": index file of shard " + s->path + " is missing");
     MR_ASSIGN_OR_RETURN(s->index, IndexReader::Open(db, BaseName(s->path), s->header.version == kVersion2));
     s->page_state.reset(new std::atomic<uint8_t>[s->header.pages.size()]());
+    if (options.file_system == nullptr) {
+      s->identity = IdentityOf(s->path);
+      if (s->identity.size != s->file->size()) s->identity = FileIdentity{};  // replaced meanwhile: no caching
+    }
     s->first_row = impl->total_rows;
     impl->total_rows += s->header.num_rows();
     impl->shards.push_back(std::move(s));
