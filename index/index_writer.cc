@@ -144,6 +144,25 @@ Status IndexWriter::Add(const RowLocator& loc, const Row& values) {
   return Status::OK();
 }
 
+Status IndexWriter::MoveRaw(uint64_t first_row, uint64_t end_row, uint64_t page, uint64_t shift) {
+  sqlite3_stmt* st = nullptr;
+  const char* sql =
+      "UPDATE INDEXES SET PAGE_ID_RAW=?, PAGE_OFFSET_RAW=PAGE_OFFSET_RAW-?, PAGE_OFFSET_RAW_END=PAGE_OFFSET_RAW_END-? "
+      "WHERE ROW_ID>=? AND ROW_ID<?";
+  if (sqlite3_prepare_v2(db_, sql, -1, &st, nullptr) != SQLITE_OK) {
+    return Status::Internal(path_ + ": cannot prepare update: " + sqlite3_errmsg(db_));
+  }
+  int i = 1;
+  for (uint64_t v : {page, shift, shift, first_row, end_row}) sqlite3_bind_int64(st, i++, static_cast<sqlite3_int64>(v));
+  const int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) {
+    return Status::IOError(path_ + ": moving index rows " + std::to_string(first_row) + ".." +
+                           std::to_string(end_row) + " to raw page " + std::to_string(page) + ": " + sqlite3_errmsg(db_));
+  }
+  return Status::OK();
+}
+
 Status IndexWriter::Finish() {
   if (insert_) {
     sqlite3_finalize(insert_);

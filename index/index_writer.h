@@ -58,6 +58,10 @@ class IndexWriter {
   ~IndexWriter();
   // `values` holds the index field values (by name).
   Status Add(const RowLocator& loc, const Row& values);
+  // Rows [first_row, end_row) moved whole to raw page `page`, `shift` bytes
+  // nearer its start (a raw row group moved to a new page after its rows
+  // were added).
+  Status MoveRaw(uint64_t first_row, uint64_t end_row, uint64_t page, uint64_t shift);
   // Commits and closes; the file is complete only after this returns OK.
   Status Finish();
   const std::string& path() const { return path_; }

@@ -28,14 +28,28 @@ Status IndexQueue::Add(IndexWriter* w, Rows rows) {
     return states_[w].error;
   }
   const uint64_t bytes = BytesOf(rows);
+  return Push(Job{w, std::move(rows), bytes});
+}
+
+Status IndexQueue::MoveRaw(IndexWriter* w, uint64_t first_row, uint64_t end_row, uint64_t page, uint64_t shift) {
+  Job job{w, {}, 0};
+  job.move = true;
+  job.first_row = first_row;
+  job.end_row = end_row;
+  job.page = page;
+  job.shift = shift;
+  return Push(std::move(job));
+}
+
+Status IndexQueue::Push(Job job) {
   std::unique_lock<std::mutex> lock(mu_);
-  State& s = states_[w];
+  State& s = states_[job.w];
   // A job larger than the cap waits for an empty queue, then goes alone.
-  done_cv_.wait(lock, [&] { return queued_bytes_ == 0 || queued_bytes_ + bytes <= max_bytes_ || !s.error.ok(); });
+  done_cv_.wait(lock, [&] { return queued_bytes_ == 0 || queued_bytes_ + job.bytes <= max_bytes_ || !s.error.ok(); });
   if (!s.error.ok()) return s.error;
   s.pending++;
-  queued_bytes_ += bytes;
-  queue_.push_back(Job{w, std::move(rows), bytes});
+  queued_bytes_ += job.bytes;
+  queue_.push_back(std::move(job));
   work_cv_.notify_one();
   return Status::OK();
 }
@@ -77,7 +91,9 @@ void IndexQueue::Run() {
     const bool skip = !states_[job.w].error.ok();
     lock.unlock();
     Status st;
-    if (!skip) {
+    if (!skip && job.move) {
+      st = job.w->MoveRaw(job.first_row, job.end_row, job.page, job.shift);
+    } else if (!skip) {
       for (const auto& [loc, values] : job.rows) {
         st = job.w->Add(loc, values);
         if (!st.ok()) break;

@@ -39,6 +39,8 @@ class IndexQueue {
   // Queues `rows` for `w`. Returns the first error of w's earlier inserts
   // (the rows are then dropped).
   Status Add(IndexWriter* w, Rows rows);
+  // Queues IndexWriter::MoveRaw for w, after its rows queued so far.
+  Status MoveRaw(IndexWriter* w, uint64_t first_row, uint64_t end_row, uint64_t page, uint64_t shift);
   // Waits until all of w's rows are inserted; returns its first error.
   Status Drain(IndexWriter* w);
   // Drops w's queued rows and waits for its insert in progress, if any
@@ -50,7 +52,10 @@ class IndexQueue {
     IndexWriter* w;
     Rows rows;
     uint64_t bytes;
+    bool move = false;  // a MoveRaw instead of inserts
+    uint64_t first_row = 0, end_row = 0, page = 0, shift = 0;
   };
+  Status Push(Job job);
   struct State {
     uint64_t pending = 0;  // jobs queued or running
     Status error;

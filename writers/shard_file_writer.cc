@@ -81,7 +81,7 @@ void ShardFileWriter::HashAppend(uint64_t page_id, uint64_t at, std::string_view
   h.bytes += data.size();
 }
 
-Status ShardFileWriter::ShiftLastRowGroup() {
+Status ShardFileWriter::ShiftLastRowGroup(uint64_t first_row) {
   const int lr = LastPage(false);
   PageInfo& old = pages_[lr];
   const uint64_t off = old.row_groups.back().second;
@@ -110,6 +110,11 @@ Status ShardFileWriter::ShiftLastRowGroup() {
     loc.raw_page = p.page_id;
     loc.raw_begin -= off;
     loc.raw_end -= off;
+  }
+  // The group's rows already handed to the index (all but open_group_'s).
+  const uint64_t queued_end = open_group_.empty() ? rows_ : open_group_.front().first.row_id;
+  if (index_queue_ && first_row < queued_end) {
+    MR_RETURN_IF_ERROR(index_queue_->MoveRaw(index_.get(), first_row, queued_end, p.page_id, off));
   }
   pages_.push_back(std::move(p));
   return Status::OK();
@@ -196,7 +201,7 @@ Status ShardFileWriter::WriteBatch(const std::vector<const EncodedRow*>& rows) {
   // Raw pages: a continued row group that no longer fits moves whole.
   if (groups[0].first != groups[0].second && lr >= 0 &&
       sum(rs, groups[0].first, groups[0].second) + pages_[lr].used_bytes > page_size_) {
-    MR_RETURN_IF_ERROR(ShiftLastRowGroup());
+    MR_RETURN_IF_ERROR(ShiftLastRowGroup(pages_[lb].start_row_id));
     lr = LastPage(false);
   }
   int64_t last_group = (lr >= 0 && !pages_[lr].row_groups.empty())
@@ -235,6 +240,10 @@ Status ShardFileWriter::WriteBatch(const std::vector<const EncodedRow*>& rows) {
 }
 
 Status ShardFileWriter::FlushClosedLocators() {
+  // With a queue every row goes to the index at once (a later move of its
+  // row group is queued as an update), so the inserts keep pace with the
+  // writing and Commit waits only for the last batch's.
+  if (index_queue_) return AddToIndex(open_group_.size());
   const int lb = LastPage(true);
   const uint64_t open_from = lb >= 0 ? pages_[lb].start_row_id : 0;
   size_t k = 0;

@@ -57,7 +57,8 @@ class ShardFileWriter {
   int LastPage(bool blob) const;
   Status WriteRows(uint64_t page_id, uint64_t at, const std::vector<const EncodedRow*>& rows, size_t begin,
                    size_t end, bool blob);
-  Status ShiftLastRowGroup();
+  // Moves the last raw row group (rows from `first_row` on) to a new raw page.
+  Status ShiftLastRowGroup(uint64_t first_row);
   // Feeds bytes written at `at` of page `page_id` to its checksum.
   void HashAppend(uint64_t page_id, uint64_t at, std::string_view data);
   Status FlushClosedLocators();
@@ -79,6 +80,8 @@ class ShardFileWriter {
   int64_t packing_saved_ = 0;
   // Locators of the rows in the last raw row group, which a later batch may
   // still move to a new raw page; earlier rows are already in the index.
+  // With an index queue, rows go to the index at once and this holds only
+  // an append's re-added rows until the first batch.
   std::vector<std::pair<RowLocator, Row>> open_group_;
   std::string prefixes_;                 // WriteRows: the rows' length prefixes
   std::vector<std::string_view> pieces_;  // WriteRows: prefix, part, prefix, part, ...
