@@ -1,5 +1,6 @@
 #include "readers/verified_pages.h"
 
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include <chrono>
@@ -24,8 +25,14 @@ struct Key {
 constexpr size_t kMaxPages = 1 << 16;
 
 std::mutex& Mu() {
-  static std::mutex mu;
-  return mu;
+  // Held across fork() (DataLoader workers fork while pipeline threads may
+  // hold it), so a child never starts with it locked.
+  static std::mutex* mu = [] {
+    auto* m = new std::mutex();
+    ::pthread_atfork([] { Mu().lock(); }, [] { Mu().unlock(); }, [] { Mu().unlock(); });
+    return m;
+  }();
+  return *mu;
 }
 std::set<Key>& Pages() {
   static std::set<Key>* pages = new std::set<Key>();  // never destroyed: safe at exit
