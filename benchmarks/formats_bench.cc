@@ -5,6 +5,7 @@
 //
 //   formats_bench [--scale F] [--runs N] [--warmup N] [--work DIR] [--out FILE]
 //                 [--workloads records,images,open] [--max-workers N]
+//                 [--records-write-only]
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -30,7 +31,8 @@ std::vector<std::string> Split(const std::string& s) {
 int Usage() {
   std::fprintf(stderr,
                "usage: formats_bench [--scale F] [--runs N] [--warmup N] [--work DIR] [--out FILE]\n"
-               "                     [--workloads records,images,open] [--max-workers N]\n");
+               "                     [--workloads records,images,open] [--max-workers N]\n"
+               "                     [--records-write-only]\n");
   return 2;
 }
 
@@ -42,6 +44,10 @@ int main(int argc, char** argv) {
   b::SuiteOptions o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--records-write-only") {
+      o.records_write_only = true;
+      continue;
+    }
     if (i + 1 >= argc) return Usage();
     const std::string v = argv[++i];
     if (a == "--scale") o.scale = std::atof(v.c_str());

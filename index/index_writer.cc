@@ -21,7 +21,7 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Create(const std::string& db_p
   w->path_ = db_path;
   w->fields_ = fields;
   w->quoted_ = legacy_quoted_strings;
-  if (sqlite3_open_v2(db_path.c_str(), &w->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(db_path.c_str(), &w->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     return Status::IOError(db_path + ": cannot create index database: " +
                            (w->db_ ? sqlite3_errmsg(w->db_) : "out of memory"));
   }
@@ -65,7 +65,7 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::OpenForAppend(const std::strin
   w->path_ = db_path;
   w->fields_ = fields;
   w->quoted_ = legacy_quoted_strings;
-  if (sqlite3_open_v2(db_path.c_str(), &w->db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(db_path.c_str(), &w->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     return Status::IOError(db_path + ": cannot open index database: " +
                            (w->db_ ? sqlite3_errmsg(w->db_) : "out of memory"));
   }
@@ -140,6 +140,25 @@ Status IndexWriter::Add(const RowLocator& loc, const Row& values) {
   if (sqlite3_step(s) != SQLITE_DONE) {
     return Status::IOError(path_ + ": inserting index row " + std::to_string(loc.row_id) + ": " +
                            sqlite3_errmsg(db_));
+  }
+  return Status::OK();
+}
+
+Status IndexWriter::MoveRaw(uint64_t first_row, uint64_t end_row, uint64_t page, uint64_t shift) {
+  sqlite3_stmt* st = nullptr;
+  const char* sql =
+      "UPDATE INDEXES SET PAGE_ID_RAW=?, PAGE_OFFSET_RAW=PAGE_OFFSET_RAW-?, PAGE_OFFSET_RAW_END=PAGE_OFFSET_RAW_END-? "
+      "WHERE ROW_ID>=? AND ROW_ID<?";
+  if (sqlite3_prepare_v2(db_, sql, -1, &st, nullptr) != SQLITE_OK) {
+    return Status::Internal(path_ + ": cannot prepare update: " + sqlite3_errmsg(db_));
+  }
+  int i = 1;
+  for (uint64_t v : {page, shift, shift, first_row, end_row}) sqlite3_bind_int64(st, i++, static_cast<sqlite3_int64>(v));
+  const int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) {
+    return Status::IOError(path_ + ": moving index rows " + std::to_string(first_row) + ".." +
+                           std::to_string(end_row) + " to raw page " + std::to_string(page) + ": " + sqlite3_errmsg(db_));
   }
   return Status::OK();
 }

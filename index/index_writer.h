@@ -38,7 +38,9 @@ struct RowLocator {
 // SQLite column type MindSpore uses for an index field: TEXT, INTEGER, NUMERIC.
 const char* IndexColumnType(DataType t);
 
-// Thread safety: not thread-safe; one thread drives a writer.
+// Thread safety: not thread-safe; one thread at a time drives a writer (its
+// SQLite connection is opened without its own mutex). It may be handed from
+// one thread to another (writers/index_queue.h).
 class IndexWriter {
  public:
   // Creates `db_path` (which must not exist) and begins the transaction.
@@ -56,6 +58,10 @@ class IndexWriter {
   ~IndexWriter();
   // `values` holds the index field values (by name).
   Status Add(const RowLocator& loc, const Row& values);
+  // Rows [first_row, end_row) moved whole to raw page `page`, `shift` bytes
+  // nearer its start (a raw row group moved to a new page after its rows
+  // were added).
+  Status MoveRaw(uint64_t first_row, uint64_t end_row, uint64_t page, uint64_t shift);
   // Commits and closes; the file is complete only after this returns OK.
   Status Finish();
   const std::string& path() const { return path_; }

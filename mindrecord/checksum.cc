@@ -1,6 +1,12 @@
 #include "mindrecord/checksum.h"
 
+#if defined(__x86_64__)
+// Replaces XXH3_64bits* with entry points that pick the widest vector unit
+// the CPU has (AVX2 / AVX-512) at run time; the plain ones use SSE2 only.
+#include <xxh_x86dispatch.h>
+#else
 #include <xxhash.h>
+#endif
 
 #include <cstdio>
 #include <new>

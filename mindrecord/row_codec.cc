@@ -1,6 +1,8 @@
 #include "mindrecord/row_codec.h"
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +16,10 @@ using nlohmann::json;
 RowCodec::RowCodec(const Schema* schema, std::string version)
     : schema_(schema), version_(std::move(version)) {
   packs_ = version_ != kVersion2 && schema_->has_integer_array();
+  // The raw part's keys in the order nlohmann's std::map keeps them.
+  sorted_raw_ = schema_->raw_fields();
+  std::sort(sorted_raw_.begin(), sorted_raw_.end(),
+            [&](int a, int b) { return schema_->fields()[a].name < schema_->fields()[b].name; });
 }
 
 namespace {
@@ -26,16 +32,6 @@ uint64_t GetBE64(const char* p) {
   uint64_t v = 0;
   for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<uint8_t>(p[i]);
   return v;
-}
-
-json ScalarToJson(const Field& f, const Value& v) {
-  switch (f.type) {
-    case DataType::kInt32:
-    case DataType::kInt64: return v.as_int();
-    case DataType::kFloat32: return static_cast<double>(static_cast<float>(v.as_float()));
-    case DataType::kFloat64: return v.as_float();
-    default: return v.bytes();
-  }
 }
 
 Result<Value> ScalarFromJson(const Field& f, const json& j) {
@@ -195,20 +191,94 @@ static bool DecodeRawFast(const Schema& schema, std::string_view raw, const std:
   return true;
 }
 
+namespace {
+
+// msgpack writers producing exactly the bytes nlohmann's to_msgpack writes for
+// the same json value (smallest integer encoding, float32 when lossless,
+// fixstr / str8 / str16 / str32, fixmap / map16 / map32), without building a
+// json object per row.
+void PutBE(std::string* out, uint64_t v, int bytes) {
+  char b[8];
+  for (int i = 0; i < bytes; ++i) b[i] = static_cast<char>((v >> (8 * (bytes - 1 - i))) & 0xff);
+  out->append(b, static_cast<size_t>(bytes));
+}
+
+void PackInt(std::string* out, int64_t v) {
+  if (v >= 0) {
+    const uint64_t u = static_cast<uint64_t>(v);
+    if (u < 128) out->push_back(static_cast<char>(u));
+    else if (u <= 0xff) { out->push_back(static_cast<char>(0xcc)); PutBE(out, u, 1); }
+    else if (u <= 0xffff) { out->push_back(static_cast<char>(0xcd)); PutBE(out, u, 2); }
+    else if (u <= 0xffffffffULL) { out->push_back(static_cast<char>(0xce)); PutBE(out, u, 4); }
+    else { out->push_back(static_cast<char>(0xcf)); PutBE(out, u, 8); }
+    return;
+  }
+  const uint64_t u = static_cast<uint64_t>(v);
+  if (v >= -32) out->push_back(static_cast<char>(static_cast<int8_t>(v)));
+  else if (v >= INT8_MIN) { out->push_back(static_cast<char>(0xd0)); PutBE(out, u, 1); }
+  else if (v >= INT16_MIN) { out->push_back(static_cast<char>(0xd1)); PutBE(out, u, 2); }
+  else if (v >= INT32_MIN) { out->push_back(static_cast<char>(0xd2)); PutBE(out, u, 4); }
+  else { out->push_back(static_cast<char>(0xd3)); PutBE(out, u, 8); }
+}
+
+void PackFloat(std::string* out, double d) {
+  if (d >= static_cast<double>(std::numeric_limits<float>::lowest()) &&
+      d <= static_cast<double>(std::numeric_limits<float>::max()) && static_cast<double>(static_cast<float>(d)) == d) {
+    const float f = static_cast<float>(d);
+    uint32_t w;
+    std::memcpy(&w, &f, 4);
+    out->push_back(static_cast<char>(0xca));
+    PutBE(out, w, 4);
+  } else {
+    uint64_t w;
+    std::memcpy(&w, &d, 8);
+    out->push_back(static_cast<char>(0xcb));
+    PutBE(out, w, 8);
+  }
+}
+
+void PackStr(std::string* out, std::string_view s) {
+  const uint64_t n = s.size();
+  if (n <= 31) out->push_back(static_cast<char>(0xa0 | n));
+  else if (n <= 0xff) { out->push_back(static_cast<char>(0xd9)); PutBE(out, n, 1); }
+  else if (n <= 0xffff) { out->push_back(static_cast<char>(0xda)); PutBE(out, n, 2); }
+  else { out->push_back(static_cast<char>(0xdb)); PutBE(out, n, 4); }
+  out->append(s);
+}
+
+}  // namespace
+
+void RowCodec::EncodeRawPart(const Row& row, std::string* out) const {
+  out->clear();
+  const size_t n = sorted_raw_.size();
+  if (n == 0) {
+    out->assign("\x81\xa2id\x00", 5);  // {"id":0}
+    return;
+  }
+  if (n <= 15) out->push_back(static_cast<char>(0x80 | n));
+  else if (n <= 0xffff) { out->push_back(static_cast<char>(0xde)); PutBE(out, n, 2); }
+  else { out->push_back(static_cast<char>(0xdf)); PutBE(out, n, 4); }
+  for (int id : sorted_raw_) {
+    const Field& f = schema_->fields()[id];
+    const Value& v = row.Get(f.name);
+    PackStr(out, f.name);
+    switch (f.type) {
+      case DataType::kInt32:
+      case DataType::kInt64: PackInt(out, v.as_int()); break;
+      case DataType::kFloat32: PackFloat(out, static_cast<double>(static_cast<float>(v.as_float()))); break;
+      case DataType::kFloat64: PackFloat(out, v.as_float()); break;
+      default: PackStr(out, v.bytes());
+    }
+  }
+}
+
 Result<EncodedParts> RowCodec::Encode(const Row& row) const { return EncodeImpl(row, nullptr); }
 
 Result<EncodedParts> RowCodec::EncodeConsuming(Row& row) const { return EncodeImpl(row, &row); }
 
 Result<EncodedParts> RowCodec::EncodeImpl(const Row& row, Row* consume) const {
   EncodedParts out;
-  json raw = json::object();
-  for (int id : schema_->raw_fields()) {
-    const Field& f = schema_->fields()[id];
-    raw[f.name] = ScalarToJson(f, row.Get(f.name));
-  }
-  if (schema_->raw_fields().empty()) raw["id"] = 0;
-  std::vector<uint8_t> packed = json::to_msgpack(raw);
-  out.raw.assign(packed.begin(), packed.end());
+  EncodeRawPart(row, &out.raw);
 
   const auto& blobs = schema_->blob_fields();
   if (blobs.empty()) {

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mindrecord/schema.h"
 #include "mindrecord/status.h"
@@ -50,10 +51,14 @@ class RowCodec {
  private:
   Result<Value> DecodeBlobField(int field_id, std::string_view bytes) const;
   Result<EncodedParts> EncodeImpl(const Row& row, Row* consume) const;
+  // The msgpack raw part, written directly (the bytes nlohmann's to_msgpack
+  // gives for the map of the raw fields).
+  void EncodeRawPart(const Row& row, std::string* out) const;
 
   const Schema* schema_;
   std::string version_;
   bool packs_;
+  std::vector<int> sorted_raw_;  // raw field ids, by name
 };
 
 }  // namespace mindrecord

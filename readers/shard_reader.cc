@@ -10,6 +10,7 @@
 #include "readers/header_io.h"
 #include "readers/row_map.h"
 #include "mindrecord/checksum.h"
+#include "readers/verified_pages.h"
 #include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
 #include "mindrecord/direct_file.h"
@@ -42,6 +43,9 @@ struct Shard {
   std::unique_ptr<std::atomic<uint8_t>[]> page_state;
   // Row locations from the pages themselves, walked lazily per row group.
   std::unique_ptr<RowMap> rows;
+  // The file's identity at open, for pages verified by earlier readers
+  // (readers/verified_pages.h); invalid with a custom file system.
+  FileIdentity identity;
 };
 
 }  // namespace
@@ -135,6 +139,10 @@ Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page, const char* 
     s.page_state[page].store(1, std::memory_order_release);
     return Status::OK();
   }
+  if (PageVerifiedBefore(s.identity, page, it->get<std::string>())) {
+    s.page_state[page].store(1, std::memory_order_release);
+    return Status::OK();
+  }
   if (data == nullptr && s.file->MappedData() != nullptr) data = s.file->MappedData() + off;
   std::string computed;
   if (data != nullptr) {
@@ -155,6 +163,7 @@ Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page, const char* 
     s.page_state[page].store(2, std::memory_order_release);
     return mismatch(it->get<std::string>(), computed);
   }
+  RememberVerifiedPage(s.path, s.identity, page, it->get<std::string>());
   s.page_state[page].store(1, std::memory_order_release);
   return Status::OK();
 }
@@ -333,6 +342,10 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
     }
     MR_ASSIGN_OR_RETURN(s->rows, RowMap::Build(s->header, s->path));
     s->page_state.reset(new std::atomic<uint8_t>[s->header.pages.size()]());
+    if (options.file_system == nullptr) {
+      s->identity = IdentityOf(s->path);
+      if (s->identity.size != s->file->size()) s->identity = FileIdentity{};  // replaced meanwhile: no caching
+    }
     s->first_row = impl->total_rows;
     impl->total_rows += s->header.num_rows();
     impl->shards.push_back(std::move(s));

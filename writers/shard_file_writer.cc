@@ -19,6 +19,10 @@ ShardFileWriter::ShardFileWriter(FileSystem* fs, std::unique_ptr<WritableFile> f
       index_fields_(std::move(index_fields)),
       checksums_(checksums) {}
 
+ShardFileWriter::~ShardFileWriter() {
+  if (index_queue_ && index_) index_queue_->Discard(index_.get());
+}
+
 void ShardFileWriter::Resume(std::vector<PageInfo> pages, uint64_t rows,
                              std::vector<std::pair<RowLocator, Row>> open_group, uint64_t old_header_bytes) {
   pages_ = std::move(pages);
@@ -77,7 +81,7 @@ void ShardFileWriter::HashAppend(uint64_t page_id, uint64_t at, std::string_view
   h.bytes += data.size();
 }
 
-Status ShardFileWriter::ShiftLastRowGroup() {
+Status ShardFileWriter::ShiftLastRowGroup(uint64_t first_row) {
   const int lr = LastPage(false);
   PageInfo& old = pages_[lr];
   const uint64_t off = old.row_groups.back().second;
@@ -106,6 +110,11 @@ Status ShardFileWriter::ShiftLastRowGroup() {
     loc.raw_page = p.page_id;
     loc.raw_begin -= off;
     loc.raw_end -= off;
+  }
+  // The group's rows already handed to the index (all but open_group_'s).
+  const uint64_t queued_end = open_group_.empty() ? rows_ : open_group_.front().first.row_id;
+  if (index_queue_ && first_row < queued_end) {
+    MR_RETURN_IF_ERROR(index_queue_->MoveRaw(index_.get(), first_row, queued_end, p.page_id, off));
   }
   pages_.push_back(std::move(p));
   return Status::OK();
@@ -192,7 +201,7 @@ Status ShardFileWriter::WriteBatch(const std::vector<const EncodedRow*>& rows) {
   // Raw pages: a continued row group that no longer fits moves whole.
   if (groups[0].first != groups[0].second && lr >= 0 &&
       sum(rs, groups[0].first, groups[0].second) + pages_[lr].used_bytes > page_size_) {
-    MR_RETURN_IF_ERROR(ShiftLastRowGroup());
+    MR_RETURN_IF_ERROR(ShiftLastRowGroup(pages_[lb].start_row_id));
     lr = LastPage(false);
   }
   int64_t last_group = (lr >= 0 && !pages_[lr].row_groups.empty())
@@ -231,20 +240,39 @@ Status ShardFileWriter::WriteBatch(const std::vector<const EncodedRow*>& rows) {
 }
 
 Status ShardFileWriter::FlushClosedLocators() {
+  // With a queue every row goes to the index at once (a later move of its
+  // row group is queued as an update), so the inserts keep pace with the
+  // writing and Commit waits only for the last batch's.
+  if (index_queue_) return AddToIndex(open_group_.size());
   const int lb = LastPage(true);
   const uint64_t open_from = lb >= 0 ? pages_[lb].start_row_id : 0;
   size_t k = 0;
-  while (k < open_group_.size() && open_group_[k].first.row_id < open_from) {
-    MR_RETURN_IF_ERROR(index_->Add(open_group_[k].first, open_group_[k].second));
-    ++k;
+  while (k < open_group_.size() && open_group_[k].first.row_id < open_from) ++k;
+  return AddToIndex(k);
+}
+
+Status ShardFileWriter::AddToIndex(size_t n) {
+  if (n == 0) return Status::OK();
+  if (index_queue_) {
+    IndexQueue::Rows rows;
+    if (n == open_group_.size()) {
+      rows.swap(open_group_);
+    } else {
+      rows.assign(std::make_move_iterator(open_group_.begin()),
+                  std::make_move_iterator(open_group_.begin() + static_cast<long>(n)));
+      open_group_.erase(open_group_.begin(), open_group_.begin() + static_cast<long>(n));
+    }
+    return index_queue_->Add(index_.get(), std::move(rows));
   }
-  open_group_.erase(open_group_.begin(), open_group_.begin() + static_cast<long>(k));
+  for (size_t k = 0; k < n; ++k) MR_RETURN_IF_ERROR(index_->Add(open_group_[k].first, open_group_[k].second));
+  open_group_.erase(open_group_.begin(), open_group_.begin() + static_cast<long>(n));
   return Status::OK();
 }
 
 Status ShardFileWriter::Finish(ShardHeader base) {
-  for (const auto& [loc, values] : open_group_) MR_RETURN_IF_ERROR(index_->Add(loc, values));
-  open_group_.clear();
+  // With a queue, the last group's inserts run while the data file is
+  // written and fsynced below.
+  MR_RETURN_IF_ERROR(AddToIndex(open_group_.size()));
   if (direct_) {
     // Every page byte to the file, then the file cut to the length the
     // buffered writes would leave (the last chunk is padded).
@@ -290,6 +318,7 @@ Status ShardFileWriter::Finish(ShardHeader base) {
   MR_RETURN_IF_ERROR(file_->WriteAt(0, head));
   MR_RETURN_IF_ERROR(file_->Sync());
   MR_RETURN_IF_ERROR(file_->Close());
+  if (index_queue_) MR_RETURN_IF_ERROR(index_queue_->Drain(index_.get()));
   MR_RETURN_IF_ERROR(index_->Finish());
   return fs_->SyncPath(index_->path());
 }

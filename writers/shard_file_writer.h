@@ -13,6 +13,7 @@
 #include "mindrecord/file.h"
 #include "mindrecord/header.h"
 #include "writers/direct_page_writer.h"
+#include "writers/index_queue.h"
 #include "writers/shard_writer.h"
 
 namespace mindrecord {
@@ -37,6 +38,11 @@ class ShardFileWriter {
   // writes are on.
   bool EnableDirectWrites(DirectWriteQueue* queue, uint32_t shard_count);
   bool direct_writes() const { return direct_ != nullptr; }
+  // Inserts closed row groups' index rows on `queue`'s thread (see
+  // writers/index_queue.h) instead of this one. Call before the first batch.
+  void EnableIndexQueue(IndexQueue* queue) { index_queue_ = queue; }
+  // Drops queued index rows (an unfinished writer going away).
+  ~ShardFileWriter();
   // One batch of this shard's rows (MindSpore's WriteByShard).
   Status WriteBatch(const std::vector<const EncodedRow*>& rows);
   // Writes the header (built from `base` plus this shard's pages), fsyncs and
@@ -51,16 +57,20 @@ class ShardFileWriter {
   int LastPage(bool blob) const;
   Status WriteRows(uint64_t page_id, uint64_t at, const std::vector<const EncodedRow*>& rows, size_t begin,
                    size_t end, bool blob);
-  Status ShiftLastRowGroup();
+  // Moves the last raw row group (rows from `first_row` on) to a new raw page.
+  Status ShiftLastRowGroup(uint64_t first_row);
   // Feeds bytes written at `at` of page `page_id` to its checksum.
   void HashAppend(uint64_t page_id, uint64_t at, std::string_view data);
   Status FlushClosedLocators();
+  // Hands index rows [0, n) of open_group_ to the index (or its queue).
+  Status AddToIndex(size_t n);
 
   FileSystem* fs_;
   std::unique_ptr<WritableFile> file_;
   // Direct page writes (null: buffered). After file_: destroyed first.
   std::unique_ptr<DirectPageWriter> direct_;
   std::unique_ptr<IndexWriter> index_;
+  IndexQueue* index_queue_ = nullptr;  // null: inserts on this thread
   uint64_t header_size_, page_size_;
   uint32_t shard_id_;
   std::vector<std::string> index_fields_;
@@ -70,6 +80,8 @@ class ShardFileWriter {
   int64_t packing_saved_ = 0;
   // Locators of the rows in the last raw row group, which a later batch may
   // still move to a new raw page; earlier rows are already in the index.
+  // With an index queue, rows go to the index at once and this holds only
+  // an append's re-added rows until the first batch.
   std::vector<std::pair<RowLocator, Row>> open_group_;
   std::string prefixes_;                 // WriteRows: the rows' length prefixes
   std::vector<std::string_view> pieces_;  // WriteRows: prefix, part, prefix, part, ...

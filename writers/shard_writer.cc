@@ -45,6 +45,8 @@ struct ShardWriter::Impl {
   // The direct page writes' I/O thread (null: none). Before `shards`: it
   // outlives them.
   std::unique_ptr<DirectWriteQueue> io_queue;
+  // The index inserts' thread. Before `shards`: it outlives them.
+  std::unique_ptr<IndexQueue> index_queue = std::make_unique<IndexQueue>();
   std::vector<std::unique_ptr<ShardFileWriter>> shards;
   uint32_t direct_shards = 0;
   uint64_t rows = 0;
@@ -124,6 +126,7 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
     impl->shards.push_back(std::make_unique<ShardFileWriter>(fs, std::move(file).value(), std::move(index).value(),
                                                              options.header_size, options.page_size, s,
                                                              impl->index_fields, options.checksums));
+    impl->shards.back()->EnableIndexQueue(impl->index_queue.get());
     if (options.direct_writes) {
       if (!impl->io_queue) impl->io_queue = std::make_unique<DirectWriteQueue>();
       impl->direct_shards += impl->shards.back()->EnableDirectWrites(impl->io_queue.get(), options.shard_count);
@@ -331,6 +334,7 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::OpenForAppend(const std::strin
       auto w = std::make_unique<ShardFileWriter>(fs, std::move(file), std::move(index), o.header_size, o.page_size,
                                                  i, impl->index_fields, o.checksums);
       w->Resume(s.header.pages, s.header.num_rows(), std::move(groups[i]), s.header_bytes.size());
+      w->EnableIndexQueue(impl->index_queue.get());
       impl->shards.push_back(std::move(w));
       return Status::OK();
     }();

@@ -21,6 +21,8 @@ struct SuiteOptions {
   std::string out = "benchmarks/results/results.json";
   std::vector<std::string> workloads = {"records", "images", "open"};
   int max_workers = 2;  // pipeline workloads run at 1..max_workers (powers of two)
+  // records: only the MindRecord and TFRecord writers (for profiling the write path).
+  bool records_write_only = false;
 
   // Workload sizes at this scale (at least a handful each).
   uint64_t Scaled(uint64_t n, uint64_t min = 16) const;

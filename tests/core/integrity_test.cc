@@ -15,6 +15,7 @@
 
 #include "mindrecord/checksum.h"
 #include "readers/shard_reader.h"
+#include "readers/verified_pages.h"
 #include "readers/verifier.h"
 #include "tests/util/test_rows.h"
 #include "tests/util/test_util.h"
@@ -80,6 +81,40 @@ TEST(IntegrityTest, ChecksumsAreWrittenByDefaultAndOffMeansPlainMindSporeOutput)
   EXPECT_EQ(rep.pages_checksummed, on->header(0).pages.size());
   EXPECT_EQ(rep.rows_decoded, 20u);
   EXPECT_TRUE(Verify(dir.Join("off"), {.deep = true}).ok());
+}
+
+// A reader opened later in the same process skips hashing pages an earlier
+// reader verified, only while the file is unchanged and was already quiet
+// when they were hashed; a changed file is hashed again and its damage found.
+TEST(IntegrityTest, PagesVerifiedByAnEarlierReaderAreTrustedOnlyWhileTheFileIsUnchanged) {
+  TempDir dir;
+  const std::string fresh = Write(dir.Join("fresh"), 12)[0];
+  const std::string path = Write(dir.Join("d"), 12)[0];
+  const ShardHeader h = (*ShardReader::Open(path))->header(0);
+  auto all_remembered = [&](const std::string& p, bool want) {
+    const FileIdentity id = IdentityOf(p);
+    for (const auto& pg : h.pages) {
+      const std::string sum = pg.extra.at(kPageChecksumKey).get<std::string>();
+      if (PageVerifiedBefore(id, pg.page_id, sum) != want) return false;
+    }
+    return true;
+  };
+  // Just written: its ctime may still share a clock tick with a later change.
+  ASSERT_TRUE(ReadAll(fresh).ok());
+  EXPECT_TRUE(all_remembered(fresh, false));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000 * kQuietSeconds + 200));
+  EXPECT_TRUE(all_remembered(path, false));
+  ASSERT_TRUE(ReadAll(path).ok());
+  EXPECT_TRUE(all_remembered(path, true));
+  // A byte flipped in place: new ctime, so the pages are hashed again.
+  std::string bad = ReadFile(path);
+  const uint64_t at = h.PageOffset(h.pages[0].page_id) + h.pages[0].used_bytes / 2;
+  bad[at] = static_cast<char>(bad[at] ^ 0x10);
+  WriteFile(path, bad);
+  EXPECT_TRUE(all_remembered(path, false));
+  Status st = ReadAll(path);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("checksum mismatch"), std::string::npos) << st.message();
 }
 
 TEST(IntegrityTest, EveryByteFlipOfEveryPageIsDetectedByReaderAndVerify) {

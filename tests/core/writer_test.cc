@@ -106,6 +106,39 @@ TEST(WriterTest, AbandonAndDestructionLeaveNothing) {
   EXPECT_FALSE(w->Commit().ok());
 }
 
+// Index rows of closed row groups are inserted on the writer's index thread:
+// abandoning with inserts still queued leaves nothing, and a commit after
+// many closed groups (and several shards sharing that thread) indexes every
+// row where it is.
+TEST(WriterTest, IndexInsertsOffTheWritersThreadAreCompleteOrGone) {
+  TempDir dir;
+  auto o = Small();
+  o.shard_count = 3;
+  {
+    auto w = *ShardWriter::Create(dir.Join("a"), TestSchema(), o);
+    for (int b = 0; b < 20; ++b) ASSERT_TRUE(w->WriteRows(Rows(500, 300)).ok());
+    w->Abandon();
+  }
+  EXPECT_EQ(CountFiles(dir.path()), 0u);
+  auto w = *ShardWriter::Create(dir.Join("c"), TestSchema(), o);
+  for (int b = 0; b < 20; ++b) ASSERT_TRUE(w->WriteRows(Rows(500, 300)).ok());
+  ASSERT_TRUE(w->Commit().ok());
+  auto r = ShardReader::Open(dir.Join("c0"));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ((*r)->num_rows(), 10000u);
+  uint64_t pages = 0;
+  for (uint32_t s = 0; s < (*r)->num_shards(); ++s) pages += (*r)->header(s).pages.size();
+  EXPECT_GT(pages, 100u);  // many row groups closed while writing
+  int64_t id_sum = 0;
+  for (uint64_t id = 0; id < 10000; ++id) {
+    auto row = (*r)->ReadRow(id);
+    ASSERT_TRUE(row.ok()) << id << ": " << row.status().ToString();
+    EXPECT_EQ(row->Get("b").bytes().size(), 300u);
+    id_sum += row->Get("id").as_int();
+  }
+  EXPECT_EQ(id_sum, 20 * (499 * 500 / 2));  // each batch's ids 0..499, every row once
+}
+
 TEST(WriterTest, RowTooLargeForAPageAndHeaderTooLargeAreClearErrors) {
   TempDir dir;
   auto w = *ShardWriter::Create(dir.Join("big"), TestSchema(), Small());
