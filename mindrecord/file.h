@@ -72,6 +72,10 @@ class FileSystem {
   virtual Result<std::unique_ptr<WritableFile>> OpenWriteDirect(const std::string& path) { return OpenWrite(path); }
   // Opens an existing file for reading and writing in place (no truncation).
   virtual Result<std::unique_ptr<WritableFile>> OpenUpdate(const std::string& path) = 0;
+  // As OpenUpdate, but refuses a symbolic link (O_NOFOLLOW) and anything
+  // not a regular file, with Corruption naming the path: for recovery, which
+  // writes only a dataset's own files.
+  virtual Result<std::unique_ptr<WritableFile>> OpenUpdateNoFollow(const std::string& path) = 0;
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
   virtual Status Remove(const std::string& path) = 0;
   virtual bool Exists(const std::string& path) = 0;
@@ -102,6 +106,7 @@ class FaultInjectingFileSystem : public FileSystem {
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) override;
   Result<std::unique_ptr<WritableFile>> OpenWriteDirect(const std::string& path) override;
   Result<std::unique_ptr<WritableFile>> OpenUpdate(const std::string& path) override;
+  Result<std::unique_ptr<WritableFile>> OpenUpdateNoFollow(const std::string& path) override;
   Status Rename(const std::string& from, const std::string& to) override;
   Status Remove(const std::string& path) override { return base_->Remove(path); }
   bool Exists(const std::string& path) override { return base_->Exists(path); }

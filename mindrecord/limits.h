@@ -1,0 +1,24 @@
+// Limits on every size read from an untrusted dataset folder (shards, .db,
+// journals, commit records). Each is checked before the memory or work it
+// bounds is spent; going past one is a Corruption error naming the file.
+// The threat model these serve is in readers/README.md ("Threat model").
+#pragma once
+
+#include <cstdint>
+
+#include "mindrecord/constants.h"
+
+namespace mindrecord {
+
+// Nesting depth of the header JSON (objects and arrays). MindSpore's headers
+// nest 5 deep; the parser itself recurses, so depth is checked first.
+inline constexpr int kMaxHeaderJsonDepth = 64;
+
+// An append journal holds a shard's old header and the old bytes of at most
+// the two page slots the append continued, after a description line.
+inline constexpr uint64_t kMaxJournalDescriptionBytes = 1 * kMiB;
+inline constexpr uint64_t kMaxJournalBytes = kMaxJournalDescriptionBytes + kMaxHeaderSize + 2 * kMaxPageSize;
+// A commit record lists two (temporary, final) pairs per shard.
+inline constexpr uint64_t kMaxCommitRecordBytes = 4 * kMiB;
+
+}  // namespace mindrecord
