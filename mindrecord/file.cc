@@ -352,6 +352,7 @@ class FaultyWritableFile : public WritableFile {
   FaultyWritableFile(FaultInjectingFileSystem* fs, std::unique_ptr<WritableFile> base)
       : fs_(fs), base_(std::move(base)) {}
   Status WriteAt(uint64_t offset, std::string_view data) override {
+    if (fs_->disk_full_ && WouldAllocate(offset, data.size())) return NoSpace(offset);
     const size_t allowed = TakeBudget(data.size());
     if (allowed < data.size()) {
       (void)base_->WriteAt(offset, data.substr(0, allowed));
@@ -393,6 +394,20 @@ class FaultyWritableFile : public WritableFile {
       }
     }
     return n;  // unlimited
+  }
+  // Whether writing [offset, offset+n) needs new blocks: past the end of the
+  // real file, or into a hole.
+  bool WouldAllocate(uint64_t offset, size_t n) const {
+    int fd = open(base_->path().c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return true;
+    struct stat st;
+    bool allocate = fstat(fd, &st) != 0 || offset + n > static_cast<uint64_t>(st.st_size);
+    if (!allocate && n > 0) {
+      const off_t hole = lseek(fd, static_cast<off_t>(offset), SEEK_HOLE);
+      allocate = hole < 0 || static_cast<uint64_t>(hole) < offset + n;
+    }
+    close(fd);
+    return allocate;
   }
   Status NoSpace(uint64_t offset) const {
     return Status::IOError(base_->path() + ": write at offset " + std::to_string(offset) +

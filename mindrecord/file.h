@@ -88,8 +88,8 @@ class FileSystem {
 };
 
 // Wraps another FileSystem and fails on purpose: after a byte budget of
-// writes (ENOSPC-like; buffered and direct writes alike), on every Sync, or on
-// Rename, or refuses O_DIRECT (reads and writes) the way tmpfs on Linux < 6.6
+// writes (ENOSPC-like; buffered and direct writes alike), on writes that
+// would allocate (DiskFull), on every Sync, or on Rename, or refuses O_DIRECT (reads and writes) the way tmpfs on Linux < 6.6
 // does. Counts the bytes written with direct writes. For tests.
 class FaultInjectingFileSystem : public FileSystem {
  public:
@@ -98,6 +98,10 @@ class FaultInjectingFileSystem : public FileSystem {
   void FailSync(bool on) { fail_sync_ = on; }
   void FailRename(bool on) { fail_rename_ = on; }
   void RefuseDirect(bool on) { refuse_direct_ = on; }
+  // A full disk as a non-copy-on-write file system has one: a buffered write
+  // fails (ENOSPC) when it would allocate, i.e. reach past the file's end or
+  // into a hole (SEEK_HOLE on the real file); rewriting allocated bytes works.
+  void DiskFull(bool on) { disk_full_ = on; }
   // Bytes written through WritableFile::WriteDirect so far.
   int64_t direct_bytes_written() const { return direct_bytes_.load(); }
 
@@ -120,6 +124,7 @@ class FaultInjectingFileSystem : public FileSystem {
   std::atomic<bool> fail_sync_{false};
   std::atomic<bool> fail_rename_{false};
   std::atomic<bool> refuse_direct_{false};
+  std::atomic<bool> disk_full_{false};
   std::atomic<int64_t> direct_bytes_{0};
 };
 

@@ -264,5 +264,33 @@ TEST(UntrustedRecoveryTest, OwnJournalIsStillRolledBack) {
   EXPECT_EQ(ReadFile(paths[1]), before1);
 }
 
+// An append that died on a full disk (here: right after its journal, before
+// it reached the old pages' unused tails) is rolled back while the disk is
+// still full: the rollback only rewrites bytes the shard holds and cuts it.
+TEST(UntrustedRecoveryTest, RollBackOnAFullDiskNeedsNoFreeSpace) {
+  TempDir dir;
+  auto paths = Write(dir.Join("d"), 100, 1);
+  const std::string before = ReadFile(paths[0]);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto w = ShardWriter::OpenForAppend(paths[0]);
+    _exit(w.ok() ? 0 : 3);  // killed right after the journal was written
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_TRUE(fs::exists(JournalPath(paths[0])));
+  FaultInjectingFileSystem full(FileSystem::Default());
+  full.DiskFull(true);
+  ReaderOptions o;
+  o.file_system = &full;
+  auto r = ShardReader::Open(paths[0], o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)->num_rows(), 100u);
+  EXPECT_EQ(ReadFile(paths[0]), before);
+  EXPECT_FALSE(fs::exists(JournalPath(paths[0])));
+}
+
 }  // namespace
 }  // namespace mindrecord
