@@ -13,6 +13,11 @@ namespace mindrecord {
 // Nesting depth of the header JSON (objects and arrays). MindSpore's headers
 // nest 5 deep; the parser itself recurses, so depth is checked first.
 inline constexpr int kMaxHeaderJsonDepth = 64;
+// Elements (containers plus list and object members) of the header JSON; its
+// parsed form costs about 100 bytes per element, so this caps a header's
+// memory near 200 MB. A page costs about 16 elements: 125,000 pages per
+// shard (4 TB at the default 32 MiB pages) fit.
+inline constexpr uint64_t kMaxHeaderJsonElements = 2000000;
 
 // An append journal holds a shard's old header and the old bytes of at most
 // the two page slots the append continued, after a description line.

@@ -15,6 +15,7 @@
 
 #include "mindrecord/checksum.h"
 #include "mindrecord/constants.h"
+#include "mindrecord/json_guard.h"
 #include "mindrecord/limits.h"
 #include "mindrecord/own_file.h"
 #include "readers/header_io.h"
@@ -72,7 +73,11 @@ Result<Journal> ReadJournal(const std::string& path, FileSystem* fs) {
   const size_t eol = text.find('\n', kMagic.size());
   if (eol == std::string::npos) return bad("no description line");
   if (eol - kMagic.size() > kMaxJournalDescriptionBytes) return bad("description line too long");
-  nlohmann::json j = nlohmann::json::parse(text.substr(kMagic.size(), eol - kMagic.size()), nullptr, false);
+  const std::string_view description = std::string_view(text).substr(kMagic.size(), eol - kMagic.size());
+  if (Status st = CheckJsonShape(description, path + ": journal description", {8, 100000}); !st.ok()) {
+    return bad(st.message());
+  }
+  nlohmann::json j = nlohmann::json::parse(description, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return bad("description is not JSON");
   Journal out;
   try {

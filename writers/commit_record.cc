@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mindrecord/checksum.h"
+#include "mindrecord/json_guard.h"
 #include "mindrecord/limits.h"
 #include "mindrecord/own_file.h"
 #include "writers/append_journal.h"
@@ -49,6 +50,9 @@ Result<std::vector<Entry>> ReadRecord(const std::string& path, const std::string
   if (b == std::string::npos || std::string_view(text).substr(0, a) != kSignature) return damaged("no signature");
   if (ChecksumHex(Xxh3(std::string_view(text).substr(b + 1))) != text.substr(a + 1, b - a - 1)) {
     return damaged("checksum mismatch");
+  }
+  if (Status st = CheckJsonShape(std::string_view(text).substr(b + 1), path, {4, 100000}); !st.ok()) {
+    return damaged(st.message());
   }
   nlohmann::json list = nlohmann::json::parse(text.substr(b + 1), nullptr, false);
   if (!list.is_array()) return damaged("not a JSON list");

@@ -1,0 +1,118 @@
+// Hostile dataset folders driven through the `mindrecord` executable: special
+// files, absurd headers and bad arguments end in a clear error and the right
+// exit code (2: the data, 1: the arguments), never a crash or a hang.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+
+#include "mindrecord/constants.h"
+#include "tests/util/test_rows.h"
+#include "tests/util/test_util.h"
+#include "writers/shard_writer.h"
+
+namespace mindrecord {
+namespace {
+
+using testing::CliPath;
+using testing::ReadFile;
+using testing::RunCommand;
+using testing::TempDir;
+using testing::WriteFile;
+namespace fs = std::filesystem;
+
+// Runs the CLI with a time limit (a hang is exit 124); stderr merged.
+int Cli(const std::string& args, std::string* out = nullptr) {
+  return RunCommand("timeout 30 " + CliPath() + " " + args, out, /*merge_stderr=*/true);
+}
+
+std::string WriteDataset(const std::string& path, uint64_t header_size = kMinHeaderSize, int rows = 20) {
+  WriterOptions o;
+  o.header_size = header_size;
+  o.page_size = kMinPageSize;
+  o.checksums = false;
+  auto w = ShardWriter::Create(path, testing::IdNameImgSchema(), o);
+  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  std::vector<Row> batch;
+  for (int i = 0; i < rows; ++i) {
+    batch.push_back(Row{{"id", Value::Int(i)}, {"name", Value::String("n")},
+                        {"img", Value::Bytes(std::string(100, 'x'))},
+                        {"v", Value::ArrayOf<int32_t>(DataType::kInt32, {i})}});
+  }
+  EXPECT_TRUE((*w)->WriteRows(batch).ok());
+  EXPECT_TRUE((*w)->Commit().ok());
+  return path;
+}
+
+// Replaces the header JSON of a shard (length prefix updated, padding kept).
+void RewriteHeaderJson(const std::string& path, const std::function<std::string(std::string)>& edit) {
+  std::string bytes = ReadFile(path);
+  uint64_t len = 0;
+  memcpy(&len, bytes.data(), 8);
+  std::string json = edit(bytes.substr(8, len));
+  ASSERT_LE(json.size() + 8, bytes.size());
+  const uint64_t n = json.size();
+  std::string header(8, '\0');
+  memcpy(header.data(), &n, 8);
+  header += json;
+  // Zero the old header's tail, then put the new one in place.
+  std::fill(bytes.begin(), bytes.begin() + 8 + std::max<uint64_t>(len, n), '\0');
+  bytes.replace(0, header.size(), header);
+  WriteFile(path, bytes);
+}
+
+TEST(UntrustedCliTest, DeeplyNestedHeaderJsonIsRefusedNotACrash) {
+  TempDir dir;
+  const std::string d = WriteDataset(dir.Join("d"), 1 * kMiB);
+  RewriteHeaderJson(d, [](std::string j) {
+    j.pop_back();  // the closing brace
+    return j + ",\"zz_unknown\":" + std::string(300000, '[') + std::string(300000, ']') + "}";
+  });
+  for (const char* verb : {"inspect", "cat", "verify"}) {
+    std::string out;
+    EXPECT_EQ(Cli(std::string(verb) + " " + d, &out), 2) << verb << ": " << out;
+    EXPECT_NE(out.find("nests deeper than 64 levels"), std::string::npos) << out;
+  }
+}
+
+TEST(UntrustedCliTest, HeaderWithTooManyJsonElementsIsRefused) {
+  TempDir dir;
+  const std::string d = WriteDataset(dir.Join("d"), 16 * kMiB);
+  RewriteHeaderJson(d, [](std::string j) {
+    j.pop_back();
+    std::string many = "[";
+    for (int i = 0; i < 2100000; ++i) many += "[],";
+    many += "[]]";
+    return j + ",\"zz_unknown\":" + many + "}";
+  });
+  std::string out;
+  EXPECT_EQ(Cli("inspect " + d, &out), 2) << out;
+  EXPECT_NE(out.find("JSON holds more than 2000000 elements"), std::string::npos) << out;
+}
+
+// A FIFO, a directory or a device where a shard or its index should be: a
+// data error at once, never a blocked open or read.
+TEST(UntrustedCliTest, SpecialFilesAsShardOrIndexAreDataErrors) {
+  TempDir dir;
+  ASSERT_EQ(mkfifo(dir.Join("fifo.mindrecord").c_str(), 0644), 0);
+  fs::create_directory(dir.Join("folder.mindrecord"));
+  for (const std::string& p : {dir.Join("fifo.mindrecord"), dir.Join("folder.mindrecord"), std::string("/dev/zero")}) {
+    for (const char* verb : {"inspect", "cat", "verify"}) {
+      std::string out;
+      EXPECT_EQ(Cli(std::string(verb) + " " + p, &out), 2) << verb << " " << p << ": " << out;
+      EXPECT_NE(out.find("not a regular file"), std::string::npos) << out;
+    }
+  }
+  // The index: a FIFO in place of d.db.
+  const std::string d = WriteDataset(dir.Join("d"));
+  fs::remove(d + ".db");
+  ASSERT_EQ(mkfifo((d + ".db").c_str(), 0644), 0);
+  for (const char* verb : {"cat", "verify --deep"}) {
+    std::string out;
+    EXPECT_EQ(Cli(std::string(verb) + " " + d, &out), 2) << verb << ": " << out;
+    EXPECT_NE(out.find(d + ".db: is a FIFO"), std::string::npos) << out;
+  }
+}
+
+}  // namespace
+}  // namespace mindrecord
