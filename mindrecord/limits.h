@@ -19,6 +19,11 @@ inline constexpr int kMaxHeaderJsonDepth = 64;
 // shard (4 TB at the default 32 MiB pages) fit.
 inline constexpr uint64_t kMaxHeaderJsonElements = 2000000;
 
+// A row's raw part (msgpack) before the general parser sees it: MindRecord
+// raw rows are one flat map of scalars, so both bounds are generous.
+inline constexpr int kMaxRowNesting = 64;
+inline constexpr uint64_t kMaxRowElements = 1000000;
+
 // An append journal holds a shard's old header and the old bytes of at most
 // the two page slots the append continued, after a description line.
 inline constexpr uint64_t kMaxJournalDescriptionBytes = 1 * kMiB;
