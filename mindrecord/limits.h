@@ -24,6 +24,12 @@ inline constexpr uint64_t kMaxHeaderJsonElements = 2000000;
 inline constexpr int kMaxRowNesting = 64;
 inline constexpr uint64_t kMaxRowElements = 1000000;
 
+// Decompressed bytes of one row's blob fields together (and of its raw part):
+// a compressed value claiming more than what is left is refused before its
+// buffer is allocated. Writers refuse rows above it; an uncompressed row fits
+// a page, so this is the largest row any dataset holds.
+inline constexpr uint64_t kMaxDecompressedRowBytes = kMaxPageSize;
+
 // An append journal holds a shard's old header and the old bytes of at most
 // the two page slots the append continued, after a description line.
 inline constexpr uint64_t kMaxJournalDescriptionBytes = 1 * kMiB;

@@ -6,7 +6,11 @@
 #include <cstring>
 #include <filesystem>
 
+#include "mindrecord/compression.h"
+#include "mindrecord/file.h"
+#include "mindrecord/limits.h"
 #include "mindrecord/row_codec.h"
+#include "readers/header_io.h"
 #include "readers/shard_reader.h"
 #include "readers/verifier.h"
 #include "tests/util/test_util.h"
@@ -115,6 +119,59 @@ TEST(UntrustedValuesTest, NestedOrOversizedMsgpackIsRefusedBeforeParsing) {
   // A plain row still decodes.
   ASSERT_TRUE(codec.DecodeRaw(std::string("\x81\xa2id\x05", 5), {}, &row).ok());
   EXPECT_EQ(row.Get("id").as_int(), 5);
+}
+
+// Decompression is bounded per row, not only per value: two blob fields of
+// 150 MiB of zeros each (a few KB stored) exceed the row's 256 MiB.
+TEST(UntrustedValuesTest, DecompressedBytesAreBoundedPerRow) {
+  TempDir dir;
+  auto schema = Schema::FromUserJsonString(R"({"a":{"type":"bytes"},"b":{"type":"bytes"}})");
+  ASSERT_TRUE(schema.ok());
+  WriterOptions o;
+  o.header_size = kMinHeaderSize;
+  o.page_size = kMinPageSize;
+  o.compression.codec = Codec::kZstd;
+  auto w = ShardWriter::Create(dir.Join("z"), *schema, o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE((*w)->WriteRows({Row{{"a", Value::Bytes("x")}, {"b", Value::Bytes("y")}}}).ok());
+  ASSERT_TRUE((*w)->Commit().ok());
+  auto f = FileSystem::Default()->OpenRead(dir.Join("z"));
+  ASSERT_TRUE(f.ok());
+  auto h = ReadShardHeader(**f, true);
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  auto dec = BlobDecompressor::FromHeader(*h, "z");
+  ASSERT_TRUE(dec.ok() && *dec) << dec.status().ToString();
+  auto comp = BlobCompressor::Create(o.compression, "");
+  ASSERT_TRUE(comp.ok());
+  RowCodec codec(&h->schema, h->version);
+  std::string bomb;
+  {
+    const std::string zeros(150 * kMiB, '\0');
+    (*comp)->CompressRaw(zeros, &bomb);
+    ASSERT_LT(bomb.size(), 64 * kKiB);
+    // Writers refuse such a row.
+    std::string joined, out;
+    codec.JoinBlob({zeros, zeros}, &joined);
+    Status st = (*comp)->CompressBlob(codec, joined, &out);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("a compressed dataset's row holds at most 268435456"), std::string::npos)
+        << st.ToString();
+  }
+  std::string stored, plain;
+  codec.JoinBlob({bomb, bomb}, &stored);
+  Status st = (*dec)->DecompressBlob(codec, stored, &plain);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), StatusCode::kCorruption);
+  EXPECT_NE(st.message().find("blob field 1: zstd value claims 157286400 decompressed bytes, more than the "
+                              "111149056 left of the row's limit"),
+            std::string::npos)
+      << st.ToString();
+  // One such field alone is within the row's limit.
+  std::string tiny;
+  (*comp)->CompressRaw("tiny", &tiny);
+  codec.JoinBlob({bomb, tiny}, &stored);
+  st = (*dec)->DecompressBlob(codec, stored, &plain);
+  EXPECT_TRUE(st.ok()) << st.ToString();
 }
 
 }  // namespace
