@@ -1,4 +1,5 @@
 #include "readers/verifier.h"
+#include "readers/shard_paths.h"
 
 #include <memory>
 
@@ -27,7 +28,7 @@ constexpr size_t kMaxProblemsPerShard = 20;
 void CheckIndex(const std::string& shard_path, const ShardHeader& h, const std::vector<RowLocator>& walked,
                 VerifyReport* rep) {
   const std::string db = shard_path + ".db";
-  auto index = IndexReader::Open(db, BaseName(shard_path), h.version == kVersion2);
+  auto index = IndexReader::Open(db, RecordedShardName(h), h.version == kVersion2);
   if (!index.ok()) {
     rep->problems.push_back(index.status().message());
     return;
@@ -114,9 +115,14 @@ VerifyReport Verify(const std::string& path, const VerifyOptions& options) {
     return rep;
   }
   rep.header_checksums = true;
-  const std::string first_path = JoinPath(DirName(path), BaseName(first->shard_addresses[0]));
-  for (size_t i = 0; i < first->shard_addresses.size(); ++i) {
-    const std::string shard = JoinPath(DirName(path), BaseName(first->shard_addresses[i]));
+  auto paths = ShardPathsFor(path, *first);
+  if (!paths.ok()) {
+    rep.problems.push_back(paths.status().message());
+    return rep;
+  }
+  const std::string first_path = (*paths)[0];
+  for (size_t i = 0; i < paths->size(); ++i) {
+    const std::string shard = (*paths)[i];
     ++rep.shards;
     auto file = fs->OpenRead(shard, false);
     if (!file.ok()) {

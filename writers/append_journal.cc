@@ -1,4 +1,5 @@
 #include "writers/append_journal.h"
+#include "readers/shard_paths.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -405,7 +406,9 @@ Result<std::unique_ptr<DatasetLock>> LockDatasetAt(const std::string& path, Data
     if (!f.ok()) return std::unique_ptr<DatasetLock>();
     auto h = ReadShardHeader(**f, false);
     if (!h.ok() || h->shard_addresses.empty()) return std::unique_ptr<DatasetLock>();
-    for (const auto& a : h->shard_addresses) shards.push_back(JoinPath(DirName(path), BaseName(a)));
+    auto paths = ShardPathsFor(path, *h);
+    if (!paths.ok()) return std::unique_ptr<DatasetLock>();  // the caller's own reads report it
+    shards = std::move(paths).value();
   }
   const std::string& first = shards[0];
   if (first != path) MR_RETURN_IF_ERROR(FinishCommit(first, fs));

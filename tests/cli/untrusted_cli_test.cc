@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "mindrecord/constants.h"
@@ -26,23 +27,38 @@ int Cli(const std::string& args, std::string* out = nullptr) {
   return RunCommand("timeout 30 " + CliPath() + " " + args, out, /*merge_stderr=*/true);
 }
 
-std::string WriteDataset(const std::string& path, uint64_t header_size = kMinHeaderSize, int rows = 20) {
+std::vector<Row> Rows(int n, int first = 0) {
+  std::vector<Row> batch;
+  for (int i = first; i < first + n; ++i) {
+    batch.push_back(Row{{"id", Value::Int(i)}, {"name", Value::String("n")},
+                        {"img", Value::Bytes(std::string(100, 'x'))},
+                        {"v", Value::ArrayOf<int32_t>(DataType::kInt32, {i})}});
+  }
+  return batch;
+}
+
+std::string WriteDataset(const std::string& path, uint64_t header_size = kMinHeaderSize, int rows = 20,
+                         uint32_t shards = 1) {
   WriterOptions o;
+  o.shard_count = shards;
   o.header_size = header_size;
   o.page_size = kMinPageSize;
   o.checksums = false;
   auto w = ShardWriter::Create(path, testing::IdNameImgSchema(), o);
   EXPECT_TRUE(w.ok()) << w.status().ToString();
-  std::vector<Row> batch;
-  for (int i = 0; i < rows; ++i) {
-    batch.push_back(Row{{"id", Value::Int(i)}, {"name", Value::String("n")},
-                        {"img", Value::Bytes(std::string(100, 'x'))},
-                        {"v", Value::ArrayOf<int32_t>(DataType::kInt32, {i})}});
-  }
-  EXPECT_TRUE((*w)->WriteRows(batch).ok());
+  EXPECT_TRUE((*w)->WriteRows(Rows(rows)).ok());
   EXPECT_TRUE((*w)->Commit().ok());
-  return path;
+  return (*w)->shard_paths()[0];
 }
+
+void AppendRows(const std::string& path, int n) {
+  auto w = ShardWriter::OpenForAppend(path);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE((*w)->WriteRows(Rows(n, 1000)).ok());
+  ASSERT_TRUE((*w)->Commit().ok());
+}
+
+int Lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
 // Replaces the header JSON of a shard (length prefix updated, padding kept).
 void RewriteHeaderJson(const std::string& path, const std::function<std::string(std::string)>& edit) {
@@ -112,6 +128,55 @@ TEST(UntrustedCliTest, SpecialFilesAsShardOrIndexAreDataErrors) {
     EXPECT_EQ(Cli(std::string(verb) + " " + d, &out), 2) << verb << ": " << out;
     EXPECT_NE(out.find(d + ".db: is a FIFO"), std::string::npos) << out;
   }
+}
+
+// `cp train.mindrecord backup.mindrecord` (+ .db): every verb given the
+// backup reads the backup, and appending to it leaves train alone (both read
+// and modified train.mindrecord, through shard_addresses).
+TEST(UntrustedCliTest, ACopiedDatasetIsReadAndAppendedAsItself) {
+  TempDir dir;
+  const std::string train = WriteDataset(dir.Join("train.mindrecord"));
+  const std::string backup = dir.Join("backup.mindrecord");
+  fs::copy_file(train, backup);
+  fs::copy_file(train + ".db", backup + ".db");
+  AppendRows(train, 5);  // train: 25 rows; backup: 20
+  std::string out;
+  ASSERT_EQ(Cli("inspect --json " + backup, &out), 0) << out;
+  EXPECT_NE(out.find("\"num_rows\": 20,"), std::string::npos) << out;
+  ASSERT_EQ(Cli("cat " + backup, &out), 0) << out;
+  EXPECT_EQ(Lines(out), 20);
+  EXPECT_EQ(Cli("verify --deep " + backup, &out), 0) << out;
+  const std::string train_bytes = ReadFile(train), train_db = ReadFile(train + ".db");
+  ASSERT_EQ(Cli("append " + backup + " " + train, &out), 0) << out;  // 20 + 25
+  EXPECT_EQ(ReadFile(train), train_bytes);
+  EXPECT_EQ(ReadFile(train + ".db"), train_db);
+  ASSERT_EQ(Cli("cat " + backup, &out), 0) << out;
+  EXPECT_EQ(Lines(out), 45);
+  ASSERT_EQ(Cli("cat " + train, &out), 0) << out;
+  EXPECT_EQ(Lines(out), 25);
+}
+
+// A renamed multi-shard dataset (d0, d1 -> e0, e1) is read whole through
+// any of its shards, never mixed with the original's files.
+TEST(UntrustedCliTest, ARenamedMultiShardDatasetReadsItsOwnShards) {
+  TempDir dir;
+  const std::string d0 = WriteDataset(dir.Join("d"), kMinHeaderSize, 20, 2);
+  for (const char* s : {"0", "1"}) {
+    fs::copy_file(dir.Join(std::string("d") + s), dir.Join(std::string("e") + s));
+    fs::copy_file(dir.Join(std::string("d") + s + ".db"), dir.Join(std::string("e") + s + ".db"));
+  }
+  AppendRows(d0, 6);  // the original: 26 rows
+  for (const char* s : {"e0", "e1"}) {
+    std::string out;
+    ASSERT_EQ(Cli(std::string("cat ") + dir.Join(s), &out), 0) << out;
+    EXPECT_EQ(Lines(out), 20) << s;
+    EXPECT_EQ(Cli(std::string("verify --deep ") + dir.Join(s), &out), 0) << out;
+  }
+  // Renamed without the shard suffix: the siblings cannot be derived.
+  fs::rename(dir.Join("e1"), dir.Join("other"));
+  std::string out;
+  EXPECT_EQ(Cli("cat " + dir.Join("other"), &out), 2) << out;
+  EXPECT_NE(out.find("sibling shards cannot be found"), std::string::npos) << out;
 }
 
 }  // namespace
