@@ -83,6 +83,9 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
   if (options.compression.enabled() && options.format_version != kVersion3) {
     return Status::InvalidArgument("compression needs format_version 3.0, not '" + options.format_version + "'");
   }
+  if (path.empty() || path.back() == '/') {
+    return Status::InvalidArgument("output path '" + path + "' names no file");
+  }
   auto impl = std::make_unique<Impl>();
   impl->schema = schema;
   impl->options = options;

@@ -179,5 +179,20 @@ TEST(UntrustedCliTest, ARenamedMultiShardDatasetReadsItsOwnShards) {
   EXPECT_NE(out.find("sibling shards cannot be found"), std::string::npos) << out;
 }
 
+// Bad arguments: exit 1 with words, never a raw library message or junk files.
+TEST(UntrustedCliTest, BadArgumentsAreNamedAndExitOne) {
+  TempDir dir;
+  const std::string d = WriteDataset(dir.Join("d"));
+  std::string out;
+  EXPECT_EQ(Cli("cat " + d + " --rows 99999999999999999999", &out), 1) << out;
+  EXPECT_NE(out.find("row numbers go up to 18446744073709551615"), std::string::npos) << out;
+  EXPECT_EQ(out.find("stoull"), std::string::npos) << out;
+  EXPECT_EQ(Cli("cat " + d + " --rows 1:99999999999999999999", &out), 1) << out;
+  const auto before = std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator());
+  EXPECT_EQ(RunCommand("cd " + dir.path() + " && timeout 30 " + CliPath() + " copy d \"\"", &out, true), 1) << out;
+  EXPECT_NE(out.find("output path '' names no file"), std::string::npos) << out;
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), before);
+}
+
 }  // namespace
 }  // namespace mindrecord
