@@ -174,5 +174,31 @@ TEST(UntrustedValuesTest, DecompressedBytesAreBoundedPerRow) {
   EXPECT_TRUE(st.ok()) << st.ToString();
 }
 
+// Writers refuse a float the field cannot hold (1e300 became inf in float32)
+// and an integer it cannot hold exactly (2^40+1 became 2^40), naming the row
+// and field, as they refuse a float for an integer field.
+TEST(UntrustedValuesTest, WritersRefuseLossyFloatNarrowing) {
+  TempDir dir;
+  auto schema = Schema::FromUserJsonString(R"({"f":{"type":"float32"},"d":{"type":"float64"}})");
+  ASSERT_TRUE(schema.ok());
+  auto w = ShardWriter::Create(dir.Join("f"), *schema, {});
+  ASSERT_TRUE(w.ok());
+  auto row = [](Value f, Value d) { return Row{{"f", std::move(f)}, {"d", std::move(d)}}; };
+  Status st = (*w)->WriteRows({row(Value::Float(0.1), Value::Float(1e300)), row(Value::Float(1e300), Value::Float(1))});
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("row 1"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("field 'f' (float32): beyond float32's range"), std::string::npos) << st.ToString();
+  auto w2 = ShardWriter::Create(dir.Join("g"), *schema, {});
+  ASSERT_TRUE(w2.ok());
+  st = (*w2)->WriteRows({row(Value::Int((int64_t{1} << 40) + 1), Value::Float(0))});
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("field 'f' (float32): the integer does not fit float32 exactly"), std::string::npos)
+      << st.ToString();
+  st = (*w2)->WriteRows({row(Value::Int(1 << 20), Value::Int((int64_t{1} << 40) + 1)), row(Value::Float(0.1), Value::Float(-2.5))});
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  EXPECT_TRUE((*w2)->Commit().ok());
+}
+
 }  // namespace
 }  // namespace mindrecord
