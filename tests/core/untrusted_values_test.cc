@@ -2,6 +2,7 @@
 // (built here by patching files our writer made) are reported, never wrapped
 // or misread, and the msgpack parser never sees unbounded nesting.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <cstring>
 #include <filesystem>
@@ -198,6 +199,23 @@ TEST(UntrustedValuesTest, WritersRefuseLossyFloatNarrowing) {
   st = (*w2)->WriteRows({row(Value::Int(1 << 20), Value::Int((int64_t{1} << 40) + 1)), row(Value::Float(0.1), Value::Float(-2.5))});
   EXPECT_TRUE(st.ok()) << st.ToString();
   EXPECT_TRUE((*w2)->Commit().ok());
+}
+
+// `verify --deep` checks the .db's index values against the rows (a wrong
+// value made MindPage return wrong rows while verify said clean).
+TEST(UntrustedValuesTest, DeepVerifyChecksIndexValuesAgainstRows) {
+  TempDir dir;
+  const std::string d = WriteIds(dir.Join("d"), {{0, 10}, {1, 11}, {2, 12}, {3, 13}});
+  ASSERT_TRUE(Verify(d, {.deep = true}).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((d + ".db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE INDEXES SET ix_0 = 999 WHERE ROW_ID = 2;", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  EXPECT_TRUE(Verify(d, {.deep = false}).ok());  // locators still agree
+  VerifyReport v = Verify(d, {.deep = true});
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.ToJson().dump().find("index field 'ix' of row 2 is 999, the row holds 12"), std::string::npos)
+      << v.ToJson().dump();
 }
 
 }  // namespace
