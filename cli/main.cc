@@ -3,11 +3,12 @@
 #include <exception>
 
 #include "cli/command.h"
+#include "mindrecord/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"mindrecord: tools for MindRecord datasets (MindSpore's sharded dataset format)"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "mindrecord 0.1.0");
+  app.set_version_flag("--version", "mindrecord " MINDRECORD_VERSION);
   int exit_code = mindrecord::cli::kExitOk;
   mindrecord::cli::AddInspectCommand(app, &exit_code);
   mindrecord::cli::AddCatCommand(app, &exit_code);

@@ -6,6 +6,10 @@
 
 #ifdef MINDRECORD_HAVE_CUDA
 #include <cuda_runtime.h>
+
+#include <atomic>
+
+#include "pipeline/pinned_pool.h"
 #endif
 
 namespace mindrecord {
@@ -39,10 +43,11 @@ Status CudaError(cudaError_t e, const char* what) {
     if (_e != cudaSuccess) return CudaError(_e, what); \
   } while (0)
 
-// One pinned staging buffer and one device buffer per column.
+// One device buffer per column, and a pinned staging buffer for the columns
+// that arrive in pageable memory.
 struct BufferSet {
   std::vector<void*> pinned, device;
-  std::vector<size_t> capacity;
+  std::vector<size_t> pinned_capacity, device_capacity;
   cudaEvent_t done = nullptr;
 };
 
@@ -73,28 +78,42 @@ class CudaSink : public DeviceSink {
     BufferSet& set = sets_[idx];
     MR_CUDA(cudaEventSynchronize(set.done), "cudaEventSynchronize");  // this set's last copy is done
     const size_t ncols = batch->columns.size();
-    if (set.pinned.size() < ncols) {
+    if (set.device.size() < ncols) {
       set.pinned.resize(ncols, nullptr);
       set.device.resize(ncols, nullptr);
-      set.capacity.resize(ncols, 0);
+      set.pinned_capacity.resize(ncols, 0);
+      set.device_capacity.resize(ncols, 0);
     }
     for (size_t c = 0; c < ncols; ++c) {
       BatchColumn& col = batch->columns[c];
       if (col.is_list()) continue;
       const size_t n = col.data.size_bytes();
-      if (n > set.capacity[c]) {
-        if (set.pinned[c]) cudaFreeHost(set.pinned[c]);
+      if (n > set.device_capacity[c]) {
         if (set.device[c]) cudaFree(set.device[c]);
-        set.pinned[c] = set.device[c] = nullptr;
-        set.capacity[c] = 0;
-        MR_CUDA(cudaHostAlloc(&set.pinned[c], n, cudaHostAllocDefault), "cudaHostAlloc");
+        set.device[c] = nullptr;
+        set.device_capacity[c] = 0;
         MR_CUDA(cudaMalloc(&set.device[c], n), "cudaMalloc");
-        set.capacity[c] = n;
+        set.device_capacity[c] = n;
       }
       if (n > 0) {
-        std::memcpy(set.pinned[c], col.data.data(), n);
-        MR_CUDA(cudaMemcpyAsync(set.device[c], set.pinned[c], n, cudaMemcpyHostToDevice, stream_),
-                "cudaMemcpyAsync");
+        const void* src = col.data.data();
+        if (!PinnedPool::IsPinned(col.data)) {
+          // Pageable memory: DMA needs pinned memory, so stage the bytes.
+          if (n > set.pinned_capacity[c]) {
+            if (set.pinned[c]) cudaFreeHost(set.pinned[c]);
+            set.pinned[c] = nullptr;
+            set.pinned_capacity[c] = 0;
+            MR_CUDA(cudaHostAlloc(&set.pinned[c], n, cudaHostAllocDefault), "cudaHostAlloc");
+            set.pinned_capacity[c] = n;
+          }
+          std::memcpy(set.pinned[c], src, n);
+          src = set.pinned[c];
+          staged_ += n;
+        }
+        // The source stays untouched until `done`: pinned batches are held by
+        // the pipeline until WaitOldest has seen their copy finish.
+        MR_CUDA(cudaMemcpyAsync(set.device[c], src, n, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync");
+        copied_ += n;
       }
       col.device_data = set.device[c];
     }
@@ -102,6 +121,9 @@ class CudaSink : public DeviceSink {
     launched_.push_back(idx);
     return Status::OK();
   }
+
+  uint64_t bytes_copied() const override { return copied_.load(); }
+  uint64_t bytes_staged() const override { return staged_.load(); }
 
   Status WaitOldest() override {
     if (launched_.empty()) return Status::Internal("CUDA sink: no copy in flight");
@@ -117,6 +139,7 @@ class CudaSink : public DeviceSink {
   std::vector<BufferSet> sets_;
   size_t next_ = 0;
   std::deque<size_t> launched_;
+  std::atomic<uint64_t> copied_{0}, staged_{0};  // read by stats() from any thread
 };
 }  // namespace
 

@@ -14,7 +14,8 @@
 
 namespace mindrecord {
 
-// Thread safety: not thread-safe; used by the thread that calls Pipeline::Next.
+// Thread safety: Launch and WaitOldest are for the thread that calls
+// Pipeline::Next; the byte counters may be read from any thread.
 class DeviceSink {
  public:
   virtual ~DeviceSink() = default;
@@ -24,6 +25,10 @@ class DeviceSink {
   virtual Status Launch(Batch* batch) = 0;
   // Blocks until the oldest launched batch's copy has completed.
   virtual Status WaitOldest() = 0;
+  // Bytes copied to the device so far, and the part of them that was first
+  // copied into a pinned staging buffer because it was in pageable memory.
+  virtual uint64_t bytes_copied() const = 0;
+  virtual uint64_t bytes_staged() const = 0;
 };
 
 // True when this build has CUDA and a device is visible; otherwise false with
@@ -31,7 +36,9 @@ class DeviceSink {
 bool CudaSinkAvailable(std::string* why);
 
 // A sink with spec.buffers buffer sets on device spec.device. The device copy
-// of a batch stays valid until Next() has been called spec.buffers - 1 more times.
+// of a batch stays valid until Next() has been called spec.buffers - 1 more
+// times, and never past the pipeline's destruction. Columns in pinned memory
+// (PinnedPool) are copied by DMA straight from the batch; others are staged.
 Result<std::unique_ptr<DeviceSink>> MakeCudaSink(const SinkSpec& spec);
 
 }  // namespace mindrecord

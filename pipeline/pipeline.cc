@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "pipeline/device_sink.h"
+#include "pipeline/pinned_pool.h"
 #include "pipeline/runtime.h"
 
 namespace mindrecord {
@@ -13,12 +14,33 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(const Plan& plan, const Pipelin
   p->plan_ = plan;
   if (plan.sink.kind == SinkSpec::Kind::kCuda) {
     MR_ASSIGN_OR_RETURN(p->sink_, MakeCudaSink(plan.sink));
+#ifdef MINDRECORD_HAVE_CUDA
+    if (!alloc) {
+      // Build batches in pinned memory so the sink copies them by DMA with no
+      // staging copy. A consumer's own allocator (e.g. shared memory) wins.
+      alloc = [](TensorType type, const std::vector<int64_t>& shape) {
+        return PinnedPool::Shared().Allocate(type, shape);
+      };
+    }
+#endif
   }
   MR_ASSIGN_OR_RETURN(p->runtime_, Runtime::Build(plan, resume, std::move(alloc)));
   return p;
 }
 
-Pipeline::~Pipeline() = default;
+Pipeline::~Pipeline() {
+  // Stop the sink's copies before the batches they read from are released
+  // (a pinned block returned mid-copy could be refilled by a worker).
+  sink_.reset();
+}
+
+Status Pipeline::SinkFailed(Status s) {
+  // A sink error is sticky like a runtime error: every later Next returns it.
+  deferred_ = s;
+  pending_.reset();
+  pending_end_ = true;
+  return s;
+}
 
 Result<bool> Pipeline::Next(Batch* out) {
   if (!sink_) return runtime_->Next(out);
@@ -37,7 +59,7 @@ Result<bool> Pipeline::Next(Batch* out) {
     Batch b;
     MR_ASSIGN_OR_RETURN(bool more, fetch(&b));
     if (!more) return false;
-    MR_RETURN_IF_ERROR(sink_->Launch(&b));
+    if (Status s = sink_->Launch(&b); !s.ok()) return SinkFailed(s);
     pending_ = std::move(b);
   }
   if (!pending_) return deferred_.ok() ? Result<bool>(false) : Result<bool>(deferred_);
@@ -52,10 +74,10 @@ Result<bool> Pipeline::Next(Batch* out) {
   } else if (!*r) {
     pending_end_ = true;
   } else {
-    MR_RETURN_IF_ERROR(sink_->Launch(&next));
+    if (Status s = sink_->Launch(&next); !s.ok()) return SinkFailed(s);
     pending_ = std::move(next);
   }
-  MR_RETURN_IF_ERROR(sink_->WaitOldest());
+  if (Status s = sink_->WaitOldest(); !s.ok()) return SinkFailed(s);
   {
     std::lock_guard<std::mutex> lock(state_mu_);
     sink_state_ = after_cur;
@@ -73,6 +95,13 @@ PipelineState Pipeline::state() const {
   return runtime_->state();
 }
 
-PipelineStats Pipeline::stats() const { return runtime_->stats(); }
+PipelineStats Pipeline::stats() const {
+  PipelineStats s = runtime_->stats();
+  if (sink_) {
+    s.sink_bytes = sink_->bytes_copied();
+    s.sink_staged_bytes = sink_->bytes_staged();
+  }
+  return s;
+}
 
 }  // namespace mindrecord

@@ -47,7 +47,9 @@ class Pipeline {
   // The next batch: true, false after the last epoch, or the error that
   // stopped the pipeline (every later call returns it again). Host batches
   // own their buffers (no copy is made to hand them out). With the CUDA sink,
-  // contiguous columns also carry `device_data`.
+  // contiguous columns also carry `device_data`, valid until Next() has been
+  // called sink.buffers - 1 more times and never past the pipeline's end;
+  // without an `alloc` their host bytes are then in pinned memory.
   Result<bool> Next(Batch* out);
   // Where the next batch starts: restore it into Open() to continue.
   PipelineState state() const;
@@ -56,6 +58,7 @@ class Pipeline {
 
  private:
   Pipeline() = default;
+  Status SinkFailed(Status s);
   Plan plan_;
   std::unique_ptr<Runtime> runtime_;
   std::unique_ptr<DeviceSink> sink_;

@@ -8,6 +8,7 @@ nlohmann::json PipelineStats::ToJson() const {
           {"rows_per_s", rows_per_s},       {"io_s", io_s},
           {"transform_s", transform_s},     {"workers_blocked_s", workers_blocked_s},
           {"consumer_wait_s", consumer_wait_s}, {"sink_s", sink_s},
+          {"sink_bytes", sink_bytes},       {"sink_staged_bytes", sink_staged_bytes},
           {"io_mode", io_mode},             {"shard_io_modes", shard_io_modes},
           {"num_workers", num_workers},     {"queue_depth", queue_depth},
           {"in_flight", in_flight},         {"max_in_flight", max_in_flight},

@@ -26,6 +26,8 @@ struct PipelineStats {
   double workers_blocked_s = 0;  // workers waiting for a free queue slot
   double consumer_wait_s = 0;    // Next() waiting for the next batch
   double sink_s = 0;             // Next() copying into the sink (CUDA)
+  uint64_t sink_bytes = 0;         // CUDA sink: bytes copied to the device
+  uint64_t sink_staged_bytes = 0;  // of those, staged through a pinned buffer (batch in pageable memory)
   // How the shards are read (the plan's io_mode as "auto" and fallbacks
   // resolved it): the mode all shards share, or "mixed"; and per shard.
   std::string io_mode;

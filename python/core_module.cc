@@ -2,6 +2,7 @@
 // exceptions that subclass the built-ins, with the C++ message.
 #include <limits>
 
+#include "mindrecord/version.h"
 #include "python/py_common.h"
 
 namespace mindrecord::py_binding {
@@ -235,6 +236,7 @@ py::array TensorToArray(Tensor t) {
 PYBIND11_MODULE(_core, m) {
   namespace mb = mindrecord::py_binding;
   m.doc() = "mindrecord C++ engine binding (use the mindrecord package, not this module)";
+  m.attr("__version__") = MINDRECORD_VERSION;  // CMake's project version; mindrecord.__version__ is this
   mb::RegisterErrors(m);
   mb::BindIo(m);
   mb::BindPipeline(m);

@@ -9,7 +9,7 @@ FileNotFoundError; existing output FileExistsError; unreadable or corrupt
 files OSError (CorruptionError for corruption); unsupported versions
 UnsupportedError (a ValueError).
 """
-from mindrecord._core import CorruptionError, UnsupportedError
+from mindrecord._core import CorruptionError, UnsupportedError, __version__
 from mindrecord.filewriter import FileWriter
 from mindrecord.filereader import FileReader
 from mindrecord.mindpage import MindPage
@@ -20,12 +20,11 @@ from mindrecord.dataset import (DistributedSampler, MindDataset, PKSampler, Rand
 from mindrecord import vision
 
 SUCCESS = 0
-__version__ = "0.1.0"
 
 __all__ = [
     "CorruptionError", "UnsupportedError", "FileWriter", "FileReader", "MindPage", "MnistToMR", "Cifar10ToMR",
     "Cifar100ToMR", "ImageNetToMR", "CsvToMR", "TFRecordToMR", "VOCToMR", "CocoToMR", "COCOToMR",
     "ImageFolderToMR", "convert", "MindDataset", "Shuffle", "SequentialSampler", "RandomSampler",
     "DistributedSampler", "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "vision",
-    "SUCCESS",
+    "SUCCESS", "__version__",
 ]

@@ -19,7 +19,7 @@ from mindrecord import _core
 _OPTION_KEYS = {"workers", "overwrite", "on_error", "encode", "header_size", "page_size", "batch_rows"}
 
 
-def convert(source, input_path, output, **options):
+def convert(source: str, input_path: str, output: str, **options: object) -> dict[str, object]:
     """Runs the C++ converter `source` (one of convert_sources()) on INPUT."""
     bad = set(options) - _OPTION_KEYS - {"shards", "task", "split", "annotations", "image_dir", "panoptic_dir", "classes",
                                          "fields", "csv_delimiter", "infer_records"}
@@ -28,7 +28,7 @@ def convert(source, input_path, output, **options):
     return _core.convert(source, input_path, output, options)
 
 
-def convert_sources():
+def convert_sources() -> list[str]:
     return list(_core.convert_sources())
 
 
@@ -48,9 +48,9 @@ def _check_index_fields(fields, default):
 
 
 class _Converter:
-    _source = None
+    _source: str | None = None
 
-    def __init__(self, source, destination, partition_number=1, **options):
+    def __init__(self, source: str, destination: str, partition_number: int = 1, **options: object) -> None:
         _check_str("source", source)
         _check_str("destination", destination)
         _check_partitions(partition_number)
@@ -68,10 +68,10 @@ class _Converter:
         opts["shards"] = self.partition_number
         return _core.convert(source_kind, input_path, self.destination, opts)
 
-    def transform(self):
+    def transform(self) -> dict[str, object]:
         return self._run(self._source, self.source)
 
-    def run(self):
+    def run(self) -> dict[str, object]:
         return self.transform()
 
 
@@ -87,7 +87,7 @@ class Cifar10ToMR(_Converter):
     (named as MnistToMR's); fields id, data (JPEG bytes), label."""
     _source = "cifar10"
 
-    def __init__(self, source, destination, **options):
+    def __init__(self, source: str, destination: str, **options: object) -> None:
         super().__init__(source, destination, 1, **options)
 
     def transform(self, fields=None):
@@ -117,7 +117,8 @@ class ImageNetToMR(_Converter):
     folders of `image_dir`. Map files listing images directly ("file,label")
     are accepted too."""
 
-    def __init__(self, map_file, image_dir, destination, partition_number=1, **options):
+    def __init__(self, map_file: str, image_dir: str, destination: str, partition_number: int = 1,
+                 **options: object) -> None:
         _check_str("map_file", map_file)
         _check_str("image_dir", image_dir)
         super().__init__(image_dir, destination, partition_number, **options)
@@ -151,8 +152,8 @@ class CsvToMR(_Converter):
     and types nothing by itself: types are inferred from all rows unless
     `fields` ("name:type,...") is given."""
 
-    def __init__(self, source, destination, columns_list=None, partition_number=1, fields=None, delimiter=",",
-                 **options):
+    def __init__(self, source: str, destination: str, columns_list: list[str] | None = None, partition_number: int = 1,
+                 fields: str | None = None, delimiter: str = ",", **options: object) -> None:
         super().__init__(source, destination, partition_number, **options)
         if columns_list is not None and not all(isinstance(c, str) for c in columns_list):
             raise ValueError("columns_list must be a list of str")
@@ -181,7 +182,8 @@ class TFRecordToMR(_Converter):
     `bytes_fields` are stored as bytes; other string features as str.
     None infers the features from the first records."""
 
-    def __init__(self, source, destination, feature_dict=None, bytes_fields=None, **options):
+    def __init__(self, source: str, destination: str, feature_dict: dict | None = None,
+                 bytes_fields: list[str] | None = None, **options: object) -> None:
         super().__init__(source, destination, 1, **options)
         self.feature_dict = feature_dict
         self.bytes_fields = set(bytes_fields or [])
@@ -219,8 +221,8 @@ class VOCToMR(_Converter):
     """PASCAL VOC layout -> one dataset for `split` (an ImageSets list) and
     `task` ("detection" or "segmentation"); labels follow `classes`."""
 
-    def __init__(self, source, destination, task="detection", split="train", classes=None, partition_number=1,
-                 **options):
+    def __init__(self, source: str, destination: str, task: str = "detection", split: str = "train",
+                 classes: list[str] | None = None, partition_number: int = 1, **options: object) -> None:
         super().__init__(source, destination, partition_number, **options)
         self.task, self.split, self.classes = task, split, classes
 
@@ -237,8 +239,8 @@ class CocoToMR(_Converter):
     `panoptic_dir` is the folder of panoptic PNGs (default: beside the JSON,
     named after it)."""
 
-    def __init__(self, source, annotation_file, destination, task="detection", partition_number=1,
-                 panoptic_dir=None, **options):
+    def __init__(self, source: str, annotation_file: str, destination: str, task: str = "detection",
+                 partition_number: int = 1, panoptic_dir: str | None = None, **options: object) -> None:
         _check_str("annotation_file", annotation_file)
         super().__init__(source, destination, partition_number, **options)
         self.annotation_file, self.task, self.panoptic_dir = annotation_file, task, panoptic_dir

@@ -11,6 +11,7 @@ GIL; batches come out in sampler order whatever num_parallel_workers is, so
 the same seed gives the same sequence. state_dict()/load_state_dict() resume
 exactly where a run stopped (also with another worker count).
 """
+from collections.abc import Iterator
 import copy
 import json
 import os
@@ -51,27 +52,27 @@ def _nsamples(num_samples):
 
 
 class SequentialSampler(_Sampler):
-    def __init__(self, start_index=None, num_samples=None):
+    def __init__(self, start_index: int | None = None, num_samples: int | None = None) -> None:
         super().__init__(type="sequential", start=int(start_index or 0), num_samples=_nsamples(num_samples))
 
 
 class RandomSampler(_Sampler):
-    def __init__(self, replacement=False, num_samples=None):
+    def __init__(self, replacement: bool = False, num_samples: int | None = None) -> None:
         super().__init__(type="random", replacement=bool(replacement), num_samples=_nsamples(num_samples))
 
 
 class SubsetSampler(_Sampler):
-    def __init__(self, indices, num_samples=None):
+    def __init__(self, indices: list[int], num_samples: int | None = None) -> None:
         super().__init__(type="subset", indices=[int(i) for i in indices], num_samples=_nsamples(num_samples))
 
 
 class SubsetRandomSampler(_Sampler):
-    def __init__(self, indices, num_samples=None):
+    def __init__(self, indices: list[int], num_samples: int | None = None) -> None:
         super().__init__(type="subset_random", indices=[int(i) for i in indices], num_samples=_nsamples(num_samples))
 
 
 class WeightedRandomSampler(_Sampler):
-    def __init__(self, weights, num_samples=None, replacement=True):
+    def __init__(self, weights: list[float], num_samples: int | None = None, replacement: bool = True) -> None:
         super().__init__(type="weighted_random", weights=[float(w) for w in weights],
                          num_samples=_nsamples(num_samples), replacement=bool(replacement))
 
@@ -79,7 +80,8 @@ class WeightedRandomSampler(_Sampler):
 class PKSampler(_Sampler):
     """num_val rows of each class of index field `class_column`."""
 
-    def __init__(self, num_val, num_class=None, shuffle=False, class_column="label", num_samples=None):
+    def __init__(self, num_val: int, num_class: int | None = None, shuffle: bool = False, class_column: str = "label",
+                 num_samples: int | None = None) -> None:
         super().__init__(type="pk", field=class_column, k=int(num_val), num_classes=int(num_class or 0),
                          shuffle=bool(shuffle), num_samples=_nsamples(num_samples))
 
@@ -88,7 +90,8 @@ class DistributedSampler(_Sampler):
     """Rank `shard_id` of `num_shards`: rows i, i+N, ... of the shuffled order;
     ranks are disjoint and cover every row once."""
 
-    def __init__(self, num_shards, shard_id, shuffle=True, num_samples=None, pad=False):
+    def __init__(self, num_shards: int, shard_id: int, shuffle: bool | str | None = True, num_samples: int | None = None,
+                 pad: bool = False) -> None:
         if num_samples:
             raise ValueError("DistributedSampler(num_samples=...) is not supported")
         mode = _shuffle_mode(shuffle)
@@ -177,9 +180,12 @@ class MindDataset:
     thread); state_dict() may be called between batches.
     """
 
-    def __init__(self, dataset_files, columns_list=None, num_parallel_workers=None, shuffle=None, num_shards=None,
-                 shard_id=None, sampler=None, num_samples=None, padded_sample=None, num_padded=None, seed=None,
-                 io_mode="auto", direct_fallback=False, auto_direct_above=None):
+    def __init__(self, dataset_files: str | list[str], columns_list: list[str] | None = None,
+                 num_parallel_workers: int | None = None, shuffle: bool | str | None = None,
+                 num_shards: int | None = None, shard_id: int | None = None, sampler: "_Sampler | None" = None,
+                 num_samples: int | None = None, padded_sample: dict[str, object] | None = None,
+                 num_padded: int | None = None, seed: int | None = None, io_mode: str = "auto",
+                 direct_fallback: bool = False, auto_direct_above: int | None = None) -> None:
         _io_mode(io_mode)
         io_keys = _io_plan_keys(direct_fallback, auto_direct_above)
         if isinstance(dataset_files, str):
@@ -238,7 +244,7 @@ class MindDataset:
         if padded is not None:
             self._plan["padded"] = padded
         self._batched = False
-        self._state = None      # resume state (dict) for the next iteration
+        self._state: dict | None = None  # resume state for the next iteration
         self._live = None       # the running iterator, if any
         self._epoch_rows = None
         # Open now so that bad paths and columns fail here, not at iteration.
@@ -283,7 +289,9 @@ class MindDataset:
 
     # ---- chaining ---------------------------------------------------------
 
-    def map(self, operations=None, input_columns=None, output_columns=None, num_parallel_workers=None, **kwargs):
+    def map(self, operations: object = None, input_columns: str | list[str] | None = None,
+            output_columns: str | list[str] | None = None, num_parallel_workers: int | None = None,
+            **kwargs: object) -> "MindDataset":
         """Applies ops to one column, in order: ops from mindrecord.vision
         (C++, without the GIL) and Python callables, mixed in one list.
 
@@ -314,7 +322,8 @@ class MindDataset:
         _core.normalize_plan(json.dumps(out._full_plan(1)))
         return out
 
-    def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, pad_columns=None, **kwargs):
+    def batch(self, batch_size: int, drop_remainder: bool = False, num_parallel_workers: int | None = None,
+              pad_columns: dict | None = None, **kwargs: object) -> "MindDataset":
         """Rows per batch. Columns whose rows differ in shape come out as lists
         of arrays, or padded with `pad_columns={"col": pad_value}`."""
         del kwargs
@@ -338,7 +347,7 @@ class MindDataset:
             self._epoch_rows = _core.sampler_size(json.dumps(self._full_plan(1)))
         return self._epoch_rows
 
-    def get_dataset_size(self):
+    def get_dataset_size(self) -> int:
         """Batches per epoch (rows when not batched)."""
         rows = self._rows_per_epoch()
         if not self._batched:
@@ -346,21 +355,21 @@ class MindDataset:
         b = self._plan["batch"]["batch_size"]
         return rows // b if self._plan["batch"]["drop_remainder"] else -(-rows // b)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.get_dataset_size()
 
-    def get_col_names(self):
+    def get_col_names(self) -> list[str]:
         if self._plan["columns"]:
             return list(self._plan["columns"])
         return sorted(json.loads(_core.Reader(self._plan["source"][0], [], "pread").schema_json))
 
-    def plan(self):
+    def plan(self) -> str:
         """The C++ pipeline plan (JSON text) of the next iteration."""
         return _core.normalize_plan(json.dumps(self._full_plan(self._start_epoch() + 1)))
 
     # ---- resume -------------------------------------------------------------
 
-    def state_dict(self):
+    def state_dict(self) -> dict:
         """Where the next batch starts: {"seed", "epoch", "position", ...}."""
         if self._live is not None and self._live._pipe is not None:
             return json.loads(self._live._pipe.state())
@@ -370,7 +379,7 @@ class MindDataset:
         return {"seed": plan["seed"], "epoch": 0, "position": 0, "rows": 0,
                 "fingerprint": str(_core.plan_fingerprint(json.dumps(plan)))}
 
-    def load_state_dict(self, state):
+    def load_state_dict(self, state: dict) -> None:
         """The next iteration continues exactly at `state` (from state_dict()
         of a dataset built the same way; the worker count may differ)."""
         if not isinstance(state, dict) or not {"seed", "epoch", "position"} <= set(state):
@@ -386,7 +395,7 @@ class MindDataset:
 
     # ---- iteration ------------------------------------------------------------
 
-    def create_dict_iterator(self, num_epochs=1, output_numpy=True):
+    def create_dict_iterator(self, num_epochs: int = 1, output_numpy: bool = True) -> "_DictIterator":
         """An iterator of dicts over `num_epochs` epochs (-1: endless),
         continuing from state_dict()."""
         del output_numpy
@@ -394,11 +403,11 @@ class MindDataset:
             raise ValueError("num_epochs must be an int >= 1 or -1")
         return _DictIterator(self, num_epochs)
 
-    def create_tuple_iterator(self, num_epochs=1, output_numpy=True):
+    def create_tuple_iterator(self, num_epochs: int = 1, output_numpy: bool = True) -> Iterator[list]:
         for d in self.create_dict_iterator(num_epochs, output_numpy):
             yield list(d.values())
 
-    def __iter__(self):
+    def __iter__(self) -> "_DictIterator":
         return self.create_dict_iterator(1)
 
     def _start_epoch(self):
@@ -461,7 +470,7 @@ class _DictIterator:
             cols = {k: v[0] for k, v in cols.items()}
         return cols
 
-    def stats(self):
+    def stats(self) -> dict[str, object]:
         """The pipeline's per-stage statistics (dict)."""
         return json.loads(self._pipe.stats()) if self._pipe is not None else None
 

@@ -1,5 +1,7 @@
 """FileReader: MindSpore's mindrecord.FileReader over the C++ ShardReader."""
+from collections.abc import Iterator
 import json
+from typing import Literal
 import os
 
 from mindrecord import _core
@@ -40,7 +42,8 @@ class FileReader:
 
     _CHUNK = 1024
 
-    def __init__(self, file_name, num_consumer=4, columns=None, operator=None):
+    def __init__(self, file_name: str | list[str], num_consumer: int = 4, columns: list[str] | None = None,
+                 operator: object = None) -> None:
         del operator  # MindSpore's reserved argument
         if not isinstance(num_consumer, int) or isinstance(num_consumer, bool) or not 1 <= num_consumer <= 128:
             raise ValueError("num_consumer must be an int in [1, 128], got %r" % (num_consumer,))
@@ -51,7 +54,7 @@ class FileReader:
         self._threads = num_consumer
         self._columns = list(columns) if columns else None
 
-    def get_next(self):
+    def get_next(self) -> Iterator[dict[str, object]]:
         """Yields each row as a dict: int, float, str, bytes, numpy arrays."""
         reader = self._live()
         n = reader.num_rows
@@ -59,55 +62,55 @@ class FileReader:
             for row in reader.read_range(begin, begin + self._CHUNK, self._threads):
                 yield row
 
-    def read(self, begin, end):
+    def read(self, begin: int, end: int) -> list[dict[str, object]]:
         """Rows [begin, end) as a list of dicts."""
         return self._live().read_range(begin, end, self._threads)
 
-    def len(self):
+    def len(self) -> int:
         """Number of rows (MindSpore's name)."""
         return self._live().num_rows
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self._live().num_rows
 
-    def schema(self):
+    def schema(self) -> dict[str, dict]:
         """The schema as {"field": {"type": ..., "shape": [...]}}."""
         return json.loads(self._live().schema_json)
 
-    def description(self):
+    def description(self) -> str:
         return self._live().desc
 
     @property
-    def index_fields(self):
+    def index_fields(self) -> list[str]:
         return list(self._live().index_fields)
 
     @property
-    def blob_fields(self):
+    def blob_fields(self) -> list[str]:
         return list(self._live().blob_fields)
 
     @property
-    def shard_paths(self):
+    def shard_paths(self) -> list[str]:
         return list(self._live().shard_paths)
 
     @property
-    def version(self):
+    def version(self) -> str:
         return self._live().version
 
-    def compression(self):
+    def compression(self) -> dict[str, object] | None:
         """The dataset's compression: {"codec": "none" | "lz4" | "zstd:3" |
         "zstd:3+dict" (+ "+raw" when raw parts are compressed too), and when
         compressed "dict_id", "raw_bytes", "stored_bytes" (bytes of the
         compressed parts before / after, all shards)}."""
         return json.loads(self._live().compression_json)
 
-    def close(self):
+    def close(self) -> None:
         """Releases the files. Later calls raise ValueError."""
         self._reader = None
 
-    def __enter__(self):
+    def __enter__(self) -> "FileReader":
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> Literal[False]:
         self.close()
         return False
 

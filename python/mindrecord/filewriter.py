@@ -1,6 +1,7 @@
 """FileWriter: MindSpore's mindrecord.FileWriter over the C++ ShardWriter."""
 import json
 import os
+from typing import Any
 
 from mindrecord import _core
 
@@ -8,7 +9,7 @@ _HEADER_RANGE = (_core.MIN_HEADER_SIZE, _core.MAX_HEADER_SIZE)
 _PAGE_RANGE = (_core.MIN_PAGE_SIZE, _core.MAX_PAGE_SIZE)
 
 
-def _shard_names(file_name, shard_num):
+def _shard_names(file_name: str, shard_num: int) -> list[str]:
     if shard_num == 1:
         return [file_name]
     width = len(str(shard_num - 1))
@@ -50,9 +51,17 @@ class FileWriter:
     Thread safety: not thread-safe; drive one writer from one thread.
     """
 
-    def __init__(self, file_name, shard_num=1, overwrite=False, *, checksums=True, version="3.0",
-                 compression=None, compression_level=None, dictionary=False, compress_raw=False,
-                 write_mode="auto"):
+    _writer: Any  # _core.Writer once opened, else None
+    _schema: str | None
+    _index: list[str] | None
+    _checksums: bool | None  # None: an append keeps the dataset's
+    _version: str | None
+    _header_size: int | None
+    _page_size: int | None
+
+    def __init__(self, file_name: str, shard_num: int = 1, overwrite: bool = False, *, checksums: bool = True,
+                 version: str = "3.0", compression: str | None = None, compression_level: int | None = None,
+                 dictionary: bool = False, compress_raw: bool = False, write_mode: str = "auto") -> None:
         if not isinstance(file_name, str) or not file_name:
             raise ValueError("file_name must be a non-empty str")
         if not isinstance(shard_num, int) or isinstance(shard_num, bool) or not 1 <= shard_num <= 1000:
@@ -84,7 +93,7 @@ class FileWriter:
         self.set_compression(compression, compression_level, dictionary, compress_raw)
 
     @classmethod
-    def open_for_append(cls, file_name):
+    def open_for_append(cls, file_name: str) -> "FileWriter":
         """Opens an existing dataset (any of its shard files) to add rows, as
         MindSpore's FileWriter.open_for_append: then write_raw_data() and
         commit(). Row ids continue; the dataset keeps its schema, index
@@ -111,7 +120,7 @@ class FileWriter:
         self._compression = self._writer.compression
         return self
 
-    def add_schema(self, content, desc=None):
+    def add_schema(self, content: dict[str, dict], desc: str | None = None) -> int:
         """Sets the schema: {"name": {"type": "int32", "shape": [-1]}, ...}.
         Types: int32, int64, float32, float64, string, bytes. Returns 0."""
         if self._schema is not None:
@@ -124,7 +133,7 @@ class FileWriter:
         self._schema, self._desc = text, desc
         return 0
 
-    def add_index(self, index_fields):
+    def add_index(self, index_fields: list[str] | tuple[str, ...]) -> int:
         """Indexed fields (scalar, non-bytes); default: every scalar non-bytes
         field. Returns 0."""
         if not isinstance(index_fields, (list, tuple)) or not all(isinstance(f, str) for f in index_fields):
@@ -136,19 +145,20 @@ class FileWriter:
         self._index = list(index_fields)
         return 0
 
-    def set_header_size(self, header_size):
+    def set_header_size(self, header_size: int) -> int:
         """Bytes reserved for each shard's header: a multiple of 4 in [16 KiB, 128 MiB]."""
         self._check_not_started("set_header_size")
         self._header_size = self._check_size("header_size", header_size, _HEADER_RANGE)
         return 0
 
-    def set_page_size(self, page_size):
+    def set_page_size(self, page_size: int) -> int:
         """Page slot size: a multiple of 4 in [32 KiB, 256 MiB]; a row larger than a page is refused."""
         self._check_not_started("set_page_size")
         self._page_size = self._check_size("page_size", page_size, _PAGE_RANGE)
         return 0
 
-    def set_compression(self, codec, level=None, dictionary=False, compress_raw=False):
+    def set_compression(self, codec: str | None, level: int | None = None, dictionary: bool = False,
+                        compress_raw: bool = False) -> int:
         """Per-row compression: codec None/"none", "lz4" or "zstd"; `level`
         (zstd only) 1..22, default 3; `dictionary` (zstd only) trains and
         stores a zstd dictionary; `compress_raw` compresses the non-blob part
@@ -181,12 +191,12 @@ class FileWriter:
         return 0
 
     @property
-    def compression(self):
+    def compression(self) -> str:
         """The compression spec in effect: "none", "lz4", "zstd:3", "zstd:3+dict",
         "zstd:3+dict+raw"."""
         return self._compression
 
-    def write_raw_data(self, raw_data, parallel_writer=False):
+    def write_raw_data(self, raw_data: list[dict[str, object]], parallel_writer: bool = False) -> int:
         """Writes a list of row dicts (int, float, str, bytes, numpy scalars
         and arrays, lists for array fields). Returns 0."""
         del parallel_writer  # rows are always encoded in C++
@@ -199,21 +209,21 @@ class FileWriter:
         self._rows += len(raw_data)
         return 0
 
-    def commit(self):
+    def commit(self) -> int:
         """Flushes, indexes and renames the shards into place. Returns 0."""
         self._open()
         self._writer.commit()
         self._done = True
         return 0
 
-    def abandon(self):
+    def abandon(self) -> None:
         """Drops everything written so far; no output file is left."""
         if self._writer is not None:
             self._writer.abandon()
         self._done = True
 
     @property
-    def shard_paths(self):
+    def shard_paths(self) -> list[str]:
         if self._writer is not None:
             return list(self._writer.shard_paths)
         return _shard_names(self._file_name, self._shard_num)

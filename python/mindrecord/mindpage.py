@@ -28,52 +28,52 @@ class MindPage:
     setting category_field while another thread queries is not safe.
     """
 
-    def __init__(self, file_name, num_consumer=4):
+    def __init__(self, file_name: str | list[str], num_consumer: int = 4) -> None:
         # num_consumer is accepted for MindSpore compatibility; pages are small reads.
         if not isinstance(num_consumer, int) or num_consumer < 1:
             raise ValueError("num_consumer must be an int >= 1")
         self._reader = _open_reader(file_name, None)
         self._candidates = list(self._reader.index_fields)
-        self._category_field = None
-        self._categories = None  # [(name, [row ids])]
+        self._category_field: str | None = None
+        self._categories: list[tuple[str, list[int]]] | None = None  # [(name, [row ids])]
 
     @property
-    def candidate_fields(self):
+    def candidate_fields(self) -> list[str]:
         """Index fields that can serve as the category field."""
         return list(self._candidates)
 
-    def get_category_fields(self):
+    def get_category_fields(self) -> list[str]:
         return list(self._candidates)
 
     @property
-    def category_field(self):
+    def category_field(self) -> str | None:
         return self._category_field
 
     @category_field.setter
-    def category_field(self, category_field):
+    def category_field(self, category_field: str) -> None:
         self.set_category_field(category_field)
 
-    def set_category_field(self, category_field):
+    def set_category_field(self, category_field: str) -> int:
         if not isinstance(category_field, str) or not category_field:
             raise ValueError("category_field must be a non-empty str")
         if category_field not in self._candidates:
             raise ValueError("field '%s' is not a candidate category field (candidates: %s)"
                              % (category_field, ", ".join(self._candidates)))
-        merged = {}
+        merged: dict[str, list[int]] = {}
         for value, ids in self._reader.group_by(category_field):
             merged.setdefault(_category_name(value), []).extend(ids)
         self._categories = sorted((name, sorted(ids)) for name, ids in merged.items())
         self._category_field = category_field
         return 0
 
-    def read_category_info(self):
+    def read_category_info(self) -> str:
         """JSON text: {"categories": [{"count", "id", "name"}, ...], "key": "<field>_0"}."""
         cats = self._cats()
         return json.dumps({"categories": [{"count": len(ids), "id": i, "name": name}
                                           for i, (name, ids) in enumerate(cats)],
-                           "key": self._category_field + "_0"}, separators=(",", ":"))
+                           "key": "%s_0" % self._category_field}, separators=(",", ":"))
 
-    def read_at_page_by_id(self, category_id, page, num_row):
+    def read_at_page_by_id(self, category_id: int, page: int, num_row: int) -> list[dict[str, object]]:
         """Rows [page*num_row, (page+1)*num_row) of category `category_id`, as dicts."""
         if not isinstance(category_id, int) or isinstance(category_id, bool) or category_id < 0:
             raise ValueError("category_id must be an int >= 0")
@@ -82,7 +82,7 @@ class MindPage:
             raise ValueError("category_id %d is not in [0, %d)" % (category_id, len(cats)))
         return self._page(cats[category_id][1], page, num_row)
 
-    def read_at_page_by_name(self, category_name, page, num_row):
+    def read_at_page_by_name(self, category_name: str, page: int, num_row: int) -> list[dict[str, object]]:
         """As read_at_page_by_id, for the category named `category_name`."""
         if not isinstance(category_name, str):
             raise ValueError("category_name must be a str")

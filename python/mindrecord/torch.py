@@ -189,7 +189,7 @@ class _Ring:
                 slot.local = False
 
 
-_rings = {}  # (dataset token, worker id) -> _Ring of this process
+_rings: dict = {}  # (dataset token, worker id) -> _Ring of this process
 _rings_pid = None
 
 
@@ -236,7 +236,7 @@ class _Kept:
         os.close(self.fd)  # the mapping goes when the last tensor over it does
 
 
-_kept = {}            # (dataset token, worker id) -> {slot index: _Kept}
+_kept: dict = {}      # (dataset token, worker id) -> {slot index: _Kept}
 _kept_tokens = set()  # datasets alive in this process: only their buffers are kept
 _kept_lock = threading.Lock()
 
@@ -352,9 +352,11 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
     epochs; each DataLoader worker iterates its own copy.
     """
 
-    def __init__(self, dataset_files, columns=None, ops=None, shuffle=True, seed=0, batch_size=None,
-                 drop_last=False, num_threads=None, rank=None, world_size=None, io_mode="auto",
-                 direct_fallback=False, auto_direct_above=None):
+    def __init__(self, dataset_files: str | list[str], columns: list[str] | None = None,
+                 ops: dict[str, list] | None = None, shuffle: bool | str = True, seed: int = 0,
+                 batch_size: int | None = None, drop_last: bool = False, num_threads: int | None = None,
+                 rank: int | None = None, world_size: int | None = None, io_mode: str = "auto",
+                 direct_fallback: bool = False, auto_direct_above: int | None = None) -> None:
         super().__init__()
         self._io_mode = _io_mode(io_mode)
         self._io_keys = _io_plan_keys(direct_fallback, auto_direct_above)
@@ -379,7 +381,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
             _kept_tokens.add(self._token)
         weakref.finalize(self, _forget, self._token)
 
-    def set_epoch(self, epoch):
+    def set_epoch(self, epoch: int) -> None:
         """Selects the epoch's order; call before each epoch to reshuffle."""
         self._epoch_cell.fill_(int(epoch))
 
@@ -394,7 +396,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
             return torch.distributed.get_rank(), torch.distributed.get_world_size()
         return 0, 1
 
-    def __len__(self):
+    def __len__(self) -> int:
         """Rows this rank yields per epoch (over all its workers)."""
         rank, world = self._rank_world()
         return self._total // world + (1 if rank < self._total % world else 0)

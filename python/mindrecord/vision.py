@@ -56,7 +56,7 @@ class TensorOperation:
         self._spec = dict(params)
         self._spec["op"] = name
 
-    def spec(self):
+    def spec(self) -> dict[str, object]:
         return dict(self._spec)
 
     def __repr__(self):
@@ -75,7 +75,7 @@ class Decode(TensorOperation):
     images give one channel). `target_size` lets JPEG decode at a reduced
     scale no smaller than the target (faster when a resize follows)."""
 
-    def __init__(self, to_pil=False, target_size=None):
+    def __init__(self, to_pil: bool = False, target_size: int | list[int] | None = None) -> None:
         if to_pil:
             raise ValueError("Decode(to_pil=True) is not supported: images are decoded in C++")
         params = {}
@@ -87,19 +87,20 @@ class Decode(TensorOperation):
 class Resize(TensorOperation):
     """Resizes to (h, w), or the shorter side to an int size keeping the aspect ratio."""
 
-    def __init__(self, size, interpolation=Inter.BILINEAR):
+    def __init__(self, size: int | list[int], interpolation: str = Inter.BILINEAR) -> None:
         super().__init__("Resize", size=_size(size), interpolation=_interp(interpolation))
 
 
 class CenterCrop(TensorOperation):
-    def __init__(self, size):
+    def __init__(self, size: int | list[int]) -> None:
         super().__init__("CenterCrop", size=_size(size))
 
 
 class RandomCrop(TensorOperation):
     """torchvision semantics: optional padding, then a random (h, w) window."""
 
-    def __init__(self, size, padding=None, pad_if_needed=False, fill_value=0, padding_mode="constant"):
+    def __init__(self, size: int | list[int], padding: int | list[int] | None = None, pad_if_needed: bool = False,
+                 fill_value: int | list[int] = 0, padding_mode: str = "constant") -> None:
         params = {"size": _size(size), "pad_if_needed": bool(pad_if_needed), "fill": fill_value,
                   "padding_mode": str(getattr(padding_mode, "name", padding_mode)).lower()}
         if padding is not None:
@@ -108,15 +109,16 @@ class RandomCrop(TensorOperation):
 
 
 class RandomResizedCrop(TensorOperation):
-    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0), interpolation=Inter.BILINEAR,
-                 max_attempts=10):
+    def __init__(self, size: int | list[int], scale: tuple[float, float] = (0.08, 1.0),
+                 ratio: tuple[float, float] = (3.0 / 4.0, 4.0 / 3.0), interpolation: str = Inter.BILINEAR,
+                 max_attempts: int = 10) -> None:
         super().__init__("RandomResizedCrop", size=_size(size), scale=_pair(scale, "scale"),
                          ratio=_pair(ratio, "ratio"), interpolation=_interp(interpolation),
                          attempts=int(max_attempts))
 
 
 class RandomHorizontalFlip(TensorOperation):
-    def __init__(self, prob=0.5):
+    def __init__(self, prob: float = 0.5) -> None:
         if not 0.0 <= float(prob) <= 1.0:
             raise ValueError("prob must be in [0, 1], got %r" % (prob,))
         super().__init__("RandomHorizontalFlip", p=float(prob))
@@ -125,19 +127,19 @@ class RandomHorizontalFlip(TensorOperation):
 class Normalize(TensorOperation):
     """(x - mean) / std per channel on uint8 HWC input -> float32."""
 
-    def __init__(self, mean, std):
+    def __init__(self, mean: list[float], std: list[float]) -> None:
         super().__init__("Normalize", mean=[float(m) for m in mean], std=[float(s) for s in std])
 
 
 class HWC2CHW(TensorOperation):
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("HWC2CHW")
 
 
 class TypeCast(TensorOperation):
     """Casts a numeric tensor to `data_type` (a numpy dtype or its name)."""
 
-    def __init__(self, data_type):
+    def __init__(self, data_type: str) -> None:
         name = getattr(data_type, "__name__", None) or str(data_type)
         try:
             import numpy as np

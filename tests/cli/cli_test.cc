@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mindrecord/compression.h"
+#include "mindrecord/version.h"
 #include "readers/shard_reader.h"
 #include "tests/util/test_util.h"
 #include "writers/shard_writer.h"
@@ -21,6 +22,15 @@ using testing::RunCommand;
 using testing::TempDir;
 
 std::string Cli(const std::string& args) { return CliPath() + " " + args; }
+
+// `mindrecord --version` prints the version CMake's project() declares (the
+// same string as the library's MINDRECORD_VERSION and Python's __version__).
+TEST(CliTest, VersionPrintsTheProjectVersion) {
+  std::string out;
+  ASSERT_EQ(RunCommand(Cli("--version"), &out), 0) << out;
+  EXPECT_EQ(out, std::string("mindrecord ") + MINDRECORD_VERSION + "\n");
+  EXPECT_NE(std::string(MINDRECORD_VERSION).find('.'), std::string::npos);
+}
 
 TEST(CliTest, InspectJsonDescribesAMultiShardDataset) {
   const std::string dir = CompatDir();

@@ -59,6 +59,33 @@ TEST(ConvertCliTest, WriteModesWriteTheSameBytes) {
   EXPECT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "' '" + (dir / "x") + "' --write-mode fast", &log), 1) << log;
 }
 
+// OUTPUT's folder is created with its parents, as `mkdir -p` would (split
+// and sharded outputs alike); a folder that cannot be created (a file stands
+// in its way) is an I/O error naming it; --append creates nothing.
+TEST(ConvertCliTest, CreatesAMissingOutputFolder) {
+  MR_REQUIRE_CLI();
+  TempDir dir;
+  fixtures::WriteMnist(dir / "m", "train", 12, true, 1);
+  fixtures::WriteMnist(dir / "m", "t10k", 4, true, 2);
+  fixtures::WriteImageFolder(dir / "if", 2, 3, 8, 8, 1);
+  std::string log;
+  ASSERT_EQ(RunCli("convert mnist '" + (dir / "m") + "' '" + (dir / "new/deeper/mn") + "' --quiet" + kSmall, &log), 0)
+      << log;
+  EXPECT_EQ(ReadAll(dir / "new/deeper/mn_train.mindrecord").size(), 12u);
+  EXPECT_EQ(ReadAll(dir / "new/deeper/mn_test.mindrecord").size(), 4u);
+  ASSERT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "' '" + (dir / "a/b/c/if") + "' --shards 2 --quiet" + kSmall,
+                   &log),
+            0)
+      << log;
+  EXPECT_EQ(ReadAll(dir / "a/b/c/if1").size(), 6u);
+  fixtures::WriteFile(dir / "plain_file", "x");
+  EXPECT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "' '" + (dir / "plain_file/sub/o") + "'" + kSmall, &log), 2)
+      << log;
+  EXPECT_NE(log.find("plain_file/sub: cannot create the output folder"), std::string::npos) << log;
+  EXPECT_EQ(RunCli("convert mnist '" + (dir / "m") + "' '" + (dir / "absent/mn") + "' --append", &log), 2) << log;
+  EXPECT_FALSE(fs::exists(dir / "absent"));
+}
+
 TEST(ConvertCliTest, AppendAddsConvertedRowsToTheExistingSplits) {
   MR_REQUIRE_CLI();
   TempDir dir;

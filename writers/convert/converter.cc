@@ -66,6 +66,18 @@ Status ValidateOptions(const std::string& source, const std::string& input, cons
   return Status::OK();
 }
 
+// Creates OUTPUT's folder and its missing parents, as `mkdir -p` would, so
+// that a new user's `convert ... out/data/train` does not stop at "output
+// folder does not exist". An append needs its dataset, hence its folder.
+Status CreateOutputFolder(const std::string& output) {
+  const fs::path dir = fs::path(output).parent_path();
+  if (dir.empty()) return Status::OK();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IOError(dir.string() + ": cannot create the output folder: " + ec.message());
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<ConvertReport> Convert(const std::string& source, const std::string& input, const std::string& output,
@@ -85,6 +97,7 @@ Result<ConvertReport> Convert(const std::string& source, const std::string& inpu
   const auto start = std::chrono::steady_clock::now();
   ConvertContext ctx(options);
   MR_ASSIGN_OR_RETURN(std::vector<SplitPlan> plans, it->second(input, ctx));
+  if (!options.append) MR_RETURN_IF_ERROR(CreateOutputFolder(output));
   MR_ASSIGN_OR_RETURN(std::vector<OutputReport> outputs, RunPlans(plans, output, ctx));
 
   ConvertReport report;
