@@ -1,5 +1,6 @@
 // `mindrecord cat PATH [--rows A:B] [--columns c1,c2] [--format jsonl|table]`:
 // rows in global row-id order.
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -17,19 +18,25 @@ Status ParseRange(const std::string& spec, uint64_t n, uint64_t* begin, uint64_t
   *begin = 0;
   *end = n;
   if (spec.empty()) return Status::OK();
+  bool too_large = false;
   auto num = [&](const std::string& s, uint64_t* out) -> bool {
     if (s.empty()) return true;
     for (char c : s) {
       if (c < '0' || c > '9') return false;
     }
-    *out = std::stoull(s);
-    return true;
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
+    too_large = too_large || r.ec == std::errc::result_out_of_range;
+    return r.ec == std::errc();
   };
   auto colon = spec.find(':');
   if (colon == std::string::npos) {
-    if (!num(spec, begin)) return Status::InvalidArgument("--rows '" + spec + "' is not A:B");
+    if (!num(spec, begin)) {
+      if (too_large) return Status::InvalidArgument("--rows '" + spec + "': row numbers go up to 18446744073709551615");
+      return Status::InvalidArgument("--rows '" + spec + "' is not A:B");
+    }
     *end = *begin + 1;
   } else if (!num(spec.substr(0, colon), begin) || !num(spec.substr(colon + 1), end)) {
+    if (too_large) return Status::InvalidArgument("--rows '" + spec + "': row numbers go up to 18446744073709551615");
     return Status::InvalidArgument("--rows '" + spec + "' is not A:B with non-negative integers");
   }
   if (*end > n) *end = n;

@@ -1,5 +1,7 @@
 #include "index/index_reader.h"
 
+#include "mindrecord/own_file.h"
+
 #include <sqlite3.h>
 
 #include <map>
@@ -18,6 +20,8 @@ Result<std::unique_ptr<IndexReader>> IndexReader::Open(const std::string& db_pat
   std::unique_ptr<IndexReader> r(new IndexReader());
   r->path_ = db_path;
   r->quoted_ = legacy_quoted_strings;
+  // A FIFO or device in the index's place would block SQLite's open or read.
+  MR_RETURN_IF_ERROR(CheckNotSpecialFile(db_path));
   if (sqlite3_open_v2(db_path.c_str(), &r->db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
     return Status::NotFound(db_path + ": cannot open index database: " +
                             (r->db_ ? sqlite3_errmsg(r->db_) : "out of memory"));

@@ -1,5 +1,7 @@
 #include "index/index_writer.h"
 
+#include "mindrecord/own_file.h"
+
 #include <sqlite3.h>
 
 namespace mindrecord {
@@ -65,6 +67,8 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::OpenForAppend(const std::strin
   w->path_ = db_path;
   w->fields_ = fields;
   w->quoted_ = legacy_quoted_strings;
+  // A FIFO or device in the index's place would block SQLite's open or read.
+  MR_RETURN_IF_ERROR(CheckNotSpecialFile(db_path));
   if (sqlite3_open_v2(db_path.c_str(), &w->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     return Status::IOError(db_path + ": cannot open index database: " +
                            (w->db_ ? sqlite3_errmsg(w->db_) : "out of memory"));

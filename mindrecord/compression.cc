@@ -1,5 +1,7 @@
 #include "mindrecord/compression.h"
 
+#include "mindrecord/limits.h"
+
 #include <cstring>
 
 #include <lz4.h>
@@ -253,6 +255,13 @@ Status BlobCompressor::CompressBlob(const RowCodec& codec, std::string_view blob
     out->assign(blob);
     return Status::OK();
   }
+  uint64_t total = 0;
+  for (std::string_view p : parts) total += p.size();
+  if (total > kMaxDecompressedRowBytes) {
+    return Status::InvalidArgument("the row's blob fields hold " + std::to_string(total) +
+                                   " bytes; a compressed dataset's row holds at most " +
+                                   std::to_string(kMaxDecompressedRowBytes) + " (readers refuse more)");
+  }
   std::vector<std::string> packed(parts.size());
   for (size_t i = 0; i < parts.size(); ++i) CompressValue(parts[i], &packed[i]);
   codec.JoinBlob(packed, out);
@@ -260,6 +269,12 @@ Status BlobCompressor::CompressBlob(const RowCodec& codec, std::string_view blob
 }
 
 // ---- reader side ----
+
+static Status TooLarge(const char* codec, uint64_t n, uint64_t limit) {
+  return Status::Corruption(std::string(codec) + " value claims " + std::to_string(n) +
+                            " decompressed bytes, more than the " + std::to_string(limit) + " left of the row's limit (" +
+                            std::to_string(kMaxDecompressedRowBytes) + " bytes per row)");
+}
 
 CompressionOptions CompressionFromHeader(const ShardHeader& h) {
   CompressionOptions o;
@@ -312,7 +327,7 @@ Result<std::unique_ptr<BlobDecompressor>> BlobDecompressor::FromHeader(const Sha
 
 BlobDecompressor::~BlobDecompressor() { ZSTD_freeDDict(static_cast<ZSTD_DDict*>(ddict_)); }
 
-Status BlobDecompressor::DecompressValue(std::string_view in, std::string* out) const {
+Status BlobDecompressor::DecompressValue(std::string_view in, std::string* out, uint64_t limit) const {
   if (in.empty()) return Status::Corruption("compressed value has no tag byte");
   const uint8_t tag = static_cast<uint8_t>(in[0]);
   in.remove_prefix(1);
@@ -325,7 +340,8 @@ Status BlobDecompressor::DecompressValue(std::string_view in, std::string* out) 
       if (in.size() < 4) return Status::Corruption("LZ4 value is truncated");
       uint32_t n = 0;
       for (int i = 3; i >= 0; --i) n = (n << 8) | static_cast<uint8_t>(in[i]);
-      if (n > kMaxValueSize || n > static_cast<uint64_t>(in.size() - 4) * 255 + 16) {
+      if (n > limit) return TooLarge("LZ4", n, limit);
+      if (n > static_cast<uint64_t>(in.size() - 4) * 255 + 16) {
         return Status::Corruption("LZ4 value claims " + std::to_string(n) + " bytes, impossible for its " +
                                   std::to_string(in.size() - 4) + " stored bytes");
       }
@@ -354,7 +370,7 @@ Status BlobDecompressor::DecompressValue(std::string_view in, std::string* out) 
             (dict_id_ ? ", the dataset's dictionary is " + std::to_string(dict_id_) : ", the dataset has none"));
       }
       const unsigned long long n = fh.frameContentSize;
-      if (n > kMaxValueSize) return Status::Corruption("zstd value claims " + std::to_string(n) + " bytes");
+      if (n > limit) return TooLarge("zstd", n, limit);
       out->resize(n);
       ZSTD_DCtx* ctx = ThreadDCtx();  // shared on this thread: set all parameters
       ZSTD_DCtx_reset(ctx, ZSTD_reset_session_and_parameters);
@@ -377,7 +393,7 @@ Status BlobDecompressor::DecompressValue(std::string_view in, std::string* out) 
 
 Result<std::string_view> BlobDecompressor::DecompressRaw(std::string_view raw, std::string* buf) const {
   if (!options_.raw) return raw;
-  Status st = DecompressValue(raw, buf);
+  Status st = DecompressValue(raw, buf, kMaxDecompressedRowBytes);
   if (!st.ok()) return st.WithContext("raw part");
   return std::string_view(*buf);
 }
@@ -393,14 +409,17 @@ Status BlobDecompressor::DecompressBlob(const RowCodec& codec, std::string_view 
     out->assign(blob);
     return Status::OK();
   }
+  // The row's blob fields share one budget of decompressed bytes.
+  uint64_t budget = kMaxDecompressedRowBytes;
   if (parts.size() == 1 && parts[0].size() == blob.size()) {  // one blob field: no framing
-    Status st = DecompressValue(parts[0], out);
+    Status st = DecompressValue(parts[0], out, budget);
     return st.ok() ? st : st.WithContext("blob field 0");
   }
   std::vector<std::string> plain(parts.size());
   for (size_t i = 0; i < parts.size(); ++i) {
-    Status st = DecompressValue(parts[i], &plain[i]);
+    Status st = DecompressValue(parts[i], &plain[i], budget);
     if (!st.ok()) return st.WithContext("blob field " + std::to_string(i));
+    budget -= plain[i].size();
   }
   codec.JoinBlob(plain, out);
   return Status::OK();

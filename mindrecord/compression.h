@@ -110,7 +110,9 @@ class BlobDecompressor {
 
  private:
   BlobDecompressor() = default;
-  Status DecompressValue(std::string_view in, std::string* out) const;
+  // Refuses a value claiming more than `limit` decompressed bytes before
+  // allocating them.
+  Status DecompressValue(std::string_view in, std::string* out, uint64_t limit) const;
   CompressionOptions options_;
   std::string dictionary_;
   uint32_t dict_id_ = 0;

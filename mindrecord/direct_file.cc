@@ -1,4 +1,5 @@
 #include "mindrecord/direct_file.h"
+#include "mindrecord/own_file.h"
 
 #include <fcntl.h>
 #include <libaio.h>
@@ -42,7 +43,8 @@ Result<AlignedBuffer> AlignedBuffer::Allocate(size_t size, size_t alignment) {
 }
 
 Result<std::unique_ptr<DirectFile>> DirectFile::Open(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (refused below).
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT | O_NONBLOCK);
   if (fd < 0) {
     const int e = errno;
     if (e == ENOENT) return Status::NotFound(path + ": no such file");
@@ -58,7 +60,8 @@ Result<std::unique_ptr<DirectFile>> DirectFile::Open(const std::string& path) {
   }
   if (!S_ISREG(st.st_mode)) {
     close(fd);
-    return Status::InvalidArgument(path + ": not a regular file");
+    return Status::Corruption(path + ": is a " + std::string(FileKindName(st.st_mode)) +
+                              ", not a regular file; a dataset file must be a regular file");
   }
   size_t alignment = kMinAlignment;
 #ifdef STATX_DIOALIGN

@@ -1,6 +1,7 @@
 #include "mindrecord/file.h"
 
 #include "mindrecord/direct_file.h"
+#include "mindrecord/own_file.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -218,7 +219,9 @@ size_t ProbeDirectWrites(int fd) {
 class PosixFileSystem : public FileSystem {
  public:
   Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path, bool use_mmap) override {
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO must not wait for a writer (refused below);
+    // regular files ignore the flag.
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
       if (errno == ENOENT) return Status::NotFound(path + ": no such file");
       return Status::IOError(path + ": open: " + ErrnoText(errno));
@@ -231,7 +234,8 @@ class PosixFileSystem : public FileSystem {
     }
     if (!S_ISREG(st.st_mode)) {
       close(fd);
-      return Status::InvalidArgument(path + ": not a regular file");
+      return Status::Corruption(path + ": is a " + std::string(FileKindName(st.st_mode)) +
+                                ", not a regular file; a dataset file must be a regular file");
     }
     const char* map = nullptr;
     uint64_t size = static_cast<uint64_t>(st.st_size);
@@ -273,6 +277,26 @@ class PosixFileSystem : public FileSystem {
     if (fd < 0) {
       if (errno == ENOENT) return Status::NotFound(path + ": no such file");
       return Status::IOError(path + ": open for update: " + ErrnoText(errno));
+    }
+    return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd));
+  }
+  Result<std::unique_ptr<WritableFile>> OpenUpdateNoFollow(const std::string& path) override {
+    int fd = open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) {
+      const int e = errno;
+      if (e == ENOENT) return Status::NotFound(path + ": no such file");
+      if (e == ELOOP) return Status::Corruption(path + ": is a symbolic link; it is not written through");
+      return Status::IOError(path + ": open for update: " + ErrnoText(e));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+      const int e = errno;
+      close(fd);
+      return Status::IOError(path + ": stat: " + ErrnoText(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+      close(fd);
+      return Status::Corruption(path + ": is a " + std::string(FileKindName(st.st_mode)) + ", not a regular file");
     }
     return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd));
   }
@@ -328,6 +352,7 @@ class FaultyWritableFile : public WritableFile {
   FaultyWritableFile(FaultInjectingFileSystem* fs, std::unique_ptr<WritableFile> base)
       : fs_(fs), base_(std::move(base)) {}
   Status WriteAt(uint64_t offset, std::string_view data) override {
+    if (fs_->disk_full_ && WouldAllocate(offset, data.size())) return NoSpace(offset);
     const size_t allowed = TakeBudget(data.size());
     if (allowed < data.size()) {
       (void)base_->WriteAt(offset, data.substr(0, allowed));
@@ -370,6 +395,20 @@ class FaultyWritableFile : public WritableFile {
     }
     return n;  // unlimited
   }
+  // Whether writing [offset, offset+n) needs new blocks: past the end of the
+  // real file, or into a hole.
+  bool WouldAllocate(uint64_t offset, size_t n) const {
+    int fd = open(base_->path().c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return true;
+    struct stat st;
+    bool allocate = fstat(fd, &st) != 0 || offset + n > static_cast<uint64_t>(st.st_size);
+    if (!allocate && n > 0) {
+      const off_t hole = lseek(fd, static_cast<off_t>(offset), SEEK_HOLE);
+      allocate = hole < 0 || static_cast<uint64_t>(hole) < offset + n;
+    }
+    close(fd);
+    return allocate;
+  }
   Status NoSpace(uint64_t offset) const {
     return Status::IOError(base_->path() + ": write at offset " + std::to_string(offset) +
                            ": No space left on device (injected)");
@@ -404,6 +443,11 @@ Result<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::OpenWriteDirect(
 
 Result<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::OpenUpdate(const std::string& path) {
   MR_ASSIGN_OR_RETURN(auto f, base_->OpenUpdate(path));
+  return std::unique_ptr<WritableFile>(new FaultyWritableFile(this, std::move(f)));
+}
+
+Result<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::OpenUpdateNoFollow(const std::string& path) {
+  MR_ASSIGN_OR_RETURN(auto f, base_->OpenUpdateNoFollow(path));
   return std::unique_ptr<WritableFile>(new FaultyWritableFile(this, std::move(f)));
 }
 

@@ -72,6 +72,10 @@ class FileSystem {
   virtual Result<std::unique_ptr<WritableFile>> OpenWriteDirect(const std::string& path) { return OpenWrite(path); }
   // Opens an existing file for reading and writing in place (no truncation).
   virtual Result<std::unique_ptr<WritableFile>> OpenUpdate(const std::string& path) = 0;
+  // As OpenUpdate, but refuses a symbolic link (O_NOFOLLOW) and anything
+  // not a regular file, with Corruption naming the path: for recovery, which
+  // writes only a dataset's own files.
+  virtual Result<std::unique_ptr<WritableFile>> OpenUpdateNoFollow(const std::string& path) = 0;
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
   virtual Status Remove(const std::string& path) = 0;
   virtual bool Exists(const std::string& path) = 0;
@@ -84,8 +88,8 @@ class FileSystem {
 };
 
 // Wraps another FileSystem and fails on purpose: after a byte budget of
-// writes (ENOSPC-like; buffered and direct writes alike), on every Sync, or on
-// Rename, or refuses O_DIRECT (reads and writes) the way tmpfs on Linux < 6.6
+// writes (ENOSPC-like; buffered and direct writes alike), on writes that
+// would allocate (DiskFull), on every Sync, or on Rename, or refuses O_DIRECT (reads and writes) the way tmpfs on Linux < 6.6
 // does. Counts the bytes written with direct writes. For tests.
 class FaultInjectingFileSystem : public FileSystem {
  public:
@@ -94,6 +98,10 @@ class FaultInjectingFileSystem : public FileSystem {
   void FailSync(bool on) { fail_sync_ = on; }
   void FailRename(bool on) { fail_rename_ = on; }
   void RefuseDirect(bool on) { refuse_direct_ = on; }
+  // A full disk as a non-copy-on-write file system has one: a buffered write
+  // fails (ENOSPC) when it would allocate, i.e. reach past the file's end or
+  // into a hole (SEEK_HOLE on the real file); rewriting allocated bytes works.
+  void DiskFull(bool on) { disk_full_ = on; }
   // Bytes written through WritableFile::WriteDirect so far.
   int64_t direct_bytes_written() const { return direct_bytes_.load(); }
 
@@ -102,6 +110,7 @@ class FaultInjectingFileSystem : public FileSystem {
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) override;
   Result<std::unique_ptr<WritableFile>> OpenWriteDirect(const std::string& path) override;
   Result<std::unique_ptr<WritableFile>> OpenUpdate(const std::string& path) override;
+  Result<std::unique_ptr<WritableFile>> OpenUpdateNoFollow(const std::string& path) override;
   Status Rename(const std::string& from, const std::string& to) override;
   Status Remove(const std::string& path) override { return base_->Remove(path); }
   bool Exists(const std::string& path) override { return base_->Exists(path); }
@@ -115,6 +124,7 @@ class FaultInjectingFileSystem : public FileSystem {
   std::atomic<bool> fail_sync_{false};
   std::atomic<bool> fail_rename_{false};
   std::atomic<bool> refuse_direct_{false};
+  std::atomic<bool> disk_full_{false};
   std::atomic<int64_t> direct_bytes_{0};
 };
 

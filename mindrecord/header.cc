@@ -1,5 +1,8 @@
 #include "mindrecord/header.h"
 
+#include "mindrecord/json_guard.h"
+#include "mindrecord/limits.h"
+
 #include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
 
@@ -99,6 +102,7 @@ Result<PageInfo> ParsePage(const json& j, const std::string& what, size_t pos) {
 }  // namespace
 
 Result<ShardHeader> ShardHeader::Parse(std::string_view text, const std::string& what) {
+  MR_RETURN_IF_ERROR(CheckJsonShape(text, what + ": header", {kMaxHeaderJsonDepth, kMaxHeaderJsonElements}));
   json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Status::Corruption(what + ": header JSON does not parse");
   if (!j.is_object()) return Bad(what, "header JSON is not an object");

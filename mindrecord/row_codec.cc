@@ -8,6 +8,8 @@
 
 #include "mindrecord/constants.h"
 #include "mindrecord/int_packing.h"
+#include "mindrecord/json_guard.h"
+#include "mindrecord/limits.h"
 
 namespace mindrecord {
 
@@ -34,11 +36,27 @@ uint64_t GetBE64(const char* p) {
   return v;
 }
 
+// A stored integer outside its field's type is reported, never wrapped.
+Status OutOfRange(const Field& f, const std::string& value) {
+  return Status::Corruption("field '" + f.name + "' holds " + value + ", outside the range of " +
+                            DataTypeName(f.type));
+}
+Status CheckIntRange(const Field& f, int64_t v) {
+  if (f.type == DataType::kInt32 && (v < INT32_MIN || v > INT32_MAX)) return OutOfRange(f, std::to_string(v));
+  return Status::OK();
+}
+
 Result<Value> ScalarFromJson(const Field& f, const json& j) {
   switch (f.type) {
     case DataType::kInt32:
     case DataType::kInt64:
-      if (j.is_number_integer()) return Value::Int(j.get<int64_t>());
+      if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+        return OutOfRange(f, std::to_string(j.get<uint64_t>()));
+      }
+      if (j.is_number_integer()) {
+        MR_RETURN_IF_ERROR(CheckIntRange(f, j.get<int64_t>()));
+        return Value::Int(j.get<int64_t>());
+      }
       break;
     case DataType::kFloat32:
       if (j.is_number()) return Value::Float(static_cast<double>(static_cast<float>(j.get<double>())));
@@ -90,6 +108,7 @@ class RawMapReader {
   enum class Kind { kInt, kFloat, kStr, kOther };
   // Reads one scalar; kOther means "not handled here".
   Kind Scalar(int64_t* i, double* f, std::string_view* s) {
+    above_int64_ = false;
     if (p_ >= end_) return Kind::kOther;
     uint8_t t = *p_;
     if (t <= 0x7f) { ++p_; *i = t; return Kind::kInt; }
@@ -101,7 +120,11 @@ class RawMapReader {
       case 0xcc: if (!Be64(1, &u)) break; *i = static_cast<int64_t>(u); return Kind::kInt;
       case 0xcd: if (!Be64(2, &u)) break; *i = static_cast<int64_t>(u); return Kind::kInt;
       case 0xce: if (!Be64(4, &u)) break; *i = static_cast<int64_t>(u); return Kind::kInt;
-      case 0xcf: if (!Be64(8, &u)) break; *i = static_cast<int64_t>(u); return Kind::kInt;
+      case 0xcf:
+        if (!Be64(8, &u)) break;
+        *i = static_cast<int64_t>(u);
+        above_int64_ = u > static_cast<uint64_t>(INT64_MAX);
+        return Kind::kInt;
       case 0xd0: if (!Be64(1, &u)) break; *i = static_cast<int8_t>(u); return Kind::kInt;
       case 0xd1: if (!Be64(2, &u)) break; *i = static_cast<int16_t>(u); return Kind::kInt;
       case 0xd2: if (!Be64(4, &u)) break; *i = static_cast<int32_t>(u); return Kind::kInt;
@@ -124,6 +147,8 @@ class RawMapReader {
     return Kind::kOther;
   }
   bool AtEnd() const { return p_ == end_; }
+  // The last kInt was a uint64 above INT64_MAX (its *i is wrapped).
+  bool above_int64() const { return above_int64_; }
 
  private:
   bool Be(int n, uint32_t* out) {
@@ -142,6 +167,7 @@ class RawMapReader {
   }
   const uint8_t* p_;
   const uint8_t* end_;
+  bool above_int64_ = false;
 };
 
 }  // namespace
@@ -154,6 +180,7 @@ static bool DecodeRawFast(const Schema& schema, std::string_view raw, const std:
   if (!r.MapSize(&n)) return false;
   size_t found = 0, wanted = 0;
   for (int id : schema.raw_fields()) wanted += select.empty() || select[id];
+  std::vector<bool> seen(schema.fields().size(), false);
   for (uint32_t k = 0; k < n; ++k) {
     std::string_view key, sval;
     int64_t ival = 0;
@@ -162,6 +189,11 @@ static bool DecodeRawFast(const Schema& schema, std::string_view raw, const std:
     auto kind = r.Scalar(&ival, &fval, &sval);
     if (kind == RawMapReader::Kind::kOther) return false;
     int id = schema.FieldIndex(key);
+    if (id >= 0 && seen[id]) {
+      *error = Status::Corruption("raw row holds field '" + std::string(key) + "' twice");
+      return true;
+    }
+    if (id >= 0) seen[id] = true;
     if (id < 0 || schema.fields()[id].is_blob() || (!select.empty() && !select[id])) continue;
     const Field& f = schema.fields()[id];
     ++found;
@@ -169,6 +201,14 @@ static bool DecodeRawFast(const Schema& schema, std::string_view raw, const std:
       case DataType::kInt32:
       case DataType::kInt64:
         if (kind != RawMapReader::Kind::kInt) return false;
+        if (r.above_int64()) {
+          *error = OutOfRange(f, std::to_string(static_cast<uint64_t>(ival)));
+          return true;
+        }
+        if (Status st = CheckIntRange(f, ival); !st.ok()) {
+          *error = st;
+          return true;
+        }
         out->Set(f.name, Value::Int(ival));
         break;
       case DataType::kFloat32:
@@ -320,6 +360,8 @@ Status RowCodec::DecodeRaw(std::string_view raw, const std::vector<bool>& select
   if (!any) return Status::OK();
   Status fast_error;
   if (DecodeRawFast(*schema_, raw, select, out, &fast_error)) return fast_error;
+  // The general parser recurses and allocates per element: bound both first.
+  MR_RETURN_IF_ERROR(CheckMsgpackShape(raw, "raw row", {kMaxRowNesting, kMaxRowElements}));
   json j = json::from_msgpack(raw.begin(), raw.end(), /*strict=*/true, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return Status::Corruption("raw row is not a valid msgpack map");
   for (int id : schema_->raw_fields()) {

@@ -1,5 +1,6 @@
 #include "mindrecord/schema.h"
 
+#include <cmath>
 #include <algorithm>
 #include <limits>
 #include <set>
@@ -214,6 +215,31 @@ static bool ShapeMatches(const Field& f, const std::vector<int64_t>& shape, size
   return true;
 }
 
+namespace {
+
+// A float field keeps what it is given: refuses a float64 beyond float32's
+// range (it would become inf) and an integer the field's type cannot hold
+// exactly (2^40+1 in float32 would become 2^40). Rounding a fraction to the
+// nearest float32 (0.1) is the type's nature, not a loss refused here.
+template <typename Bad>
+Status CheckFloatNarrowing(const Field& f, const Value& v, const Bad& bad) {
+  if (v.kind() == Value::Kind::kInt) {
+    const int64_t i = v.as_int();
+    const bool exact = f.type == DataType::kFloat32
+                           ? static_cast<long double>(static_cast<float>(i)) == static_cast<long double>(i)
+                           : static_cast<long double>(static_cast<double>(i)) == static_cast<long double>(i);
+    if (!exact) return bad(std::string("the integer does not fit ") + DataTypeName(f.type) + " exactly");
+    return Status::OK();
+  }
+  const double d = v.as_float();
+  if (f.type == DataType::kFloat32 && std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max()) {
+    return bad("beyond float32's range (largest 3.4028235e+38)");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Status ValidateFieldValue(const Field& f, const Value& value) {
   const Value* v = &value;
   if (v->is_null()) return Status::InvalidArgument("field '" + f.name + "' is missing");
@@ -240,6 +266,7 @@ Status ValidateFieldValue(const Field& f, const Value& value) {
     case DataType::kFloat32:
     case DataType::kFloat64:
       if (v->kind() != Value::Kind::kFloat && v->kind() != Value::Kind::kInt) return bad("expected a number");
+      MR_RETURN_IF_ERROR(CheckFloatNarrowing(f, *v, bad));
       break;
     case DataType::kString:
       if (v->kind() != Value::Kind::kString) return bad("expected a string");

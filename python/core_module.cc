@@ -138,7 +138,16 @@ Result<Value> PyToValue(const Field& f, py::handle obj) {
     }
     case DataType::kString:
       if (!py::isinstance<py::str>(obj)) return Bad(f, "expected str, got " + TypeNameOf(obj));
-      return Value::String(obj.cast<std::string>());
+      {
+        Py_ssize_t n = 0;
+        const char* utf8 = PyUnicode_AsUTF8AndSize(obj.ptr(), &n);
+        if (utf8 == nullptr) {  // a lone surrogate has no UTF-8 form
+          PyErr_Clear();
+          return Bad(f, "the string " + std::string(py::repr(obj)) +
+                            " holds a lone surrogate, which has no UTF-8 form (encode it or use a bytes field)");
+        }
+        return Value::String(std::string(utf8, static_cast<size_t>(n)));
+      }
     case DataType::kBytes: {
       if (py::isinstance<py::bytes>(obj)) return Value::Bytes(obj.cast<std::string>());
       if (py::isinstance<py::str>(obj) || !PyObject_CheckBuffer(obj.ptr()))

@@ -1,4 +1,5 @@
 #include "readers/shard_reader.h"
+#include "readers/shard_paths.h"
 
 #include <algorithm>
 #include <cstring>
@@ -306,7 +307,7 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
                                      " shards but " + std::to_string(impl->paths.size()) + " paths were given");
     }
   } else {
-    for (const auto& a : first.shard_addresses) impl->paths.push_back(JoinPath(DirName(path), BaseName(a)));
+    MR_ASSIGN_OR_RETURN(impl->paths, ShardPathsFor(path, first));
   }
   for (uint32_t i = 0; i < impl->paths.size(); ++i) {
     auto s = std::make_unique<Shard>();
@@ -333,7 +334,7 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
     if (i > 0) MR_RETURN_IF_ERROR(CheckShardsAgree(impl->shards[0]->header, s->header, impl->shards[0]->path, s->path));
     const std::string db = s->path + ".db";
     if (fs->Exists(db)) {
-      MR_ASSIGN_OR_RETURN(s->index, IndexReader::Open(db, BaseName(s->path), s->header.version == kVersion2));
+      MR_ASSIGN_OR_RETURN(s->index, IndexReader::Open(db, RecordedShardName(s->header), s->header.version == kVersion2));
     } else {
       // Rows are located from the pages; only field queries need the index.
       impl->warnings.push_back(db + ": index file of shard " + s->path +

@@ -1,5 +1,7 @@
 #include "readers/verifier.h"
+#include "readers/shard_paths.h"
 
+#include <optional>
 #include <memory>
 
 #include "index/index_reader.h"
@@ -27,7 +29,7 @@ constexpr size_t kMaxProblemsPerShard = 20;
 void CheckIndex(const std::string& shard_path, const ShardHeader& h, const std::vector<RowLocator>& walked,
                 VerifyReport* rep) {
   const std::string db = shard_path + ".db";
-  auto index = IndexReader::Open(db, BaseName(shard_path), h.version == kVersion2);
+  auto index = IndexReader::Open(db, RecordedShardName(h), h.version == kVersion2);
   if (!index.ok()) {
     rep->problems.push_back(index.status().message());
     return;
@@ -64,6 +66,32 @@ void DecodeAll(const RandomAccessFile& f, const ShardHeader& h, const std::vecto
     return;
   }
   size_t reported = 0;
+  // The index's values of each index field, by row id: checked against the
+  // decoded rows below (a wrong value there makes MindPage return wrong rows).
+  std::vector<std::pair<std::string, std::vector<std::optional<Value>>>> indexed;
+  auto index = IndexReader::Open(f.path() + ".db", RecordedShardName(h), h.version == kVersion2);
+  for (const std::string& field : h.index_fields) {
+    if (!index.ok()) break;  // CheckIndex reported it
+    auto groups = (*index)->GroupBy(field, h.schema);
+    if (!groups.ok()) {
+      rep->problems.push_back(f.path() + ".db: index field '" + field + "': " + groups.status().message());
+      continue;
+    }
+    std::vector<std::optional<Value>> by_row(walked.size());
+    for (auto& [value, rows] : *groups) {
+      for (uint64_t r : rows) {
+        if (r >= by_row.size() || by_row[r]) {
+          if (reported++ < kMaxProblemsPerShard) {
+            rep->problems.push_back(f.path() + ".db: index field '" + field + "' lists row " + std::to_string(r) +
+                                    (r >= by_row.size() ? ", which the shard does not have" : " twice"));
+          }
+          continue;
+        }
+        by_row[r] = value;
+      }
+    }
+    indexed.emplace_back(field, std::move(by_row));
+  }
   std::string raw, blob, plain;
   for (const RowLocator& l : walked) {
     auto part = [&](uint64_t page, uint64_t b, uint64_t e, std::string* out) {
@@ -90,6 +118,16 @@ void DecodeAll(const RandomAccessFile& f, const ShardHeader& h, const std::vecto
       continue;
     }
     ++rep->rows_decoded;
+    for (const auto& [field, by_row] : indexed) {
+      const Value* v = row.Find(field);
+      const std::optional<Value>& x = by_row[l.row_id < by_row.size() ? l.row_id : 0];
+      if (l.row_id < by_row.size() && v && x && *v == *x) continue;
+      if (reported++ < kMaxProblemsPerShard) {
+        rep->problems.push_back(f.path() + ".db: index field '" + field + "' of row " + std::to_string(l.row_id) +
+                                " is " + (x ? x->DebugString() : std::string("missing")) + ", the row holds " +
+                                (v ? v->DebugString() : std::string("nothing")));
+      }
+    }
   }
 }
 
@@ -114,9 +152,14 @@ VerifyReport Verify(const std::string& path, const VerifyOptions& options) {
     return rep;
   }
   rep.header_checksums = true;
-  const std::string first_path = JoinPath(DirName(path), BaseName(first->shard_addresses[0]));
-  for (size_t i = 0; i < first->shard_addresses.size(); ++i) {
-    const std::string shard = JoinPath(DirName(path), BaseName(first->shard_addresses[i]));
+  auto paths = ShardPathsFor(path, *first);
+  if (!paths.ok()) {
+    rep.problems.push_back(paths.status().message());
+    return rep;
+  }
+  const std::string first_path = (*paths)[0];
+  for (size_t i = 0; i < paths->size(); ++i) {
+    const std::string shard = (*paths)[i];
     ++rep.shards;
     auto file = fs->OpenRead(shard, false);
     if (!file.ok()) {

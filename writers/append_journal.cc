@@ -1,30 +1,39 @@
 #include "writers/append_journal.h"
+#include "readers/shard_paths.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <random>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "mindrecord/checksum.h"
 #include "mindrecord/constants.h"
+#include "mindrecord/json_guard.h"
+#include "mindrecord/limits.h"
+#include "mindrecord/own_file.h"
 #include "readers/header_io.h"
 
 namespace mindrecord {
 namespace {
 
-constexpr std::string_view kMagic = "mindrecord-append-journal 1\n";
+constexpr std::string_view kMagic = "mindrecord-append-journal 2\n";
 
 using Region = AppendJournal::ShardState::Region;
 
 struct Journal {
+  std::string shard;                // base name of the shard this journal restores
   std::string master;               // base name of the master's shard
+  std::string append_id;            // the same in every journal of one append
   std::vector<std::string> shards;  // master only: every shard's base name
+  FileIdentity identity;            // the shard file (device, inode) when journaled
   uint64_t size = 0;
   uint64_t header_size = 0;
   std::string header;
@@ -46,23 +55,39 @@ Status WriteWhole(const std::string& path, std::string_view text, FileSystem* fs
   return st;
 }
 
+// Parses a journal file. Checks its own consistency only; whether it belongs
+// to the shard beside it is CheckJournal's job.
 Result<Journal> ReadJournal(const std::string& path, FileSystem* fs) {
-  MR_ASSIGN_OR_RETURN(auto f, fs->OpenRead(path));
-  std::string text(f->size(), '\0');
-  MR_RETURN_IF_ERROR(f->ReadAt(0, text.size(), text.data()));
   auto bad = [&](const std::string& why) {
     return Status::Corruption(path + ": append journal is damaged (" + why +
-                              "); the dataset may hold a half-finished append");
+                              "); nothing was restored from it, and the dataset may hold a half-finished append");
   };
-  if (text.compare(0, kMagic.size(), kMagic) != 0) return bad("no journal signature");
+  MR_RETURN_IF_ERROR(CheckNotSpecialFile(path));
+  MR_ASSIGN_OR_RETURN(auto f, fs->OpenRead(path));
+  if (f->size() > kMaxJournalBytes) {
+    return bad(std::to_string(f->size()) + " bytes, more than the " + std::to_string(kMaxJournalBytes) +
+               " a journal can hold");
+  }
+  std::string text(f->size(), '\0');
+  MR_RETURN_IF_ERROR(f->ReadAt(0, text.size(), text.data()));
+  if (text.compare(0, kMagic.size(), kMagic) != 0) return bad("no journal signature of this version");
   const size_t eol = text.find('\n', kMagic.size());
   if (eol == std::string::npos) return bad("no description line");
-  nlohmann::json j = nlohmann::json::parse(text.substr(kMagic.size(), eol - kMagic.size()), nullptr, false);
+  if (eol - kMagic.size() > kMaxJournalDescriptionBytes) return bad("description line too long");
+  const std::string_view description = std::string_view(text).substr(kMagic.size(), eol - kMagic.size());
+  if (Status st = CheckJsonShape(description, path + ": journal description", {8, 100000}); !st.ok()) {
+    return bad(st.message());
+  }
+  nlohmann::json j = nlohmann::json::parse(description, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return bad("description is not JSON");
   Journal out;
   try {
+    out.shard = j.at("shard").get<std::string>();
     out.master = j.at("master").get<std::string>();
+    out.append_id = j.at("append_id").get<std::string>();
     if (j.contains("shards")) out.shards = j.at("shards").get<std::vector<std::string>>();
+    out.identity.device = j.at("device").get<uint64_t>();
+    out.identity.inode = j.at("inode").get<uint64_t>();
     out.size = j.at("size").get<uint64_t>();
     out.header_size = j.at("header_size").get<uint64_t>();
     const uint64_t len = j.at("header_bytes").get<uint64_t>();
@@ -72,7 +97,9 @@ Result<Journal> ReadJournal(const std::string& path, FileSystem* fs) {
     if (len > rest.size()) return bad("header bytes truncated");
     out.header = rest.substr(0, len);
     rest.remove_prefix(len);
-    for (const auto& r : j.value("regions", nlohmann::json::array())) {
+    const nlohmann::json& regions = j.value("regions", nlohmann::json::array());
+    if (!regions.is_array()) return bad("regions is not a list");
+    for (const auto& r : regions) {
       Region g;
       g.offset = r.at(0).get<uint64_t>();
       g.length = r.at(1).get<uint64_t>();
@@ -85,10 +112,78 @@ Result<Journal> ReadJournal(const std::string& path, FileSystem* fs) {
     }
     if (!rest.empty()) return bad("trailing bytes");
   } catch (const nlohmann::json::exception& e) {
-    return bad(e.what());
+    return bad(std::string("a field is missing or has the wrong type: ") + e.what());
   }
+  if (out.header_size < kMinHeaderSize || out.header_size > kMaxHeaderSize) return bad("header_size out of range");
   if (out.header.size() < kLengthPrefix || out.header.size() > out.header_size) return bad("header size");
+  uint64_t prefix = 0;
+  for (int b = 7; b >= 0; --b) prefix = (prefix << 8) | static_cast<uint8_t>(out.header[b]);
+  if (prefix != out.header.size() - kLengthPrefix) return bad("header length prefix does not match its bytes");
+  if (out.size < out.header_size) return bad("shard size smaller than its header");
+  for (const auto& r : out.regions) {
+    if (r.offset < out.header_size || r.length > out.size || r.offset > out.size - r.length) {
+      return bad("a region lies outside the shard's old bytes");
+    }
+  }
   return out;
+}
+
+// Whether journal `j` (read from JournalPath(shard_path)) provably belongs to
+// the shard beside it and to the append `master` describes: its names are
+// plain names in this folder, the shard is the very regular file journaled
+// (device, inode; never a symbolic link) and no smaller than it was. Checked
+// for every shard before anything is written.
+Status CheckJournal(const std::string& shard_path, const Journal& j, const Journal& master) {
+  const std::string jp = JournalPath(shard_path);
+  auto foreign = [&](const std::string& why) {
+    return Status::Corruption(jp + ": append journal does not belong to " + shard_path + " (" + why +
+                              "); it was left alone and nothing was restored. If no append to this dataset was "
+                              "interrupted, remove the journal; otherwise restore the dataset from a copy");
+  };
+  if (!IsPlainBaseName(j.shard) || !IsPlainBaseName(j.master)) return foreign("it names a file outside the folder");
+  if (j.shard != BaseName(shard_path)) return foreign("it was written for '" + j.shard + "'");
+  if (j.master != master.master || j.append_id != master.append_id) {
+    return foreign("it belongs to another append than " + JournalPath(JoinPath(DirName(shard_path), master.master)));
+  }
+  auto id = StatOwnFile(shard_path);
+  if (!id.ok()) return foreign(id.status().message());
+  if (!id->SameFile(j.identity)) return foreign("the shard is another file than the one journaled (different inode)");
+  if (id->size < j.size) {
+    return foreign("the shard holds " + std::to_string(id->size) + " bytes, fewer than the " +
+                   std::to_string(j.size) + " it held before the append");
+  }
+  const std::string backup = DbBackup(shard_path);
+  auto b = StatOwnFile(backup);
+  if (!b.ok() && b.status().code() != StatusCode::kNotFound) return foreign(b.status().message());
+  return Status::OK();
+}
+
+// The master's own checks: it names its shard list, with plain names.
+Status CheckMaster(const std::string& first_shard, const Journal& m) {
+  const std::string jp = JournalPath(first_shard);
+  if (m.shards.empty() || m.shards.size() > kMaxShardCount || m.shards[0] != m.master || m.shard != m.master) {
+    return Status::Corruption(jp + ": append journal is damaged (its shard list is not a dataset's); "
+                              "it was left alone and nothing was restored");
+  }
+  for (size_t i = 0; i < m.shards.size(); ++i) {
+    if (!IsPlainBaseName(m.shards[i])) {
+      return Status::Corruption(jp + ": append journal names a file outside the dataset's folder ('" + m.shards[i] +
+                                "'); it was left alone and nothing was restored");
+    }
+    for (size_t k = 0; k < i; ++k) {
+      if (m.shards[k] == m.shards[i]) {
+        return Status::Corruption(jp + ": append journal lists shard '" + m.shards[i] +
+                                  "' twice; it was left alone and nothing was restored");
+      }
+    }
+  }
+  return CheckJournal(first_shard, m, m);
+}
+
+std::string NewAppendId() {
+  std::random_device rd;
+  const uint64_t a = (uint64_t{rd()} << 32) ^ rd(), b = (uint64_t{rd()} << 32) ^ rd();
+  return ChecksumHex(a ^ static_cast<uint64_t>(getpid())) + ChecksumHex(b);
 }
 
 Status WriteJournal(const std::string& shard_path, const Journal& j, FileSystem* fs) {
@@ -98,8 +193,16 @@ Status WriteJournal(const std::string& shard_path, const Journal& j, FileSystem*
     regions.push_back({r.offset, r.length, !r.bytes.empty()});
     body += r.bytes;
   }
-  nlohmann::json d = {{"master", j.master},          {"size", j.size},   {"header_size", j.header_size},
-                      {"header_bytes", j.header.size()}, {"regions", regions}, {"xxh3", ChecksumHex(Xxh3(body))}};
+  nlohmann::json d = {{"shard", j.shard},
+                      {"master", j.master},
+                      {"append_id", j.append_id},
+                      {"device", j.identity.device},
+                      {"inode", j.identity.inode},
+                      {"size", j.size},
+                      {"header_size", j.header_size},
+                      {"header_bytes", j.header.size()},
+                      {"regions", regions},
+                      {"xxh3", ChecksumHex(Xxh3(body))}};
   if (!j.shards.empty()) d["shards"] = j.shards;
   std::string text(kMagic);
   text += d.dump();
@@ -127,32 +230,44 @@ Status BackUpIndex(const std::string& shard_path, FileSystem* fs) {
   return out->Close();
 }
 
-Status RestoreShard(const std::string& shard_path, const Journal& j, FileSystem* fs) {
-  MR_ASSIGN_OR_RETURN(auto probe, fs->OpenRead(shard_path));
-  const uint64_t cur = probe->size();
-  probe.reset();
-  MR_ASSIGN_OR_RETURN(auto f, fs->OpenUpdate(shard_path));
-  MR_RETURN_IF_ERROR(f->WriteAt(0, j.header));
-  // A longer header the append wrote may have spilled past the old one.
-  const uint64_t zero_end = std::min(j.header_size, cur);
+// Zeroes [begin, end) of `f`, writing only the chunks that are not zero
+// already: a range the append never reached may be a hole, and writing
+// zeros there would need free space.
+Status ZeroWhereNonZero(WritableFile* f, uint64_t begin, uint64_t end) {
   std::string buf;
-  for (uint64_t off = j.header.size(); off < zero_end; off += buf.size()) {
-    buf.assign(std::min<uint64_t>(kMiB, zero_end - off), '\0');
+  for (uint64_t off = begin; off < end; off += buf.size()) {
+    buf.assign(std::min<uint64_t>(kMiB, end - off), '\0');
     MR_RETURN_IF_ERROR(f->ReadAt(off, buf.size(), buf.data()));
     if (buf.find_first_not_of('\0') != std::string::npos) {
       MR_RETURN_IF_ERROR(f->WriteAt(off, std::string(buf.size(), '\0')));
     }
   }
-  for (const auto& r : j.regions) {
-    if (r.offset >= j.size) continue;
-    const uint64_t len = std::min(r.length, j.size - r.offset);
-    MR_RETURN_IF_ERROR(f->WriteAt(r.offset, r.bytes.empty() ? std::string(len, '\0') : r.bytes.substr(0, len)));
-  }
+  return Status::OK();
+}
+
+// Restores one shard from its checked journal. Writes only bytes the shard
+// already holds (header, regions inside its old size) and cuts it: no free
+// space is needed, so a rollback after ENOSPC succeeds on a full disk.
+Status RestoreShard(const std::string& shard_path, const Journal& j, FileSystem* fs) {
+  MR_ASSIGN_OR_RETURN(auto f, fs->OpenUpdateNoFollow(shard_path));
+  MR_ASSIGN_OR_RETURN(FileIdentity id, StatOwnFile(shard_path));
+  if (!id.SameFile(j.identity)) return Status::Corruption(shard_path + ": changed while being restored");
+  // Cut first: the appended bytes go, and what follows rewrites old bytes only.
   MR_RETURN_IF_ERROR(f->Truncate(j.size));
+  MR_RETURN_IF_ERROR(f->WriteAt(0, j.header));
+  // A longer header the append wrote may have spilled past the old one.
+  MR_RETURN_IF_ERROR(ZeroWhereNonZero(f.get(), j.header.size(), std::min(j.header_size, j.size)));
+  for (const auto& r : j.regions) {
+    if (r.bytes.empty()) {
+      MR_RETURN_IF_ERROR(ZeroWhereNonZero(f.get(), r.offset, r.offset + r.length));
+    } else {
+      MR_RETURN_IF_ERROR(f->WriteAt(r.offset, r.bytes));
+    }
+  }
   MR_RETURN_IF_ERROR(f->Sync());
   MR_RETURN_IF_ERROR(f->Close());
   const std::string backup = DbBackup(shard_path);
-  if (fs->Exists(backup)) {
+  if (StatOwnFile(backup).ok()) {
     // Same inode (the append never replaced the index): rename is a no-op.
     MR_RETURN_IF_ERROR(fs->Rename(backup, shard_path + ".db"));
     MR_RETURN_IF_ERROR(fs->Remove(backup));
@@ -161,23 +276,28 @@ Status RestoreShard(const std::string& shard_path, const Journal& j, FileSystem*
 }
 
 // Rolls back the append whose master journal belongs to `first_shard`.
+// Every journal is read and checked before the first byte is written.
 // Idempotent: a rollback interrupted by another crash is finished by the next.
 Status RollBack(const std::string& first_shard, FileSystem* fs) {
   const std::string dir = DirName(first_shard);
   const std::string master = JournalPath(first_shard);
   MR_ASSIGN_OR_RETURN(Journal m, ReadJournal(master, fs));
+  MR_RETURN_IF_ERROR(CheckMaster(first_shard, m));
   std::vector<std::string> shards;
+  std::vector<std::pair<std::string, Journal>> plan;
   for (const auto& name : m.shards) shards.push_back(JoinPath(dir, name));
-  if (shards.empty()) shards.push_back(first_shard);
   for (const auto& s : shards) {
     const std::string jp = JournalPath(s);
-    if (!fs->Exists(jp)) continue;  // the append had not reached this shard
-    Journal j;
     if (s == first_shard) {
-      j = m;
-    } else {
-      MR_ASSIGN_OR_RETURN(j, ReadJournal(jp, fs));
+      plan.emplace_back(s, m);
+      continue;
     }
+    if (!fs->Exists(jp)) continue;  // the append had not reached this shard
+    MR_ASSIGN_OR_RETURN(Journal j, ReadJournal(jp, fs));
+    MR_RETURN_IF_ERROR(CheckJournal(s, j, m));
+    plan.emplace_back(s, std::move(j));
+  }
+  for (const auto& [s, j] : plan) {
     Status st = RestoreShard(s, j, fs);
     if (!st.ok()) return st.WithContext("rolling back an interrupted append from " + master);
   }
@@ -203,6 +323,13 @@ Status LockOrBusy(int fd, int op, int wait_ms, const std::string& path, const st
 }
 
 constexpr const char* kAppendBusy = "an append to this dataset is in progress; open it after the append commits";
+constexpr const char* kWriterBusy = "another writer is appending to this dataset (or a reader is opening it)";
+
+bool IsBusy(const Status& st) {
+  const std::string& m = st.message();
+  return st.code() == StatusCode::kIOError &&
+         (m.find(kAppendBusy) != std::string::npos || m.find(kWriterBusy) != std::string::npos);
+}
 
 }  // namespace
 
@@ -211,16 +338,22 @@ std::string JournalPath(const std::string& shard_path) { return shard_path + ".m
 Result<std::unique_ptr<DatasetLock>> DatasetLock::Acquire(const std::string& first_shard, Mode mode, FileSystem* fs,
                                                           int wait_ms) {
   std::unique_ptr<DatasetLock> lock(new DatasetLock());
-  lock->fd_ = open(first_shard.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO in the shard's place must not block the open.
+  lock->fd_ = open(first_shard.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (lock->fd_ < 0) {
     if (errno == ENOENT) return Status::NotFound(first_shard + ": no such file");
     return Status::IOError(first_shard + ": open: " + std::strerror(errno));
   }
+  struct stat st;
+  if (fstat(lock->fd_, &st) != 0) return Status::IOError(first_shard + ": stat: " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) {
+    return Status::Corruption(first_shard + ": is a " + std::string(FileKindName(st.st_mode)) +
+                              ", not a regular file; a dataset file must be a regular file");
+  }
   if (mode == Mode::kShared) {
     MR_RETURN_IF_ERROR(LockOrBusy(lock->fd_, LOCK_SH, 0, first_shard, kAppendBusy));
   } else {
-    MR_RETURN_IF_ERROR(LockOrBusy(lock->fd_, LOCK_EX, wait_ms, first_shard,
-                                  "another writer is appending to this dataset (or a reader is opening it)"));
+    MR_RETURN_IF_ERROR(LockOrBusy(lock->fd_, LOCK_EX, wait_ms, first_shard, kWriterBusy));
   }
   if (!fs->Exists(JournalPath(first_shard))) return lock;
   // A master journal nobody holds the lock for: its appender died.
@@ -241,12 +374,20 @@ Status RecoverShardJournal(const std::string& shard_path, FileSystem* fs) {
   const std::string jp = JournalPath(shard_path);
   if (!fs->Exists(jp)) return Status::OK();
   MR_ASSIGN_OR_RETURN(Journal j, ReadJournal(jp, fs));
+  if (!IsPlainBaseName(j.master) || j.shard != BaseName(shard_path)) {
+    return Status::Corruption(jp + ": append journal does not belong to " + shard_path +
+                              " (it names another file or a file outside the folder); it was left alone");
+  }
   const std::string first = JoinPath(DirName(shard_path), j.master);
   // Rolls back when the master journal is hot; under the exclusive lock no
   // append is running, so a journal still left is stale.
   auto lock = DatasetLock::Acquire(first, DatasetLock::Mode::kExclusive, fs);
   if (!lock.ok()) {
-    if (fs->Exists(JournalPath(first))) return Status::IOError(first + ": " + kAppendBusy);
+    // Only a lock held by someone else means an append is running; any other
+    // error (a journal that does not match, a failed rollback) is reported.
+    if (IsBusy(lock.status()) && fs->Exists(JournalPath(first))) {
+      return Status::IOError(first + ": " + kAppendBusy);
+    }
     return lock.status();
   }
   if (fs->Exists(jp)) {
@@ -254,49 +395,6 @@ Status RecoverShardJournal(const std::string& shard_path, FileSystem* fs) {
     MR_RETURN_IF_ERROR(fs->Remove(DbBackup(shard_path)));
   }
   return Status::OK();
-}
-
-std::string CommitRecordPath(const std::string& first_shard) { return first_shard + ".mr-commit"; }
-
-Status WriteCommitRecord(const std::string& first_shard,
-                         const std::vector<std::pair<std::string, std::string>>& renames, FileSystem* fs) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& [from, to] : renames) list.push_back({BaseName(from), BaseName(to)});
-  std::string body = list.dump();
-  std::string text = "mindrecord-commit 1\n" + ChecksumHex(Xxh3(body)) + "\n" + body;
-  const std::string path = CommitRecordPath(first_shard);
-  MR_RETURN_IF_ERROR(WriteWhole(path, text, fs));
-  return fs->SyncDir(DirName(path));
-}
-
-Status FinishCommit(const std::string& first_shard, FileSystem* fs) {
-  const std::string path = CommitRecordPath(first_shard);
-  if (!fs->Exists(path)) return Status::OK();
-  const std::string dir = DirName(path);
-  std::string text;
-  {
-    MR_ASSIGN_OR_RETURN(auto f, fs->OpenRead(path));
-    text.resize(f->size());
-    MR_RETURN_IF_ERROR(f->ReadAt(0, text.size(), text.data()));
-  }
-  const size_t a = text.find('\n'), b = a == std::string::npos ? a : text.find('\n', a + 1);
-  if (b == std::string::npos || text.compare(0, a, "mindrecord-commit 1") != 0 ||
-      ChecksumHex(Xxh3(std::string_view(text).substr(b + 1))) != text.substr(a + 1, b - a - 1)) {
-    return Status::Corruption(path + ": commit record is damaged; the dataset's last commit may be incomplete");
-  }
-  nlohmann::json list = nlohmann::json::parse(text.substr(b + 1), nullptr, false);
-  if (!list.is_array()) return Status::Corruption(path + ": commit record is not a JSON list");
-  for (const auto& pair : list) {
-    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string()) {
-      return Status::Corruption(path + ": commit record entry is not [temporary, final]");
-    }
-    const std::string from = JoinPath(dir, pair[0].get<std::string>());
-    if (!fs->Exists(from)) continue;  // renamed before the crash
-    MR_RETURN_IF_ERROR(fs->Rename(from, JoinPath(dir, pair[1].get<std::string>())));
-  }
-  MR_RETURN_IF_ERROR(fs->SyncDir(dir));
-  MR_RETURN_IF_ERROR(fs->Remove(path));
-  return fs->SyncDir(dir);
 }
 
 Result<std::unique_ptr<DatasetLock>> LockDatasetAt(const std::string& path, DatasetLock::Mode mode, FileSystem* fs) {
@@ -308,7 +406,9 @@ Result<std::unique_ptr<DatasetLock>> LockDatasetAt(const std::string& path, Data
     if (!f.ok()) return std::unique_ptr<DatasetLock>();
     auto h = ReadShardHeader(**f, false);
     if (!h.ok() || h->shard_addresses.empty()) return std::unique_ptr<DatasetLock>();
-    for (const auto& a : h->shard_addresses) shards.push_back(JoinPath(DirName(path), BaseName(a)));
+    auto paths = ShardPathsFor(path, *h);
+    if (!paths.ok()) return std::unique_ptr<DatasetLock>();  // the caller's own reads report it
+    shards = std::move(paths).value();
   }
   const std::string& first = shards[0];
   if (first != path) MR_RETURN_IF_ERROR(FinishCommit(first, fs));
@@ -332,10 +432,22 @@ Result<std::unique_ptr<AppendJournal>> AppendJournal::Begin(const std::vector<Sh
   out->fs_ = fs;
   out->master_ = shards.at(0).path;
   for (const auto& s : shards) out->shards_.push_back(s.path);
+  // Recovery writes only regular files reached without a link: a shard it
+  // could not restore is refused before anything changes.
+  std::vector<FileIdentity> ids;
+  for (const auto& s : shards) {
+    auto id = StatOwnFile(s.path);
+    if (!id.ok()) return id.status().WithContext("appending (a crash could not be rolled back)");
+    ids.push_back(*id);
+  }
+  const std::string append_id = NewAppendId();
   for (size_t i = 0; i < shards.size(); ++i) {
     const ShardState& s = shards[i];
     Journal j;
+    j.shard = BaseName(s.path);
     j.master = BaseName(shards[0].path);
+    j.append_id = append_id;
+    j.identity = ids[i];
     if (i == 0) {
       for (const auto& x : shards) j.shards.push_back(BaseName(x.path));
     }

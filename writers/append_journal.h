@@ -21,6 +21,7 @@
 
 #include "mindrecord/file.h"
 #include "mindrecord/status.h"
+#include "writers/commit_record.h"
 
 namespace mindrecord {
 
@@ -59,17 +60,6 @@ Status RecoverShardJournal(const std::string& shard_path, FileSystem* fs);
 // its headers. nullptr (not an error) when `path` has no readable header or
 // the first shard is missing: the caller's own reads report that.
 Result<std::unique_ptr<DatasetLock>> LockDatasetAt(const std::string& path, DatasetLock::Mode mode, FileSystem* fs);
-
-// Commit record of a new dataset: "<first shard>.mr-commit" lists the
-// (temporary, final) names of its complete, fsynced files. Once the record is
-// durable the commit is decided; the renames that follow are redone by the
-// next opener if the writer dies among them.
-Status WriteCommitRecord(const std::string& first_shard,
-                         const std::vector<std::pair<std::string, std::string>>& renames, FileSystem* fs);
-// Renames what the record lists (skipping what was already renamed), then
-// removes the record. OK when there is none.
-Status FinishCommit(const std::string& first_shard, FileSystem* fs);
-std::string CommitRecordPath(const std::string& first_shard);
 
 // The undo journal of one append. Thread safety: not thread-safe.
 class AppendJournal {

@@ -1,4 +1,5 @@
 #include "writers/index_rebuild.h"
+#include "readers/shard_paths.h"
 
 #include <unistd.h>
 
@@ -17,7 +18,7 @@ namespace mindrecord {
 namespace {
 
 bool IndexAgrees(const std::string& shard, const ShardHeader& h, const std::vector<RowLocator>& walked) {
-  auto index = IndexReader::Open(shard + ".db", BaseName(shard), h.version == kVersion2);
+  auto index = IndexReader::Open(shard + ".db", RecordedShardName(h), h.version == kVersion2);
   if (!index.ok()) return false;
   auto locs = (*index)->LoadLocators(h.num_rows());
   if (!locs.ok()) return false;
@@ -33,7 +34,7 @@ Status WriteIndex(FileSystem* fs, const RandomAccessFile& file, const std::strin
   const std::string tmp = JoinPath(DirName(db), "." + BaseName(db) + ".rebuild-" + std::to_string(getpid()));
   (void)fs->Remove(tmp);
   MR_ASSIGN_OR_RETURN(auto decompressor, BlobDecompressor::FromHeader(h, shard));
-  auto writer = IndexWriter::Create(tmp, BaseName(shard), h.schema, h.index_fields, h.version == kVersion2,
+  auto writer = IndexWriter::Create(tmp, RecordedShardName(h), h.schema, h.index_fields, h.version == kVersion2,
                                     /*without_rowid=*/IsCompressedVersion(h.version));
   if (!writer.ok()) return writer.status();
   RowCodec codec(&h.schema, BaseVersion(h.version));
@@ -67,8 +68,8 @@ Result<RebuildReport> RebuildIndex(const std::string& path, bool force) {
   MR_ASSIGN_OR_RETURN(auto first_file, fs->OpenRead(path, false));
   MR_ASSIGN_OR_RETURN(ShardHeader first, ReadShardHeader(*first_file, true));
   RebuildReport rep;
-  for (const auto& addr : first.shard_addresses) {
-    const std::string shard = JoinPath(DirName(path), BaseName(addr));
+  MR_ASSIGN_OR_RETURN(auto paths, ShardPathsFor(path, first));
+  for (const std::string& shard : paths) {
     MR_ASSIGN_OR_RETURN(auto file, fs->OpenRead(shard, false));
     MR_ASSIGN_OR_RETURN(ShardHeader h, ReadShardHeader(*file, true));
     MR_RETURN_IF_ERROR(CheckShardsAgree(first, h, path, shard));

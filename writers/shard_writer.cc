@@ -1,4 +1,5 @@
 #include "writers/shard_writer.h"
+#include "readers/shard_paths.h"
 
 #include <unistd.h>
 
@@ -83,6 +84,9 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
   if (schema.fields().empty()) return Status::InvalidArgument("schema has no fields");
   if (options.compression.enabled() && options.format_version != kVersion3) {
     return Status::InvalidArgument("compression needs format_version 3.0, not '" + options.format_version + "'");
+  }
+  if (path.empty() || path.back() == '/') {
+    return Status::InvalidArgument("output path '" + path + "' names no file");
   }
   auto impl = std::make_unique<Impl>();
   impl->schema = schema;
@@ -225,7 +229,7 @@ Result<std::vector<std::pair<RowLocator, Row>>> LoadOpenGroup(const ExistingShar
     }
   }
   if (from >= rows) return out;
-  MR_ASSIGN_OR_RETURN(auto index, IndexReader::Open(s.path + ".db", BaseName(s.path), h.version == kVersion2));
+  MR_ASSIGN_OR_RETURN(auto index, IndexReader::Open(s.path + ".db", RecordedShardName(h), h.version == kVersion2));
   MR_ASSIGN_OR_RETURN(auto locs, index->LoadLocators(from, rows - from));
   MR_ASSIGN_OR_RETURN(auto f, fs->OpenRead(s.path));
   std::string raw;
@@ -258,7 +262,7 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::OpenForAppend(const std::strin
   {
     MR_ASSIGN_OR_RETURN(auto f, fs->OpenRead(path));
     MR_ASSIGN_OR_RETURN(ShardHeader h, ReadShardHeader(*f, true));
-    for (const auto& a : h.shard_addresses) paths.push_back(JoinPath(DirName(path), BaseName(a)));
+    MR_ASSIGN_OR_RETURN(paths, ShardPathsFor(path, h));
   }
   if (paths.empty()) return Status::Corruption(path + ": header lists no shard_addresses");
   if (!impl->lock) return Status::NotFound(paths[0] + ": shard 0 of " + path + " is missing");

@@ -283,6 +283,11 @@ class MindDataset:
             raise ValueError("padded_sample columns %s do not match the columns read %s (missing %s, not read %s)"
                              % (sorted(str(k) for k in padded_sample), columns, missing, extra))
         rows = reader.num_rows
+        # Padding evens out shards; the pipeline keeps per-row state for
+        # rows + num_padded ids, so an absurd count must not reach it.
+        if num_padded > rows + num_shards:
+            raise ValueError("num_padded %d is more than the dataset's %d rows plus num_shards %d; padding only "
+                             "evens out the rows per shard" % (num_padded, rows, num_shards))
         if (rows + num_padded) % num_shards:
             raise ValueError("the dataset's %d rows plus num_padded %d = %d rows do not divide evenly among "
                              "num_shards %d" % (rows, num_padded, rows + num_padded, num_shards))

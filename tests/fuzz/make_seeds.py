@@ -25,10 +25,25 @@ def put(target, name, data):
         f.write(data)
 
 
+# recovery_fuzz: first byte even = append journal, odd = commit record. The
+# journal's body is empty, so its checksum is XXH3-64 of no bytes.
+def recovery_seeds():
+    import json
+    desc = {"shard": "d", "master": "d", "append_id": "1", "device": 1, "inode": 2, "size": 20000,
+            "header_size": 16384, "header_bytes": 0, "regions": [[16384, 100, False]],
+            "xxh3": "2d06800538d394c2", "shards": ["d", "d1"]}
+    put("recovery", "journal", b"\x00mindrecord-append-journal 2\n" + json.dumps(desc).encode() + b"\n")
+    put("recovery", "commit", b"\x01mindrecord-commit 2\n0000000000000000\n" +
+        json.dumps([[".t", "d", 1, 2, 3], [".u", "d.db", 1, 2, 3]]).encode())
+
+
 def read(path):
     with open(path, "rb") as f:
         return f.read()
 
+
+
+recovery_seeds()
 
 def header(data):
     n = struct.unpack("<Q", data[:8])[0]

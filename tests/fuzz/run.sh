@@ -18,7 +18,7 @@ shift || true
 COMPAT=${MINDRECORD_COMPAT_DIR:-$ROOT/../shared/compat}
 BUILD=$ROOT/build-fuzz
 BIN=$BUILD/tests/fuzz
-ALL_TARGETS=(header page_walker row_codec int_packing index shard_reader
+ALL_TARGETS=(header recovery page_walker row_codec int_packing index shard_reader
              mnist cifar pickle voc coco tfrecord csv)
 if [ $# -gt 0 ]; then TARGETS=("$@"); else TARGETS=("${ALL_TARGETS[@]}"); fi
 

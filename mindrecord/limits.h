@@ -1,0 +1,40 @@
+// Limits on every size read from an untrusted dataset folder (shards, .db,
+// journals, commit records). Each is checked before the memory or work it
+// bounds is spent; going past one is a Corruption error naming the file.
+// The threat model these serve is in readers/README.md ("Threat model").
+#pragma once
+
+#include <cstdint>
+
+#include "mindrecord/constants.h"
+
+namespace mindrecord {
+
+// Nesting depth of the header JSON (objects and arrays). MindSpore's headers
+// nest 5 deep; the parser itself recurses, so depth is checked first.
+inline constexpr int kMaxHeaderJsonDepth = 64;
+// Elements (containers plus list and object members) of the header JSON; its
+// parsed form costs about 100 bytes per element, so this caps a header's
+// memory near 200 MB. A page costs about 16 elements: 125,000 pages per
+// shard (4 TB at the default 32 MiB pages) fit.
+inline constexpr uint64_t kMaxHeaderJsonElements = 2000000;
+
+// A row's raw part (msgpack) before the general parser sees it: MindRecord
+// raw rows are one flat map of scalars, so both bounds are generous.
+inline constexpr int kMaxRowNesting = 64;
+inline constexpr uint64_t kMaxRowElements = 1000000;
+
+// Decompressed bytes of one row's blob fields together (and of its raw part):
+// a compressed value claiming more than what is left is refused before its
+// buffer is allocated. Writers refuse rows above it; an uncompressed row fits
+// a page, so this is the largest row any dataset holds.
+inline constexpr uint64_t kMaxDecompressedRowBytes = kMaxPageSize;
+
+// An append journal holds a shard's old header and the old bytes of at most
+// the two page slots the append continued, after a description line.
+inline constexpr uint64_t kMaxJournalDescriptionBytes = 1 * kMiB;
+inline constexpr uint64_t kMaxJournalBytes = kMaxJournalDescriptionBytes + kMaxHeaderSize + 2 * kMaxPageSize;
+// A commit record lists two (temporary, final) pairs per shard.
+inline constexpr uint64_t kMaxCommitRecordBytes = 4 * kMiB;
+
+}  // namespace mindrecord

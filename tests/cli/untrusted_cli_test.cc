@@ -1,0 +1,198 @@
+// Hostile dataset folders driven through the `mindrecord` executable: special
+// files, absurd headers and bad arguments end in a clear error and the right
+// exit code (2: the data, 1: the arguments), never a crash or a hang.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "mindrecord/constants.h"
+#include "tests/util/test_rows.h"
+#include "tests/util/test_util.h"
+#include "writers/shard_writer.h"
+
+namespace mindrecord {
+namespace {
+
+using testing::CliPath;
+using testing::ReadFile;
+using testing::RunCommand;
+using testing::TempDir;
+using testing::WriteFile;
+namespace fs = std::filesystem;
+
+// Runs the CLI with a time limit (a hang is exit 124); stderr merged.
+int Cli(const std::string& args, std::string* out = nullptr) {
+  return RunCommand("timeout 30 " + CliPath() + " " + args, out, /*merge_stderr=*/true);
+}
+
+std::vector<Row> Rows(int n, int first = 0) {
+  std::vector<Row> batch;
+  for (int i = first; i < first + n; ++i) {
+    batch.push_back(Row{{"id", Value::Int(i)}, {"name", Value::String("n")},
+                        {"img", Value::Bytes(std::string(100, 'x'))},
+                        {"v", Value::ArrayOf<int32_t>(DataType::kInt32, {i})}});
+  }
+  return batch;
+}
+
+std::string WriteDataset(const std::string& path, uint64_t header_size = kMinHeaderSize, int rows = 20,
+                         uint32_t shards = 1) {
+  WriterOptions o;
+  o.shard_count = shards;
+  o.header_size = header_size;
+  o.page_size = kMinPageSize;
+  o.checksums = false;
+  auto w = ShardWriter::Create(path, testing::IdNameImgSchema(), o);
+  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_TRUE((*w)->WriteRows(Rows(rows)).ok());
+  EXPECT_TRUE((*w)->Commit().ok());
+  return (*w)->shard_paths()[0];
+}
+
+void AppendRows(const std::string& path, int n) {
+  auto w = ShardWriter::OpenForAppend(path);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE((*w)->WriteRows(Rows(n, 1000)).ok());
+  ASSERT_TRUE((*w)->Commit().ok());
+}
+
+int Lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+// Replaces the header JSON of a shard (length prefix updated, padding kept).
+void RewriteHeaderJson(const std::string& path, const std::function<std::string(std::string)>& edit) {
+  std::string bytes = ReadFile(path);
+  uint64_t len = 0;
+  memcpy(&len, bytes.data(), 8);
+  std::string json = edit(bytes.substr(8, len));
+  ASSERT_LE(json.size() + 8, bytes.size());
+  const uint64_t n = json.size();
+  std::string header(8, '\0');
+  memcpy(header.data(), &n, 8);
+  header += json;
+  // Zero the old header's tail, then put the new one in place.
+  std::fill(bytes.begin(), bytes.begin() + 8 + std::max<uint64_t>(len, n), '\0');
+  bytes.replace(0, header.size(), header);
+  WriteFile(path, bytes);
+}
+
+TEST(UntrustedCliTest, DeeplyNestedHeaderJsonIsRefusedNotACrash) {
+  TempDir dir;
+  const std::string d = WriteDataset(dir.Join("d"), 1 * kMiB);
+  RewriteHeaderJson(d, [](std::string j) {
+    j.pop_back();  // the closing brace
+    return j + ",\"zz_unknown\":" + std::string(300000, '[') + std::string(300000, ']') + "}";
+  });
+  for (const char* verb : {"inspect", "cat", "verify"}) {
+    std::string out;
+    EXPECT_EQ(Cli(std::string(verb) + " " + d, &out), 2) << verb << ": " << out;
+    EXPECT_NE(out.find("nests deeper than 64 levels"), std::string::npos) << out;
+  }
+}
+
+TEST(UntrustedCliTest, HeaderWithTooManyJsonElementsIsRefused) {
+  TempDir dir;
+  const std::string d = WriteDataset(dir.Join("d"), 16 * kMiB);
+  RewriteHeaderJson(d, [](std::string j) {
+    j.pop_back();
+    std::string many = "[";
+    for (int i = 0; i < 2100000; ++i) many += "[],";
+    many += "[]]";
+    return j + ",\"zz_unknown\":" + many + "}";
+  });
+  std::string out;
+  EXPECT_EQ(Cli("inspect " + d, &out), 2) << out;
+  EXPECT_NE(out.find("JSON holds more than 2000000 elements"), std::string::npos) << out;
+}
+
+// A FIFO, a directory or a device where a shard or its index should be: a
+// data error at once, never a blocked open or read.
+TEST(UntrustedCliTest, SpecialFilesAsShardOrIndexAreDataErrors) {
+  TempDir dir;
+  ASSERT_EQ(mkfifo(dir.Join("fifo.mindrecord").c_str(), 0644), 0);
+  fs::create_directory(dir.Join("folder.mindrecord"));
+  for (const std::string& p : {dir.Join("fifo.mindrecord"), dir.Join("folder.mindrecord"), std::string("/dev/zero")}) {
+    for (const char* verb : {"inspect", "cat", "verify"}) {
+      std::string out;
+      EXPECT_EQ(Cli(std::string(verb) + " " + p, &out), 2) << verb << " " << p << ": " << out;
+      EXPECT_NE(out.find("not a regular file"), std::string::npos) << out;
+    }
+  }
+  // The index: a FIFO in place of d.db.
+  const std::string d = WriteDataset(dir.Join("d"));
+  fs::remove(d + ".db");
+  ASSERT_EQ(mkfifo((d + ".db").c_str(), 0644), 0);
+  for (const char* verb : {"cat", "verify --deep"}) {
+    std::string out;
+    EXPECT_EQ(Cli(std::string(verb) + " " + d, &out), 2) << verb << ": " << out;
+    EXPECT_NE(out.find(d + ".db: is a FIFO"), std::string::npos) << out;
+  }
+}
+
+// `cp train.mindrecord backup.mindrecord` (+ .db): every verb given the
+// backup reads the backup, and appending to it leaves train alone (both read
+// and modified train.mindrecord, through shard_addresses).
+TEST(UntrustedCliTest, ACopiedDatasetIsReadAndAppendedAsItself) {
+  TempDir dir;
+  const std::string train = WriteDataset(dir.Join("train.mindrecord"));
+  const std::string backup = dir.Join("backup.mindrecord");
+  fs::copy_file(train, backup);
+  fs::copy_file(train + ".db", backup + ".db");
+  AppendRows(train, 5);  // train: 25 rows; backup: 20
+  std::string out;
+  ASSERT_EQ(Cli("inspect --json " + backup, &out), 0) << out;
+  EXPECT_NE(out.find("\"num_rows\": 20,"), std::string::npos) << out;
+  ASSERT_EQ(Cli("cat " + backup, &out), 0) << out;
+  EXPECT_EQ(Lines(out), 20);
+  EXPECT_EQ(Cli("verify --deep " + backup, &out), 0) << out;
+  const std::string train_bytes = ReadFile(train), train_db = ReadFile(train + ".db");
+  ASSERT_EQ(Cli("append " + backup + " " + train, &out), 0) << out;  // 20 + 25
+  EXPECT_EQ(ReadFile(train), train_bytes);
+  EXPECT_EQ(ReadFile(train + ".db"), train_db);
+  ASSERT_EQ(Cli("cat " + backup, &out), 0) << out;
+  EXPECT_EQ(Lines(out), 45);
+  ASSERT_EQ(Cli("cat " + train, &out), 0) << out;
+  EXPECT_EQ(Lines(out), 25);
+}
+
+// A renamed multi-shard dataset (d0, d1 -> e0, e1) is read whole through
+// any of its shards, never mixed with the original's files.
+TEST(UntrustedCliTest, ARenamedMultiShardDatasetReadsItsOwnShards) {
+  TempDir dir;
+  const std::string d0 = WriteDataset(dir.Join("d"), kMinHeaderSize, 20, 2);
+  for (const char* s : {"0", "1"}) {
+    fs::copy_file(dir.Join(std::string("d") + s), dir.Join(std::string("e") + s));
+    fs::copy_file(dir.Join(std::string("d") + s + ".db"), dir.Join(std::string("e") + s + ".db"));
+  }
+  AppendRows(d0, 6);  // the original: 26 rows
+  for (const char* s : {"e0", "e1"}) {
+    std::string out;
+    ASSERT_EQ(Cli(std::string("cat ") + dir.Join(s), &out), 0) << out;
+    EXPECT_EQ(Lines(out), 20) << s;
+    EXPECT_EQ(Cli(std::string("verify --deep ") + dir.Join(s), &out), 0) << out;
+  }
+  // Renamed without the shard suffix: the siblings cannot be derived.
+  fs::rename(dir.Join("e1"), dir.Join("other"));
+  std::string out;
+  EXPECT_EQ(Cli("cat " + dir.Join("other"), &out), 2) << out;
+  EXPECT_NE(out.find("sibling shards cannot be found"), std::string::npos) << out;
+}
+
+// Bad arguments: exit 1 with words, never a raw library message or junk files.
+TEST(UntrustedCliTest, BadArgumentsAreNamedAndExitOne) {
+  TempDir dir;
+  const std::string d = WriteDataset(dir.Join("d"));
+  std::string out;
+  EXPECT_EQ(Cli("cat " + d + " --rows 99999999999999999999", &out), 1) << out;
+  EXPECT_NE(out.find("row numbers go up to 18446744073709551615"), std::string::npos) << out;
+  EXPECT_EQ(out.find("stoull"), std::string::npos) << out;
+  EXPECT_EQ(Cli("cat " + d + " --rows 1:99999999999999999999", &out), 1) << out;
+  const auto before = std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator());
+  EXPECT_EQ(RunCommand("cd " + dir.path() + " && timeout 30 " + CliPath() + " copy d \"\"", &out, true), 1) << out;
+  EXPECT_NE(out.find("output path '' names no file"), std::string::npos) << out;
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), before);
+}
+
+}  // namespace
+}  // namespace mindrecord
