@@ -504,7 +504,13 @@ class _DictIterator:
             return next(self._flat)
         if self._pipe is None:
             raise StopIteration
-        item = self._pipe.next()
+        try:
+            item = self._pipe.next()
+        except BaseException:
+            # An error ends the epoch: stop the workers now rather than when the
+            # iterator is collected (a traceback may keep it alive for long).
+            self.close()
+            raise
         if item is None:
             self.close()
             raise StopIteration

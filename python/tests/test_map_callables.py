@@ -1,5 +1,7 @@
 """MindDataset.map with Python callables, alone and mixed with C++ ops."""
+import os
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -175,3 +177,29 @@ def test_interpreter_exits_cleanly_with_a_live_iterator(simple, tmp_path):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def _os_threads():
+    return len(os.listdir("/proc/self/task"))
+
+
+def test_an_error_stops_the_workers_before_it_is_raised(simple):
+    """The pipeline's worker threads are joined when a callable's error reaches
+    the caller, not when the iterator is collected: a caught exception's
+    traceback keeps the iterator alive, and its workers must not go on calling
+    Python (they did, and raced with the interpreter)."""
+    calls = []
+
+    def boom(v):
+        calls.append(1)
+        raise ValueError("boom")
+
+    before = _os_threads()
+    it = iter(mindrecord.MindDataset(simple + "0", shuffle=False, num_parallel_workers=4).map(boom, input_columns="id"))
+    with pytest.raises(RuntimeError) as info:
+        next(it)
+    assert info.value is not None  # the traceback (and through it the iterator) is still held
+    assert _os_threads() <= before
+    n = len(calls)
+    time.sleep(0.2)
+    assert len(calls) == n
