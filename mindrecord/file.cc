@@ -473,6 +473,17 @@ std::string BaseName(const std::string& path) {
   return pos == std::string::npos ? path : path.substr(pos + 1);
 }
 
+Status WriteWholeFileAtomically(const std::string& path, std::string_view text, FileSystem* fs) {
+  const std::string tmp = JoinPath(DirName(path), "." + BaseName(path) + ".tmp-" + std::to_string(getpid()));
+  MR_ASSIGN_OR_RETURN(auto f, fs->OpenWrite(tmp));
+  Status st = f->WriteAt(0, text);
+  if (st.ok()) st = f->Sync();
+  if (st.ok()) st = f->Close();
+  if (st.ok()) st = fs->Rename(tmp, path);
+  if (!st.ok()) (void)fs->Remove(tmp);
+  return st;
+}
+
 std::string JoinPath(const std::string& dir, const std::string& name) {
   if (dir.empty() || dir == ".") return name;
   if (dir.back() == '/') return dir + name;

@@ -128,6 +128,11 @@ class FaultInjectingFileSystem : public FileSystem {
   std::atomic<int64_t> direct_bytes_{0};
 };
 
+// Writes `text` as the whole of `path` through `fs`: a temporary beside it
+// (".NAME.tmp-PID"), fsynced, then renamed over it; the temporary is removed on
+// failure. The caller syncs the folder.
+Status WriteWholeFileAtomically(const std::string& path, std::string_view text, FileSystem* fs);
+
 // Path helpers.
 std::string DirName(const std::string& path);   // "." when none
 std::string BaseName(const std::string& path);

@@ -42,19 +42,6 @@ struct Journal {
 
 std::string DbBackup(const std::string& shard_path) { return JournalPath(shard_path) + ".db"; }
 
-// Writes `text` as the whole of `path`: a temporary beside it, fsynced, then
-// renamed over it (the caller syncs the folder).
-Status WriteWhole(const std::string& path, std::string_view text, FileSystem* fs) {
-  const std::string tmp = JoinPath(DirName(path), "." + BaseName(path) + ".tmp-" + std::to_string(getpid()));
-  MR_ASSIGN_OR_RETURN(auto f, fs->OpenWrite(tmp));
-  Status st = f->WriteAt(0, text);
-  if (st.ok()) st = f->Sync();
-  if (st.ok()) st = f->Close();
-  if (st.ok()) st = fs->Rename(tmp, path);
-  if (!st.ok()) (void)fs->Remove(tmp);
-  return st;
-}
-
 // Parses a journal file. Checks its own consistency only; whether it belongs
 // to the shard beside it is CheckJournal's job.
 Result<Journal> ReadJournal(const std::string& path, FileSystem* fs) {
@@ -208,7 +195,7 @@ Status WriteJournal(const std::string& shard_path, const Journal& j, FileSystem*
   text += d.dump();
   text += '\n';
   text += body;
-  return WriteWhole(JournalPath(shard_path), text, fs);
+  return WriteWholeFileAtomically(JournalPath(shard_path), text, fs);
 }
 
 // Keeps the shard's index as it is now under DbBackup(): a hard link, or a

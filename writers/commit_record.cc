@@ -22,17 +22,6 @@ struct Entry {
   FileIdentity identity;
 };
 
-Status WriteWholeFile(const std::string& path, std::string_view text, FileSystem* fs) {
-  const std::string tmp = JoinPath(DirName(path), "." + BaseName(path) + ".tmp-" + std::to_string(getpid()));
-  MR_ASSIGN_OR_RETURN(auto f, fs->OpenWrite(tmp));
-  Status st = f->WriteAt(0, text);
-  if (st.ok()) st = f->Sync();
-  if (st.ok()) st = f->Close();
-  if (st.ok()) st = fs->Rename(tmp, path);
-  if (!st.ok()) (void)fs->Remove(tmp);
-  return st;
-}
-
 Result<std::vector<Entry>> ReadRecord(const std::string& path, const std::string& first_shard, FileSystem* fs) {
   auto damaged = [&](const std::string& why) {
     return Status::Corruption(path + ": commit record is damaged (" + why +
@@ -98,7 +87,7 @@ Status WriteCommitRecord(const std::string& first_shard,
   std::string body = list.dump();
   std::string text = std::string(kSignature) + "\n" + ChecksumHex(Xxh3(body)) + "\n" + body;
   const std::string path = CommitRecordPath(first_shard);
-  MR_RETURN_IF_ERROR(WriteWholeFile(path, text, fs));
+  MR_RETURN_IF_ERROR(WriteWholeFileAtomically(path, text, fs));
   return fs->SyncDir(DirName(path));
 }
 
