@@ -133,7 +133,9 @@ Status IndexWriter::Add(const RowLocator& loc, const Row& values) {
       case DataType::kFloat64: sqlite3_bind_double(s, i++, v.as_float()); break;
       default: {
         if (quoted_) {
-          std::string q = nlohmann::json(v.bytes()).dump();
+          // replace: a string read from an untrusted dataset need not be valid
+          // UTF-8 (dump() would throw); valid strings are quoted unchanged.
+          std::string q = nlohmann::json(v.bytes()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
           sqlite3_bind_text(s, i++, q.data(), static_cast<int>(q.size()), SQLITE_TRANSIENT);
         } else {
           sqlite3_bind_text(s, i++, v.bytes().data(), static_cast<int>(v.bytes().size()), SQLITE_TRANSIENT);

@@ -70,7 +70,9 @@ Result<Value> ScalarFromJson(const Field& f, const json& j) {
       break;
     default: break;
   }
-  return Status::Corruption("field '" + f.name + "' holds " + std::string(j.type_name()) + " " + j.dump() +
+  // replace: a stored string need not be valid UTF-8, and dump() would throw on it.
+  return Status::Corruption("field '" + f.name + "' holds " + std::string(j.type_name()) + " " +
+                            j.dump(-1, ' ', false, json::error_handler_t::replace) +
                             ", not a " + DataTypeName(f.type));
 }
 
