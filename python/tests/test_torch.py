@@ -210,6 +210,7 @@ def test_worker_buffers_are_reused_and_released(wide, persistent):
     import gc
     import os
     import mindrecord.torch as mt
+    gc.collect()  # earlier tests' garbage (loaders, buffers) must not close descriptors during this one
     fds = len(os.listdir("/proc/self/fd"))
     ds = MindRecordDataset(wide, columns=["id", "big"], batch_size=8, seed=2)
     loader = torch.utils.data.DataLoader(_RingUse(ds), batch_size=None, num_workers=1,
