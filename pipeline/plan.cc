@@ -42,6 +42,8 @@ nlohmann::json Plan::ToJson() const {
           {"sink", sink_j},
           {"num_workers", num_workers},
           {"queue_depth", queue_depth},
+          {"queue_bytes", queue_bytes},
+          {"max_batch_bytes", max_batch_bytes},
           {"seed", seed},
           {"epochs", epochs},
           {"on_error", on_error == ErrorPolicy::kSkip ? "skip" : "fail"}};
@@ -111,6 +113,11 @@ Result<Plan> Plan::FromJson(const nlohmann::json& j) {
         return Bad("'" + k + "' must be an integer in [1, 1024], got " + v.dump());
       }
       (k == "num_workers" ? p.num_workers : p.queue_depth) = v.get<uint32_t>();
+    } else if (k == "queue_bytes" || k == "max_batch_bytes") {
+      if (!v.is_number_unsigned() || v.get<uint64_t>() == 0) {
+        return Bad("'" + k + "' must be a byte count >= 1, got " + v.dump());
+      }
+      (k == "queue_bytes" ? p.queue_bytes : p.max_batch_bytes) = v.get<uint64_t>();
     } else if (k == "seed" || k == "epochs") {
       if (!v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() < 0)) {
         return Bad("'" + k + "' must be a non-negative integer, got " + v.dump());
@@ -140,6 +147,8 @@ uint64_t Plan::SequenceFingerprint() const {
   nlohmann::json j = ToJson();
   j.erase("num_workers");
   j.erase("queue_depth");
+  j.erase("queue_bytes");
+  j.erase("max_batch_bytes");
   j.erase("sink");
   j.erase("io_mode");
   j.erase("direct_fallback");

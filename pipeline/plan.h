@@ -64,9 +64,24 @@ struct Plan {
   BatchOptions batch;
   SinkSpec sink;
   uint32_t num_workers = 4;  // worker threads, >= 1; does not change the output
-  // Batches prepared ahead of the consumer, >= 1. Memory is bounded by about
-  // queue_depth x batch_size transformed rows.
+  // Batches prepared ahead of the consumer, >= 1 (also bounded in bytes by
+  // queue_bytes).
   uint32_t queue_depth = 4;
+  // Bytes of batches prepared ahead of the consumer: finished batches waiting
+  // plus those being prepared, estimated from the size of the batches so far.
+  // A worker waits while one more batch would go past it; the batch the
+  // consumer needs next is always prepared, so a batch larger than the cap
+  // still goes through, alone. Until the first batch is finished its size is
+  // unknown and one batch per worker may be in flight. >= 1; default 1 GiB.
+  uint64_t queue_bytes = 1ull << 30;
+  // Most bytes one batch may hold: its rows as read (blobs decompressed), and
+  // its transformed tensors, each counted as it is produced. A batch that
+  // goes past it stops the pipeline with InvalidArgument naming the row and
+  // shard where it did (rows that inflate far beyond what the batch size
+  // suggests: a decompression bomb, or a limit set too low for the data). A
+  // task holds at most this plus one row (itself <= 256 MiB decompressed,
+  // mindrecord/limits.h). >= 1; default 2 GiB.
+  uint64_t max_batch_bytes = 2ull << 30;
   uint64_t seed = 0;    // sampler shuffles and random ops
   uint64_t epochs = 1;  // 0: endless
   ErrorPolicy on_error = ErrorPolicy::kFail;
@@ -80,8 +95,9 @@ struct Plan {
   static Result<Plan> FromJson(const nlohmann::json& j);
   static Result<Plan> Parse(std::string_view text);
   // A hash of everything that decides the row sequence (not num_workers,
-  // queue_depth, sink, io_mode and its options, epochs, or op spec keys starting with '_',
-  // which are process-local handles); a resume state must match it.
+  // queue_depth, queue_bytes, max_batch_bytes, sink, io_mode and its
+  // options, epochs, or op spec keys starting with '_', which are
+  // process-local handles); a resume state must match it.
   uint64_t SequenceFingerprint() const;
 };
 

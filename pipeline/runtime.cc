@@ -12,6 +12,19 @@ uint64_t NanosSince(Clock::time_point t) {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count());
 }
 constexpr size_t kMaxReportedErrors = 16;
+
+// What a row costs in memory once read: its values' bytes (scalars count 8).
+uint64_t RowBytes(const Row& row) {
+  uint64_t n = 0;
+  for (const auto& [name, v] : row.fields()) n += v.bytes().size() + 8;
+  return n;
+}
+
+uint64_t TensorBytes(const std::vector<Tensor>& ts) {
+  uint64_t n = 0;
+  for (const auto& t : ts) n += t.size_bytes();
+  return n;
+}
 }  // namespace
 
 Result<std::unique_ptr<Runtime>> Runtime::Build(const Plan& plan, const PipelineState* resume,
@@ -155,7 +168,7 @@ bool Runtime::ClaimTask(Task* task) {
       consumer_cv_.notify_all();
       return false;
     }
-    if (claim_seq_ < consumed_seq_ + plan_.queue_depth) break;
+    if (MayClaim()) break;
     const auto t0 = Clock::now();
     work_cv_.wait(lock);
     blocked_ns_ += NanosSince(t0);
@@ -172,6 +185,17 @@ bool Runtime::ClaimTask(Task* task) {
   return true;
 }
 
+bool Runtime::MayClaim() const {
+  const uint64_t in_flight = claim_seq_ - consumed_seq_;
+  if (in_flight == 0) return true;  // the task the consumer needs next
+  if (in_flight >= plan_.queue_depth) return false;
+  // Until a chunk is finished its size is unknown: each worker prepares one.
+  if (est_chunk_bytes_ == 0) return true;
+  if (held_bytes_ >= plan_.queue_bytes) return false;
+  const uint64_t preparing = in_flight - done_unconsumed_;
+  return preparing + 1 <= (plan_.queue_bytes - held_bytes_) / est_chunk_bytes_;
+}
+
 void Runtime::WorkerLoop() {
   Task task;
   while (ClaimTask(&task)) {
@@ -179,12 +203,19 @@ void Runtime::WorkerLoop() {
     std::lock_guard<std::mutex> lock(mu_);
     if (stop_) return;
     chunk.ready = true;
+    // The estimate follows the largest recent chunks up at once and down
+    // slowly, so a run of small batches does not let big ones overshoot.
+    est_chunk_bytes_ = std::max(chunk.bytes, est_chunk_bytes_ - est_chunk_bytes_ / 4 + chunk.bytes / 4);
+    held_bytes_ += chunk.bytes;
+    max_held_bytes_ = std::max(max_held_bytes_, held_bytes_);
+    done_unconsumed_++;
     slots_[task.seq % slots_.size()] = std::move(chunk);
     consumer_cv_.notify_all();
+    work_cv_.notify_all();
   }
 }
 
-Status Runtime::RowError(uint64_t row_id, const Status& st, Chunk* chunk) const {
+std::string Runtime::Where(uint64_t row_id) const {
   std::string where = "row " + std::to_string(row_id);
   if (row_id >= data_rows_) {
     where += " (padded sample " + std::to_string(row_id - data_rows_) + ")";
@@ -192,7 +223,20 @@ Status Runtime::RowError(uint64_t row_id, const Status& st, Chunk* chunk) const 
     where += " (shard " + std::to_string(loc->shard) + " '" + reader_->shard_paths()[loc->shard] + "', local row " +
              std::to_string(loc->local_row) + ")";
   }
-  Status ctx = st.WithContext(where);
+  return where;
+}
+
+Status Runtime::BatchTooLarge(const Task& task, uint64_t row_id, uint64_t bytes, const char* what) const {
+  return Status::InvalidArgument(
+      "the batch of epoch " + std::to_string(task.epoch) + " positions [" + std::to_string(task.begin) + ", " +
+      std::to_string(task.end) + ") holds " + std::to_string(bytes) + " bytes " + what + " at " + Where(row_id) +
+      ", more than max_batch_bytes (" + std::to_string(plan_.max_batch_bytes) +
+      "): rows far larger than expected (e.g. blobs that decompress to much more than they store), or a limit "
+      "too low for this data (raise max_batch_bytes or lower batch_size)");
+}
+
+Status Runtime::RowError(uint64_t row_id, const Status& st, Chunk* chunk) const {
+  Status ctx = st.WithContext(Where(row_id));
   if (plan_.on_error == ErrorPolicy::kFail) return ctx;
   chunk->skipped++;
   if (chunk->errors.size() < kMaxReportedErrors) chunk->errors.push_back(ctx.ToString());
@@ -201,6 +245,15 @@ Status Runtime::RowError(uint64_t row_id, const Status& st, Chunk* chunk) const 
 
 Status Runtime::ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>* rows, Chunk* chunk) {
   const std::vector<uint64_t>& ids = *task.ids;
+  // Bytes of the rows read so far, checked against max_batch_bytes as each
+  // arrives (a row itself is bounded by the reader's per-row limits).
+  uint64_t read_bytes = 0;
+  Status too_large;
+  auto count = [&](uint64_t row_id, const Row& row) {
+    read_bytes += RowBytes(row);
+    if (read_bytes > plan_.max_batch_bytes) too_large = BatchTooLarge(task, row_id, read_bytes, "once read");
+    return too_large;
+  };
   // Positions not in a run worth scanning, read together by one
   // ShardReader::ReadRows call (on a direct shard: several reads in flight).
   std::vector<uint64_t> single_pos, single_ids;
@@ -208,6 +261,7 @@ Status Runtime::ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>
   while (i < task.end) {
     if (ids[i] >= data_rows_) {
       rows->emplace_back(i, padded_.row);
+      MR_RETURN_IF_ERROR(count(ids[i], padded_.row));
       ++i;
       continue;
     }
@@ -218,15 +272,18 @@ Status Runtime::ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>
       const size_t mark = rows->size();
       const uint64_t first = ids[i];
       const auto t0 = Clock::now();
+      const uint64_t mark_bytes = read_bytes;
       Status st = reader_->Scan(first, ids[j - 1] + 1, &projection_, [&](uint64_t row_id, Row&& row) {
         rows->emplace_back(i + (row_id - first), std::move(row));
-        return Status::OK();
+        return count(row_id, rows->back().second);
       });
       io_ns_ += NanosSince(t0);
+      if (!too_large.ok()) return too_large;
       if (st.ok()) {
         i = j;
         continue;
       }
+      read_bytes = mark_bytes;
       rows->resize(mark);  // read the run row by row to pin down the bad row(s)
     }
     for (uint64_t k = i; k < j; ++k) {
@@ -240,7 +297,7 @@ Status Runtime::ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>
   Status st = reader_->ReadRows(single_ids, &projection_, [&](size_t n, Result<Row>&& r) {
     if (!r.ok()) return RowError(single_ids[n], r.status(), chunk);
     rows->emplace_back(single_pos[n], std::move(r).value());
-    return Status::OK();
+    return count(single_ids[n], rows->back().second);
   });
   io_ns_ += NanosSince(t0);
   MR_RETURN_IF_ERROR(st);
@@ -297,6 +354,11 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
     auto r = Transform(task.epoch, pos, row_id, row);
     row = Row();
     if (r.ok()) {
+      c.bytes += TensorBytes(r->columns);
+      if (c.bytes > plan_.max_batch_bytes) {
+        c.status = BatchTooLarge(task, row_id, c.bytes, "once transformed");
+        break;
+      }
       c.status = builder.Add(std::move(r).value());
       if (!c.status.ok()) break;
       continue;
@@ -383,6 +445,8 @@ Result<bool> Runtime::Next(Batch* out) {
       chunk = std::move(slot);
       slot = Chunk();
       consumed_seq_++;
+      held_bytes_ -= chunk.bytes;
+      done_unconsumed_--;
     }
     work_cv_.notify_all();
     if (!chunk.status.ok()) {
@@ -423,6 +487,9 @@ PipelineStats Runtime::stats() const {
   s.queue_depth = plan_.queue_depth;
   s.in_flight = static_cast<uint32_t>(claim_seq_ - consumed_seq_);
   s.max_in_flight = max_in_flight_;
+  s.queue_bytes = plan_.queue_bytes;
+  s.bytes_in_queue = held_bytes_;
+  s.max_bytes_in_queue = max_held_bytes_;
   s.skipped_errors = skipped_errors_;
   return s;
 }

@@ -31,7 +31,8 @@ namespace mindrecord {
 //
 // How it works: each epoch's sampler order is cut into tasks of batch_size
 // positions, numbered in order across epochs. Workers claim tasks in order
-// (at most queue_depth unconsumed at once), read the rows (runs of
+// (at most queue_depth unconsumed at once, and within queue_bytes, see
+// Plan), read the rows (runs of
 // consecutive ids through ShardReader::Scan when the run is long enough to
 // pay for reading whole pages, the task's other rows by one ReadRows), apply the
 // column ops with a per-row seed, assemble the batch and store it in slot
@@ -70,6 +71,7 @@ class Runtime {
     std::vector<RowTensors> rows;   // otherwise, the surviving rows
     uint64_t skipped = 0;
     std::vector<std::string> errors;
+    uint64_t bytes = 0;             // the batch's or the rows' tensor bytes
   };
   struct Ready {
     Batch batch;
@@ -84,7 +86,11 @@ class Runtime {
   Chunk RunTask(const Task& task);
   Status ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>* rows, Chunk* chunk);
   Result<RowTensors> Transform(uint64_t epoch, uint64_t position, uint64_t row_id, const Row& row) const;
+  std::string Where(uint64_t row_id) const;  // "row N (shard S 'path', local row L)"
   Status RowError(uint64_t row_id, const Status& st, Chunk* chunk) const;  // applies the error policy
+  // Past plan_.max_batch_bytes: the error naming the task and the row.
+  Status BatchTooLarge(const Task& task, uint64_t row_id, uint64_t bytes, const char* what) const;
+  bool MayClaim() const;  // under mu_: queue_depth and queue_bytes allow one more task
   Status Absorb(Chunk&& chunk);  // consumer: chunk -> ready_ batches
 
   Plan plan_;
@@ -119,6 +125,10 @@ class Runtime {
   bool claims_done_ = false;
   uint64_t consumed_seq_ = 0;
   std::vector<Chunk> slots_;
+  // Bytes of finished chunks not yet taken by the consumer; their high-water
+  // mark; the running estimate of one chunk's bytes (0: none finished yet).
+  uint64_t held_bytes_ = 0, max_held_bytes_ = 0, est_chunk_bytes_ = 0;
+  uint64_t done_unconsumed_ = 0;  // finished chunks not yet taken
   std::map<uint64_t, std::shared_ptr<const std::vector<uint64_t>>> epoch_ids_;
   std::vector<std::thread> workers_;
 

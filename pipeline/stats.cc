@@ -12,6 +12,8 @@ nlohmann::json PipelineStats::ToJson() const {
           {"io_mode", io_mode},             {"shard_io_modes", shard_io_modes},
           {"num_workers", num_workers},     {"queue_depth", queue_depth},
           {"in_flight", in_flight},         {"max_in_flight", max_in_flight},
+          {"queue_bytes", queue_bytes},     {"bytes_in_queue", bytes_in_queue},
+          {"max_bytes_in_queue", max_bytes_in_queue},
           {"skipped_errors", skipped_errors}};
 }
 

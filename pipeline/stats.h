@@ -36,6 +36,9 @@ struct PipelineStats {
   uint32_t queue_depth = 0;
   uint32_t in_flight = 0;        // batches being prepared or waiting now
   uint32_t max_in_flight = 0;    // high-water mark of in_flight (<= queue_depth)
+  uint64_t queue_bytes = 0;         // the plan's cap on bytes prepared ahead
+  uint64_t bytes_in_queue = 0;      // bytes of finished batches waiting now
+  uint64_t max_bytes_in_queue = 0;  // high-water mark of bytes_in_queue
   std::vector<std::string> skipped_errors;  // first 16 skip messages
 
   nlohmann::json ToJson() const;
