@@ -46,7 +46,24 @@ std::string TjError(tjhandle h) {
   return msg;
 }
 
+Status CheckPixels(int64_t w, int64_t h, const char* format) {
+  if (w * h <= kMaxImagePixels) return Status::OK();
+  return Status::InvalidArgument(std::string(format) + " header claims " + std::to_string(w) + " x " +
+                                 std::to_string(h) + " pixels, more than the " + std::to_string(kMaxImagePixels) +
+                                 " decoded images may have; refused before decoding");
+}
+
+uint32_t BigEndian32(const uint8_t* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
+}
+
 Result<Tensor> DecodeWithOpenCv(const uint8_t* data, size_t size, const char* op) {
+  // PNG: the IHDR chunk (always first) gives the size OpenCV would allocate.
+  static constexpr uint8_t kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  if (size >= 24 && std::memcmp(data, kPng, 8) == 0 && std::memcmp(data + 12, "IHDR", 4) == 0) {
+    Status st = CheckPixels(BigEndian32(data + 16), BigEndian32(data + 20), "PNG");
+    if (!st.ok()) return st.WithContext(op);
+  }
   Tensor out;
   cv::Mat bgr;
   Status st = CatchCv(op, [&] {
@@ -79,6 +96,7 @@ Result<ImageHeader> ReadImageHeader(const uint8_t* data, size_t size) {
     if (tjDecompressHeader3(h, data, static_cast<unsigned long>(size), &w, &ht, &subsamp, &colorspace) != 0)
       return Status::InvalidArgument("bad JPEG header: " + TjError(h));
     if (w <= 0 || ht <= 0) return Status::InvalidArgument("bad JPEG header: no image in the data (truncated?)");
+    MR_RETURN_IF_ERROR(CheckPixels(w, ht, "JPEG"));
     hdr.width = w;
     hdr.height = ht;
     hdr.is_jpeg = true;
@@ -116,6 +134,7 @@ Result<Tensor> DecodeJpeg(const uint8_t* data, size_t size, JpegScale scale) {
     return Status::InvalidArgument("bad JPEG header: " + TjError(h));
   // libturbojpeg accepts a tables-only (or truncated) stream with size 0x0.
   if (w <= 0 || ht <= 0) return Status::InvalidArgument("bad JPEG header: no image in the data (truncated?)");
+  MR_RETURN_IF_ERROR(CheckPixels(w, ht, "JPEG"));
   const int sw = scale.Scaled(w), sh = scale.Scaled(ht);
   Tensor out = Tensor::Make(TensorType::kUInt8, {sh, sw, 3});
   int rc = tjDecompress2(h, data, static_cast<unsigned long>(size), out.MutableData(), sw, sw * 3, sh, TJPF_RGB, 0);
@@ -231,13 +250,14 @@ Result<Tensor> DecodeImage(const uint8_t* data, size_t size, int min_w, int min_
   if (size == 0) return Status::InvalidArgument(std::string(op) + ": empty image bytes");
   if (LooksLikeJpeg(data, size)) {
     JpegScale scale;
-    if (min_w > 0 || min_h > 0) {
-      tjhandle h = ThreadDecompressor();
-      int w = 0, ht = 0, subsamp = 0, colorspace = 0;
-      if (h && tjDecompressHeader3(h, data, static_cast<unsigned long>(size), &w, &ht, &subsamp, &colorspace) == 0)
-        scale = ChooseJpegScale(w, ht, min_w, min_h, all_factors);
-      else if (h)
-        (void)TjError(h);
+    tjhandle h = ThreadDecompressor();
+    int w = 0, ht = 0, subsamp = 0, colorspace = 0;
+    if (h && tjDecompressHeader3(h, data, static_cast<unsigned long>(size), &w, &ht, &subsamp, &colorspace) == 0) {
+      // Refused here, not left to the OpenCV fallback (which would decode it).
+      if (Status st = CheckPixels(w, ht, "JPEG"); !st.ok()) return st.WithContext(op);
+      if (min_w > 0 || min_h > 0) scale = ChooseJpegScale(w, ht, min_w, min_h, all_factors);
+    } else if (h) {
+      (void)TjError(h);
     }
     auto r = DecodeJpeg(data, size, scale);
     if (r.ok()) return r;

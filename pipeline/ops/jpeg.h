@@ -26,10 +26,18 @@ struct JpegScale {
   int Scaled(int dim) const { return (dim * num + denom - 1) / denom; }  // TJSCALED
 };
 
+// Images whose header claims more pixels than this are refused before any
+// buffer is allocated (a few hundred bytes of JPEG or PNG can claim 65535 x
+// 65535 pixels: 12.9 GB decoded). Pillow's DecompressionBombError threshold.
+inline constexpr int64_t kMaxImagePixels = 178956970;
+
 bool LooksLikeJpeg(const uint8_t* data, size_t size);
 
 // Width and height from the header alone (JPEG: tjDecompressHeader3; other
-// formats: a full OpenCV decode, so call only when needed).
+// formats: a full OpenCV decode, so call only when needed). Every function
+// here refuses an image above kMaxImagePixels with InvalidArgument (JPEG and
+// PNG are checked from their headers before decoding; other formats decoded
+// by OpenCV are bounded by its own limit, 2^30 pixels).
 Result<ImageHeader> ReadImageHeader(const uint8_t* data, size_t size);
 
 // The smallest scale <= 1 (from tjGetScalingFactors, restricted to 1/1, 1/2,

@@ -173,6 +173,51 @@ TEST(OpsDecodeTest, RejectsBadInput) {
   EXPECT_FALSE(MakeOp({{"op", "Decode"}, {"bogus", 1}}).ok());
 }
 
+// A few hundred bytes can claim a huge image: such headers are refused before
+// a buffer is allocated, by every decoding op and fused path.
+TEST(OpsDecodeTest, RefusesImagesClaimingTooManyPixels) {
+  auto patch = [](Tensor enc, size_t at, uint32_t h, uint32_t w, bool big_endian32) {
+    std::string b(reinterpret_cast<const char*>(enc.data()), enc.size_bytes());
+    if (big_endian32) {
+      for (int i = 0; i < 4; ++i) b[at + i] = static_cast<char>((w >> (24 - 8 * i)) & 0xFF);
+      for (int i = 0; i < 4; ++i) b[at + 4 + i] = static_cast<char>((h >> (24 - 8 * i)) & 0xFF);
+    } else {  // JPEG SOF: height then width, 16 bits each
+      b[at] = static_cast<char>(h >> 8), b[at + 1] = static_cast<char>(h & 0xFF);
+      b[at + 2] = static_cast<char>(w >> 8), b[at + 3] = static_cast<char>(w & 0xFF);
+    }
+    return Tensor::FromString(TensorType::kBytes, b);
+  };
+  const cv::Mat rgb = SyntheticRgb(16, 16);
+  Tensor jpeg = EncodeRgb(rgb, ".jpg");
+  const std::string jb(reinterpret_cast<const char*>(jpeg.data()), jpeg.size_bytes());
+  const size_t sof = jb.find("\xFF\xC0");
+  ASSERT_NE(sof, std::string::npos);
+  // 20000 x 20000 = 4e8 pixels (1.2 GB decoded), from ~700 bytes.
+  const Tensor big_jpeg = patch(jpeg, sof + 5, 20000, 20000, false);
+  const Tensor big_png = patch(EncodeRgb(rgb, ".png"), 16, 20000, 20000, true);
+  std::mt19937_64 rng(0);
+  for (const nlohmann::json& spec : std::vector<nlohmann::json>{
+           {{"op", "Decode"}},
+           {{"op", "Decode"}, {"target_size", 224}},
+           {{"op", "DecodeResize"}, {"size", 224}},
+           {{"op", "DecodeRandomResizedCrop"}, {"size", 224}}}) {
+    SCOPED_TRACE(spec.dump());
+    auto op = MakeOp(spec);
+    ASSERT_TRUE(op.ok()) << op.status().ToString();
+    for (const auto* img : {&big_jpeg, &big_png}) {
+      auto r = (*op)->Apply(*img, rng);
+      ASSERT_FALSE(r.ok());
+      EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+      EXPECT_NE(r.status().message().find("claims 20000 x 20000 pixels, more than the 178956970"),
+                std::string::npos)
+          << r.status().ToString();
+    }
+  }
+  // At the limit's scale an ordinary image still decodes.
+  auto dec = Op({{"op", "Decode"}});
+  EXPECT_TRUE(dec->Apply(jpeg, rng).ok());
+}
+
 TEST(OpsDecodeTest, DecodeResizeCloseToDecodeThenResize) {
   cv::Mat rgb = SyntheticRgb(600, 800);
   Tensor jpg = EncodeRgb(rgb, ".jpg");
