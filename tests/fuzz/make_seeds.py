@@ -114,6 +114,11 @@ put("cifar", "cifar10_bin", b"\0" + b"".join(bytes([i]) + bytes((j * 7 + i) % 25
 put("cifar", "cifar100_bin", b"\1" + b"".join(bytes([i, 50 + i]) + bytes((j * 5 + i) % 256 for j in range(3072)) for i in range(2)))
 for xml in sorted(glob.glob(os.path.join(compat, "sources/voc2012/Annotations/*.xml"))):
     put("voc", os.path.basename(xml), read(xml))
+# image_decode_fuzz: first byte picks the op; a few of the compat photos and masks.
+smallest = lambda pattern, n: sorted(glob.glob(os.path.join(compat, pattern)), key=os.path.getsize)[:n]
+for img in smallest("sources/*/*/*.jpg", 2) + smallest("sources/voc2012/SegmentationObject/*.png", 2):
+    for op in range(4):
+        put("image_decode", "%s.%d" % (os.path.basename(img), op), bytes([op]) + read(img))
 for js in sorted(glob.glob(os.path.join(compat, "sources/coco/annotations/*.json"))):
     put("coco", os.path.basename(js), read(js))
 for tf in sorted(glob.glob(os.path.join(compat, "sources/tfrecord/*.tfrecord"))):
