@@ -83,6 +83,26 @@ TEST(PickleReaderTest, RefusesUnknownOpcodeWithItsOffset) {
   EXPECT_NE(r.status().message().find("0xff"), std::string::npos);
 }
 
+TEST(PickleReaderTest, RefusesNestingBeyondItsLimitAndRecursiveValues) {
+  // 1,000,000 TUPLE1 opcodes nest one value a million levels deep: freeing
+  // that tree recursed once per level and overflowed the stack.
+  std::string deep = std::string("\x80\x03N", 3) + std::string(1000000, '\x85') + ".";
+  auto r = ParsePickle(deep, "deep.pkl");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("nested deeper than 64"), std::string::npos) << r.status().ToString();
+  // 60 levels still parse.
+  auto ok = ParsePickle(std::string("\x80\x03N", 3) + std::string(60, '\x85') + ".", "ok.pkl");
+  EXPECT_TRUE(ok.ok()) << ok.status().ToString();
+  // A list appended to itself, and a list appended to a tuple that holds it,
+  // would be reference cycles (leaked, and endless to walk).
+  auto self = ParsePickle(std::string("\x80\x03]q\x00h\x00" "a.", 9), "self.pkl");
+  ASSERT_FALSE(self.ok());
+  EXPECT_NE(self.status().message().find("inside itself"), std::string::npos) << self.status().ToString();
+  auto cycle = ParsePickle(std::string("\x80\x03]q\x00\x85h\x00\x8c\x01xa.", 13), "cycle.pkl");
+  ASSERT_FALSE(cycle.ok());
+  EXPECT_NE(cycle.status().message().find("already inside another"), std::string::npos) << cycle.status().ToString();
+}
+
 TEST(Crc32cTest, KnownVectors) {
   EXPECT_EQ(Crc32c("123456789", 9), 0xE3069283u);
   EXPECT_EQ(Crc32c("", 0), 0u);

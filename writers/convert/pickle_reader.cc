@@ -1,11 +1,16 @@
 #include "writers/convert/pickle_reader.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
 
 namespace mindrecord::convert {
 namespace {
+
+// CIFAR batches nest a few levels; a crafted pickle can nest without bound
+// (TUPLE1 repeated), and freeing such a tree recurses once per level.
+constexpr uint32_t kMaxDepth = 64;
 
 PickleRef Make(PickleValue::Kind k) {
   auto v = std::make_shared<PickleValue>();
@@ -70,10 +75,36 @@ class Parser {
     stack_.push_back(v);
     return Status::OK();
   }
+  // Puts `child` into `parent` (items, or the BUILD state). A value inside
+  // another is never mutated again, so the tree is built bottom-up: no cycle,
+  // and every depth is known when it is adopted.
+  Status Adopt(PickleValue& parent, const PickleRef& child, size_t at, bool as_state = false) {
+    if (child.get() == &parent) return Err(at, "puts a value inside itself (recursive pickles are not supported)");
+    if (child->depth >= kMaxDepth) return Err(at, "values nested deeper than " + std::to_string(kMaxDepth) + " levels");
+    parent.depth = std::max(parent.depth, child->depth + 1);
+    child->contained = true;
+    if (as_state) {
+      parent.state = child;
+    } else {
+      parent.items.push_back(child);
+    }
+    return Status::OK();
+  }
+  Status AdoptAll(PickleValue& parent, const std::vector<PickleRef>& children, size_t at) {
+    for (const auto& c : children) MR_RETURN_IF_ERROR(Adopt(parent, c, at));
+    return Status::OK();
+  }
+  // The container on top of the stack, if it is of `kind` and still mutable.
+  Result<PickleValue*> Target(PickleValue::Kind kind, size_t at, const char* what) {
+    if (stack_.size() <= MarkBase() || stack_.back()->kind != kind) return Err(at, what);
+    if (stack_.back()->contained)
+      return Err(at, "modifies a value already inside another (recursive pickles are not supported)");
+    return stack_.back().get();
+  }
   Status Tuple(size_t n, size_t at) {
     if (stack_.size() < MarkBase() + n) return Err(at, "stack underflow building a tuple");
     auto t = Make(PickleValue::Kind::kTuple);
-    t->items.assign(stack_.end() - static_cast<long>(n), stack_.end());
+    MR_RETURN_IF_ERROR(AdoptAll(*t, std::vector<PickleRef>(stack_.end() - static_cast<long>(n), stack_.end()), at));
     stack_.resize(stack_.size() - n);
     stack_.push_back(t);
     return Status::OK();
@@ -164,7 +195,13 @@ Status Parser::Step(uint8_t op, size_t at) {
       stack_.push_back(v);
       return Status::OK();
     }
-    case 't': { MR_ASSIGN_OR_RETURN(auto items, PopMark(at)); auto t = Make(K::kTuple); t->items = std::move(items); stack_.push_back(t); return Status::OK(); }
+    case 't': {
+      MR_ASSIGN_OR_RETURN(auto items, PopMark(at));
+      auto t = Make(K::kTuple);
+      MR_RETURN_IF_ERROR(AdoptAll(*t, items, at));
+      stack_.push_back(t);
+      return Status::OK();
+    }
     case 0x85: return Tuple(1, at);
     case 0x86: return Tuple(2, at);
     case 0x87: return Tuple(3, at);
@@ -190,45 +227,38 @@ Status Parser::Step(uint8_t op, size_t at) {
       MR_ASSIGN_OR_RETURN(PickleRef fn, Pop(at));
       if (fn->kind != K::kGlobal || args->kind != K::kTuple) return Err(at, "REDUCE needs a global and an argument tuple");
       auto r = Make(K::kReduce);
-      r->items = {fn, args};
+      MR_RETURN_IF_ERROR(AdoptAll(*r, {fn, args}, at));
       stack_.push_back(r);
       return Status::OK();
     }
     case 'b': {  // BUILD
       MR_ASSIGN_OR_RETURN(PickleRef state, Pop(at));
       if (stack_.size() <= MarkBase()) return Err(at, "BUILD on an empty stack");
-      if (stack_.back()->kind != K::kReduce) return Err(at, "BUILD on a value that is not a reconstructed object");
-      stack_.back()->state = state;
-      return Status::OK();
+      MR_ASSIGN_OR_RETURN(PickleValue * obj, Target(K::kReduce, at, "BUILD on a value that is not a reconstructed object"));
+      if (obj->state) return Err(at, "BUILD twice on one object");
+      return Adopt(*obj, state, at, /*as_state=*/true);
     }
     case 'a': {  // APPEND
       MR_ASSIGN_OR_RETURN(PickleRef v, Pop(at));
-      if (stack_.size() <= MarkBase() || stack_.back()->kind != K::kList) return Err(at, "APPEND to a non-list");
-      stack_.back()->items.push_back(v);
-      return Status::OK();
+      MR_ASSIGN_OR_RETURN(PickleValue * list, Target(K::kList, at, "APPEND to a non-list"));
+      return Adopt(*list, v, at);
     }
     case 'e': {  // APPENDS
       MR_ASSIGN_OR_RETURN(auto items, PopMark(at));
-      if (stack_.empty() || stack_.back()->kind != K::kList) return Err(at, "APPENDS to a non-list");
-      auto& dst = stack_.back()->items;
-      dst.insert(dst.end(), items.begin(), items.end());
-      return Status::OK();
+      MR_ASSIGN_OR_RETURN(PickleValue * list, Target(K::kList, at, "APPENDS to a non-list"));
+      return AdoptAll(*list, items, at);
     }
     case 's': {  // SETITEM
       MR_ASSIGN_OR_RETURN(PickleRef v, Pop(at));
       MR_ASSIGN_OR_RETURN(PickleRef k, Pop(at));
-      if (stack_.size() <= MarkBase() || stack_.back()->kind != K::kDict) return Err(at, "SETITEM on a non-dict");
-      stack_.back()->items.push_back(k);
-      stack_.back()->items.push_back(v);
-      return Status::OK();
+      MR_ASSIGN_OR_RETURN(PickleValue * dict, Target(K::kDict, at, "SETITEM on a non-dict"));
+      return AdoptAll(*dict, {k, v}, at);
     }
     case 'u': {  // SETITEMS
       MR_ASSIGN_OR_RETURN(auto items, PopMark(at));
       if (items.size() % 2 != 0) return Err(at, "SETITEMS with an odd number of values");
-      if (stack_.empty() || stack_.back()->kind != K::kDict) return Err(at, "SETITEMS on a non-dict");
-      auto& dst = stack_.back()->items;
-      dst.insert(dst.end(), items.begin(), items.end());
-      return Status::OK();
+      MR_ASSIGN_OR_RETURN(PickleValue * dict, Target(K::kDict, at, "SETITEMS on a non-dict"));
+      return AdoptAll(*dict, items, at);
     }
     default: {
       char hex[8];

@@ -27,6 +27,8 @@ struct PickleValue {
   std::string s;                // kBytes, kStr (UTF-8), kGlobal ("module name")
   std::vector<PickleRef> items; // kList, kTuple; kDict: key, value, key, value...; kReduce: callable, args
   PickleRef state;              // kReduce: the BUILD state, if any
+  uint32_t depth = 1;           // nesting depth of this value's tree (bounded by the parser)
+  bool contained = false;       // already inside another value: the parser refuses to mutate it
 
   // Dict lookup by a str or bytes key equal to `key`; nullptr when absent.
   PickleRef Get(std::string_view key) const;
