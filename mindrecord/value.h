@@ -103,6 +103,13 @@ class Row {
   const Value& Get(std::string_view name) const;
   const std::vector<std::pair<std::string, Value>>& fields() const { return fields_; }
   size_t size() const { return fields_.size(); }
+  // Bytes its values hold (strings, bytes and array elements; 8 a scalar):
+  // what read-ahead caps count.
+  uint64_t value_bytes() const {
+    uint64_t n = 0;
+    for (const auto& f : fields_) n += f.second.bytes().size() + 8;
+    return n;
+  }
   bool operator==(const Row& o) const { return fields_ == o.fields_; }
   std::string DebugString() const;
 

@@ -13,13 +13,6 @@ uint64_t NanosSince(Clock::time_point t) {
 }
 constexpr size_t kMaxReportedErrors = 16;
 
-// What a row costs in memory once read: its values' bytes (scalars count 8).
-uint64_t RowBytes(const Row& row) {
-  uint64_t n = 0;
-  for (const auto& [name, v] : row.fields()) n += v.bytes().size() + 8;
-  return n;
-}
-
 uint64_t TensorBytes(const std::vector<Tensor>& ts) {
   uint64_t n = 0;
   for (const auto& t : ts) n += t.size_bytes();
@@ -250,7 +243,7 @@ Status Runtime::ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>
   uint64_t read_bytes = 0;
   Status too_large;
   auto count = [&](uint64_t row_id, const Row& row) {
-    read_bytes += RowBytes(row);
+    read_bytes += row.value_bytes();
     if (read_bytes > plan_.max_batch_bytes) too_large = BatchTooLarge(task, row_id, read_bytes, "once read");
     return too_large;
   };

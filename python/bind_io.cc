@@ -1,6 +1,7 @@
 // Writer and Reader classes of mindrecord._core (wrapped by FileWriter,
 // FileReader and MindPage in the pure-Python layer).
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -128,8 +129,11 @@ class PyReader {
   }
 
   // Rows [begin, end) in order as dicts; `threads` split the range (each
-  // scans its part page by page) with the GIL released.
-  py::list ReadRange(uint64_t begin, uint64_t end, uint32_t threads) const {
+  // scans its part page by page) with the GIL released. With `max_bytes` > 0
+  // the reads stop once the rows read hold more than that (compressed rows
+  // inflate beyond what they store) and the rows up to the first one not
+  // read are returned (at least one).
+  py::list ReadRange(uint64_t begin, uint64_t end, uint32_t threads, uint64_t max_bytes) const {
     end = std::min(end, reader_->num_rows());
     begin = std::min(begin, end);
     std::vector<Row> rows(end - begin);
@@ -138,10 +142,19 @@ class PyReader {
       const uint64_t n = end - begin;
       const uint64_t parts = std::max<uint64_t>(1, std::min<uint64_t>(threads, n / 64 + 1));
       std::vector<Status> errs(parts);
+      std::vector<uint8_t> got(n);
+      std::atomic<uint64_t> held{0};
+      std::atomic<bool> full{false};
       auto work = [&](uint64_t p) {
         const uint64_t b = begin + n * p / parts, e = begin + n * (p + 1) / parts;
         errs[p] = reader_->Scan(b, e, &projection_, [&](uint64_t id, Row&& r) {
+          const uint64_t bytes = r.value_bytes();
           rows[id - begin] = std::move(r);
+          got[id - begin] = 1;
+          if (max_bytes > 0 && held.fetch_add(bytes) + bytes > max_bytes) {
+            full = true;
+            return Status::Cancelled("chunk full");
+          }
           return Status::OK();
         });
       };
@@ -149,7 +162,14 @@ class PyReader {
       for (uint64_t p = 1; p < parts; ++p) pool.emplace_back(work, p);
       work(0);
       for (auto& t : pool) t.join();
-      for (auto& s : errs) ThrowIfError(s);
+      for (auto& s : errs) {
+        if (!(full && s.code() == StatusCode::kCancelled)) ThrowIfError(s);
+      }
+      if (full) {
+        uint64_t k = 0;
+        while (k < n && got[k]) ++k;
+        rows.resize(k);
+      }
     }
     py::list out(rows.size());
     for (size_t i = 0; i < rows.size(); ++i) out[i] = RowToPy(std::move(rows[i]));
@@ -248,7 +268,8 @@ void BindIo(py::module_& m) {
       .def_property_readonly("header_size", &PyReader::header_size)
       .def_property_readonly("page_size", &PyReader::page_size)
       .def_property_readonly("compression_json", &PyReader::compression_json)
-      .def("read_range", &PyReader::ReadRange, py::arg("begin"), py::arg("end"), py::arg("threads") = 1)
+      .def("read_range", &PyReader::ReadRange, py::arg("begin"), py::arg("end"), py::arg("threads") = 1,
+           py::arg("max_bytes") = 0)
       .def("chunk_end", &PyReader::ChunkEnd, py::arg("begin"), py::arg("max_rows"), py::arg("max_bytes"))
       .def("read_ids", &PyReader::ReadIds, py::arg("ids"), py::arg("all_columns") = false)
       .def("group_by", &PyReader::GroupBy, py::arg("field"));

@@ -141,7 +141,9 @@ class PyRowStream {
         ids_ = ValueOrThrow(sampler_->Epoch(plan_.seed, state_.epoch));
         ids_epoch_ = static_cast<int64_t>(state_.epoch);
       }
-      // A chunk: up to kChunkRows rows and read_ahead_ stored bytes (at least one row).
+      // A chunk: up to kChunkRows rows and read_ahead_ stored bytes (at least
+      // one row), cut short once the rows read hold more than read_ahead_
+      // (compressed rows inflate beyond what they store).
       std::vector<uint64_t> chunk;
       uint64_t bytes = 0;
       for (uint64_t p = state_.position; p < size_ && chunk.size() < kChunkRows; ++p) {
@@ -150,11 +152,22 @@ class PyRowStream {
         chunk.push_back(ids_[p]);
       }
       rows.resize(chunk.size());
-      ThrowIfError(reader_->ReadRows(chunk, &projection_, [&](size_t i, Result<Row>&& r) -> Status {
+      uint64_t held = 0;
+      size_t got = 0;
+      bool full = false;
+      Status st = reader_->ReadRows(chunk, &projection_, [&](size_t i, Result<Row>&& r) -> Status {
         if (!r.ok()) return r.status();
         rows[i] = std::move(r).value();
+        got = i + 1;
+        held += rows[i].value_bytes();
+        if (held > read_ahead_ && got < chunk.size()) {
+          full = true;
+          return Status::Cancelled("chunk full");
+        }
         return Status::OK();
-      }));
+      });
+      if (!full) ThrowIfError(st);
+      rows.resize(got);
     }
     rows_.reserve(rows.size());
     for (Row& r : rows) rows_.push_back(ToDict(r));

@@ -118,7 +118,8 @@ def _shuffle_mode(shuffle):
 IO_MODES = ("auto", "pread", "mmap", "direct")
 
 # Unbatched iteration without map ops reads rows ahead in chunks of at most
-# 1,024 rows and at most this many bytes of stored row data.
+# 1,024 rows and at most this many bytes of row data, as stored and as read
+# (compressed rows count decompressed).
 ROW_READ_AHEAD_BYTES = 16 << 20
 
 

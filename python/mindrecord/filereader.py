@@ -48,8 +48,9 @@ class FileReader:
     chunk of rows in parallel, without the GIL.
 
     get_next() reads ahead one chunk of rows: at most 1,024 rows and at most
-    `read_ahead_bytes` bytes of stored row data (default 64 MiB; a row larger
-    than that is read alone), so memory stays bounded whatever the row size.
+    `read_ahead_bytes` bytes of row data, both as stored and as read (default
+    64 MiB; a row larger than that is read alone; compressed rows count
+    decompressed), so memory stays bounded whatever the row size.
 
     Thread safety: one FileReader per thread; a generator from get_next() is
     not shared between threads.
@@ -84,9 +85,13 @@ class FileReader:
         begin = 0
         while begin < n:
             end = reader.chunk_end(begin, self._CHUNK, self._read_ahead)
-            # Not kept in a local: the previous chunk is freed before the next is read.
-            yield reader.read_range(begin, end, self._threads)
-            begin = end
+            # Cut short where the rows read hold more than the cap (compressed
+            # rows inflate). Dropped before the next read, which then reuses
+            # the memory.
+            chunk = reader.read_range(begin, end, self._threads, self._read_ahead)
+            begin += len(chunk)
+            yield chunk
+            del chunk
 
     def read(self, begin: int, end: int) -> list[dict[str, object]]:
         """Rows [begin, end) as a list of dicts."""

@@ -30,3 +30,52 @@ def test_lone_surrogate_is_a_value_error(tmp_path):
     w.write_raw_data([{"s": "ok", "f": 0.1}])
     w.commit()
     assert [r["s"] for r in mindrecord.FileReader(str(tmp_path / "s.mindrecord")).get_next()] == ["ok"]
+
+
+def _inflating(tmp_path, rows=40, row_bytes=256 << 10):
+    """zstd-compressed rows that store a few hundred bytes and read back as row_bytes each."""
+    path = str(tmp_path / "inflating.mindrecord")
+    w = mindrecord.FileWriter(path, 1, compression="zstd")
+    w.add_schema({"id": {"type": "int64"}, "data": {"type": "bytes"}}, "inflating rows")
+    w.write_raw_data([{"id": i, "data": bytes([i]) * row_bytes} for i in range(rows)])
+    w.commit()
+    return path, row_bytes
+
+
+def _held_after_first(it):
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        first = next(it)
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return first, held
+
+
+def test_file_reader_read_ahead_counts_decompressed_bytes(tmp_path):
+    # The chunk was cut by stored (compressed) bytes: 40 rows that store a few
+    # hundred bytes each were read at once, 10 MiB for a 1 MiB cap (a dataset
+    # of rows inflating to 256 MiB each would take 1,024 x 256 MiB).
+    path, row_bytes = _inflating(tmp_path)
+    it = mindrecord.FileReader(path, num_consumer=2, read_ahead_bytes=1 << 20).get_next()
+    first, held = _held_after_first(it)
+    assert first["id"] == 0 and first["data"] == bytes([0]) * row_bytes
+    assert held < 2 * (1 << 20), held
+    rest = list(it)
+    assert [x["id"] for x in rest] == list(range(1, 40))
+    assert all(x["data"] == bytes([x["id"]]) * row_bytes for x in rest)
+
+
+def test_dataset_rows_read_ahead_counts_decompressed_bytes(tmp_path, monkeypatch):
+    path, row_bytes = _inflating(tmp_path)
+    import mindrecord.dataset as ds_module
+    monkeypatch.setattr(ds_module, "ROW_READ_AHEAD_BYTES", 1 << 20)
+    ds = mindrecord.MindDataset(path, shuffle=False)
+    it = iter(ds.create_dict_iterator(output_numpy=True, num_epochs=1))
+    first, held = _held_after_first(it)
+    assert int(first["id"]) == 0
+    assert held < 2 * (1 << 20), held
+    rest = list(it)
+    assert [int(r["id"]) for r in rest] == list(range(1, 40))
+    assert all(bytes(r["data"]) == bytes([int(r["id"])]) * row_bytes for r in rest)
