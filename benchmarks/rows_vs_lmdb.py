@@ -14,6 +14,9 @@ LMDB baseline measured in the same run:
                  (also: the same pipeline drained by its C++ consumer)
   sequential     for row in FileReader(path, columns=["data"]).get_next()
                  vs  for k in keys_in_order: txn.get(k)
+  torch rows     for row in mindrecord.torch.MindRecordDataset(path, columns=["data"])
+                 (batch_size=None, in process; shuffled) vs the shuffled txn.get loop
+                 (only when torch imports)
 
 usage: PYTHONPATH=build/python python3 benchmarks/rows_vs_lmdb.py [--rows 200000] [--size 1024] [--runs 5]
 Needs python3-lmdb (Debian). The machine's load is printed before and after.
@@ -125,6 +128,17 @@ def run(args, work):
             n += 1
         return n
 
+    try:
+        from mindrecord.torch import MindRecordDataset
+    except ImportError:
+        MindRecordDataset = None
+
+    def torch_rows():
+        n = 0
+        for _ in MindRecordDataset(path, columns=["data"], seed=3):
+            n += 1
+        return n
+
     cases = [("lmdb txn.get, shuffled", lmdb_get(shuffled)),
              ("MindDataset rows, shuffled", md_rows),
              ("lmdb getmulti x256, shuffled", lmdb_getmulti),
@@ -132,15 +146,20 @@ def run(args, work):
              ("C++ consumer batch(256), shuffled", cpp_batches),
              ("lmdb txn.get, key order", lmdb_get(keys)),
              ("FileReader.get_next, row order", fr_rows)]
+    if MindRecordDataset is not None:
+        cases.append(("torch MindRecordDataset rows, shuffled", torch_rows))
     results = timed_rounds(cases, args.runs, args.rows)
     for name, _ in cases:
-        print("%-36s %12.0f rows/s" % (name, results[name]))
+        print("%-40s %12.0f rows/s" % (name, results[name]))
     print()
     for ours, base in (("MindDataset rows, shuffled", "lmdb txn.get, shuffled"),
                        ("MindDataset batch(256), shuffled", "lmdb getmulti x256, shuffled"),
                        ("MindDataset batch(256), shuffled", "C++ consumer batch(256), shuffled"),
-                       ("FileReader.get_next, row order", "lmdb txn.get, key order")):
-        print("%-36s / %-36s = %5.2fx" % (ours, base, results[ours] / results[base]))
+                       ("FileReader.get_next, row order", "lmdb txn.get, key order"),
+                       ("torch MindRecordDataset rows, shuffled", "lmdb txn.get, shuffled")):
+        if ours not in results:
+            continue
+        print("%-40s / %-32s = %5.2fx" % (ours, base, results[ours] / results[base]))
     print("\nload after: %s" % (os.getloadavg(),))
     print(json.dumps({"rows": args.rows, "size": args.size, "rows_per_s": results}))
 

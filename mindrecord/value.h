@@ -102,6 +102,8 @@ class Row {
   // The value of `name`; a static null Value if absent.
   const Value& Get(std::string_view name) const;
   const std::vector<std::pair<std::string, Value>>& fields() const { return fields_; }
+  // Moves the fields out (the row is left empty).
+  std::vector<std::pair<std::string, Value>> TakeFields() && { return std::move(fields_); }
   size_t size() const { return fields_.size(); }
   // Bytes its values hold (strings, bytes and array elements; 8 a scalar):
   // what read-ahead caps count.

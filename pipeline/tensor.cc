@@ -244,9 +244,15 @@ Tensor Tensor::FromValue(const Value& v, DataType field_type) {
     case Value::Kind::kFloat:
       break;
     case Value::Kind::kString:
-      return FromString(TensorType::kString, v.bytes());
-    case Value::Kind::kBytes:
-      return FromString(TensorType::kBytes, v.bytes());
+    case Value::Kind::kBytes: {
+      // Copied once into the tensor's buffer (FromString would copy into
+      // its argument first).
+      const std::string& b = v.bytes();
+      Tensor t = Make(v.kind() == Value::Kind::kString ? TensorType::kString : TensorType::kBytes,
+                      {static_cast<int64_t>(b.size())});
+      if (!b.empty()) std::memcpy(t.buf_.get(), b.data(), b.size());
+      return t;
+    }
     case Value::Kind::kArray: {
       Tensor t;
       t.type_ = FromDataType(v.array_dtype());

@@ -170,13 +170,13 @@ class PyRowStream {
       rows.resize(got);
     }
     rows_.reserve(rows.size());
-    for (Row& r : rows) rows_.push_back(ToDict(r));
+    for (Row& r : rows) rows_.push_back(ToDict(std::move(r)));
     return !rows_.empty();
   }
 
-  py::object ToDict(Row& row) {
+  py::object ToDict(Row&& row) {
     py::dict d;
-    auto& fields = const_cast<std::vector<std::pair<std::string, Value>>&>(row.fields());
+    auto fields = std::move(row).TakeFields();
     for (const Column& c : columns_) {
       auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.first == c.name; });
       if (it == fields.end()) {

@@ -205,8 +205,7 @@ py::object ValueToPy(Value&& v) {
 
 py::dict RowToPy(Row&& row) {
   py::dict d;
-  auto& fields = const_cast<std::vector<std::pair<std::string, Value>>&>(row.fields());
-  for (auto& [name, v] : fields) d[py::str(name)] = ValueToPy(std::move(v));
+  for (auto& [name, v] : std::move(row).TakeFields()) d[py::str(name)] = ValueToPy(std::move(v));
   return d;
 }
 

@@ -44,8 +44,10 @@ class FileReader:
 
     `file_name` is any one shard (its siblings are found through the header)
     or the list of all shards. `columns` selects fields (default: all);
-    unselected blob fields are not read. `num_consumer` threads read each
-    chunk of rows in parallel, without the GIL.
+    unselected blob fields are not read. Each chunk of rows is read without
+    the GIL by up to `num_consumer` threads, one per 4 MiB of stored row
+    data (a chunk of small rows is read faster by one thread than handed to
+    several).
 
     get_next() reads ahead one chunk of rows: at most 1,024 rows and at most
     `read_ahead_bytes` bytes of row data, both as stored and as read (default

@@ -26,6 +26,7 @@ import math
 import mmap
 import os
 import functools
+import itertools
 import threading
 import weakref
 from multiprocessing.reduction import DupFd
@@ -315,12 +316,23 @@ def _worker_batch_buffer(key, dtype, shape):
 
 def _tensor(value):
     if isinstance(value, list):
+        if value and isinstance(value[0], (bytes, str)):
+            return value  # a bytes / string column: its values as they are
         return [_tensor(v) for v in value]
     if isinstance(value, torch.Tensor):
         return value  # built by the C++ batcher in _shared_batch_buffer's memory
     if hasattr(value, "dtype") and hasattr(value, "shape"):
         return torch.from_numpy(value)  # shares the C++ batch buffer
     return value
+
+
+def _rows(cols):
+    """The rows of one batch as an iterator of dicts, made without a Python
+    frame per row: tensor columns are split by Tensor.unbind (views of the
+    batch's buffer, as batch[i] gives), lists are taken as they are."""
+    keys = list(cols)
+    per_column = [v.unbind(0) if isinstance(v, torch.Tensor) else v for v in map(_tensor, cols.values())]
+    return map(dict, map(zip, itertools.repeat(keys), zip(*per_column)))
 
 
 class MindRecordDataset(torch.utils.data.IterableDataset):
@@ -338,8 +350,13 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
     decoding, ops) per DataLoader worker process, or in the main process
     with num_workers=0; default 1 in a worker (the workers are the
     parallelism) and 2 in the main process. bytes / string columns stay
-    Python lists. In DataLoader workers, batched numeric columns are built in
-    shared memory (no copy to reach the main process).
+    Python lists (bytes / str per row). In DataLoader workers, batched numeric
+    columns are built in shared memory (no copy to reach the main process).
+
+    Without `batch_size`, rows come from the pipeline's batches of 64, split
+    into rows in C (Tensor.unbind, zip, dict) and chained, so no Python
+    frame runs per row; each row's tensors are views of its batch, as
+    `batch[i]` would give.
 
     `io_mode`: "auto" (default), "pread", "mmap" or "direct";
     `direct_fallback`, `auto_direct_above`: as in MindDataset; ValueError for
@@ -421,6 +438,15 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         }, **self._io_keys)
 
     def __iter__(self):
+        if self._batch_size is not None:
+            return self._batches()
+        # Rows: each batch of the pipeline is split into rows in C (see
+        # _rows) and handed out through itertools.chain, so no Python frame
+        # runs per row.
+        return itertools.chain.from_iterable(map(_rows, self._batches()))
+
+    def _batches(self):
+        """The split's batches (dicts of tensors / lists), in sampler order."""
         rank, world = self._rank_world()
         info = torch.utils.data.get_worker_info()
         wid, nworkers = (info.id, info.num_workers) if info is not None else (0, 1)
@@ -439,12 +465,9 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
                 item = pipe.next()
                 if item is None:
                     return
-                cols, row_ids, _ = item
-                batch = {k: _tensor(v) for k, v in cols.items()}
+                cols, _, _ = item
                 if self._batch_size is not None:
-                    yield batch
-                else:
-                    for i in range(len(row_ids)):
-                        yield {k: v[i] for k, v in batch.items()}
+                    cols = {k: _tensor(v) for k, v in cols.items()}
+                yield cols
         finally:
             pipe.close()

@@ -302,3 +302,21 @@ def test_get_next_read_ahead_is_capped_in_bytes(tmp_path):
     assert all(x["data"] == bytes([x["id"]]) * row_bytes for x in rest)
     # A row larger than the cap is read alone.
     assert [x["id"] for x in mindrecord.FileReader(path, read_ahead_bytes=1).get_next()] == list(range(40))
+
+
+def test_get_next_splits_large_chunks_across_threads(tmp_path):
+    # A chunk of 24 MiB over 2 shards and several pages per shard: read by 4
+    # threads (each scans a part of at least 4 MiB); rows come back in
+    # order, each with its own bytes.
+    path = str(tmp_path / "wide.mindrecord")
+    w = mindrecord.FileWriter(path, 2)
+    w.add_schema({"id": {"type": "int64"}, "data": {"type": "bytes"}}, "wide rows")
+    w.set_page_size(4 << 20)
+    row_bytes = 512 << 10
+    w.write_raw_data([{"id": i, "data": bytes([i]) * row_bytes} for i in range(48)])
+    w.commit()
+    order = list(range(0, 48, 2)) + list(range(1, 48, 2))  # shard 0's rows first
+    for threads in (1, 4):
+        rows = list(mindrecord.FileReader(path + "0", num_consumer=threads).get_next())
+        assert [r["id"] for r in rows] == order
+        assert all(r["data"] == bytes([r["id"]]) * row_bytes for r in rows)

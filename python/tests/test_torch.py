@@ -249,3 +249,91 @@ def test_two_loaders_over_one_dataset_do_not_share_buffers(wide):
             _check_big(y)
             n += 2
     assert n == 120
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    # Scalars, a shaped column, bytes and strings; 203 rows over 2 shards, so
+    # each split's rows span several of the pipeline's batches.
+    import mindrecord
+    path = str(tmp_path_factory.mktemp("m") / "m.mindrecord")
+    w = mindrecord.FileWriter(path, 2)
+    w.add_schema({"id": {"type": "int64"}, "label": {"type": "int32"}, "vec": {"type": "float32", "shape": [3]},
+                  "data": {"type": "bytes"}, "name": {"type": "string"}}, "mixed")
+    w.write_raw_data([{"id": i, "label": i % 5, "vec": np.full(3, i, np.float32), "data": b"x%d" % i * (i % 7),
+                       "name": "n%d" % i} for i in range(203)])
+    w.commit()
+    return path + "0"
+
+
+def _check_row(r):
+    i = int(r["id"])
+    assert r["id"].dtype == torch.int64 and r["id"].dim() == 0
+    assert r["label"].dtype == torch.int32 and int(r["label"]) == i % 5
+    assert r["vec"].dtype == torch.float32 and r["vec"].tolist() == [i, i, i]
+    assert r["data"] == b"x%d" % i * (i % 7) and r["name"] == "n%d" % i
+    return i
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+@pytest.mark.parametrize("epoch", [0, 1])
+def test_rows_through_dataloader_follow_the_sampler_order(mixed, workers, epoch):
+    # Unbatched rows (batch_size=None): each worker's rows are exactly its
+    # split of the epoch's order, as the batched path gives it (split k of S
+    # takes positions k, k+S, ...), with none dropped, repeated or moved.
+    cols = ["id", "label", "vec", "data", "name"]
+    splits = max(workers, 1)
+    want = []
+    for split in range(splits):
+        ref = MindRecordDataset(mixed, columns=cols, seed=7, rank=split, world_size=splits, batch_size=10)
+        ref.set_epoch(epoch)
+        want.append(torch.cat([b["id"] for b in ref]).tolist())
+    assert sorted(x for w in want for x in w) == list(range(203))
+    ds = MindRecordDataset(mixed, columns=cols, seed=7)
+    ds.set_epoch(epoch)
+    got = [_check_row(r) for r in torch.utils.data.DataLoader(ds, batch_size=None, num_workers=workers)]
+    assert len(got) == len(ds) == 203
+    for w in want:
+        mine = set(w)
+        assert [i for i in got if i in mine] == w
+    if workers:
+        # DataLoader takes the workers' rows in turn.
+        turns = [w[k] for k in range(max(map(len, want))) for w in want if k < len(w)]
+        assert got == turns
+
+
+class _CallsPerRow(torch.utils.data.IterableDataset):
+    """Iterates a MindRecordDataset where it runs and yields, at the end, the
+    number of rows after the first and the Python function calls (frames
+    entered, generators resumed) they took."""
+
+    def __init__(self, ds):
+        super().__init__()
+        self.ds = ds
+
+    def __iter__(self):
+        import sys
+        calls = [0]
+
+        def count(frame, event, arg):
+            if event == "call":
+                calls[0] += 1
+        it = iter(self.ds)
+        next(it)
+        n = 0
+        sys.setprofile(count)
+        try:
+            for _ in it:
+                n += 1
+        finally:
+            sys.setprofile(None)
+        yield {"rows": n, "calls": calls[0]}
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_rows_cross_into_python_per_chunk(mixed, workers):
+    ds = MindRecordDataset(mixed, columns=["id", "vec", "data", "name"], seed=1)
+    (out,) = list(torch.utils.data.DataLoader(_CallsPerRow(ds), batch_size=None, num_workers=workers))
+    assert out["rows"] == 202
+    # A few calls per batch of rows, none per row.
+    assert out["calls"] < out["rows"] // 8, out
