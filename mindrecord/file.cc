@@ -484,6 +484,21 @@ Status WriteWholeFileAtomically(const std::string& path, std::string_view text, 
   return st;
 }
 
+Status CopyWholeFile(const std::string& from, const std::string& to, FileSystem* fs) {
+  MR_ASSIGN_OR_RETURN(auto in, fs->OpenRead(from));
+  MR_ASSIGN_OR_RETURN(auto out, fs->OpenWrite(to));
+  Status st;
+  std::string buf;
+  for (uint64_t off = 0; st.ok() && off < in->size(); off += buf.size()) {
+    buf.resize(static_cast<size_t>(std::min<uint64_t>(in->size() - off, uint64_t{1} << 20)));
+    st = in->ReadAt(off, buf.size(), buf.data());
+    if (st.ok()) st = out->WriteAt(off, buf);
+  }
+  if (st.ok()) st = out->Close();
+  if (!st.ok()) (void)fs->Remove(to);
+  return st;
+}
+
 std::string JoinPath(const std::string& dir, const std::string& name) {
   if (dir.empty() || dir == ".") return name;
   if (dir.back() == '/') return dir + name;

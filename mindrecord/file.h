@@ -133,6 +133,11 @@ class FaultInjectingFileSystem : public FileSystem {
 // failure. The caller syncs the folder.
 Status WriteWholeFileAtomically(const std::string& path, std::string_view text, FileSystem* fs);
 
+// Copies the whole of `from` to a new file `to` through `fs` (errors name the
+// file and the errno text, e.g. "No space left on device"); `to` is removed
+// on failure. Neither file is synced.
+Status CopyWholeFile(const std::string& from, const std::string& to, FileSystem* fs);
+
 // Path helpers.
 std::string DirName(const std::string& path);   // "." when none
 std::string BaseName(const std::string& path);

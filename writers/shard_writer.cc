@@ -326,10 +326,8 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::OpenForAppend(const std::strin
     const ExistingShard& s = shards[i];
     Status st = [&]() -> Status {
       impl->temp_db_paths.push_back(TempName(s.path + ".db"));
-      std::error_code ec;
-      if (!std::filesystem::copy_file(s.path + ".db", impl->temp_db_paths.back(), ec)) {
-        return Status::IOError(s.path + ".db: copying the index: " + ec.message());
-      }
+      MR_RETURN_IF_ERROR(CopyWholeFile(s.path + ".db", impl->temp_db_paths.back(), fs)
+                             .WithContext(s.path + ".db: copying the index"));
       const uint64_t open_from = groups[i].empty() ? s.header.num_rows() : groups[i].front().first.row_id;
       MR_ASSIGN_OR_RETURN(auto index,
                           IndexWriter::OpenForAppend(impl->temp_db_paths.back(), impl->schema, impl->index_fields,

@@ -226,6 +226,29 @@ TEST(AppendTest, AbandonAndErrorsLeaveTheDatasetAsItWas) {
   ExpectRows(paths[0], 300);
 }
 
+TEST(AppendTest, DiskFullWhileCopyingTheIndexSaysSo) {
+  // The index is copied before rows are appended; a full disk there was
+  // reported as "Input/output error" (std::filesystem::copy_file, which also
+  // bypassed the writer's file system).
+  TempDir dir;
+  auto paths = WriteOnce(dir.Join("d"), {300}, SmallPages(2));
+  const auto snap = Snapshot(paths);
+  std::string seen;
+  for (int64_t budget = 0; budget < 4 << 20 && seen.empty(); budget += 256) {
+    FaultInjectingFileSystem faulty(FileSystem::Default());
+    faulty.FailWritesAfterBytes(budget);
+    Status st = Append(paths[0], 200, 300, &faulty);
+    ASSERT_FALSE(st.ok()) << "budget " << budget;
+    if (st.message().find("copying the index") != std::string::npos) seen = st.message();
+    ExpectRows(paths[0], 300);  // an opener rolls back what a failed rollback left
+    ASSERT_TRUE(Snapshot(paths) == snap) << budget;
+  }
+  ASSERT_FALSE(seen.empty()) << "no budget ran out while the index was copied";
+  EXPECT_NE(seen.find(paths[0] + ".db: copying the index"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("No space left on device"), std::string::npos) << seen;
+  for (const auto& p : paths) EXPECT_FALSE(fs::exists(JournalPath(p)));
+}
+
 TEST(AppendTest, RefusesBadInput) {
   TempDir dir;
   auto paths = WriteOnce(dir.Join("d"), {100}, SmallPages(2));
