@@ -16,7 +16,7 @@ from mindrecord.mindpage import MindPage
 from mindrecord.converters import (Cifar10ToMR, Cifar100ToMR, CocoToMR, COCOToMR, CsvToMR, ImageFolderToMR,
                                    ImageNetToMR, MnistToMR, TFRecordToMR, VOCToMR, convert)
 from mindrecord.dataset import (DistributedSampler, MindDataset, PKSampler, RandomSampler, SequentialSampler,
-                                Shuffle, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
+                                Shuffle, SubsetRandomSampler, SubsetSampler, Tensor, WeightedRandomSampler)
 from mindrecord import vision
 
 SUCCESS = 0
@@ -25,6 +25,6 @@ __all__ = [
     "CorruptionError", "UnsupportedError", "FileWriter", "FileReader", "MindPage", "MnistToMR", "Cifar10ToMR",
     "Cifar100ToMR", "ImageNetToMR", "CsvToMR", "TFRecordToMR", "VOCToMR", "CocoToMR", "COCOToMR",
     "ImageFolderToMR", "convert", "MindDataset", "Shuffle", "SequentialSampler", "RandomSampler",
-    "DistributedSampler", "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "vision",
+    "DistributedSampler", "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "Tensor", "vision",
     "SUCCESS", "__version__",
 ]

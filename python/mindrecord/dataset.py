@@ -18,6 +18,8 @@ import json
 import operator
 import os
 
+import numpy as np
+
 from mindrecord import _core
 from mindrecord.filereader import warn_reader
 from mindrecord.vision import to_specs
@@ -144,6 +146,46 @@ def _io_mode(io_mode):
     if not isinstance(io_mode, str) or io_mode not in IO_MODES:
         raise ValueError("io_mode must be one of %s, got %r" % (", ".join(repr(m) for m in IO_MODES), io_mode))
     return io_mode
+
+
+def _mindspore_kwargs(method, kwargs, supported):
+    """MindSpore keywords this API takes only at the value that means what we
+    do (e.g. python_multiprocessing=False); any other value, or a keyword
+    MindSpore does not have either, is an error naming it."""
+    for name, value in kwargs.items():
+        if name not in supported:
+            raise TypeError("%s() got an unexpected keyword argument %r" % (method, name))
+        ok = supported[name]
+        if not (ok(value) if callable(ok) else value == ok and type(value) is type(ok)):
+            raise NotImplementedError("%s(%s=%r) is not supported by mindrecord (%s)"
+                                      % (method, name, value, _UNSUPPORTED_WHY.get(name, "only its default")))
+
+
+_UNSUPPORTED_WHY = {
+    "python_multiprocessing": "Python callables run on the pipeline's threads; only False",
+    "cache": "no dataset cache server; only None",
+    "callbacks": "no map callbacks; only None",
+    "offload": "no offload to the device; only None or False",
+    "per_batch_map": "no batch maps yet; only None",
+    "input_columns": "only with per_batch_map; only None",
+    "output_columns": "only with per_batch_map; only None",
+}
+_MAP_KWARGS = {
+    "python_multiprocessing": False,
+    "cache": lambda v: v is None,
+    "callbacks": lambda v: v is None,
+    "offload": lambda v: v is None or v is False,
+    # Shared-memory size per row for python_multiprocessing workers: unused
+    # without them, as in MindSpore.
+    "max_rowsize": lambda v: isinstance(v, (int, list)),
+}
+_BATCH_KWARGS = {
+    "python_multiprocessing": False,
+    "per_batch_map": lambda v: v is None,
+    "input_columns": lambda v: v is None,
+    "output_columns": lambda v: v is None,
+    "max_rowsize": lambda v: isinstance(v, (int, list)),
+}
 
 
 def _positive(name, value):
@@ -312,8 +354,10 @@ class MindDataset:
         (the pipeline seeds only its own random ops). An exception raised
         inside it stops the iteration with RuntimeError naming the callable,
         column and row, chained to the original exception. Callables are kept
-        alive for the life of the process."""
-        del kwargs
+        alive for the life of the process. MindSpore's other keywords are taken
+        at their defaults only (python_multiprocessing=False, cache=None, ...);
+        other values raise NotImplementedError naming them."""
+        _mindspore_kwargs("map", kwargs, _MAP_KWARGS)
         if isinstance(input_columns, (list, tuple)):
             if len(input_columns) != 1:
                 raise ValueError("input_columns must name exactly one column (ops apply to one column)")
@@ -333,8 +377,11 @@ class MindDataset:
     def batch(self, batch_size: int, drop_remainder: bool = False, num_parallel_workers: int | None = None,
               pad_columns: dict | None = None, **kwargs: object) -> "MindDataset":
         """Rows per batch. Columns whose rows differ in shape come out as lists
-        of arrays, or padded with `pad_columns={"col": pad_value}`."""
-        del kwargs
+        of arrays, or padded with `pad_columns={"col": pad_value}`. MindSpore's
+        other keywords are taken at their defaults only (per_batch_map=None,
+        python_multiprocessing=False, ...); other values raise
+        NotImplementedError naming them."""
+        _mindspore_kwargs("batch", kwargs, _BATCH_KWARGS)
         if self._batched:
             raise ValueError("batch() was already applied")
         out = self._copy()
@@ -403,21 +450,39 @@ class MindDataset:
 
     # ---- iteration ------------------------------------------------------------
 
-    def create_dict_iterator(self, num_epochs: int = 1, output_numpy: bool = True) -> "_DictIterator":
+    def create_dict_iterator(self, num_epochs: int = -1, output_numpy: bool = False,
+                             do_copy: bool = True) -> "_DictIterator":
         """An iterator of dicts over `num_epochs` epochs (-1: endless),
-        continuing from state_dict()."""
-        del output_numpy
-        if not isinstance(num_epochs, int) or num_epochs == 0 or num_epochs < -1:
-            raise ValueError("num_epochs must be an int >= 1 or -1")
-        return _DictIterator(self, num_epochs)
+        continuing from state_dict(). As in MindSpore, each loop over it runs
+        one epoch: the epoch's end raises StopIteration and the next loop
+        continues with the next epoch. output_numpy=False (MindSpore's
+        default) gives mindrecord.Tensor values (numpy arrays with
+        MindSpore's asnumpy()); True gives numpy arrays. An array holds its
+        buffer (the pipeline never reuses one an array holds), so there is no
+        copy to skip and do_copy=False changes nothing."""
+        return _DictIterator(self, _epochs_arg(num_epochs), columns=None, tuples=False,
+                             tensors=not _bool_arg("output_numpy", output_numpy), do_copy=do_copy)
 
-    def create_tuple_iterator(self, num_epochs: int = 1, output_numpy: bool = True) -> Iterator[list]:
-        for d in self.create_dict_iterator(num_epochs, output_numpy):
-            yield list(d.values())
+    def create_tuple_iterator(self, columns: list[str] | None = None, num_epochs: int = -1,
+                              output_numpy: bool = False, do_copy: bool = True) -> "_DictIterator":
+        """As create_dict_iterator, yielding lists of values in the order of
+        `columns` (default: get_col_names())."""
+        if columns is not None:
+            if isinstance(columns, str):
+                columns = [columns]
+            if not isinstance(columns, (list, tuple)) or not columns or not all(isinstance(c, str) for c in columns):
+                raise ValueError("columns must be a column name or a non-empty list of column names")
+            unknown = [c for c in columns if c not in self.get_col_names()]
+            if unknown:
+                raise ValueError("columns %s are not columns of this dataset (it has %s)"
+                                 % (unknown, self.get_col_names()))
+        return _DictIterator(self, _epochs_arg(num_epochs), columns=list(columns) if columns else None,
+                             tuples=True, tensors=not _bool_arg("output_numpy", output_numpy), do_copy=do_copy)
 
     def __iter__(self) -> Iterator[dict[str, object]]:
-        # iter(): unbatched rows come from C++ lists without a Python frame per row.
-        return iter(self.create_dict_iterator(1))
+        # One epoch of dicts of numpy values; unbatched rows come from C++
+        # lists without a Python frame per row.
+        return iter(_DictIterator(self, 1, columns=None, tuples=False, tensors=False, do_copy=True))
 
     def _start_epoch(self):
         if self._state is None:
@@ -441,11 +506,43 @@ class MindDataset:
         return out
 
 
-class _DictIterator:
-    """Runs one C++ pipeline; updates the dataset's resume state per batch.
-    Thread safety: one thread at a time."""
+class Tensor(np.ndarray):
+    """A numpy array with MindSpore's Tensor.asnumpy(): the values of
+    create_dict_iterator / create_tuple_iterator with output_numpy=False."""
 
-    def __init__(self, ds, num_epochs):
+    def asnumpy(self) -> np.ndarray:
+        return self.view(np.ndarray)
+
+
+def _as_tensor(v):
+    if isinstance(v, np.ndarray):
+        return v.view(Tensor)
+    if isinstance(v, np.generic):
+        return np.asarray(v).view(Tensor)
+    return v  # bytes, str, lists of ragged arrays
+
+
+def _epochs_arg(num_epochs):
+    if not isinstance(num_epochs, int) or isinstance(num_epochs, bool) or num_epochs == 0 or num_epochs < -1:
+        raise ValueError("num_epochs must be an int >= 1 or -1, got %r" % (num_epochs,))
+    return num_epochs
+
+
+def _bool_arg(name, value):
+    if not isinstance(value, bool):
+        raise TypeError("%s must be a bool, got %r" % (name, value))
+    return value
+
+
+class _DictIterator:
+    """Runs one C++ pipeline over all its epochs and hands them out one epoch
+    per loop, as MindSpore's iterators do: at an epoch's end __next__ raises
+    StopIteration (having read the next epoch's first chunk or batch ahead)
+    and the next loop continues with the next epoch. Updates the dataset's
+    resume state per batch. Thread safety: one thread at a time."""
+
+    def __init__(self, ds, num_epochs, columns, tuples, tensors, do_copy):
+        _bool_arg("do_copy", do_copy)
         self._pipe = None
         if ds._live is not None:
             ds._live.close()  # one iteration at a time: the new one continues where it stopped
@@ -462,10 +559,14 @@ class _DictIterator:
         # worker threads, no per-row handoff) with the same order, types and
         # resume state as the pipeline.
         self._rows = not ds._batched and not plan["ops"] and "padded" not in plan
-        self._chunk = None  # rows path: the iterator over the chunk being handed out
+        self._epoch = start      # the epoch being handed out
+        self._ahead = None       # (chunk or batch, epoch, rows) of the next epoch, read ahead
+        self._chunk = iter(())   # rows path: the rows of the current chunk not yet handed out
+        self._shape = None
+        if columns is not None or tuples or tensors:
+            self._shape = (columns, tuples, tensors)
         if self._rows:
             self._pipe = _core.RowStream(json.dumps(plan), resume, ROW_READ_AHEAD_BYTES)
-            self._flat = itertools.chain.from_iterable(self._chunks())
         else:
             self._pipe = _core.Pipeline(json.dumps(plan), resume)
         ds._live = self
@@ -474,25 +575,57 @@ class _DictIterator:
         self.last_epoch = None
 
     def __iter__(self):
-        if self._rows:
+        if self._rows and self._shape is None:
             # Rows from C++ lists through itertools.chain: no Python frame per
             # row. The chain's generator holds this iterator until the end.
-            return self._flat
+            return itertools.chain.from_iterable(self._epoch_chunks())
         return self
 
-    def _chunks(self):
-        while self._pipe is not None:
-            rows = self._pipe.next_chunk()
-            if rows is None:
-                break
+    def _next_in_epoch(self):
+        """The next chunk (rows path) or batch of the epoch being handed out;
+        None at its end."""
+        if self._ahead is None:
+            if self._pipe is None:
+                return None
+            try:
+                item = self._pipe.next_chunk() if self._rows else self._pipe.next()
+            except BaseException:
+                # An error ends the iteration: stop the workers now rather than
+                # when the iterator is collected (a traceback may keep it alive).
+                self.close()
+                raise
+            if item is None:
+                self.close()
+                return None
+            if self._rows:
+                self._ahead = (item, json.loads(self._pipe.state())["epoch"], len(item))
+            else:
+                self._ahead = (item, item[2], len(item[1]))
+        item, epoch, _ = self._ahead
+        if epoch != self._epoch:
+            return None  # kept for the next epoch's loop
+        self._ahead = None
+        return item
+
+    def _end_epoch(self):
+        self._epoch = self._ahead[1] if self._ahead is not None else self._epoch + 1
+
+    def _epoch_chunks(self):
+        yield self._chunk  # what __next__ left of the current chunk
+        while (rows := self._next_in_epoch()) is not None:
             self._chunk = iter(rows)
             yield self._chunk
-        self.close()
+        self._end_epoch()
 
     def _state(self):
         """The resume state after the rows handed out (JSON-like dict)."""
         state = json.loads(self._pipe.state())
-        if self._chunk is not None:
+        if self._ahead is not None:
+            # Read ahead: the first chunk or batch of the next epoch.
+            state["epoch"] = self._ahead[1]
+            state["position"] = 0
+            state["rows"] -= self._ahead[2]
+        elif self._rows:
             # The stream counts its last chunk as handed out; take back the
             # rows of it not yet taken (a chunk never spans two epochs).
             left = operator.length_hint(self._chunk)
@@ -502,24 +635,34 @@ class _DictIterator:
 
     def __next__(self):
         if self._rows:
-            return next(self._flat)
-        if self._pipe is None:
-            raise StopIteration
-        try:
-            item = self._pipe.next()
-        except BaseException:
-            # An error ends the epoch: stop the workers now rather than when the
-            # iterator is collected (a traceback may keep it alive for long).
-            self.close()
-            raise
+            while True:
+                row = next(self._chunk, None)
+                if row is not None:
+                    return self._shaped(row)
+                rows = self._next_in_epoch()
+                if rows is None:
+                    self._end_epoch()
+                    raise StopIteration
+                self._chunk = iter(rows)
+        item = self._next_in_epoch()
         if item is None:
-            self.close()
+            self._end_epoch()
             raise StopIteration
         cols, row_ids, epoch = item
         self.last_row_ids, self.last_epoch = row_ids, epoch
         if not self._batched:
             cols = {k: v[0] for k, v in cols.items()}
-        return cols
+        return self._shaped(cols)
+
+    def _shaped(self, d):
+        if self._shape is None:
+            return d
+        columns, tuples, tensors = self._shape
+        if tensors:
+            d = {k: _as_tensor(v) for k, v in d.items()}
+        if tuples:
+            return [d[c] for c in columns] if columns else list(d.values())
+        return d
 
     def stats(self) -> dict[str, object]:
         """The pipeline's per-stage statistics (dict)."""
@@ -528,7 +671,7 @@ class _DictIterator:
     def close(self):
         """Stops the pipeline; the dataset keeps where it stopped (state_dict())."""
         if self._pipe is not None:
-            self._ds._state = self._state() if self._rows else json.loads(self._pipe.state())
+            self._ds._state = self._state()
             self._pipe.close()
             self._pipe = None
             if self._ds._live is self:

@@ -12,10 +12,12 @@ def simple(tmp_path_factory):
     return write_simple(str(d / "s.mindrecord"), 103, shard_num=3)
 
 
-def ids_of(ds, **kw):
+def ids_of(ds, num_epochs=1, **kw):
     out = []
-    for b in ds.create_dict_iterator(**kw):
-        out.extend(np.atleast_1d(b["id"]).tolist())
+    it = ds.create_dict_iterator(num_epochs=num_epochs, output_numpy=True, **kw)
+    for _ in range(num_epochs):  # one loop per epoch, as in MindSpore
+        for b in it:
+            out.extend(np.atleast_1d(b["id"]).tolist())
     return out
 
 
@@ -69,7 +71,11 @@ def test_exact_resume_across_worker_counts(simple):
     ds = mindrecord.MindDataset(simple + "0", seed=11, num_parallel_workers=2).batch(5)
     it = ds.create_dict_iterator(num_epochs=2)
     head = []
-    for _ in range(30):  # past the first epoch's 21 batches
+    for _ in range(21):  # the first epoch's 21 batches
+        head.extend(next(it)["id"].tolist())
+    with pytest.raises(StopIteration):  # its end; the next call starts the second epoch
+        next(it)
+    for _ in range(9):
         head.extend(next(it)["id"].tolist())
     state = ds.state_dict()  # read from the running pipeline
     assert state["epoch"] == 1 and state["position"] == 45
@@ -307,3 +313,86 @@ def test_unbatched_rows_match_the_pipeline_and_resume_mid_chunk(simple, tmp_path
         assert 1 <= len(chunk) <= 3
         rest.extend(int(r["id"]) for r in chunk)
     assert rest == list(range(3, 20))
+
+
+@pytest.mark.parametrize("batched", [False, True])
+@pytest.mark.parametrize("num_epochs", [-1, 3])
+def test_mindspore_epoch_loop(simple, batched, num_epochs):
+    # MindSpore's loop: one iterator, one `for` per epoch (it yielded [all, 0, 0]).
+    ds = mindrecord.MindDataset(simple + "0", seed=5)
+    if batched:
+        ds = ds.batch(10)
+    it = ds.create_dict_iterator(num_epochs=num_epochs, output_numpy=True)
+    epochs = []
+    for _ in range(3):
+        epochs.append([int(i) for b in it for i in np.atleast_1d(b["id"])])
+    assert [sorted(e) for e in epochs] == [list(range(103))] * 3
+    assert epochs[0] != epochs[1] != epochs[2]  # reshuffled each epoch
+    # The same sequence as three epochs read one after the other.
+    assert sum(epochs, []) == ids_of(mindrecord.MindDataset(simple + "0", seed=5).batch(10 if batched else 1),
+                                     num_epochs=3)
+    if num_epochs == 3:
+        assert list(it) == []  # all epochs handed out
+
+
+def test_epoch_end_state_and_next(simple):
+    ds = mindrecord.MindDataset(simple + "0", seed=6).batch(50)  # 3 batches an epoch
+    it = ds.create_dict_iterator(output_numpy=True)
+    first = [next(it)["id"].tolist() for _ in range(3)]
+    with pytest.raises(StopIteration):
+        next(it)  # the epoch's end (the next epoch's first batch is read ahead)
+    state = ds.state_dict()
+    assert (state["epoch"], state["position"], state["rows"]) == (1, 0, 103)
+    second = [b["id"].tolist() for b in it]
+    assert len(second) == 3 and sorted(sum(second, [])) == list(range(103)) and second != first
+    again = mindrecord.MindDataset(simple + "0", seed=0).batch(50)
+    again.load_state_dict(state)
+    assert [b["id"].tolist() for b in again.create_dict_iterator(num_epochs=1, output_numpy=True)] == second
+
+
+def test_iterator_keywords(simple):
+    ds = mindrecord.MindDataset(simple + "0", shuffle=False)
+    # output_numpy=False (MindSpore's default): Tensors with asnumpy().
+    row = next(ds.create_dict_iterator(do_copy=False))
+    assert isinstance(row["vec"], mindrecord.Tensor) and type(row["vec"].asnumpy()) is np.ndarray
+    assert row["vec"].asnumpy().tolist() == [0.0, 0.0, 0.0] and int(row["id"].asnumpy()) == 0
+    row = next(ds.create_dict_iterator(output_numpy=True))
+    assert type(row["vec"]) is np.ndarray
+    # create_tuple_iterator(columns=...) in the order asked.
+    # (A new iterator continues where the last one stopped: a fresh dataset each.)
+    ds = mindrecord.MindDataset(simple + "0", shuffle=False)
+    want = next(ds.create_dict_iterator(output_numpy=True))
+    ds = mindrecord.MindDataset(simple + "0", shuffle=False)
+    tup = next(ds.create_tuple_iterator(columns=["label", "id"], output_numpy=True))
+    assert [int(v) for v in tup] == [int(want["label"]), int(want["id"])]
+    ds = mindrecord.MindDataset(simple + "0", shuffle=False).batch(4)
+    want = next(ds.create_dict_iterator(output_numpy=True))
+    ds = mindrecord.MindDataset(simple + "0", shuffle=False).batch(4)
+    batch = next(ds.create_tuple_iterator(columns="id", output_numpy=True))
+    assert [b.tolist() for b in batch] == [want["id"].tolist()]
+    with pytest.raises(ValueError, match="nope"):
+        ds.create_tuple_iterator(columns=["nope"])
+    with pytest.raises(ValueError, match="num_epochs"):
+        ds.create_dict_iterator(num_epochs=0)
+    with pytest.raises(TypeError, match="output_numpy"):
+        ds.create_dict_iterator(output_numpy="yes")
+
+
+def test_mindspore_keywords_are_taken_or_refused_by_name(simple):
+    ds = mindrecord.MindDataset(simple + "0", shuffle=False)
+    with pytest.raises(TypeError, match="drop_remainer"):
+        ds.batch(8, drop_remainer=True)
+    with pytest.raises(NotImplementedError, match="python_multiprocessing"):
+        ds.map([lambda x: x], input_columns="id", python_multiprocessing=True)
+    with pytest.raises(NotImplementedError, match="cache"):
+        ds.map([lambda x: x], input_columns="id", cache=object())
+    with pytest.raises(NotImplementedError, match="per_batch_map"):
+        ds.batch(8, per_batch_map=lambda *a: a)
+    # Their defaults mean what mindrecord does.
+    b = ds.map([lambda x: x + 1], input_columns="id", python_multiprocessing=False, cache=None,
+               max_rowsize=16).batch(8, drop_remainder=True, python_multiprocessing=False, per_batch_map=None)
+    want = next(ds.batch(8).create_dict_iterator(output_numpy=True))["id"]
+    ds = mindrecord.MindDataset(simple + "0", shuffle=False)
+    b = ds.map([lambda x: x + 1], input_columns="id", python_multiprocessing=False, cache=None,
+               max_rowsize=16).batch(8, drop_remainder=True, python_multiprocessing=False, per_batch_map=None)
+    assert next(b.create_dict_iterator(output_numpy=True))["id"].tolist() == (want + 1).tolist()
