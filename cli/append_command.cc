@@ -32,6 +32,13 @@ Status Append(const AppendArgs& a, uint64_t* added, uint64_t* total) {
       return Status::InvalidArgument(a.sources[i] + ": schema " + readers[i]->schema().ToUserJson().dump() +
                                      " differs from " + a.dataset + "'s " + writer->schema().ToUserJson().dump());
     }
+    // The description holds what the values mean (a converter's class map):
+    // rows labelled under another map would not agree (as convert --append).
+    if (readers[i]->schema().desc() != writer->schema().desc()) {
+      return Status::InvalidArgument(a.sources[i] + ": its description (\"" + readers[i]->schema().desc() +
+                                     "\") differs from " + a.dataset + "'s (\"" + writer->schema().desc() +
+                                     "\"), e.g. another class map; labels would not agree");
+    }
   }
   const uint64_t before = writer->rows_written();
   for (size_t i = 0; i < readers.size(); ++i) {

@@ -39,8 +39,14 @@ Status ParseRange(const std::string& spec, uint64_t n, uint64_t* begin, uint64_t
     if (too_large) return Status::InvalidArgument("--rows '" + spec + "': row numbers go up to 18446744073709551615");
     return Status::InvalidArgument("--rows '" + spec + "' is not A:B with non-negative integers");
   }
-  if (*end > n) *end = n;
-  if (*begin > *end) *begin = *end;
+  // A range outside the dataset is a mistake, not an empty answer.
+  const std::string has = "the dataset has " + std::to_string(n) + " rows";
+  if (colon == std::string::npos && *begin >= n) {
+    return Status::InvalidArgument("--rows '" + spec + "': no such row (" + has + ", 0 to " +
+                                   (n ? std::to_string(n - 1) : std::string("none")) + ")");
+  }
+  if (*begin > n || *end > n) return Status::InvalidArgument("--rows '" + spec + "' is outside the dataset (" + has + ")");
+  if (*begin > *end) return Status::InvalidArgument("--rows '" + spec + "': A is after B");
   return Status::OK();
 }
 

@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "cli/command.h"
+#include "cli/suggest.h"
 #include "mindrecord/version.h"
 
 int main(int argc, char** argv) {
@@ -17,10 +18,15 @@ int main(int argc, char** argv) {
   mindrecord::cli::AddConvertCommand(app, &exit_code);
   mindrecord::cli::AddVerifyCommand(app, &exit_code);
   mindrecord::cli::AddIndexCommand(app, &exit_code);
+  if (const std::string msg = mindrecord::cli::UnknownVerb(app, argc, argv); !msg.empty()) {
+    std::fprintf(stderr, "mindrecord: %s\n", msg.c_str());
+    return mindrecord::cli::kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
+    if (rc != 0) std::fputs(mindrecord::cli::OptionHints(app, argc, argv).c_str(), stderr);
     return rc == 0 ? 0 : mindrecord::cli::kExitUsage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mindrecord: error: %s\n", e.what());
