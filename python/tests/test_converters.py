@@ -163,3 +163,32 @@ def test_coco_panoptic_dir(tmp_path):
     rows = list(reader.get_next())
     assert rows[0]["mask"] == png
     reader.close()
+
+
+def test_imagefolder_takes_messy_folders_as_torchvision_does(tmp_path):
+    # A README beside the classes, notes among the images, images in nested
+    # folders and upper-case extensions: the same classes and samples, in the
+    # same order, as torchvision's ImageFolder; an empty class is refused by both.
+    tv = pytest.importorskip("torchvision.datasets")
+    from test_dataset import _png
+    root = tmp_path / "messy"
+    files = ["cat/b.png", "cat/a.PNG", "cat/sub/z.png", "cat/sub/deeper/y.png", "cat/sub2/x.png",
+             "dog/c.png", "dog/sub/d.png", "Zebra/e.png"]
+    for i, f in enumerate(files):
+        os.makedirs((root / f).parent, exist_ok=True)
+        (root / f).write_bytes(_png(4, 4, i)[0])
+    (root / "README.txt").write_text("about this dataset")
+    (root / "dog" / "notes.txt").write_text("not an image")
+    (root / "cat" / "sub" / "labels.csv").write_text("x")
+    want = tv.ImageFolder(str(root))
+    rep = mindrecord.convert("imagefolder", str(root), str(tmp_path / "m.mindrecord"))
+    assert rep["rows"] == len(want.samples) == len(files)
+    rows = list(mindrecord.FileReader(str(tmp_path / "m.mindrecord")).get_next())
+    got = [(r["file_name"], int(r["label"])) for r in rows]
+    assert got == [(os.path.relpath(p, root), c) for p, c in want.samples]
+    os.makedirs(root / "empty")
+    with pytest.raises(FileNotFoundError):
+        tv.ImageFolder(str(root))
+    with pytest.raises(mindrecord.CorruptionError, match="'empty' hold no image"):
+        mindrecord.convert("imagefolder", str(root), str(tmp_path / "n.mindrecord"))
+    assert not os.path.exists(tmp_path / "n.mindrecord")

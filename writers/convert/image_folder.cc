@@ -3,6 +3,8 @@
 // `file_name: string`, as MindSpore's ImageNetToMR (--encode raw adds
 // `image_shape`).
 #include <algorithm>
+#include <cctype>
+#include <iterator>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -50,30 +52,85 @@ SplitPlan ImagePlan(Schema schema, std::shared_ptr<std::vector<ImageItem>> items
 
 bool Hidden(const fs::path& p) { return p.filename().string().rfind('.', 0) == 0; }
 
+// torchvision's IMG_EXTENSIONS, compared case-insensitively as it does.
+constexpr const char* kImageExtensions[] = {".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp"};
+
+bool IsImageName(const fs::path& p) {
+  std::string ext = p.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return std::any_of(std::begin(kImageExtensions), std::end(kImageExtensions), [&](const char* e) { return ext == e; });
+}
+
+// The images under one class folder as torchvision's ImageFolder finds them:
+// every subfolder (not following folder links), image extensions only,
+// ordered by folder then file name. Other files go to `ignored`.
+Status ListClass(const fs::path& dir, std::vector<std::string>* files, std::vector<std::string>* ignored) {
+  std::error_code ec;
+  std::vector<std::pair<std::string, std::string>> found;  // (folder relative to dir, file name)
+  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::none, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const fs::path& p = it->path();
+    if (Hidden(p)) {
+      if (it->is_directory(ec)) it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_directory(ec) || !it->is_regular_file(ec)) continue;
+    const std::string rel_dir = fs::relative(p.parent_path(), dir, ec).string();
+    if (IsImageName(p)) {
+      found.emplace_back(rel_dir == "." ? "" : rel_dir, p.filename().string());
+    } else {
+      ignored->push_back(p.string());
+    }
+  }
+  if (ec) return Status::IOError(dir.string() + ": cannot list: " + ec.message());
+  std::sort(found.begin(), found.end());
+  for (auto& [sub, name] : found) files->push_back(sub.empty() ? name : sub + "/" + name);
+  return Status::OK();
+}
+
 }  // namespace
 
 PlanResult PlanImageFolder(const std::string& input, ConvertContext& ctx) {
   std::error_code ec;
   if (!fs::is_directory(input, ec)) return Status::InvalidArgument(input + ": imagefolder INPUT must be a folder");
   std::vector<std::string> classes;
+  std::vector<std::string> ignored;
   for (const auto& e : fs::directory_iterator(input, ec)) {
-    if (e.is_directory() && !Hidden(e.path())) classes.push_back(e.path().filename().string());
+    if (Hidden(e.path())) continue;
+    if (e.is_directory()) {
+      classes.push_back(e.path().filename().string());
+    } else {
+      ignored.push_back(e.path().string());  // e.g. a README beside the class folders
+    }
   }
   if (ec) return Status::IOError(input + ": cannot list: " + ec.message());
   std::sort(classes.begin(), classes.end());
   if (classes.empty()) return Status::NotFound(input + ": no class folders (expected INPUT/<class>/<image>)");
   auto items = std::make_shared<std::vector<ImageItem>>();
+  std::vector<std::string> empty;
   for (size_t label = 0; label < classes.size(); ++label) {
     std::vector<std::string> files;
-    fs::path dir = fs::path(input) / classes[label];
-    for (const auto& e : fs::directory_iterator(dir, ec)) {
-      if (e.is_regular_file() && !Hidden(e.path())) files.push_back(e.path().filename().string());
-    }
-    if (ec) return Status::IOError(dir.string() + ": cannot list: " + ec.message());
-    std::sort(files.begin(), files.end());
+    const fs::path dir = fs::path(input) / classes[label];
+    MR_RETURN_IF_ERROR(ListClass(dir, &files, &ignored));
+    if (files.empty()) empty.push_back(classes[label]);
     for (auto& f : files) {
       items->push_back({(dir / f).string(), classes[label] + "/" + f, static_cast<int64_t>(label)});
     }
+  }
+  if (!empty.empty()) {
+    std::string names;
+    for (const auto& c : empty) names += (names.empty() ? "'" : ", '") + c + "'";
+    std::string exts;
+    for (const char* e : kImageExtensions) exts += std::string(exts.empty() ? "" : " ") + e;
+    return Status::Corruption(input + ": class folder(s) " + names + " hold no image (" + exts +
+                              "); each would take a label no row has. Remove them or add images");
+  }
+  if (!ignored.empty()) {
+    std::sort(ignored.begin(), ignored.end());
+    std::string some;
+    for (size_t i = 0; i < ignored.size() && i < 5; ++i) some += (i ? ", " : "") + ignored[i];
+    ctx.Note("ignored " + std::to_string(ignored.size()) + " file(s) without an image extension: " + some +
+             (ignored.size() > 5 ? ", ..." : ""));
   }
   // The class map travels in the schema description, as JSON.
   nlohmann::json map = nlohmann::json::object();
