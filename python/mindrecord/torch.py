@@ -346,7 +346,9 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
     not spawn.
 
     `rank` / `world_size` default to torch.distributed's when it is
-    initialized, else 0 / 1. `num_threads`: C++ threads (reading,
+    initialized, else 0 / 1; spawned DataLoader workers (the default under
+    torch.multiprocessing.spawn) take them from the process that made the
+    DataLoader. `num_threads`: C++ threads (reading,
     decoding, ops) per DataLoader worker process, or in the main process
     with num_workers=0; default 1 in a worker (the workers are the
     parallelism) and 2 in the main process. bytes / string columns stay
@@ -415,6 +417,15 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         if torch.distributed.is_available() and torch.distributed.is_initialized():
             return torch.distributed.get_rank(), torch.distributed.get_world_size()
         return 0, 1
+
+    def __getstate__(self):
+        # Pickled for a spawned DataLoader worker (the start method of a
+        # process made by torch.multiprocessing.spawn): the worker has no
+        # process group, so it takes this process's rank and world size.
+        state = self.__dict__.copy()
+        if self._world is None:
+            state["_rank"], state["_world"] = self._rank_world()
+        return state
 
     def __len__(self) -> int:
         """Rows this rank yields per epoch (over all its workers)."""

@@ -337,3 +337,18 @@ def test_rows_cross_into_python_per_chunk(mixed, workers):
     assert out["rows"] == 202
     # A few calls per batch of rows, none per row.
     assert out["calls"] < out["rows"] // 8, out
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_ranks_under_multiprocessing_spawn_split_without_dupes(simple, tmp_path, world):
+    # torch.multiprocessing.spawn makes the ranks; their DataLoader workers are
+    # spawned too and have no process group (with 2 ranks every rank read all
+    # rows; with 3, 608 of 912 rows were duplicates).
+    import json
+    import torch.multiprocessing as tmp
+    from dist_ranks import read_rank
+    tmp.spawn(read_rank, args=(world, simple, str(tmp_path / "init"), str(tmp_path), 2), nprocs=world, join=True)
+    got = [json.load(open(tmp_path / ("rank%d.json" % r))) for r in range(world)]
+    assert all(g["start_method"] == "spawn" for g in got)
+    assert all(len(g["ids"]) == g["len"] for g in got)
+    assert sorted(i for g in got for i in g["ids"]) == list(range(97))
