@@ -7,29 +7,63 @@ namespace mindrecord {
 namespace {
 class DistributedSampler : public Sampler {
  public:
+  struct WorkerSplit {
+    uint64_t count = 1, id = 0, batch = 1;
+  };
+
   DistributedSampler(uint64_t num_shards, uint64_t shard_id, ShuffleMode mode, uint64_t block, bool contiguous,
-                     bool pad, DatasetLayout layout)
+                     bool pad, WorkerSplit workers, DatasetLayout layout)
       : num_shards_(num_shards), shard_id_(shard_id), mode_(mode), block_(block), contiguous_(contiguous),
-        pad_(pad), layout_(std::move(layout)) {}
+        pad_(pad), workers_(workers), layout_(std::move(layout)) {}
 
   nlohmann::json ToJson() const override {
-    return {{"type", "distributed"}, {"num_shards", num_shards_}, {"shard_id", shard_id_},
-            {"shuffle", ShuffleModeName(mode_)}, {"block_size", block_},
-            {"split", contiguous_ ? "contiguous" : "round_robin"}, {"pad", pad_}};
+    nlohmann::json j = {{"type", "distributed"}, {"num_shards", num_shards_}, {"shard_id", shard_id_},
+                        {"shuffle", ShuffleModeName(mode_)}, {"block_size", block_},
+                        {"split", contiguous_ ? "contiguous" : "round_robin"}, {"pad", pad_}};
+    if (workers_.count > 1) {
+      j["worker_count"] = workers_.count;
+      j["worker_id"] = workers_.id;
+      j["worker_batch"] = workers_.batch;
+    }
+    return j;
   }
 
   uint64_t size() const override {
+    const uint64_t rank = RankSize();
+    if (workers_.count == 1) return rank;
+    // Whole batches dealt round robin; the last one may be short.
+    const uint64_t b = workers_.batch, batches = (rank + b - 1) / b;
+    const uint64_t mine = batches / workers_.count + (workers_.id < batches % workers_.count ? 1 : 0);
+    uint64_t rows = mine * b;
+    if (batches > 0 && (batches - 1) % workers_.count == workers_.id) rows -= batches * b - rank;
+    return rows;
+  }
+
+  Result<std::vector<uint64_t>> Epoch(uint64_t seed, uint64_t epoch) const override {
+    MR_ASSIGN_OR_RETURN(std::vector<uint64_t> rank, RankEpoch(seed, epoch));
+    if (workers_.count == 1) return rank;
+    std::vector<uint64_t> out;
+    out.reserve(size());
+    for (uint64_t k = 0; k < rank.size(); ++k) {
+      if ((k / workers_.batch) % workers_.count == workers_.id) out.push_back(rank[k]);
+    }
+    return out;
+  }
+
+ private:
+  uint64_t RankSize() const {
     const uint64_t n = layout_.num_rows();
     if (pad_) return (n + num_shards_ - 1) / num_shards_;
     return n / num_shards_ + (shard_id_ < n % num_shards_ ? 1 : 0);
   }
 
-  Result<std::vector<uint64_t>> Epoch(uint64_t seed, uint64_t epoch) const override {
+  // This rank's ids, in order.
+  Result<std::vector<uint64_t>> RankEpoch(uint64_t seed, uint64_t epoch) const {
     std::vector<uint64_t> base = ShuffleOrder(mode_, layout_, seed, epoch, block_);
     const uint64_t n = base.size();
     std::vector<uint64_t> out;
     if (n == 0) return out;
-    const uint64_t per = size();
+    const uint64_t per = RankSize();
     out.reserve(per);
     if (pad_) {
       const uint64_t total = per * num_shards_;
@@ -50,11 +84,11 @@ class DistributedSampler : public Sampler {
     return out;
   }
 
- private:
   uint64_t num_shards_, shard_id_;
   ShuffleMode mode_;
   uint64_t block_;
   bool contiguous_, pad_;
+  WorkerSplit workers_;
   DatasetLayout layout_;
 };
 }  // namespace
@@ -62,7 +96,9 @@ class DistributedSampler : public Sampler {
 Result<std::unique_ptr<Sampler>> MakeDistributedSampler(const nlohmann::json& spec, const DatasetLayout& layout) {
   const char* where = "distributed sampler";
   MR_RETURN_IF_ERROR(
-      SpecCheckKeys(spec, {"type", "num_shards", "shard_id", "shuffle", "block_size", "split", "pad"}, where));
+      SpecCheckKeys(spec, {"type", "num_shards", "shard_id", "shuffle", "block_size", "split", "pad", "worker_count",
+                           "worker_id", "worker_batch"},
+                    where));
   MR_ASSIGN_OR_RETURN(uint64_t num_shards, SpecUInt(spec, "num_shards", 0, where));
   MR_ASSIGN_OR_RETURN(uint64_t shard_id, SpecUInt(spec, "shard_id", 0, where));
   if (num_shards == 0) return Status::InvalidArgument("distributed sampler: 'num_shards' must be >= 1");
@@ -82,8 +118,19 @@ Result<std::unique_ptr<Sampler>> MakeDistributedSampler(const nlohmann::json& sp
                                    "'");
   }
   MR_ASSIGN_OR_RETURN(bool pad, SpecBool(spec, "pad", true, where));
+  DistributedSampler::WorkerSplit workers;
+  MR_ASSIGN_OR_RETURN(workers.count, SpecUInt(spec, "worker_count", 1, where));
+  MR_ASSIGN_OR_RETURN(workers.id, SpecUInt(spec, "worker_id", 0, where));
+  MR_ASSIGN_OR_RETURN(workers.batch, SpecUInt(spec, "worker_batch", 1, where));
+  if (workers.count == 0 || workers.batch == 0) {
+    return Status::InvalidArgument("distributed sampler: 'worker_count' and 'worker_batch' must be >= 1");
+  }
+  if (workers.id >= workers.count) {
+    return Status::InvalidArgument("distributed sampler: 'worker_id' " + std::to_string(workers.id) +
+                                   " is not in [0, " + std::to_string(workers.count) + ")");
+  }
   return std::unique_ptr<Sampler>(
-      new DistributedSampler(num_shards, shard_id, mode, block, split == "contiguous", pad, layout));
+      new DistributedSampler(num_shards, shard_id, mode, block, split == "contiguous", pad, workers, layout));
 }
 
 }  // namespace mindrecord

@@ -348,7 +348,16 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
     `rank` / `world_size` default to torch.distributed's when it is
     initialized, else 0 / 1; spawned DataLoader workers (the default under
     torch.multiprocessing.spawn) take them from the process that made the
-    DataLoader. `num_threads`: C++ threads (reading,
+    DataLoader. `pad_ranks=True` gives every rank the same number of rows
+    (ceil(rows / world_size)) by repeating rows at the end of the epoch's
+    order, as torch's DistributedSampler does (DDP needs the same number of
+    steps on every rank); off by default: each row read once.
+
+    Each rank's rows are cut into batches of `batch_size` (without it, rows
+    one by one) dealt to its DataLoader workers in turn, which the DataLoader interleaves back
+    in order: a rank yields the same sequence for any num_workers, only its
+    last batch can be short (dropped with drop_last), and len() counts
+    batches with `batch_size`, rows without. `num_threads`: C++ threads (reading,
     decoding, ops) per DataLoader worker process, or in the main process
     with num_workers=0; default 1 in a worker (the workers are the
     parallelism) and 2 in the main process. bytes / string columns stay
@@ -376,7 +385,8 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
                  ops: dict[str, list] | None = None, shuffle: bool | str = True, seed: int = 0,
                  batch_size: int | None = None, drop_last: bool = False, num_threads: int | None = None,
                  rank: int | None = None, world_size: int | None = None, io_mode: str = "auto",
-                 direct_fallback: bool = False, auto_direct_above: int | None = None) -> None:
+                 direct_fallback: bool = False, auto_direct_above: int | None = None,
+                 pad_ranks: bool = False) -> None:
         super().__init__()
         self._io_mode = _io_mode(io_mode)
         self._io_keys = _io_plan_keys(direct_fallback, auto_direct_above)
@@ -390,6 +400,9 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         self._drop_last = bool(drop_last)
         self._threads = None if num_threads is None else int(num_threads)
         self._rank, self._world = rank, world_size
+        if not isinstance(pad_ranks, bool):
+            raise TypeError("pad_ranks must be a bool, got %r" % (pad_ranks,))
+        self._pad = pad_ranks
         # In shared memory, so that persistent DataLoader workers (which keep
         # the copy of this object they started with) see set_epoch too.
         self._epoch_cell = torch.zeros((), dtype=torch.int64).share_memory_()
@@ -427,17 +440,32 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
             state["_rank"], state["_world"] = self._rank_world()
         return state
 
-    def __len__(self) -> int:
-        """Rows this rank yields per epoch (over all its workers)."""
+    def _rank_rows(self):
         rank, world = self._rank_world()
+        if self._pad:
+            return -(-self._total // world)
         return self._total // world + (1 if rank < self._total % world else 0)
 
-    def _plan(self, split, splits, threads):
+    def __len__(self) -> int:
+        """What this rank yields per epoch over all its workers: batches with
+        `batch_size` (the last one dropped when short and drop_last), else
+        rows; the same for any number of DataLoader workers."""
+        rows = self._rank_rows()
+        if self._batch_size is None:
+            return rows
+        return rows // self._batch_size if self._drop_last else -(-rows // self._batch_size)
+
+    def _plan(self, rank, world, worker, workers, threads):
+        # The rank's rows are cut into batches dealt to its workers in turn
+        # (rows one by one without batch_size); the DataLoader takes items
+        # from its workers in the same turn, so the rank's sequence and its
+        # one short last batch do not depend on the number of workers.
         return dict({
             "source": self._source,
             "columns": self._columns,
-            "sampler": {"type": "distributed", "num_shards": splits, "shard_id": split,
-                        "shuffle": self._shuffle, "pad": False},
+            "sampler": {"type": "distributed", "num_shards": world, "shard_id": rank,
+                        "shuffle": self._shuffle, "pad": self._pad, "worker_count": workers, "worker_id": worker,
+                        "worker_batch": int(self._batch_size or 1)},
             "ops": self._ops,
             "batch": {"batch_size": int(self._batch_size or 64),
                       "drop_remainder": self._drop_last and self._batch_size is not None},
@@ -461,9 +489,8 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         rank, world = self._rank_world()
         info = torch.utils.data.get_worker_info()
         wid, nworkers = (info.id, info.num_workers) if info is not None else (0, 1)
-        splits = world * nworkers  # splits beyond the row count simply yield nothing
         threads = self._threads if self._threads is not None else (1 if info is not None else 2)
-        plan = self._plan(rank * nworkers + wid, splits, threads)
+        plan = self._plan(rank, world, wid, nworkers, threads)
         text = json.dumps(plan)
         resume = {"seed": self._seed, "epoch": self._epoch, "position": 0, "rows": 0,
                   "fingerprint": str(_core.plan_fingerprint(text))}

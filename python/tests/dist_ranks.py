@@ -12,8 +12,10 @@ def read_rank(rank, world, path, init_file, out_dir, workers):
     try:
         ds = MindRecordDataset(path, columns=["id"], seed=4, batch_size=5)
         loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=workers)
-        ids = [i for b in loader for i in b["id"].tolist()]
+        batches = [b["id"].tolist() for b in loader]
+        ids = [i for b in batches for i in b]
         with open(os.path.join(out_dir, "rank%d.json" % rank), "w") as f:
-            json.dump({"ids": ids, "len": len(ds), "start_method": torch.multiprocessing.get_start_method()}, f)
+            json.dump({"ids": ids, "batches": len(batches), "len": len(loader), "rows": ds._rank_rows(),
+                       "start_method": torch.multiprocessing.get_start_method()}, f)
     finally:
         dist.destroy_process_group()

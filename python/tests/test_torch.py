@@ -34,7 +34,7 @@ def test_ranks_and_workers_partition(simple):
     for rank in range(3):
         ds = MindRecordDataset(simple, columns=["id"], seed=4, rank=rank, world_size=3, batch_size=5)
         ids = epoch_ids(ds, 2)
-        assert len(ids) == len(ds)
+        assert len(ds) == -(-len(ids) // 5)  # batches of 5
         parts.append(ids)
     flat = [x for p in parts for x in p]
     assert sorted(flat) == list(range(97))
@@ -136,14 +136,14 @@ def test_io_mode_keyword(simple):
     want = sorted(epoch_ids(MindRecordDataset(simple, columns=["id"], seed=4), 0))
     for mode in ("auto", "pread", "mmap"):
         ds = MindRecordDataset(simple, columns=["id"], seed=4, io_mode=mode)
-        assert ds._plan(0, 1, 1)["io_mode"] == mode
+        assert ds._plan(0, 1, 0, 1, 1)["io_mode"] == mode
         assert sorted(epoch_ids(ds, 0)) == want
     for bad in ("aio", None, 1):
         with pytest.raises(ValueError, match="io_mode"):
             MindRecordDataset(simple, io_mode=bad)
     ds = MindRecordDataset(simple, columns=["id"], seed=4, io_mode="direct", direct_fallback=True,
                            auto_direct_above=7)
-    assert ds._plan(0, 1, 1)["direct_fallback"] is True and ds._plan(0, 1, 1)["auto_direct_above"] == 7
+    assert ds._plan(0, 1, 0, 1, 1)["direct_fallback"] is True and ds._plan(0, 1, 0, 1, 1)["auto_direct_above"] == 7
     assert sorted(epoch_ids(ds, 0)) == want
     with pytest.raises(ValueError, match="auto_direct_above"):
         MindRecordDataset(simple, auto_direct_above=-2)
@@ -350,5 +350,35 @@ def test_ranks_under_multiprocessing_spawn_split_without_dupes(simple, tmp_path,
     tmp.spawn(read_rank, args=(world, simple, str(tmp_path / "init"), str(tmp_path), 2), nprocs=world, join=True)
     got = [json.load(open(tmp_path / ("rank%d.json" % r))) for r in range(world)]
     assert all(g["start_method"] == "spawn" for g in got)
-    assert all(len(g["ids"]) == g["len"] for g in got)
+    assert all(g["batches"] == g["len"] and len(g["ids"]) == g["rows"] for g in got)
     assert sorted(i for g in got for i in g["ids"]) == list(range(97))
+
+
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_batches_and_len_do_not_depend_on_workers(simple, drop_last):
+    # len(loader) counted rows (97) while an epoch gave 4 batches, and with 2
+    # workers drop_last dropped each worker's short batch (64 of 97 rows used).
+    seqs = []
+    for workers in (0, 1, 2, 3):
+        ds = MindRecordDataset(simple, columns=["id"], seed=4, batch_size=32, drop_last=drop_last)
+        loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=workers)
+        batches = [b["id"].tolist() for b in loader]
+        assert len(loader) == len(batches) == (3 if drop_last else 4)
+        assert all(len(b) == 32 for b in batches[:3])
+        seqs.append(batches)
+    assert seqs[0] == seqs[1] == seqs[2] == seqs[3]
+    flat = sorted(i for b in seqs[0] for i in b)
+    assert len(flat) == (96 if drop_last else 97) and len(set(flat)) == len(flat)
+
+
+def test_pad_ranks_gives_every_rank_the_same_rows(simple):
+    parts = []
+    for rank in range(3):
+        ds = MindRecordDataset(simple, columns=["id"], seed=4, rank=rank, world_size=3, pad_ranks=True)
+        ids = epoch_ids(ds, 2)
+        assert len(ids) == len(ds) == 33  # ceil(97 / 3); without padding 33, 32, 32
+        parts.append(ids)
+    flat = [x for p in parts for x in p]
+    assert set(flat) == set(range(97)) and len(flat) == 99
+    with pytest.raises(TypeError, match="pad_ranks"):
+        MindRecordDataset(simple, pad_ranks="yes")

@@ -189,6 +189,40 @@ TEST(SamplerTest, DistributedSharedSeedAndEpochs) {
   EXPECT_FALSE(MakeSampler({{"type", "distributed"}, {"num_shards", 0}}, l).ok());
 }
 
+TEST(SamplerTest, DistributedWorkersTakeWholeBatchesInTurn) {
+  // A rank's ids cut into batches of B dealt to W workers: interleaving the
+  // workers' batches in turn gives the rank's sequence back (size() agrees,
+  // checked by Ids), and only the last batch is short.
+  auto l = Layout3();
+  for (uint64_t b : {1, 4, 7, 200}) {
+    for (uint64_t w : {1, 2, 3, 5}) {
+      const nlohmann::json rank_spec = {{"type", "distributed"}, {"num_shards", 3}, {"shard_id", 1},
+                                        {"shuffle", true}, {"pad", false}};
+      const auto rank = Ids(rank_spec, l, 5, 2);
+      std::vector<std::vector<uint64_t>> mine(w);
+      for (uint64_t id = 0; id < w; ++id) {
+        nlohmann::json spec = rank_spec;
+        spec["worker_count"] = w;
+        spec["worker_id"] = id;
+        spec["worker_batch"] = b;
+        mine[id] = Ids(spec, l, 5, 2);
+      }
+      std::vector<uint64_t> turns;
+      for (uint64_t k = 0; turns.size() < rank.size() && k < 10000; ++k) {
+        const auto& m = mine[k % w];
+        const uint64_t at = (k / w) * b;
+        for (uint64_t i = at; i < std::min<uint64_t>(at + b, m.size()); ++i) turns.push_back(m[i]);
+      }
+      EXPECT_EQ(turns, rank) << "batch " << b << " workers " << w;
+    }
+  }
+  EXPECT_FALSE(MakeSampler({{"type", "distributed"}, {"num_shards", 1}, {"shard_id", 0}, {"worker_count", 2},
+                            {"worker_id", 2}},
+                           l)
+                   .ok());
+  EXPECT_FALSE(MakeSampler({{"type", "distributed"}, {"num_shards", 1}, {"shard_id", 0}, {"worker_batch", 0}}, l).ok());
+}
+
 TEST(SamplerTest, SubsetAndSubsetRandom) {
   auto l = Layout3();
   std::vector<uint64_t> idx = {5, 3, 99, 42};
