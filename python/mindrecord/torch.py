@@ -476,6 +476,25 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
             "io_mode": self._io_mode,
         }, **self._io_keys)
 
+    def __getitem__(self, index: int) -> dict:
+        """Row `index` of the dataset (its global row id; negative counts
+        from the end) with the ops applied, as a dict of tensors: for looking
+        at a sample and debugging ops. Iteration is the fast path."""
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise TypeError("MindRecordDataset indices are ints (global row ids), got %r" % (index,))
+        row = index + self._total if index < 0 else index
+        if not 0 <= row < self._total:
+            raise IndexError("row %d is out of range: the dataset has %d rows" % (index, self._total))
+        plan = self._plan(0, 1, 0, 1, 1)
+        plan["sampler"] = {"type": "subset", "indices": [row]}
+        plan["batch"] = {"batch_size": 1, "drop_remainder": False}
+        pipe = _core.Pipeline(json.dumps(plan), None, None)
+        try:
+            cols, _, _ = pipe.next()
+        finally:
+            pipe.close()
+        return next(_rows(cols))
+
     def __iter__(self):
         if self._batch_size is not None:
             return self._batches()

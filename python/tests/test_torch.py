@@ -382,3 +382,22 @@ def test_pad_ranks_gives_every_rank_the_same_rows(simple):
     assert set(flat) == set(range(97)) and len(flat) == 99
     with pytest.raises(TypeError, match="pad_ranks"):
         MindRecordDataset(simple, pad_ranks="yes")
+
+
+def test_getitem_reads_one_row_with_its_ops(simple):
+    ds = MindRecordDataset(simple, columns=["id", "vec"], seed=4, batch_size=8)
+    every = {int(r["id"]): r for r in MindRecordDataset(simple, columns=["id", "vec"], seed=4)}
+    from mindrecord import FileReader
+    file_order = [int(r["id"]) for r in FileReader(simple).get_next()]
+    for index in (0, 1, 50, 96, -1):
+        r = ds[index]
+        want = file_order[index]
+        assert int(r["id"]) == want and r["id"].dim() == 0
+        assert torch.equal(r["vec"], every[want]["vec"])
+    with pytest.raises(IndexError, match="97 rows"):
+        ds[97]
+    with pytest.raises(TypeError, match="ints"):
+        ds["a"]
+    # Ops are applied, as in iteration.
+    scaled = MindRecordDataset(simple, columns=["id", "vec"], ops={"vec": [lambda v: v * 2]})
+    assert torch.equal(scaled[3]["vec"], every[file_order[3]]["vec"] * 2)
