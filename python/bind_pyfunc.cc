@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <utility>
 
 #include "pipeline/op_registry.h"
@@ -209,6 +210,25 @@ void BindPyFunc(py::module_& m) {
     TableIds()[fn.ptr()] = id;
     return id;
   });
+  // One op applied to one value by hand (vision ops are callable): the value
+  // as a map op's callable takes it and returns it (bytes, str or array).
+  m.def(
+      "apply_op",
+      [](const std::string& spec_json, py::object value, py::object seed) {
+        nlohmann::json spec = nlohmann::json::parse(spec_json, nullptr, false);
+        if (spec.is_discarded()) throw StatusError(Status::InvalidArgument("apply_op: spec is not JSON"));
+        auto ops = ValueOrThrow(BuildColumnOps({spec}));
+        Tensor t = ValueOrThrow(PyToTensor(value, "the value given to " + ops[0]->name()));
+        std::mt19937_64 rng(seed.is_none() ? std::random_device{}() : seed.cast<uint64_t>());
+        {
+          py::gil_scoped_release nogil;
+          t = ValueOrThrow(ops[0]->Apply(std::move(t), rng));
+        }
+        return t.type() == TensorType::kBytes ? py::object(py::bytes(reinterpret_cast<const char*>(t.data()),
+                                                                      t.size_bytes()))
+                                              : TensorToPyArg(std::move(t));
+      },
+      py::arg("spec_json"), py::arg("value"), py::arg("seed") = py::none());
 }
 
 }  // namespace mindrecord::py_binding

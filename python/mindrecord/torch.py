@@ -490,10 +490,12 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         plan["batch"] = {"batch_size": 1, "drop_remainder": False}
         pipe = _core.Pipeline(json.dumps(plan), None, None)
         try:
-            cols, _, _ = pipe.next()
+            item = pipe.next()
         finally:
             pipe.close()
-        return next(_rows(cols))
+        if item is None:
+            raise IndexError("row %d could not be read" % index)
+        return next(_rows(item[0]))
 
     def __iter__(self):
         if self._batch_size is not None:

@@ -5,6 +5,8 @@ threads, on uint8 HWC images after Decode.
 
 Thread safety: op objects are immutable values.
 """
+import json
+
 from mindrecord import _core
 
 
@@ -68,6 +70,14 @@ class TensorOperation:
 
     def __hash__(self):
         return hash(repr(self))
+
+    def __call__(self, value: object, seed: int | None = None) -> object:
+        """Applies the op to one value by hand, as a map op would to a
+        column's value (bytes for Decode, a uint8 HWC numpy array for image
+        ops): the result is a numpy array. Random ops draw from `seed`
+        (default: a fresh random seed). For looking at what an op does and
+        composing it with other transforms; pipelines are the fast path."""
+        return _core.apply_op(json.dumps(self._spec), value, seed)
 
 
 class Decode(TensorOperation):

@@ -401,3 +401,22 @@ def test_getitem_reads_one_row_with_its_ops(simple):
     # Ops are applied, as in iteration.
     scaled = MindRecordDataset(simple, columns=["id", "vec"], ops={"vec": [lambda v: v * 2]})
     assert torch.equal(scaled[3]["vec"], every[file_order[3]]["vec"] * 2)
+
+
+def test_vision_ops_are_callable_by_hand(tmp_path):
+    # vision.Decode()(jpeg_bytes) raised "not callable": ops could not be
+    # looked at one by one or composed with other transforms.
+    from mindrecord import vision
+    from test_dataset import _png
+    png, pixels = _png(6, 4, 3)
+    img = vision.Decode()(png)
+    assert isinstance(img, np.ndarray) and img.dtype == np.uint8
+    assert np.array_equal(img, pixels)
+    assert vision.HWC2CHW()(img).shape == (img.shape[2], 4, 6)
+    flipped = vision.RandomHorizontalFlip(1.0)(img)
+    assert np.array_equal(flipped, img[:, ::-1])
+    crops = [vision.RandomCrop(2)(img, seed=s) for s in (1, 1, 2, 3, 4, 5)]
+    assert np.array_equal(crops[0], crops[1])  # the same seed, the same crop
+    assert all(c.shape == (2, 2, img.shape[2]) for c in crops)
+    with pytest.raises(Exception, match="Decode"):
+        vision.Decode()(b"not an image")
