@@ -10,6 +10,7 @@
 
 #include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
+#include "mindrecord/row_codec.h"
 #include "mindrecord/schema.h"
 #include "mindrecord/status.h"
 #include "mindrecord/value.h"
@@ -54,17 +55,6 @@ struct WriterOptions {
   bool direct_writes = true;
   // Shard data files go through this seam (tests inject faults); nullptr: POSIX.
   FileSystem* file_system = nullptr;
-};
-
-// A row already in its on-disk form: the msgpack raw part, the blob part
-// (framed as on disk, integer arrays already packed for v3.0, never
-// compressed: the writer compresses per its options), and the values of the
-// index fields. Used by `copy` to move rows without re-encoding.
-struct EncodedRow {
-  std::string raw;
-  std::string blob;
-  Row index_values;
-  int64_t packing_saved = 0;  // bytes the v3.0 integer packing saved in `blob`
 };
 
 // Thread safety: not thread-safe; one thread drives a writer. Writing happens
