@@ -64,7 +64,7 @@ struct WriterOptions {
 //
 // Durability: everything goes to temporary files beside the output
 // (".<name>.tmp-<pid>-<n>"). Commit() fsyncs them, writes a commit record
-// listing the renames (the commit point; see writers/append_journal.h) and
+// listing the renames (the commit point; see mindrecord/commit_record.h) and
 // renames them into place, index files first and shard 0 last, replacing old
 // files with overwrite; a crash among the renames is finished by the next
 // opener. Before the record exists the old files (if any) are untouched.
@@ -79,7 +79,7 @@ class ShardWriter {
   // the format version, checksums, compression and index fields are the
   // dataset's own. The dataset stays readable as it was until Commit();
   // Abandon(), an error in Commit() or a crash at any point leaves it as it
-  // was (see writers/append_journal.h). Holds an exclusive lock on the
+  // was (see mindrecord/append_journal.h). Holds an exclusive lock on the
   // dataset from here to Commit()/Abandon(): readers cannot open it meanwhile.
   static Result<std::unique_ptr<ShardWriter>> OpenForAppend(const std::string& path, FileSystem* file_system = nullptr);
   ~ShardWriter();
