@@ -35,6 +35,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "fixtures/convert_fixtures.h"
+#include "tests/util/compat_dir.h"
 #include "writers/convert/converter.h"
 
 namespace fs = std::filesystem;
@@ -44,7 +45,9 @@ namespace {
 
 std::vector<cv::Mat> CompatPhotos() {
   std::vector<cv::Mat> out;
-  fs::path compat = fs::path(MINDRECORD_SOURCE_DIR) / ".." / "shared" / "compat" / "sources";
+  const std::string dir = mindrecord::testing::CompatDir();
+  if (dir.empty()) return out;
+  const fs::path compat = fs::path(dir) / "sources";
   for (const char* sub : {"coco/train", "voc2012/JPEGImages", "imagenet_map/images"}) {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(compat / sub, ec)) {

@@ -2,7 +2,7 @@
 // datasets with the same schema to an existing dataset. Row ids continue; the
 // dataset keeps its format version, checksums, compression and index fields.
 // Until the append commits the dataset reads as before, and an interrupted
-// append is rolled back by the next open (see writers/append_journal.h).
+// append is rolled back by the next open (see mindrecord/append_journal.h).
 #include <cstdio>
 
 #include "cli/command.h"

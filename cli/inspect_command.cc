@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "mindrecord/compression.h"
 #include "readers/shard_reader.h"
 
 namespace mindrecord::cli {

@@ -20,6 +20,18 @@ struct EncodedParts {
   int64_t packing_saved = 0;  // unpacked minus packed bytes of integer arrays
 };
 
+// A row already in its on-disk form: the msgpack raw part, the blob part
+// (framed as on disk, integer arrays already packed for v3.0, never
+// compressed: ShardWriter compresses per its options), and the values of the
+// index fields. ShardReader::ReadEncoded gives it and ShardWriter::
+// WriteEncoded takes it: `copy` moves rows without re-encoding.
+struct EncodedRow {
+  std::string raw;
+  std::string blob;
+  Row index_values;
+  int64_t packing_saved = 0;  // bytes the v3.0 integer packing saved in `blob`
+};
+
 // Thread safety: stateless after construction; const methods may run on many
 // threads at once.
 class RowCodec {

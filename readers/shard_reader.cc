@@ -17,7 +17,7 @@
 #include "mindrecord/direct_file.h"
 #include "mindrecord/file.h"
 #include "mindrecord/row_codec.h"
-#include "writers/append_journal.h"
+#include "readers/lock_dataset.h"
 
 namespace mindrecord {
 

@@ -9,11 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "mindrecord/file.h"
 #include "mindrecord/header.h"
+#include "mindrecord/row_codec.h"
 #include "mindrecord/schema.h"
 #include "mindrecord/status.h"
 #include "mindrecord/value.h"
-#include "writers/shard_writer.h"
 
 namespace mindrecord {
 

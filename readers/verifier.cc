@@ -11,7 +11,7 @@
 #include "mindrecord/row_codec.h"
 #include "readers/header_io.h"
 #include "readers/page_walker.h"
-#include "writers/append_journal.h"
+#include "readers/lock_dataset.h"
 
 namespace mindrecord {
 

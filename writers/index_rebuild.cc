@@ -9,8 +9,8 @@
 #include "mindrecord/constants.h"
 #include "mindrecord/file.h"
 #include "mindrecord/row_codec.h"
-#include "writers/append_journal.h"
 #include "readers/header_io.h"
+#include "readers/lock_dataset.h"
 #include "readers/page_walker.h"
 
 namespace mindrecord {

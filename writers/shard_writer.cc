@@ -12,8 +12,10 @@
 #include "mindrecord/file.h"
 #include "mindrecord/header.h"
 #include "mindrecord/row_codec.h"
+#include "mindrecord/append_journal.h"
+#include "mindrecord/commit_record.h"
 #include "readers/header_io.h"
-#include "writers/append_journal.h"
+#include "readers/lock_dataset.h"
 #include "writers/shard_file_writer.h"
 
 namespace mindrecord {

@@ -10,6 +10,7 @@
 
 #include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
+#include "mindrecord/row_codec.h"
 #include "mindrecord/schema.h"
 #include "mindrecord/status.h"
 #include "mindrecord/value.h"
@@ -56,17 +57,6 @@ struct WriterOptions {
   FileSystem* file_system = nullptr;
 };
 
-// A row already in its on-disk form: the msgpack raw part, the blob part
-// (framed as on disk, integer arrays already packed for v3.0, never
-// compressed: the writer compresses per its options), and the values of the
-// index fields. Used by `copy` to move rows without re-encoding.
-struct EncodedRow {
-  std::string raw;
-  std::string blob;
-  Row index_values;
-  int64_t packing_saved = 0;  // bytes the v3.0 integer packing saved in `blob`
-};
-
 // Thread safety: not thread-safe; one thread drives a writer. Writing happens
 // in the calling thread, except direct page writes (WriterOptions::
 // direct_writes), which background threads of the writer perform; their
@@ -74,7 +64,7 @@ struct EncodedRow {
 //
 // Durability: everything goes to temporary files beside the output
 // (".<name>.tmp-<pid>-<n>"). Commit() fsyncs them, writes a commit record
-// listing the renames (the commit point; see writers/append_journal.h) and
+// listing the renames (the commit point; see mindrecord/commit_record.h) and
 // renames them into place, index files first and shard 0 last, replacing old
 // files with overwrite; a crash among the renames is finished by the next
 // opener. Before the record exists the old files (if any) are untouched.
@@ -89,7 +79,7 @@ class ShardWriter {
   // the format version, checksums, compression and index fields are the
   // dataset's own. The dataset stays readable as it was until Commit();
   // Abandon(), an error in Commit() or a crash at any point leaves it as it
-  // was (see writers/append_journal.h). Holds an exclusive lock on the
+  // was (see mindrecord/append_journal.h). Holds an exclusive lock on the
   // dataset from here to Commit()/Abandon(): readers cannot open it meanwhile.
   static Result<std::unique_ptr<ShardWriter>> OpenForAppend(const std::string& path, FileSystem* file_system = nullptr);
   ~ShardWriter();

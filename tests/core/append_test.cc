@@ -20,7 +20,8 @@
 #include "readers/verifier.h"
 #include "tests/util/test_rows.h"
 #include "tests/util/test_util.h"
-#include "writers/append_journal.h"
+#include "mindrecord/append_journal.h"
+#include "mindrecord/commit_record.h"
 #include "writers/shard_writer.h"
 
 namespace mindrecord {

@@ -19,7 +19,7 @@
 #include "readers/verifier.h"
 #include "tests/util/test_rows.h"
 #include "tests/util/test_util.h"
-#include "writers/append_journal.h"
+#include "mindrecord/commit_record.h"
 #include "writers/index_rebuild.h"
 #include "writers/shard_writer.h"
 

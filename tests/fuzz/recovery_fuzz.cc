@@ -13,7 +13,9 @@
 #include <string>
 
 #include "tests/fuzz/fuzz_target.h"
-#include "writers/append_journal.h"
+#include "mindrecord/append_journal.h"
+#include "mindrecord/commit_record.h"
+#include "readers/lock_dataset.h"
 
 namespace {
 

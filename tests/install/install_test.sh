@@ -11,7 +11,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 inc="$tmp/prefix/include/mindrecord"
-for internal in pipeline/runtime.h pipeline/ops/cv_util.h writers/append_journal.h index/index_writer.h; do
+for internal in pipeline/runtime.h pipeline/ops/cv_util.h mindrecord/append_journal.h index/index_writer.h; do
   if [ -e "$inc/$internal" ]; then echo "internal header installed: $internal"; exit 1; fi
 done
 test -f "$inc/mindrecord/mindrecord.h" && test -f "$inc/mindrecord/version.h"

@@ -1,4 +1,4 @@
-#include "writers/commit_record.h"
+#include "mindrecord/commit_record.h"
 
 #include <unistd.h>
 
@@ -6,11 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mindrecord/append_journal.h"
 #include "mindrecord/checksum.h"
 #include "mindrecord/json_guard.h"
 #include "mindrecord/limits.h"
 #include "mindrecord/own_file.h"
-#include "writers/append_journal.h"
 
 namespace mindrecord {
 namespace {
@@ -118,7 +118,7 @@ Status FinishCommit(const std::string& first_shard, FileSystem* fs) {
   for (const Entry& e : entries) {
     const std::string to = JoinPath(dir, e.to);
     MR_RETURN_IF_ERROR(fs->Remove(JournalPath(to)));
-    MR_RETURN_IF_ERROR(fs->Remove(JournalPath(to) + ".db"));
+    MR_RETURN_IF_ERROR(fs->Remove(JournalIndexPath(to)));
   }
   MR_RETURN_IF_ERROR(fs->SyncDir(dir));
   for (size_t i = 0; i < entries.size(); ++i) {

@@ -1,16 +1,10 @@
-#include "writers/append_journal.h"
-#include "readers/shard_paths.h"
+#include "mindrecord/append_journal.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <chrono>
-#include <cstring>
 #include <random>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -19,7 +13,6 @@
 #include "mindrecord/json_guard.h"
 #include "mindrecord/limits.h"
 #include "mindrecord/own_file.h"
-#include "readers/header_io.h"
 
 namespace mindrecord {
 namespace {
@@ -39,8 +32,6 @@ struct Journal {
   std::string header;
   std::vector<Region> regions;
 };
-
-std::string DbBackup(const std::string& shard_path) { return JournalPath(shard_path) + ".db"; }
 
 // Parses a journal file. Checks its own consistency only; whether it belongs
 // to the shard beside it is CheckJournal's job.
@@ -139,7 +130,7 @@ Status CheckJournal(const std::string& shard_path, const Journal& j, const Journ
     return foreign("the shard holds " + std::to_string(id->size) + " bytes, fewer than the " +
                    std::to_string(j.size) + " it held before the append");
   }
-  const std::string backup = DbBackup(shard_path);
+  const std::string backup = JournalIndexPath(shard_path);
   auto b = StatOwnFile(backup);
   if (!b.ok() && b.status().code() != StatusCode::kNotFound) return foreign(b.status().message());
   return Status::OK();
@@ -198,10 +189,10 @@ Status WriteJournal(const std::string& shard_path, const Journal& j, FileSystem*
   return WriteWholeFileAtomically(JournalPath(shard_path), text, fs);
 }
 
-// Keeps the shard's index as it is now under DbBackup(): a hard link, or a
-// copy where the file system has none.
+// Keeps the shard's index as it is now under JournalIndexPath(): a hard
+// link, or a copy where the file system has none.
 Status BackUpIndex(const std::string& shard_path, FileSystem* fs) {
-  const std::string db = shard_path + ".db", backup = DbBackup(shard_path);
+  const std::string db = shard_path + ".db", backup = JournalIndexPath(shard_path);
   MR_RETURN_IF_ERROR(fs->Remove(backup));
   if (link(db.c_str(), backup.c_str()) == 0) return Status::OK();
   if (errno == ENOENT) return Status::NotFound(db + ": index file is missing");
@@ -253,7 +244,7 @@ Status RestoreShard(const std::string& shard_path, const Journal& j, FileSystem*
   }
   MR_RETURN_IF_ERROR(f->Sync());
   MR_RETURN_IF_ERROR(f->Close());
-  const std::string backup = DbBackup(shard_path);
+  const std::string backup = JournalIndexPath(shard_path);
   if (StatOwnFile(backup).ok()) {
     // Same inode (the append never replaced the index): rename is a no-op.
     MR_RETURN_IF_ERROR(fs->Rename(backup, shard_path + ".db"));
@@ -293,68 +284,25 @@ Status RollBack(const std::string& first_shard, FileSystem* fs) {
   MR_RETURN_IF_ERROR(fs->SyncDir(dir));
   for (const auto& s : shards) {
     MR_RETURN_IF_ERROR(fs->Remove(JournalPath(s)));
-    MR_RETURN_IF_ERROR(fs->Remove(DbBackup(s)));
+    MR_RETURN_IF_ERROR(fs->Remove(JournalIndexPath(s)));
   }
   return fs->SyncDir(dir);
-}
-
-Status LockOrBusy(int fd, int op, int wait_ms, const std::string& path, const std::string& busy) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
-  while (flock(fd, op | LOCK_NB) != 0) {
-    if (errno == EINTR) continue;
-    if (errno != EWOULDBLOCK) return Status::IOError(path + ": lock: " + std::strerror(errno));
-    if (std::chrono::steady_clock::now() >= deadline) return Status::IOError(path + ": " + busy);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return Status::OK();
-}
-
-constexpr const char* kAppendBusy = "an append to this dataset is in progress; open it after the append commits";
-constexpr const char* kWriterBusy = "another writer is appending to this dataset (or a reader is opening it)";
-
-bool IsBusy(const Status& st) {
-  const std::string& m = st.message();
-  return st.code() == StatusCode::kIOError &&
-         (m.find(kAppendBusy) != std::string::npos || m.find(kWriterBusy) != std::string::npos);
 }
 
 }  // namespace
 
 std::string JournalPath(const std::string& shard_path) { return shard_path + ".mr-journal"; }
+std::string JournalIndexPath(const std::string& shard_path) { return JournalPath(shard_path) + ".db"; }
 
-Result<std::unique_ptr<DatasetLock>> DatasetLock::Acquire(const std::string& first_shard, Mode mode, FileSystem* fs,
-                                                          int wait_ms) {
-  std::unique_ptr<DatasetLock> lock(new DatasetLock());
-  // O_NONBLOCK: a FIFO in the shard's place must not block the open.
-  lock->fd_ = open(first_shard.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (lock->fd_ < 0) {
-    if (errno == ENOENT) return Status::NotFound(first_shard + ": no such file");
-    return Status::IOError(first_shard + ": open: " + std::strerror(errno));
-  }
-  struct stat st;
-  if (fstat(lock->fd_, &st) != 0) return Status::IOError(first_shard + ": stat: " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) {
-    return Status::Corruption(first_shard + ": is a " + std::string(FileKindName(st.st_mode)) +
-                              ", not a regular file; a dataset file must be a regular file");
-  }
-  if (mode == Mode::kShared) {
-    MR_RETURN_IF_ERROR(LockOrBusy(lock->fd_, LOCK_SH, 0, first_shard, kAppendBusy));
-  } else {
-    MR_RETURN_IF_ERROR(LockOrBusy(lock->fd_, LOCK_EX, wait_ms, first_shard, kWriterBusy));
-  }
+Result<std::unique_ptr<DatasetLock>> RecoverAndLock(const std::string& first_shard, DatasetLock::Mode mode,
+                                                    FileSystem* fs, int wait_ms) {
+  MR_ASSIGN_OR_RETURN(auto lock, DatasetLock::Acquire(first_shard, mode, wait_ms));
   if (!fs->Exists(JournalPath(first_shard))) return lock;
   // A master journal nobody holds the lock for: its appender died.
-  if (mode == Mode::kShared) MR_RETURN_IF_ERROR(LockOrBusy(lock->fd_, LOCK_EX, wait_ms, first_shard, kAppendBusy));
-  if (fs->Exists(JournalPath(first_shard))) {
-    MR_RETURN_IF_ERROR(RollBack(first_shard, fs));
-    lock->rolled_back_ = true;
-  }
-  if (mode == Mode::kShared) MR_RETURN_IF_ERROR(LockOrBusy(lock->fd_, LOCK_SH, wait_ms, first_shard, kAppendBusy));
+  if (mode == DatasetLock::Mode::kShared) MR_RETURN_IF_ERROR(lock->Relock(DatasetLock::Mode::kExclusive, wait_ms));
+  if (fs->Exists(JournalPath(first_shard))) MR_RETURN_IF_ERROR(RollBack(first_shard, fs));
+  if (mode == DatasetLock::Mode::kShared) MR_RETURN_IF_ERROR(lock->Relock(DatasetLock::Mode::kShared, wait_ms));
   return lock;
-}
-
-DatasetLock::~DatasetLock() {
-  if (fd_ >= 0) close(fd_);  // releases the lock
 }
 
 Status RecoverShardJournal(const std::string& shard_path, FileSystem* fs) {
@@ -368,50 +316,29 @@ Status RecoverShardJournal(const std::string& shard_path, FileSystem* fs) {
   const std::string first = JoinPath(DirName(shard_path), j.master);
   // Rolls back when the master journal is hot; under the exclusive lock no
   // append is running, so a journal still left is stale.
-  auto lock = DatasetLock::Acquire(first, DatasetLock::Mode::kExclusive, fs);
+  auto lock = RecoverAndLock(first, DatasetLock::Mode::kExclusive, fs);
   if (!lock.ok()) {
     // Only a lock held by someone else means an append is running; any other
     // error (a journal that does not match, a failed rollback) is reported.
-    if (IsBusy(lock.status()) && fs->Exists(JournalPath(first))) {
+    if (IsDatasetBusy(lock.status()) && fs->Exists(JournalPath(first))) {
       return Status::IOError(first + ": " + kAppendBusy);
     }
     return lock.status();
   }
   if (fs->Exists(jp)) {
     MR_RETURN_IF_ERROR(fs->Remove(jp));
-    MR_RETURN_IF_ERROR(fs->Remove(DbBackup(shard_path)));
+    MR_RETURN_IF_ERROR(fs->Remove(JournalIndexPath(shard_path)));
   }
   return Status::OK();
 }
 
-Result<std::unique_ptr<DatasetLock>> LockDatasetAt(const std::string& path, DatasetLock::Mode mode, FileSystem* fs) {
-  MR_RETURN_IF_ERROR(FinishCommit(path, fs));
-  MR_RETURN_IF_ERROR(RecoverShardJournal(path, fs));
-  std::vector<std::string> shards;
-  {
-    auto f = fs->OpenRead(path);
-    if (!f.ok()) return std::unique_ptr<DatasetLock>();
-    auto h = ReadShardHeader(**f, false);
-    if (!h.ok() || h->shard_addresses.empty()) return std::unique_ptr<DatasetLock>();
-    auto paths = ShardPathsFor(path, *h);
-    if (!paths.ok()) return std::unique_ptr<DatasetLock>();  // the caller's own reads report it
-    shards = std::move(paths).value();
+void RemoveStaleJournals(const std::vector<std::string>& shards, FileSystem* fs) {
+  if (shards.empty() || fs->Exists(JournalPath(shards[0]))) return;
+  if (fs->Exists(JournalIndexPath(shards[0]))) (void)fs->Remove(JournalIndexPath(shards[0]));
+  for (size_t i = 1; i < shards.size(); ++i) {
+    if (fs->Exists(JournalPath(shards[i]))) (void)fs->Remove(JournalPath(shards[i]));
+    if (fs->Exists(JournalIndexPath(shards[i]))) (void)fs->Remove(JournalIndexPath(shards[i]));
   }
-  const std::string& first = shards[0];
-  if (first != path) MR_RETURN_IF_ERROR(FinishCommit(first, fs));
-  if (!fs->Exists(first)) return std::unique_ptr<DatasetLock>();
-  MR_ASSIGN_OR_RETURN(auto lock, DatasetLock::Acquire(first, mode, fs));
-  // Under the lock no append runs, and without a master journal any other
-  // journal is what a committed append had not yet tidied: remove it (best
-  // effort; a read-only opener leaves it for the next one).
-  if (!fs->Exists(JournalPath(first))) {
-    if (fs->Exists(DbBackup(first))) (void)fs->Remove(DbBackup(first));
-    for (size_t i = 1; i < shards.size(); ++i) {
-      if (fs->Exists(JournalPath(shards[i]))) (void)fs->Remove(JournalPath(shards[i]));
-      if (fs->Exists(DbBackup(shards[i]))) (void)fs->Remove(DbBackup(shards[i]));
-    }
-  }
-  return lock;
 }
 
 Result<std::unique_ptr<AppendJournal>> AppendJournal::Begin(const std::vector<ShardState>& shards, FileSystem* fs) {
@@ -469,7 +396,7 @@ Status AppendJournal::Commit() {
   done_ = true;  // committed; what follows only tidies up
   for (const auto& s : shards_) {
     (void)fs_->Remove(JournalPath(s));
-    (void)fs_->Remove(DbBackup(s));
+    (void)fs_->Remove(JournalIndexPath(s));
   }
   (void)fs_->SyncDir(dir);
   return Status::OK();
@@ -479,7 +406,7 @@ Status AppendJournal::RollBack() {
   if (done_) return Status::OK();
   if (!fs_->Exists(JournalPath(master_))) {
     // Begin failed before the master journal existed: nothing was touched.
-    (void)fs_->Remove(DbBackup(master_));
+    (void)fs_->Remove(JournalIndexPath(master_));
     done_ = true;
     return Status::OK();
   }

@@ -1,5 +1,4 @@
-// Crash safety of appends: an undo journal per shard plus a lock on the
-// dataset's first shard.
+// Crash safety of appends: an undo journal per shard.
 //
 // Before an append touches anything, every shard S gets "S.mr-journal" (its
 // size and header bytes before the append) and "S.mr-journal.db" (a hard link
@@ -8,10 +7,10 @@
 // rolling back restores every journaled shard (header, size, index) and then
 // removes the master. Journals left without a master are stale and deleted.
 //
-// Locking: an appender holds an exclusive flock(2) on the first shard's file
-// from open to commit; readers hold a shared one while they open the dataset.
-// A master journal whose lock nobody holds was left by a crash ("hot") and is
-// rolled back by the next reader or writer that opens the dataset.
+// The appender holds the dataset lock (mindrecord/dataset_lock.h) exclusively
+// from open to commit. A master journal whose lock nobody holds was left by a
+// crash ("hot") and is rolled back by the next reader or writer that opens
+// the dataset (RecoverAndLock).
 #pragma once
 
 #include <cstdint>
@@ -19,47 +18,32 @@
 #include <string>
 #include <vector>
 
+#include "mindrecord/dataset_lock.h"
 #include "mindrecord/file.h"
 #include "mindrecord/status.h"
-#include "writers/commit_record.h"
 
 namespace mindrecord {
 
-// "<shard>.mr-journal".
+// "<shard>.mr-journal", and the index backup beside it, "<shard>.mr-journal.db".
 std::string JournalPath(const std::string& shard_path);
+std::string JournalIndexPath(const std::string& shard_path);
 
-// Thread safety: not thread-safe; owned by one opener.
-class DatasetLock {
- public:
-  enum class Mode { kShared, kExclusive };
-  // Locks `first_shard` (the dataset's shard 0) and rolls back a hot journal
-  // first. Unavailable when another process holds a conflicting lock: for
-  // readers, an append in progress; for writers, another appender or a
-  // reader still opening. Exclusive locks wait up to `wait_ms` for readers.
-  static Result<std::unique_ptr<DatasetLock>> Acquire(const std::string& first_shard, Mode mode, FileSystem* fs,
-                                                      int wait_ms = 2000);
-  ~DatasetLock();
-  DatasetLock(const DatasetLock&) = delete;
-  DatasetLock& operator=(const DatasetLock&) = delete;
-  // True when Acquire rolled back an interrupted append.
-  bool rolled_back() const { return rolled_back_; }
-
- private:
-  DatasetLock() = default;
-  int fd_ = -1;
-  bool rolled_back_ = false;
-};
+// Locks the dataset whose first shard is `first_shard` (DatasetLock::Acquire)
+// and, when it finds a hot master journal, rolls that append back first
+// (taking the lock exclusively meanwhile: a shared lock waits up to `wait_ms`
+// for it). The lock returned is in `mode`.
+Result<std::unique_ptr<DatasetLock>> RecoverAndLock(const std::string& first_shard, DatasetLock::Mode mode,
+                                                    FileSystem* fs, int wait_ms = 2000);
 
 // When `shard_path` has a journal, rolls back the interrupted append it
 // belongs to (or removes it when stale). Called before a shard's header is
 // read, since an interrupted append may have left that header half written.
 Status RecoverShardJournal(const std::string& shard_path, FileSystem* fs);
 
-// For code opening a dataset through `path` (any of its shards): finishes an
-// interrupted append's rollback and locks the dataset while the caller reads
-// its headers. nullptr (not an error) when `path` has no readable header or
-// the first shard is missing: the caller's own reads report that.
-Result<std::unique_ptr<DatasetLock>> LockDatasetAt(const std::string& path, DatasetLock::Mode mode, FileSystem* fs);
+// Under the dataset lock, with no master journal beside `shards[0]`: removes
+// the journals and index backups of `shards` that a committed append had not
+// yet tidied (best effort: a read-only opener leaves them for the next one).
+void RemoveStaleJournals(const std::vector<std::string>& shards, FileSystem* fs);
 
 // The undo journal of one append. Thread safety: not thread-safe.
 class AppendJournal {
