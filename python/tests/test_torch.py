@@ -230,8 +230,17 @@ def test_worker_buffers_are_reused_and_released(wide, persistent):
     assert seen == 45 and 1 <= slots <= 12
     assert len(mt._kept[(ds._token, 0)]) == slots  # the main process maps each buffer once
     del loader, b, ds
-    gc.collect()
-    assert len(os.listdir("/proc/self/fd")) == fds  # kept buffers go with the dataset
+    # Kept buffers go with the dataset. A shut-down worker's pipes are closed
+    # by multiprocessing's finalizers and feeder threads, which may run a
+    # moment later on a loaded machine (fresh-ci saw 16 == 14 once): wait for
+    # them, bounded; a real leak never returns to the baseline.
+    import time
+    for _ in range(100):
+        gc.collect()
+        if len(os.listdir("/proc/self/fd")) == fds:
+            break
+        time.sleep(0.1)
+    assert len(os.listdir("/proc/self/fd")) == fds
 
 
 def test_two_loaders_over_one_dataset_do_not_share_buffers(wide):
