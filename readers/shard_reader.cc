@@ -10,6 +10,7 @@
 #include "index/index_reader.h"
 #include "readers/header_io.h"
 #include "readers/row_map.h"
+#include "readers/row_map_cache.h"
 #include "mindrecord/checksum.h"
 #include "readers/verified_pages.h"
 #include "mindrecord/compression.h"
@@ -42,8 +43,9 @@ struct Shard {
   uint64_t first_row = 0;
   // Per page: 0 not yet checked, 1 checksum good (or none), 2 mismatch.
   std::unique_ptr<std::atomic<uint8_t>[]> page_state;
-  // Row locations from the pages themselves, walked lazily per row group.
-  std::unique_ptr<RowMap> rows;
+  // Row locations from the pages themselves, walked lazily per row group;
+  // shared with other readers of the same unchanged file (row_map_cache.h).
+  std::shared_ptr<RowMap> rows;
   // The file's identity at open, for pages verified by earlier readers
   // (readers/verified_pages.h); invalid with a custom file system.
   FileIdentity identity;
@@ -107,7 +109,9 @@ Status ShardReader::Impl::EnsureWalked(const Shard& s, size_t g, RowMap::Part pa
     if ((blob ? l.blob_page : l.raw_page) != page) return walked;
     ranges.emplace_back(blob ? l.blob_begin : l.raw_begin, blob ? l.blob_end : l.raw_end);
   }
-  return s.rows->Adopt(g, part, ranges, s.index->path()).ok() ? Status::OK() : walked;
+  if (!s.rows->Adopt(g, part, ranges, s.index->path()).ok()) return walked;
+  UnshareRowMap(s.rows.get());  // offsets from this reader's index: not for readers opened later
+  return Status::OK();
 }
 
 Status ShardReader::Impl::LocateRow(const Shard& s, uint64_t local, bool want_raw, bool want_blob,
@@ -341,12 +345,12 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
                                " is missing; rows are read from the shard's pages, but field queries (MindPage, "
                                "PK sampler, verify) need it (rebuild it with `mindrecord index rebuild`)");
     }
-    MR_ASSIGN_OR_RETURN(s->rows, RowMap::Build(s->header, s->path));
     s->page_state.reset(new std::atomic<uint8_t>[s->header.pages.size()]());
     if (options.file_system == nullptr) {
       s->identity = IdentityOf(s->path);
       if (s->identity.size != s->file->size()) s->identity = FileIdentity{};  // replaced meanwhile: no caching
     }
+    MR_ASSIGN_OR_RETURN(s->rows, SharedRowMap(s->path, s->identity, s->header));
     s->first_row = impl->total_rows;
     impl->total_rows += s->header.num_rows();
     impl->shards.push_back(std::move(s));

@@ -129,8 +129,10 @@ class ShardReader {
   const std::vector<std::string>& warnings() const;
   // Whether shard `shard` has its SQLite index (GroupByIndexField needs it).
   bool has_index(uint32_t shard) const;
-  // Bytes the reader holds to locate rows: O(pages) from Open, plus 4 bytes
-  // per row and part for each row group read so far.
+  // Bytes held to locate rows: O(pages) from Open, plus 4 bytes per row and
+  // part for each row group walked so far. Readers of the same unchanged file
+  // in one process share these (readers/row_map_cache.h): the figure counts
+  // what any of them walked.
   uint64_t locator_bytes() const;
 
   // Empty `columns`: all fields. Unknown names are an error.

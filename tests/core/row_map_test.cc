@@ -5,12 +5,14 @@
 // first reads of a group are safe (run under TSan in CI's tsan preset).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <random>
 #include <thread>
 
 #include "readers/shard_reader.h"
+#include "readers/verified_pages.h"
 #include "tests/util/test_rows.h"
 #include "tests/util/test_util.h"
 #include "writers/shard_writer.h"
@@ -205,6 +207,45 @@ TEST(RowMapTest, OpenReadsNoRowsAndLocatorsStaySmall) {
   const double per_row = static_cast<double>(r->locator_bytes()) / kRows;
   EXPECT_LE(per_row, 12.0) << r->locator_bytes();
   EXPECT_GE(per_row, 8.0) << r->locator_bytes();
+}
+
+// A reader opened per epoch or per DataLoader worker must not walk every
+// page's prefixes again: readers of one unchanged file share what was walked,
+// only while one of them is open, and never across a change of the file.
+TEST(RowMapTest, ReadersOfAnUnchangedFileShareWalkedOffsets) {
+  TempDir dir;
+  const std::string path = Write(dir, "s.mindrecord", 3000, true);
+  // Just written: its ctime may share a clock tick with a later change.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000 * kQuietSeconds + 200));
+  auto a = *ShardReader::Open(path);
+  const uint64_t unwalked = a->locator_bytes();
+  std::vector<Row> rows;
+  for (uint64_t i = 0; i < a->num_rows(); ++i) rows.push_back(*a->ReadRow(i));
+  const uint64_t walked = a->locator_bytes();
+  ASSERT_GT(walked, unwalked + 3000 * 4);
+  for (IoMode mode : {IoMode::kPread, IoMode::kMmap}) {
+    ReaderOptions o;
+    o.io_mode = mode;
+    auto b = *ShardReader::Open(path, o);
+    EXPECT_EQ(b->locator_bytes(), walked);  // nothing left to walk
+    for (uint64_t i = 0; i < b->num_rows(); ++i) ASSERT_EQ(*b->ReadRow(i), rows[i]) << "row " << i;
+  }
+  // The same bytes written again: a new ctime, so a new reader walks afresh.
+  WriteFile(path, ReadFile(path));
+  auto c = *ShardReader::Open(path);
+  EXPECT_EQ(c->locator_bytes(), unwalked);
+  EXPECT_EQ(*c->ReadRow(2999), rows[2999]);
+  // A map lives only as long as its readers.
+  a.reset();
+  c.reset();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000 * kQuietSeconds + 200));
+  auto d = *ShardReader::Open(path);
+  for (uint64_t i = 0; i < d->num_rows(); ++i) ASSERT_TRUE(d->ReadRow(i).ok());
+  auto e = *ShardReader::Open(path);
+  EXPECT_EQ(e->locator_bytes(), d->locator_bytes());
+  d.reset();
+  e.reset();
+  EXPECT_EQ((*ShardReader::Open(path))->locator_bytes(), unwalked);
 }
 
 TEST(RowMapTest, ConcurrentFirstReadsOfEveryGroupAgree) {
