@@ -214,7 +214,18 @@ BatchBuilder::BatchBuilder(const std::vector<std::string>& names, size_t rows, u
   streaming_ = stream.empty() ? std::vector<bool>(names.size(), true) : std::move(stream);
   streaming_.resize(names.size(), false);
   data_.resize(names.size());
+  base_.resize(names.size(), nullptr);
+  slots_.resize(names.size());
   rows_.reserve(rows);
+}
+
+const OutputSlot* BatchBuilder::Slot(size_t c) {
+  const size_t i = rows_.size();
+  if (!streaming_[c] || base_[c] == nullptr || i >= expected_) return nullptr;
+  OutputSlot& s = slots_[c];
+  s.view = data_[c].Subtensor(static_cast<int64_t>(i));
+  s.data = base_[c] + i * s.view.size_bytes();
+  return &s;
 }
 
 void BatchBuilder::Unstream(size_t c) {
@@ -229,9 +240,14 @@ void BatchBuilder::Unstream(size_t c) {
     rows_[i].columns[c] = std::move(t);
   }
   data_[c] = Tensor();
+  base_[c] = nullptr;
+  slots_[c] = OutputSlot();
 }
 
 Status BatchBuilder::Add(RowTensors&& row) {
+  // The slots handed out for this row are used: drop their views, so the
+  // batch buffer has one owner again.
+  for (auto& s : slots_) s = OutputSlot();
   MR_RETURN_IF_ERROR(CheckRow(names_, row));
   const size_t i = rows_.size();
   if (i >= expected_) return Status::Internal("BatchBuilder: more rows than promised");
@@ -249,6 +265,7 @@ Status BatchBuilder::Add(RowTensors&& row) {
         continue;
       }
       data_[c] = std::move(col).value();
+      base_[c] = data_[c].MutableData();
     } else {
       const std::vector<int64_t>& s = data_[c].shape();
       if (t.type() != data_[c].type() || t.shape().size() + 1 != s.size() ||
@@ -258,7 +275,8 @@ Status BatchBuilder::Add(RowTensors&& row) {
       }
     }
     const size_t row_bytes = t.size_bytes();
-    if (row_bytes) std::memcpy(data_[c].MutableData() + i * row_bytes, t.data(), row_bytes);
+    uint8_t* dst = base_[c] + i * row_bytes;
+    if (row_bytes && t.data() != dst) std::memcpy(dst, t.data(), row_bytes);
     t = Tensor();
   }
   rows_.push_back(std::move(row));

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mindrecord/status.h"
+#include "pipeline/ops/op.h"
 #include "pipeline/tensor.h"
 
 namespace mindrecord {
@@ -97,6 +98,11 @@ class BatchBuilder {
   // outlive the builder.
   BatchBuilder(const std::vector<std::string>& names, size_t rows, uint64_t epoch, const BatchOptions& options,
                const BatchAllocator& alloc, std::vector<bool> stream = {});
+  // Where column c of the next row may be written (OutputSlot), when the
+  // batch buffer exists already (from the second row on) and the column is
+  // streamed; else nullptr. Add() then finds the row's tensor already in
+  // place and copies nothing. Valid until the next Add.
+  const OutputSlot* Slot(size_t c);
   Status Add(RowTensors&& row);
   size_t size() const { return rows_.size(); }
   // Whether column c was streamed to the end (false: its rows were ragged).
@@ -116,6 +122,8 @@ class BatchBuilder {
   const BatchAllocator& alloc_;
   std::vector<bool> streaming_;  // per column: rows copied into data_[c]
   std::vector<Tensor> data_;     // per streamed column: [expected_, ...]
+  std::vector<uint8_t*> base_;   // data_[c]'s bytes (taken once: row views share the buffer)
+  std::vector<OutputSlot> slots_;
   std::vector<RowTensors> rows_;  // streamed columns' tensors are left undefined
 };
 

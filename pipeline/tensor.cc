@@ -276,6 +276,32 @@ Tensor Tensor::FromValue(const Value& v, DataType field_type) {
   return scalar(TensorType::kFloat64, &x);
 }
 
+Tensor Tensor::FromValue(Value&& v, DataType field_type) {
+  // Long bytes, strings and arrays are taken over, not copied: the tensor
+  // keeps the value's buffer alive (an encoded image is read once into the
+  // value and then decoded from there).
+  constexpr size_t kTakeAtLeast = 256;
+  const bool text = v.kind() == Value::Kind::kString || v.kind() == Value::Kind::kBytes;
+  if ((!text && v.kind() != Value::Kind::kArray) || v.bytes().size() < kTakeAtLeast) return FromValue(v, field_type);
+  std::vector<int64_t> shape;
+  TensorType type;
+  if (text) {
+    type = v.kind() == Value::Kind::kString ? TensorType::kString : TensorType::kBytes;
+    shape = {static_cast<int64_t>(v.bytes().size())};
+  } else {
+    type = FromDataType(v.array_dtype());
+    shape = v.shape();
+    const int64_t n = static_cast<int64_t>(v.bytes().size() / TensorTypeSize(type));
+    int64_t declared = 1;
+    for (int64_t d : shape) declared *= d;
+    if (declared != n) shape = {n};
+    if (static_cast<size_t>(n) * TensorTypeSize(type) != v.bytes().size()) return FromValue(v, field_type);
+  }
+  auto owner = std::make_shared<std::string>(std::move(v.mutable_bytes()));
+  uint8_t* data = reinterpret_cast<uint8_t*>(owner->data());
+  return Wrap(type, std::move(shape), std::move(owner), data);
+}
+
 uint8_t* Tensor::MutableData() {
   if (!buf_) return nullptr;
   if (buf_.use_count() > 1 || offset_ != 0 || capacity_ != size_) {
@@ -286,6 +312,15 @@ uint8_t* Tensor::MutableData() {
     offset_ = 0;
   }
   return buf_.get();
+}
+
+Tensor Tensor::Subtensor(int64_t i) const {
+  if (shape_.empty() || i < 0 || i >= shape_[0]) return Tensor();
+  Tensor t = *this;
+  t.shape_.assign(shape_.begin() + 1, shape_.end());
+  t.size_ = size_ / static_cast<size_t>(shape_[0]);
+  t.offset_ = offset_ + static_cast<size_t>(i) * t.size_;
+  return t;
 }
 
 Tensor Tensor::Reshaped(std::vector<int64_t> shape) const {

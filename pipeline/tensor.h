@@ -75,6 +75,9 @@ class Tensor {
   // Scalars become 0-d tensors (int -> int64 or int32 per `field_type`, float
   // -> float32/float64), arrays keep their shape, bytes/string become 1-D.
   static Tensor FromValue(const Value& v, DataType field_type);
+  // The same, taking over the buffer of a long bytes / string / array value
+  // instead of copying it (`v` is left empty).
+  static Tensor FromValue(Value&& v, DataType field_type);
 
   TensorType type() const { return type_; }
   const std::vector<int64_t>& shape() const { return shape_; }
@@ -88,6 +91,9 @@ class Tensor {
   const T* data_as() const { return reinterpret_cast<const T*>(data()); }
   template <typename T>
   T* mutable_data_as() { return reinterpret_cast<T*>(MutableData()); }
+  // Element i of the first dimension (shape()[1:]) over the same bytes,
+  // sharing the buffer: no copy. `i` must be in [0, shape()[0]).
+  Tensor Subtensor(int64_t i) const;
   // Same bytes, new shape with the same element count (a count mismatch gives
   // an undefined Tensor).
   Tensor Reshaped(std::vector<int64_t> shape) const;

@@ -1,22 +1,8 @@
 #include "pipeline/ops/flip.h"
 
-#include <cstring>
-
 #include "pipeline/ops/cv_util.h"
 
 namespace mindrecord::ops {
-
-Tensor FlipHorizontal(const Tensor& img, const ImageDims& d) {
-  Tensor out = MakeImage(img.type(), d, d.h, d.w);
-  out.MutableData();
-  // cv::flip moves whole pixels of elemSize() bytes: view a pixel as bytes.
-  const int px = d.c * static_cast<int>(TensorTypeSize(img.type()));
-  cv::Mat src(d.h, d.w, CV_8UC(px), const_cast<uint8_t*>(img.data()));
-  cv::Mat dst(d.h, d.w, CV_8UC(px), out.MutableData());
-  Status st = CatchCv("RandomHorizontalFlip", [&] { cv::flip(src, dst, 1); });
-  (void)st;  // cannot fail for a valid image view
-  return out;
-}
 
 Result<std::unique_ptr<TensorOp>> RandomHorizontalFlipOp::Make(const nlohmann::json& spec) {
   MR_RETURN_IF_ERROR(CheckKeys(spec, "RandomHorizontalFlip", {"p"}));
@@ -34,7 +20,13 @@ Result<Tensor> RandomHorizontalFlipOp::Apply(Tensor input, std::mt19937_64& rng)
   const auto& s = input.shape();
   ImageDims d{static_cast<int>(s[0]), static_cast<int>(s[1]), s.size() == 3 ? static_cast<int>(s[2]) : 1,
               s.size() == 3};
-  return FlipHorizontal(input, d);
+  // In place: the input is this op's own (MutableData copies it first when
+  // another tensor shares its buffer), and cv::flip swaps mirrored pixels
+  // pairwise, so no second image is allocated and written.
+  const int px = d.c * static_cast<int>(TensorTypeSize(input.type()));
+  cv::Mat m(d.h, d.w, CV_8UC(px), input.MutableData());
+  MR_RETURN_IF_ERROR(CatchCv("RandomHorizontalFlip", [&] { cv::flip(m, m, 1); }));
+  return input;
 }
 
 }  // namespace mindrecord::ops

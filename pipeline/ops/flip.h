@@ -6,10 +6,8 @@
 
 namespace mindrecord::ops {
 
-// Mirrors an HW/HWC image left-right (any element type).
-Tensor FlipHorizontal(const Tensor& img, const ImageDims& d);
-
-// {"op":"RandomHorizontalFlip","p":0.5}: flips with probability p. Always
+// {"op":"RandomHorizontalFlip","p":0.5}: mirrors an HW/HWC image (any
+// element type) left-right with probability p, in place. Always
 // draws exactly one number from rng (so later ops see the same stream
 // whatever the outcome). Thread safety: immutable; Apply is safe from many threads.
 class RandomHorizontalFlipOp : public TensorOp {

@@ -16,6 +16,15 @@ bool FusableDecode(const nlohmann::json& j) {
   return true;
 }
 
+// A Normalize whose only keys are its parameters (otherwise MakeOp reports
+// the spec under its own name).
+bool FusableNormalize(const nlohmann::json& j) {
+  if (!IsOp(j, "Normalize")) return false;
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key() != "op" && it.key() != "mean" && it.key() != "std") return false;
+  return true;
+}
+
 }  // namespace
 
 std::vector<nlohmann::json> FuseOps(const std::vector<nlohmann::json>& specs) {
@@ -36,6 +45,14 @@ std::vector<nlohmann::json> FuseOps(const std::vector<nlohmann::json>& specs) {
         ++i;
         continue;
       }
+    }
+    // Normalize + HWC2CHW: one pass writing planar floats.
+    if (i + 1 < specs.size() && FusableNormalize(cur) && IsOp(specs[i + 1], "HWC2CHW") && specs[i + 1].size() == 1) {
+      nlohmann::json j = cur;
+      j["op"] = "NormalizeHWC2CHW";
+      out.push_back(std::move(j));
+      ++i;
+      continue;
     }
     out.push_back(cur);
   }

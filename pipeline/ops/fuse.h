@@ -3,6 +3,7 @@
 //
 //   {"op":"Decode"} + {"op":"RandomResizedCrop", P...} -> {"op":"DecodeRandomResizedCrop", P...}
 //   {"op":"Decode"} + {"op":"Resize", P...}            -> {"op":"DecodeResize", P...}
+//   {"op":"Normalize", P...} + {"op":"HWC2CHW"}        -> {"op":"NormalizeHWC2CHW", P...}
 //
 // "all_factors" on the Decode carries over; a Decode "target_size" is dropped
 // (the fused op knows its exact target). Everything else is copied unchanged,

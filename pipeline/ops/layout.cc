@@ -65,11 +65,19 @@ Result<std::unique_ptr<TensorOp>> HWC2CHWOp::Make(const nlohmann::json& spec) {
   return std::unique_ptr<TensorOp>(new HWC2CHWOp());
 }
 
-Result<Tensor> HWC2CHWOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
+Result<Tensor> HWC2CHWOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const { return Run(input, nullptr); }
+
+Result<Tensor> HWC2CHWOp::ApplyInto(Tensor input, std::mt19937_64& /*rng*/, const OutputSlot& slot) const {
+  return Run(input, &slot);
+}
+
+Result<Tensor> HWC2CHWOp::Run(const Tensor& input, const OutputSlot* slot) const {
   if (!input.defined() || input.shape().size() != 3 || !IsNumeric(input.type()))
     return Status::InvalidArgument("HWC2CHW: expected a 3-D [H, W, C] numeric tensor, got " + input.DebugString());
   const int64_t h = input.shape()[0], w = input.shape()[1], c = input.shape()[2];
-  Tensor out = Tensor::Make(input.type(), {c, h, w});
+  const std::vector<int64_t> shape = {c, h, w};
+  const bool into = slot && slot->view.type() == input.type() && slot->view.shape() == shape;
+  Tensor out = into ? slot->view : Tensor::Make(input.type(), shape);
   const size_t es = TensorTypeSize(input.type());
   if (c <= 512 && h * w <= INT32_MAX) {
     // cv::split copies bits: pick an OpenCV depth of the same element size.
@@ -77,29 +85,30 @@ Result<Tensor> HWC2CHWOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
     cv::Mat src(static_cast<int>(h), static_cast<int>(w), CV_MAKETYPE(depth, static_cast<int>(c)),
                 const_cast<uint8_t*>(input.data()));
     std::vector<cv::Mat> planes;
-    uint8_t* dst = out.MutableData();
+    uint8_t* dst = into ? slot->data : out.MutableData();
     for (int64_t k = 0; k < c; ++k)
       planes.emplace_back(static_cast<int>(h), static_cast<int>(w), depth, dst + k * h * w * es);
     MR_RETURN_IF_ERROR(CatchCv("HWC2CHW", [&] { cv::split(src, planes.data()); }));
     return out;
   }
   const uint8_t* src = input.data();
-  uint8_t* dst = out.MutableData();
+  uint8_t* dst = into ? slot->data : out.MutableData();
   const int64_t hw = h * w;
   for (int64_t i = 0; i < hw; ++i)
     for (int64_t k = 0; k < c; ++k) std::memcpy(dst + (k * hw + i) * es, src + (i * c + k) * es, es);
   return out;
 }
 
-Result<Tensor> CastTensor(const Tensor& t, TensorType to, const std::string& op) {
+Result<Tensor> CastTensor(const Tensor& t, TensorType to, const std::string& op, const OutputSlot* slot) {
   if (!t.defined()) return Status::InvalidArgument(op + ": input tensor is undefined");
   if (!IsNumeric(t.type()) || !IsNumeric(to))
     return Status::InvalidArgument(op + ": cannot cast " + t.DebugString() + " to " + TensorTypeName(to) +
                                    " (numeric types only)");
   if (t.type() == to) return t;
-  Tensor out = Tensor::Make(to, t.shape());
+  const bool into = slot && slot->view.type() == to && slot->view.shape() == t.shape();
+  Tensor out = into ? slot->view : Tensor::Make(to, t.shape());
   const void* s = t.data();
-  void* d = out.MutableData();
+  void* d = into ? static_cast<void*>(slot->data) : static_cast<void*>(out.MutableData());
   const int64_t n = t.num_elements();
   switch (t.type()) {
     case TensorType::kUInt8: CastFrom<uint8_t>(s, d, n, to); break;
@@ -126,6 +135,10 @@ Result<std::unique_ptr<TensorOp>> TypeCastOp::Make(const nlohmann::json& spec) {
 
 Result<Tensor> TypeCastOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
   return CastTensor(input, to_, "TypeCast");
+}
+
+Result<Tensor> TypeCastOp::ApplyInto(Tensor input, std::mt19937_64& /*rng*/, const OutputSlot& slot) const {
+  return CastTensor(input, to_, "TypeCast", &slot);
 }
 
 }  // namespace mindrecord::ops

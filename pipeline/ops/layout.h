@@ -14,12 +14,18 @@ class HWC2CHWOp : public TensorOp {
   std::string name() const override { return "HWC2CHW"; }
   nlohmann::json ToJson() const override { return {{"op", "HWC2CHW"}}; }
   Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
+  Result<Tensor> ApplyInto(Tensor input, std::mt19937_64& rng, const OutputSlot& slot) const override;
+
+ private:
+  Result<Tensor> Run(const Tensor& input, const OutputSlot* slot) const;
 };
 
 // Converts numeric elements between types. Float -> integer rounds to
 // nearest and saturates (NaN -> 0); integer -> narrower integer saturates.
 // Any type -> the same type returns the input unchanged.
-Result<Tensor> CastTensor(const Tensor& t, TensorType to, const std::string& op);
+// With `slot` of type `to` and t's shape, the result is written there (and
+// slot->view returned) unless no conversion is needed.
+Result<Tensor> CastTensor(const Tensor& t, TensorType to, const std::string& op, const OutputSlot* slot = nullptr);
 
 // {"op":"TypeCast","type":"float32"}: any numeric type to uint8, int8, int16,
 // int32, int64, float32 or float64 (see CastTensor). Bytes/string inputs or
@@ -31,6 +37,7 @@ class TypeCastOp : public TensorOp {
   std::string name() const override { return "TypeCast"; }
   nlohmann::json ToJson() const override { return {{"op", "TypeCast"}, {"type", TensorTypeName(to_)}}; }
   Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
+  Result<Tensor> ApplyInto(Tensor input, std::mt19937_64& rng, const OutputSlot& slot) const override;
 
  private:
   TensorType to_;

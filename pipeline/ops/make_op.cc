@@ -34,6 +34,7 @@ constexpr Entry kOps[] = {
     {"TypeCast", &ops::TypeCastOp::Make},
     {"DecodeResize", &ops::DecodeResizeOp::Make},
     {"DecodeRandomResizedCrop", &ops::DecodeRandomResizedCropOp::Make},
+    {"NormalizeHWC2CHW", &ops::NormalizeOp::MakeHWC2CHW},
 };
 
 }  // namespace

@@ -20,10 +20,28 @@ void NormalizeLoop(const T* src, float* dst, int64_t pixels, int c, const float*
     for (int k = 0; k < c; ++k) dst[i * c + k] = (static_cast<float>(src[i * c + k]) - mean[k]) * inv_std[k];
 }
 
-}  // namespace
+// Interleaved [H, W, C] in, planar [C, H, W] out.
+template <typename T>
+void NormalizePlanarLoop(const T* src, float* dst, int64_t pixels, int c, const float* mean, const float* inv_std) {
+  if (c == 3) {
+    const float m0 = mean[0], m1 = mean[1], m2 = mean[2];
+    const float s0 = inv_std[0], s1 = inv_std[1], s2 = inv_std[2];
+    float* d0 = dst;
+    float* d1 = dst + pixels;
+    float* d2 = dst + 2 * pixels;
+    for (int64_t i = 0; i < pixels; ++i) {
+      d0[i] = (static_cast<float>(src[3 * i]) - m0) * s0;
+      d1[i] = (static_cast<float>(src[3 * i + 1]) - m1) * s1;
+      d2[i] = (static_cast<float>(src[3 * i + 2]) - m2) * s2;
+    }
+    return;
+  }
+  for (int k = 0; k < c; ++k)
+    for (int64_t i = 0; i < pixels; ++i) dst[k * pixels + i] = (static_cast<float>(src[i * c + k]) - mean[k]) * inv_std[k];
+}
 
-Result<std::unique_ptr<TensorOp>> NormalizeOp::Make(const nlohmann::json& spec) {
-  const std::string op = "Normalize";
+Result<std::unique_ptr<TensorOp>> MakeNormalize(const nlohmann::json& spec, bool chw) {
+  const std::string op = chw ? "NormalizeHWC2CHW" : "Normalize";
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"mean", "std"}));
   if (!spec.contains("mean") || !spec.contains("std"))
     return Status::InvalidArgument(op + ": parameters 'mean' and 'std' are required");
@@ -33,13 +51,30 @@ Result<std::unique_ptr<TensorOp>> NormalizeOp::Make(const nlohmann::json& spec) 
     return Status::InvalidArgument(op + ": 'mean' and 'std' must have the same length (1 to 4)");
   for (double s : stdv)
     if (!(s > 0)) return Status::InvalidArgument(op + ": parameter 'std' values must be > 0");
-  return std::unique_ptr<TensorOp>(new NormalizeOp(std::move(mean), std::move(stdv)));
+  return std::unique_ptr<TensorOp>(new NormalizeOp(std::move(mean), std::move(stdv), chw));
 }
 
-Result<Tensor> NormalizeOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
-  MR_ASSIGN_OR_RETURN(ImageDims d, CheckImage(input, "Normalize", true));
+}  // namespace
+
+Result<std::unique_ptr<TensorOp>> NormalizeOp::Make(const nlohmann::json& spec) { return MakeNormalize(spec, false); }
+
+Result<std::unique_ptr<TensorOp>> NormalizeOp::MakeHWC2CHW(const nlohmann::json& spec) {
+  return MakeNormalize(spec, true);
+}
+
+Result<Tensor> NormalizeOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const { return Run(input, nullptr); }
+
+Result<Tensor> NormalizeOp::ApplyInto(Tensor input, std::mt19937_64& /*rng*/, const OutputSlot& slot) const {
+  return Run(input, &slot);
+}
+
+Result<Tensor> NormalizeOp::Run(const Tensor& input, const OutputSlot* slot) const {
+  const std::string op = name();
+  MR_ASSIGN_OR_RETURN(ImageDims d, CheckImage(input, op, true));
+  if (chw_ && !d.has_channel_dim)
+    return Status::InvalidArgument(op + ": expected a 3-D [H, W, C] image, got " + input.DebugString());
   if (mean_.size() != 1 && static_cast<int>(mean_.size()) != d.c)
-    return Status::InvalidArgument("Normalize: " + std::to_string(mean_.size()) + " mean/std values for an image with " +
+    return Status::InvalidArgument(op + ": " + std::to_string(mean_.size()) + " mean/std values for an image with " +
                                    std::to_string(d.c) + " channels " + input.DebugString());
   float mean[4], inv[4];
   for (int k = 0; k < d.c; ++k) {
@@ -47,12 +82,16 @@ Result<Tensor> NormalizeOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const 
     mean[k] = static_cast<float>(mean_[i]);
     inv[k] = static_cast<float>(1.0 / std_[i]);
   }
-  Tensor out = Tensor::Make(TensorType::kFloat32, input.shape());
+  const std::vector<int64_t> shape = chw_ ? std::vector<int64_t>{d.c, d.h, d.w} : input.shape();
+  const bool into = slot && slot->view.type() == TensorType::kFloat32 && slot->view.shape() == shape;
+  Tensor out = into ? slot->view : Tensor::Make(TensorType::kFloat32, shape);
+  float* dst = into ? reinterpret_cast<float*>(slot->data) : out.mutable_data_as<float>();
   const int64_t pixels = static_cast<int64_t>(d.h) * d.w;
-  if (input.type() == TensorType::kUInt8)
-    NormalizeLoop(input.data_as<uint8_t>(), out.mutable_data_as<float>(), pixels, d.c, mean, inv);
-  else
-    NormalizeLoop(input.data_as<float>(), out.mutable_data_as<float>(), pixels, d.c, mean, inv);
+  const bool u8 = input.type() == TensorType::kUInt8;
+  if (chw_ && u8) NormalizePlanarLoop(input.data_as<uint8_t>(), dst, pixels, d.c, mean, inv);
+  else if (chw_) NormalizePlanarLoop(input.data_as<float>(), dst, pixels, d.c, mean, inv);
+  else if (u8) NormalizeLoop(input.data_as<uint8_t>(), dst, pixels, d.c, mean, inv);
+  else NormalizeLoop(input.data_as<float>(), dst, pixels, d.c, mean, inv);
   return out;
 }
 

@@ -14,17 +14,26 @@ namespace mindrecord::ops {
 // use e.g. mean [123.675, 116.28, 103.53], std [58.395, 57.12, 57.375]).
 // One value broadcasts to all channels; otherwise the count must equal C.
 // Thread safety: immutable; Apply is safe from many threads.
+//
+// {"op":"NormalizeHWC2CHW", same parameters} is Normalize then HWC2CHW in one
+// pass ([H, W, C] in, float32 [C, H, W] out): what the plan optimizer
+// (fuse.h) makes of the pair.
 class NormalizeOp : public TensorOp {
  public:
   static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
-  NormalizeOp(std::vector<double> mean, std::vector<double> std) : mean_(std::move(mean)), std_(std::move(std)) {}
-  std::string name() const override { return "Normalize"; }
-  nlohmann::json ToJson() const override { return {{"op", "Normalize"}, {"mean", mean_}, {"std", std_}}; }
+  static Result<std::unique_ptr<TensorOp>> MakeHWC2CHW(const nlohmann::json& spec);
+  NormalizeOp(std::vector<double> mean, std::vector<double> std, bool chw = false)
+      : mean_(std::move(mean)), std_(std::move(std)), chw_(chw) {}
+  std::string name() const override { return chw_ ? "NormalizeHWC2CHW" : "Normalize"; }
+  nlohmann::json ToJson() const override { return {{"op", name()}, {"mean", mean_}, {"std", std_}}; }
   Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
+  Result<Tensor> ApplyInto(Tensor input, std::mt19937_64& rng, const OutputSlot& slot) const override;
 
  private:
+  Result<Tensor> Run(const Tensor& input, const OutputSlot* slot) const;
   std::vector<double> mean_;
   std::vector<double> std_;
+  bool chw_;  // output planar [C, H, W]
 };
 
 }  // namespace mindrecord::ops

@@ -15,6 +15,14 @@
 
 namespace mindrecord {
 
+// Where the last op of a column may put its result: the row's place in the
+// batch being built, so the result is written once instead of written and
+// then copied into the batch.
+struct OutputSlot {
+  Tensor view;            // the destination's type and shape, sharing the batch buffer
+  uint8_t* data = nullptr;  // view's bytes, writable: nobody reads them before the op returns
+};
+
 // Thread safety: Apply() is const and may run on many worker threads at once.
 class TensorOp {
  public:
@@ -28,6 +36,13 @@ class TensorOp {
   // `rng` is seeded per row and per op by the runtime, so results are
   // reproducible whatever the worker count.
   virtual Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const = 0;
+  // Apply, writing the result into `slot` when the op can and the slot has
+  // exactly the result's type and shape; it then returns slot.view. The
+  // result must be the same as Apply's either way. Default: Apply.
+  virtual Result<Tensor> ApplyInto(Tensor input, std::mt19937_64& rng, const OutputSlot& slot) const {
+    (void)slot;
+    return Apply(std::move(input), rng);
+  }
 };
 
 // Builds an op from its JSON spec; unknown ops or bad parameters are

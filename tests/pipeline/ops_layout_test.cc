@@ -89,6 +89,85 @@ TEST(OpsLayoutTest, TypeCast) {
   EXPECT_FALSE(MakeOp({{"op", "TypeCast"}}).ok());
 }
 
+// The last op of a column may write its result straight into the row's place
+// in a batch: the same values as Apply, in the slot's bytes; a slot of another
+// type or shape is ignored.
+TEST(OpsLayoutTest, NormalizeHwc2ChwAndTypeCastWriteIntoAnOutputSlot) {
+  Tensor img = MatToTensor(SyntheticRgb(6, 9));
+  struct Case {
+    nlohmann::json spec;
+    TensorType type;
+    std::vector<int64_t> shape;
+  };
+  const std::vector<Case> cases = {
+      {{{"op", "Normalize"}, {"mean", {10.0, 20.0, 30.0}}, {"std", {2.0, 4.0, 8.0}}}, TensorType::kFloat32, {6, 9, 3}},
+      {{{"op", "HWC2CHW"}}, TensorType::kUInt8, {3, 6, 9}},
+      {{{"op", "TypeCast"}, {"type", "float64"}}, TensorType::kFloat64, {6, 9, 3}},
+      {{{"op", "NormalizeHWC2CHW"}, {"mean", {1.0, 2.0, 3.0}}, {"std", {2.0, 2.0, 2.0}}}, TensorType::kFloat32, {3, 6, 9}},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.spec.dump());
+    auto op = Op(k.spec);
+    const Tensor want = RunOp(*op, img);
+    // A batch of 3 such rows; row 1 is the slot.
+    std::vector<int64_t> bshape = {3};
+    bshape.insert(bshape.end(), k.shape.begin(), k.shape.end());
+    Tensor batch = Tensor::Make(k.type, bshape);
+    uint8_t* base = batch.MutableData();
+    std::memset(base, 0xAB, batch.size_bytes());
+    OutputSlot slot{batch.Subtensor(1), base + want.size_bytes()};
+    std::mt19937_64 rng(0);
+    auto got = op->ApplyInto(img, rng, slot);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(got->data(), slot.data);
+    EXPECT_EQ(got->shape(), want.shape());
+    EXPECT_EQ(std::memcmp(slot.data, want.data(), want.size_bytes()), 0);
+    EXPECT_EQ(base[0], 0xAB);  // rows 0 and 2 untouched
+    EXPECT_EQ(base[batch.size_bytes() - 1], 0xAB);
+    // A slot of another shape: Apply's result, elsewhere.
+    Tensor other = Tensor::Make(k.type, {2, 2});
+    OutputSlot wrong{other, other.MutableData()};
+    auto fallback = op->ApplyInto(img, rng, wrong);
+    ASSERT_TRUE(fallback.ok());
+    EXPECT_NE(fallback->data(), wrong.data);
+    EXPECT_EQ(std::memcmp(fallback->data(), want.data(), want.size_bytes()), 0);
+  }
+}
+
+// The plan optimizer turns Normalize + HWC2CHW into one pass with exactly the
+// pair's output.
+TEST(OpsLayoutTest, NormalizeHwc2ChwFusedIsExactlyThePair) {
+  const nlohmann::json norm = {{"op", "Normalize"}, {"mean", {10.0, 20.0, 30.0, 40.0}}, {"std", {2.0, 4.0, 8.0, 3.0}}};
+  const auto fused = FuseOps({norm, {{"op", "HWC2CHW"}}});
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_EQ(fused[0]["op"], "NormalizeHWC2CHW");
+  EXPECT_EQ(FuseOps({norm, {{"op", "TypeCast"}, {"type", "float32"}}}).size(), 2u);
+  auto op = Op(fused[0]);
+  for (TensorType type : {TensorType::kUInt8, TensorType::kFloat32}) {
+    for (int64_t c : {1, 3, 4}) {
+      Tensor in = Tensor::Make(type, {5, 7, c});
+      for (int64_t i = 0; i < in.num_elements(); ++i) {
+        if (type == TensorType::kUInt8) in.MutableData()[i] = static_cast<uint8_t>(i * 13 + 5);
+        else in.mutable_data_as<float>()[i] = static_cast<float>(i) * 1.5f - 20.f;
+      }
+      nlohmann::json n = norm;
+      n["mean"] = std::vector<double>(norm["mean"].begin(), norm["mean"].begin() + c);
+      n["std"] = std::vector<double>(norm["std"].begin(), norm["std"].begin() + c);
+      nlohmann::json f = n;
+      f["op"] = "NormalizeHWC2CHW";
+      const Tensor want = RunOp(*Op({{"op", "HWC2CHW"}}), RunOp(*Op(n), in));
+      const Tensor got = RunOp(*Op(f), in);
+      ASSERT_EQ(got.shape(), want.shape());
+      ASSERT_EQ(got.type(), TensorType::kFloat32);
+      EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size_bytes()), 0) << c << " channels";
+    }
+  }
+  std::mt19937_64 rng(0);
+  auto flat = op->Apply(Tensor::Make(TensorType::kUInt8, {4, 4}), rng);
+  ASSERT_FALSE(flat.ok());
+  EXPECT_NE(flat.status().message().find("NormalizeHWC2CHW"), std::string::npos) << flat.status().message();
+}
+
 TEST(OpsLayoutTest, MakeOpToJsonRoundTrip) {
   const std::vector<nlohmann::json> specs = {
       {{"op", "Decode"}},
@@ -104,6 +183,7 @@ TEST(OpsLayoutTest, MakeOpToJsonRoundTrip) {
       {{"op", "TypeCast"}, {"type", "float32"}},
       {{"op", "DecodeResize"}, {"size", 224}},
       {{"op", "DecodeRandomResizedCrop"}, {"size", 224}, {"all_factors", true}},
+      {{"op", "NormalizeHWC2CHW"}, {"mean", {1.0, 2.0, 3.0}}, {"std", {4.0, 5.0, 6.0}}},
   };
   for (const auto& spec : specs) {
     auto op = Op(spec);
