@@ -149,20 +149,31 @@ Result<std::shared_ptr<const std::vector<uint64_t>>> Runtime::EpochIds(uint64_t 
   return p;
 }
 
-bool Runtime::ClaimTask(Task* task) {
+Runtime::Claim Runtime::ClaimWork(Task* task, SharedRows** help) {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    if (stop_ || claims_done_) return false;
-    if (epoch_size_ > 0 && claim_pos_ >= epoch_size_) {
-      claim_epoch_++;
-      claim_pos_ = 0;
+    if (stop_) return Claim::kStop;
+    if (!claims_done_) {
+      if (epoch_size_ > 0 && claim_pos_ >= epoch_size_) {
+        claim_epoch_++;
+        claim_pos_ = 0;
+      }
+      if (epoch_size_ == 0 || (plan_.epochs != 0 && claim_epoch_ >= plan_.epochs)) {
+        claims_done_ = true;
+        consumer_cv_.notify_all();
+      }
     }
-    if (epoch_size_ == 0 || (plan_.epochs != 0 && claim_epoch_ >= plan_.epochs)) {
-      claims_done_ = true;
-      consumer_cv_.notify_all();
-      return false;
+    if (!claims_done_ && MayClaim()) break;
+    // Nothing to claim (for now): help with a task's rows instead of waiting.
+    for (SharedRows* w : open_) {
+      if (w->next.load(std::memory_order_relaxed) < w->raw->size()) {
+        w->helpers++;
+        *help = w;
+        return Claim::kHelp;
+      }
     }
-    if (MayClaim()) break;
+    // No task will ever open again: done.
+    if (claims_done_ && reading_ == 0 && open_.empty()) return Claim::kStop;
     const auto t0 = Clock::now();
     work_cv_.wait(lock);
     blocked_ns_ += NanosSince(t0);
@@ -176,7 +187,20 @@ bool Runtime::ClaimTask(Task* task) {
   task->status = ids.status();
   task->ids = ids.ok() ? ids.value() : nullptr;
   max_in_flight_ = std::max<uint32_t>(max_in_flight_, static_cast<uint32_t>(claim_seq_ - consumed_seq_));
-  return true;
+  reading_++;
+  return Claim::kTask;
+}
+
+void Runtime::Help(SharedRows* w) {
+  const std::vector<uint64_t>& ids = *w->task->ids;
+  const auto t0 = Clock::now();
+  for (size_t i; (i = w->next.fetch_add(1, std::memory_order_relaxed)) < w->raw->size();) {
+    auto& [pos, row] = (*w->raw)[i];
+    w->done[i] = Transform(w->task->epoch, pos, ids[pos], std::move(row), nullptr);
+  }
+  transform_ns_ += NanosSince(t0);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (--w->helpers == 0) helpers_cv_.notify_all();
 }
 
 bool Runtime::MayClaim() const {
@@ -192,7 +216,14 @@ bool Runtime::MayClaim() const {
 
 void Runtime::WorkerLoop() {
   Task task;
-  while (ClaimTask(&task)) {
+  for (;;) {
+    SharedRows* help = nullptr;
+    const Claim claim = ClaimWork(&task, &help);
+    if (claim == Claim::kStop) return;
+    if (claim == Claim::kHelp) {
+      Help(help);
+      continue;
+    }
     Chunk chunk = RunTask(task);
     std::lock_guard<std::mutex> lock(mu_);
     if (stop_) return;
@@ -302,22 +333,30 @@ Status Runtime::ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>
   return Status::OK();
 }
 
-Result<RowTensors> Runtime::Transform(uint64_t epoch, uint64_t position, uint64_t row_id, const Row& row) const {
+Result<RowTensors> Runtime::Transform(uint64_t epoch, uint64_t position, uint64_t row_id, Row&& row,
+                                      BatchBuilder* builder) const {
   RowTensors out;
   out.row_id = row_id;
   out.position = position;
   // Made at the first op: seeding an mt19937_64 costs ~3k instructions, more
   // than reading a 1 KiB row, and rows without ops never use it.
   std::optional<std::mt19937_64> rng;
+  std::vector<std::pair<std::string, Value>> fields = std::move(row).TakeFields();
   for (size_t c = 0; c < names_.size(); ++c) {
-    const Value* v = row.Find(names_[c]);
-    if (v == nullptr || v->is_null()) return Status::Corruption("column '" + names_[c] + "' missing from the row");
-    Tensor t = Tensor::FromValue(*v, types_[c]);
+    auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.first == names_[c]; });
+    if (it == fields.end() || it->second.is_null())
+      return Status::Corruption("column '" + names_[c] + "' missing from the row");
+    // A column read twice (the same name listed twice) keeps its value for the second.
+    const bool again = std::find(names_.begin() + static_cast<std::ptrdiff_t>(c) + 1, names_.end(), names_[c]) !=
+                       names_.end();
+    Tensor t = again ? Tensor::FromValue(it->second, types_[c]) : Tensor::FromValue(std::move(it->second), types_[c]);
     for (size_t k = 0; k < ops_[c].size(); ++k) {
       const TensorOp& op = *ops_[c][k];
       if (!rng) rng.emplace();
       if (op.is_random()) rng->seed(MixSeed({plan_.seed, epoch, position, c, k}));
-      auto r = op.Apply(std::move(t), *rng);
+      // The last op may write straight into the row's place in the batch.
+      const OutputSlot* slot = builder && k + 1 == ops_[c].size() ? builder->Slot(c) : nullptr;
+      auto r = slot ? op.ApplyInto(std::move(t), *rng, *slot) : op.Apply(std::move(t), *rng);
       if (!r.ok()) return r.status().WithContext("column '" + names_[c] + "', op " + op.name());
       t = std::move(r).value();
     }
@@ -332,13 +371,28 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
   c.begin = task.begin;
   c.end = task.end;
   c.last_in_epoch = task.end == epoch_size_;
-  if (!task.status.ok()) {
-    c.status = task.status;
-    return c;
-  }
   std::vector<std::pair<uint64_t, Row>> raw;
-  raw.reserve(task.end - task.begin);
-  c.status = ReadRows(task, &raw, &c);
+  SharedRows shared;
+  if (task.status.ok()) {
+    raw.reserve(task.end - task.begin);
+    c.status = ReadRows(task, &raw, &c);
+  } else {
+    c.status = task.status;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    reading_--;
+    if (c.status.ok() && raw.size() > 1) {
+      // The rows are open to idle workers from here on.
+      shared.task = &task;
+      shared.raw = &raw;
+      shared.done.resize(raw.size());
+      open_.push_back(&shared);
+      work_cv_.notify_all();
+    } else if (claims_done_ && reading_ == 0) {
+      work_cv_.notify_all();  // idle workers waiting for rows to open may stop
+    }
+  }
   if (!c.status.ok()) return c;
   const auto t0 = Clock::now();
   // Each row is batched as soon as it is transformed (see BatchBuilder);
@@ -346,22 +400,35 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
   std::vector<bool> stream(names_.size());
   for (size_t k = 0; k < names_.size(); ++k) stream[k] = c.skipped == 0 && !ragged_[k].load(std::memory_order_relaxed);
   BatchBuilder builder(names_, raw.size(), task.epoch, plan_.batch, alloc_, std::move(stream));
-  for (auto& [pos, row] : raw) {
-    const uint64_t row_id = (*task.ids)[pos];
-    auto r = Transform(task.epoch, pos, row_id, row);
-    row = Row();
-    if (r.ok()) {
-      c.bytes += TensorBytes(r->columns);
-      if (c.bytes > plan_.max_batch_bytes) {
-        c.status = BatchTooLarge(task, row_id, c.bytes, "once transformed");
-        break;
-      }
-      c.status = builder.Add(std::move(r).value());
-      if (!c.status.ok()) break;
-      continue;
+  // Batches row `i`'s result, applying the byte cap and the error policy.
+  auto accept = [&](size_t i, Result<RowTensors>&& r) {
+    const uint64_t row_id = (*task.ids)[raw[i].first];
+    if (!r.ok()) return RowError(row_id, r.status(), &c);
+    c.bytes += TensorBytes(r->columns);
+    if (c.bytes > plan_.max_batch_bytes) return BatchTooLarge(task, row_id, c.bytes, "once transformed");
+    return builder.Add(std::move(r).value());
+  };
+  // Rows [0, added) are batched; rows past a helper's go to `done` first.
+  size_t added = 0;
+  for (size_t i; c.status.ok() && (i = shared.next.fetch_add(1, std::memory_order_relaxed)) < raw.size();) {
+    auto& [pos, row] = raw[i];
+    if (i == added) {
+      c.status = accept(i, Transform(task.epoch, pos, (*task.ids)[pos], std::move(row), &builder));
+      added++;
+    } else {
+      shared.done[i] = Transform(task.epoch, pos, (*task.ids)[pos], std::move(row), nullptr);
     }
-    c.status = RowError(row_id, r.status(), &c);
-    if (!c.status.ok()) break;
+  }
+  if (shared.raw) {
+    // Close the task (no more claims) and wait for its helpers' rows.
+    shared.next.store(raw.size(), std::memory_order_relaxed);
+    std::unique_lock<std::mutex> lock(mu_);
+    open_.erase(std::find(open_.begin(), open_.end(), &shared));
+    helpers_cv_.wait(lock, [&] { return shared.helpers == 0; });
+  }
+  for (; c.status.ok() && added < raw.size(); ++added) {
+    if (!shared.done[added]) return c.status = Status::Internal("a row of the task was never transformed"), c;
+    c.status = accept(added, std::move(*shared.done[added]));
   }
   if (c.status.ok()) {
     if (c.skipped == 0 && builder.size() > 0) {

@@ -77,15 +77,39 @@ class Runtime {
     Batch batch;
     uint64_t epoch_after, position_after;
   };
+  // A task's rows once read, open to workers with nothing else to do: each
+  // row is transformed by whichever worker claims it (`next`); the task's
+  // owner batches them in order. Lets idle workers finish the last batches
+  // of a run together instead of one worker finishing a whole batch alone.
+  struct SharedRows {
+    const Task* task = nullptr;
+    std::vector<std::pair<uint64_t, Row>>* raw = nullptr;  // (position, row)
+    std::atomic<size_t> next{0};                           // next raw index to claim
+    // Rows transformed out of order (by helpers, or by the owner after a
+    // helper's): filled by the claiming thread, read by the owner once no
+    // helper is active.
+    std::vector<std::optional<Result<RowTensors>>> done;
+    uint32_t helpers = 0;  // under mu_: helpers still working on it
+  };
 
   Runtime() = default;
   Status Init(const Plan& plan, const PipelineState* resume);
   void WorkerLoop();
-  bool ClaimTask(Task* task);  // false: stop or no more tasks
+  // kTask: `task` claimed; kHelp: `help` is an open task with rows left
+  // (its helper count taken); kStop: stop or no work left.
+  enum class Claim { kTask, kHelp, kStop };
+  Claim ClaimWork(Task* task, SharedRows** help);
+  // Transforms rows of `w` until none is left to claim, then drops the
+  // helper count.
+  void Help(SharedRows* w);
+  bool HelpableUnderLock() const;  // under mu_: an open task has rows to claim
   Result<std::shared_ptr<const std::vector<uint64_t>>> EpochIds(uint64_t epoch);  // under mu_
   Chunk RunTask(const Task& task);
   Status ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>* rows, Chunk* chunk);
-  Result<RowTensors> Transform(uint64_t epoch, uint64_t position, uint64_t row_id, const Row& row) const;
+  // `builder`: the batch the row goes to, whose slots the last op of a column
+  // may write to (nullptr: none).
+  Result<RowTensors> Transform(uint64_t epoch, uint64_t position, uint64_t row_id, Row&& row,
+                               BatchBuilder* builder) const;
   std::string Where(uint64_t row_id) const;  // "row N (shard S 'path', local row L)"
   Status RowError(uint64_t row_id, const Status& st, Chunk* chunk) const;  // applies the error policy
   // Past plan_.max_batch_bytes: the error naming the task and the row.
@@ -131,6 +155,11 @@ class Runtime {
   uint64_t done_unconsumed_ = 0;  // finished chunks not yet taken
   std::map<uint64_t, std::shared_ptr<const std::vector<uint64_t>>> epoch_ids_;
   std::vector<std::thread> workers_;
+  // Tasks whose rows are read and open to helpers (see SharedRows), and the
+  // number of tasks being read (their rows may become open later).
+  std::vector<SharedRows*> open_;
+  uint32_t reading_ = 0;
+  std::condition_variable helpers_cv_;  // owners: a helper left their task
 
   // Consumer side (guarded by mu_ for state()/stats() readers).
   std::vector<RowTensors> carry_;

@@ -1,6 +1,10 @@
 // Helpers for the runtime tests: small datasets written with ShardWriter,
 // test-only ops, and batch digests.
 #pragma once
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <set>
 
 #include <atomic>
 #include <cstdio>
@@ -141,6 +145,50 @@ class CountOp : public TensorOp {
   }
 };
 
+// Test op "TestDouble": float32 x -> float64 2x; written into the row's
+// place in the batch when the runtime offers one (counted).
+inline std::atomic<uint64_t> g_slot_writes{0};
+class DoubleOp : public TensorOp {
+ public:
+  std::string name() const override { return "TestDouble"; }
+  nlohmann::json ToJson() const override { return {{"op", "TestDouble"}}; }
+  Result<Tensor> Apply(Tensor in, std::mt19937_64&) const override {
+    Tensor out = Tensor::Make(TensorType::kFloat64, in.shape());
+    Fill(in, out.mutable_data_as<double>());
+    return out;
+  }
+  Result<Tensor> ApplyInto(Tensor in, std::mt19937_64& rng, const OutputSlot& slot) const override {
+    if (slot.view.type() != TensorType::kFloat64 || slot.view.shape() != in.shape()) return Apply(in, rng);
+    Fill(in, reinterpret_cast<double*>(slot.data));
+    g_slot_writes++;
+    return slot.view;
+  }
+
+ private:
+  static void Fill(const Tensor& in, double* out) {
+    for (int64_t i = 0; i < in.num_elements(); ++i) out[i] = 2.0 * in.data_as<float>()[i];
+  }
+};
+
+// Test op "TestSlowTag": sleeps `ms` per row and records which threads ran it.
+inline std::mutex g_tag_mu;
+inline std::set<std::thread::id> g_tag_threads;
+class SlowTagOp : public TensorOp {
+ public:
+  explicit SlowTagOp(int ms) : ms_(ms) {}
+  std::string name() const override { return "TestSlowTag"; }
+  nlohmann::json ToJson() const override { return {{"op", "TestSlowTag"}, {"ms", ms_}}; }
+  Result<Tensor> Apply(Tensor in, std::mt19937_64&) const override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms_));
+    std::lock_guard<std::mutex> lock(g_tag_mu);
+    g_tag_threads.insert(std::this_thread::get_id());
+    return in;
+  }
+
+ private:
+  int ms_;
+};
+
 inline void RegisterTestOps() {
   RegisterOp("TestJitter", [](const nlohmann::json&) -> Result<std::unique_ptr<TensorOp>> {
     return std::unique_ptr<TensorOp>(new JitterOp());
@@ -150,6 +198,12 @@ inline void RegisterTestOps() {
   });
   RegisterOp("TestCount", [](const nlohmann::json&) -> Result<std::unique_ptr<TensorOp>> {
     return std::unique_ptr<TensorOp>(new CountOp());
+  });
+  RegisterOp("TestDouble", [](const nlohmann::json&) -> Result<std::unique_ptr<TensorOp>> {
+    return std::unique_ptr<TensorOp>(new DoubleOp());
+  });
+  RegisterOp("TestSlowTag", [](const nlohmann::json& j) -> Result<std::unique_ptr<TensorOp>> {
+    return std::unique_ptr<TensorOp>(new SlowTagOp(j.value("ms", 1)));
   });
 }
 

@@ -1,6 +1,7 @@
 // The worker runtime through the Pipeline facade: order, determinism across
 // worker counts, exact resume, batching, bounded queues, statistics, sinks.
 #include <fstream>
+#include <map>
 #include <set>
 #include <unistd.h>
 #include <thread>
@@ -46,6 +47,71 @@ class RuntimeTest : public ::testing::Test {
   static std::string* path_;
 };
 std::string* RuntimeTest::path_ = nullptr;
+
+// A column's last op writes each row straight into its place in the batch
+// (every row but a batch's first, which sizes the batch buffer): no copy of
+// the row into the batch, and the batch holds exactly the op's results.
+TEST_F(RuntimeTest, LastOpWritesRowsStraightIntoTheBatch) {
+  for (uint32_t workers : {1u, 3u}) {
+    Plan p = BasePlan();
+    p.num_workers = workers;
+    p.columns = {"id", "vec"};
+    p.ops["vec"] = {{{"op", "TestDouble"}}};
+    p.batch.batch_size = 16;
+    testing::g_slot_writes = 0;
+    auto pipe = Open(p);
+    ASSERT_NE(pipe, nullptr);
+    const auto batches = Drain(pipe.get());
+    uint64_t rows = 0;
+    for (const auto& b : batches) {
+      const BatchColumn* vec = b.column("vec");
+      ASSERT_TRUE(vec && !vec->is_list());
+      ASSERT_EQ(vec->data.shape(), (std::vector<int64_t>{static_cast<int64_t>(b.size()), 4}));
+      const BatchColumn* id = b.column("id");
+      ASSERT_TRUE(id && !id->is_list());
+      for (size_t i = 0; i < b.size(); ++i) {
+        const float k = static_cast<float>(id->data.data_as<int64_t>()[i]);
+        for (int j = 0; j < 4; ++j) ASSERT_EQ(vec->data.data_as<double>()[i * 4 + j], 2.0 * (k + 0.25f * j));
+      }
+      rows += b.size();
+    }
+    EXPECT_EQ(rows, 600u);
+    // One worker writes every row but each batch's first in place; with more,
+    // rows transformed by a helping worker are copied as before.
+    if (workers == 1) EXPECT_EQ(testing::g_slot_writes.load(), 600u - batches.size());
+    else EXPECT_GT(testing::g_slot_writes.load(), 300u);
+  }
+}
+
+// Workers with nothing left to claim transform rows of the batches still in
+// progress (a run's last batch is not left to one worker), with the same
+// output as one worker.
+TEST_F(RuntimeTest, IdleWorkersShareTheRowsOfTheLastBatch) {
+  std::vector<uint64_t> ids(48);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = 7 * i;
+  std::map<uint32_t, uint64_t> digests;
+  for (uint32_t workers : {1u, 2u, 3u}) {
+    Plan p = BasePlan();
+    p.num_workers = workers;
+    p.sampler = {{"type", "subset"}, {"indices", ids}};
+    p.batch.batch_size = 48;  // one batch: one task
+    p.ops["id"] = {{{"op", "TestSlowTag"}, {"ms", 2}}};
+    {
+      std::lock_guard<std::mutex> lock(testing::g_tag_mu);
+      testing::g_tag_threads.clear();
+    }
+    auto pipe = Open(p);
+    ASSERT_NE(pipe, nullptr);
+    const auto batches = Drain(pipe.get());
+    ASSERT_EQ(batches.size(), 1u);
+    EXPECT_EQ(RowIds(batches), ids);
+    digests[workers] = Digest(batches);
+    std::lock_guard<std::mutex> lock(testing::g_tag_mu);
+    EXPECT_EQ(testing::g_tag_threads.size(), workers) << workers << " workers";
+  }
+  EXPECT_EQ(digests[2], digests[1]);
+  EXPECT_EQ(digests[3], digests[1]);
+}
 
 TEST_F(RuntimeTest, SequentialMatchesReader) {
   auto reader = ShardReader::Open(*path_);
