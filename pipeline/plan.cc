@@ -2,6 +2,7 @@
 
 #include "pipeline/padded.h"
 #include "pipeline/sampler.h"
+#include "readers/shard_reader.h"
 
 namespace mindrecord {
 
@@ -60,8 +61,9 @@ Result<Plan> Plan::FromJson(const nlohmann::json& j) {
     if (k == "source") {
       MR_ASSIGN_OR_RETURN(p.source, StringList(v, "source"));
     } else if (k == "io_mode") {
-      if (v != "auto" && v != "pread" && v != "mmap" && v != "direct") {
-        return Bad("'io_mode' must be \"auto\", \"pread\", \"mmap\" or \"direct\", got " + v.dump());
+      // The reader's one list of mode names (readers/io_mode.cc).
+      if (!v.is_string() || !ParseIoMode(v.get<std::string>()).ok()) {
+        return Bad(ParseIoMode(v.is_string() ? v.get<std::string>() : v.dump()).status().message());
       }
       p.io_mode = v.get<std::string>();
     } else if (k == "direct_fallback") {
