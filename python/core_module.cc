@@ -1,5 +1,7 @@
 // mindrecord._core: the extension module. Status codes become Python
 // exceptions that subclass the built-ins, with the C++ message.
+#include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "mindrecord/version.h"
@@ -225,7 +227,12 @@ py::object MindSporeValueToPy(Value&& v, const Field& f) {
   switch (v.kind()) {
     case Value::Kind::kInt:
     case Value::Kind::kFloat: {
-      py::array a(py::dtype(NumpyFormat(f.type)), std::vector<ssize_t>{});
+      // dtype::of is numpy's descriptor lookup by type number (no parsing).
+      py::dtype dt = f.type == DataType::kInt32     ? py::dtype::of<int32_t>()
+                     : f.type == DataType::kInt64   ? py::dtype::of<int64_t>()
+                     : f.type == DataType::kFloat32 ? py::dtype::of<float>()
+                                                    : py::dtype::of<double>();
+      py::array a(std::move(dt), std::vector<ssize_t>{});
       void* p = a.mutable_data();
       switch (f.type) {
         case DataType::kInt32: *static_cast<int32_t*>(p) = static_cast<int32_t>(v.as_int()); break;
@@ -236,15 +243,26 @@ py::object MindSporeValueToPy(Value&& v, const Field& f) {
       return std::move(a);
     }
     case Value::Kind::kBytes: {
+      const std::string& b = v.bytes();
+      const auto n = static_cast<ssize_t>(b.size());
+      if (b.size() <= 4096) {  // small: one copy costs less than handing the buffer over
+        py::array_t<uint8_t> a(n);
+        std::memcpy(a.mutable_data(), b.data(), b.size());
+        return std::move(a);
+      }
       auto* owned = new std::string(std::move(v.mutable_bytes()));
       py::capsule keep(owned, [](void* p) { delete static_cast<std::string*>(p); });
-      return py::array(py::dtype("u1"), std::vector<ssize_t>{static_cast<ssize_t>(owned->size())}, {},
-                       owned->data(), keep);
+      return py::array(py::dtype::of<uint8_t>(), std::vector<ssize_t>{n}, {}, owned->data(), keep);
     }
     case Value::Kind::kString: {
-      // numpy.array(str): a 0-d array of dtype <U (the module outlives us).
-      static auto* np_array = new py::object(py::module_::import("numpy").attr("array"));
-      return (*np_array)(ValueToPy(std::move(v)));
+      // A 0-d array of dtype <U{code points}, filled with the UCS4 code points.
+      py::object s = ValueToPy(std::move(v));
+      const Py_ssize_t len = PyUnicode_GetLength(s.ptr());
+      py::array a(py::dtype("<U" + std::to_string(std::max<Py_ssize_t>(len, 1))), std::vector<ssize_t>{});
+      auto* out = static_cast<Py_UCS4*>(a.mutable_data());
+      out[0] = 0;
+      if (len > 0 && PyUnicode_AsUCS4(s.ptr(), out, len, 0) == nullptr) throw py::error_already_set();
+      return std::move(a);
     }
     default: return ValueToPy(std::move(v));
   }
