@@ -16,6 +16,7 @@ struct ConvertArgs {
   std::string on_error = "fail";
   std::string encode = "default";
   std::string classes;
+  std::string columns;
   bool quiet = false;
   convert::ConvertOptions options;
   std::string compress = "none";
@@ -49,6 +50,7 @@ int RunConvert(ConvertArgs& a) {
   a.options.on_error = *on_error;
   a.options.encode = *encode;
   a.options.classes = SplitComma(a.classes);
+  a.options.csv_columns = SplitComma(a.columns);
   a.options.progress = !a.quiet && isatty(STDERR_FILENO);
   auto report = convert::Convert(a.source, a.input, a.output, a.options);
   if (!report.ok()) return ReportStatus("convert", report.status());
@@ -107,8 +109,11 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
                   "coco --task panoptic: folder of panoptic PNGs (default: beside the JSON, named after it)");
   cmd->add_option("--image-dir", o.image_dir, "imagenet: image folder (default INPUT/images)");
   cmd->add_option("--classes", args->classes, "voc: comma-separated class names (default: the 20 VOC classes)");
+  cmd->add_flag("--strict-boxes", o.strict_boxes,
+                "voc: refuse a box that runs past the image edge (default: keep it, with a warning)");
   cmd->add_option("--fields", o.fields, "tfrecord/csv: name:type[:shape],... (default: inferred)");
   cmd->add_option("--delimiter", o.csv_delimiter, "csv: field delimiter");
+  cmd->add_option("--columns", args->columns, "csv: comma-separated columns to convert, types inferred (default: all)");
   cmd->add_option("--infer-records", o.infer_records, "tfrecord: records read to infer the feature spec");
   cmd->callback([args, exit_code]() { *exit_code = RunConvert(*args); });
 }

@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include <cstring>
 #include <map>
 
 namespace mindrecord {
@@ -26,10 +27,38 @@ Result<std::unique_ptr<IndexReader>> IndexReader::Open(const std::string& db_pat
     return Status::NotFound(db_path + ": cannot open index database: " +
                             (r->db_ ? sqlite3_errmsg(r->db_) : "out of memory"));
   }
+  MR_RETURN_IF_ERROR(r->CheckShardName(shard_name));
+  return r;
+}
+
+Result<std::unique_ptr<IndexReader>> IndexReader::OpenImage(const std::string& db_path, std::string_view image,
+                                                            const std::string& shard_name,
+                                                            bool legacy_quoted_strings) {
+  std::unique_ptr<IndexReader> r(new IndexReader());
+  r->path_ = db_path;
+  r->quoted_ = legacy_quoted_strings;
+  if (sqlite3_open_v2(":memory:", &r->db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    return Status::Internal(db_path + ": cannot open an in-memory database");
+  }
+  // SQLite takes over a buffer from its own allocator (freed on close).
+  auto* buf = static_cast<unsigned char*>(sqlite3_malloc64(image.size()));
+  if (buf == nullptr && !image.empty()) return Status::Internal(db_path + ": out of memory for the index image");
+  std::memcpy(buf, image.data(), image.size());
+  if (sqlite3_deserialize(r->db_, "main", buf, static_cast<sqlite3_int64>(image.size()),
+                          static_cast<sqlite3_int64>(image.size()),
+                          SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY) != SQLITE_OK) {
+    return Status::Corruption(db_path + ": not an SQLite database (" + sqlite3_errmsg(r->db_) + ")");
+  }
+  MR_RETURN_IF_ERROR(r->CheckShardName(shard_name));
+  return r;
+}
+
+Status IndexReader::CheckShardName(const std::string& shard_name) const {
+  const std::string& db_path = path_;
   Stmt st;
-  if (sqlite3_prepare_v2(r->db_, "SELECT NAME FROM SHARD_NAME;", -1, &st.s, nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db_, "SELECT NAME FROM SHARD_NAME;", -1, &st.s, nullptr) != SQLITE_OK) {
     return Status::Corruption(db_path + ": not a MindRecord index (no SHARD_NAME table: " +
-                              sqlite3_errmsg(r->db_) + ")");
+                              sqlite3_errmsg(db_) + ")");
   }
   if (sqlite3_step(st.s) != SQLITE_ROW) return Status::Corruption(db_path + ": SHARD_NAME table is empty");
   const char* name = reinterpret_cast<const char*>(sqlite3_column_text(st.s, 0));
@@ -37,7 +66,7 @@ Result<std::unique_ptr<IndexReader>> IndexReader::Open(const std::string& db_pat
     return Status::Corruption(db_path + ": index belongs to shard '" + std::string(name ? name : "") +
                               "', expected '" + shard_name + "'");
   }
-  return r;
+  return Status::OK();
 }
 
 IndexReader::~IndexReader() {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "index/index_writer.h"
@@ -21,6 +22,10 @@ class IndexReader {
   // and that INDEXES has the locator columns.
   static Result<std::unique_ptr<IndexReader>> Open(const std::string& db_path, const std::string& shard_name,
                                                    bool legacy_quoted_strings);
+  // As Open, over the database's bytes in memory (`image`: a decrypted
+  // index, which never touches the disk); `db_path` names it in messages.
+  static Result<std::unique_ptr<IndexReader>> OpenImage(const std::string& db_path, std::string_view image,
+                                                        const std::string& shard_name, bool legacy_quoted_strings);
   ~IndexReader();
 
   // Locators of rows 0..num_rows-1, in row order. Missing, duplicate or extra
@@ -38,6 +43,8 @@ class IndexReader {
 
  private:
   IndexReader() = default;
+  // Corruption unless SHARD_NAME holds `shard_name`.
+  Status CheckShardName(const std::string& shard_name) const;
   // `and_where`: more SQL conditions (" AND ..."), or empty.
   Result<std::vector<RowLocator>> LoadLocators(uint64_t first_row, uint64_t num_rows,
                                                const std::string& and_where) const;

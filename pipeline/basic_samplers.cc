@@ -13,20 +13,27 @@ constexpr uint64_t kSaltWeighted = 0x77676874ULL;
 
 class SequentialSampler : public Sampler {
  public:
-  SequentialSampler(uint64_t start, uint64_t count, uint64_t num_samples)
-      : start_(start), count_(count), num_samples_(num_samples) {}
+  SequentialSampler(uint64_t start, uint64_t count, uint64_t num_samples, uint64_t rows, bool wrap)
+      : start_(start), count_(count), num_samples_(num_samples), rows_(rows), wrap_(wrap) {}
   nlohmann::json ToJson() const override {
-    return {{"type", "sequential"}, {"start", start_}, {"num_samples", num_samples_}};
+    nlohmann::json j = {{"type", "sequential"}, {"start", start_}, {"num_samples", num_samples_}};
+    if (wrap_) j["wrap"] = true;
+    return j;
   }
   uint64_t size() const override { return count_; }
   Result<std::vector<uint64_t>> Epoch(uint64_t, uint64_t) const override {
     std::vector<uint64_t> ids(count_);
-    std::iota(ids.begin(), ids.end(), start_);
+    if (!wrap_) {
+      std::iota(ids.begin(), ids.end(), start_);
+      return ids;
+    }
+    for (uint64_t i = 0; i < count_; ++i) ids[i] = (start_ + i) % rows_;
     return ids;
   }
 
  private:
-  uint64_t start_, count_, num_samples_;
+  uint64_t start_, count_, num_samples_, rows_;
+  bool wrap_;
 };
 
 class RandomSampler : public Sampler {
@@ -139,17 +146,24 @@ class WeightedRandomSampler : public Sampler {
 
 Result<std::unique_ptr<Sampler>> MakeSequentialSampler(const nlohmann::json& spec, const DatasetLayout& layout) {
   const char* where = "sequential sampler";
-  MR_RETURN_IF_ERROR(SpecCheckKeys(spec, {"type", "start", "num_samples"}, where));
+  MR_RETURN_IF_ERROR(SpecCheckKeys(spec, {"type", "start", "num_samples", "wrap"}, where));
   MR_ASSIGN_OR_RETURN(uint64_t start, SpecUInt(spec, "start", 0, where));
   MR_ASSIGN_OR_RETURN(uint64_t num, SpecUInt(spec, "num_samples", 0, where));
+  MR_ASSIGN_OR_RETURN(bool wrap, SpecBool(spec, "wrap", false, where));
   const uint64_t rows = layout.num_rows();
+  if (wrap) {
+    // MindSpore's SequentialSampler: min(num_samples, rows) rows from
+    // `start`, wrapping around past the last row.
+    const uint64_t count = num != 0 ? std::min(num, rows) : rows;
+    return std::unique_ptr<Sampler>(new SequentialSampler(start, count, num, rows, true));
+  }
   if (start > rows) {
     return Status::InvalidArgument("sequential sampler: 'start' " + std::to_string(start) + " is past the " +
                                    std::to_string(rows) + " rows");
   }
   uint64_t count = rows - start;
   if (num != 0) count = std::min(count, num);
-  return std::unique_ptr<Sampler>(new SequentialSampler(start, count, num));
+  return std::unique_ptr<Sampler>(new SequentialSampler(start, count, num, rows, false));
 }
 
 Result<std::unique_ptr<Sampler>> MakeRandomSampler(const nlohmann::json& spec, const DatasetLayout& layout) {

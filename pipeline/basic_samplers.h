@@ -1,6 +1,8 @@
 // The simple samplers: sequential, random, subset / subset_random and
 // weighted_random. Specs (JSON):
 //   {"type": "sequential", "start": 0, "num_samples": 0}         rows start.. in order
+//       "wrap": true: min(num_samples, rows) ids start, start+1, ... modulo
+//       rows, as MindSpore's SequentialSampler (start may be past the end)
 //   {"type": "random", "replacement": false, "num_samples": 0}   a new permutation per
 //       epoch (truncated to num_samples), or num_samples uniform draws with replacement
 //   {"type": "subset", "indices": [..]}                           the ids as given

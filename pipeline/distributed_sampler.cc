@@ -12,14 +12,15 @@ class DistributedSampler : public Sampler {
   };
 
   DistributedSampler(uint64_t num_shards, uint64_t shard_id, ShuffleMode mode, uint64_t block, bool contiguous,
-                     bool pad, WorkerSplit workers, DatasetLayout layout)
+                     bool pad, uint64_t num_samples, WorkerSplit workers, DatasetLayout layout)
       : num_shards_(num_shards), shard_id_(shard_id), mode_(mode), block_(block), contiguous_(contiguous),
-        pad_(pad), workers_(workers), layout_(std::move(layout)) {}
+        pad_(pad), num_samples_(num_samples), workers_(workers), layout_(std::move(layout)) {}
 
   nlohmann::json ToJson() const override {
     nlohmann::json j = {{"type", "distributed"}, {"num_shards", num_shards_}, {"shard_id", shard_id_},
                         {"shuffle", ShuffleModeName(mode_)}, {"block_size", block_},
                         {"split", contiguous_ ? "contiguous" : "round_robin"}, {"pad", pad_}};
+    if (num_samples_ != 0) j["num_samples"] = num_samples_;
     if (workers_.count > 1) {
       j["worker_count"] = workers_.count;
       j["worker_id"] = workers_.id;
@@ -51,7 +52,12 @@ class DistributedSampler : public Sampler {
   }
 
  private:
+  // The rank's share, at most num_samples_ (0: no cap).
   uint64_t RankSize() const {
+    const uint64_t share = ShareSize();
+    return num_samples_ != 0 ? std::min(share, num_samples_) : share;
+  }
+  uint64_t ShareSize() const {
     const uint64_t n = layout_.num_rows();
     if (pad_) return (n + num_shards_ - 1) / num_shards_;
     return n / num_shards_ + (shard_id_ < n % num_shards_ ? 1 : 0);
@@ -63,7 +69,7 @@ class DistributedSampler : public Sampler {
     const uint64_t n = base.size();
     std::vector<uint64_t> out;
     if (n == 0) return out;
-    const uint64_t per = RankSize();
+    const uint64_t per = ShareSize();
     out.reserve(per);
     if (pad_) {
       const uint64_t total = per * num_shards_;
@@ -71,6 +77,7 @@ class DistributedSampler : public Sampler {
       for (uint64_t k = 0; k < per; ++k) {
         out.push_back(contiguous_ ? base[shard_id_ * per + k] : base[k * num_shards_ + shard_id_]);
       }
+      out.resize(RankSize());
       return out;
     }
     if (contiguous_) {
@@ -81,6 +88,7 @@ class DistributedSampler : public Sampler {
     } else {
       for (uint64_t i = shard_id_; i < n; i += num_shards_) out.push_back(base[i]);
     }
+    out.resize(RankSize());
     return out;
   }
 
@@ -88,6 +96,7 @@ class DistributedSampler : public Sampler {
   ShuffleMode mode_;
   uint64_t block_;
   bool contiguous_, pad_;
+  uint64_t num_samples_;
   WorkerSplit workers_;
   DatasetLayout layout_;
 };
@@ -96,8 +105,8 @@ class DistributedSampler : public Sampler {
 Result<std::unique_ptr<Sampler>> MakeDistributedSampler(const nlohmann::json& spec, const DatasetLayout& layout) {
   const char* where = "distributed sampler";
   MR_RETURN_IF_ERROR(
-      SpecCheckKeys(spec, {"type", "num_shards", "shard_id", "shuffle", "block_size", "split", "pad", "worker_count",
-                           "worker_id", "worker_batch"},
+      SpecCheckKeys(spec, {"type", "num_shards", "shard_id", "shuffle", "block_size", "split", "pad", "num_samples",
+                           "worker_count", "worker_id", "worker_batch"},
                     where));
   MR_ASSIGN_OR_RETURN(uint64_t num_shards, SpecUInt(spec, "num_shards", 0, where));
   MR_ASSIGN_OR_RETURN(uint64_t shard_id, SpecUInt(spec, "shard_id", 0, where));
@@ -118,6 +127,7 @@ Result<std::unique_ptr<Sampler>> MakeDistributedSampler(const nlohmann::json& sp
                                    "'");
   }
   MR_ASSIGN_OR_RETURN(bool pad, SpecBool(spec, "pad", true, where));
+  MR_ASSIGN_OR_RETURN(uint64_t num_samples, SpecUInt(spec, "num_samples", 0, where));
   DistributedSampler::WorkerSplit workers;
   MR_ASSIGN_OR_RETURN(workers.count, SpecUInt(spec, "worker_count", 1, where));
   MR_ASSIGN_OR_RETURN(workers.id, SpecUInt(spec, "worker_id", 0, where));
@@ -129,8 +139,8 @@ Result<std::unique_ptr<Sampler>> MakeDistributedSampler(const nlohmann::json& sp
     return Status::InvalidArgument("distributed sampler: 'worker_id' " + std::to_string(workers.id) +
                                    " is not in [0, " + std::to_string(workers.count) + ")");
   }
-  return std::unique_ptr<Sampler>(
-      new DistributedSampler(num_shards, shard_id, mode, block, split == "contiguous", pad, workers, layout));
+  return std::unique_ptr<Sampler>(new DistributedSampler(num_shards, shard_id, mode, block, split == "contiguous", pad,
+                                                         num_samples, workers, layout));
 }
 
 }  // namespace mindrecord

@@ -2,13 +2,14 @@
 //   {"type": "distributed", "num_shards": N, "shard_id": i,
 //    "shuffle": "global" | "partial" | "files" | "infile" | "off" | true | false,
 //    "block_size": 1000000 (partial), "split": "round_robin" | "contiguous",
-//    "pad": true, "worker_count": 1, "worker_id": 0, "worker_batch": 1}
+//    "pad": true, "num_samples": 0, "worker_count": 1, "worker_id": 0, "worker_batch": 1}
 // Every rank computes the same base order (the shuffle mode with the shared
 // pipeline seed), padded by repeating its first rows up to a multiple of N when
 // `pad` is on; rank i then takes positions i, i+N, ... (round_robin) or the
 // i-th contiguous block. Ranks are disjoint and together cover every row once,
 // apart from the padding; with pad every rank yields ceil(rows / N) ids, without
-// pad the first rows % N ranks yield one more than the others. With
+// pad the first rows % N ranks yield one more than the others; num_samples
+// > 0 caps the rank's ids at that many (its first ones). With
 // worker_count W > 1 the rank's ids are cut into batches of worker_batch and
 // worker w takes batches w, w+W, ... (DataLoader workers of one rank, whose
 // batches the DataLoader interleaves back into the rank's order): only the

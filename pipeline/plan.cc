@@ -49,6 +49,7 @@ nlohmann::json Plan::ToJson() const {
           {"epochs", epochs},
           {"on_error", on_error == ErrorPolicy::kSkip ? "skip" : "fail"}};
   if (!padded.is_null()) j["padded"] = padded;
+  if (source_list) j["source_list"] = true;
   return j;
 }
 
@@ -60,6 +61,9 @@ Result<Plan> Plan::FromJson(const nlohmann::json& j) {
     const nlohmann::json& v = it.value();
     if (k == "source") {
       MR_ASSIGN_OR_RETURN(p.source, StringList(v, "source"));
+    } else if (k == "source_list") {
+      if (!v.is_boolean()) return Bad("'source_list' must be true or false, got " + v.dump());
+      p.source_list = v.get<bool>();
     } else if (k == "io_mode") {
       // The reader's one list of mode names (readers/io_mode.cc).
       if (!v.is_string() || !ParseIoMode(v.get<std::string>()).ok()) {

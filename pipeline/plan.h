@@ -34,8 +34,11 @@ struct SinkSpec {
 // Thread safety: a value type.
 struct Plan {
   // Shard files. One path: that file and its siblings (from its header);
-  // several: exactly these shards, in shard order.
+  // several: exactly these files, in this order (ReaderOptions::shard_paths).
   std::vector<std::string> source;
+  // JSON "source_list": true reads exactly the files of `source` also when
+  // it names one (MindSpore's MindDataset given a list).
+  bool source_list = false;
   // "auto" (default): "direct" when the shard files together exceed
   // `auto_direct_above` bytes (0: the memory the page cache can use now, see
   // AvailableMemoryBytes in readers/shard_reader.h), with pread for shards

@@ -42,7 +42,7 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
   ro.auto_cached_mode = IoMode::kMmap;
   ro.auto_direct_above = plan_.auto_direct_above;
   ro.direct_fallback = plan_.direct_fallback;
-  if (plan_.source.size() > 1) ro.shard_paths = plan_.source;
+  if (plan_.source.size() > 1 || plan_.source_list) ro.shard_paths = plan_.source;
   MR_ASSIGN_OR_RETURN(reader_, ShardReader::Open(plan_.source[0], ro));
   bool any_pread = false;
   for (uint32_t s = 0; s < reader_->num_shards(); ++s) {

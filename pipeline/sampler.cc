@@ -3,6 +3,7 @@
 #include "pipeline/basic_samplers.h"
 #include "pipeline/distributed_sampler.h"
 #include "pipeline/pk_sampler.h"
+#include "pipeline/sampler_wrappers.h"
 #include "pipeline/shuffle_mode.h"
 #include "readers/shard_reader.h"
 
@@ -47,9 +48,12 @@ Result<std::unique_ptr<Sampler>> MakeSampler(const nlohmann::json& spec, const D
   if (type == "subset" || type == "subset_random") return MakeSubsetSampler(spec, layout);
   if (type == "pk") return MakePKSampler(spec, layout);
   if (type == "weighted_random") return MakeWeightedRandomSampler(spec, layout);
+  if (type == "repeat") return MakeRepeatSampler(spec, layout);
+  if (type == "buffer_shuffle") return MakeBufferShuffleSampler(spec, layout);
+  if (type == "chain") return MakeChainSampler(spec, layout);
   return Status::InvalidArgument("unknown sampler type '" + type +
-                                 "' (expected sequential, random, shuffle, distributed, subset, subset_random, pk "
-                                 "or weighted_random)");
+                                 "' (expected sequential, random, shuffle, distributed, subset, subset_random, pk, "
+                                 "weighted_random, repeat, buffer_shuffle or chain)");
 }
 
 uint64_t MixSeed(std::initializer_list<uint64_t> words) {

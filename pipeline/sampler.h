@@ -55,7 +55,8 @@ class Sampler {
 
 // Builds a sampler from its JSON spec ({"type": ..., parameters}); types:
 // "sequential", "random", "shuffle" (MindDataset shuffle modes), "distributed",
-// "subset", "subset_random", "pk", "weighted_random". Bad specs are
+// "subset", "subset_random", "pk", "weighted_random", and the wrappers of
+// sampler_wrappers.h: "repeat", "buffer_shuffle", "chain". Bad specs are
 // InvalidArgument naming the sampler and parameter.
 Result<std::unique_ptr<Sampler>> MakeSampler(const nlohmann::json& spec, const DatasetLayout& layout);
 

@@ -86,9 +86,13 @@ class PyReader {
   // Stored row data per thread, at least, when read_range splits a range.
   static constexpr uint64_t kMinBytesPerThread = uint64_t{4} << 20;
 
-  PyReader(const std::string& path, const std::vector<std::string>& columns, const std::string& io_mode) {
+  // `files`: read exactly these files (ReaderOptions::shard_paths), `path`
+  // first; empty: `path` and its siblings.
+  PyReader(const std::string& path, const std::vector<std::string>& columns, const std::string& io_mode,
+           const std::vector<std::string>& files) {
     ReaderOptions o;
     o.io_mode = ValueOrThrow(ParseIoMode(io_mode));
+    o.shard_paths = files;
     {
       py::gil_scoped_release nogil;
       reader_ = ValueOrThrow(ShardReader::Open(path, o));
@@ -276,8 +280,10 @@ void BindIo(py::module_& m) {
       .def_static("open_for_append", &PyWriter::OpenForAppend, py::arg("path"));
 
   py::class_<PyReader>(m, "Reader")
-      .def(py::init<const std::string&, const std::vector<std::string>&, const std::string&>(), py::arg("path"),
-           py::arg("columns") = std::vector<std::string>{}, py::arg("io_mode") = "auto")
+      .def(py::init<const std::string&, const std::vector<std::string>&, const std::string&,
+                    const std::vector<std::string>&>(),
+           py::arg("path"), py::arg("columns") = std::vector<std::string>{}, py::arg("io_mode") = "auto",
+           py::arg("files") = std::vector<std::string>{})
       .def_property_readonly("num_rows", &PyReader::num_rows)
       .def_property_readonly("shard_io_modes", &PyReader::shard_io_modes)
       .def_property_readonly("warnings", &PyReader::warnings)

@@ -203,6 +203,9 @@ convert::ConvertOptions OptionsFrom(const py::dict& d) {
     else if (k == "image_dir") o.image_dir = v.cast<std::string>();
     else if (k == "panoptic_dir") o.panoptic_dir = v.cast<std::string>();
     else if (k == "classes") o.classes = v.cast<std::vector<std::string>>();
+    else if (k == "strict_boxes") o.strict_boxes = v.cast<bool>();
+    else if (k == "csv_columns") o.csv_columns = v.cast<std::vector<std::string>>();
+    else if (k == "split_outputs") o.split_outputs = v.cast<std::map<std::string, std::string>>();
     else if (k == "fields") o.fields = v.cast<std::string>();
     else if (k == "csv_delimiter") {
       const std::string s = v.cast<std::string>();
@@ -289,7 +292,7 @@ void BindPipeline(py::module_& m) {
     py::gil_scoped_release nogil;
     ReaderOptions o;
     std::string path = plan.source.empty() ? std::string() : plan.source[0];
-    if (plan.source.size() > 1) o.shard_paths = plan.source;
+    if (plan.source.size() > 1 || plan.source_list) o.shard_paths = plan.source;
     auto reader = ValueOrThrow(ShardReader::Open(path, o));
     const uint64_t padded = plan.padded.is_object() ? plan.padded.value("count", uint64_t{0}) : 0;
     auto sampler = ValueOrThrow(MakeSampler(plan.sampler, LayoutOf(*reader, padded)));

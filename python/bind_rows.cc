@@ -39,7 +39,7 @@ class PyRowStream {
     ro.auto_cached_mode = IoMode::kMmap;
     ro.auto_direct_above = plan_.auto_direct_above;
     ro.direct_fallback = plan_.direct_fallback;
-    if (plan_.source.size() > 1) ro.shard_paths = plan_.source;
+    if (plan_.source.size() > 1 || plan_.source_list) ro.shard_paths = plan_.source;
     {
       py::gil_scoped_release nogil;
       reader_ = ValueOrThrow(ShardReader::Open(plan_.source[0], ro));
@@ -50,23 +50,7 @@ class PyRowStream {
       for (const auto& f : schema.fields()) names.push_back(f.name);
     }
     projection_ = ValueOrThrow(reader_->MakeProjection(names));
-    py::module_ np = py::module_::import("numpy");
-    for (const auto& n : names) {
-      const Field* f = schema.Find(n);
-      Column c{n, py::str(n), py::none()};
-      // Scalar numeric columns come out as numpy scalars, as `v[0]` of a
-      // batch of one does in the pipeline path.
-      if (!f->has_shape) {
-        switch (f->type) {
-          case DataType::kInt32: c.scalar = np.attr("int32"); break;
-          case DataType::kInt64: c.scalar = np.attr("int64"); break;
-          case DataType::kFloat32: c.scalar = np.attr("float32"); break;
-          case DataType::kFloat64: c.scalar = np.attr("float64"); break;
-          default: break;
-        }
-      }
-      columns_.push_back(std::move(c));
-    }
+    for (const auto& n : names) columns_.push_back(Column{n, py::str(n), *schema.Find(n)});
     sampler_ = ValueOrThrow(MakeSampler(plan_.sampler, LayoutOf(*reader_, 0)));
     size_ = sampler_->size();
     state_.seed = plan_.seed;
@@ -121,7 +105,7 @@ class PyRowStream {
   struct Column {
     std::string name;
     py::str key;
-    py::object scalar;  // numpy scalar type, or None
+    Field field;
   };
 
   // Reads the next chunk; false at the end of the last epoch.
@@ -183,12 +167,8 @@ class PyRowStream {
         d[c.key] = py::none();
         continue;
       }
-      Value& v = it->second;
-      if (!c.scalar.is_none() && (v.kind() == Value::Kind::kInt || v.kind() == Value::Kind::kFloat)) {
-        d[c.key] = c.scalar(ValueToPy(std::move(v)));
-      } else {
-        d[c.key] = ValueToPy(std::move(v));
-      }
+      // MindSpore's types, as the pipeline path gives them (dataset.py).
+      d[c.key] = MindSporeValueToPy(std::move(it->second), c.field);
     }
     return std::move(d);
   }

@@ -1,5 +1,7 @@
 // mindrecord._core: the extension module. Status codes become Python
 // exceptions that subclass the built-ins, with the C++ message.
+#include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "mindrecord/version.h"
@@ -9,12 +11,21 @@ namespace mindrecord::py_binding {
 
 namespace {
 
+// Each error is both the built-in Python exception our API documents and
+// RuntimeError, which MindSpore raises for every failure of its C++ layer
+// (missing or corrupt files, existing output), so `except RuntimeError:` in
+// MindSpore code and `except FileNotFoundError:` both catch it.
+PyObject* g_invalid = nullptr;
+PyObject* g_not_found = nullptr;
+PyObject* g_exists = nullptr;
+PyObject* g_io = nullptr;
 PyObject* g_corruption = nullptr;
 PyObject* g_unsupported = nullptr;
 
 PyObject* MakeError(py::module_& m, const char* name, PyObject* base, const char* doc) {
   std::string qual = std::string("mindrecord.") + name;
-  PyObject* e = PyErr_NewExceptionWithDoc(qual.c_str(), doc, base, nullptr);
+  py::tuple bases = py::make_tuple(py::handle(base), py::handle(PyExc_RuntimeError));
+  PyObject* e = PyErr_NewExceptionWithDoc(qual.c_str(), doc, bases.ptr(), nullptr);
   if (e == nullptr) throw py::error_already_set();
   m.add_object(name, py::handle(e));
   return e;
@@ -22,10 +33,10 @@ PyObject* MakeError(py::module_& m, const char* name, PyObject* base, const char
 
 PyObject* ExceptionFor(StatusCode code) {
   switch (code) {
-    case StatusCode::kInvalidArgument: return PyExc_ValueError;
-    case StatusCode::kNotFound: return PyExc_FileNotFoundError;
-    case StatusCode::kAlreadyExists: return PyExc_FileExistsError;
-    case StatusCode::kIOError: return PyExc_OSError;
+    case StatusCode::kInvalidArgument: return g_invalid;
+    case StatusCode::kNotFound: return g_not_found;
+    case StatusCode::kAlreadyExists: return g_exists;
+    case StatusCode::kIOError: return g_io;
     case StatusCode::kCorruption: return g_corruption;
     case StatusCode::kNotSupported: return g_unsupported;
     default: return PyExc_RuntimeError;
@@ -35,10 +46,19 @@ PyObject* ExceptionFor(StatusCode code) {
 }  // namespace
 
 void RegisterErrors(py::module_& m) {
+  g_invalid = MakeError(m, "InvalidArgumentError", PyExc_ValueError,
+                        "A bad argument, row or plan (ValueError and RuntimeError).");
+  g_not_found = MakeError(m, "NotFoundError", PyExc_FileNotFoundError,
+                          "A missing file, shard or index (FileNotFoundError and RuntimeError).");
+  g_exists = MakeError(m, "AlreadyExistsError", PyExc_FileExistsError,
+                       "Output that exists while overwrite is off (FileExistsError and RuntimeError).");
+  g_io = MakeError(m, "ReadWriteError", PyExc_OSError,
+                   "The OS refused a read, write, rename or fsync (OSError and RuntimeError).");
   g_corruption = MakeError(m, "CorruptionError", PyExc_OSError,
-                           "Bytes on disk that do not parse or do not agree (names file, offset, expected vs found).");
+                           "Bytes on disk that do not parse or do not agree (names file, offset, expected vs found; "
+                           "OSError and RuntimeError).");
   g_unsupported = MakeError(m, "UnsupportedError", PyExc_ValueError,
-                            "A format version or feature this build cannot handle.");
+                            "A format version or feature this build cannot handle (ValueError and RuntimeError).");
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -171,7 +191,7 @@ Row PyToRow(const Schema& schema, py::handle obj, size_t row_index) {
       throw StatusError(Status::InvalidArgument(where + ": field names must be str, got " + TypeNameOf(kv.first)));
     const std::string name = kv.first.cast<std::string>();
     const Field* f = schema.Find(name);
-    if (f == nullptr) throw StatusError(Status::InvalidArgument(where + ": field '" + name + "' is not in the schema"));
+    if (f == nullptr) continue;  // as MindSpore's FileWriter: fields outside the schema are not stored
     auto v = PyToValue(*f, kv.second);
     if (!v.ok()) throw StatusError(v.status().WithContext(where));
     row.Set(name, std::move(v).value());
@@ -201,6 +221,51 @@ py::object ValueToPy(Value&& v) {
     }
   }
   return py::none();
+}
+
+py::object MindSporeValueToPy(Value&& v, const Field& f) {
+  switch (v.kind()) {
+    case Value::Kind::kInt:
+    case Value::Kind::kFloat: {
+      // dtype::of is numpy's descriptor lookup by type number (no parsing).
+      py::dtype dt = f.type == DataType::kInt32     ? py::dtype::of<int32_t>()
+                     : f.type == DataType::kInt64   ? py::dtype::of<int64_t>()
+                     : f.type == DataType::kFloat32 ? py::dtype::of<float>()
+                                                    : py::dtype::of<double>();
+      py::array a(std::move(dt), std::vector<ssize_t>{});
+      void* p = a.mutable_data();
+      switch (f.type) {
+        case DataType::kInt32: *static_cast<int32_t*>(p) = static_cast<int32_t>(v.as_int()); break;
+        case DataType::kInt64: *static_cast<int64_t*>(p) = v.as_int(); break;
+        case DataType::kFloat32: *static_cast<float*>(p) = static_cast<float>(v.as_float()); break;
+        default: *static_cast<double*>(p) = v.as_float(); break;
+      }
+      return std::move(a);
+    }
+    case Value::Kind::kBytes: {
+      const std::string& b = v.bytes();
+      const auto n = static_cast<ssize_t>(b.size());
+      if (b.size() <= 4096) {  // small: one copy costs less than handing the buffer over
+        py::array_t<uint8_t> a(n);
+        std::memcpy(a.mutable_data(), b.data(), b.size());
+        return std::move(a);
+      }
+      auto* owned = new std::string(std::move(v.mutable_bytes()));
+      py::capsule keep(owned, [](void* p) { delete static_cast<std::string*>(p); });
+      return py::array(py::dtype::of<uint8_t>(), std::vector<ssize_t>{n}, {}, owned->data(), keep);
+    }
+    case Value::Kind::kString: {
+      // A 0-d array of dtype <U{code points}, filled with the UCS4 code points.
+      py::object s = ValueToPy(std::move(v));
+      const Py_ssize_t len = PyUnicode_GetLength(s.ptr());
+      py::array a(py::dtype("<U" + std::to_string(std::max<Py_ssize_t>(len, 1))), std::vector<ssize_t>{});
+      auto* out = static_cast<Py_UCS4*>(a.mutable_data());
+      out[0] = 0;
+      if (len > 0 && PyUnicode_AsUCS4(s.ptr(), out, len, 0) == nullptr) throw py::error_already_set();
+      return std::move(a);
+    }
+    default: return ValueToPy(std::move(v));
+  }
 }
 
 py::dict RowToPy(Row&& row) {
@@ -242,4 +307,5 @@ PYBIND11_MODULE(_core, m) {
   mb::BindConvert(m);
   mb::BindPyFunc(m);
   mb::BindRows(m);
+  mb::BindCrypto(m);
 }

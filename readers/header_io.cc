@@ -47,7 +47,8 @@ Result<ShardHeader> ReadShardHeader(const RandomAccessFile& f, bool verify) {
   return h;
 }
 
-Status CheckShardsAgree(const ShardHeader& a, const ShardHeader& b, const std::string& a_path, const std::string& b_path) {
+Status CheckShardsAgree(const ShardHeader& a, const ShardHeader& b, const std::string& a_path, const std::string& b_path,
+                        bool same_dataset) {
   auto differ = [&](const std::string& what) {
     return Status::Corruption(b_path + ": " + what + " differs from " + a_path + "; the shards are not one dataset");
   };
@@ -56,7 +57,7 @@ Status CheckShardsAgree(const ShardHeader& a, const ShardHeader& b, const std::s
   if (a.version != b.version) return differ("version");
   if (!(a.schema == b.schema)) return differ("schema");
   if (a.index_fields != b.index_fields || a.index_fields_null != b.index_fields_null) return differ("index_fields");
-  if (a.shard_addresses != b.shard_addresses) return differ("shard_addresses");
+  if (same_dataset && a.shard_addresses != b.shard_addresses) return differ("shard_addresses");
   auto ca = a.extra.find(kCompressionKey), cb = b.extra.find(kCompressionKey);
   if ((ca == a.extra.end()) != (cb == b.extra.end()) || (ca != a.extra.end() && *ca != *cb)) {
     return differ(std::string("\"") + kCompressionKey + "\" (codec or dictionary)");

@@ -12,8 +12,10 @@ namespace mindrecord {
 Result<ShardHeader> ReadShardHeader(const RandomAccessFile& file, bool verify_checksum);
 
 // Shards of one dataset agree on header_size, page_size, version, schema,
-// index fields and shard_addresses; Corruption naming `b_path` otherwise.
+// index fields and shard_addresses (the last only when `same_dataset`: files
+// listed from several datasets need not); Corruption naming `b_path`
+// otherwise.
 Status CheckShardsAgree(const ShardHeader& a, const ShardHeader& b, const std::string& a_path,
-                        const std::string& b_path);
+                        const std::string& b_path, bool same_dataset = true);
 
 }  // namespace mindrecord

@@ -16,6 +16,7 @@
 #include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
 #include "mindrecord/direct_file.h"
+#include "mindrecord/encryption.h"
 #include "mindrecord/file.h"
 #include "mindrecord/row_codec.h"
 #include "readers/lock_dataset.h"
@@ -267,12 +268,20 @@ Status ShardReader::Impl::Decode(const Shard& s, uint64_t local, std::string_vie
 
 namespace {
 
-Result<std::unique_ptr<RandomAccessFile>> OpenShardFile(FileSystem* fs, const std::string& path,
-                                                        const ReaderOptions& o) {
+Result<std::unique_ptr<RandomAccessFile>> OpenPlainShardFile(FileSystem* fs, const std::string& path,
+                                                             const ReaderOptions& o) {
   if (o.io_mode != IoMode::kDirect) return fs->OpenRead(path, o.io_mode == IoMode::kMmap);
   auto f = fs->OpenDirect(path);
   if (f.ok() || f.status().code() != StatusCode::kNotSupported || !o.direct_fallback) return f;
   return fs->OpenRead(path, false);
+}
+
+// The shard's contents: decrypted by range and digest-checked as MindSpore's
+// set_enc_key / set_hash_mode settings ask (mindrecord/encryption.h).
+Result<std::unique_ptr<RandomAccessFile>> OpenShardFile(FileSystem* fs, const std::string& path,
+                                                        const ReaderOptions& o) {
+  MR_ASSIGN_OR_RETURN(auto f, OpenPlainShardFile(fs, path, o));
+  return OpenProtectedFile(std::move(f), CurrentCryptoConfig());
 }
 
 }  // namespace
@@ -304,19 +313,20 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
   MR_ASSIGN_OR_RETURN(auto first_file, OpenShardFile(fs, path, open_opts));
   const bool verify = options.verify_checksums;
   MR_ASSIGN_OR_RETURN(ShardHeader first, ReadShardHeader(*first_file, verify));
-  if (!options.shard_paths.empty()) {
+  const bool listed = !options.shard_paths.empty();
+  if (listed) {
     impl->paths = options.shard_paths;
-    if (impl->paths.size() != first.shard_addresses.size()) {
-      return Status::InvalidArgument(path + ": the dataset has " + std::to_string(first.shard_addresses.size()) +
-                                     " shards but " + std::to_string(impl->paths.size()) + " paths were given");
-    }
+    std::vector<std::string> sorted = impl->paths;
+    std::sort(sorted.begin(), sorted.end());
+    auto dup = std::adjacent_find(sorted.begin(), sorted.end());
+    if (dup != sorted.end()) return Status::InvalidArgument(*dup + ": listed twice in the file list");
   } else {
     MR_ASSIGN_OR_RETURN(impl->paths, ShardPathsFor(path, first));
   }
   for (uint32_t i = 0; i < impl->paths.size(); ++i) {
     auto s = std::make_unique<Shard>();
     s->path = impl->paths[i];
-    if (i == first.shard_id && BaseName(s->path) == BaseName(path)) {
+    if (listed ? i == 0 : i == first.shard_id && BaseName(s->path) == BaseName(path)) {
       s->file = std::move(first_file);
       s->header = first;
     } else {
@@ -324,21 +334,31 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
       if (!f.ok()) {
         if (f.status().code() == StatusCode::kNotFound) {
           return Status::NotFound(s->path + ": shard " + std::to_string(i) + " of " + path +
-                                  " is missing (listed in shard_addresses)");
+                                  " is missing (listed in shard_addresses): it can not be found. Please check whether the "
+                                  "mindrecord file exists and do not rename the mindrecord file.");
         }
         return f.status();
       }
       s->file = std::move(f).value();
       MR_ASSIGN_OR_RETURN(s->header, ReadShardHeader(*s->file, verify));
     }
-    if (s->header.shard_id != i) {
+    if (!listed && s->header.shard_id != i) {
       return Status::Corruption(s->path + ": header says shard_id " + std::to_string(s->header.shard_id) +
                                 ", expected " + std::to_string(i));
     }
-    if (i > 0) MR_RETURN_IF_ERROR(CheckShardsAgree(impl->shards[0]->header, s->header, impl->shards[0]->path, s->path));
+    if (i > 0) {
+      MR_RETURN_IF_ERROR(CheckShardsAgree(impl->shards[0]->header, s->header, impl->shards[0]->path, s->path, !listed));
+    }
     const std::string db = s->path + ".db";
     if (fs->Exists(db)) {
-      MR_ASSIGN_OR_RETURN(s->index, IndexReader::Open(db, RecordedShardName(s->header), s->header.version == kVersion2));
+      MR_ASSIGN_OR_RETURN(std::optional<std::string> image, ReadProtectedIndex(fs, db, CurrentCryptoConfig()));
+      if (image) {
+        MR_ASSIGN_OR_RETURN(s->index, IndexReader::OpenImage(db, *image, RecordedShardName(s->header),
+                                                             s->header.version == kVersion2));
+      } else {
+        MR_ASSIGN_OR_RETURN(s->index,
+                            IndexReader::Open(db, RecordedShardName(s->header), s->header.version == kVersion2));
+      }
     } else {
       // Rows are located from the pages; only field queries need the index.
       impl->warnings.push_back(db + ": index file of shard " + s->path +

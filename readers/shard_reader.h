@@ -46,8 +46,13 @@ Result<IoMode> ParseIoMode(const std::string& name);
 uint64_t AvailableMemoryBytes();
 
 struct ReaderOptions {
-  // Explicit shard files, in shard order. Empty: use the opened file's
-  // shard_addresses, resolved relative to its folder.
+  // Explicit files, read exactly as listed and in this order (MindSpore's
+  // file lists): any subset of a dataset's shards, or shards of several
+  // datasets whose headers agree (schema, index fields, sizes, version); each
+  // file's rows come in the list's order, the shard_addresses and shard_id in
+  // their headers are not followed. Open's `path` must be the first. Empty:
+  // the opened file and every sibling in its shard_addresses, resolved
+  // relative to its folder.
   std::vector<std::string> shard_paths;
   IoMode io_mode = IoMode::kAuto;
   // kAuto: read directly when the shard files' total size exceeds this many

@@ -39,6 +39,7 @@ struct ShardWriter::Impl {
   std::unique_ptr<RowCodec> codec;
   std::unique_ptr<BlobCompressor> compressor;  // null: blobs stored as encoded
   std::vector<EncodedRow> held;                // rows held back to train a dictionary
+  std::vector<size_t> held_batches;            // rows per batch in `held`, placed batch by batch
   uint64_t held_bytes = 0;
   uint64_t raw_blob_bytes = 0;                 // blob part totals, before and after compression
   uint64_t stored_blob_bytes = 0;
@@ -350,10 +351,22 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::OpenForAppend(const std::strin
   return std::unique_ptr<ShardWriter>(new ShardWriter(std::move(impl)));
 }
 
+// As MindSpore's ShardWriter (BreakIntoShards): one batch is cut into one
+// contiguous block per shard, shard 0 first, so a sequential read returns it
+// in order. The rows % n shards that take one row more are the next ones in
+// turn after those of the previous batches (MindSpore draws them at random),
+// so rows written one call at a time still spread evenly and the output is
+// reproducible.
 Status ShardWriter::Impl::Distribute(std::vector<EncodedRow>& encoded) {
   const uint32_t n = options.shard_count;
+  const size_t per = encoded.size() / n, extra = encoded.size() % n;
+  const uint64_t first_extra = rows % n;
   std::vector<std::vector<const EncodedRow*>> per_shard(n);
-  for (size_t i = 0; i < encoded.size(); ++i) per_shard[(rows + i) % n].push_back(&encoded[i]);
+  size_t next = 0;
+  for (uint32_t s = 0; s < n; ++s) {
+    const size_t take = per + ((s + n - first_extra) % n < extra ? 1 : 0);
+    for (size_t k = 0; k < take; ++k) per_shard[s].push_back(&encoded[next++]);
+  }
   for (uint32_t s = 0; s < n; ++s) {
     Status st = shards[s]->WriteBatch(per_shard[s]);
     if (!st.ok()) return st.WithContext(final_paths[s]);
@@ -373,6 +386,7 @@ Status ShardWriter::Impl::Submit(std::vector<EncodedRow>& encoded) {
       held_bytes += r.blob.size() + (options.compression.raw ? r.raw.size() : 0);
       held.push_back(std::move(r));
     }
+    held_batches.push_back(encoded.size());
     if (held.size() >= kTrainRows || held_bytes >= kTrainBytes) return TrainAndFlush();
     return Status::OK();
   }
@@ -408,9 +422,19 @@ Status ShardWriter::Impl::TrainAndFlush() {
   MR_ASSIGN_OR_RETURN(compressor,
                       BlobCompressor::Create(options.compression, BlobCompressor::TrainDictionary(samples, capacity)));
   std::vector<EncodedRow> rows_held = std::move(held);
+  std::vector<size_t> batches = std::move(held_batches);
   held.clear();
+  held_batches.clear();
   held_bytes = 0;
-  return Submit(rows_held);
+  // Batch by batch, so rows land in the shards as without compression.
+  size_t begin = 0;
+  for (size_t n : batches) {
+    std::vector<EncodedRow> batch(std::make_move_iterator(rows_held.begin() + begin),
+                                  std::make_move_iterator(rows_held.begin() + begin + n));
+    MR_RETURN_IF_ERROR(Submit(batch));
+    begin += n;
+  }
+  return Status::OK();
 }
 
 Status ShardWriter::WriteRows(const std::vector<Row>& rows) { return WriteRowsImpl(rows, nullptr); }

@@ -91,7 +91,9 @@ def main(argv=None):
     args = p.parse_args(argv)
     test_path = None
     if args.mnist_dir:
-        rep = MnistToMR(args.mnist_dir, args.out, overwrite=True).transform()
+        conv = MnistToMR(args.mnist_dir, args.out, overwrite=True)
+        conv.transform()  # SUCCESS, as MindSpore's; the report is conv.report
+        rep = conv.report
         files = {o["split"]: o["files"][0] for o in rep["outputs"]}
         args.dataset, test_path = files["train"], files.get("test")
     elif args.dataset:

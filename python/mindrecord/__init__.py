@@ -1,30 +1,41 @@
 """mindrecord: read and write MindSpore MindRecord datasets.
 
-MindSpore-style API (FileWriter, FileReader, MindPage, the *ToMR converters),
-a training-loop dataset (MindDataset) over the C++ pipeline, and a PyTorch
-adapter (mindrecord.torch.MindRecordDataset, imported on demand).
+MindSpore-style API (FileWriter, FileReader, MindPage, the *ToMR converters,
+set_enc_key / set_hash_mode), a training-loop dataset (MindDataset) over the
+C++ pipeline, and a PyTorch adapter (mindrecord.torch.MindRecordDataset,
+imported on demand). Code written for mindspore.mindrecord and
+mindspore.dataset.MindDataset runs with only the import changed.
 
-Errors: bad arguments and rows raise ValueError; a missing file
-FileNotFoundError; existing output FileExistsError; unreadable or corrupt
-files OSError (CorruptionError for corruption); unsupported versions
-UnsupportedError (a ValueError).
+Errors are MindSpore's exception classes (ParamValueError, MRM*Error, ...;
+mindrecord.exceptions), each also the built-in our API documents: bad
+arguments and rows raise ValueError; a missing file FileNotFoundError;
+existing output FileExistsError; unreadable or corrupt files OSError
+(CorruptionError for corruption); unsupported versions UnsupportedError (a
+ValueError). Errors of the C++ engine are also RuntimeError, as MindSpore's.
 """
-from mindrecord._core import CorruptionError, UnsupportedError, __version__
+from mindrecord._core import __version__
+from mindrecord.exceptions import *  # noqa: F401,F403  (MindSpore's names)
+from mindrecord.exceptions import __all__ as _exception_names
 from mindrecord.filewriter import FileWriter
 from mindrecord.filereader import FileReader
 from mindrecord.mindpage import MindPage
 from mindrecord.converters import (Cifar10ToMR, Cifar100ToMR, CocoToMR, COCOToMR, CsvToMR, ImageFolderToMR,
                                    ImageNetToMR, MnistToMR, TFRecordToMR, VOCToMR, convert)
-from mindrecord.dataset import (DistributedSampler, MindDataset, PKSampler, RandomSampler, SequentialSampler,
-                                Shuffle, SubsetRandomSampler, SubsetSampler, Tensor, WeightedRandomSampler)
+from mindrecord.dataset import MindDataset
+from mindrecord.samplers import (DistributedSampler, PKSampler, RandomSampler, SequentialSampler, Shuffle,
+                                 SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
+from mindrecord.iterators import Tensor
+from mindrecord.config import set_dec_mode, set_enc_key, set_enc_mode, set_hash_mode
 from mindrecord import vision
 
+# MindSpore's MSRStatus values (shardutils.SUCCESS / FAILED).
 SUCCESS = 0
+FAILED = 1
 
 __all__ = [
-    "CorruptionError", "UnsupportedError", "FileWriter", "FileReader", "MindPage", "MnistToMR", "Cifar10ToMR",
+    "FileWriter", "FileReader", "MindPage", "MnistToMR", "Cifar10ToMR",
     "Cifar100ToMR", "ImageNetToMR", "CsvToMR", "TFRecordToMR", "VOCToMR", "CocoToMR", "COCOToMR",
     "ImageFolderToMR", "convert", "MindDataset", "Shuffle", "SequentialSampler", "RandomSampler",
     "DistributedSampler", "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "Tensor", "vision",
-    "SUCCESS", "__version__",
-]
+    "set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "SUCCESS", "FAILED", "__version__",
+] + list(_exception_names)

@@ -17,12 +17,33 @@ MAX_PAGE_SIZE: int
 DEFAULT_PAGE_SIZE: int
 
 
-class CorruptionError(OSError):
+class InvalidArgumentError(ValueError, RuntimeError):
+    """A bad argument, row or plan."""
+
+
+class NotFoundError(FileNotFoundError, RuntimeError):
+    """A missing file, shard or index."""
+
+
+class AlreadyExistsError(FileExistsError, RuntimeError):
+    """Output that exists while overwrite is off."""
+
+
+class ReadWriteError(OSError, RuntimeError):
+    """The OS refused a read, write, rename or fsync."""
+
+
+class CorruptionError(OSError, RuntimeError):
     """Bytes on disk that do not parse or do not agree (names file, offset, expected vs found)."""
 
 
-class UnsupportedError(ValueError):
+class UnsupportedError(ValueError, RuntimeError):
     """A format version or feature this build cannot handle."""
+
+
+def set_crypto_config(key: Optional[bytes], enc_mode: str, dec_mode: str, hash_mode: str) -> None: ...
+def protect_file(path: str) -> None: ...
+def digest(hash_mode: str, data: bytes) -> bytes: ...
 
 
 def check_schema(schema_json: str, desc: str, index_fields: Optional[List[str]]) -> None: ...
@@ -50,7 +71,7 @@ class Writer:
 
 
 class Reader:
-    def __init__(self, path: str, columns: List[str] = ..., io_mode: str = "auto") -> None: ...
+    def __init__(self, path: str, columns: List[str] = ..., io_mode: str = "auto", files: List[str] = ...) -> None: ...
     @property
     def num_rows(self) -> int: ...
     @property

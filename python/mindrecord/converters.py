@@ -1,7 +1,10 @@
 """Converters with MindSpore's class names and arguments, over the C++
 converters (writers/convert). Each transform() converts everything or leaves
-no output behind, and returns the report (a dict: outputs, rows, bytes,
-seconds, skipped, notes).
+no output behind and returns SUCCESS (0), as MindSpore's; the report (a dict:
+outputs, rows, bytes, seconds, skipped, notes) is then the converter's
+`report` attribute (convert() returns it directly). Notes starting with
+"warning:" (e.g. a VOC box past the image edge, kept) are also issued as
+UserWarning.
 
 Extra keyword arguments of every converter map onto the C++ ConvertOptions:
 workers (0 = all cores), overwrite, on_error ("fail" / "skip"), encode
@@ -13,19 +16,30 @@ different outputs may run concurrently.
 """
 import os
 import tempfile
+import warnings
 
 from mindrecord import _core
+from mindrecord._checks import check_filename
+
+SUCCESS = 0
 
 _OPTION_KEYS = {"workers", "overwrite", "on_error", "encode", "header_size", "page_size", "batch_rows"}
+
+
+def _warn_notes(report):
+    for note in report.get("notes", []):
+        if note.startswith("warning: "):
+            warnings.warn(note[len("warning: "):], UserWarning, stacklevel=3)
+    return report
 
 
 def convert(source: str, input_path: str, output: str, **options: object) -> dict[str, object]:
     """Runs the C++ converter `source` (one of convert_sources()) on INPUT."""
     bad = set(options) - _OPTION_KEYS - {"shards", "task", "split", "annotations", "image_dir", "panoptic_dir", "classes",
-                                         "fields", "csv_delimiter", "infer_records"}
+                                         "fields", "csv_delimiter", "infer_records", "strict_boxes", "csv_columns"}
     if bad:
         raise ValueError("unknown convert option(s): %s" % ", ".join(sorted(bad)))
-    return _core.convert(source, input_path, output, options)
+    return _warn_notes(_core.convert(source, input_path, output, options))
 
 
 def convert_sources() -> list[str]:
@@ -53,6 +67,7 @@ class _Converter:
     def __init__(self, source: str, destination: str, partition_number: int = 1, **options: object) -> None:
         _check_str("source", source)
         _check_str("destination", destination)
+        check_filename(destination)
         _check_partitions(partition_number)
         bad = set(options) - _OPTION_KEYS
         if bad:
@@ -61,17 +76,20 @@ class _Converter:
         self.destination = destination
         self.partition_number = partition_number
         self._options = dict(options)
+        self.report: dict[str, object] | None = None  # the last transform()'s report
 
     def _run(self, source_kind, input_path, **extra):
         opts = dict(self._options)
         opts.update(extra)
         opts["shards"] = self.partition_number
-        return _core.convert(source_kind, input_path, self.destination, opts)
+        self.report = _warn_notes(_core.convert(source_kind, input_path, self.destination, opts))
+        return SUCCESS
 
-    def transform(self) -> dict[str, object]:
+    def transform(self) -> int:
+        """Converts; returns SUCCESS (the report is `self.report`)."""
         return self._run(self._source, self.source)
 
-    def run(self) -> dict[str, object]:
+    def run(self) -> int:
         return self.transform()
 
 
@@ -83,16 +101,21 @@ class MnistToMR(_Converter):
 
 
 class Cifar10ToMR(_Converter):
-    """CIFAR-10 python pickles in `source` -> DEST_train / DEST_test datasets
-    (named as MnistToMR's); fields id, data (JPEG bytes), label."""
+    """CIFAR-10 python pickles in `source` -> the datasets DEST (train) and
+    DEST_test (test), as MindSpore names them; fields id, data (JPEG bytes),
+    label."""
     _source = "cifar10"
 
     def __init__(self, source: str, destination: str, **options: object) -> None:
         super().__init__(source, destination, 1, **options)
 
+    def _cifar(self):
+        return self._run(self._source, self.source,
+                         split_outputs={"train": self.destination, "test": self.destination + "_test"})
+
     def transform(self, fields=None):
         _check_index_fields(fields, ["label"])
-        return super().transform()
+        return self._cifar()
 
 
 class Cifar100ToMR(Cifar10ToMR):
@@ -102,7 +125,7 @@ class Cifar100ToMR(Cifar10ToMR):
 
     def transform(self, fields=None):
         _check_index_fields(fields, ["fine_label", "coarse_label"])
-        return _Converter.transform(self)
+        return self._cifar()
 
 
 class ImageFolderToMR(_Converter):
@@ -149,8 +172,9 @@ class ImageNetToMR(_Converter):
 
 class CsvToMR(_Converter):
     """A CSV file with a header row -> one dataset. `columns_list` selects
-    and types nothing by itself: types are inferred from all rows unless
-    `fields` ("name:type,...") is given."""
+    the columns (default: all); their types are inferred from all rows as
+    MindSpore's CsvToMR infers them (True/False columns as int32 1/0, then
+    int64, float64, string), unless `fields` ("name:type,...") gives them."""
 
     def __init__(self, source: str, destination: str, columns_list: list[str] | None = None, partition_number: int = 1,
                  fields: str | None = None, delimiter: str = ",", **options: object) -> None:
@@ -164,9 +188,11 @@ class CsvToMR(_Converter):
     def transform(self):
         extra = {"csv_delimiter": self.delimiter}
         if self.fields:
+            if self.columns_list:
+                raise ValueError("give columns_list or fields, not both (fields lists the columns with types)")
             extra["fields"] = self.fields
         elif self.columns_list:
-            raise ValueError("columns_list needs the column types: pass fields='name:type,...' as well")
+            extra["csv_columns"] = list(self.columns_list)
         return self._run("csv", self.source, **extra)
 
 
@@ -219,15 +245,21 @@ class TFRecordToMR(_Converter):
 
 class VOCToMR(_Converter):
     """PASCAL VOC layout -> one dataset for `split` (an ImageSets list) and
-    `task` ("detection" or "segmentation"); labels follow `classes`."""
+    `task` ("detection" or "segmentation"); labels follow `classes`. A box
+    that runs past the image edge is kept, with a UserWarning naming the
+    file (MindSpore keeps such boxes: it checks only that xmax > xmin and
+    ymax > ymin); `strict_boxes=True` refuses it instead."""
 
     def __init__(self, source: str, destination: str, task: str = "detection", split: str = "train",
-                 classes: list[str] | None = None, partition_number: int = 1, **options: object) -> None:
+                 classes: list[str] | None = None, partition_number: int = 1, strict_boxes: bool = False,
+                 **options: object) -> None:
         super().__init__(source, destination, partition_number, **options)
-        self.task, self.split, self.classes = task, split, classes
+        if not isinstance(strict_boxes, bool):
+            raise ValueError("strict_boxes must be True or False, got %r" % (strict_boxes,))
+        self.task, self.split, self.classes, self.strict_boxes = task, split, classes, strict_boxes
 
     def transform(self):
-        extra = {"task": self.task, "split": self.split}
+        extra = {"task": self.task, "split": self.split, "strict_boxes": self.strict_boxes}
         if self.classes:
             extra["classes"] = list(self.classes)
         return self._run("voc", self.source, **extra)

@@ -13,116 +13,25 @@ exactly where a run stopped (also with another worker count).
 """
 from collections.abc import Iterator
 import copy
-import itertools
+from typing import Any
 import json
-import operator
 import os
 
-import numpy as np
-
 from mindrecord import _core
+from mindrecord._checks import check_file_names
+from mindrecord import dataset_ops as _ops
+from mindrecord.exceptions import InvalidArgumentError
 from mindrecord.filereader import warn_reader
+from mindrecord.iterators import ROW_READ_AHEAD_BYTES, DictIterator, Tensor, bool_arg, epochs_arg
+from mindrecord.samplers import (DistributedSampler, PKSampler, RandomSampler, SequentialSampler, Shuffle,
+                                 SubsetRandomSampler, SubsetSampler, WeightedRandomSampler, _nsamples, _Sampler,
+                                 _shuffle_mode, shard_split)
 from mindrecord.vision import to_specs
 
-
-class Shuffle:
-    """MindDataset shuffle modes (MindSpore's dataset.Shuffle)."""
-    GLOBAL = "global"    # a permutation of all rows
-    FILES = "files"      # shard order shuffled, rows in order
-    INFILE = "infile"    # shard order kept, rows shuffled within each shard
-    PARTIAL = "partial"  # rows shuffled within blocks of 1M rows
-    ADAPTIVE = "adaptive"
-
-
-# ---- samplers (thin descriptions of the C++ samplers' JSON specs) ----------
-# Samplers (and Shuffle) are immutable values: share them freely across threads.
-
-class _Sampler:
-    def __init__(self, **spec):
-        self._spec = spec
-
-    def to_json(self):
-        return dict(self._spec)
-
-    def __repr__(self):
-        return "%s(%s)" % (type(self).__name__, self._spec)
-
-
-def _nsamples(num_samples):
-    if num_samples is None:
-        return 0
-    if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples < 0:
-        raise ValueError("num_samples must be an int >= 0 or None, got %r" % (num_samples,))
-    return num_samples
-
-
-class SequentialSampler(_Sampler):
-    def __init__(self, start_index: int | None = None, num_samples: int | None = None) -> None:
-        super().__init__(type="sequential", start=int(start_index or 0), num_samples=_nsamples(num_samples))
-
-
-class RandomSampler(_Sampler):
-    def __init__(self, replacement: bool = False, num_samples: int | None = None) -> None:
-        super().__init__(type="random", replacement=bool(replacement), num_samples=_nsamples(num_samples))
-
-
-class SubsetSampler(_Sampler):
-    def __init__(self, indices: list[int], num_samples: int | None = None) -> None:
-        super().__init__(type="subset", indices=[int(i) for i in indices], num_samples=_nsamples(num_samples))
-
-
-class SubsetRandomSampler(_Sampler):
-    def __init__(self, indices: list[int], num_samples: int | None = None) -> None:
-        super().__init__(type="subset_random", indices=[int(i) for i in indices], num_samples=_nsamples(num_samples))
-
-
-class WeightedRandomSampler(_Sampler):
-    def __init__(self, weights: list[float], num_samples: int | None = None, replacement: bool = True) -> None:
-        super().__init__(type="weighted_random", weights=[float(w) for w in weights],
-                         num_samples=_nsamples(num_samples), replacement=bool(replacement))
-
-
-class PKSampler(_Sampler):
-    """num_val rows of each class of index field `class_column`."""
-
-    def __init__(self, num_val: int, num_class: int | None = None, shuffle: bool = False, class_column: str = "label",
-                 num_samples: int | None = None) -> None:
-        super().__init__(type="pk", field=class_column, k=int(num_val), num_classes=int(num_class or 0),
-                         shuffle=bool(shuffle), num_samples=_nsamples(num_samples))
-
-
-class DistributedSampler(_Sampler):
-    """Rank `shard_id` of `num_shards`: rows i, i+N, ... of the shuffled order;
-    ranks are disjoint and cover every row once."""
-
-    def __init__(self, num_shards: int, shard_id: int, shuffle: bool | str | None = True, num_samples: int | None = None,
-                 pad: bool = False) -> None:
-        if num_samples:
-            raise ValueError("DistributedSampler(num_samples=...) is not supported")
-        mode = _shuffle_mode(shuffle)
-        super().__init__(type="distributed", num_shards=int(num_shards), shard_id=int(shard_id), shuffle=mode,
-                         pad=bool(pad))
-
-
-def _shuffle_mode(shuffle):
-    if shuffle is None or shuffle is True:
-        return Shuffle.GLOBAL
-    if shuffle is False:
-        return "off"
-    name = getattr(shuffle, "value", shuffle)
-    name = str(name).lower()
-    if name not in ("global", "files", "infile", "partial", "adaptive", "off"):
-        raise ValueError("shuffle must be a bool or one of Shuffle.GLOBAL / FILES / INFILE / PARTIAL, got %r"
-                         % (shuffle,))
-    return name
-
+__all__ = ["MindDataset", "Shuffle", "Tensor", "SequentialSampler", "RandomSampler", "DistributedSampler",
+           "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "ROW_READ_AHEAD_BYTES"]
 
 IO_MODES = ("auto", "pread", "mmap", "direct")
-
-# Unbatched iteration without map ops reads rows ahead in chunks of at most
-# 1,024 rows and at most this many bytes of row data, as stored and as read
-# (compressed rows count decompressed).
-ROW_READ_AHEAD_BYTES = 16 << 20
 
 
 def _io_plan_keys(direct_fallback, auto_direct_above):
@@ -197,19 +106,26 @@ def _positive(name, value):
 class MindDataset:
     """A MindRecord dataset as batches (or rows) of numpy arrays.
 
-    Arguments follow mindspore.dataset.MindDataset. `dataset_files`: one
-    shard path (its siblings are found through the header) or the list of
-    all shard paths. `shuffle`: None/True (global), False, or a Shuffle mode.
-    `num_shards`/`shard_id`: this rank's share (disjoint, covering every
-    row). `sampler`: one of this module's samplers (not with shuffle or
-    num_shards). `seed`: None draws a random seed (kept in state_dict()).
-    `padded_sample` (a dict with exactly the columns read) and `num_padded`
-    (given together, with num_shards / shard_id): num_padded copies of the
+    Arguments follow mindspore.dataset.MindDataset (MindSpore 2.6), in its
+    order. `dataset_files`: one shard path (its siblings are found through
+    the header) or a list of files, read exactly as listed (a subset of a
+    dataset's shards, or shards of several datasets with the same schema).
+    `shuffle`: None (Shuffle.ADAPTIVE: global up to 100M rows, else
+    partial), True (global), False, or a Shuffle mode. `num_shards` /
+    `shard_id`: this rank's share: every rank gets ceil(rows / num_shards)
+    rows (the first rows of the order are repeated to make up the count),
+    dealt by interval (rows i, i+N, ...), or in contiguous blocks when the
+    environment variable MS_DEV_MINDRECORD_SHARD_BY_BLOCK is "true";
+    `num_samples` then caps the rows per rank. `sampler`: one of this
+    package's samplers (not with shuffle, num_shards or num_samples).
+    `padded_sample` (a dict holding at least the columns read; other keys
+    are ignored) and `num_padded`, given together: num_padded copies of the
     sample are appended after the dataset's rows (row ids num_rows ..
-    num_rows + num_padded - 1), so that rows + num_padded divides evenly among
-    num_shards (else ValueError). They are shuffled, sharded, mapped and
-    batched like real rows.
+    num_rows + num_padded - 1) and sampled, shuffled, sharded, mapped and
+    batched like real rows; with num_shards, rows + num_padded must divide
+    evenly among them. `cache`: only None (no cache server).
 
+    Our keywords: `seed` (None draws a random seed, kept in state_dict()).
     `io_mode`: how shard files are read. "auto" (default): "direct" when the
     shard files together are larger than the memory available for the page
     cache (MemAvailable, or the memory cgroup's room when smaller), with pread
@@ -221,68 +137,67 @@ class MindDataset:
     ValueError for other values. The iterator's stats() report what each
     shard uses.
 
-    Numeric columns come out as numpy arrays that share the C++ batch
-    buffer; bytes / string columns as lists of bytes / str; columns whose
-    rows differ in shape as lists of arrays.
+    Values are MindSpore's (see mindrecord.iterators): numeric columns as
+    numpy arrays (0-d for a scalar field) that share the C++ batch buffer,
+    bytes as uint8 arrays, strings as numpy str arrays; columns whose rows
+    differ in shape (or byte length) as lists of arrays.
 
-    Thread safety: map/batch return new datasets and never change this one.
-    One iteration at a time per dataset object (an iterator is used by one
-    thread); state_dict() may be called between batches.
+    Thread safety: map/batch and the other operations return new datasets
+    and never change this one (use_sampler and reset change it, as in
+    MindSpore). One iteration at a time per dataset object (an iterator is
+    used by one thread); state_dict() may be called between batches.
     """
 
     def __init__(self, dataset_files: str | list[str], columns_list: list[str] | None = None,
                  num_parallel_workers: int | None = None, shuffle: bool | str | None = None,
                  num_shards: int | None = None, shard_id: int | None = None, sampler: "_Sampler | None" = None,
-                 num_samples: int | None = None, padded_sample: dict[str, object] | None = None,
-                 num_padded: int | None = None, seed: int | None = None, io_mode: str = "auto",
-                 direct_fallback: bool = False, auto_direct_above: int | None = None) -> None:
+                 padded_sample: dict[str, object] | None = None, num_padded: int | None = None,
+                 num_samples: int | None = None, cache: object = None, *, seed: int | None = None,
+                 io_mode: str = "auto", direct_fallback: bool = False, auto_direct_above: int | None = None) -> None:
         _io_mode(io_mode)
         io_keys = _io_plan_keys(direct_fallback, auto_direct_above)
-        if isinstance(dataset_files, str):
-            source = [dataset_files]
-        elif isinstance(dataset_files, (list, tuple)) and dataset_files and all(
-                isinstance(f, str) for f in dataset_files):
-            source = list(dataset_files)
-        else:
-            raise ValueError("dataset_files must be a str or a non-empty list of str")
+        if cache is not None:
+            raise NotImplementedError("MindDataset(cache=...) is not supported by mindrecord (no dataset cache "
+                                      "server); only None")
+        listed = isinstance(dataset_files, (list, tuple))
+        if not isinstance(dataset_files, str) and not listed:
+            raise ValueError("dataset_files must be a str or a non-empty list of str, got %r" % (dataset_files,))
+        source = check_file_names(dataset_files)
         if columns_list is not None and (not isinstance(columns_list, (list, tuple)) or not columns_list or
                                          not all(isinstance(c, str) for c in columns_list)):
             raise ValueError("columns_list must be a non-empty list of str or None")
         if num_parallel_workers is None:
             num_parallel_workers = min(4, os.cpu_count() or 1)
         _positive("num_parallel_workers", num_parallel_workers)
-        if (num_shards is None) != (shard_id is None):
-            raise ValueError("num_shards and shard_id must be given together")
-        if sampler is not None and (shuffle is not None or num_shards is not None or num_samples is not None):
-            raise ValueError("sampler cannot be combined with shuffle, num_shards / shard_id or num_samples "
-                             "(give num_samples to the sampler)")
+        if shuffle is not None and not isinstance(shuffle, (bool, Shuffle, str)):
+            raise TypeError("shuffle must be of boolean or enum of 'Shuffle' values like 'Shuffle.GLOBAL' or "
+                            "'Shuffle.FILES' or 'Shuffle.INFILE', got %r" % (shuffle,))
+        mode = _shuffle_mode(shuffle, Shuffle.ADAPTIVE)
         samples = _nsamples(num_samples)
-        if sampler is not None:
-            if not hasattr(sampler, "to_json"):
-                raise TypeError("sampler must be one of mindrecord's samplers")
-            spec = sampler.to_json()
-        elif num_shards is not None:
+        if samples and mode in ("files", "infile"):
+            raise ValueError("'Shuffle.FILES' or 'Shuffle.INFILE' and 'num_samples' cannot be specified at the "
+                             "same time.")
+        if num_shards is not None and shard_id is None:
+            raise InvalidArgumentError("num_shards is specified and currently requires shard_id as well")
+        if shard_id is not None and num_shards is None:
+            raise InvalidArgumentError("shard_id is specified but num_shards is not")
+        if sampler is not None and (shuffle is not None or num_shards is not None or num_samples is not None):
+            raise InvalidArgumentError("sampler cannot be combined with shuffle, num_shards / shard_id or "
+                                       "num_samples (give num_samples to the sampler)")
+        if sampler is not None and not hasattr(sampler, "_spec_for"):
+            raise TypeError("sampler must be one of mindrecord's samplers, got %r" % (sampler,))
+        if num_shards is not None:
             _positive("num_shards", num_shards)
-            if not isinstance(shard_id, int) or not 0 <= shard_id < num_shards:
+            if not isinstance(shard_id, int) or isinstance(shard_id, bool) or not 0 <= shard_id < num_shards:
                 raise ValueError("shard_id must be an int in [0, %d), got %r" % (num_shards, shard_id))
-            if samples:
-                raise ValueError("num_samples cannot be combined with num_shards")
-            spec = DistributedSampler(num_shards, shard_id, shuffle).to_json()
-        else:
-            mode = _shuffle_mode(shuffle)
-            if mode == "off":
-                spec = {"type": "sequential", "num_samples": samples}
-            else:
-                spec = {"type": "shuffle", "mode": mode, "num_samples": samples}
         if seed is None:
             seed = int.from_bytes(os.urandom(7), "little")
         if not isinstance(seed, int) or seed < 0:
             raise ValueError("seed must be an int >= 0")
-        padded = self._padded_spec(source[0], columns_list, padded_sample, num_padded, num_shards, sampler)
-        self._plan = {
+        self._plan: dict[str, Any] = {
             "source": [os.path.abspath(p) for p in source],
             "columns": list(columns_list or []),
-            "sampler": spec,
+            "sampler": {"type": "sequential"},
             "ops": {},
             "batch": {"batch_size": 1, "drop_remainder": False},
             "num_workers": num_parallel_workers,
@@ -290,52 +205,85 @@ class MindDataset:
             "seed": seed,
             "io_mode": io_mode,
         }
+        if listed:
+            self._plan["source_list"] = True
         self._plan.update(io_keys)
-        if padded is not None:
-            self._plan["padded"] = padded
         self._batched = False
+        self._repeat_after = 1   # pipeline epochs per epoch handed out (repeat after batch); 0: endless
+        self._repeat_count = 1   # get_repeat_count()
+        self._split_base: dict[str, Any] | None = None  # a split()'s subset spec, which use_sampler() draws from
         self._state: dict | None = None  # resume state for the next iteration
         self._live = None       # the running iterator, if any
         self._epoch_rows = None
         # Open now so that bad paths and columns fail here, not at iteration.
-        warn_reader(_core.Reader(self._plan["source"][0], self._plan["columns"],
-                                 "direct" if io_mode == "direct" and not direct_fallback else "pread"))
-        _core.sampler_size(json.dumps(self._full_plan(1)))
+        reader = _core.Reader(self._plan["source"][0], self._plan["columns"],
+                              "direct" if io_mode == "direct" and not direct_fallback else "pread",
+                              self._plan["source"] if listed else [])
+        warn_reader(reader)
+        padded = self._padded_spec(reader, columns_list, padded_sample, num_padded, num_shards)
+        if padded is not None:
+            self._plan["padded"] = padded
+        rows = reader.num_rows + (padded["count"] if padded else 0)
+        if sampler is not None:
+            spec = sampler._spec_for(rows)
+        elif num_shards is not None:
+            spec = {"type": "distributed", "num_shards": num_shards, "shard_id": shard_id, "shuffle": mode,
+                    "pad": padded is None, "split": shard_split(), "num_samples": samples}
+        elif mode == "off":
+            spec = {"type": "sequential", "num_samples": samples}
+        else:
+            spec = {"type": "shuffle", "mode": mode, "num_samples": samples}
+        self._plan["sampler"] = spec
+        self._check_plan()
 
     @staticmethod
-    def _padded_spec(path, columns_list, padded_sample, num_padded, num_shards, sampler):
+    def _padded_spec(reader, columns_list, padded_sample, num_padded, num_shards):
         """The plan's "padded" object (None without padding), after MindSpore's checks."""
         if padded_sample is None and num_padded is None:
             return None
         if padded_sample is None:
-            raise ValueError("num_padded needs padded_sample (the row to append num_padded times)")
+            raise InvalidArgumentError("num_padded is specified but padded_sample is not.")
         if num_padded is None:
-            raise ValueError("padded_sample needs num_padded (how many copies to append)")
+            raise InvalidArgumentError("padded_sample is specified and requires num_padded as well.")
         if not isinstance(padded_sample, dict):
             raise ValueError("padded_sample must be a dict of column -> value, got %s" % type(padded_sample).__name__)
         if not isinstance(num_padded, int) or isinstance(num_padded, bool) or num_padded < 0:
-            raise ValueError("num_padded must be an int >= 0, got %r" % (num_padded,))
-        if sampler is not None or num_shards is None:
-            raise ValueError("padded_sample / num_padded need num_shards and shard_id (padding evens out the "
-                             "rows per shard); they cannot be combined with sampler")
-        reader = _core.Reader(os.path.abspath(path), [], "pread")
+            raise ValueError("num_padded is invalid, num_padded={}.".format(num_padded))
         columns = list(columns_list) if columns_list else sorted(json.loads(reader.schema_json))
         missing = [c for c in columns if c not in padded_sample]
-        extra = sorted(str(k) for k in padded_sample if k not in columns)
-        if missing or extra:
-            raise ValueError("padded_sample columns %s do not match the columns read %s (missing %s, not read %s)"
-                             % (sorted(str(k) for k in padded_sample), columns, missing, extra))
+        if missing:
+            raise ValueError("padded_sample cannot match columns_list: it lacks %s of the columns read %s"
+                             % (missing, columns))
         rows = reader.num_rows
-        # Padding evens out shards; the pipeline keeps per-row state for
-        # rows + num_padded ids, so an absurd count must not reach it.
-        if num_padded > rows + num_shards:
+        shards = num_shards or 1
+        # The pipeline keeps per-row state for rows + num_padded ids, so an
+        # absurd count must not reach it.
+        if num_padded > rows + shards:
             raise ValueError("num_padded %d is more than the dataset's %d rows plus num_shards %d; padding only "
-                             "evens out the rows per shard" % (num_padded, rows, num_shards))
-        if (rows + num_padded) % num_shards:
-            raise ValueError("the dataset's %d rows plus num_padded %d = %d rows do not divide evenly among "
-                             "num_shards %d" % (rows, num_padded, rows + num_padded, num_shards))
-        row = json.loads(_core.padded_row_json(reader.schema_json, columns, padded_sample))
+                             "evens out the rows per shard" % (num_padded, rows, shards))
+        if (rows + num_padded) % shards:
+            raise ValueError("Invalid input, number of padding samples: %d plus dataset size %d is not divisible "
+                             "by num_shards: %d." % (num_padded, rows, shards))
+        sample = {c: padded_sample[c] for c in columns}
+        row = json.loads(_core.padded_row_json(reader.schema_json, columns, sample))
         return {"count": num_padded, "row": row}
+
+    def _check_plan(self):
+        """Fails now, not at iteration, on a plan the engine refuses."""
+        self._epoch_rows = None
+        _core.sampler_size(json.dumps(self._full_plan(1)))
+
+    # ---- MindSpore's dataset operations (dataset_ops.py) -------------------
+
+    repeat = _ops.repeat
+    shuffle = _ops.shuffle
+    use_sampler = _ops.use_sampler
+    split = _ops.split
+    reset = _ops.reset
+    get_batch_size = _ops.get_batch_size
+    get_repeat_count = _ops.get_repeat_count
+    output_shapes = _ops.output_shapes
+    output_types = _ops.output_types
 
     # ---- chaining ---------------------------------------------------------
 
@@ -403,12 +351,15 @@ class MindDataset:
         return self._epoch_rows
 
     def get_dataset_size(self) -> int:
-        """Batches per epoch (rows when not batched)."""
+        """Batches per epoch (rows when not batched); -1 after an endless
+        repeat()."""
+        if self._repeat_after == 0:
+            return -1
         rows = self._rows_per_epoch()
-        if not self._batched:
-            return rows
-        b = self._plan["batch"]["batch_size"]
-        return rows // b if self._plan["batch"]["drop_remainder"] else -(-rows // b)
+        if self._batched:
+            b = self._plan["batch"]["batch_size"]
+            rows = rows // b if self._plan["batch"]["drop_remainder"] else -(-rows // b)
+        return rows * self._repeat_after
 
     def __len__(self) -> int:
         return self.get_dataset_size()
@@ -427,7 +378,7 @@ class MindDataset:
     def state_dict(self) -> dict:
         """Where the next batch starts: {"seed", "epoch", "position", ...}."""
         if self._live is not None and self._live._pipe is not None:
-            return self._live._state()
+            return self._live.state()
         if self._state is not None:
             return dict(self._state)
         plan = self._full_plan(1)
@@ -451,7 +402,7 @@ class MindDataset:
     # ---- iteration ------------------------------------------------------------
 
     def create_dict_iterator(self, num_epochs: int = -1, output_numpy: bool = False,
-                             do_copy: bool = True) -> "_DictIterator":
+                             do_copy: bool = True) -> DictIterator:
         """An iterator of dicts over `num_epochs` epochs (-1: endless),
         continuing from state_dict(). As in MindSpore, each loop over it runs
         one epoch: the epoch's end raises StopIteration and the next loop
@@ -460,11 +411,11 @@ class MindDataset:
         MindSpore's asnumpy()); True gives numpy arrays. An array holds its
         buffer (the pipeline never reuses one an array holds), so there is no
         copy to skip and do_copy=False changes nothing."""
-        return _DictIterator(self, _epochs_arg(num_epochs), columns=None, tuples=False,
-                             tensors=not _bool_arg("output_numpy", output_numpy), do_copy=do_copy)
+        return DictIterator(self, epochs_arg(num_epochs), columns=None, tuples=False,
+                             tensors=not bool_arg("output_numpy", output_numpy), do_copy=do_copy)
 
     def create_tuple_iterator(self, columns: list[str] | None = None, num_epochs: int = -1,
-                              output_numpy: bool = False, do_copy: bool = True) -> "_DictIterator":
+                              output_numpy: bool = False, do_copy: bool = True) -> DictIterator:
         """As create_dict_iterator, yielding lists of values in the order of
         `columns` (default: get_col_names())."""
         if columns is not None:
@@ -476,13 +427,13 @@ class MindDataset:
             if unknown:
                 raise ValueError("columns %s are not columns of this dataset (it has %s)"
                                  % (unknown, self.get_col_names()))
-        return _DictIterator(self, _epochs_arg(num_epochs), columns=list(columns) if columns else None,
-                             tuples=True, tensors=not _bool_arg("output_numpy", output_numpy), do_copy=do_copy)
+        return DictIterator(self, epochs_arg(num_epochs), columns=list(columns) if columns else None,
+                             tuples=True, tensors=not bool_arg("output_numpy", output_numpy), do_copy=do_copy)
 
     def __iter__(self) -> Iterator[dict[str, object]]:
         # One epoch of dicts of numpy values; unbatched rows come from C++
         # lists without a Python frame per row.
-        return iter(_DictIterator(self, 1, columns=None, tuples=False, tensors=False, do_copy=True))
+        return iter(DictIterator(self, 1, columns=None, tuples=False, tensors=False, do_copy=True))
 
     def _start_epoch(self):
         if self._state is None:
@@ -504,178 +455,3 @@ class MindDataset:
         out._live = None
         out._epoch_rows = None
         return out
-
-
-class Tensor(np.ndarray):
-    """A numpy array with MindSpore's Tensor.asnumpy(): the values of
-    create_dict_iterator / create_tuple_iterator with output_numpy=False."""
-
-    def asnumpy(self) -> np.ndarray:
-        return self.view(np.ndarray)
-
-
-def _as_tensor(v):
-    if isinstance(v, np.ndarray):
-        return v.view(Tensor)
-    if isinstance(v, np.generic):
-        return np.asarray(v).view(Tensor)
-    return v  # bytes, str, lists of ragged arrays
-
-
-def _epochs_arg(num_epochs):
-    if not isinstance(num_epochs, int) or isinstance(num_epochs, bool) or num_epochs == 0 or num_epochs < -1:
-        raise ValueError("num_epochs must be an int >= 1 or -1, got %r" % (num_epochs,))
-    return num_epochs
-
-
-def _bool_arg(name, value):
-    if not isinstance(value, bool):
-        raise TypeError("%s must be a bool, got %r" % (name, value))
-    return value
-
-
-class _DictIterator:
-    """Runs one C++ pipeline over all its epochs and hands them out one epoch
-    per loop, as MindSpore's iterators do: at an epoch's end __next__ raises
-    StopIteration (having read the next epoch's first chunk or batch ahead)
-    and the next loop continues with the next epoch. Updates the dataset's
-    resume state per batch. Thread safety: one thread at a time."""
-
-    def __init__(self, ds, num_epochs, columns, tuples, tensors, do_copy):
-        _bool_arg("do_copy", do_copy)
-        self._pipe = None
-        if ds._live is not None:
-            ds._live.close()  # one iteration at a time: the new one continues where it stopped
-        self._ds = ds
-        start = ds._start_epoch()
-        plan = ds._full_plan(0 if num_epochs == -1 else start + num_epochs)
-        resume = ds.state_dict() if ds._state is not None else None
-        if resume is None and start:
-            resume = {"seed": plan["seed"], "epoch": start, "position": 0, "rows": 0}
-        if resume is not None:
-            resume = dict(resume, fingerprint=str(_core.plan_fingerprint(json.dumps(plan))))
-        resume = None if resume is None else json.dumps(resume)
-        # Rows without map ops or padding: read a chunk at a time in C++ (no
-        # worker threads, no per-row handoff) with the same order, types and
-        # resume state as the pipeline.
-        self._rows = not ds._batched and not plan["ops"] and "padded" not in plan
-        self._epoch = start      # the epoch being handed out
-        self._ahead = None       # (chunk or batch, epoch, rows) of the next epoch, read ahead
-        self._chunk = iter(())   # rows path: the rows of the current chunk not yet handed out
-        self._shape = None
-        if columns is not None or tuples or tensors:
-            self._shape = (columns, tuples, tensors)
-        if self._rows:
-            self._pipe = _core.RowStream(json.dumps(plan), resume, ROW_READ_AHEAD_BYTES)
-        else:
-            self._pipe = _core.Pipeline(json.dumps(plan), resume)
-        ds._live = self
-        self._batched = ds._batched
-        self.last_row_ids = None
-        self.last_epoch = None
-
-    def __iter__(self):
-        if self._rows and self._shape is None:
-            # Rows from C++ lists through itertools.chain: no Python frame per
-            # row. The chain's generator holds this iterator until the end.
-            return itertools.chain.from_iterable(self._epoch_chunks())
-        return self
-
-    def _next_in_epoch(self):
-        """The next chunk (rows path) or batch of the epoch being handed out;
-        None at its end."""
-        if self._ahead is None:
-            if self._pipe is None:
-                return None
-            try:
-                item = self._pipe.next_chunk() if self._rows else self._pipe.next()
-            except BaseException:
-                # An error ends the iteration: stop the workers now rather than
-                # when the iterator is collected (a traceback may keep it alive).
-                self.close()
-                raise
-            if item is None:
-                self.close()
-                return None
-            if self._rows:
-                self._ahead = (item, json.loads(self._pipe.state())["epoch"], len(item))
-            else:
-                self._ahead = (item, item[2], len(item[1]))
-        item, epoch, _ = self._ahead
-        if epoch != self._epoch:
-            return None  # kept for the next epoch's loop
-        self._ahead = None
-        return item
-
-    def _end_epoch(self):
-        self._epoch = self._ahead[1] if self._ahead is not None else self._epoch + 1
-
-    def _epoch_chunks(self):
-        yield self._chunk  # what __next__ left of the current chunk
-        while (rows := self._next_in_epoch()) is not None:
-            self._chunk = iter(rows)
-            yield self._chunk
-        self._end_epoch()
-
-    def _state(self):
-        """The resume state after the rows handed out (JSON-like dict)."""
-        state = json.loads(self._pipe.state())
-        if self._ahead is not None:
-            # Read ahead: the first chunk or batch of the next epoch.
-            state["epoch"] = self._ahead[1]
-            state["position"] = 0
-            state["rows"] -= self._ahead[2]
-        elif self._rows:
-            # The stream counts its last chunk as handed out; take back the
-            # rows of it not yet taken (a chunk never spans two epochs).
-            left = operator.length_hint(self._chunk)
-            state["position"] -= left
-            state["rows"] -= left
-        return state
-
-    def __next__(self):
-        if self._rows:
-            while True:
-                row = next(self._chunk, None)
-                if row is not None:
-                    return self._shaped(row)
-                rows = self._next_in_epoch()
-                if rows is None:
-                    self._end_epoch()
-                    raise StopIteration
-                self._chunk = iter(rows)
-        item = self._next_in_epoch()
-        if item is None:
-            self._end_epoch()
-            raise StopIteration
-        cols, row_ids, epoch = item
-        self.last_row_ids, self.last_epoch = row_ids, epoch
-        if not self._batched:
-            cols = {k: v[0] for k, v in cols.items()}
-        return self._shaped(cols)
-
-    def _shaped(self, d):
-        if self._shape is None:
-            return d
-        columns, tuples, tensors = self._shape
-        if tensors:
-            d = {k: _as_tensor(v) for k, v in d.items()}
-        if tuples:
-            return [d[c] for c in columns] if columns else list(d.values())
-        return d
-
-    def stats(self) -> dict[str, object]:
-        """The pipeline's per-stage statistics (dict)."""
-        return json.loads(self._pipe.stats()) if self._pipe is not None else None
-
-    def close(self):
-        """Stops the pipeline; the dataset keeps where it stopped (state_dict())."""
-        if self._pipe is not None:
-            self._ds._state = self._state()
-            self._pipe.close()
-            self._pipe = None
-            if self._ds._live is self:
-                self._ds._live = None
-
-    def __del__(self):
-        self.close()

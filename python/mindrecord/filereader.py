@@ -3,21 +3,12 @@ from collections.abc import Iterator
 import itertools
 import json
 from typing import Literal
-import os
 import warnings
 
 
 from mindrecord import _core
-
-
-def _first_path(file_name):
-    if isinstance(file_name, (list, tuple)):
-        if not file_name:
-            raise ValueError("file_name list is empty")
-        return list(file_name)
-    if not isinstance(file_name, str) or not file_name:
-        raise ValueError("file_name must be a str or a list of shard paths")
-    return [file_name]
+from mindrecord._checks import check_file_names, check_num_consumer
+from mindrecord.exceptions import ParamTypeError, StateError
 
 
 def warn_reader(reader, stacklevel=3):
@@ -28,14 +19,12 @@ def warn_reader(reader, stacklevel=3):
 
 
 def _open_reader(file_name, columns):
-    paths = _first_path(file_name)
-    reader = _core.Reader(paths[0], list(columns or []))
+    """A _core.Reader: one path and its siblings, or exactly the listed
+    files (MindSpore's file lists)."""
+    paths = check_file_names(file_name)
+    listed = isinstance(file_name, (list, tuple))
+    reader = _core.Reader(paths[0], list(columns or []), "auto", paths if listed else [])
     warn_reader(reader, 4)
-    if len(paths) > 1:
-        have = sorted(reader.shard_paths)
-        want = sorted(os.path.abspath(p) for p in paths)
-        if [os.path.abspath(p) for p in have] != want:
-            raise ValueError("the listed files are not the complete shard set %s" % reader.shard_paths)
     return reader
 
 
@@ -43,7 +32,10 @@ class FileReader:
     """Reads every row of a MindRecord dataset in row order (shard 0 first).
 
     `file_name` is any one shard (its siblings are found through the header)
-    or the list of all shards. `columns` selects fields (default: all);
+    or a list of files, read exactly as listed, in that order (a subset of a
+    dataset's shards, or shards of several datasets with the same schema),
+    as in MindSpore. Values are MindSpore's FileReader's: int, float, str,
+    bytes, numpy arrays. `columns` selects fields (default: all);
     unselected blob fields are not read. Each chunk of rows is read without
     the GIL by up to `num_consumer` threads, one per 4 MiB of stored row
     data (a chunk of small rows is read faster by one thread than handed to
@@ -54,8 +46,13 @@ class FileReader:
     64 MiB; a row larger than that is read alone; compressed rows count
     decompressed), so memory stays bounded whatever the row size.
 
+    close() ends every get_next() loop: a loop in progress stops after the
+    row it is on, and get_next() after close() yields nothing (MindSpore's
+    behaviour).
+
     Thread safety: one FileReader per thread; a generator from get_next() is
-    not shared between threads.
+    not shared between threads, apart from close(), which may be called from
+    another thread.
     """
 
     _CHUNK = 1024
@@ -63,37 +60,41 @@ class FileReader:
 
     def __init__(self, file_name: str | list[str], num_consumer: int = 4, columns: list[str] | None = None,
                  operator: object = None, read_ahead_bytes: int = READ_AHEAD_BYTES) -> None:
-        del operator  # MindSpore's reserved argument
-        if not isinstance(num_consumer, int) or isinstance(num_consumer, bool) or not 1 <= num_consumer <= 128:
-            raise ValueError("num_consumer must be an int in [1, 128], got %r" % (num_consumer,))
+        if operator is not None:
+            raise NotImplementedError("FileReader(operator=...) is not supported by mindrecord (MindSpore's "
+                                      "reserved argument, without effect there); only None")
+        check_num_consumer(num_consumer)
         if not isinstance(read_ahead_bytes, int) or isinstance(read_ahead_bytes, bool) or read_ahead_bytes < 1:
             raise ValueError("read_ahead_bytes must be an int >= 1, got %r" % (read_ahead_bytes,))
         self._read_ahead = read_ahead_bytes
-        if columns is not None and (not isinstance(columns, (list, tuple)) or
-                                    not all(isinstance(c, str) for c in columns) or not columns):
-            raise ValueError("columns must be a non-empty list of str or None")
+        if columns is not None and (not isinstance(columns, (list, tuple)) or not columns):
+            raise ParamTypeError("columns", "list")
+        if columns is not None and not all(isinstance(c, str) for c in columns):
+            raise ParamTypeError("columns item", "str")
         self._reader = _open_reader(file_name, columns)
         self._threads = num_consumer
         self._columns = list(columns) if columns else None
+        self._chunk: list = []  # the chunk get_next() hands out now; close() empties it
 
     def get_next(self) -> Iterator[dict[str, object]]:
         """Iterates the rows as dicts: int, float, str, bytes, numpy arrays.
         Rows come a chunk (a list) at a time through itertools.chain, so no
         Python frame runs per row."""
-        return itertools.chain.from_iterable(self._chunks(self._live()))
+        if self._reader is None:
+            return iter(())
+        return itertools.chain.from_iterable(self._chunks())
 
-    def _chunks(self, reader: "_core.Reader") -> Iterator[list[dict[str, object]]]:
-        n = reader.num_rows
+    def _chunks(self) -> Iterator[list[dict[str, object]]]:
         begin = 0
-        while begin < n:
+        while (reader := self._reader) is not None and begin < reader.num_rows:
             end = reader.chunk_end(begin, self._CHUNK, self._read_ahead)
             # Cut short where the rows read hold more than the cap (compressed
             # rows inflate). Dropped before the next read, which then reuses
-            # the memory.
-            chunk = reader.read_range(begin, end, self._threads, self._read_ahead)
-            begin += len(chunk)
-            yield chunk
-            del chunk
+            # the memory. close() empties it, ending the loop.
+            self._chunk = reader.read_range(begin, end, self._threads, self._read_ahead)
+            begin += len(self._chunk)
+            yield self._chunk
+            self._chunk = []
 
     def read(self, begin: int, end: int) -> list[dict[str, object]]:
         """Rows [begin, end) as a list of dicts."""
@@ -137,8 +138,10 @@ class FileReader:
         return json.loads(self._live().compression_json)
 
     def close(self) -> None:
-        """Releases the files. Later calls raise ValueError."""
+        """Releases the files and ends get_next() loops (see the class).
+        Other calls after it raise StateError (a ValueError)."""
         self._reader = None
+        self._chunk.clear()  # a list iterator stops at its list's (new) end
 
     def __enter__(self) -> "FileReader":
         return self
@@ -149,5 +152,5 @@ class FileReader:
 
     def _live(self):
         if self._reader is None:
-            raise ValueError("this FileReader is closed")
+            raise StateError("this FileReader is closed")
         return self._reader

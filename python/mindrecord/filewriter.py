@@ -3,10 +3,33 @@ import json
 import os
 from typing import Any
 
-from mindrecord import _core
+from mindrecord import _core, config
+from mindrecord._checks import check_filename
+from mindrecord.exceptions import (AlreadyExistsError, InvalidArgumentError, MRMDefineIndexError, MRMGetMetaError,
+                                   MRMInvalidHeaderSizeError, MRMInvalidPageSizeError, MRMInvalidSchemaError,
+                                   MRMValidateDataError, ParamTypeError, ParamValueError, StateError)
+
+SUCCESS = 0
 
 _HEADER_RANGE = (_core.MIN_HEADER_SIZE, _core.MAX_HEADER_SIZE)
 _PAGE_RANGE = (_core.MIN_PAGE_SIZE, _core.MAX_PAGE_SIZE)
+
+
+def _protected(path: str) -> bool:
+    """True when `path` ends as an encrypted or hashed file does."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - 7))
+            tail = f.read()
+            hashed = False
+            if tail.endswith(b"HASH") and size >= 8:
+                f.seek(size - 8)
+                hashed = int.from_bytes(f.read(4), "big") in (28, 32, 48, 64)  # a digest's size
+    except OSError:
+        return False  # the writer's open names the problem
+    return tail.endswith(b"ENCRYPT") or hashed
 
 
 def _shard_names(file_name: str, shard_num: int) -> list[str]:
@@ -26,8 +49,14 @@ class FileWriter:
     Nothing appears under the final names until commit() succeeds.
 
     Every row is checked against the schema before anything is written: a row
-    that does not match raises ValueError naming the row and the field; no
-    row is dropped silently.
+    that does not match raises MRMValidateDataError (a ValueError and a
+    RuntimeError) naming the row and the field; no row is dropped silently
+    (MindSpore drops such rows with a log line). Fields of a row that the
+    schema does not have are not stored, as in MindSpore.
+
+    Errors are MindSpore's classes (ParamValueError, MRMInvalidSchemaError,
+    ...), which also derive from the built-in our API raised before
+    (ValueError, FileExistsError): see mindrecord.exceptions.
 
     Extensions (keyword-only): `checksums` (default True) adds our XXH3
     page/header checksums, keys MindSpore ignores; False writes output
@@ -62,25 +91,31 @@ class FileWriter:
     def __init__(self, file_name: str, shard_num: int = 1, overwrite: bool = False, *, checksums: bool = True,
                  version: str = "3.0", compression: str | None = None, compression_level: int | None = None,
                  dictionary: bool = False, compress_raw: bool = False, write_mode: str = "auto") -> None:
-        if not isinstance(file_name, str) or not file_name:
-            raise ValueError("file_name must be a non-empty str")
-        if not isinstance(shard_num, int) or isinstance(shard_num, bool) or not 1 <= shard_num <= 1000:
-            raise ValueError("shard_num must be an int in [1, 1000], got %r" % (shard_num,))
+        check_filename(file_name)
+        if shard_num is None:
+            raise ParamValueError("Parameter shard_num is None.")
+        if not isinstance(shard_num, int) or isinstance(shard_num, bool):
+            raise ParamValueError("Parameter shard_num's type is not int.")
+        if not 1 <= shard_num <= 1000:
+            raise ParamValueError("Parameter shard_num's value: {} should between 1 and 1000.".format(shard_num))
+        if not isinstance(overwrite, bool):
+            raise ParamValueError("Parameter overwrite's type is not bool.")
         self._file_name = file_name
         self._shard_num = shard_num
-        self._overwrite = bool(overwrite)
+        self._overwrite = overwrite
         if version not in ("3.0", "2.0"):
-            raise ValueError("version must be \"3.0\" or \"2.0\", got %r" % (version,))
+            raise ParamValueError("version must be \"3.0\" or \"2.0\", got %r" % (version,))
         self._checksums = bool(checksums)
         self._version = version
         if write_mode not in ("auto", "buffered"):
-            raise ValueError("write_mode must be \"auto\" or \"buffered\", got %r" % (write_mode,))
+            raise ParamValueError("write_mode must be \"auto\" or \"buffered\", got %r" % (write_mode,))
         self._direct_writes = write_mode == "auto"
         if not self._overwrite:
             for p in _shard_names(file_name, shard_num):
                 for q in (p, p + ".db"):
                     if os.path.exists(q):
-                        raise FileExistsError("%s already exists (pass overwrite=True to replace it)" % q)
+                        raise AlreadyExistsError("Invalid file, mindrecord files already exist. Please check file "
+                                                 "path: %s (pass overwrite=True to replace it)" % q)
         self._schema = None
         self._desc = ""
         self._index = None
@@ -101,8 +136,10 @@ class FileWriter:
         dataset reads as before (readers opening it meanwhile get an OSError
         saying an append is in progress); abandon() or a crash leaves it as it
         was."""
-        if not isinstance(file_name, str) or not file_name:
-            raise ValueError("file_name must be a non-empty str")
+        check_filename(file_name)
+        if _protected(file_name):
+            raise NotImplementedError("%s: appending to an encrypted or hashed dataset is not supported by "
+                                      "mindrecord; write a new dataset" % file_name)
         self = cls.__new__(cls)
         self._writer = _core.Writer.open_for_append(file_name)
         self._file_name = file_name
@@ -122,39 +159,51 @@ class FileWriter:
 
     def add_schema(self, content: dict[str, dict], desc: str | None = None) -> int:
         """Sets the schema: {"name": {"type": "int32", "shape": [-1]}, ...}.
-        Types: int32, int64, float32, float64, string, bytes. Returns 0."""
+        Types: int32, int64, float32, float64, string, bytes. Returns 0 (the
+        schema id). A bad schema raises MRMInvalidSchemaError."""
         if self._schema is not None:
-            raise ValueError("the schema is already set: a dataset has exactly one schema")
+            raise StateError("the schema is already set: a dataset has exactly one schema")
         if not isinstance(content, dict) or not content:
-            raise ValueError("schema must be a non-empty dict of field name -> {'type': ..., 'shape': ...}")
-        text = json.dumps(content)
+            raise MRMInvalidSchemaError("schema must be a non-empty dict of field name -> {'type': ..., 'shape': ...}")
+        try:
+            text = json.dumps(content)
+        except TypeError as e:
+            raise MRMInvalidSchemaError(str(e)) from None
         desc = "" if desc is None else str(desc)
-        _core.check_schema(text, desc, None)
+        try:
+            _core.check_schema(text, desc, None)
+        except ValueError as e:
+            raise MRMInvalidSchemaError(str(e)) from None
         self._schema, self._desc = text, desc
         return 0
 
     def add_index(self, index_fields: list[str] | tuple[str, ...]) -> int:
         """Indexed fields (scalar, non-bytes); default: every scalar non-bytes
         field. Returns 0."""
-        if not isinstance(index_fields, (list, tuple)) or not all(isinstance(f, str) for f in index_fields):
-            raise ValueError("index_fields must be a list of str")
+        if not index_fields or not isinstance(index_fields, (list, tuple)):
+            raise ParamTypeError("index_fields", "list")
+        if not all(isinstance(f, str) for f in index_fields):
+            raise ParamTypeError("index field", "str")
         if self._schema is None:
-            raise ValueError("add_schema() must come before add_index()")
+            raise MRMGetMetaError("Failed to get meta info: add_schema() must come before add_index()")
         self._check_not_started("add_index")
-        _core.check_schema(self._schema, self._desc, list(index_fields))
+        try:
+            _core.check_schema(self._schema, self._desc, list(index_fields))
+        except ValueError as e:
+            raise MRMDefineIndexError(str(e)) from None
         self._index = list(index_fields)
         return 0
 
     def set_header_size(self, header_size: int) -> int:
         """Bytes reserved for each shard's header: a multiple of 4 in [16 KiB, 128 MiB]."""
         self._check_not_started("set_header_size")
-        self._header_size = self._check_size("header_size", header_size, _HEADER_RANGE)
+        self._header_size = self._check_size("header_size", header_size, _HEADER_RANGE, MRMInvalidHeaderSizeError)
         return 0
 
     def set_page_size(self, page_size: int) -> int:
         """Page slot size: a multiple of 4 in [32 KiB, 256 MiB]; a row larger than a page is refused."""
         self._check_not_started("set_page_size")
-        self._page_size = self._check_size("page_size", page_size, _PAGE_RANGE)
+        self._page_size = self._check_size("page_size", page_size, _PAGE_RANGE, MRMInvalidPageSizeError)
         return 0
 
     def set_compression(self, codec: str | None, level: int | None = None, dictionary: bool = False,
@@ -166,22 +215,22 @@ class FileWriter:
         self._check_not_started("set_compression")
         codec = "none" if codec is None else codec
         if codec not in ("none", "lz4", "zstd"):
-            raise ValueError("compression must be None, \"none\", \"lz4\" or \"zstd\", got %r" % (codec,))
+            raise ParamValueError("compression must be None, \"none\", \"lz4\" or \"zstd\", got %r" % (codec,))
         if level is not None:
             if codec != "zstd":
-                raise ValueError("compression_level applies to zstd only (compression is %r)" % (codec,))
+                raise ParamValueError("compression_level applies to zstd only (compression is %r)" % (codec,))
             if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 22:
-                raise ValueError("compression_level must be an int in [1, 22], got %r" % (level,))
+                raise ParamValueError("compression_level must be an int in [1, 22], got %r" % (level,))
         if not isinstance(dictionary, bool):
-            raise ValueError("dictionary must be a bool, got %r" % (dictionary,))
+            raise ParamValueError("dictionary must be a bool, got %r" % (dictionary,))
         if not isinstance(compress_raw, bool):
-            raise ValueError("compress_raw must be a bool, got %r" % (compress_raw,))
+            raise ParamValueError("compress_raw must be a bool, got %r" % (compress_raw,))
         if compress_raw and codec == "none":
-            raise ValueError("compress_raw=True needs compression \"lz4\" or \"zstd\"")
+            raise ParamValueError("compress_raw=True needs compression \"lz4\" or \"zstd\"")
         if dictionary and codec != "zstd":
-            raise ValueError("dictionary=True needs compression=\"zstd\" (compression is %r)" % (codec,))
+            raise ParamValueError("dictionary=True needs compression=\"zstd\" (compression is %r)" % (codec,))
         if codec != "none" and self._version != "3.0":
-            raise ValueError("compression needs version \"3.0\" (got version %r)" % (self._version,))
+            raise ParamValueError("compression needs version \"3.0\" (got version %r)" % (self._version,))
         spec = codec
         if codec == "zstd":
             spec = "zstd:%d" % (3 if level is None else level) + ("+dict" if dictionary else "")
@@ -198,23 +247,40 @@ class FileWriter:
 
     def write_raw_data(self, raw_data: list[dict[str, object]], parallel_writer: bool = False) -> int:
         """Writes a list of row dicts (int, float, str, bytes, numpy scalars
-        and arrays, lists for array fields). Returns 0."""
-        del parallel_writer  # rows are always encoded in C++
+        and arrays, lists for array fields). Returns SUCCESS (0). As in
+        MindSpore, the rows of one call are cut into one contiguous block
+        per shard (shard 0 first), so a sequential read returns them in the
+        order written; the shards that get one row more (when the rows do not
+        divide evenly) rotate with the rows written so far instead of being
+        drawn at random. `parallel_writer` (MindSpore's worker processes)
+        changes nothing here: rows are always encoded in C++."""
+        if not isinstance(parallel_writer, bool):
+            raise TypeError("The parameter `parallel_writer` must be bool.")
         if isinstance(raw_data, dict):
             raw_data = [raw_data]
         if not isinstance(raw_data, list):
-            raw_data = list(raw_data)
-        self._open()
-        self._writer.write(raw_data, self._rows)
+            raise ParamTypeError("raw_data", "list")
+        self._open("write_raw_data")
+        try:
+            self._writer.write(raw_data, self._rows)
+        except InvalidArgumentError as e:
+            raise MRMValidateDataError(str(e)) from None
         self._rows += len(raw_data)
-        return 0
+        return SUCCESS
 
     def commit(self) -> int:
-        """Flushes, indexes and renames the shards into place. Returns 0."""
-        self._open()
+        """Flushes, indexes and renames the shards into place, then, when
+        set_hash_mode / set_enc_key are set (mindrecord.config), appends each
+        shard's and index's digest and encrypts them, as MindSpore does.
+        Returns SUCCESS (0)."""
+        self._open("commit")
         self._writer.commit()
         self._done = True
-        return 0
+        if config._get_enc_key() is not None or config._get_hash_mode() is not None:
+            for shard in self._writer.shard_paths:
+                for path in (shard, shard + ".db"):
+                    _core.protect_file(path)
+        return SUCCESS
 
     def abandon(self) -> None:
         """Drops everything written so far; no output file is left."""
@@ -238,11 +304,13 @@ class FileWriter:
             self.commit()
         return False
 
-    def _open(self):
+    def _open(self, what):
         if self._done:
-            raise ValueError("this FileWriter is already committed or abandoned")
+            raise StateError("Not allowed to call `%s` on flushed MindRecord files: this FileWriter is already "
+                             "committed or abandoned (to add rows, open the dataset with "
+                             "FileWriter.open_for_append)" % what)
         if self._schema is None:
-            raise ValueError("add_schema() must come before writing")
+            raise MRMGetMetaError("Failed to get meta info: add_schema() must come before %s()" % what)
         if self._writer is None:
             self._writer = _core.Writer(self._file_name, self._schema, self._desc, self._shard_num,
                                         self._header_size, self._page_size, self._index, self._overwrite,
@@ -250,13 +318,13 @@ class FileWriter:
 
     def _check_not_started(self, what):
         if self._writer is not None:
-            raise ValueError("%s() must come before the first write_raw_data()" % what)
+            raise StateError("%s() must come before the first write_raw_data()" % what)
 
     @staticmethod
-    def _check_size(name, value, bounds):
+    def _check_size(name, value, bounds, error):
         if not isinstance(value, int) or isinstance(value, bool):
-            raise ValueError("%s must be an int, got %r" % (name, value))
+            raise error("%s must be an int, got %r" % (name, value))
         lo, hi = bounds
         if value < lo or value > hi or value % 4:
-            raise ValueError("%s must be a multiple of 4 in [%d, %d], got %d" % (name, lo, hi, value))
+            raise error("%s must be a multiple of 4 in [%d, %d], got %d" % (name, lo, hi, value))
         return value

@@ -1,6 +1,8 @@
 """MindPage: MindSpore's category paging over the SQLite index."""
 import json
 
+from mindrecord._checks import check_num_consumer
+from mindrecord.exceptions import InvalidArgumentError, MRMDefineCategoryError, ParamValueError
 from mindrecord.filereader import _open_reader
 
 
@@ -29,9 +31,8 @@ class MindPage:
     """
 
     def __init__(self, file_name: str | list[str], num_consumer: int = 4) -> None:
-        # num_consumer is accepted for MindSpore compatibility; pages are small reads.
-        if not isinstance(num_consumer, int) or num_consumer < 1:
-            raise ValueError("num_consumer must be an int >= 1")
+        # num_consumer is checked as MindSpore does; pages are small reads, made by one thread.
+        check_num_consumer(num_consumer)
         self._reader = _open_reader(file_name, None)
         self._candidates = list(self._reader.index_fields)
         self._category_field: str | None = None
@@ -55,10 +56,10 @@ class MindPage:
 
     def set_category_field(self, category_field: str) -> int:
         if not isinstance(category_field, str) or not category_field:
-            raise ValueError("category_field must be a non-empty str")
+            raise ParamValueError("category_field must be a non-empty str")
         if category_field not in self._candidates:
-            raise ValueError("field '%s' is not a candidate category field (candidates: %s)"
-                             % (category_field, ", ".join(self._candidates)))
+            raise MRMDefineCategoryError("field '%s' is not a candidate category field (candidates: %s)"
+                                         % (category_field, ", ".join(self._candidates)))
         merged: dict[str, list[int]] = {}
         for value, ids in self._reader.group_by(category_field):
             merged.setdefault(_category_name(value), []).extend(ids)
@@ -75,32 +76,40 @@ class MindPage:
 
     def read_at_page_by_id(self, category_id: int, page: int, num_row: int) -> list[dict[str, object]]:
         """Rows [page*num_row, (page+1)*num_row) of category `category_id`, as dicts."""
-        if not isinstance(category_id, int) or isinstance(category_id, bool) or category_id < 0:
-            raise ValueError("category_id must be an int >= 0")
+        if not isinstance(category_id, int) or isinstance(category_id, bool):
+            raise ParamValueError("category_id must be an int, got %r" % (category_id,))
+        _check_page(page, num_row)
         cats = self._cats()
-        if category_id >= len(cats):
-            raise ValueError("category_id %d is not in [0, %d)" % (category_id, len(cats)))
+        if not 0 <= category_id < len(cats):
+            raise InvalidArgumentError("Invalid data, category_id: %d must be in the range [0, %d]."
+                                       % (category_id, len(cats)))
         return self._page(cats[category_id][1], page, num_row)
 
     def read_at_page_by_name(self, category_name: str, page: int, num_row: int) -> list[dict[str, object]]:
         """As read_at_page_by_id, for the category named `category_name`."""
         if not isinstance(category_name, str):
-            raise ValueError("category_name must be a str")
+            raise ParamValueError("category_name must be a str, got %r" % (category_name,))
+        _check_page(page, num_row)
         for name, ids in self._cats():
             if name == category_name:
                 return self._page(ids, page, num_row)
-        raise ValueError("category_name '%s' is not a category of field '%s'" % (category_name, self._category_field))
+        raise InvalidArgumentError("category_name: %s could not found (not a category of field '%s')."
+                                   % (category_name, self._category_field))
 
     def _cats(self):
         if self._categories is None:
-            raise ValueError("set category_field first (candidates: %s)" % ", ".join(self._candidates))
+            raise MRMDefineCategoryError("set category_field first (candidates: %s)" % ", ".join(self._candidates))
         return self._categories
 
     def _page(self, ids, page, num_row):
-        if not isinstance(page, int) or isinstance(page, bool) or page < 0:
-            raise ValueError("page must be an int >= 0")
-        if not isinstance(num_row, int) or isinstance(num_row, bool) or num_row <= 0:
-            raise ValueError("num_row must be an int > 0")
         if page * num_row >= len(ids):
-            raise ValueError("page %d of %d rows is past the category's %d rows" % (page, num_row, len(ids)))
+            raise InvalidArgumentError("page %d of %d rows is past the category's %d rows"
+                                       % (page, num_row, len(ids)))
         return self._reader.read_ids(ids[page * num_row:(page + 1) * num_row], True)
+
+
+def _check_page(page, num_row):
+    if not isinstance(page, int) or isinstance(page, bool) or page < 0:
+        raise ParamValueError("page must be an int >= 0, got %r" % (page,))
+    if not isinstance(num_row, int) or isinstance(num_row, bool) or num_row <= 0:
+        raise ParamValueError("num_row must be an int > 0, got %r" % (num_row,))

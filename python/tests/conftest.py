@@ -33,3 +33,21 @@ def write_simple(path, n, shard_num=1, page_size=None):
     w.write_raw_data([{"id": i, "label": i % 5, "vec": np.full(3, i, np.float32)} for i in range(n)])
     w.commit()
     return path
+
+
+def block_placement_order(batches, shards):
+    """Row numbers in read order (shard 0's rows first) after write_raw_data
+    calls of `batches` rows each into `shards` shards, as FileWriter places
+    them: each call cut into one contiguous block per shard, the calls'
+    remainders going to the next shards in turn."""
+    per_shard = [[] for _ in range(shards)]
+    written = 0
+    for m in batches:
+        per, extra, first = m // shards, m % shards, written % shards
+        nxt = written
+        for s in range(shards):
+            take = per + (1 if (s - first) % shards < extra else 0)
+            per_shard[s].extend(range(nxt, nxt + take))
+            nxt += take
+        written += m
+    return [i for rows in per_shard for i in rows]

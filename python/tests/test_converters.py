@@ -10,6 +10,13 @@ from mindrecord import vision
 from conftest import compat_path, make_mnist
 
 
+def report_of(converter):
+    """Runs a converter as MindSpore code does (transform() returns SUCCESS)
+    and gives its report."""
+    assert converter.transform() == mindrecord.SUCCESS
+    return converter.report
+
+
 def idx_labels(path):
     with gzip.open(path, "rb") as f:
         magic, n = struct.unpack(">II", f.read(8))
@@ -28,7 +35,7 @@ def test_mnist_to_mr_png_exact(tmp_path):
     os.makedirs(src)
     make_mnist(src, train=60, test=20)
     dest = str(tmp_path / "mnist.mindrecord")
-    rep = mindrecord.MnistToMR(src, dest, partition_number=2, encode="png").transform()
+    rep = report_of(mindrecord.MnistToMR(src, dest, partition_number=2, encode="png"))
     assert rep["rows"] == 80 and [o["split"] for o in rep["outputs"]] == ["train", "test"]
     train = str(tmp_path / "mnist_train.mindrecord")
     assert rep["outputs"][0]["files"] == [train + "0", train + "1"]
@@ -55,11 +62,11 @@ def test_mnist_compat_and_errors(tmp_path):
     with pytest.raises(mindrecord.CorruptionError, match="t10k-images"):
         mindrecord.MnistToMR(src, str(tmp_path / "m")).transform()
     assert os.listdir(tmp_path) == []
-    rep = mindrecord.MnistToMR(src, str(tmp_path / "m"), on_error="skip").transform()
+    rep = report_of(mindrecord.MnistToMR(src, str(tmp_path / "m"), on_error="skip"))
     assert rep["rows"] == 30 and rep["skipped"]
     with pytest.raises(FileExistsError):
         mindrecord.MnistToMR(src, str(tmp_path / "m"), on_error="skip").transform()
-    rep = mindrecord.MnistToMR(src, str(tmp_path / "m"), on_error="skip", overwrite=True).transform()
+    rep = report_of(mindrecord.MnistToMR(src, str(tmp_path / "m"), on_error="skip", overwrite=True))
     assert rep["rows"] == 30
     with pytest.raises(FileNotFoundError):
         mindrecord.MnistToMR(str(tmp_path / "nothing"), str(tmp_path / "x")).transform()
@@ -74,7 +81,7 @@ def test_mnist_compat_and_errors(tmp_path):
     (mindrecord.Cifar100ToMR, "cifar100", 20, {"id", "data", "fine_label", "coarse_label"}),
 ])
 def test_cifar(tmp_path, cls, src, rows, fields):
-    rep = cls(compat_path("sources", src), str(tmp_path / "c.mindrecord")).transform()
+    rep = report_of(cls(compat_path("sources", src), str(tmp_path / "c.mindrecord")))
     assert rep["rows"] == rows
     train = rep["outputs"][0]["files"][0]
     assert set(mindrecord.FileReader(train).schema()) == fields
@@ -85,7 +92,7 @@ def test_cifar(tmp_path, cls, src, rows, fields):
 def test_imagenet_map_file(tmp_path):
     d = compat_path("sources", "imagenet_map")
     ann = os.path.join(d, "annotation.txt")
-    rep = mindrecord.ImageNetToMR(ann, os.path.join(d, "images"), str(tmp_path / "in.mindrecord")).transform()
+    rep = report_of(mindrecord.ImageNetToMR(ann, os.path.join(d, "images"), str(tmp_path / "in.mindrecord")))
     want = [ln.strip().rsplit(",", 1) for ln in open(ann) if ln.strip()]
     assert rep["rows"] == len(want)
     rows = list(mindrecord.FileReader(str(tmp_path / "in.mindrecord")).get_next())
@@ -103,11 +110,11 @@ def test_imagenet_folder_map_and_imagefolder(tmp_path):
         for i in range(3):
             (root / cls / ("%d.png" % i)).write_bytes(_png(4, 4, i)[0])
     (tmp_path / "map.txt").write_text("n01 0\nn02 7\n")
-    rep = mindrecord.ImageNetToMR(str(tmp_path / "map.txt"), str(root), str(tmp_path / "a.mindrecord")).transform()
+    rep = report_of(mindrecord.ImageNetToMR(str(tmp_path / "map.txt"), str(root), str(tmp_path / "a.mindrecord")))
     assert rep["rows"] == 6
     labels = sorted(int(r["label"]) for r in mindrecord.FileReader(str(tmp_path / "a.mindrecord")).get_next())
     assert labels == [0, 0, 0, 7, 7, 7]
-    rep = mindrecord.ImageFolderToMR(str(root), str(tmp_path / "b.mindrecord")).transform()
+    rep = report_of(mindrecord.ImageFolderToMR(str(root), str(tmp_path / "b.mindrecord")))
     assert rep["rows"] == 6
     labels = sorted(int(r["label"]) for r in mindrecord.FileReader(str(tmp_path / "b.mindrecord")).get_next())
     assert labels == [0, 0, 0, 1, 1, 1]
@@ -115,7 +122,7 @@ def test_imagenet_folder_map_and_imagefolder(tmp_path):
 
 def test_csv(tmp_path):
     src = compat_path("sources", "csv", "data.csv")
-    rep = mindrecord.CsvToMR(src, str(tmp_path / "csv.mindrecord")).transform()
+    rep = report_of(mindrecord.CsvToMR(src, str(tmp_path / "csv.mindrecord")))
     lines = [ln for ln in open(src).read().splitlines() if ln.strip()]
     assert rep["rows"] == len(lines) - 1
     rows = list(mindrecord.FileReader(str(tmp_path / "csv.mindrecord")).get_next())
@@ -124,18 +131,18 @@ def test_csv(tmp_path):
 
 def test_tfrecord(tmp_path):
     src = compat_path("sources", "tfrecord", "dummy.tfrecord")
-    rep = mindrecord.TFRecordToMR(src, str(tmp_path / "tf.mindrecord")).transform()
+    rep = report_of(mindrecord.TFRecordToMR(src, str(tmp_path / "tf.mindrecord")))
     assert rep["rows"] > 0
     assert len(mindrecord.FileReader(str(tmp_path / "tf.mindrecord"))) == rep["rows"]
 
 
 def test_voc_and_coco(tmp_path):
     voc = compat_path("sources", "voc2012")
-    rep = mindrecord.VOCToMR(voc, str(tmp_path / "voc.mindrecord"), on_error="skip").transform()
+    rep = report_of(mindrecord.VOCToMR(voc, str(tmp_path / "voc.mindrecord"), on_error="skip"))
     assert rep["rows"] > 0
     coco = compat_path("sources", "coco")
-    rep = mindrecord.CocoToMR(os.path.join(coco, "train"), os.path.join(coco, "annotations", "train.json"),
-                              str(tmp_path / "coco.mindrecord")).transform()
+    rep = report_of(mindrecord.CocoToMR(os.path.join(coco, "train"), os.path.join(coco, "annotations", "train.json"),
+                              str(tmp_path / "coco.mindrecord")))
     assert rep["rows"] > 0
     with pytest.raises((ValueError, OSError)):
         mindrecord.CocoToMR(os.path.join(coco, "train"), os.path.join(coco, "annotations", "invalid.json"),
@@ -156,8 +163,8 @@ def test_coco_panoptic_dir(tmp_path):
                         "3a7e9b550000000a49444154789c636000000002000154a24f5d0000000049454e44ae426082")
     for name in ("000000391895.png", "000000574769.png"):
         (pngs / name).write_bytes(png)
-    rep = mindrecord.CocoToMR(os.path.join(coco, "train"), ann, out, task="panoptic",
-                              panoptic_dir=str(pngs)).transform()
+    rep = report_of(mindrecord.CocoToMR(os.path.join(coco, "train"), ann, out, task="panoptic",
+                              panoptic_dir=str(pngs)))
     assert rep["rows"] == 2
     reader = mindrecord.FileReader(out)
     rows = list(reader.get_next())

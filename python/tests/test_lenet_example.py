@@ -17,7 +17,9 @@ def test_lenet_learns_synthetic_mnist(tmp_path):
     os.makedirs(src)
     make_mnist(src, train=1000, test=200, seed=3)
     import mindrecord
-    rep = mindrecord.MnistToMR(src, str(tmp_path / "mnist")).transform()
+    conv = mindrecord.MnistToMR(src, str(tmp_path / "mnist"))
+    assert conv.transform() == mindrecord.SUCCESS
+    rep = conv.report
     files = {o["split"]: o["files"][0] for o in rep["outputs"]}
     t0 = time.time()
     losses, acc = train_lenet.train(files["train"], steps=200, batch_size=32, lr=0.03, seed=0, log_every=0,

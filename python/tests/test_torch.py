@@ -4,7 +4,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from mindrecord.torch import MindRecordDataset  # noqa: E402
-from conftest import write_simple  # noqa: E402
+from conftest import block_placement_order, write_simple  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +49,9 @@ def test_set_epoch_reshuffles_deterministically(simple):
     assert epoch_ids(ds, 2) == a0
     assert a0 != a1 and sorted(a0) == sorted(a1) == list(range(97))
     off = MindRecordDataset(simple, columns=["id"], shuffle=False, batch_size=100)
-    # Unshuffled: global row order, shard 0 (even write positions) first.
-    assert epoch_ids(off, 0) == list(range(0, 97, 2)) + list(range(1, 97, 2))
+    # Unshuffled: global row order, shard 0 first: one write call is one block
+    # per shard, so the written order.
+    assert epoch_ids(off, 0) == block_placement_order([97], 2) == list(range(97))
 
 
 def test_tensors_and_pin_memory(simple):

@@ -19,6 +19,7 @@
 #include "mindrecord/row_codec.h"
 #include "readers/shard_reader.h"
 #include "readers/verifier.h"
+#include "tests/util/placement.h"
 #include "tests/util/test_util.h"
 #include "writers/index_rebuild.h"
 #include "writers/shard_writer.h"
@@ -96,10 +97,10 @@ void Write(const std::string& path, const Schema& schema, const std::vector<Row>
   ASSERT_TRUE(st.ok()) << st.ToString();
 }
 
-// Global row ids are shard-major; row k of the write stream is in shard k % N.
+// The written index of global row `id` of `total` rows written by Write()
+// (calls of 97 rows; see testing::BlockPlacementOrder).
 size_t WrittenIndex(const ShardReader& r, uint64_t id) {
-  auto loc = r.Locate(id);
-  return static_cast<size_t>(loc->local_row * r.num_shards() + loc->shard);
+  return testing::BlockPlacementOrder(testing::EqualBatches(r.num_rows(), 97), r.num_shards())[id];
 }
 
 void ExpectSameRows(const std::string& path, const std::vector<Row>& rows, const ReaderOptions& ro = {}) {
@@ -516,8 +517,9 @@ TEST(CompressionTest, RawPartsAreCompressedWithRaw) {
     ASSERT_TRUE(w.ok());
     std::vector<EncodedRow> enc(rows.size());
     for (size_t k = 0; k < rows.size(); ++k) {
-      // Write-stream order: row k of the stream is global id of (k % 2, k / 2).
-      uint64_t id = (k % 2) * ((*r)->shard_num_rows(0)) + k / 2;
+      // Write-stream order: the global id whose written index is k.
+      const auto order = testing::BlockPlacementOrder(testing::EqualBatches(rows.size(), 97), 2);
+      const uint64_t id = std::find(order.begin(), order.end(), k) - order.begin();
       auto e = (*r)->ReadEncoded(id);
       ASSERT_TRUE(e.ok()) << e.status().ToString();
       enc[k] = std::move(*e);

@@ -183,7 +183,8 @@ Result<std::vector<OutputReport>> RunPlans(const std::vector<SplitPlan>& plans, 
     wo.overwrite = opt.overwrite;
     wo.compression = opt.compression;
     wo.direct_writes = opt.direct_writes;
-    std::string path = SplitOutputPath(output, plan.split);
+    auto named = opt.split_outputs.find(plan.split);
+    std::string path = named != opt.split_outputs.end() ? named->second : SplitOutputPath(output, plan.split);
     auto writer = opt.append ? OpenForAppend(path, plan.schema) : ShardWriter::Create(path, plan.schema, wo);
     if (!writer.ok()) {
       abandon_all();
@@ -205,7 +206,7 @@ Result<std::vector<OutputReport>> RunPlans(const std::vector<SplitPlan>& plans, 
     Status st = writers[i]->Commit();
     if (!st.ok()) {
       for (size_t j = i + 1; j < writers.size(); ++j) writers[j]->Abandon();
-      return st.WithContext(SplitOutputPath(output, plans[i].split));
+      return st.WithContext(writers[i]->shard_paths().front());
     }
   }
   return reports;

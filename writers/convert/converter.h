@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,13 @@ struct ConvertOptions {
   std::string image_dir;
   // voc: class names, label = position (default: the 20 PASCAL VOC classes).
   std::vector<std::string> classes;
+  // voc: refuse a box that runs past the image edge (default: keep it and
+  // note a warning, as MindSpore does). Empty or inverted boxes and negative
+  // corners are always refused.
+  bool strict_boxes = false;
+  // Output path per split, overriding SplitOutputPath (MindSpore's
+  // Cifar10ToMR writes DEST for train and DEST_test for test).
+  std::map<std::string, std::string> split_outputs;
   // tfrecord / csv: the field spec "name:type[:shape],..." with type one of
   // int32, int64, float32, float64, string, bytes and shape like [-1] or
   // [-1,4] (e.g. "image/encoded:bytes,label:int64"). Empty: inferred from the
@@ -89,6 +97,9 @@ struct ConvertOptions {
   std::string fields;
   // csv: the field delimiter.
   char csv_delimiter = ',';
+  // csv without `fields`: the columns to convert, in this order (default:
+  // all), their types inferred (MindSpore's CsvToMR columns_list).
+  std::vector<std::string> csv_columns;
   // tfrecord: records inspected to infer the feature spec.
   uint32_t infer_records = 100;
 };

@@ -1,6 +1,8 @@
 // CSV (RFC 4180: quoted fields, "" escapes, CRLF or LF) with a header row ->
-// one field per column. Types are inferred from all rows (int64 when every
-// cell is an integer, float64 when every cell is a number, else string) or
+// one field per column. Types are inferred from all rows as MindSpore's
+// CsvToMR infers them with pandas (int32 1 / 0 when every cell is True or
+// False, int64 when every cell is an integer, float64 when every cell is a
+// number, else string), for every column or those of `csv_columns`, or
 // given with --fields "column:type,..." (listed columns only).
 #include <cerrno>
 #include <cstdlib>
@@ -98,7 +100,21 @@ bool ParseFloat(const std::string& s, double* out) {
   return true;
 }
 
-Result<Value> CellValue(const std::string& cell, DataType t) {
+// pandas' boolean spellings (read_csv's true/false values), which MindSpore's
+// CsvToMR stores as int32 1 / 0.
+bool ParseBool(const std::string& s, int64_t* out) {
+  const std::string t = Trim(s);
+  if (t == "True" || t == "TRUE" || t == "true") return *out = 1, true;
+  if (t == "False" || t == "FALSE" || t == "false") return *out = 0, true;
+  return false;
+}
+
+Result<Value> CellValue(const std::string& cell, DataType t, bool boolean) {
+  if (boolean) {
+    int64_t v;
+    if (!ParseBool(cell, &v)) return Status::Corruption("'" + cell + "' is not True or False");
+    return Value::Int(v);
+  }
   switch (t) {
     case DataType::kInt32:
     case DataType::kInt64: {
@@ -124,6 +140,7 @@ struct CsvData {
   std::vector<CsvRow> rows;  // without the header
   std::vector<size_t> columns;  // source column of each spec
   std::vector<FieldSpec> specs;
+  std::vector<bool> boolean;  // per spec: True / False text stored as int32 1 / 0
   size_t width = 0;
 };
 
@@ -160,26 +177,46 @@ PlanResult PlanCsv(const std::string& input, ConvertContext& ctx) {
       d->columns.push_back(static_cast<size_t>(it - header.begin()));
     }
   } else {
+    // The columns to infer: all, or those of --columns in that order.
+    std::vector<size_t> wanted;
+    for (const auto& name : o.csv_columns) {
+      auto it = std::find(header.begin(), header.end(), name);
+      if (it == header.end()) {
+        return Status::InvalidArgument(input + ": The parameter columns_list is illegal, column " + name +
+                                       " does not exist.");
+      }
+      wanted.push_back(static_cast<size_t>(it - header.begin()));
+    }
+    if (o.csv_columns.empty()) {
+      for (size_t c = 0; c < d->width; ++c) wanted.push_back(c);
+    }
     std::string note;
-    for (size_t c = 0; c < d->width; ++c) {
-      bool is_int = !d->rows.empty(), is_float = !d->rows.empty();
+    for (size_t c : wanted) {
+      bool is_int = !d->rows.empty(), is_float = !d->rows.empty(), is_bool = !d->rows.empty();
       for (const auto& r : d->rows) {
         int64_t iv;
         double fv;
+        if (is_bool && !ParseBool(r.cells[c], &iv)) is_bool = false;
         if (is_int && !ParseInt(r.cells[c], &iv)) is_int = false;
         if (!is_int && is_float && !ParseFloat(r.cells[c], &fv)) is_float = false;
-        if (!is_int && !is_float) break;
+        if (!is_int && !is_float && !is_bool) break;
       }
       FieldSpec s;
       s.source_name = header[c];
       s.field.name = SanitizeFieldName(header[c]);
-      s.field.type = is_int ? DataType::kInt64 : is_float ? DataType::kFloat64 : DataType::kString;
-      note += (note.empty() ? "" : ",") + s.source_name + ":" + DataTypeName(s.field.type);
+      s.field.type = is_bool  ? DataType::kInt32
+                     : is_int ? DataType::kInt64
+                     : is_float ? DataType::kFloat64
+                                : DataType::kString;
+      note += (note.empty() ? "" : ",") + s.source_name + ":" + DataTypeName(s.field.type) +
+              (is_bool ? " (True/False as 1/0)" : "");
       d->specs.push_back(std::move(s));
+      d->boolean.push_back(is_bool);
       d->columns.push_back(c);
     }
     ctx.Note("csv columns (inferred): --fields '" + note + "'");
   }
+  d->boolean.resize(d->specs.size(), false);
   std::vector<Field> fields;
   for (const auto& s : d->specs) fields.push_back(s.field);
   SplitPlan plan;
@@ -191,7 +228,7 @@ PlanResult PlanCsv(const std::string& input, ConvertContext& ctx) {
   plan.make_row = [d](size_t i) -> Result<Row> {
     Row row;
     for (size_t k = 0; k < d->specs.size(); ++k) {
-      auto v = CellValue(d->rows[i].cells[d->columns[k]], d->specs[k].field.type);
+      auto v = CellValue(d->rows[i].cells[d->columns[k]], d->specs[k].field.type, d->boolean[k]);
       if (!v.ok()) return v.status().WithContext("column '" + d->specs[k].source_name + "'");
       row.Set(d->specs[k].field.name, std::move(v).value());
     }

@@ -87,14 +87,16 @@ Status LoadSplit(MnistSplit& s, ConvertContext& ctx) {
   if (have_images < n) {
     MR_RETURN_IF_ERROR(ctx.BadInput(s.images_path, Status::Corruption(
         "truncated: header says " + std::to_string(n_images) + " images of " + std::to_string(image_bytes) +
-        " bytes, the file holds " + std::to_string(have_images) + " whole images; images " +
-        std::to_string(have_images) + ".." + std::to_string(n - 1) + " are left out")));
+        " bytes, the file holds " + std::to_string(have_images) + " whole images; to convert the " +
+        std::to_string(have_images) + " images there, leaving out images " + std::to_string(have_images) + ".." +
+        std::to_string(n - 1) + ", pass on_error=\"skip\" (CLI: --on-error skip)")));
     n = have_images;
   }
   if (have_labels < n) {
     MR_RETURN_IF_ERROR(ctx.BadInput(s.labels_path, Status::Corruption(
         "truncated: header says " + std::to_string(n_labels) + " labels, the file holds " +
-        std::to_string(have_labels))));
+        std::to_string(have_labels) + "; to convert the " + std::to_string(have_labels) +
+        " labelled images, pass on_error=\"skip\" (CLI: --on-error skip)")));
     n = have_labels;
   }
   s.count = static_cast<size_t>(n);

@@ -59,9 +59,14 @@ struct VocObjects {
   int32_t width = 0, height = 0;
   std::vector<float> bbox;
   std::vector<int32_t> label, difficult, truncated;
+  std::vector<std::string> warnings;  // boxes kept though past the image edge
 };
 
-Result<VocObjects> ParseAnnotation(const std::string& path, const std::vector<std::string>& classes) {
+// Boxes must have xmin >= 0, ymin >= 0, xmax > xmin, ymax > ymin. A box
+// running past the image edge (MindSpore's own VOC test data has one) is
+// kept with a warning, as MindSpore keeps it, unless `strict_boxes`.
+Result<VocObjects> ParseAnnotation(const std::string& path, const std::vector<std::string>& classes,
+                                   bool strict_boxes) {
   MR_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
   pugi::xml_document doc;
   pugi::xml_parse_result pr = doc.load_buffer(text.data(), text.size());
@@ -94,11 +99,16 @@ Result<VocObjects> ParseAnnotation(const std::string& path, const std::vector<st
       if (!v.ok()) return v.status().WithContext(where);
       c[j] = *v;
     }
-    if (c[0] < 0 || c[1] < 0 || c[0] >= c[2] || c[1] >= c[3] || c[2] > w || c[3] > h) {
-      char buf[200];
-      std::snprintf(buf, sizeof(buf), "bbox (%g,%g,%g,%g) is empty or outside the %dx%d image", c[0], c[1], c[2], c[3],
-                    out.width, out.height);
+    char buf[200];
+    if (c[0] < 0 || c[1] < 0 || c[0] >= c[2] || c[1] >= c[3]) {
+      std::snprintf(buf, sizeof(buf), "bbox (%g,%g,%g,%g) is empty or has a negative corner", c[0], c[1], c[2], c[3]);
       return Status::Corruption(where + ": " + buf);
+    }
+    if (c[2] > w || c[3] > h) {
+      std::snprintf(buf, sizeof(buf), "bbox (%g,%g,%g,%g) runs past the edge of the %dx%d image", c[0], c[1], c[2],
+                    c[3], out.width, out.height);
+      if (strict_boxes) return Status::Corruption(where + ": " + buf + " (strict_boxes)");
+      out.warnings.push_back(path + ": " + where + ": " + buf + "; kept as it is (strict_boxes refuses such boxes)");
     }
     for (double v : c) out.bbox.push_back(static_cast<float>(v));
     out.label.push_back(static_cast<int32_t>(it - classes.begin()));
@@ -146,9 +156,13 @@ PlanResult PlanVoc(const std::string& input, ConvertContext& ctx) {
     plan.index_fields = std::vector<std::string>{"file_name"};
     ctx.Note("voc classes (label = position): " + nlohmann::json(classes).dump());
     plan.item_name = [ids, r](size_t i) { return (fs::path(r) / "Annotations" / ((*ids)[i] + ".xml")).string(); };
-    plan.make_row = [ids, r, classes, mode](size_t i) -> Result<Row> {
+    ConvertContext* cx = &ctx;  // outlives the rows (Convert holds it)
+    const bool strict = o.strict_boxes;
+    plan.make_row = [ids, r, classes, mode, cx, strict](size_t i) -> Result<Row> {
       const std::string& id = (*ids)[i];
-      MR_ASSIGN_OR_RETURN(VocObjects objs, ParseAnnotation((fs::path(r) / "Annotations" / (id + ".xml")).string(), classes));
+      MR_ASSIGN_OR_RETURN(VocObjects objs, ParseAnnotation((fs::path(r) / "Annotations" / (id + ".xml")).string(),
+                                                           classes, strict));
+      for (auto& w : objs.warnings) cx->Note("warning: " + w);
       const std::string img_path = (fs::path(r) / "JPEGImages" / (id + ".jpg")).string();
       auto bytes = ReadWholeFile(img_path);
       if (!bytes.ok()) return bytes.status().WithContext(img_path);

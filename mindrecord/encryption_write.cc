@@ -1,0 +1,138 @@
+// Writing MindSpore's hashed and encrypted files (encryption.h ProtectFile).
+#include <openssl/rand.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "mindrecord/crypto_util.h"
+#include "mindrecord/encryption.h"
+
+namespace mindrecord {
+
+namespace {
+
+constexpr uint64_t kPieceBytes = uint64_t{1} << 20;
+
+// Appends digest | len (uint32 BE) | "HASH" to `path` (MindSpore's
+// append_hash_to_file), fsynced.
+Status AppendDigest(const std::string& path, const std::string& hash_mode, FileSystem* fs) {
+  uint64_t size = 0;
+  std::string digest;
+  {
+    MR_ASSIGN_OR_RETURN(auto in, fs->OpenRead(path));
+    size = in->size();
+    MR_ASSIGN_OR_RETURN(digest, DigestOfFile(*in, size, hash_mode));
+  }
+  std::string trailer = digest;
+  unsigned char len[4];
+  StoreBe32(len, static_cast<uint32_t>(digest.size()));
+  trailer.append(reinterpret_cast<char*>(len), 4);
+  trailer.append("HASH");
+  MR_ASSIGN_OR_RETURN(auto out, fs->OpenUpdate(path));
+  Status st = out->WriteAt(size, trailer);
+  if (st.ok()) st = out->Sync();
+  Status closed = out->Close();
+  if (st.ok()) st = closed;
+  return st.WithContext(path + ": appending the " + hash_mode + " digest");
+}
+
+// Writes the encryption of `in` to `out` in MindSpore's layout: one record
+// per 64 MiB of plaintext, each streamed through AES-GCM in pieces of 1 MiB
+// with its tag written back into its header, then the end marker, the mode
+// and "ENCRYPT".
+Status EncryptInto(const RandomAccessFile& in, WritableFile* out, const CryptoConfig& config) {
+  const std::string& key = config.key;
+  const uint64_t size = in.size();
+  std::vector<unsigned char> plain(static_cast<size_t>(std::min(std::max<uint64_t>(size, 1), kPieceBytes)));
+  std::vector<unsigned char> cipher(plain.size() + 16);
+  uint64_t pos = 0;  // in `out`
+  for (uint64_t begin = 0; begin < size; begin += kCryptoBlockBytes) {
+    const uint32_t n = static_cast<uint32_t>(std::min(size - begin, kCryptoBlockBytes));
+    uint8_t iv[16];
+    if (RAND_bytes(iv, sizeof(iv)) != 1) return Status::Internal(in.path() + ": OpenSSL RAND_bytes failed");
+    unsigned char head[52] = {};
+    StoreBe32(head, 48 + n);       // record length
+    StoreLe32(head + 4, kGcmMagic);
+    // head + 8: the tag, written once the block is encrypted
+    StoreLe32(head + 24, 24 + n);  // MindSpore's block size: IV length, IV, cipher length, cipher
+    StoreLe32(head + 28, 16);
+    std::memcpy(head + 32, iv, 16);
+    StoreLe32(head + 48, n);
+    MR_RETURN_IF_ERROR(out->WriteAt(pos, std::string_view(reinterpret_cast<char*>(head), sizeof(head))));
+    const uint64_t tag_at = pos + 8;
+    pos += sizeof(head);
+    CipherCtx ctx;
+    if (!ctx.ok() || !InitGcm(ctx.get(), key, iv, true)) return Status::Internal(in.path() + ": AES-GCM init failed");
+    for (uint64_t done = 0; done < n;) {
+      const size_t piece = static_cast<size_t>(std::min<uint64_t>(n - done, kPieceBytes));
+      MR_RETURN_IF_ERROR(in.ReadAt(begin + done, piece, reinterpret_cast<char*>(plain.data())));
+      int outl = 0;
+      if (EVP_EncryptUpdate(ctx.get(), cipher.data(), &outl, plain.data(), static_cast<int>(piece)) != 1) {
+        return Status::Internal(in.path() + ": AES-GCM encrypt failed");
+      }
+      MR_RETURN_IF_ERROR(out->WriteAt(pos, std::string_view(reinterpret_cast<char*>(cipher.data()), outl)));
+      pos += static_cast<uint64_t>(outl);
+      done += piece;
+    }
+    int outl = 0;
+    unsigned char tag[16];
+    if (EVP_EncryptFinal_ex(ctx.get(), cipher.data(), &outl) != 1 || outl != 0 ||
+        EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, 16, tag) != 1) {
+      return Status::Internal(in.path() + ": AES-GCM final failed");
+    }
+    MR_RETURN_IF_ERROR(out->WriteAt(tag_at, std::string_view(reinterpret_cast<char*>(tag), 16)));
+  }
+  std::string trailer(4, '\0');
+  trailer += config.enc_mode;
+  trailer += "ENCRYPT";
+  return out->WriteAt(pos, trailer);
+}
+
+// Replaces `path` by its encryption, through a temporary beside it.
+Status EncryptFile(const std::string& path, const CryptoConfig& config, FileSystem* fs) {
+  MR_RETURN_IF_ERROR(CheckKeyLength(config.key, path));
+  if (config.enc_mode != "AES-GCM") {
+    return Status::NotSupported(path + ": enc_mode " + config.enc_mode + " is not supported (only AES-GCM)");
+  }
+  const std::string tmp = JoinPath(DirName(path), "." + BaseName(path) + ".encrypt-" + std::to_string(getpid()));
+  Status st;
+  {
+    MR_ASSIGN_OR_RETURN(auto in, fs->OpenRead(path));
+    MR_ASSIGN_OR_RETURN(auto out, fs->OpenWrite(tmp));
+    st = EncryptInto(*in, out.get(), config);
+    if (st.ok()) st = out->Sync();
+    Status closed = out->Close();
+    if (st.ok()) st = closed;
+  }
+  if (st.ok()) st = fs->Rename(tmp, path);
+  if (st.ok()) st = fs->SyncDir(DirName(path));
+  if (!st.ok()) (void)fs->Remove(tmp);
+  return st.WithContext(path + ": encrypting");
+}
+
+}  // namespace
+
+Status ProtectFile(const std::string& path, const CryptoConfig& config, FileSystem* fs) {
+  if (!config.hash_mode.empty()) {
+    MR_RETURN_IF_ERROR(DigestSize(config.hash_mode).status());
+    MR_RETURN_IF_ERROR(AppendDigest(path, config.hash_mode, fs));
+  }
+  if (!config.key.empty()) MR_RETURN_IF_ERROR(EncryptFile(path, config, fs));
+  return Status::OK();
+}
+
+Result<std::string> Digest(const std::string& hash_mode, std::string_view data) {
+  const EVP_MD* md = DigestFor(hash_mode);
+  if (md == nullptr) return DigestSize(hash_mode).status();
+  std::string out(EVP_MAX_MD_SIZE, '\0');
+  unsigned int len = 0;
+  if (EVP_Digest(data.data(), data.size(), reinterpret_cast<unsigned char*>(out.data()), &len, md, nullptr) != 1) {
+    return Status::Internal("OpenSSL digest failed");
+  }
+  out.resize(len);
+  return out;
+}
+
+}  // namespace mindrecord

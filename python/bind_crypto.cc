@@ -1,0 +1,42 @@
+// MindSpore's encryption and hash settings (mindrecord.config) and the
+// writer's commit step that applies them (mindrecord/encryption.h).
+#include <optional>
+
+#include <pybind11/stl.h>
+
+#include "mindrecord/encryption.h"
+#include "python/py_common.h"
+
+namespace mindrecord::py_binding {
+
+void BindCrypto(py::module_& m) {
+  m.def(
+      "set_crypto_config",
+      [](const std::optional<py::bytes>& key, const std::string& enc_mode, const std::string& dec_mode,
+         const std::string& hash_mode) {
+        CryptoConfig c;
+        if (key) c.key = *key;
+        c.enc_mode = enc_mode;
+        c.dec_mode = dec_mode;
+        c.hash_mode = hash_mode;
+        SetCryptoConfig(c);
+      },
+      py::arg("key"), py::arg("enc_mode"), py::arg("dec_mode"), py::arg("hash_mode"),
+      "Sets the process-wide key (None: none), modes and hash mode ('' : none).");
+  m.def(
+      "protect_file",
+      [](const std::string& path) {
+        const CryptoConfig c = CurrentCryptoConfig();
+        py::gil_scoped_release nogil;
+        ThrowIfError(ProtectFile(path, c, FileSystem::Default()));
+      },
+      py::arg("path"), "Hashes, then encrypts, `path` in place as the current settings ask.");
+  m.def(
+      "digest",
+      [](const std::string& hash_mode, const py::bytes& data) {
+        return py::bytes(ValueOrThrow(Digest(hash_mode, std::string(data))));
+      },
+      py::arg("hash_mode"), py::arg("data"));
+}
+
+}  // namespace mindrecord::py_binding

@@ -1,0 +1,108 @@
+"""MindSpore 2.3+'s MindRecord encryption and integrity settings, with its
+API names: set_enc_key, set_enc_mode, set_dec_mode, set_hash_mode.
+
+As in MindSpore the settings are process-wide. FileWriter.commit() applies
+them to every file it wrote (shards and .db indexes): with a hash mode, the
+file's digest is appended (digest, its length as 4 bytes big-endian,
+"HASH"); then, with a key, the file is encrypted with AES-GCM in blocks of
+64 MiB of plaintext, laid out as MindSpore lays it out (mindrecord/FORMAT.md,
+"Encrypted and hashed files"). Readers (FileReader, MindPage, MindDataset,
+the torch adapter) read such files in place: blocks are authenticated the
+first time they are touched and rows are decrypted by range, so no plaintext
+copy is written to disk (MindSpore decrypts each file into a
+.decrypt_mindrecord folder beside it). A file read while no key is set, with
+a wrong key or with another mode fails with MindSpore's messages, naming the
+file.
+
+Differences from MindSpore: callable (user-defined) encryption, decryption
+and hash functions raise NotImplementedError when set (they run in Python
+over whole files, which the C++ readers do not call back into); a hashed file
+read while no hash mode is set is read without the check (MindSpore refuses
+it), and a hash mode set while reading a file without a digest is an error,
+as in MindSpore. The digest is checked when a reader opens the file (reading
+the whole file once, as MindSpore does).
+
+Thread safety: the setters are process-wide and meant for set-up; readers and
+writers take the settings when they open files.
+"""
+from mindrecord import _core
+
+__all__ = ["set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode"]
+
+_ENC_MODES = ("AES-GCM", "AES-CBC", "SM4-CBC")
+_HASH_MODES = ("sha256", "sha384", "sha512", "sha3_256", "sha3_384", "sha3_512", "sha224", "sha3_224")
+
+_state = {"enc_key": None, "enc_mode": "AES-GCM", "dec_mode": None, "hash_mode": None}
+
+
+def _push():
+    """Hands the settings to the C++ readers and writers."""
+    dec = _state["dec_mode"] if _state["dec_mode"] is not None else _state["enc_mode"]
+    key = _state["enc_key"]
+    _core.set_crypto_config(None if key is None else key.encode("utf-8"), _state["enc_mode"], dec,
+                            _state["hash_mode"] or "")
+
+
+def set_enc_key(enc_key: str | None) -> None:
+    """The key (a str of 16, 24 or 32 characters) that FileWriter encrypts
+    with and readers decrypt with; None turns encryption off. ValueError for
+    anything else, with MindSpore's message."""
+    if enc_key is not None:
+        if not isinstance(enc_key, str):
+            raise ValueError("The input enc_key is not str.")
+        if len(enc_key) not in (16, 24, 32) or len(enc_key.encode("utf-8")) != len(enc_key):
+            raise ValueError("The length of input enc_key is not 16, 24, 32.")
+    _state["enc_key"] = enc_key
+    _push()
+
+
+def _check_mode(mode, name):
+    if callable(mode):
+        raise NotImplementedError("a user-defined %s function is not supported by mindrecord (only %s)"
+                                  % (name, ", ".join(_ENC_MODES)))
+    if not isinstance(mode, str):
+        raise ValueError("The input %s is not str." % name)
+    if mode not in _ENC_MODES:
+        raise ValueError("The input %s is invalid." % name)
+    if mode != "AES-GCM":
+        raise NotImplementedError("%s %r is not supported by mindrecord yet (only \"AES-GCM\")" % (name, mode))
+    return mode
+
+
+def set_enc_mode(enc_mode: str = "AES-GCM") -> None:
+    """The cipher FileWriter encrypts with: "AES-GCM" (MindSpore's default).
+    MindSpore's "AES-CBC" and "SM4-CBC" and callables raise
+    NotImplementedError; other values ValueError."""
+    _state["enc_mode"] = _check_mode(enc_mode, "enc_mode")
+    _push()
+
+
+def set_dec_mode(dec_mode: str | None = "AES-GCM") -> None:
+    """The cipher readers decrypt with; None: the encryption mode."""
+    _state["dec_mode"] = None if dec_mode is None else _check_mode(dec_mode, "dec_mode")
+    _push()
+
+
+def set_hash_mode(hash_mode: str | None) -> None:
+    """The digest FileWriter appends and readers check: "sha256", "sha384",
+    "sha512", "sha3_256", "sha3_384", "sha3_512" (and MindSpore 2.3's
+    "sha224", "sha3_224"); None turns the check off. ValueError for other
+    values; callables raise NotImplementedError."""
+    if hash_mode is not None:
+        if callable(hash_mode):
+            raise NotImplementedError("a user-defined hash function is not supported by mindrecord (only %s)"
+                                      % ", ".join(_HASH_MODES))
+        if not isinstance(hash_mode, str):
+            raise ValueError("The input hash_mode is not str.")
+        if hash_mode not in _HASH_MODES:
+            raise ValueError("The input hash_mode is invalid.")
+    _state["hash_mode"] = hash_mode
+    _push()
+
+
+def _get_enc_key():
+    return _state["enc_key"]
+
+
+def _get_hash_mode():
+    return _state["hash_mode"]

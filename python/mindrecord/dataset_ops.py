@@ -1,0 +1,228 @@
+"""MindSpore's Dataset operations on MindDataset that change which rows an
+epoch holds: repeat, shuffle, split, use_sampler, reset, and the attribute
+getters output_shapes / output_types / get_batch_size / get_repeat_count.
+
+MindDataset takes these functions as its methods. They rewrite the plan's sampler with the C++ sampler wrappers
+(pipeline/sampler_wrappers.h) or, for repeat after batch, group the
+pipeline's epochs (iterators.DictIterator).
+
+Thread safety: as MindDataset (operations return new datasets).
+"""
+import json
+from typing import TYPE_CHECKING, Any
+import warnings
+
+import numpy as np
+
+from mindrecord import _core
+from mindrecord.exceptions import InvalidArgumentError
+
+if TYPE_CHECKING:
+    from mindrecord.dataset import MindDataset
+
+_INT32_MAX = 2 ** 31 - 1
+
+# Each function is the body of the MindDataset method of the same name.
+
+
+def repeat(self: "MindDataset", count: int | None = None) -> "MindDataset":
+    """The dataset `count` times over per epoch (None or -1: endless), as
+    MindSpore's. Before batch(), the passes run back to back and batches
+    span them; after batch(), each pass is batched on its own. Each pass
+    is shuffled anew."""
+    if count is None:
+        count = -1
+    if not isinstance(count, int) or isinstance(count, bool) or count == 0 or count < -1 or count > _INT32_MAX:
+        raise ValueError("count must be -1 or an int in [1, %d], got %r" % (_INT32_MAX, count))
+    out = self._copy()
+    out._repeat_count = -1 if count == -1 or self._repeat_count == -1 else self._repeat_count * count
+    if count == 1:
+        return out
+    if count == -1:
+        out._repeat_after = 0
+    elif self._batched or self._repeat_after != 1:
+        out._repeat_after = 0 if self._repeat_after == 0 else self._repeat_after * count
+    else:
+        out._plan["sampler"] = {"type": "repeat", "count": count, "sampler": out._plan["sampler"]}
+    out._check_plan()
+    return out
+
+
+def shuffle(self: "MindDataset", buffer_size: int) -> "MindDataset":
+    """Rows through a shuffle buffer of `buffer_size` (MindSpore's
+    Dataset.shuffle): a new order each epoch; a buffer as large as the
+    dataset gives a uniform permutation. Before batch() only: shuffling
+    batches raises NotImplementedError."""
+    if not isinstance(buffer_size, int) or isinstance(buffer_size, bool) or not 2 <= buffer_size <= _INT32_MAX:
+        raise ValueError("buffer_size must be an int in [2, %d], got %r" % (_INT32_MAX, buffer_size))
+    if self._batched:
+        raise NotImplementedError("shuffle() after batch() (shuffling whole batches) is not supported by "
+                                  "mindrecord; call shuffle() before batch()")
+    if self._repeat_after != 1:
+        raise NotImplementedError("shuffle() after an endless repeat() is not supported by mindrecord; call "
+                                  "shuffle() before repeat()")
+    out = self._copy()
+    out._plan["sampler"] = {"type": "buffer_shuffle", "buffer_size": buffer_size, "sampler": out._plan["sampler"]}
+    out._check_plan()
+    return out
+
+
+def use_sampler(self: "MindDataset", new_sampler: Any) -> None:
+    """Replaces this dataset's sampler (and its shuffle / num_shards
+    settings) with `new_sampler`; on a dataset from split(), the sampler
+    draws from the split's rows, as MindSpore's child samplers do."""
+    if not hasattr(new_sampler, "_spec_for"):
+        raise TypeError("new_sampler must be one of mindrecord's samplers, got %r" % (new_sampler,))
+    if self._batched or self._repeat_count != 1 or self._plan["ops"]:
+        raise NotImplementedError("use_sampler() after map(), batch() or repeat() is not supported by "
+                                  "mindrecord; call it on the MindDataset itself")
+    if self._live is not None:
+        self._live.close()
+    if self._split_base is not None:
+        spec = {"type": "chain", "sampler": new_sampler._spec_for(len(self._split_base["indices"])),
+                "child": self._split_base}
+    else:
+        spec = new_sampler._spec_for(_data_rows(self))
+    old = self._plan["sampler"]
+    self._plan["sampler"] = spec
+    try:
+        self._check_plan()
+    except BaseException:
+        self._plan["sampler"] = old
+        raise
+    self._state = None
+    self._epoch_rows = None
+
+
+def split(self: "MindDataset", sizes: list[int] | list[float],
+          randomize: bool = True) -> tuple["MindDataset", ...]:
+    """Disjoint datasets of `sizes` rows (ints summing to the dataset's
+    rows, or fractions summing to 1, rounded as MindSpore does), as
+    MindSpore's MappableDataset.split: with `randomize` the rows are
+    permuted once (from this dataset's seed) and each split takes its
+    slice in that order, the same every epoch; otherwise consecutive
+    rows. This dataset's shuffle is dropped (MindSpore warns likewise);
+    a dataset split with num_shards raises InvalidArgumentError."""
+    if self._batched or self._repeat_count != 1 or self._plan["ops"] or self._split_base is not None:
+        raise NotImplementedError("split() after map(), batch(), repeat() or split() is not supported by "
+                                  "mindrecord; split the MindDataset itself")
+    if self._plan["sampler"].get("type") == "distributed":
+        raise InvalidArgumentError("Dataset should not be sharded before split.")
+    if self._plan["sampler"].get("type") not in ("sequential",) or self._plan["sampler"].get("start", 0):
+        warnings.warn("Dataset is shuffled before split.", UserWarning, stacklevel=2)
+    rows = _data_rows(self)
+    absolute = _split_sizes(sizes, rows)
+    if randomize:
+        order = np.random.default_rng(self._plan["seed"]).permutation(rows)
+    else:
+        order = np.arange(rows)
+    out, begin = [], 0
+    for size in absolute:
+        ds = self._copy()
+        ds._split_base = {"type": "subset", "indices": [int(i) for i in order[begin:begin + size]]}
+        ds._plan["sampler"] = ds._split_base
+        ds._check_plan()
+        out.append(ds)
+        begin += size
+    return tuple(out)
+
+
+def reset(self: "MindDataset") -> None:
+    """The next iterator starts at the next epoch's first row (MindSpore's
+    Dataset.reset); an epoch half read is left."""
+    if self._live is not None:
+        self._live.close()
+    state = self.state_dict()
+    if int(state["position"]) > 0:
+        self._state = dict(state, epoch=int(state["epoch"]) + 1, position=0)
+
+
+def get_batch_size(self: "MindDataset") -> int:
+    return self._plan["batch"]["batch_size"] if self._batched else 1
+
+
+def get_repeat_count(self: "MindDataset") -> int:
+    return self._repeat_count
+
+
+def output_shapes(self: "MindDataset", estimate: bool = False) -> list[list[int]]:
+    """The shape of each column of the first row (or batch), in
+    get_col_names() order; a column whose rows differ in shape (a list of
+    arrays) shows -1 in its varying dimensions. Runs one item through a
+    copy of the pipeline; this dataset's position is unchanged."""
+    if estimate:
+        raise NotImplementedError("output_shapes(estimate=True) is not supported by mindrecord")
+    return [_shape_of(v) for v in _first_item(self)]
+
+
+def output_types(self: "MindDataset") -> list[np.dtype]:
+    """The numpy dtype of each column of the first row (or batch)
+    (MindSpore returns its mstype equivalents)."""
+    return [_dtype_of(v) for v in _first_item(self)]
+
+
+def _first_item(self: "MindDataset"):
+    probe = self._copy()
+    probe._plan["seed"] = self._plan["seed"]
+    it = probe.create_tuple_iterator(num_epochs=1, output_numpy=True)
+    try:
+        return next(iter(it))
+    except StopIteration:
+        raise InvalidArgumentError("the dataset is empty: no row to take shapes or types from") from None
+    finally:
+        it.close()
+
+
+def _data_rows(self: "MindDataset"):
+    """The dataset's rows, padding included."""
+    return _core.sampler_size(json.dumps(dict(self._full_plan(1), sampler={"type": "sequential"})))
+
+
+def _split_sizes(sizes, rows):
+    if not isinstance(sizes, (list, tuple)) or not sizes:
+        raise ValueError("sizes must be a non-empty list of int or float, got %r" % (sizes,))
+    if all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
+        if any(s <= 0 for s in sizes):
+            raise ValueError("sizes must be positive, got %r" % (sizes,))
+        if sum(sizes) != rows:
+            raise InvalidArgumentError("Sum of split sizes %d is not equal to dataset size %d." % (sum(sizes), rows))
+        return list(sizes)
+    if not all(isinstance(s, float) for s in sizes) or any(not 0 < s <= 1 for s in sizes) or \
+            abs(sum(sizes) - 1) > 1e-6:
+        raise ValueError("sizes must be all ints, or all floats in (0, 1] summing to 1, got %r" % (sizes,))
+    absolute = []
+    for s in sizes:
+        n = int(round(s * rows))
+        if n == 0:
+            raise InvalidArgumentError("Split percentage %s is too small." % s)
+        absolute.append(n)
+    diff = rows - sum(absolute)
+    if diff > 0:
+        absolute[0] += diff  # rows left over go to the first split
+    else:
+        for i, n in enumerate(absolute):  # rows too many come off the first split that has enough
+            if n + diff > 0:
+                absolute[i] += diff
+                break
+    if sum(absolute) != rows:
+        raise InvalidArgumentError("Sum of calculated split sizes %d is not equal to dataset size %d."
+                                   % (sum(absolute), rows))
+    return absolute
+
+
+def _shape_of(v):
+    if isinstance(v, np.ndarray):
+        return list(v.shape)
+    if isinstance(v, list) and v and all(isinstance(x, np.ndarray) for x in v):
+        first = v[0].shape
+        dims = [d if all(x.shape[i] == d for x in v if x.ndim == len(first)) else -1 for i, d in enumerate(first)]
+        return [len(v)] + dims
+    return list(np.shape(v))
+
+
+def _dtype_of(v):
+    if isinstance(v, np.ndarray):
+        return v.dtype
+    if isinstance(v, list) and v and isinstance(v[0], np.ndarray):
+        return v[0].dtype
+    return np.asarray(v).dtype

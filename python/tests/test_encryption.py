@@ -1,0 +1,235 @@
+"""MindSpore 2.3+'s encrypted and hashed MindRecord files (issue 17).
+
+The protected files are built here independently of our writer, laid out as
+MindSpore's mindrecord/config.py (encrypt, append_hash_to_file) and its C++
+Encrypt (AES-GCM, 16-byte IV, magic 0x7F3A5ED8) lay them out, with
+python3-cryptography and hashlib; our readers must read them in place, and
+what our FileWriter protects must decrypt with the same independent code."""
+import hashlib
+import os
+import struct
+
+import pytest
+
+from mindrecord import FileReader, FileWriter, MindDataset, MindPage, set_dec_mode, set_enc_key, set_hash_mode
+
+AESGCM = pytest.importorskip("cryptography.hazmat.primitives.ciphers.aead").AESGCM
+
+KEY = "0123456789012345"
+MAGIC = {"AES-GCM": 0x7F3A5ED8, "AES-CBC": 0x7F3A5ED9}
+MIB64 = 64 << 20
+
+
+def mindspore_hash(path, mode="sha256"):
+    """append_hash_to_file: digest | len (4 bytes BE) | "HASH"."""
+    data = open(path, "rb").read()
+    digest = hashlib.new(mode, data).digest()
+    with open(path, "ab") as f:
+        f.write(digest + len(digest).to_bytes(4, "big") + b"HASH")
+
+
+def mindspore_encrypt(path, key=KEY, block=MIB64, mode="AES-GCM"):
+    """config.encrypt over crypto.cc's Encrypt: per block of plaintext
+    BE length | LE magic | tag | LE 24+n | LE 16 | IV | LE n | ciphertext,
+    then BE 0 | mode (7 chars) | "ENCRYPT"."""
+    data = open(path, "rb").read()
+    out = bytearray()
+    for begin in range(0, len(data), block):
+        chunk = data[begin:begin + block]
+        iv = os.urandom(16)
+        sealed = AESGCM(key.encode()).encrypt(iv, chunk, None)
+        cipher, tag = sealed[:-16], sealed[-16:]
+        body = struct.pack("<I", MAGIC[mode]) + tag + struct.pack("<ii", 24 + len(cipher), 16) + iv + \
+            struct.pack("<i", len(cipher)) + cipher
+        out += struct.pack(">i", len(body)) + body
+    out += struct.pack(">i", 0) + mode.encode() + b"ENCRYPT"
+    with open(path, "wb") as f:
+        f.write(bytes(out))
+
+
+def mindspore_decrypt(path, key=KEY):
+    """config.decrypt over crypto.cc's Decrypt, checking the layout."""
+    data = open(path, "rb").read()
+    assert data.endswith(b"AES-GCMENCRYPT") and data[-18:-14] == b"\0\0\0\0"
+    plain, off = bytearray(), 0
+    while True:
+        (length,) = struct.unpack(">i", data[off:off + 4])
+        if length == 0:
+            assert off + 4 == len(data) - 14
+            return bytes(plain)
+        body = data[off + 4:off + 4 + length]
+        magic, = struct.unpack("<I", body[:4])
+        tag = body[4:20]
+        block_size, iv_len = struct.unpack("<ii", body[20:28])
+        iv, (n,) = body[28:44], struct.unpack("<i", body[44:48])
+        assert magic == MAGIC["AES-GCM"] and iv_len == 16 and block_size == 24 + n == length - 24 and n <= MIB64
+        plain += AESGCM(key.encode()).decrypt(iv, body[48:48 + n] + tag, None)
+        off += 4 + length
+
+
+def dataset_files(first):
+    base = first[:-1] if first[-1].isdigit() else first
+    shards = [first] if first == base else sorted(p for p in (os.path.join(os.path.dirname(first), f)
+                                                               for f in os.listdir(os.path.dirname(first)))
+                                                  if p.startswith(base) and not p.endswith(".db"))
+    return [p for s in shards for p in (s, s + ".db")]
+
+
+@pytest.fixture(autouse=True)
+def plain_settings():
+    yield
+    set_enc_key(None)
+    set_hash_mode(None)
+    set_dec_mode(None)
+
+
+def write_rows(path, n, shard_num=1, blob=100, page_size=None):
+    w = FileWriter(path, shard_num)
+    w.add_schema({"id": {"type": "int64"}, "label": {"type": "int32"}, "blob": {"type": "bytes"}}, "enc")
+    if page_size:
+        w.set_page_size(page_size)
+    w.write_raw_data([{"id": i, "label": i % 4, "blob": bytes([i % 256]) * blob} for i in range(n)])
+    w.commit()
+    return path if shard_num == 1 else path + "0"
+
+
+def rows_of(path):
+    return [(r["id"], r["label"], r["blob"]) for r in FileReader(path).get_next()]
+
+
+@pytest.mark.parametrize("block", [MIB64, 4096])
+def test_reads_mindspore_encrypted_and_hashed_files_in_place(tmp_path, block):
+    first = write_rows(str(tmp_path / "e"), 300, shard_num=2, page_size=64 << 10)
+    want = rows_of(first)
+    before = set(os.listdir(tmp_path))
+    for f in dataset_files(first):
+        mindspore_hash(f)
+        mindspore_encrypt(f, block=block)
+    set_enc_key(KEY)
+    set_hash_mode("sha256")
+    assert rows_of(first) == want
+    ds = MindDataset(first, shuffle=True, seed=3).batch(7)
+    got = sorted(int(i) for b in ds.create_dict_iterator(num_epochs=1, output_numpy=True) for i in b["id"])
+    assert got == list(range(300))
+    page = MindPage(first)  # the .db indexes are decrypted in memory
+    page.category_field = "label"
+    assert sorted(int(r["id"]) for r in page.read_at_page_by_name("2", 0, 100)) == list(range(2, 300, 4))
+    # MindSpore writes decrypted copies into .decrypt_mindrecord; nothing is written here.
+    assert set(os.listdir(tmp_path)) == before
+
+
+def test_random_access_across_many_blocks(tmp_path):
+    path = write_rows(str(tmp_path / "r.mindrecord"), 64, blob=3000)
+    want = {i: bytes([i]) * 3000 for i in range(64)}
+    for f in dataset_files(path):
+        mindspore_encrypt(f, block=1000)  # rows straddle blocks of 1,000 bytes
+    set_enc_key(KEY)
+    ds = MindDataset(path, shuffle=True, seed=1)
+    for row in ds:
+        assert row["blob"].tobytes() == want[int(row["id"])]
+
+
+def test_encrypted_file_larger_than_one_block(tmp_path):
+    # 66 MiB of rows: two blocks of MindSpore's 64 MiB.
+    path = write_rows(str(tmp_path / "big.mindrecord"), 66, blob=1 << 20, page_size=4 << 20)
+    size = os.path.getsize(path)
+    assert size > MIB64
+    ids_blobs = {i: bytes([i]) * (1 << 20) for i in range(66)}
+    mindspore_encrypt(path)
+    mindspore_encrypt(path + ".db")
+    data = open(path, "rb").read()
+    (first_len,) = struct.unpack(">i", data[:4])
+    assert first_len == 48 + MIB64  # one full block, then the rest
+    del data
+    set_enc_key(KEY)
+    got = [(r["id"], r["blob"] == ids_blobs[r["id"]]) for r in FileReader(path).get_next()]
+    assert got == [(i, True) for i in range(66)]
+
+
+def test_wrong_key_mode_or_settings_are_clear_errors(tmp_path):
+    path = write_rows(str(tmp_path / "w.mindrecord"), 20)
+    plain = str(tmp_path / "plain.mindrecord")
+    write_rows(plain, 5)
+    for f in dataset_files(path):
+        mindspore_encrypt(f)
+    with pytest.raises(RuntimeError, match="The mindrecord file is encrypted. You need to configure") as e:
+        FileReader(path)
+    assert "w.mindrecord" in str(e.value)
+    set_enc_key("6543210987654321")
+    with pytest.raises(RuntimeError, match="Failed to decrypt data, please check if enc_key"):
+        FileReader(path)
+    set_enc_key(KEY)
+    with pytest.raises(RuntimeError, match="The mindrecord file is not encrypted"):
+        FileReader(plain)
+    cbc = str(tmp_path / "cbc.mindrecord")
+    write_rows(cbc, 5)
+    mindspore_encrypt(cbc, mode="AES-CBC")
+    with pytest.raises(RuntimeError, match="encrypted with AES-CBC"):
+        FileReader(cbc)
+    with pytest.raises(ValueError, match="The length of input enc_key is not 16, 24, 32."):
+        set_enc_key("short")
+    with pytest.raises(ValueError, match="The input enc_key is not str."):
+        set_enc_key(b"0123456789012345")
+    with pytest.raises(ValueError, match="The input dec_mode is invalid."):
+        set_dec_mode("AES-XYZ")
+    with pytest.raises(NotImplementedError):
+        set_dec_mode("SM4-CBC")
+
+
+def test_hash_check(tmp_path):
+    path = write_rows(str(tmp_path / "h.mindrecord"), 20)
+    want = rows_of(path)
+    plain = write_rows(str(tmp_path / "p.mindrecord"), 3)
+    for f in dataset_files(path):
+        mindspore_hash(f, "sha3_512")
+    assert rows_of(path) == want  # no hash mode: read as it is
+    set_hash_mode("sha3_512")
+    assert rows_of(path) == want
+    set_hash_mode("sha256")
+    with pytest.raises(RuntimeError, match="hash check fail"):
+        FileReader(path)
+    set_hash_mode("sha3_512")
+    with pytest.raises(RuntimeError, match="The mindrecord file is not hashed"):
+        FileReader(plain)
+    data = bytearray(open(path, "rb").read())
+    data[-100] ^= 1  # inside the last page
+    open(path, "wb").write(bytes(data))
+    with pytest.raises(RuntimeError, match="h.mindrecord hash check fail. The file may be damaged"):
+        FileReader(path)
+
+
+def test_writer_protects_files_as_mindspore_does(tmp_path):
+    os.makedirs(tmp_path / "plain")
+    os.makedirs(tmp_path / "enc")
+    plain = write_rows(str(tmp_path / "plain" / "x.mindrecord"), 50)  # the same name: the header holds it
+    want = rows_of(plain)
+    set_hash_mode("sha384")
+    set_enc_key(KEY)
+    path = write_rows(str(tmp_path / "enc" / "x.mindrecord"), 50)
+    for f, ref in ((path, plain), (path + ".db", plain + ".db")):
+        dec = mindspore_decrypt(f)
+        # Hash first, then encrypt: the plaintext is the file and its digest.
+        body, trailer = dec[:-56], dec[-56:]
+        assert trailer[48:52] == (48).to_bytes(4, "big") and trailer[52:] == b"HASH"
+        assert hashlib.sha384(body).digest() == trailer[:48]
+        if f == path:
+            assert body == open(ref, "rb").read()  # the same bytes as a plain write
+    assert rows_of(path) == want
+    got = [(int(r["id"]), r["blob"].tobytes()) for r in MindDataset(path, shuffle=False)]
+    assert got == [(i, bytes([i]) * 100) for i in range(50)]
+    with pytest.raises(NotImplementedError, match="encrypted or hashed"):
+        FileWriter.open_for_append(path)
+
+
+def test_multi_block_write_round_trip(tmp_path):
+    set_enc_key("0123456789abcdef0123456789abcdef")  # AES-256
+    path = write_rows(str(tmp_path / "w.mindrecord"), 70, blob=1 << 20, page_size=4 << 20)
+    data = open(path, "rb").read()
+    (first_len,) = struct.unpack(">i", data[:4])
+    assert first_len == 48 + MIB64
+    del data
+    plain = mindspore_decrypt(path, key="0123456789abcdef0123456789abcdef")
+    assert len(plain) > MIB64
+    header_len = int.from_bytes(plain[:8], "little")
+    assert plain[8:8 + header_len].startswith(b'{"header_size"')  # a MindRecord shard inside
+    assert [r["id"] for r in FileReader(path).get_next()] == list(range(70))

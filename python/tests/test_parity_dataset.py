@@ -1,0 +1,187 @@
+"""MindSpore parity (issue 17): MindDataset written the MindSpore way
+(`from mindrecord import ...` in place of `mindspore.dataset` /
+`mindspore.mindrecord`), each asserting MindSpore's documented result."""
+import numpy as np
+import pytest
+
+from mindrecord import (DistributedSampler, FileWriter, MindDataset, RandomSampler, SequentialSampler, Shuffle,
+                        SubsetRandomSampler, SubsetSampler)
+
+SCHEMA = {"id": {"type": "int64"}, "label": {"type": "int32"}, "score": {"type": "float32"},
+          "name": {"type": "string"}, "data": {"type": "bytes"}, "vec": {"type": "float64", "shape": [2]}}
+
+
+def write(path, n, shard_num=1):
+    w = FileWriter(path, shard_num)
+    w.add_schema(SCHEMA, "parity")
+    w.write_raw_data([{"id": i, "label": i % 3, "score": i / 4, "name": "n%d" % i, "data": bytes([i]) * (i % 4 + 1),
+                       "vec": np.array([i, -i], np.float64)} for i in range(n)])
+    w.commit()
+    return path if shard_num == 1 else path + "0"
+
+
+@pytest.fixture(scope="module")
+def ten(tmp_path_factory):
+    return write(str(tmp_path_factory.mktemp("p") / "ten.mindrecord"), 10)
+
+
+@pytest.fixture(scope="module")
+def four_shards(tmp_path_factory):
+    return write(str(tmp_path_factory.mktemp("p4") / "four"), 10, shard_num=4)
+
+
+def ids(ds):
+    return [int(r["id"]) for r in ds.create_dict_iterator(num_epochs=1, output_numpy=True)]
+
+
+def test_values_have_mindspores_types(ten):
+    # Unbatched rows (C++ row stream) and rows through the pipeline (a map op
+    # forces it) give the same MindSpore types: 0-d arrays for scalars, uint8
+    # arrays for bytes, numpy str arrays for strings.
+    plain = next(iter(MindDataset(ten, shuffle=False).create_dict_iterator(output_numpy=True)))
+    mapped = next(iter(MindDataset(ten, shuffle=False).map(lambda v: v, input_columns="vec")
+                       .create_dict_iterator(output_numpy=True)))
+    for row in (plain, mapped):
+        assert row["id"].shape == () and row["id"].dtype == np.int64 and int(row["id"]) == 0
+        assert row["label"].shape == () and row["label"].dtype == np.int32
+        assert row["score"].shape == () and row["score"].dtype == np.float32
+        assert row["data"].dtype == np.uint8 and row["data"].tobytes() == b"\x00"
+        assert row["name"].shape == () and str(row["name"]) == "n0" and row["name"].dtype.kind == "U"
+        assert row["vec"].shape == (2,) and row["vec"].dtype == np.float64
+    batch = next(iter(MindDataset(ten, shuffle=False).batch(3).create_dict_iterator(output_numpy=True)))
+    assert batch["id"].tolist() == [0, 1, 2]
+    assert batch["name"].tolist() == ["n0", "n1", "n2"] and batch["name"].dtype.kind == "U"
+    assert [x.tobytes() for x in batch["data"]] == [b"\x00", b"\x01\x01", b"\x02\x02\x02"]
+    tensor_row = next(iter(MindDataset(ten, shuffle=False).create_tuple_iterator(columns=["id"])))
+    assert tensor_row[0].asnumpy().shape == ()
+
+
+def test_num_shards_gives_every_rank_ceil_rows_dealt_by_interval(ten, monkeypatch):
+    monkeypatch.delenv("MS_DEV_MINDRECORD_SHARD_BY_BLOCK", raising=False)
+    parts = [ids(MindDataset(ten, num_shards=4, shard_id=i, shuffle=False)) for i in range(4)]
+    assert parts == [[0, 4, 8], [1, 5, 9], [2, 6, 0], [3, 7, 1]]
+    assert [MindDataset(ten, num_shards=4, shard_id=i).get_dataset_size() for i in range(4)] == [3, 3, 3, 3]
+    monkeypatch.setenv("MS_DEV_MINDRECORD_SHARD_BY_BLOCK", "true")
+    parts = [ids(MindDataset(ten, num_shards=4, shard_id=i, shuffle=False)) for i in range(4)]
+    assert parts == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 0, 1]]
+    # num_samples caps the rows per shard (MindSpore allows it with num_shards).
+    assert ids(MindDataset(ten, num_shards=4, shard_id=1, shuffle=False, num_samples=2)) == [3, 4]
+
+
+def test_shuffle_modes_and_their_rules(ten):
+    assert Shuffle.ADAPTIVE == "adaptive" and Shuffle.GLOBAL == "global"
+    ds = MindDataset(ten, seed=3)
+    assert '"mode":"adaptive"' in ds.plan().replace(" ", "")  # MindSpore 2.6's default
+    assert sorted(ids(ds)) == list(range(10))
+    assert sorted(ids(MindDataset(ten, shuffle=Shuffle.ADAPTIVE, seed=3))) == list(range(10))
+    with pytest.raises(ValueError, match="'Shuffle.FILES' or 'Shuffle.INFILE' and 'num_samples' cannot be specified"):
+        MindDataset(ten, shuffle=Shuffle.FILES, num_samples=3)
+    with pytest.raises(TypeError):
+        MindDataset(ten, shuffle=3)
+    with pytest.raises(RuntimeError):
+        MindDataset(ten, num_shards=2)  # shard_id missing
+
+
+def test_samplers_as_mindspore_defines_them(ten):
+    assert ids(MindDataset(ten, sampler=SequentialSampler(start_index=2, num_samples=10))) == \
+        [2, 3, 4, 5, 6, 7, 8, 9, 0, 1]
+    assert ids(MindDataset(ten, sampler=SequentialSampler(start_index=7, num_samples=4))) == [7, 8, 9, 0]
+    # Indices outside [0, rows) are taken modulo the rows.
+    assert ids(MindDataset(ten, sampler=SubsetSampler([1, -1, 12]))) == [1, 9, 2]
+    assert sorted(ids(MindDataset(ten, sampler=SubsetRandomSampler([0, 11, -2])))) == [0, 1, 8]
+    with pytest.raises(TypeError, match="Type of indices element must be int"):
+        SubsetSampler([1, "2"])
+    assert ids(MindDataset(ten, sampler=DistributedSampler(3, 2, shuffle=False))) == [2, 5, 8, 1]
+
+
+def test_padded_sample_rules(ten):
+    pad = {"id": -1, "label": 0, "score": 0.0, "name": "pad", "data": b"", "vec": np.zeros(2), "extra": 1}
+    # More keys than the columns read are allowed, and padding needs no sharding.
+    ds = MindDataset(ten, columns_list=["id", "name"], shuffle=False, padded_sample=pad, num_padded=2)
+    assert ids(ds) == list(range(10)) + [-1, -1]
+    both = [ids(MindDataset(ten, columns_list=["id"], num_shards=4, shard_id=s, shuffle=False,
+                            padded_sample={"id": -1}, num_padded=2)) for s in range(4)]
+    assert [len(p) for p in both] == [3, 3, 3, 3] and sorted(x for p in both for x in p) == [-1, -1] + list(range(10))
+    with pytest.raises(ValueError, match="padded_sample cannot match columns_list"):
+        MindDataset(ten, columns_list=["id", "name"], padded_sample={"id": -1}, num_padded=1)
+
+
+def test_file_list_reads_exactly_the_files_listed(four_shards):
+    base = four_shards[:-1]
+    assert ids(MindDataset([base + "2"], shuffle=False)) == [6, 7]
+    assert ids(MindDataset([base + "3", base + "0"], shuffle=False)) == [8, 9, 0, 1, 2]
+    assert ids(MindDataset(base + "2", shuffle=False)) == list(range(10))  # a str: every sibling
+
+
+def test_repeat_before_and_after_batch(ten):
+    ds = MindDataset(ten, shuffle=False).repeat(2)
+    assert ds.get_dataset_size() == 20 and ds.get_repeat_count() == 2
+    assert ids(ds) == list(range(10)) * 2
+    # Before batch the passes run back to back: 20 rows in batches of 3 = 7.
+    before = MindDataset(ten, shuffle=False).repeat(2).batch(3)
+    sizes = [len(b["id"]) for b in before.create_dict_iterator(num_epochs=1, output_numpy=True)]
+    assert sizes == [3, 3, 3, 3, 3, 3, 2] and before.get_dataset_size() == 7
+    # After batch each pass is batched alone: 2 x (3, 3, 3, 1).
+    after = MindDataset(ten, shuffle=False).batch(3).repeat(2)
+    sizes = [len(b["id"]) for b in after.create_dict_iterator(num_epochs=1, output_numpy=True)]
+    assert sizes == [3, 3, 3, 1] * 2 and after.get_dataset_size() == 8
+    # Each pass is shuffled anew.
+    passes = ids(MindDataset(ten, seed=4).repeat(2))
+    assert sorted(passes[:10]) == sorted(passes[10:]) == list(range(10)) and passes[:10] != passes[10:]
+    endless = MindDataset(ten, shuffle=False).repeat()
+    it = endless.create_dict_iterator(num_epochs=1, output_numpy=True)
+    got = [int(next(it)["id"]) for _ in range(25)]
+    assert got == (list(range(10)) * 3)[:25] and endless.get_repeat_count() == -1
+
+
+def test_shuffle_buffer(ten):
+    ds = MindDataset(ten, shuffle=False, seed=5).shuffle(buffer_size=4)
+    order = ids(ds)
+    assert sorted(order) == list(range(10)) and order != list(range(10))
+    # A buffer of 4: the first row out is one of the first four.
+    assert order[0] < 4
+    assert ids(ds) != order  # a new order the next epoch
+    with pytest.raises(ValueError):
+        MindDataset(ten).shuffle(buffer_size=1)
+    with pytest.raises(NotImplementedError, match="before batch"):
+        MindDataset(ten).batch(2).shuffle(4)
+
+
+def test_split_and_use_sampler(ten):
+    d = MindDataset(ten, shuffle=False, seed=111)
+    d1, d2 = d.split([0.8, 0.2])
+    assert d.get_dataset_size() == 10 and d1.get_dataset_size() == 8 and d2.get_dataset_size() == 2
+    a, b = ids(d1), ids(d2)
+    assert sorted(a + b) == list(range(10))
+    assert ids(d1) == a  # the same rows in the same order every epoch
+    d1.use_sampler(DistributedSampler(2, 0, shuffle=False))
+    assert d1.get_dataset_size() == 4 and ids(d1) == a[0::2]
+    seq1, seq2 = d.split([7, 3], randomize=False)
+    assert ids(seq1) == list(range(7)) and ids(seq2) == [7, 8, 9]
+    with pytest.raises(RuntimeError, match="Dataset should not be sharded before split."):
+        MindDataset(ten, num_shards=2, shard_id=0).split([0.5, 0.5])
+    # use_sampler on the dataset itself replaces its sampler.
+    whole = MindDataset(ten, seed=2)
+    whole.use_sampler(SequentialSampler(start_index=8))
+    assert ids(whole) == [8, 9, 0, 1, 2, 3, 4, 5, 6, 7]
+    whole.use_sampler(RandomSampler(num_samples=3))
+    assert whole.get_dataset_size() == 3
+
+
+def test_reset_starts_the_next_epoch(ten):
+    ds = MindDataset(ten, shuffle=False)
+    it = ds.create_dict_iterator(num_epochs=1, output_numpy=True)
+    assert [int(next(it)["id"]) for _ in range(4)] == [0, 1, 2, 3]
+    ds.reset()
+    state = ds.state_dict()
+    assert state["epoch"] == 1 and state["position"] == 0
+    assert ids(ds) == list(range(10))
+
+
+def test_output_shapes_and_types(ten):
+    ds = MindDataset(ten, columns_list=["id", "vec", "name"], shuffle=False)
+    assert ds.output_shapes() == [[], [2], []]
+    assert ds.output_types() == [np.dtype(np.int64), np.dtype(np.float64), np.dtype("<U2")]
+    batched = ds.batch(4, drop_remainder=True)
+    assert batched.output_shapes() == [[4], [4, 2], [4]] and batched.get_batch_size() == 4
+    assert ids(ds)[:2] == [0, 1]  # the dataset's own position is untouched
