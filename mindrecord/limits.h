@@ -37,4 +37,8 @@ inline constexpr uint64_t kMaxJournalBytes = kMaxJournalDescriptionBytes + kMaxH
 // A commit record lists two (temporary, final) pairs per shard.
 inline constexpr uint64_t kMaxCommitRecordBytes = 4 * kMiB;
 
+// One string or blob read from (or written to) a shard's SQLite index: an
+// index value comes from a row, which never holds more than this.
+inline constexpr uint64_t kMaxIndexValueBytes = kMaxDecompressedRowBytes;
+
 }  // namespace mindrecord
