@@ -79,3 +79,39 @@ def test_dataset_rows_read_ahead_counts_decompressed_bytes(tmp_path, monkeypatch
     rest = list(it)
     assert [int(r["id"]) for r in rest] == list(range(1, 40))
     assert all(bytes(r["data"]) == bytes([int(r["id"])]) * row_bytes for r in rest)
+
+
+def test_mindpage_refuses_a_row_its_index_misfiles(tmp_path):
+    # The index (.db) said row 1 had label 4: MindPage returned it as one of
+    # label 4's rows, and nothing said the index was wrong.
+    import sqlite3
+    path = write_simple(str(tmp_path / "d.mindrecord"), 10)
+    db = sqlite3.connect(path + ".db")
+    db.execute("UPDATE INDEXES SET label_0 = 4 WHERE ROW_ID = 1")
+    db.commit()
+    db.close()
+    page = mindrecord.MindPage(path)
+    page.set_category_field("label")
+    assert [r["id"] for r in page.read_at_page_by_name("0", 0, 5)] == [0, 5]
+    with pytest.raises(mindrecord.CorruptionError, match=r"d.mindrecord: the index lists row 1 under label '4', "
+                                                         r"but the row holds '1'"):
+        page.read_at_page_by_name("4", 0, 5)
+
+
+def test_mindpage_page_holds_at_most_page_bytes(tmp_path, monkeypatch):
+    # A page of rows that store a few hundred bytes each and inflate to
+    # 256 KiB was read whole, whatever it held once decompressed.
+    import mindrecord.mindpage as mindpage
+    path = str(tmp_path / "inflating.mindrecord")
+    w = mindrecord.FileWriter(path, 1, compression="zstd")
+    w.add_schema({"id": {"type": "int64"}, "label": {"type": "int32"}, "data": {"type": "bytes"}}, "inflating")
+    w.add_index(["label"])
+    w.write_raw_data([{"id": i, "label": 0, "data": bytes([i]) * (256 << 10)} for i in range(40)])
+    w.commit()
+    monkeypatch.setattr(mindpage, "PAGE_BYTES", 1 << 20)
+    page = mindrecord.MindPage(path)
+    page.set_category_field("label")
+    assert [r["id"] for r in page.read_at_page_by_id(0, 1, 3)] == [3, 4, 5]
+    with pytest.raises(ValueError, match=r"the 40 rows asked for hold more than 1048576 bytes once read "
+                                         r"\(the first 4 of them, up to row 3, hold 10486\d\d\); ask for fewer rows at a time"):
+        page.read_at_page_by_id(0, 0, 40)
