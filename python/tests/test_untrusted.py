@@ -27,9 +27,18 @@ def test_lone_surrogate_is_a_value_error(tmp_path):
         w.write_raw_data([{"s": "a\udc80b", "f": 1.0}])
     with pytest.raises(ValueError, match=r"field 'f' \(float32\): beyond float32's range"):
         w.write_raw_data([{"s": "ok", "f": 1e300}])
-    w.write_raw_data([{"s": "ok", "f": 0.1}])
+    # An int the float32 field cannot hold exactly: 2**40 + 1 was stored as 2**40.
+    with pytest.raises(ValueError, match=r"field 'f' \(float32\): the integer does not fit float32 exactly, "
+                                         r"got 1099511627777"):
+        w.write_raw_data([{"s": "ok", "f": 2 ** 40 + 1}])
+    with pytest.raises(ValueError, match=r"field 'f' \(float32\): 1180591620717411303425 does not fit float32 "
+                                         r"exactly"):
+        w.write_raw_data([{"s": "ok", "f": 2 ** 70 + 1}])
+    w.write_raw_data([{"s": "ok", "f": 0.1}, {"s": "int", "f": 2 ** 40}, {"s": "big", "f": 2 ** 70}])
     w.commit()
-    assert [r["s"] for r in mindrecord.FileReader(str(tmp_path / "s.mindrecord")).get_next()] == ["ok"]
+    rows = list(mindrecord.FileReader(str(tmp_path / "s.mindrecord")).get_next())
+    assert [(r["s"], float(r["f"])) for r in rows] == [("ok", float(np.float32(0.1))), ("int", 2.0 ** 40),
+                                                       ("big", 2.0 ** 70)]
 
 
 def _inflating(tmp_path, rows=40, row_bytes=256 << 10):
