@@ -85,7 +85,8 @@ class MindPage:
         cats = self._cats()
         if category_id >= len(cats):
             raise ValueError("category_id %d is not in [0, %d)" % (category_id, len(cats)))
-        return self._page(*cats[category_id], page, num_row)
+        name, ids = cats[category_id]
+        return self._page(name, ids, page, num_row)
 
     def read_at_page_by_name(self, category_name: str, page: int, num_row: int) -> list[dict[str, object]]:
         """As read_at_page_by_id, for the category named `category_name`."""
