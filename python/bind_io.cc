@@ -10,6 +10,7 @@
 
 #include "mindrecord/compression.h"
 #include "python/py_common.h"
+#include "readers/recover.h"
 #include "readers/shard_reader.h"
 #include "writers/shard_writer.h"
 
@@ -270,6 +271,14 @@ void BindIo(py::module_& m) {
     Schema s = ValueOrThrow(Schema::FromUserJsonString(schema_json, desc));
     if (index_fields) ThrowIfError(s.ValidateIndexFields(*index_fields));
   }, py::arg("schema_json"), py::arg("desc"), py::arg("index_fields"));
+  // readers/recover.h: mode "open", "roll_back" or "discard"; the lines done.
+  m.def("recover", [](const std::string& path, const std::string& mode) {
+    const RecoverMode m = mode == "roll_back" ? RecoverMode::kRollBack
+                          : mode == "discard" ? RecoverMode::kDiscard
+                                              : RecoverMode::kAsOpen;
+    py::gil_scoped_release nogil;
+    return ValueOrThrow(Recover(path, m));
+  }, py::arg("path"), py::arg("mode"));
   py::class_<PyWriter>(m, "Writer")
       .def(py::init<const std::string&, const std::string&, const std::string&, uint32_t, uint64_t, uint64_t,
                     std::optional<std::vector<std::string>>, bool, bool, const std::string&,

@@ -13,6 +13,7 @@ from mindrecord._core import CorruptionError, UnsupportedError, __version__
 from mindrecord.filewriter import FileWriter
 from mindrecord.filereader import FileReader
 from mindrecord.mindpage import MindPage
+from mindrecord.recover import recover
 from mindrecord.converters import (Cifar10ToMR, Cifar100ToMR, CocoToMR, COCOToMR, CsvToMR, ImageFolderToMR,
                                    ImageNetToMR, MnistToMR, TFRecordToMR, VOCToMR, convert)
 from mindrecord.dataset import (DistributedSampler, MindDataset, PKSampler, RandomSampler, SequentialSampler,
@@ -26,5 +27,5 @@ __all__ = [
     "Cifar100ToMR", "ImageNetToMR", "CsvToMR", "TFRecordToMR", "VOCToMR", "CocoToMR", "COCOToMR",
     "ImageFolderToMR", "convert", "MindDataset", "Shuffle", "SequentialSampler", "RandomSampler",
     "DistributedSampler", "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "Tensor", "vision",
-    "SUCCESS", "__version__",
+    "recover", "SUCCESS", "__version__",
 ]

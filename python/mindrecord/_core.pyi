@@ -26,6 +26,7 @@ class UnsupportedError(ValueError):
 
 
 def check_schema(schema_json: str, desc: str, index_fields: Optional[List[str]]) -> None: ...
+def recover(path: str, mode: str) -> List[str]: ...
 
 
 class Writer:

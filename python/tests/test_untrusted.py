@@ -1,4 +1,6 @@
 """Hostile inputs through the Python API: clear errors, never an abort."""
+import os
+
 import numpy as np
 import pytest
 
@@ -124,3 +126,37 @@ def test_mindpage_page_holds_at_most_page_bytes(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match=r"the 40 rows asked for hold more than 1048576 bytes once read "
                                          r"\(the first 4 of them, up to row 3, hold 10486\d\d\); ask for fewer rows at a time"):
         page.read_at_page_by_id(0, 0, 40)
+
+
+def test_recover_rolls_back_a_folder_copied_during_an_append(tmp_path):
+    # An append killed after its journal (a child process exits before it
+    # commits), then the folder copied: its shards are other files than those
+    # journaled, so no open applies the journal; recover(roll_back=True) does.
+    import multiprocessing
+    import shutil
+    src = tmp_path / "a"
+    src.mkdir()
+    path = write_simple(str(src / "d.mindrecord"), 10)
+    before = open(path, "rb").read()
+    ctx = multiprocessing.get_context("fork")
+    child = ctx.Process(target=_append_and_die, args=(path,))
+    child.start()
+    child.join()
+    assert child.exitcode == 0 and os.path.exists(path + ".mr-journal")
+    shutil.copytree(src, tmp_path / "b")
+    copy = str(tmp_path / "b" / "d.mindrecord")
+    with pytest.raises(mindrecord.CorruptionError, match=r"the folder was copied.*`mindrecord recover --roll-back "):
+        mindrecord.FileReader(copy)
+    with pytest.raises(ValueError, match="exclude each other"):
+        mindrecord.recover(copy, roll_back=True, discard=True)
+    assert mindrecord.recover(copy, roll_back=True) == [
+        "rolled back the interrupted append recorded in %s.mr-journal" % copy]
+    assert open(copy, "rb").read() == before
+    assert [r["id"] for r in mindrecord.FileReader(copy).get_next()] == list(range(10))
+    assert mindrecord.recover(copy) == ["nothing to recover: no interrupted append or commit"]
+
+
+def _append_and_die(path):
+    w = mindrecord.FileWriter.open_for_append(path)
+    w.write_raw_data([{"id": 100, "label": 1, "vec": np.zeros(3, np.float32)}])
+    os._exit(0)  # no commit, no clean-up: as if killed
