@@ -3,6 +3,8 @@
 #include <sqlite3.h>
 
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "mindrecord/limits.h"
 #include "mindrecord/own_file.h"
@@ -26,12 +28,15 @@ std::string FileUri(const std::string& path) {
   return uri;
 }
 
-Status Configure(sqlite3* db, const std::string& path) {
-  const std::pair<int, int> settings[] = {{SQLITE_DBCONFIG_ENABLE_TRIGGER, 0},
-                                          {SQLITE_DBCONFIG_ENABLE_VIEW, 0},
-                                          {SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0},
-                                          {SQLITE_DBCONFIG_DEFENSIVE, 1},
-                                          {SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0}};
+Status Configure(sqlite3* db, const std::string& path, IndexDbMode mode) {
+  std::vector<std::pair<int, int>> settings = {{SQLITE_DBCONFIG_ENABLE_TRIGGER, 0},
+                                               {SQLITE_DBCONFIG_ENABLE_VIEW, 0},
+                                               {SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0},
+                                               {SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0}};
+  // Defensive mode also ignores `PRAGMA journal_mode=OFF`, which the writers
+  // set on their private files (the file is renamed into place only once
+  // complete); they run only their own SQL, so readers alone need it.
+  if (mode == IndexDbMode::kReadOnly) settings.emplace_back(SQLITE_DBCONFIG_DEFENSIVE, 1);
   for (const auto& [op, on] : settings) {
     int now = -1;
     if (sqlite3_db_config(db, op, on, &now) != SQLITE_OK || now != on) {
@@ -106,7 +111,7 @@ Result<sqlite3*> OpenIndexDb(const std::string& path, IndexDbMode mode) {
     if (mode == IndexDbMode::kCreate) return Status::IOError(path + ": cannot create index database: " + why);
     return Status::NotFound(path + ": cannot open index database: " + why);
   }
-  Status st = Configure(db, path);
+  Status st = Configure(db, path, mode);
   if (st.ok() && mode != IndexDbMode::kCreate) st = CheckTables(db, path);
   if (!st.ok()) {
     sqlite3_close(db);

@@ -10,10 +10,12 @@
 //   write a readonly database"). Our writers and MindSpore's never change a
 //   live .db in place: appends and rebuilds rename a new file over it.
 // - Every connection has views and triggers disabled (an INDEXES view with a
-//   recursive query never ended; an AFTER DELETE trigger ran during an append
-//   and filled the disk), SQLite's defensive mode on and trusted_schema off
-//   (no function named in the schema runs unless SQLite marks it harmless),
-//   and strings and blobs capped at kMaxIndexValueBytes.
+//   recursive query never ended; an AFTER INSERT trigger ran during an append
+//   and filled the disk), trusted_schema off (no function named in the
+//   schema runs unless SQLite marks it harmless) and strings and blobs capped
+//   at kMaxIndexValueBytes; read-only ones also SQLite's defensive mode
+//   (writers keep `journal_mode=OFF` on their private files, which defensive
+//   mode would ignore).
 // - INDEXES and SHARD_NAME must be ordinary tables without generated columns
 //   (a generated column computes its values on every read, from no bytes).
 #pragma once
