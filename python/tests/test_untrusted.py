@@ -160,3 +160,27 @@ def _append_and_die(path):
     w = mindrecord.FileWriter.open_for_append(path)
     w.write_raw_data([{"id": 100, "label": 1, "vec": np.zeros(3, np.float32)}])
     os._exit(0)  # no commit, no clean-up: as if killed
+
+
+def test_deeply_nested_header_json_is_an_error_not_a_crash(tmp_path):
+    # An unknown header key holding 300,000 nested arrays: SIGSEGV in Python
+    # (the parser's recursion), now refused before parsing.
+    import struct
+    path = str(tmp_path / "d.mindrecord")
+    w = mindrecord.FileWriter(path, checksums=False)  # as MindSpore writes it: nothing to fail first
+    w.add_schema({"id": {"type": "int64"}}, "nested")
+    w.write_raw_data([{"id": i} for i in range(3)])
+    w.commit()
+    data = bytearray(open(path, "rb").read())
+    n = struct.unpack("<Q", data[:8])[0]
+    text = data[8:8 + n].decode()
+    text = text[:-1] + ',"zz":' + "[" * 300000 + "]" * 300000 + "}"
+    assert 8 + len(text) <= len(data)
+    data[:8 + max(n, len(text))] = b"\0" * (8 + max(n, len(text)))
+    data[:8] = struct.pack("<Q", len(text))
+    data[8:8 + len(text)] = text.encode()
+    open(path, "wb").write(bytes(data))
+    with pytest.raises(mindrecord.CorruptionError, match=r"d.mindrecord: header: JSON nests deeper than 64 levels"):
+        mindrecord.FileReader(path)
+    with pytest.raises(mindrecord.CorruptionError, match="nests deeper than 64 levels"):
+        mindrecord.MindDataset(path)

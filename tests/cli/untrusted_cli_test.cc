@@ -128,6 +128,18 @@ TEST(UntrustedCliTest, SpecialFilesAsShardOrIndexAreDataErrors) {
     EXPECT_EQ(Cli(std::string(verb) + " " + d, &out), 2) << verb << ": " << out;
     EXPECT_NE(out.find(d + ".db: is a FIFO"), std::string::npos) << out;
   }
+  // A FIFO where an append journal or a commit record would be: read by
+  // every opener before the shards, so refused before its open too.
+  const std::string e = WriteDataset(dir.Join("e"));
+  for (const std::string& record : {e + ".mr-journal", e + ".mr-commit"}) {
+    ASSERT_EQ(mkfifo(record.c_str(), 0644), 0);
+    for (const char* verb : {"inspect", "cat", "recover"}) {
+      std::string out;
+      EXPECT_EQ(Cli(std::string(verb) + " " + e, &out), 2) << verb << ": " << out;
+      EXPECT_NE(out.find(record + ": is a FIFO, not a regular file"), std::string::npos) << out;
+    }
+    fs::remove(record);
+  }
 }
 
 // `cp train.mindrecord backup.mindrecord` (+ .db): every verb given the
