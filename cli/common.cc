@@ -20,13 +20,18 @@ Status MoveRows(const ShardReader& r, ShardWriter* w, bool reencode) {
   constexpr size_t kBatchRows = 4096;
   constexpr size_t kBatchBytes = 64 << 20;
   if (reencode) {
+    // Bounded by the rows' decoded bytes too: 4,096 rows of a dataset whose
+    // values inflate (up to 256 MiB a row) could take a terabyte.
     std::vector<Row> rows;
+    size_t bytes = 0;
     for (uint64_t id = 0; id < r.num_rows(); ++id) {
       MR_ASSIGN_OR_RETURN(Row row, r.ReadRow(id));
+      bytes += row.value_bytes();
       rows.push_back(std::move(row));
-      if (rows.size() >= kBatchRows || id + 1 == r.num_rows()) {
+      if (rows.size() >= kBatchRows || bytes >= kBatchBytes || id + 1 == r.num_rows()) {
         MR_RETURN_IF_ERROR(w->WriteRows(std::move(rows)));
         rows.clear();
+        bytes = 0;
       }
     }
     return Status::OK();

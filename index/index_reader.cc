@@ -1,6 +1,6 @@
 #include "index/index_reader.h"
 
-#include "mindrecord/own_file.h"
+#include "index/index_db.h"
 
 #include <sqlite3.h>
 
@@ -21,12 +21,7 @@ Result<std::unique_ptr<IndexReader>> IndexReader::Open(const std::string& db_pat
   std::unique_ptr<IndexReader> r(new IndexReader());
   r->path_ = db_path;
   r->quoted_ = legacy_quoted_strings;
-  // A FIFO or device in the index's place would block SQLite's open or read.
-  MR_RETURN_IF_ERROR(CheckNotSpecialFile(db_path));
-  if (sqlite3_open_v2(db_path.c_str(), &r->db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    return Status::NotFound(db_path + ": cannot open index database: " +
-                            (r->db_ ? sqlite3_errmsg(r->db_) : "out of memory"));
-  }
+  MR_ASSIGN_OR_RETURN(r->db_, OpenIndexDb(db_path, IndexDbMode::kReadOnly));
   MR_RETURN_IF_ERROR(r->CheckShardName(shard_name));
   return r;
 }
@@ -37,18 +32,7 @@ Result<std::unique_ptr<IndexReader>> IndexReader::OpenImage(const std::string& d
   std::unique_ptr<IndexReader> r(new IndexReader());
   r->path_ = db_path;
   r->quoted_ = legacy_quoted_strings;
-  if (sqlite3_open_v2(":memory:", &r->db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
-    return Status::Internal(db_path + ": cannot open an in-memory database");
-  }
-  // SQLite takes over a buffer from its own allocator (freed on close).
-  auto* buf = static_cast<unsigned char*>(sqlite3_malloc64(image.size()));
-  if (buf == nullptr && !image.empty()) return Status::Internal(db_path + ": out of memory for the index image");
-  std::memcpy(buf, image.data(), image.size());
-  if (sqlite3_deserialize(r->db_, "main", buf, static_cast<sqlite3_int64>(image.size()),
-                          static_cast<sqlite3_int64>(image.size()),
-                          SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY) != SQLITE_OK) {
-    return Status::Corruption(db_path + ": not an SQLite database (" + sqlite3_errmsg(r->db_) + ")");
-  }
+  MR_ASSIGN_OR_RETURN(r->db_, OpenIndexDbImage(db_path, image));
   MR_RETURN_IF_ERROR(r->CheckShardName(shard_name));
   return r;
 }
@@ -131,7 +115,8 @@ Result<std::vector<RowLocator>> IndexReader::LoadLocators(uint64_t first_row, ui
 }
 
 Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> IndexReader::GroupBy(const std::string& field,
-                                                                                const Schema& schema) const {
+                                                                                const Schema& schema,
+                                                                                uint64_t num_rows) const {
   const Field* f = schema.Find(field);
   if (!f || !f->is_scalar() || f->type == DataType::kBytes) {
     return Status::InvalidArgument("'" + field + "' is not a scalar field that can be indexed");
@@ -143,13 +128,39 @@ Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> IndexReader::GroupB
     return Status::InvalidArgument(path_ + ": field '" + field + "' is not an index field (" +
                                    sqlite3_errmsg(db_) + ")");
   }
+  auto bad = [&](const std::string& why) {
+    return Status::Corruption(path_ + ": index field '" + field + "': " + why);
+  };
+  // Every row of the shard once, no other: the groups' memory is bounded by
+  // the shard's rows, and a page of a category holds only rows that exist.
+  std::vector<bool> seen(num_rows);
+  uint64_t count = 0;
+  const int want = f->type == DataType::kString ? SQLITE_TEXT : SQLITE_INTEGER;
   std::map<std::string, std::pair<Value, std::vector<uint64_t>>> text_groups;
   std::map<double, std::pair<Value, std::vector<uint64_t>>> num_groups;
-  while (sqlite3_step(st.s) == SQLITE_ROW) {
-    uint64_t row = static_cast<uint64_t>(sqlite3_column_int64(st.s, 1));
+  int rc;
+  while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) {
+    if (sqlite3_column_type(st.s, 1) != SQLITE_INTEGER) {
+      return bad("a ROW_ID is not an integer (index row " + std::to_string(count) + ")");
+    }
+    const int64_t id = sqlite3_column_int64(st.s, 1);
+    if (id < 0 || static_cast<uint64_t>(id) >= num_rows) {
+      return bad("lists row " + std::to_string(id) + ", which the shard (" + std::to_string(num_rows) +
+                 " rows) does not have");
+    }
+    const uint64_t row = static_cast<uint64_t>(id);
+    if (seen[row]) return bad("lists row " + std::to_string(row) + " twice");
+    seen[row] = true;
+    ++count;
+    const int type = sqlite3_column_type(st.s, 0);
+    if (type != want && !(want == SQLITE_INTEGER && type == SQLITE_FLOAT && !IsIntegerType(f->type))) {
+      static const char* const kNames[] = {"", "an integer", "a float", "text", "a blob", "NULL"};
+      return bad("row " + std::to_string(row) + " holds " + kNames[type] + ", not a " + DataTypeName(f->type) +
+                 " value");
+    }
     if (f->type == DataType::kString) {
       const char* t = reinterpret_cast<const char*>(sqlite3_column_text(st.s, 0));
-      std::string s = t ? t : "";
+      std::string s(t ? t : "", static_cast<size_t>(sqlite3_column_bytes(st.s, 0)));
       if (quoted_ && s.size() >= 2 && s.front() == '"' && s.back() == '"') {
         auto j = nlohmann::json::parse(s, nullptr, false);
         if (j.is_string()) s = j.get<std::string>();
@@ -165,6 +176,10 @@ Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> IndexReader::GroupB
       }
       g.second.push_back(row);
     }
+  }
+  if (rc != SQLITE_DONE) return bad(std::string("reading INDEXES: ") + sqlite3_errmsg(db_));
+  if (count != num_rows) {
+    return bad("lists " + std::to_string(count) + " rows, the shard has " + std::to_string(num_rows));
   }
   std::vector<std::pair<Value, std::vector<uint64_t>>> out;
   for (auto& [k, g] : text_groups) out.push_back(std::move(g));

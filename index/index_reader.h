@@ -37,8 +37,11 @@ class IndexReader {
   // rows (a row group's, for a group whose pages do not walk).
   Result<std::vector<RowLocator>> LoadLocatorRange(uint64_t first_row, uint64_t num_rows) const;
   // Distinct values of index field `field` (ascending) with their row ids.
+  // Corruption naming the file unless the index lists each of the shard's
+  // `num_rows` rows exactly once, with a value of the field's type.
   Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> GroupBy(const std::string& field,
-                                                                          const Schema& schema) const;
+                                                                          const Schema& schema,
+                                                                          uint64_t num_rows) const;
   const std::string& path() const { return path_; }
 
  private:

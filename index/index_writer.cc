@@ -1,6 +1,6 @@
 #include "index/index_writer.h"
 
-#include "mindrecord/own_file.h"
+#include "index/index_db.h"
 
 #include <sqlite3.h>
 
@@ -23,10 +23,7 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Create(const std::string& db_p
   w->path_ = db_path;
   w->fields_ = fields;
   w->quoted_ = legacy_quoted_strings;
-  if (sqlite3_open_v2(db_path.c_str(), &w->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
-    return Status::IOError(db_path + ": cannot create index database: " +
-                           (w->db_ ? sqlite3_errmsg(w->db_) : "out of memory"));
-  }
+  MR_ASSIGN_OR_RETURN(w->db_, OpenIndexDb(db_path, IndexDbMode::kCreate));
   // The file is a temporary until the writer renames it, so SQLite's own
   // journaling is not needed; the writer fsyncs the finished file.
   MR_RETURN_IF_ERROR(w->Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"));
@@ -67,12 +64,9 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::OpenForAppend(const std::strin
   w->path_ = db_path;
   w->fields_ = fields;
   w->quoted_ = legacy_quoted_strings;
-  // A FIFO or device in the index's place would block SQLite's open or read.
-  MR_RETURN_IF_ERROR(CheckNotSpecialFile(db_path));
-  if (sqlite3_open_v2(db_path.c_str(), &w->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
-    return Status::IOError(db_path + ": cannot open index database: " +
-                           (w->db_ ? sqlite3_errmsg(w->db_) : "out of memory"));
-  }
+  // A copy of the dataset's index, as untrusted as the original: its
+  // triggers must not fire on the DELETE below.
+  MR_ASSIGN_OR_RETURN(w->db_, OpenIndexDb(db_path, IndexDbMode::kReadWrite));
   for (const auto& name : fields) {
     const Field* f = schema.Find(name);
     if (!f) return Status::InvalidArgument("index field '" + name + "' is not in the schema");

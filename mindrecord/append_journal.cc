@@ -18,6 +18,14 @@ namespace mindrecord {
 namespace {
 
 constexpr std::string_view kMagic = "mindrecord-append-journal 2\n";
+constexpr std::string_view kOldMagic = "mindrecord-append-journal 1\n";
+
+// What to do about a journal that is reported, not applied.
+std::string DiscardAdvice(const std::string& dataset) {
+  return "If no append to this dataset was interrupted, remove the journal with `mindrecord recover --discard " +
+         dataset + "` and check the dataset with `mindrecord verify --deep " + dataset +
+         "`; otherwise restore the dataset from a copy";
+}
 
 using Region = AppendJournal::ShardState::Region;
 
@@ -35,10 +43,12 @@ struct Journal {
 
 // Parses a journal file. Checks its own consistency only; whether it belongs
 // to the shard beside it is CheckJournal's job.
-Result<Journal> ReadJournal(const std::string& path, FileSystem* fs) {
+// `dataset` names the dataset in the advice (any of its shards).
+Result<Journal> ReadJournal(const std::string& path, const std::string& dataset, FileSystem* fs) {
   auto bad = [&](const std::string& why) {
     return Status::Corruption(path + ": append journal is damaged (" + why +
-                              "); nothing was restored from it, and the dataset may hold a half-finished append");
+                              "); nothing was restored from it, so the dataset may hold a half-finished append. " +
+                              DiscardAdvice(dataset));
   };
   MR_RETURN_IF_ERROR(CheckNotSpecialFile(path));
   MR_ASSIGN_OR_RETURN(auto f, fs->OpenRead(path));
@@ -48,6 +58,14 @@ Result<Journal> ReadJournal(const std::string& path, FileSystem* fs) {
   }
   std::string text(f->size(), '\0');
   MR_RETURN_IF_ERROR(f->ReadAt(0, text.size(), text.data()));
+  if (text.compare(0, kOldMagic.size(), kOldMagic) == 0) {
+    // Format 1 recorded no identities: nothing proves it belongs to these files.
+    return Status::Corruption(path + ": append journal was written by an older mindrecord (journal format 1), "
+                              "which this version does not apply since it cannot prove the journal belongs to " +
+                              dataset + "; nothing was changed. Open the dataset once with the version that "
+                              "wrote it (that rolls the append back), or, if no append to this dataset was "
+                              "interrupted, remove the journal with `mindrecord recover --discard " + dataset + "`");
+  }
   if (text.compare(0, kMagic.size(), kMagic) != 0) return bad("no journal signature of this version");
   const size_t eol = text.find('\n', kMagic.size());
   if (eol == std::string::npos) return bad("no description line");
@@ -106,56 +124,100 @@ Result<Journal> ReadJournal(const std::string& path, FileSystem* fs) {
   return out;
 }
 
+// What a rollback requires of the shards it restores.
+enum class Match {
+  kSameFiles,    // the very files journaled (device, inode): what every opener applies
+  kCopiedFiles,  // `mindrecord recover --roll-back`: the user says these files are a copy of them
+};
+
+// Says what state a shard that is another file than the one journaled is in,
+// and what the user can do: its header is compared with the one the journal
+// saved (an append rewrites headers only after writing its pages).
+std::string ForeignShardAdvice(const std::string& shard_path, const Journal& j, const std::string& dataset,
+                               FileSystem* fs) {
+  std::string now(j.header.size(), '\0');
+  auto f = fs->OpenRead(shard_path);
+  const bool same_header = f.ok() && (*f)->size() >= now.size() && (*f)->ReadAt(0, now.size(), now.data()).ok() &&
+                           now == j.header;
+  const std::string roll_back = "`mindrecord recover --roll-back " + dataset + "`";
+  const std::string discard = "`mindrecord recover --discard " + dataset + "`";
+  if (same_header) {
+    return "The shard still holds the header saved before that append, so it reads as it did before the append; " +
+           roll_back + " cuts off what the append had begun to write and removes the journal";
+  }
+  return "The shard's header is not the one saved before that append: the shard holds either that append's "
+         "unfinished pages (the folder was copied while the append ran) or a dataset put in its place after it. "
+         "In the first case " + roll_back + " restores the dataset as it was before the append; in the second " +
+         discard + " removes the journal and keeps the dataset as it is";
+}
+
 // Whether journal `j` (read from JournalPath(shard_path)) provably belongs to
 // the shard beside it and to the append `master` describes: its names are
-// plain names in this folder, the shard is the very regular file journaled
-// (device, inode; never a symbolic link) and no smaller than it was. Checked
-// for every shard before anything is written.
-Status CheckJournal(const std::string& shard_path, const Journal& j, const Journal& master) {
+// plain names in this folder, the shard is a regular file reached without a
+// link, no smaller than it was, and (kSameFiles) the very file journaled
+// (device, inode). With kCopiedFiles `j` takes the shard's identity, so the
+// restore checks that the file did not change since. Checked for every
+// shard before anything is written.
+Status CheckJournal(const std::string& shard_path, Journal& j, const Journal& master, Match match, FileSystem* fs) {
   const std::string jp = JournalPath(shard_path);
-  auto foreign = [&](const std::string& why) {
+  const std::string dataset = JoinPath(DirName(shard_path), IsPlainBaseName(master.master) ? master.master : j.shard);
+  auto foreign = [&](const std::string& why, const std::string& advice) {
     return Status::Corruption(jp + ": append journal does not belong to " + shard_path + " (" + why +
-                              "); it was left alone and nothing was restored. If no append to this dataset was "
-                              "interrupted, remove the journal; otherwise restore the dataset from a copy");
+                              "); it was left alone and nothing was restored. " + advice);
   };
-  if (!IsPlainBaseName(j.shard) || !IsPlainBaseName(j.master)) return foreign("it names a file outside the folder");
-  if (j.shard != BaseName(shard_path)) return foreign("it was written for '" + j.shard + "'");
+  if (!IsPlainBaseName(j.shard) || !IsPlainBaseName(j.master)) {
+    return foreign("it names a file outside the folder", DiscardAdvice(shard_path));
+  }
+  if (j.shard != BaseName(shard_path)) {
+    return foreign("it was written for '" + j.shard + "'", DiscardAdvice(dataset));
+  }
   if (j.master != master.master || j.append_id != master.append_id) {
-    return foreign("it belongs to another append than " + JournalPath(JoinPath(DirName(shard_path), master.master)));
+    return foreign("it belongs to another append than " + JournalPath(JoinPath(DirName(shard_path), master.master)),
+                   DiscardAdvice(dataset));
   }
   auto id = StatOwnFile(shard_path);
-  if (!id.ok()) return foreign(id.status().message());
-  if (!id->SameFile(j.identity)) return foreign("the shard is another file than the one journaled (different inode)");
+  if (!id.ok()) return foreign(id.status().message(), DiscardAdvice(dataset));
   if (id->size < j.size) {
     return foreign("the shard holds " + std::to_string(id->size) + " bytes, fewer than the " +
-                   std::to_string(j.size) + " it held before the append");
+                       std::to_string(j.size) + " it held before the append: another file is in its place",
+                   DiscardAdvice(dataset));
+  }
+  if (!id->SameFile(j.identity)) {
+    if (match == Match::kSameFiles) {
+      return foreign("the shard is another file than the one journaled (a different inode: the folder was copied, "
+                     "or the shard replaced, since that append began)",
+                     ForeignShardAdvice(shard_path, j, dataset, fs));
+    }
+    j.identity = *id;
   }
   const std::string backup = JournalIndexPath(shard_path);
   auto b = StatOwnFile(backup);
-  if (!b.ok() && b.status().code() != StatusCode::kNotFound) return foreign(b.status().message());
+  if (!b.ok() && b.status().code() != StatusCode::kNotFound) return foreign(b.status().message(), DiscardAdvice(dataset));
   return Status::OK();
 }
 
 // The master's own checks: it names its shard list, with plain names.
-Status CheckMaster(const std::string& first_shard, const Journal& m) {
+Status CheckMaster(const std::string& first_shard, Journal& m, Match match, FileSystem* fs) {
   const std::string jp = JournalPath(first_shard);
   if (m.shards.empty() || m.shards.size() > kMaxShardCount || m.shards[0] != m.master || m.shard != m.master) {
     return Status::Corruption(jp + ": append journal is damaged (its shard list is not a dataset's); "
-                              "it was left alone and nothing was restored");
+                              "it was left alone and nothing was restored. " + DiscardAdvice(first_shard));
   }
   for (size_t i = 0; i < m.shards.size(); ++i) {
     if (!IsPlainBaseName(m.shards[i])) {
       return Status::Corruption(jp + ": append journal names a file outside the dataset's folder ('" + m.shards[i] +
-                                "'); it was left alone and nothing was restored");
+                                "'); it was left alone and nothing was restored. " + DiscardAdvice(first_shard));
     }
     for (size_t k = 0; k < i; ++k) {
       if (m.shards[k] == m.shards[i]) {
         return Status::Corruption(jp + ": append journal lists shard '" + m.shards[i] +
-                                  "' twice; it was left alone and nothing was restored");
+                                  "' twice; it was left alone and nothing was restored. " +
+                                  DiscardAdvice(first_shard));
       }
     }
   }
-  return CheckJournal(first_shard, m, m);
+  const Journal copy = m;
+  return CheckJournal(first_shard, m, copy, match, fs);
 }
 
 std::string NewAppendId() {
@@ -256,11 +318,11 @@ Status RestoreShard(const std::string& shard_path, const Journal& j, FileSystem*
 // Rolls back the append whose master journal belongs to `first_shard`.
 // Every journal is read and checked before the first byte is written.
 // Idempotent: a rollback interrupted by another crash is finished by the next.
-Status RollBack(const std::string& first_shard, FileSystem* fs) {
+Status RollBack(const std::string& first_shard, Match match, FileSystem* fs) {
   const std::string dir = DirName(first_shard);
   const std::string master = JournalPath(first_shard);
-  MR_ASSIGN_OR_RETURN(Journal m, ReadJournal(master, fs));
-  MR_RETURN_IF_ERROR(CheckMaster(first_shard, m));
+  MR_ASSIGN_OR_RETURN(Journal m, ReadJournal(master, first_shard, fs));
+  MR_RETURN_IF_ERROR(CheckMaster(first_shard, m, match, fs));
   std::vector<std::string> shards;
   std::vector<std::pair<std::string, Journal>> plan;
   for (const auto& name : m.shards) shards.push_back(JoinPath(dir, name));
@@ -271,8 +333,8 @@ Status RollBack(const std::string& first_shard, FileSystem* fs) {
       continue;
     }
     if (!fs->Exists(jp)) continue;  // the append had not reached this shard
-    MR_ASSIGN_OR_RETURN(Journal j, ReadJournal(jp, fs));
-    MR_RETURN_IF_ERROR(CheckJournal(s, j, m));
+    MR_ASSIGN_OR_RETURN(Journal j, ReadJournal(jp, first_shard, fs));
+    MR_RETURN_IF_ERROR(CheckJournal(s, j, m, match, fs));
     plan.emplace_back(s, std::move(j));
   }
   for (const auto& [s, j] : plan) {
@@ -300,7 +362,7 @@ Result<std::unique_ptr<DatasetLock>> RecoverAndLock(const std::string& first_sha
   if (!fs->Exists(JournalPath(first_shard))) return lock;
   // A master journal nobody holds the lock for: its appender died.
   if (mode == DatasetLock::Mode::kShared) MR_RETURN_IF_ERROR(lock->Relock(DatasetLock::Mode::kExclusive, wait_ms));
-  if (fs->Exists(JournalPath(first_shard))) MR_RETURN_IF_ERROR(RollBack(first_shard, fs));
+  if (fs->Exists(JournalPath(first_shard))) MR_RETURN_IF_ERROR(RollBack(first_shard, Match::kSameFiles, fs));
   if (mode == DatasetLock::Mode::kShared) MR_RETURN_IF_ERROR(lock->Relock(DatasetLock::Mode::kShared, wait_ms));
   return lock;
 }
@@ -308,10 +370,11 @@ Result<std::unique_ptr<DatasetLock>> RecoverAndLock(const std::string& first_sha
 Status RecoverShardJournal(const std::string& shard_path, FileSystem* fs) {
   const std::string jp = JournalPath(shard_path);
   if (!fs->Exists(jp)) return Status::OK();
-  MR_ASSIGN_OR_RETURN(Journal j, ReadJournal(jp, fs));
+  MR_ASSIGN_OR_RETURN(Journal j, ReadJournal(jp, shard_path, fs));
   if (!IsPlainBaseName(j.master) || j.shard != BaseName(shard_path)) {
     return Status::Corruption(jp + ": append journal does not belong to " + shard_path +
-                              " (it names another file or a file outside the folder); it was left alone");
+                              " (it names another file or a file outside the folder); it was left alone and "
+                              "nothing was restored. " + DiscardAdvice(shard_path));
   }
   const std::string first = JoinPath(DirName(shard_path), j.master);
   // Rolls back when the master journal is hot; under the exclusive lock no
@@ -339,6 +402,34 @@ void RemoveStaleJournals(const std::vector<std::string>& shards, FileSystem* fs)
     if (fs->Exists(JournalPath(shards[i]))) (void)fs->Remove(JournalPath(shards[i]));
     if (fs->Exists(JournalIndexPath(shards[i]))) (void)fs->Remove(JournalIndexPath(shards[i]));
   }
+}
+
+Status RollBackCopiedAppend(const std::string& first_shard, FileSystem* fs) {
+  MR_ASSIGN_OR_RETURN(auto lock, DatasetLock::Acquire(first_shard, DatasetLock::Mode::kExclusive));
+  if (!fs->Exists(JournalPath(first_shard))) {
+    return Status::NotFound(first_shard + ": no append journal (" + JournalPath(first_shard) +
+                            ") to roll back: no append to this dataset was interrupted");
+  }
+  return RollBack(first_shard, Match::kCopiedFiles, fs);
+}
+
+Result<std::vector<std::string>> DiscardAppendJournals(const std::vector<std::string>& shards, FileSystem* fs) {
+  std::vector<std::string> removed;
+  if (shards.empty()) return removed;
+  MR_ASSIGN_OR_RETURN(auto lock, DatasetLock::Acquire(shards[0], DatasetLock::Mode::kExclusive));
+  // The master first: once it is gone the others are stale, whatever happens next.
+  for (const auto& s : shards) {
+    for (const std::string& p : {JournalPath(s), JournalIndexPath(s)}) {
+      auto id = StatOwnFile(p);
+      if (!id.ok() && id.status().code() == StatusCode::kNotFound) continue;
+      // A link or a special file under a journal's name is removed as a name;
+      // nothing is read or written through it.
+      MR_RETURN_IF_ERROR(fs->Remove(p));
+      removed.push_back(p);
+    }
+    MR_RETURN_IF_ERROR(fs->SyncDir(DirName(s)));
+  }
+  return removed;
 }
 
 Result<std::unique_ptr<AppendJournal>> AppendJournal::Begin(const std::vector<ShardState>& shards, FileSystem* fs) {
@@ -410,7 +501,7 @@ Status AppendJournal::RollBack() {
     done_ = true;
     return Status::OK();
   }
-  MR_RETURN_IF_ERROR(::mindrecord::RollBack(master_, fs_));
+  MR_RETURN_IF_ERROR(::mindrecord::RollBack(master_, Match::kSameFiles, fs_));
   done_ = true;
   return Status::OK();
 }

@@ -45,6 +45,20 @@ Status RecoverShardJournal(const std::string& shard_path, FileSystem* fs);
 // yet tidied (best effort: a read-only opener leaves them for the next one).
 void RemoveStaleJournals(const std::vector<std::string>& shards, FileSystem* fs);
 
+// `mindrecord recover --roll-back`: rolls back the interrupted append whose
+// master journal is beside `first_shard` although the shards are other files
+// than those journaled, as in a folder copied while the append ran (every
+// opener refuses that, since a shard replaced after the append looks the
+// same). Every other check holds: plain names in the folder, regular files
+// reached without a link, no smaller than journaled, one append id, the
+// whole record checked before the first write. Takes the lock exclusively.
+Status RollBackCopiedAppend(const std::string& first_shard, FileSystem* fs);
+
+// `mindrecord recover --discard`: removes the append journals and index
+// backups of `shards` (shards[0] first) without applying them, keeping the
+// dataset as it is. Takes the lock exclusively. Returns the paths removed.
+Result<std::vector<std::string>> DiscardAppendJournals(const std::vector<std::string>& shards, FileSystem* fs);
+
 // The undo journal of one append. Thread safety: not thread-safe.
 class AppendJournal {
  public:

@@ -16,6 +16,14 @@ namespace mindrecord {
 namespace {
 
 constexpr std::string_view kSignature = "mindrecord-commit 2";
+constexpr std::string_view kOldSignature = "mindrecord-commit 1";
+
+// What to do about a record that is reported, not applied.
+std::string Advice(const std::string& first_shard) {
+  return ". If the dataset reads as it should without it, remove the record with `mindrecord recover --discard " +
+         first_shard + "` and check the dataset with `mindrecord verify --deep " + first_shard +
+         "`; otherwise write the dataset again";
+}
 
 struct Entry {
   std::string from, to;  // plain names in the record's folder
@@ -25,7 +33,8 @@ struct Entry {
 Result<std::vector<Entry>> ReadRecord(const std::string& path, const std::string& first_shard, FileSystem* fs) {
   auto damaged = [&](const std::string& why) {
     return Status::Corruption(path + ": commit record is damaged (" + why +
-                              "); it was left alone, and the dataset's last commit may be incomplete");
+                              "); it was left alone, and the dataset's last commit may be incomplete" +
+                              Advice(first_shard));
   };
   MR_RETURN_IF_ERROR(CheckNotSpecialFile(path));
   std::string text;
@@ -36,6 +45,14 @@ Result<std::vector<Entry>> ReadRecord(const std::string& path, const std::string
     MR_RETURN_IF_ERROR(f->ReadAt(0, text.size(), text.data()));
   }
   const size_t a = text.find('\n'), b = a == std::string::npos ? a : text.find('\n', a + 1);
+  if (std::string_view(text).substr(0, a) == kOldSignature) {
+    // Format 1 recorded no identities: nothing proves its names are these files.
+    return Status::Corruption(path + ": commit record was written by an older mindrecord (format 1), which this "
+                              "version does not apply since it cannot prove the record belongs to the files "
+                              "beside it; it was left alone, and the dataset's last commit may be incomplete. "
+                              "Open the dataset once with the version that wrote it (that finishes the commit)" +
+                              Advice(first_shard));
+  }
   if (b == std::string::npos || std::string_view(text).substr(0, a) != kSignature) return damaged("no signature");
   if (ChecksumHex(Xxh3(std::string_view(text).substr(b + 1))) != text.substr(a + 1, b - a - 1)) {
     return damaged("checksum mismatch");
@@ -57,7 +74,7 @@ Result<std::vector<Entry>> ReadRecord(const std::string& path, const std::string
             {e[2].get<uint64_t>(), e[3].get<uint64_t>(), e[4].get<uint64_t>()}};
     if (!IsPlainBaseName(x.from) || !IsPlainBaseName(x.to)) {
       return Status::Corruption(path + ": commit record names a file outside its folder ('" + x.from + "' -> '" +
-                                x.to + "'); it was left alone and nothing was renamed");
+                                x.to + "'); it was left alone and nothing was renamed" + Advice(first_shard));
     }
     if (!names.insert(x.from).second || !names.insert(x.to).second) return damaged("a name appears twice");
     names_first_shard |= x.to == BaseName(first_shard);
@@ -65,7 +82,7 @@ Result<std::vector<Entry>> ReadRecord(const std::string& path, const std::string
   }
   if (!names_first_shard) {
     return Status::Corruption(path + ": commit record does not belong to " + first_shard +
-                              " (it does not name it); it was left alone and nothing was renamed");
+                              " (it does not name it); it was left alone and nothing was renamed" + Advice(first_shard));
   }
   return out;
 }
@@ -109,7 +126,7 @@ Status FinishCommit(const std::string& first_shard, FileSystem* fs) {
       return Status::Corruption(path + ": commit record does not match the files beside it (" +
                                 (renamed ? to : from) + " is not the file recorded" +
                                 (id.ok() ? std::string() : ": " + id.status().message()) +
-                                "); it was left alone and nothing was renamed");
+                                "); it was left alone and nothing was renamed" + Advice(first_shard));
     }
     pending.push_back(!renamed);
   }
@@ -128,6 +145,15 @@ Status FinishCommit(const std::string& first_shard, FileSystem* fs) {
   MR_RETURN_IF_ERROR(fs->SyncDir(dir));
   MR_RETURN_IF_ERROR(fs->Remove(path));
   return fs->SyncDir(dir);
+}
+
+Result<bool> DiscardCommitRecord(const std::string& first_shard, FileSystem* fs) {
+  const std::string path = CommitRecordPath(first_shard);
+  auto id = StatOwnFile(path);
+  if (!id.ok() && id.status().code() == StatusCode::kNotFound) return false;
+  MR_RETURN_IF_ERROR(fs->Remove(path));
+  MR_RETURN_IF_ERROR(fs->SyncDir(DirName(path)));
+  return true;
 }
 
 }  // namespace mindrecord

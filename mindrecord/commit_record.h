@@ -31,4 +31,9 @@ Status WriteCommitRecord(const std::string& first_shard,
 // there is none.
 Status FinishCommit(const std::string& first_shard, FileSystem* fs);
 
+// `mindrecord recover --discard`: removes the commit record beside
+// `first_shard` without applying it (the caller holds the dataset lock).
+// True when there was one.
+Result<bool> DiscardCommitRecord(const std::string& first_shard, FileSystem* fs);
+
 }  // namespace mindrecord

@@ -37,4 +37,15 @@ inline constexpr uint64_t kMaxJournalBytes = kMaxJournalDescriptionBytes + kMaxH
 // A commit record lists two (temporary, final) pairs per shard.
 inline constexpr uint64_t kMaxCommitRecordBytes = 4 * kMiB;
 
+// One string or blob read from (or written to) a shard's SQLite index: an
+// index value comes from a row, which never holds more than this.
+inline constexpr uint64_t kMaxIndexValueBytes = kMaxDecompressedRowBytes;
+
+// Images whose header claims more pixels than this are refused before any
+// buffer is allocated, by the pipeline's decode ops and by the converters
+// when they decode (--encode raw|jpeg|png): a few hundred bytes of JPEG or
+// PNG can claim 65535 x 65535 pixels, 12.9 GB decoded. Pillow's
+// DecompressionBombError threshold.
+inline constexpr int64_t kMaxImagePixels = 178956970;
+
 }  // namespace mindrecord

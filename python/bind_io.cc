@@ -10,6 +10,7 @@
 
 #include "mindrecord/compression.h"
 #include "python/py_common.h"
+#include "readers/recover.h"
 #include "readers/shard_reader.h"
 #include "writers/shard_writer.h"
 
@@ -218,12 +219,24 @@ class PyReader {
   }
 
   // Rows by global id, in the given order; all columns when `all_columns`.
-  py::list ReadIds(const std::vector<uint64_t>& ids, bool all_columns) const {
+  // ValueError once the rows read hold more than `max_bytes` (0: no cap)
+  // decoded, counted row by row: one call must return every row it is asked
+  // for, so a dataset whose values inflate is refused, not held.
+  py::list ReadIds(const std::vector<uint64_t>& ids, bool all_columns, uint64_t max_bytes) const {
     std::vector<Row> rows(ids.size());
     {
       py::gil_scoped_release nogil;
-      for (size_t i = 0; i < ids.size(); ++i)
+      uint64_t held = 0;
+      for (size_t i = 0; i < ids.size(); ++i) {
         rows[i] = ValueOrThrow(reader_->ReadRow(ids[i], all_columns ? nullptr : &projection_));
+        held += rows[i].value_bytes();
+        if (max_bytes > 0 && held > max_bytes) {
+          ThrowIfError(Status::InvalidArgument(
+              "the " + std::to_string(ids.size()) + " rows asked for hold more than " + std::to_string(max_bytes) +
+              " bytes once read (the first " + std::to_string(i + 1) + " of them, up to row " + std::to_string(ids[i]) +
+              ", hold " + std::to_string(held) + "); ask for fewer rows at a time"));
+        }
+      }
     }
     py::list out(rows.size());
     for (size_t i = 0; i < rows.size(); ++i) out[i] = RowToPy(std::move(rows[i]));
@@ -262,6 +275,14 @@ void BindIo(py::module_& m) {
     Schema s = ValueOrThrow(Schema::FromUserJsonString(schema_json, desc));
     if (index_fields) ThrowIfError(s.ValidateIndexFields(*index_fields));
   }, py::arg("schema_json"), py::arg("desc"), py::arg("index_fields"));
+  // readers/recover.h: mode "open", "roll_back" or "discard"; the lines done.
+  m.def("recover", [](const std::string& path, const std::string& mode) {
+    const RecoverMode m = mode == "roll_back" ? RecoverMode::kRollBack
+                          : mode == "discard" ? RecoverMode::kDiscard
+                                              : RecoverMode::kAsOpen;
+    py::gil_scoped_release nogil;
+    return ValueOrThrow(Recover(path, m));
+  }, py::arg("path"), py::arg("mode"));
   py::class_<PyWriter>(m, "Writer")
       .def(py::init<const std::string&, const std::string&, const std::string&, uint32_t, uint64_t, uint64_t,
                     std::optional<std::vector<std::string>>, bool, bool, const std::string&,
@@ -300,7 +321,7 @@ void BindIo(py::module_& m) {
       .def("read_range", &PyReader::ReadRange, py::arg("begin"), py::arg("end"), py::arg("threads") = 1,
            py::arg("max_bytes") = 0)
       .def("chunk_end", &PyReader::ChunkEnd, py::arg("begin"), py::arg("max_rows"), py::arg("max_bytes"))
-      .def("read_ids", &PyReader::ReadIds, py::arg("ids"), py::arg("all_columns") = false)
+      .def("read_ids", &PyReader::ReadIds, py::arg("ids"), py::arg("all_columns") = false, py::arg("max_bytes") = 0)
       .def("group_by", &PyReader::GroupBy, py::arg("field"));
 }
 

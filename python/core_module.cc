@@ -152,6 +152,25 @@ Result<Value> PyToValue(const Field& f, py::handle obj) {
         return Bad(f, "expected a number, got " + TypeNameOf(obj) + " " + std::string(py::repr(obj)));
       if (py::isinstance<py::array>(obj) && py::reinterpret_borrow<py::array>(obj).ndim() != 0)
         return Bad(f, "expected a scalar, got an array");
+      if (!PyFloat_Check(obj.ptr()) && PyIndex_Check(obj.ptr())) {
+        // An integer stays one, so the writer can refuse it when the field's
+        // type cannot hold it exactly (2^40+1 in float32 became 2^40).
+        py::object idx = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
+        if (!idx) throw py::error_already_set();
+        int overflow = 0;
+        const long long v = PyLong_AsLongLongAndOverflow(idx.ptr(), &overflow);
+        if (overflow == 0) return Value::Int(v);
+        const double d = PyLong_AsDouble(idx.ptr());
+        if (d == -1.0 && PyErr_Occurred()) {
+          PyErr_Clear();
+          return Bad(f, std::string(py::repr(obj)) + " is beyond " + DataTypeName(f.type) + "'s range");
+        }
+        const int same = PyObject_RichCompareBool(py::float_(f.type == DataType::kFloat32 ? static_cast<float>(d) : d).ptr(),
+                                                  idx.ptr(), Py_EQ);
+        if (same < 0) throw py::error_already_set();
+        if (same == 0) return Bad(f, std::string(py::repr(obj)) + " does not fit " + DataTypeName(f.type) + " exactly");
+        return Value::Float(d);
+      }
       const double d = PyFloat_AsDouble(obj.ptr());
       if (d == -1.0 && PyErr_Occurred()) throw py::error_already_set();
       return Value::Float(d);

@@ -809,7 +809,7 @@ Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> ShardReader::GroupB
       return Status::NotFound(s->path + ".db: index file of shard " + s->path + " is missing; querying index field '" +
                               field + "' needs it (rebuild it with `mindrecord index rebuild`)");
     }
-    auto groups = s->index->GroupBy(field, schema());
+    auto groups = s->index->GroupBy(field, schema(), s->header.num_rows());
     if (!groups.ok()) return groups.status();
     for (auto& [v, rows] : *groups) {
       auto& dst = merged[v];

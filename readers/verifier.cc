@@ -72,7 +72,7 @@ void DecodeAll(const RandomAccessFile& f, const ShardHeader& h, const std::vecto
   auto index = IndexReader::Open(f.path() + ".db", RecordedShardName(h), h.version == kVersion2);
   for (const std::string& field : h.index_fields) {
     if (!index.ok()) break;  // CheckIndex reported it
-    auto groups = (*index)->GroupBy(field, h.schema);
+    auto groups = (*index)->GroupBy(field, h.schema, walked.size());
     if (!groups.ok()) {
       rep->problems.push_back(f.path() + ".db: index field '" + field + "': " + groups.status().message());
       continue;

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "mindrecord/limits.h"
 #include "mindrecord/status.h"
 #include "pipeline/tensor.h"
 
@@ -26,10 +27,7 @@ struct JpegScale {
   int Scaled(int dim) const { return (dim * num + denom - 1) / denom; }  // TJSCALED
 };
 
-// Images whose header claims more pixels than this are refused before any
-// buffer is allocated (a few hundred bytes of JPEG or PNG can claim 65535 x
-// 65535 pixels: 12.9 GB decoded). Pillow's DecompressionBombError threshold.
-inline constexpr int64_t kMaxImagePixels = 178956970;
+// kMaxImagePixels (mindrecord/limits.h) bounds every decode below.
 
 bool LooksLikeJpeg(const uint8_t* data, size_t size);
 

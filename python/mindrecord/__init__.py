@@ -19,6 +19,7 @@ from mindrecord.exceptions import __all__ as _exception_names
 from mindrecord.filewriter import FileWriter
 from mindrecord.filereader import FileReader
 from mindrecord.mindpage import MindPage
+from mindrecord.recover import recover
 from mindrecord.converters import (Cifar10ToMR, Cifar100ToMR, CocoToMR, COCOToMR, CsvToMR, ImageFolderToMR,
                                    ImageNetToMR, MnistToMR, TFRecordToMR, VOCToMR, convert)
 from mindrecord.dataset import MindDataset
@@ -37,5 +38,5 @@ __all__ = [
     "Cifar100ToMR", "ImageNetToMR", "CsvToMR", "TFRecordToMR", "VOCToMR", "CocoToMR", "COCOToMR",
     "ImageFolderToMR", "convert", "MindDataset", "Shuffle", "SequentialSampler", "RandomSampler",
     "DistributedSampler", "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "Tensor", "vision",
-    "set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "SUCCESS", "FAILED", "__version__",
+    "set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "recover", "SUCCESS", "FAILED", "__version__",
 ] + list(_exception_names)

@@ -1,9 +1,14 @@
 """MindPage: MindSpore's category paging over the SQLite index."""
 import json
 
+from mindrecord import _core
 from mindrecord._checks import check_num_consumer
 from mindrecord.exceptions import InvalidArgumentError, MRMDefineCategoryError, ParamValueError
 from mindrecord.filereader import _open_reader
+
+# Decoded bytes one page of rows may hold (as the pipeline's max_batch_bytes):
+# a page is returned whole, so rows that inflate past it are an error.
+PAGE_BYTES = 2 << 30
 
 
 def _category_name(value):
@@ -83,7 +88,8 @@ class MindPage:
         if not 0 <= category_id < len(cats):
             raise InvalidArgumentError("Invalid data, category_id: %d must be in the range [0, %d]."
                                        % (category_id, len(cats)))
-        return self._page(cats[category_id][1], page, num_row)
+        name, ids = cats[category_id]
+        return self._page(name, ids, page, num_row)
 
     def read_at_page_by_name(self, category_name: str, page: int, num_row: int) -> list[dict[str, object]]:
         """As read_at_page_by_id, for the category named `category_name`."""
@@ -92,7 +98,7 @@ class MindPage:
         _check_page(page, num_row)
         for name, ids in self._cats():
             if name == category_name:
-                return self._page(ids, page, num_row)
+                return self._page(name, ids, page, num_row)
         raise InvalidArgumentError("category_name: %s could not found (not a category of field '%s')."
                                    % (category_name, self._category_field))
 
@@ -101,11 +107,22 @@ class MindPage:
             raise MRMDefineCategoryError("set category_field first (candidates: %s)" % ", ".join(self._candidates))
         return self._categories
 
-    def _page(self, ids, page, num_row):
+    def _page(self, name, ids, page, num_row):
         if page * num_row >= len(ids):
             raise InvalidArgumentError("page %d of %d rows is past the category's %d rows"
                                        % (page, num_row, len(ids)))
-        return self._reader.read_ids(ids[page * num_row:(page + 1) * num_row], True)
+        wanted = ids[page * num_row:(page + 1) * num_row]
+        rows = self._reader.read_ids(wanted, True, PAGE_BYTES)
+        # The index (.db) says which rows a category holds; a row whose own
+        # value differs is reported, not returned as one of the category.
+        for row_id, row in zip(wanted, rows):
+            held = _category_name(row[self._category_field])
+            if held != name:
+                raise _core.CorruptionError(
+                    "%s: the index lists row %d under %s '%s', but the row holds '%s': the index (.db) is wrong; "
+                    "`mindrecord verify --deep` lists its errors and `mindrecord index rebuild --force` rewrites it"
+                    % (self._reader.shard_paths[0], row_id, self._category_field, name, held))
+        return rows
 
 
 def _check_page(page, num_row):

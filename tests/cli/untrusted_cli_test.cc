@@ -128,6 +128,18 @@ TEST(UntrustedCliTest, SpecialFilesAsShardOrIndexAreDataErrors) {
     EXPECT_EQ(Cli(std::string(verb) + " " + d, &out), 2) << verb << ": " << out;
     EXPECT_NE(out.find(d + ".db: is a FIFO"), std::string::npos) << out;
   }
+  // A FIFO where an append journal or a commit record would be: read by
+  // every opener before the shards, so refused before its open too.
+  const std::string e = WriteDataset(dir.Join("e"));
+  for (const std::string& record : {e + ".mr-journal", e + ".mr-commit"}) {
+    ASSERT_EQ(mkfifo(record.c_str(), 0644), 0);
+    for (const char* verb : {"inspect", "cat", "recover"}) {
+      std::string out;
+      EXPECT_EQ(Cli(std::string(verb) + " " + e, &out), 2) << verb << ": " << out;
+      EXPECT_NE(out.find(record + ": is a FIFO, not a regular file"), std::string::npos) << out;
+    }
+    fs::remove(record);
+  }
 }
 
 // `cp train.mindrecord backup.mindrecord` (+ .db): every verb given the
@@ -177,6 +189,42 @@ TEST(UntrustedCliTest, ARenamedMultiShardDatasetReadsItsOwnShards) {
   std::string out;
   EXPECT_EQ(Cli("cat " + dir.Join("other"), &out), 2) << out;
   EXPECT_NE(out.find("sibling shards cannot be found"), std::string::npos) << out;
+}
+
+// Appending rows that must be re-encoded (a 3.0 zstd source into a 2.0
+// dataset) moved 4,096 decoded rows at a time whatever they held: 256 rows
+// that store a few bytes each and inflate to 1 MiB took 315 MB of memory
+// (1 TB for rows of 256 MiB). Batches are bounded by decoded bytes too.
+TEST(UntrustedCliTest, ReencodedRowsMoveInBatchesBoundedInBytes) {
+  TempDir dir;
+  auto schema = Schema::FromUserJsonString(R"({"id":{"type":"int64"},"data":{"type":"bytes"}})");
+  ASSERT_TRUE(schema.ok());
+  auto write = [&](const std::string& path, bool old_format, int rows, int row_bytes) {
+    WriterOptions o;
+    if (old_format) o.format_version = kVersion2;
+    if (!old_format) o.compression.codec = Codec::kZstd;
+    auto w = ShardWriter::Create(path, *schema, o);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    for (int i = 0; i < rows; ++i) {
+      ASSERT_TRUE((*w)->WriteRows({Row{{"id", Value::Int(i)}, {"data", Value::Bytes(std::string(row_bytes, 'a' + i % 26))}}})
+                      .ok());
+    }
+    ASSERT_TRUE((*w)->Commit().ok());
+  };
+  write(dir.Join("d.mindrecord"), true, 1, 10);
+  write(dir.Join("src.mindrecord"), false, 256, 1 << 20);
+  std::string out;
+  ASSERT_EQ(RunCommand("/usr/bin/time -f 'maxrss=%M' timeout 300 " + CliPath() + " append " + dir.Join("d.mindrecord") +
+                           " " + dir.Join("src.mindrecord"),
+                       &out, true),
+            0)
+      << out;
+  const size_t at = out.find("maxrss=");
+  ASSERT_NE(at, std::string::npos) << out;
+  const long kb = std::stol(out.substr(at + 7));
+  EXPECT_LT(kb, 200 * 1024) << out;  // 64 MiB of rows per batch, plus their encoding
+  ASSERT_EQ(Cli("cat --rows 256 --columns id " + dir.Join("d.mindrecord"), &out), 0) << out;
+  EXPECT_EQ(out, "{\"id\":255}\n");
 }
 
 // Bad arguments: exit 1 with words, never a raw library message or junk files.

@@ -467,7 +467,7 @@ TEST(CommitRecordTest, OpenerFinishesARecordedCommit) {
   for (const auto& [tmp, f] : renames) EXPECT_TRUE(fs::exists(f)) << f;
   EXPECT_TRUE(Verify(paths[0], {.deep = true}).ok());
   // A damaged record is an error naming it, not a guess.
-  std::ofstream(CommitRecordPath(paths[0])) << "mindrecord-commit 1\n0000\n[]";
+  std::ofstream(CommitRecordPath(paths[0])) << "mindrecord-commit 2\n0000\n[]";
   auto r = ShardReader::Open(paths[0]);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find(".mr-commit: commit record is damaged"), std::string::npos)

@@ -206,6 +206,20 @@ TEST(UntrustedRecoveryTest, CommitRecordForOtherFilesIsLeftAlone) {
   EXPECT_EQ(ReadFile(paths[0]), before);
 }
 
+// A commit record of the older format (names only, no identities) is named
+// as such and left alone (it was "damaged (no signature)").
+TEST(UntrustedRecoveryTest, OlderFormatCommitRecordIsNamedAndLeftAlone) {
+  TempDir dir;
+  auto paths = Write(dir.Join("d"), 50, 1);
+  const std::string tmp = dir.Join(".d.tmp-1");
+  WriteFile(tmp, "a file the record would rename");
+  WriteFile(CommitRecordPath(paths[0]), "mindrecord-commit 1\n[[\".d.tmp-1\",\"d\"]]");
+  const auto before = Snapshot(dir.path());
+  ExpectOpenRefused(paths[0], "commit record was written by an older mindrecord (format 1)");
+  ExpectOpenRefused(paths[0], "`mindrecord recover --discard " + paths[0] + "`");
+  EXPECT_EQ(Snapshot(dir.path()), before);
+}
+
 // Every journal is checked before the first byte is written: a damaged
 // shard-1 journal leaves shard 0 untouched too.
 TEST(UntrustedRecoveryTest, WholeRecordIsCheckedBeforeAnythingIsWritten) {

@@ -29,6 +29,8 @@ MINDRECORD_FUZZ_TARGET(index) {
   (void)(*reader)->LoadLocators(std::min<uint64_t>(peek.rows, 100000));
   (void)(*reader)->LoadLocators(std::min<uint64_t>(peek.rows + 1, 100000));
   const Schema& schema = fuzz::Schemas()[id];
-  for (const auto& field : schema.DefaultIndexFields()) (void)(*reader)->GroupBy(field, schema);
+  for (const auto& field : schema.DefaultIndexFields()) {
+    (void)(*reader)->GroupBy(field, schema, std::min<uint64_t>(peek.rows, 100000));
+  }
   return 0;
 }

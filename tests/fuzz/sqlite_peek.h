@@ -1,5 +1,6 @@
 // Reads SHARD_NAME and the INDEXES row count from an index file directly, so
-// a target can call the engine with the name and count the file claims.
+// a target can call the engine with the name and count the file claims
+// (opened as the engine opens an index: nothing in the file runs).
 #pragma once
 
 #include <sqlite3.h>
@@ -7,6 +8,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+
+#include "index/index_db.h"
 
 namespace mindrecord::fuzz {
 
@@ -17,8 +20,9 @@ struct IndexPeek {
 
 inline IndexPeek PeekIndex(const std::string& db_path) {
   IndexPeek out;
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+  auto opened = OpenIndexDb(db_path, IndexDbMode::kReadOnly);
+  sqlite3* db = opened.ok() ? *opened : nullptr;
+  if (db) {
     sqlite3_stmt* st = nullptr;
     if (sqlite3_prepare_v2(db, "SELECT NAME FROM SHARD_NAME LIMIT 1", -1, &st, nullptr) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {

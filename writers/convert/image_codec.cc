@@ -15,6 +15,8 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "mindrecord/limits.h"
+
 namespace mindrecord::convert {
 namespace {
 
@@ -66,7 +68,38 @@ Status CheckPng(std::string_view b) {
   return Status::OK();
 }
 
+// Before a decode: a JPEG or PNG header claiming more than kMaxImagePixels
+// is refused before any buffer is allocated (a 633-byte JPEG claiming 20000
+// x 20000 was decoded into 1.2 GB). Other formats are bounded by OpenCV's
+// own limit (2^30 pixels).
+Status CheckPixels(std::string_view b) {
+  int64_t w = 0, h = 0;
+  if (IsJpeg(b)) {
+    int jw = 0, jh = 0, subsamp = 0, colorspace = 0;
+    tjhandle th = t_header_reader.h;
+    if (!th) return Status::Internal("libturbojpeg: cannot create a decompressor");
+    if (tjDecompressHeader3(th, reinterpret_cast<const unsigned char*>(b.data()), static_cast<unsigned long>(b.size()),
+                            &jw, &jh, &subsamp, &colorspace) == 0) {
+      w = jw, h = jh;
+    } else {
+      tjDestroy(th);  // left mid-stream (see HeaderReader); the decode reports the bad header
+      t_header_reader.h = tjInitDecompress();
+    }
+  } else if (IsPng(b) && b.size() >= 24) {
+    const auto* p = reinterpret_cast<const uint8_t*>(b.data());
+    auto be32 = [&](size_t off) {
+      return (uint32_t{p[off]} << 24) | (uint32_t{p[off + 1]} << 16) | (uint32_t{p[off + 2]} << 8) | p[off + 3];
+    };
+    w = be32(16), h = be32(20);
+  }
+  if (w * h <= kMaxImagePixels) return Status::OK();
+  return Status::Corruption((IsJpeg(b) ? "JPEG" : "PNG") + std::string(" header claims ") + std::to_string(w) + " x " +
+                            std::to_string(h) + " pixels, more than the " + std::to_string(kMaxImagePixels) +
+                            " an image may have to be decoded (keep its bytes as they are with --encode keep)");
+}
+
 Result<cv::Mat> Decode(std::string_view bytes) {
+  MR_RETURN_IF_ERROR(CheckPixels(bytes));
   cv::Mat buf(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<char*>(bytes.data()));
   cv::Mat img;
   try {
@@ -174,6 +207,7 @@ Result<std::string> EncodeImageFile(std::string bytes, EncodeMode mode) {
 
 Result<std::string> DecodeImageFileToRgb(std::string_view bytes, int* height, int* width) {
   MR_RETURN_IF_ERROR(CheckImage(bytes));
+  MR_RETURN_IF_ERROR(CheckPixels(bytes));
   if (IsJpeg(bytes)) {
     std::string rgb = DecodeJpegRgb(bytes, height, width);
     if (!rgb.empty()) return rgb;

@@ -1,0 +1,79 @@
+// Source images are untrusted input: a converter that decodes them (--encode
+// raw, jpeg, png) refuses a JPEG or PNG whose header claims more than
+// kMaxImagePixels before allocating (a 633-byte JPEG claiming 20000 x 20000
+// was decoded into 1.2 GB). Kept as they are (the default), such files are
+// only bytes and still convert.
+#include <gtest/gtest.h>
+#include <opencv2/imgcodecs.hpp>
+
+#include "fixtures/convert_fixtures.h"
+#include "tests/convert/convert_test_util.h"
+
+namespace mindrecord::convert {
+namespace {
+
+using namespace testing;  // NOLINT
+
+std::string Encode(const char* ext) {
+  cv::Mat img(16, 16, CV_8UC3, cv::Scalar(10, 200, 30));
+  std::vector<uchar> out;
+  EXPECT_TRUE(cv::imencode(ext, img, out));
+  return std::string(out.begin(), out.end());
+}
+
+// A 16 x 16 JPEG whose frame header (SOF0) claims 20000 x 20000.
+std::string JpegClaiming20000() {
+  std::string j = Encode(".jpg");
+  const size_t sof = j.find("\xFF\xC0");
+  EXPECT_NE(sof, std::string::npos);
+  for (size_t at : {sof + 5, sof + 7}) {  // height, then width, big-endian
+    j[at] = static_cast<char>(20000 >> 8);
+    j[at + 1] = static_cast<char>(20000 & 0xFF);
+  }
+  return j;
+}
+
+// A 16 x 16 PNG whose IHDR claims 30000 x 30000.
+std::string PngClaiming30000() {
+  std::string p = Encode(".png");
+  for (size_t at : {size_t{16}, size_t{20}}) {
+    p[at] = 0, p[at + 1] = 0, p[at + 2] = static_cast<char>(30000 >> 8), p[at + 3] = static_cast<char>(30000 & 0xFF);
+  }
+  return p;
+}
+
+TEST(UntrustedImagesTest, DecodingConvertsRefuseImageBombs) {
+  struct Case {
+    const char* file;
+    std::string bytes;
+    const char* words;
+  } cases[] = {{"bomb.jpg", JpegClaiming20000(), "JPEG header claims 20000 x 20000 pixels, more than the 178956970"},
+               {"bomb.png", PngClaiming30000(), "PNG header claims 30000 x 30000 pixels, more than the 178956970"}};
+  for (const Case& c : cases) {
+    for (EncodeMode mode : {EncodeMode::kRaw, EncodeMode::kJpeg, EncodeMode::kPng}) {
+      TempDir dir;
+      fixtures::WriteImageFolder(dir / "src", 1, 2, 8, 8, 1);
+      fixtures::WriteFile(dir / "src/class_00/" + c.file, c.bytes);
+      ConvertOptions o = SmallOptions();
+      o.encode = mode;
+      auto r = Convert("imagefolder", dir / "src", dir / "out.mindrecord", o);
+      ASSERT_FALSE(r.ok()) << c.file;
+      EXPECT_NE(r.status().message().find(c.words), std::string::npos) << r.status().ToString();
+      EXPECT_NE(r.status().message().find(c.file), std::string::npos) << r.status().ToString();
+      o.on_error = OnError::kSkip;
+      r = Convert("imagefolder", dir / "src", dir / "skip.mindrecord", o);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      EXPECT_EQ(ReadAll(dir / "skip.mindrecord").size(), 2u) << c.file;
+    }
+  }
+  // Kept as they are, the bytes are stored (no decode: nothing to bound).
+  TempDir dir;
+  fixtures::WriteImageFolder(dir / "src", 1, 1, 8, 8, 1);
+  fixtures::WriteFile(dir / "src/class_00/bomb.jpg", JpegClaiming20000());
+  auto r = Convert("imagefolder", dir / "src", dir / "keep.mindrecord", SmallOptions());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(ReadAll(dir / "keep.mindrecord").size(), 2u);
+}
+
+}  // namespace
+}  // namespace mindrecord::convert
