@@ -22,6 +22,7 @@ shared memory, and a generation counter makes a stamped start apply to one
 iteration only.
 """
 import operator
+from typing import Any
 
 import torch
 import torch.utils.data
@@ -120,18 +121,19 @@ class StatefulDataLoader(torch.utils.data.DataLoader):
     The state is that of this process's rank. Thread safety: one thread
     iterates and saves state at a time."""
 
-    def __init__(self, dataset, *args, batch_size: int | None = None, **kwargs) -> None:
+    def __init__(self, dataset: Any, batch_size: int | None = None, **kwargs: Any) -> None:
         if not hasattr(dataset, "_resume_state"):
             raise TypeError("StatefulDataLoader takes a mindrecord.torch.MindRecordDataset, got %r"
                             % type(dataset).__name__)
         if batch_size not in (None, 1):
             raise ValueError("StatefulDataLoader hands out the dataset's items: batch_size must be None or 1 "
                              "(batch with MindRecordDataset(batch_size=...)), got %r" % (batch_size,))
-        super().__init__(dataset, *args, batch_size=batch_size, **kwargs)
-        self._progress = None
+        super().__init__(dataset, batch_size=batch_size, **kwargs)
+        self._mr: Any = dataset  # the MindRecordDataset (DataLoader types .dataset as a plain Dataset)
+        self._progress: Progress | None = None
 
     def __iter__(self):
-        ds = self.dataset
+        ds = self._mr
         epoch, start = ds._pending_start()
         gen = ds._cells.stamp(epoch, start, by_loader=True)
         it = super().__iter__()  # workers copy the dataset (or read the cells) with the stamp unseen
@@ -143,13 +145,14 @@ class StatefulDataLoader(torch.utils.data.DataLoader):
         """Where the next item of the last iterator starts (the dataset's
         start when no iterator ran yet): {seed, epoch, position, rows,
         fingerprint}, as MindDataset's state_dict."""
+        ds = self._mr
         if self._progress is None:
-            return self.dataset._resume_state(*self.dataset._pending_start())
+            return ds._resume_state(*ds._pending_start())
         p = self._progress
-        return self.dataset._resume_state(p.epoch, self.dataset._advance(p.start, p.taken()))
+        return ds._resume_state(p.epoch, ds._advance(p.start, p.taken()))
 
     def load_state_dict(self, state: dict) -> None:
         """The next iteration continues at `state` (from state_dict() of a
         loader over a dataset built the same way)."""
-        self.dataset.load_state_dict(state)
+        self._mr.load_state_dict(state)
         self._progress = None
