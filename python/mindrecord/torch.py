@@ -9,8 +9,8 @@
         for batch in loader: ...
 
 Rows are split across torch.distributed ranks and DataLoader workers with
-no duplicates and no gaps: split k of the world_size * num_workers splits
-takes positions k, k+S, ... of the epoch's (shuffled) order. Every split
+no duplicates and no gaps: each rank takes its share of the epoch's
+(shuffled) order, cut into batches dealt to its workers in turn. Every split
 computes the same order from (seed, epoch), so set_epoch() reshuffles.
 
 Mid-epoch resume: StatefulDataLoader (torchdata's API) counts what the
@@ -467,6 +467,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         # process made by torch.multiprocessing.spawn): the worker has no
         # process group, so it takes this process's rank and world size.
         state = self.__dict__.copy()
+        state["_progress"] = None  # this process's iteration (it may hold a chunk of rows)
         if self._world is None:
             state["_rank"], state["_world"] = self._rank_world()
         return state
@@ -561,7 +562,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         """As _pending_start, marking the stamp used by this copy."""
         c = self._cells
         epoch, start = self._pending_start()
-        if c[GEN] != self._seen_gen and in_worker and not c[BY_LOADER]:
+        if start and in_worker and not c[BY_LOADER]:
             raise RuntimeError("MindRecordDataset.load_state_dict: a DataLoader with workers resumes through "
                                "mindrecord.torch.StatefulDataLoader (a plain DataLoader cannot tell its "
                                "workers which iteration the state is for)")
