@@ -65,7 +65,8 @@ Result<SheetResult> MakeContactSheet(const ShardReader& r, const SheetOptions& o
   if (classes) {
     MR_ASSIGN_OR_RETURN(Histogram h, CountLabels(r, out.label_column));
     out.classes_total = h.counts.size();
-    std::vector<LabelCount> shown(h.counts.begin(), h.counts.begin() + std::min<size_t>(h.counts.size(), o.max_classes));
+    const size_t max_classes = std::max(1, std::min(o.max_classes, o.max_cells / o.per_class));
+    std::vector<LabelCount> shown(h.counts.begin(), h.counts.begin() + std::min(h.counts.size(), max_classes));
     for (const auto& c : shown) rows.push_back({c.value, {}});
     size_t open = rows.size();
     MR_ASSIGN_OR_RETURN(Projection proj, r.MakeProjection({out.label_column}));

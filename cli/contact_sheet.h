@@ -19,6 +19,8 @@ struct SheetOptions {
   std::string image_column;      // empty: the first bytes column whose first row is an image
   std::string label_column;      // empty: "label" when the dataset has it; "-": no classes
   int max_classes = 100;         // grid rows at most; the first classes by value are shown
+  int max_cells = 1024;          // thumbnails at most (fewer classes with a large per_class):
+                                 // the sheet stays under ~60 MB of pixels
   int cell = 128;                // thumbnail side in pixels
 };
 

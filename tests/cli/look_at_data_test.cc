@@ -149,6 +149,16 @@ TEST(LookAtDataTest, ContactSheetShowsSamplesPerClass) {
   // Without a label column: the first N rows.
   ASSERT_EQ(Cli("export " + data + " " + dir.Join("t") + " --contact-sheet 5 --label-column -", &out), 0) << out;
   EXPECT_NE(out.find("5 images of column image\n"), std::string::npos) << out;
+  // At most 1,024 thumbnails: 64 per class shows 16 classes.
+  for (int c = 0; c < 20; ++c) {
+    const std::string folder = dir.Join("many/k" + std::to_string(100 + c));
+    std::filesystem::create_directories(folder);
+    WriteFile(folder + "/a.png", Image(4, 4, c, convert::EncodeMode::kPng));
+  }
+  ASSERT_EQ(Cli("convert imagefolder " + dir.Join("many") + " " + dir.Join("many.mindrecord") + " --quiet", &out), 0);
+  ASSERT_EQ(Cli("export " + dir.Join("many.mindrecord") + " " + dir.Join("m") + " --contact-sheet 64", &out), 0);
+  EXPECT_NE(out.find("16 images of column image, 16 classes of label (the first 16 of 20)"), std::string::npos) << out;
+  EXPECT_EQ(Cli("export " + data + " " + dir.Join("u") + " --contact-sheet 65", &out), 1);
   EXPECT_EQ(Cli("export " + data + " " + dir.Join("u") + " --contact-sheet 3 --label-column file_nam", &out), 1);
   EXPECT_EQ(Cli("export " + data + " " + dir.Join("u") + " --contact-sheet 3 --image-column label", &out), 1);
   EXPECT_NE(out.find("--image-column 'label' is not a bytes column"), std::string::npos) << out;
