@@ -50,5 +50,6 @@ void AddConvertCommand(CLI::App& app, int* exit_code);
 void AddVerifyCommand(CLI::App& app, int* exit_code);
 void AddIndexCommand(CLI::App& app, int* exit_code);
 void AddRecoverCommand(CLI::App& app, int* exit_code);
+void AddExportCommand(CLI::App& app, int* exit_code);
 
 }  // namespace mindrecord::cli

@@ -2,8 +2,11 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <iostream>
 #include <memory>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "writers/convert/converter.h"
@@ -18,6 +21,7 @@ struct ConvertArgs {
   std::string classes;
   std::string columns;
   bool quiet = false;
+  bool json = false;
   convert::ConvertOptions options;
   std::string compress = "none";
 };
@@ -32,6 +36,44 @@ std::vector<std::string> SplitComma(const std::string& s) {
     start = end + 1;
   }
   return out;
+}
+
+// The class -> label map a converter stored in the description, or null.
+nlohmann::json Classes(const std::string& description) {
+  const nlohmann::json d = nlohmann::json::parse(description, nullptr, /*allow_exceptions=*/false);
+  if (d.is_object() && d.contains("class_to_label") && d["class_to_label"].is_object()) return d["class_to_label"];
+  return nullptr;
+}
+
+// `--json`: the run's summary as one object (what the summary line, the
+// notes and OUTPUT.skipped.txt tell, for scripts).
+nlohmann::json JsonSummary(const ConvertArgs& a, const convert::ConvertReport& r) {
+  nlohmann::json outputs = nlohmann::json::array(), skipped = nlohmann::json::array();
+  size_t shards = 0;
+  nlohmann::json classes = nullptr;
+  for (const auto& o : r.outputs) {
+    shards += o.files.size();
+    if (classes.is_null()) classes = Classes(o.description);
+    outputs.push_back({{"split", o.split}, {"files", o.files}, {"rows", o.rows}, {"bytes", o.bytes}});
+  }
+  for (size_t i = 0; i < r.skipped.size(); ++i) {
+    const std::string& input = i < r.skipped_inputs.size() ? r.skipped_inputs[i] : std::string();
+    const bool split = !input.empty() && r.skipped[i].compare(0, input.size() + 2, input + ": ") == 0;
+    skipped.push_back({{"input", split ? input : r.skipped[i]},
+                       {"reason", split ? r.skipped[i].substr(input.size() + 2) : std::string()}});
+  }
+  return {{"source", a.source},
+          {"input", a.input},
+          {"output", a.output},
+          {"rows", r.rows},
+          {"shards", shards},
+          {"bytes", r.bytes},
+          {"seconds", r.seconds},
+          {"outputs", outputs},
+          {"classes", classes},
+          {"skipped", skipped},
+          {"skipped_file", r.skipped_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.skipped_file)},
+          {"notes", r.notes}};
 }
 
 int RunConvert(ConvertArgs& a) {
@@ -51,9 +93,13 @@ int RunConvert(ConvertArgs& a) {
   a.options.encode = *encode;
   a.options.classes = SplitComma(a.classes);
   a.options.csv_columns = SplitComma(a.columns);
-  a.options.progress = !a.quiet && isatty(STDERR_FILENO);
+  a.options.progress = !a.quiet && !a.json && isatty(STDERR_FILENO);
   auto report = convert::Convert(a.source, a.input, a.output, a.options);
   if (!report.ok()) return ReportStatus("convert", report.status());
+  if (a.json) {
+    std::cout << JsonSummary(a, *report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return kExitOk;
+  }
   if (!a.quiet) {
     for (const auto& note : report->notes) std::fprintf(stdout, "%s\n", note.c_str());
     for (const auto& out : report->outputs) {
@@ -101,6 +147,9 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
                   "keep|jpeg|png|raw; default: image files as they are, MNIST/CIFAR pixels as JPEG; "
                   "raw: decoded HWC uint8 pixels (image files: RGB, plus image_shape)");
   cmd->add_flag("--quiet", args->quiet, "No progress and no notes, only the summary line");
+  cmd->add_flag("--json", args->json,
+                "Print only a JSON summary to stdout: rows, shards, bytes, seconds, outputs, classes, skipped "
+                "inputs with reasons, notes (no progress)");
   cmd->add_option("--batch-rows", o.batch_rows, "Rows per writer batch")->capture_default_str();
   cmd->add_option("--task", o.task, "voc: detection|segmentation; coco: detection|keypoint|panoptic|captioning");
   cmd->add_option("--split", o.split, "voc: the ImageSets list to convert (default train)");

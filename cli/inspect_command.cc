@@ -1,9 +1,13 @@
-// `mindrecord inspect PATH [--json] [--pages]`: what a dataset holds.
+// `mindrecord inspect PATH [--json] [--pages] [--histogram COLUMN]`: what a
+// dataset holds.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <optional>
 
 #include "cli/command.h"
+#include "cli/label_histogram.h"
 #include "mindrecord/compression.h"
 #include "readers/shard_reader.h"
 
@@ -12,6 +16,12 @@ namespace mindrecord::cli {
 using nlohmann::json;
 
 namespace {
+
+json ValueJson(const Value& v) {
+  if (v.kind() == Value::Kind::kString) return v.bytes();
+  if (v.kind() == Value::Kind::kInt) return v.as_int();
+  return v.as_float();
+}
 
 // The dataset's blob compression: codec, dictionary, blob bytes before and
 // after compression and their ratio.
@@ -51,11 +61,46 @@ json DescribeShard(const ShardReader& r, uint32_t s, bool pages) {
   return j;
 }
 
-int Run(const std::string& path, bool as_json, bool pages) {
+json HistogramJson(const Histogram& h, const std::map<int64_t, std::string>& names) {
+  json counts = json::array();
+  for (const auto& c : h.counts) {
+    json e = {{"value", ValueJson(c.value)}, {"rows", c.rows}};
+    if (c.value.kind() == Value::Kind::kInt && names.count(c.value.as_int())) e["class"] = names.at(c.value.as_int());
+    counts.push_back(e);
+  }
+  return {{"column", h.column}, {"source", h.from_index ? "index" : "rows"}, {"counts", counts}};
+}
+
+void PrintHistogram(const Histogram& h, const std::map<int64_t, std::string>& names) {
+  uint64_t most = 1, total = 0;
+  size_t width = 1;
+  for (const auto& c : h.counts) {
+    most = std::max(most, c.rows);
+    total += c.rows;
+    width = std::max(width, LabelText(c.value, names).size());
+  }
+  std::printf("histogram of %s (%zu values, counted from the %s):\n", h.column.c_str(), h.counts.size(),
+              h.from_index ? "index" : "rows");
+  for (const auto& c : h.counts) {
+    const std::string label = LabelText(c.value, names);
+    std::printf("  %-*s %10llu  %5.1f%%  %s\n", static_cast<int>(width), label.c_str(),
+                static_cast<unsigned long long>(c.rows), total ? 100.0 * c.rows / total : 0.0,
+                std::string(static_cast<size_t>(40.0 * c.rows / most + 0.5), '#').c_str());
+  }
+}
+
+int Run(const std::string& path, bool as_json, bool pages, const std::string& histogram) {
   auto reader = ShardReader::Open(path);
   if (!reader.ok()) return ReportStatus("inspect", reader.status());
   const ShardReader& r = **reader;
   ReportWarnings("inspect", r);
+  std::optional<Histogram> hist;
+  if (!histogram.empty()) {
+    auto h = CountLabels(r, histogram);
+    if (!h.ok()) return ReportStatus("inspect", h.status());
+    hist = std::move(h).value();
+  }
+  const auto names = ClassNames(r.schema());
   json shards = json::array();
   for (uint32_t s = 0; s < r.num_shards(); ++s) shards.push_back(DescribeShard(r, s, pages));
   const ShardHeader& h0 = r.header(0);
@@ -73,6 +118,7 @@ int Run(const std::string& path, bool as_json, bool pages) {
                 {"compression_size", h0.compression_size},
                 {"compression", DescribeCompression(h0)},
                 {"warnings", r.warnings()}};
+    if (hist) out["histogram"] = HistogramJson(*hist, names);
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
@@ -119,6 +165,7 @@ int Run(const std::string& path, bool as_json, bool pages) {
       for (const auto& p : s["pages"]) std::printf("    %s\n", p.dump().c_str());
     }
   }
+  if (hist) PrintHistogram(*hist, names);
   return kExitOk;
 }
 
@@ -129,10 +176,13 @@ void AddInspectCommand(CLI::App& app, int* exit_code) {
   auto path = std::make_shared<std::string>();
   auto as_json = std::make_shared<bool>(false);
   auto pages = std::make_shared<bool>(false);
+  auto histogram = std::make_shared<std::string>();
   sub->add_option("path", *path, "Any shard file of the dataset")->required();
   sub->add_flag("--json", *as_json, "Print one JSON object");
   sub->add_flag("--pages", *pages, "List every page");
-  sub->callback([=] { *exit_code = Run(*path, *as_json, *pages); });
+  sub->add_option("--histogram", *histogram,
+                  "Rows per value of a label column (e.g. label), from the index when it has the column");
+  sub->callback([=] { *exit_code = Run(*path, *as_json, *pages, *histogram); });
 }
 
 }  // namespace mindrecord::cli

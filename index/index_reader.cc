@@ -114,6 +114,54 @@ Result<std::vector<RowLocator>> IndexReader::LoadLocators(uint64_t first_row, ui
   return out;
 }
 
+Result<std::vector<std::pair<Value, uint64_t>>> IndexReader::CountBy(const std::string& field, const Schema& schema,
+                                                                     size_t max_values) const {
+  const Field* f = schema.Find(field);
+  if (!f || !f->is_scalar() || f->type == DataType::kBytes) {
+    return Status::InvalidArgument("'" + field + "' is not a scalar field that can be indexed");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  Stmt st;
+  const std::string sql = "SELECT " + field + "_0, COUNT(*) FROM INDEXES GROUP BY " + field + "_0 ORDER BY " + field +
+                          "_0 LIMIT " + std::to_string(max_values + 1) + ";";
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK) {
+    return Status::InvalidArgument(path_ + ": field '" + field + "' is not an index field (" + sqlite3_errmsg(db_) +
+                                   ")");
+  }
+  std::vector<std::pair<Value, uint64_t>> out;
+  int rc;
+  while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) {
+    if (out.size() == max_values) {
+      return Status::InvalidArgument(path_ + ": field '" + field + "' has more than " + std::to_string(max_values) +
+                                     " distinct values");
+    }
+    const uint64_t n = static_cast<uint64_t>(sqlite3_column_int64(st.s, 1));
+    // A value of another type would be coerced into a wrong one.
+    const int want = f->type == DataType::kString ? SQLITE_TEXT : SQLITE_INTEGER;
+    const int type = sqlite3_column_type(st.s, 0);
+    if (type != want && !(want == SQLITE_INTEGER && type == SQLITE_FLOAT && !IsIntegerType(f->type))) {
+      static const char* const kNames[] = {"", "an integer", "a float", "text", "a blob", "NULL"};
+      return Status::Corruption(path_ + ": index field '" + field + "': " + std::to_string(n) + " rows hold " +
+                                kNames[type] + ", not a " + DataTypeName(f->type) + " value");
+    }
+    if (f->type == DataType::kString) {
+      const char* t = reinterpret_cast<const char*>(sqlite3_column_text(st.s, 0));
+      std::string s(t ? t : "", static_cast<size_t>(sqlite3_column_bytes(st.s, 0)));
+      if (quoted_ && s.size() >= 2 && s.front() == '"' && s.back() == '"') {
+        auto j = nlohmann::json::parse(s, nullptr, false);
+        if (j.is_string()) s = j.get<std::string>();
+      }
+      out.emplace_back(Value::String(s), n);
+    } else if (IsIntegerType(f->type)) {
+      out.emplace_back(Value::Int(sqlite3_column_int64(st.s, 0)), n);
+    } else {
+      out.emplace_back(Value::Float(sqlite3_column_double(st.s, 0)), n);
+    }
+  }
+  if (rc != SQLITE_DONE) return Status::IOError(path_ + ": counting '" + field + "': " + sqlite3_errmsg(db_));
+  return out;
+}
+
 Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> IndexReader::GroupBy(const std::string& field,
                                                                                 const Schema& schema,
                                                                                 uint64_t num_rows) const {

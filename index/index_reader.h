@@ -42,6 +42,11 @@ class IndexReader {
   Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> GroupBy(const std::string& field,
                                                                           const Schema& schema,
                                                                           uint64_t num_rows) const;
+  // Distinct values of index field `field` (ascending) with how many rows
+  // hold each, by one GROUP BY: memory per value, not per row. More than
+  // `max_values` values is InvalidArgument.
+  Result<std::vector<std::pair<Value, uint64_t>>> CountBy(const std::string& field, const Schema& schema,
+                                                          size_t max_values) const;
   const std::string& path() const { return path_; }
 
  private:

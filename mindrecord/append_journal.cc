@@ -270,24 +270,11 @@ Status BackUpIndex(const std::string& shard_path, FileSystem* fs) {
   return out->Close();
 }
 
-// Zeroes [begin, end) of `f`, writing only the chunks that are not zero
-// already: a range the append never reached may be a hole, and writing
-// zeros there would need free space.
-Status ZeroWhereNonZero(WritableFile* f, uint64_t begin, uint64_t end) {
-  std::string buf;
-  for (uint64_t off = begin; off < end; off += buf.size()) {
-    buf.assign(std::min<uint64_t>(kMiB, end - off), '\0');
-    MR_RETURN_IF_ERROR(f->ReadAt(off, buf.size(), buf.data()));
-    if (buf.find_first_not_of('\0') != std::string::npos) {
-      MR_RETURN_IF_ERROR(f->WriteAt(off, std::string(buf.size(), '\0')));
-    }
-  }
-  return Status::OK();
-}
-
 // Restores one shard from its checked journal. Writes only bytes the shard
 // already holds (header, regions inside its old size) and cuts it: no free
 // space is needed, so a rollback after ENOSPC succeeds on a full disk.
+// Regions that were zeros (a page's unused tail, usually a hole) become holes
+// again (ZeroRange), so the shard takes no more disk space than before.
 Status RestoreShard(const std::string& shard_path, const Journal& j, FileSystem* fs) {
   MR_ASSIGN_OR_RETURN(auto f, fs->OpenUpdateNoFollow(shard_path));
   MR_ASSIGN_OR_RETURN(FileIdentity id, StatOwnFile(shard_path));
@@ -296,10 +283,12 @@ Status RestoreShard(const std::string& shard_path, const Journal& j, FileSystem*
   MR_RETURN_IF_ERROR(f->Truncate(j.size));
   MR_RETURN_IF_ERROR(f->WriteAt(0, j.header));
   // A longer header the append wrote may have spilled past the old one.
-  MR_RETURN_IF_ERROR(ZeroWhereNonZero(f.get(), j.header.size(), std::min(j.header_size, j.size)));
+  if (j.header.size() < std::min(j.header_size, j.size)) {
+    MR_RETURN_IF_ERROR(f->ZeroRange(j.header.size(), std::min(j.header_size, j.size) - j.header.size()));
+  }
   for (const auto& r : j.regions) {
     if (r.bytes.empty()) {
-      MR_RETURN_IF_ERROR(ZeroWhereNonZero(f.get(), r.offset, r.offset + r.length));
+      MR_RETURN_IF_ERROR(f->ZeroRange(r.offset, r.length));
     } else {
       MR_RETURN_IF_ERROR(f->WriteAt(r.offset, r.bytes));
     }

@@ -1,5 +1,6 @@
 #include "mindrecord/file.h"
 
+#include "mindrecord/constants.h"
 #include "mindrecord/direct_file.h"
 #include "mindrecord/own_file.h"
 
@@ -124,6 +125,15 @@ class PosixWritableFile : public WritableFile {
       done += static_cast<size_t>(r);
     }
     return Status::OK();
+  }
+  Status ZeroRange(uint64_t offset, uint64_t length) override {
+    if (length == 0) return Status::OK();
+    // Whole blocks in the range are freed, partial ones zeroed, the size kept.
+    if (fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+                  static_cast<off_t>(length)) == 0) {
+      return Status::OK();
+    }
+    return WritableFile::ZeroRange(offset, length);  // no hole punching here: write the zeros
   }
   Status Truncate(uint64_t size) override {
     if (ftruncate(fd_, static_cast<off_t>(size)) != 0) {
@@ -342,6 +352,18 @@ Status WritableFile::WriteAtV(uint64_t offset, const std::vector<std::string_vie
   return WriteAt(offset, joined);
 }
 
+Status WritableFile::ZeroRange(uint64_t offset, uint64_t length) {
+  std::string buf;
+  for (uint64_t off = offset, end = offset + length; off < end; off += buf.size()) {
+    buf.assign(std::min<uint64_t>(kMiB, end - off), '\0');
+    MR_RETURN_IF_ERROR(ReadAt(off, buf.size(), buf.data()));
+    if (buf.find_first_not_of('\0') != std::string::npos) {
+      MR_RETURN_IF_ERROR(WriteAt(off, std::string(buf.size(), '\0')));
+    }
+  }
+  return Status::OK();
+}
+
 FileSystem* FileSystem::Default() {
   static PosixFileSystem fs;
   return &fs;
@@ -376,6 +398,8 @@ class FaultyWritableFile : public WritableFile {
   }
   Status ReadAt(uint64_t offset, size_t n, char* out) override { return base_->ReadAt(offset, n, out); }
   Status Truncate(uint64_t size) override { return base_->Truncate(size); }
+  // Frees blocks (or rewrites zeros where it cannot): allocates nothing new.
+  Status ZeroRange(uint64_t offset, uint64_t length) override { return base_->ZeroRange(offset, length); }
   Status Sync() override {
     if (fs_->fail_sync_) return Status::IOError(base_->path() + ": fsync: Input/output error (injected)");
     return base_->Sync();

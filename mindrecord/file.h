@@ -40,6 +40,13 @@ class WritableFile {
   virtual Status ReadAt(uint64_t offset, size_t n, char* out) = 0;
   // Cuts the file to `size` bytes.
   virtual Status Truncate(uint64_t size) = 0;
+  // Makes [offset, offset + length) of the file read as zeros, writing only
+  // where it is not zero already. The POSIX file punches a hole where the
+  // range covers whole blocks (the blocks are freed, the size is kept), so an
+  // undone append leaves the file as small on disk as it was, and it needs no
+  // free space; the default (and file systems without hole punching) writes
+  // zeros over the non-zero 1 MiB chunks.
+  virtual Status ZeroRange(uint64_t offset, uint64_t length);
   virtual Status Sync() = 0;
   virtual Status Close() = 0;
   virtual const std::string& path() const = 0;

@@ -9,9 +9,13 @@
         for batch in loader: ...
 
 Rows are split across torch.distributed ranks and DataLoader workers with
-no duplicates and no gaps: split k of the world_size * num_workers splits
-takes positions k, k+S, ... of the epoch's (shuffled) order. Every split
+no duplicates and no gaps: each rank takes its share of the epoch's
+(shuffled) order, cut into batches dealt to its workers in turn. Every split
 computes the same order from (seed, epoch), so set_epoch() reshuffles.
+
+Mid-epoch resume: StatefulDataLoader (torchdata's API) counts what the
+DataLoader hands out; see _torch_resume.py. int32 columns come out as int64
+(what torch losses take for class indices) unless int32_as_int64=False.
 
 Inside a DataLoader worker, the C++ batcher builds each batch's numeric
 columns straight into shared memory, so passing the batch to the main
@@ -37,9 +41,13 @@ import torch
 import torch.utils.data
 
 from mindrecord import _core
+from mindrecord._torch_resume import (EPOCH, GEN, START_EPOCH, START_POS, BY_LOADER, WORKER_ITERS, Progress,
+                                      StartCells, StatefulDataLoader, worker_split)
 from mindrecord.dataset import _io_mode, _io_plan_keys, _shuffle_mode
 from mindrecord.filereader import warn_reader
-from mindrecord.vision import to_specs
+from mindrecord.vision import TypeCast, to_specs
+
+__all__ = ["MindRecordDataset", "StatefulDataLoader"]
 
 
 _DTYPES = {"uint8": torch.uint8, "int8": torch.int8, "int16": torch.int16, "int32": torch.int32,
@@ -377,8 +385,20 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
     (persistent_workers=True, which saves starting the workers and opening
     the dataset every epoch).
 
-    Thread safety: configure (set_epoch) from the main process between
-    epochs; each DataLoader worker iterates its own copy.
+    `int32_as_int64` (default True): int32 columns without ops come out as
+    torch.int64, the type torch's losses (cross_entropy, nll_loss) take for
+    class indices and what DataLoader's collate makes of Python ints, cast
+    in the C++ pipeline. False keeps the stored int32, as MindSpore's
+    MindDataset gives it (MindSpore's losses take int32 labels).
+
+    state_dict() / load_state_dict(): where an iteration in this process
+    (a loop over the dataset, or DataLoader(num_workers=0)) stands, in
+    MindDataset's format; the next iteration of the state's epoch continues
+    there. With DataLoader workers, only the DataLoader knows what the loop
+    took: use StatefulDataLoader, whose state_dict() this state is.
+
+    Thread safety: configure (set_epoch, load_state_dict) from the main
+    process between epochs; each DataLoader worker iterates its own copy.
     """
 
     def __init__(self, dataset_files: str | list[str], columns: list[str] | None = None,
@@ -386,7 +406,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
                  batch_size: int | None = None, drop_last: bool = False, num_threads: int | None = None,
                  rank: int | None = None, world_size: int | None = None, io_mode: str = "auto",
                  direct_fallback: bool = False, auto_direct_above: int | None = None,
-                 pad_ranks: bool = False) -> None:
+                 pad_ranks: bool = False, int32_as_int64: bool = True) -> None:
         super().__init__()
         self._io_mode = _io_mode(io_mode)
         self._io_keys = _io_plan_keys(direct_fallback, auto_direct_above)
@@ -394,6 +414,8 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         self._source = [os.path.abspath(f) for f in files]
         self._columns = list(columns or [])
         self._ops = {c: to_specs(o) for c, o in (ops or {}).items()}
+        if not isinstance(int32_as_int64, bool):
+            raise TypeError("int32_as_int64 must be a bool, got %r" % (int32_as_int64,))
         self._shuffle = _shuffle_mode(shuffle)
         self._seed = int(seed)
         self._batch_size = batch_size
@@ -403,12 +425,21 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         if not isinstance(pad_ranks, bool):
             raise TypeError("pad_ranks must be a bool, got %r" % (pad_ranks,))
         self._pad = pad_ranks
-        # In shared memory, so that persistent DataLoader workers (which keep
-        # the copy of this object they started with) see set_epoch too.
-        self._epoch_cell = torch.zeros((), dtype=torch.int64).share_memory_()
+        # The epoch and where iterations start, in shared memory, so that
+        # persistent DataLoader workers (which keep the copy of this object
+        # they started with) see set_epoch and resumes too.
+        self._cells = StartCells()
+        self._seen_gen = 0           # the start stamp this copy has used
+        self._progress = None        # the last iteration in this process (Progress)
+        self._worker_iters_seen = 0  # worker iterations begun when _progress was set
         reader = _core.Reader(self._source[0], [], "pread")
         warn_reader(reader)
         self._total = reader.num_rows
+        if int32_as_int64:
+            schema = json.loads(reader.schema_json)
+            for c in self._columns or sorted(schema):
+                if schema.get(c, {}).get("type") == "int32" and c not in self._ops:
+                    self._ops[c] = to_specs([TypeCast("int64")])
         # Names this dataset's buffer rings; the buffers the main process
         # keeps for them are dropped with this object.
         self._token = os.urandom(8).hex()
@@ -418,11 +449,11 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
 
     def set_epoch(self, epoch: int) -> None:
         """Selects the epoch's order; call before each epoch to reshuffle."""
-        self._epoch_cell.fill_(int(epoch))
+        self._cells[EPOCH] = int(epoch)
 
     @property
     def _epoch(self):
-        return int(self._epoch_cell)
+        return self._cells[EPOCH]
 
     def _rank_world(self):
         if self._world is not None:
@@ -436,6 +467,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         # process made by torch.multiprocessing.spawn): the worker has no
         # process group, so it takes this process's rank and world size.
         state = self.__dict__.copy()
+        state["_progress"] = None  # this process's iteration (it may hold a chunk of rows)
         if self._world is None:
             state["_rank"], state["_world"] = self._rank_world()
         return state
@@ -455,7 +487,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
             return rows
         return rows // self._batch_size if self._drop_last else -(-rows // self._batch_size)
 
-    def _plan(self, rank, world, worker, workers, threads):
+    def _plan(self, rank, world, worker, workers, threads, epoch=None):
         # The rank's rows are cut into batches dealt to its workers in turn
         # (rows one by one without batch_size); the DataLoader takes items
         # from its workers in the same turn, so the rank's sequence and its
@@ -472,7 +504,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
             "num_workers": threads,
             "queue_depth": max(2, threads),
             "seed": self._seed,
-            "epochs": self._epoch + 1,
+            "epochs": (self._epoch if epoch is None else epoch) + 1,
             "io_mode": self._io_mode,
         }, **self._io_keys)
 
@@ -497,23 +529,121 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
             raise IndexError("row %d could not be read" % index)
         return next(_rows(item[0]))
 
-    def __iter__(self):
-        if self._batch_size is not None:
-            return self._batches()
-        # Rows: each batch of the pipeline is split into rows in C (see
-        # _rows) and handed out through itertools.chain, so no Python frame
-        # runs per row.
-        return itertools.chain.from_iterable(map(_rows, self._batches()))
+    # ---- resume ----------------------------------------------------------------
 
-    def _batches(self):
-        """The split's batches (dicts of tensors / lists), in sampler order."""
+    def _unit(self):
+        """Rows per item: batch_size, or 1 without it."""
+        return int(self._batch_size or 1)
+
+    def _epoch_end(self):
+        """The rank's position after its last item (its last short batch is
+        not handed out with drop_last)."""
+        rows = self._rank_rows()
+        return rows // self._unit() * self._unit() if self._drop_last and self._batch_size else rows
+
+    def _advance(self, start, items):
+        return min(start + items * self._unit(), self._epoch_end())
+
+    def _resume_state(self, epoch, position):
         rank, world = self._rank_world()
+        fp = _core.plan_fingerprint(json.dumps(self._plan(rank, world, 0, 1, 1, epoch)))
+        return {"seed": self._seed, "epoch": int(epoch), "position": int(position), "rows": int(position),
+                "fingerprint": str(fp)}
+
+    def _pending_start(self):
+        """(epoch, position) the next iteration in this process would start at."""
+        c = self._cells
+        epoch = c[EPOCH]
+        if c[GEN] != self._seen_gen and c[START_EPOCH] == epoch:
+            return epoch, c[START_POS]
+        return epoch, 0
+
+    def _take_start(self, in_worker):
+        """As _pending_start, marking the stamp used by this copy."""
+        c = self._cells
+        epoch, start = self._pending_start()
+        if start and in_worker and not c[BY_LOADER]:
+            raise RuntimeError("MindRecordDataset.load_state_dict: a DataLoader with workers resumes through "
+                               "mindrecord.torch.StatefulDataLoader (a plain DataLoader cannot tell its "
+                               "workers which iteration the state is for)")
+        self._seen_gen = c[GEN]
+        return epoch, start
+
+    def state_dict(self) -> dict:
+        """Where the next item of this process's last iteration starts (or
+        the start of the next iteration when none ran): {"seed", "epoch",
+        "position" (rows of the rank's epoch order handed out), "rows",
+        "fingerprint"}. RuntimeError after DataLoader workers read the
+        dataset: they read ahead of what the loop took; StatefulDataLoader's
+        state_dict() knows."""
+        if torch.utils.data.get_worker_info() is not None:
+            raise RuntimeError("MindRecordDataset.state_dict() is for the main process")
+        if self._cells[WORKER_ITERS] != self._worker_iters_seen:
+            raise RuntimeError("this dataset was read by DataLoader worker processes, which read ahead of what "
+                               "the loop took: only the DataLoader knows where the loop stands. Iterate it with "
+                               "mindrecord.torch.StatefulDataLoader and save that loader's state_dict()")
+        p = self._progress
+        if p is None:
+            return self._resume_state(*self._pending_start())
+        return self._resume_state(p.epoch, self._advance(p.start, p.taken()))
+
+    def load_state_dict(self, state: dict) -> None:
+        """The next iteration of the state's epoch continues where `state`
+        (from state_dict() of a dataset built the same way, same rank and
+        world size; num_workers may differ) stands; the epoch becomes the
+        state's."""
+        if not isinstance(state, dict) or not {"seed", "epoch", "position", "fingerprint"} <= set(state):
+            raise ValueError("state must be a dict from state_dict() (seed, epoch, position, fingerprint)")
+        epoch, position = int(state["epoch"]), int(state["position"])
+        if epoch < 0:
+            raise ValueError("state: epoch %d is negative" % epoch)
+        if int(state["fingerprint"]) != int(self._resume_state(epoch, 0)["fingerprint"]):
+            raise ValueError("state belongs to another dataset (source, columns, ops, batch_size, drop_last, "
+                             "shuffle, seed, pad_ranks, rank or world size differ)")
+        end = self._epoch_end()
+        if not 0 <= position <= end or (position % self._unit() and position != end):
+            raise ValueError("state: position %d is not a start of an item of this rank's epoch (%d rows, items of "
+                             "%d)" % (position, end, self._unit()))
+        self._cells.stamp(epoch, position, by_loader=False)
+        self._progress = None
+        self._worker_iters_seen = self._cells[WORKER_ITERS]
+
+    # ---- iteration ---------------------------------------------------------------
+
+    def __iter__(self):
         info = torch.utils.data.get_worker_info()
+        epoch, start = self._take_start(info is not None)
+        if info is not None:
+            self._cells.count_worker_iteration()
+            batches = self._batches(epoch, start, info)
+            if self._batch_size is not None:
+                return batches
+            # Rows: each batch of the pipeline is split into rows in C (see
+            # _rows) and handed out through itertools.chain, so no Python
+            # frame runs per row.
+            return itertools.chain.from_iterable(map(_rows, batches))
+        # In this process: the same, counting what is handed out.
+        progress = self._progress = Progress(epoch, start)
+        self._worker_iters_seen = self._cells[WORKER_ITERS]
+        if self._batch_size is not None:
+            return _counted(self._batches(epoch, start, info), progress)
+        return itertools.chain.from_iterable(self._batches(epoch, start, info, progress))
+
+    def _batches(self, epoch, start, info, rows_progress=None):
+        """The split's batches (dicts of tensors / lists), in sampler order,
+        from rank position `start` of `epoch` on (see _torch_resume.py).
+        With `rows_progress`, each batch's rows instead, as a list iterator
+        that rows_progress follows (no Python call per row or per chunk
+        beyond the batch's own)."""
+        rank, world = self._rank_world()
         wid, nworkers = (info.id, info.num_workers) if info is not None else (0, 1)
         threads = self._threads if self._threads is not None else (1 if info is not None else 2)
-        plan = self._plan(rank, world, wid, nworkers, threads)
+        if start >= self._epoch_end() > 0:
+            return  # the epoch was taken whole
+        split, before = worker_split(start // self._unit(), wid, nworkers)
+        plan = self._plan(rank, world, split, nworkers, threads, epoch)
         text = json.dumps(plan)
-        resume = {"seed": self._seed, "epoch": self._epoch, "position": 0, "rows": 0,
+        resume = {"seed": self._seed, "epoch": epoch, "position": before * self._unit(), "rows": 0,
                   "fingerprint": str(_core.plan_fingerprint(text))}
         # Batches cross to the main process: build them in shared memory.
         alloc = (functools.partial(_worker_batch_buffer, (self._token, wid))
@@ -525,8 +655,20 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
                 if item is None:
                     return
                 cols, _, _ = item
+                if rows_progress is not None:
+                    rows = list(_rows(cols))
+                    p = rows_progress
+                    p.items, p.chunk, p.chunk_len = p.items + p.chunk_len, iter(rows), len(rows)
+                    yield p.chunk
+                    continue
                 if self._batch_size is not None:
                     cols = {k: _tensor(v) for k, v in cols.items()}
                 yield cols
         finally:
             pipe.close()
+
+
+def _counted(batches, progress):
+    for b in batches:
+        progress.items += 1
+        yield b

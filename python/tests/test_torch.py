@@ -60,7 +60,7 @@ def test_tensors_and_pin_memory(simple):
     n = 0
     for b in loader:
         assert b["vec"].dtype == torch.float32 and b["vec"].shape[1:] == (3,)
-        assert b["label"].dtype == torch.int32
+        assert b["label"].dtype == torch.int64  # stored int32 (int32_as_int64)
         np.testing.assert_array_equal(b["vec"][:, 0].numpy().astype(np.int64) % 5, b["label"].numpy())
         n += b["vec"].shape[0]
     assert n == 97
@@ -279,7 +279,7 @@ def mixed(tmp_path_factory):
 def _check_row(r):
     i = int(r["id"])
     assert r["id"].dtype == torch.int64 and r["id"].dim() == 0
-    assert r["label"].dtype == torch.int32 and int(r["label"]) == i % 5
+    assert r["label"].dtype == torch.int64 and int(r["label"]) == i % 5  # stored int32 (int32_as_int64)
     assert r["vec"].dtype == torch.float32 and r["vec"].tolist() == [i, i, i]
     assert r["data"] == b"x%d" % i * (i % 7) and r["name"] == "n%d" % i
     return i

@@ -27,6 +27,7 @@ class ConvertContext {
     if (options_.on_error == OnError::kFail) return named;
     std::lock_guard<std::mutex> lock(mu_);
     skipped_.push_back(input + ": " + why.message());
+    skipped_inputs_.push_back(input);
     return Status::OK();
   }
   // A line for the user (class map, inferred schema).
@@ -36,12 +37,14 @@ class ConvertContext {
   }
 
   const std::vector<std::string>& skipped() const { return skipped_; }
+  const std::vector<std::string>& skipped_inputs() const { return skipped_inputs_; }
   const std::vector<std::string>& notes() const { return notes_; }
 
  private:
   const ConvertOptions options_;
   std::mutex mu_;
   std::vector<std::string> skipped_;
+  std::vector<std::string> skipped_inputs_;
   std::vector<std::string> notes_;
 };
 

@@ -193,6 +193,7 @@ Result<std::vector<OutputReport>> RunPlans(const std::vector<SplitPlan>& plans, 
     writers.push_back(std::move(writer).value());
     OutputReport report;
     report.split = plan.split;
+    report.description = plan.schema.desc();
     Status st = RunOne(plan, writers.back().get(), ctx, &report);
     if (!st.ok()) {
       abandon_all();

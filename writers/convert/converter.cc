@@ -107,6 +107,7 @@ Result<ConvertReport> Convert(const std::string& source, const std::string& inpu
     report.bytes += o.bytes;
   }
   report.skipped = ctx.skipped();
+  report.skipped_inputs = ctx.skipped_inputs();
   report.notes = ctx.notes();
   if (!report.skipped.empty()) {
     report.skipped_file = output + ".skipped.txt";

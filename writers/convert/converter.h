@@ -110,6 +110,7 @@ struct OutputReport {
   std::vector<std::string> files;     // shard files, in shard order
   uint64_t rows = 0;
   uint64_t bytes = 0;                 // payload bytes handed to the writer
+  std::string description;            // the schema's description (imagefolder: the class map JSON)
 };
 
 struct ConvertReport {
@@ -119,6 +120,8 @@ struct ConvertReport {
   double seconds = 0;
   // "INPUT: reason" per skipped input (only with OnError::kSkip), in input order.
   std::vector<std::string> skipped;
+  // The INPUT part of each `skipped` line (the reason follows it after ": ").
+  std::vector<std::string> skipped_inputs;
   // Where `skipped` was written (OUTPUT.skipped.txt); empty when none skipped.
   std::string skipped_file;
   // Facts worth telling the user: the class -> label map, the inferred schema.
