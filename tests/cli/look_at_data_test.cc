@@ -177,6 +177,12 @@ TEST(LookAtDataTest, InspectHistogramFromTheIndexOrTheRows) {
   json h = Json(out)["histogram"];
   EXPECT_EQ(h["source"], "index");
   EXPECT_EQ(h["counts"], json::parse(R"([{"value":0,"rows":4,"class":"cat"},{"value":1,"rows":3,"class":"dog"}])"));
+  // An index value of another type than the field's is a data error, not a
+  // count under a coerced value.
+  ASSERT_EQ(RunCommand("sqlite3 " + data + "0.db \"UPDATE INDEXES SET label_0 = 'x' WHERE ROW_ID = 0;\"", &out), 0)
+      << out;
+  EXPECT_EQ(Cli("inspect " + data + "0 --histogram label", &out), 2) << out;
+  EXPECT_NE(out.find("index field 'label': 1 rows hold text, not a int"), std::string::npos) << out;
   // Without the .db files: the same counts from the label column.
   std::filesystem::remove(data + "0.db");
   ASSERT_EQ(Cli("inspect " + data + "0 --histogram label --json", &out, false), 0);
