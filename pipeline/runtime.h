@@ -84,8 +84,16 @@ class Runtime {
   bool ClaimTask(Task* task);  // false: stop or no more tasks
   Result<std::shared_ptr<const std::vector<uint64_t>>> EpochIds(uint64_t epoch);  // under mu_
   Chunk RunTask(const Task& task);
-  Status ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>* rows, Chunk* chunk);
-  Result<RowTensors> Transform(uint64_t epoch, uint64_t position, uint64_t row_id, const Row& row) const;
+  // The task's rows as tensors, one per output column, before the ops, in
+  // position order: read as RowViews, so a mapped shard's bytes and arrays
+  // become views of the mapping (Tensor::FromFieldView), not copies.
+  Status ReadRows(const Task& task, std::vector<RowTensors>* rows, Chunk* chunk);
+  // The output columns of a row read as a view (`view_slot_`), or of a Row
+  // (padded rows).
+  Status ColumnsOf(const RowView& view, std::vector<Tensor>* out) const;
+  Status ColumnsOf(const Row& row, std::vector<Tensor>* out) const;
+  // Applies the columns' ops to a row from ReadRows, in place.
+  Status Transform(uint64_t epoch, RowTensors* row) const;
   std::string Where(uint64_t row_id) const;  // "row N (shard S 'path', local row L)"
   Status RowError(uint64_t row_id, const Status& st, Chunk* chunk) const;  // applies the error policy
   // Past plan_.max_batch_bytes: the error naming the task and the row.
@@ -99,7 +107,9 @@ class Runtime {
   Projection projection_;
   std::vector<std::string> names_;
   std::vector<DataType> types_;
+  std::vector<size_t> view_slot_;  // per output column: its field's index in a RowView of projection_
   std::vector<std::vector<std::unique_ptr<TensorOp>>> ops_;  // per output column
+  bool any_ops_ = false;  // some column has ops (Transform has work)
   std::unique_ptr<Sampler> sampler_;
   uint64_t epoch_size_ = 0;
   // Row ids >= data_rows_ are padded rows (copies of padded_.row).

@@ -226,8 +226,10 @@ py::array TensorToArray(Tensor t) {
   auto* owned = new Tensor(std::move(t));
   py::capsule keep(owned, [](void* p) { delete static_cast<Tensor*>(p); });
   std::vector<ssize_t> shape(owned->shape().begin(), owned->shape().end());
-  // Handed-out batch buffers are owned by nobody else, so the array may write.
-  return py::array(TensorDtype(owned->type()), shape, {}, const_cast<uint8_t*>(owned->data()), keep);
+  // Handed-out batch buffers are owned by nobody else, so the array may
+  // write; a view of a mapped shard (Tensor::View) is copied first.
+  uint8_t* data = owned->read_only() ? owned->MutableData() : const_cast<uint8_t*>(owned->data());
+  return py::array(TensorDtype(owned->type()), shape, {}, data, keep);
 }
 
 }  // namespace mindrecord::py_binding
