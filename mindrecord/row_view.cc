@@ -67,13 +67,14 @@ void RowView::Select(const Schema& schema, const std::vector<int>& field_ids) {
   owned_.resize(fields_.size());
 }
 
-void RowView::Begin(const std::shared_ptr<const void>* mapping, uint64_t stored_bytes) {
+void RowView::Begin(const std::shared_ptr<const void>* mapping, std::string_view mapped_file, uint64_t stored_bytes) {
   for (FieldView& f : fields_) {
     f.kind = Value::Kind::kNull;
     f.data = {};
     f.mapped = false;
   }
   mapping_ = mapping && *mapping ? mapping : &kNoMapping;
+  mapped_file_ = mapping_ == &kNoMapping ? std::string_view() : mapped_file;
   stored_bytes_ = stored_bytes;
 }
 
@@ -85,7 +86,15 @@ Status RowCodec::DecodeRawView(std::string_view raw, bool mapped, RowView* out) 
   uint32_t n;
   bool fast = r.MapSize(&n);
   if (fast) {
-    std::fill(out->seen_.begin(), out->seen_.end(), 0);
+    // Fields met so far: bits of one word for up to 64 fields, else bytes.
+    const bool small = out->seen_.size() <= 64;
+    uint64_t seen_bits = 0;
+    if (!small) std::fill(out->seen_.begin(), out->seen_.end(), 0);
+    auto seen = [&](int id) { return small ? (seen_bits >> id) & 1 : out->seen_[id] != 0; };
+    auto mark = [&](int id) {
+      if (small) seen_bits |= uint64_t{1} << id;
+      else out->seen_[id] = 1;
+    };
     size_t found = 0;
     for (uint32_t k = 0; k < n && fast; ++k) {
       std::string_view key, sval;
@@ -102,9 +111,9 @@ Status RowCodec::DecodeRawView(std::string_view raw, bool mapped, RowView* out) 
       }
       int id = k < sorted_raw_.size() && schema_->fields()[sorted_raw_[k]].name == key ? sorted_raw_[k]
                                                                                         : schema_->FieldIndex(key);
-      if (id >= 0 && out->seen_[id]) return Status::Corruption("raw row holds field '" + std::string(key) + "' twice");
       if (id < 0) continue;
-      out->seen_[id] = 1;
+      if (seen(id)) return Status::Corruption("raw row holds field '" + std::string(key) + "' twice");
+      mark(id);
       const Field& f = schema_->fields()[id];
       FieldView* slot = out->Slot(id);
       if (slot == nullptr || f.is_blob()) continue;

@@ -57,6 +57,10 @@ class RowView {
   // their bytes valid after the reader is destroyed (Tensor::Wrap, numpy
   // arrays). Null when the row's shard is not mapped.
   const std::shared_ptr<const void>& mapping() const { return *mapping_; }
+  // The whole mapped shard file the `mapped` fields lie in (empty when the
+  // row's shard is not mapped): lets a caller cut views of one object over
+  // it (e.g. Python memoryview slices) instead of making one per field.
+  std::string_view mapped_file() const { return mapped_file_; }
   // Bytes the row's parts take in the file, length prefixes included
   // (ShardReader::StoredBytes of the same row and projection).
   uint64_t stored_bytes() const { return stored_bytes_; }
@@ -70,8 +74,8 @@ class RowView {
   // Selects `field_ids` (ascending) of `schema`; empty: all fields.
   void Select(const Schema& schema, const std::vector<int>& field_ids);
   // Starts a row: every field back to kNull, `mapping` its shard's owner
-  // (nullptr or a null pointer: not mapped).
-  void Begin(const std::shared_ptr<const void>* mapping, uint64_t stored_bytes);
+  // (nullptr or a null pointer: not mapped) and `mapped_file` its bytes.
+  void Begin(const std::shared_ptr<const void>* mapping, std::string_view mapped_file, uint64_t stored_bytes);
   // Buffers owned by the view and reused from row to row, for a part that
   // had to be decompressed first.
   std::string& raw_buffer() { return raw_buf_; }
@@ -89,6 +93,7 @@ class RowView {
   size_t blob_selected_ = 0;         // selected blob fields
   std::string raw_buf_, blob_buf_;
   const std::shared_ptr<const void>* mapping_ = &kNoMapping;
+  std::string_view mapped_file_;
   uint64_t stored_bytes_ = 0;
   static const std::shared_ptr<const void> kNoMapping;
 };

@@ -18,7 +18,7 @@ constexpr size_t kPrefetchRows = 6;
 
 Status ShardReader::Impl::DecodeView(const PartsRef& p, const Projection* proj, RowView* out) const {
   const Shard& s = *p.shard;
-  out->Begin(p.mapped ? &s.mapping : nullptr, p.stored_bytes);
+  out->Begin(p.mapped ? &s.mapping : nullptr, s.mapped_bytes, p.stored_bytes);
   Status st = Status::OK();
   if (!proj || proj->need_raw) {
     Result<std::string_view> msgpack = PlainRawPart(decompressor.get(), p.raw, &out->raw_buffer());
@@ -180,7 +180,7 @@ Status ShardReader::ReadRowViews(const std::vector<uint64_t>& row_ids, const Pro
   view.Select(schema(), projection ? projection->field_ids : std::vector<int>{});
   return impl_->ReadParts(row_ids, want_raw, want_blob, [&](size_t i, const Status& st, const PartsRef& p) {
     Status d = st.ok() ? impl_->DecodeView(p, projection, &view) : st;
-    if (!d.ok()) view.Begin(nullptr, 0);
+    if (!d.ok()) view.Begin(nullptr, {}, 0);
     return fn(i, d, view);
   });
 }

@@ -298,7 +298,10 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
   for (auto& s : impl->shards) {
     s->direct = dynamic_cast<const DirectFile*>(s->file.get());
     s->io_mode = s->direct ? IoMode::kDirect : s->file->MappedData() ? IoMode::kMmap : IoMode::kPread;
-    if (s->io_mode == IoMode::kMmap) s->mapping = s->file;
+    if (s->io_mode == IoMode::kMmap) {
+      s->mapping = s->file;
+      s->mapped_bytes = std::string_view(s->file->MappedData(), s->file->size());
+    }
   }
   const ShardHeader& h0 = impl->shards[0]->header;
   impl->codec = std::make_unique<RowCodec>(&h0.schema, BaseVersion(h0.version));

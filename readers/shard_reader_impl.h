@@ -33,6 +33,7 @@ struct Shard {
   // `file` as the owner RowView::mapping() gives when the shard is mapped;
   // null otherwise.
   std::shared_ptr<const void> mapping;
+  std::string_view mapped_bytes;  // the mapped file, when `mapping` is set
   const DirectFile* direct = nullptr;  // `file`, when it is read with O_DIRECT
   IoMode io_mode = IoMode::kPread;
   ShardHeader header;

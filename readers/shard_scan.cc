@@ -25,7 +25,7 @@ Status ShardReader::Impl::ScanParts(uint64_t begin, uint64_t end, bool need_raw,
   // the rows the scan needs.
   struct PageCache {
     int64_t page = -1;
-    size_t group = SIZE_MAX;     // pread: the row group whose rows `bytes` holds
+    size_t group = SIZE_MAX;     // pread: the row group whose rows `bytes` holds; else the group last walked
     const char* base = nullptr;  // the page's bytes [first, end)
     uint64_t first = 0, end = 0;
     std::string bytes;           // pread
@@ -148,8 +148,11 @@ Status ShardReader::Impl::ScanParts(uint64_t begin, uint64_t end, bool need_raw,
       const uint32_t page = map.GroupPage(g, part);
       if (!pread) {
         // A group not yet walked is walked from the page bytes just loaded.
+        if (c.page == static_cast<int64_t>(page) && c.group == g) return Status::OK();
         if (c.page != static_cast<int64_t>(page)) MR_RETURN_IF_ERROR(load(s, c, page));
-        return EnsureWalked(s, g, part, c.held());
+        MR_RETURN_IF_ERROR(EnsureWalked(s, g, part, c.held()));
+        c.group = g;  // load() forgets it
+        return Status::OK();
       }
       if (c.page == static_cast<int64_t>(page) && c.group == g) return Status::OK();
       MR_RETURN_IF_ERROR(EnsureWalked(s, g, part));
