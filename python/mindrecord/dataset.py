@@ -458,8 +458,11 @@ class MindDataset:
         continues with the next epoch. output_numpy=False (MindSpore's
         default) gives mindrecord.Tensor values (numpy arrays with
         MindSpore's asnumpy()); True gives numpy arrays. An array holds its
-        buffer (the pipeline never reuses one an array holds), so there is no
-        copy to skip and do_copy=False changes nothing."""
+        buffer (the pipeline never reuses one an array holds). do_copy=False
+        (MindSpore's "skip the copy") makes rows read without map ops or
+        batch hand out bytes and array values that lie in a mapped shard as
+        read-only views of it (bytes as memoryview, arrays as numpy arrays),
+        without copying them; batches are built in fresh buffers either way."""
         return _DictIterator(self, _epochs_arg(num_epochs), columns=None, tuples=False,
                              tensors=not _bool_arg("output_numpy", output_numpy), do_copy=do_copy)
 
@@ -566,7 +569,7 @@ class _DictIterator:
         if columns is not None or tuples or tensors:
             self._shape = (columns, tuples, tensors)
         if self._rows:
-            self._pipe = _core.RowStream(json.dumps(plan), resume, ROW_READ_AHEAD_BYTES)
+            self._pipe = _core.RowStream(json.dumps(plan), resume, ROW_READ_AHEAD_BYTES, "numpy", not do_copy)
         else:
             self._pipe = _core.Pipeline(json.dumps(plan), resume)
         ds._live = self

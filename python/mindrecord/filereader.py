@@ -27,9 +27,9 @@ def warn_reader(reader, stacklevel=3):
         warnings.warn(message, RuntimeWarning, stacklevel=stacklevel)
 
 
-def _open_reader(file_name, columns):
+def _open_reader(file_name, columns, mapped=False):
     paths = _first_path(file_name)
-    reader = _core.Reader(paths[0], list(columns or []))
+    reader = _core.Reader(paths[0], list(columns or []), "auto", mapped)
     warn_reader(reader, 4)
     if len(paths) > 1:
         have = sorted(reader.shard_paths)
@@ -54,6 +54,17 @@ class FileReader:
     64 MiB; a row larger than that is read alone; compressed rows count
     decompressed), so memory stays bounded whatever the row size.
 
+    `do_copy=False` (as MindSpore's iterators name it) reads a dataset that
+    fits in memory through a read-only mapping of its files and hands out
+    bytes fields as read-only `memoryview`s and array fields as read-only
+    numpy arrays over the mapped pages, without copying them (page checksums
+    are still verified before a row is handed out); each view keeps the
+    mapping alive, also after close(). Fields the reader had to decompress or
+    unpack, and datasets read with direct I/O, come as copies. It pays off
+    for large values: a view costs more to make than a copy of ~1 KiB (see
+    benchmarks/README.md). The default, `do_copy=True`, gives `bytes` and
+    writable arrays, read with pread(2).
+
     Thread safety: one FileReader per thread; a generator from get_next() is
     not shared between threads.
     """
@@ -62,8 +73,11 @@ class FileReader:
     READ_AHEAD_BYTES = 64 << 20
 
     def __init__(self, file_name: str | list[str], num_consumer: int = 4, columns: list[str] | None = None,
-                 operator: object = None, read_ahead_bytes: int = READ_AHEAD_BYTES) -> None:
+                 operator: object = None, read_ahead_bytes: int = READ_AHEAD_BYTES, do_copy: bool = True) -> None:
         del operator  # MindSpore's reserved argument
+        if not isinstance(do_copy, bool):
+            raise TypeError("do_copy must be a bool, got %r" % (do_copy,))
+        self._zero_copy = not do_copy
         if not isinstance(num_consumer, int) or isinstance(num_consumer, bool) or not 1 <= num_consumer <= 128:
             raise ValueError("num_consumer must be an int in [1, 128], got %r" % (num_consumer,))
         if not isinstance(read_ahead_bytes, int) or isinstance(read_ahead_bytes, bool) or read_ahead_bytes < 1:
@@ -72,12 +86,15 @@ class FileReader:
         if columns is not None and (not isinstance(columns, (list, tuple)) or
                                     not all(isinstance(c, str) for c in columns) or not columns):
             raise ValueError("columns must be a non-empty list of str or None")
-        self._reader = _open_reader(file_name, columns)
+        # Views need the mapping; copies read faster with pread(2) from a
+        # fresh reader (a new mapping faults its pages in again).
+        self._reader = _open_reader(file_name, columns, mapped=self._zero_copy)
         self._threads = num_consumer
         self._columns = list(columns) if columns else None
 
     def get_next(self) -> Iterator[dict[str, object]]:
-        """Iterates the rows as dicts: int, float, str, bytes, numpy arrays.
+        """Iterates the rows as dicts: int, float, str, bytes (memoryview
+        with do_copy=False), numpy arrays.
         Rows come a chunk (a list) at a time through itertools.chain, so no
         Python frame runs per row."""
         return itertools.chain.from_iterable(self._chunks(self._live()))
@@ -86,18 +103,17 @@ class FileReader:
         n = reader.num_rows
         begin = 0
         while begin < n:
-            end = reader.chunk_end(begin, self._CHUNK, self._read_ahead)
-            # Cut short where the rows read hold more than the cap (compressed
-            # rows inflate). Dropped before the next read, which then reuses
-            # the memory.
-            chunk = reader.read_range(begin, end, self._threads, self._read_ahead)
+            # Cut at the cap on stored bytes, and short where the rows read
+            # hold more than the cap (compressed rows inflate). Dropped before
+            # the next read, which then reuses the memory.
+            chunk = reader.read_chunk(begin, self._CHUNK, self._read_ahead, self._threads, self._zero_copy)
             begin += len(chunk)
             yield chunk
             del chunk
 
     def read(self, begin: int, end: int) -> list[dict[str, object]]:
         """Rows [begin, end) as a list of dicts."""
-        return self._live().read_range(begin, end, self._threads)
+        return self._live().read_range(begin, end, self._threads, 0, self._zero_copy)
 
     def len(self) -> int:
         """Number of rows (MindSpore's name)."""
