@@ -1,6 +1,7 @@
 #include "mindrecord/row_view.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "mindrecord/int_packing.h"
 #include "mindrecord/msgpack_reader.h"
@@ -214,25 +215,31 @@ Status RowCodec::DecodeBlobView(std::string_view blob, bool mapped, RowView* out
     return Status::OK();
   };
   if (blobs.size() == 1) return field(blobs[0], blob);
-  // The framing of every field is checked, as SplitBlob does, selected or not.
-  size_t pos = 0;
-  for (int id : blobs) {
-    const std::string& name = schema_->fields()[id].name;
-    if (blob.size() - pos < 8) return Status::Corruption("blob part ends inside the length of field '" + name + "'");
-    uint64_t len = 0;
-    for (int b = 0; b < 8; ++b) len = (len << 8) | static_cast<uint8_t>(blob[pos + b]);
-    pos += 8;
-    if (len > blob.size() - pos) {
-      return Status::Corruption("blob field '" + name + "' claims " + std::to_string(len) + " bytes but only " +
-                                std::to_string(blob.size() - pos) + " remain");
+  // The framing of every field is checked first, selected or not, as
+  // SplitBlob does (so damage is reported as DecodeBlob reports it); then
+  // the selected fields are decoded.
+  auto frame = [&](const std::function<Status(int id, std::string_view bytes)>& each) -> Status {
+    size_t pos = 0;
+    for (int id : blobs) {
+      const std::string& name = schema_->fields()[id].name;
+      if (blob.size() - pos < 8) return Status::Corruption("blob part ends inside the length of field '" + name + "'");
+      uint64_t len = 0;
+      for (int b = 0; b < 8; ++b) len = (len << 8) | static_cast<uint8_t>(blob[pos + b]);
+      pos += 8;
+      if (len > blob.size() - pos) {
+        return Status::Corruption("blob field '" + name + "' claims " + std::to_string(len) + " bytes but only " +
+                                  std::to_string(blob.size() - pos) + " remain");
+      }
+      MR_RETURN_IF_ERROR(each(id, blob.substr(pos, len)));
+      pos += len;
     }
-    MR_RETURN_IF_ERROR(field(id, blob.substr(pos, len)));
-    pos += len;
-  }
-  if (pos != blob.size()) {
-    return Status::Corruption("blob part has " + std::to_string(blob.size() - pos) + " bytes after its last field");
-  }
-  return Status::OK();
+    if (pos != blob.size()) {
+      return Status::Corruption("blob part has " + std::to_string(blob.size() - pos) + " bytes after its last field");
+    }
+    return Status::OK();
+  };
+  MR_RETURN_IF_ERROR(frame([](int, std::string_view) { return Status::OK(); }));
+  return frame(field);
 }
 
 }  // namespace mindrecord
