@@ -17,11 +17,16 @@ LMDB baseline measured in the same run:
   torch rows     for row in mindrecord.torch.MindRecordDataset(path, columns=["data"])
                  (batch_size=None, in process; shuffled) vs the shuffled txn.get loop
                  (only when torch imports)
+  variants       the shuffled rows with do_copy=False (memoryviews of the mapped shard),
+                 and with MindSpore's value types (bytes as uint8 arrays, what MindDataset
+                 returns once its types follow MindSpore's: the same C++ row stream with
+                 value_style="mindspore"); FileReader with do_copy=False
 
 usage: PYTHONPATH=build/python python3 benchmarks/rows_vs_lmdb.py [--rows 200000] [--size 1024] [--runs 5]
 Needs python3-lmdb (Debian). The machine's load is printed before and after.
 """
 import argparse
+import itertools
 import json
 import os
 import random
@@ -111,6 +116,23 @@ def run(args, work):
             n += 1
         return n
 
+    def md_rows_nocopy():
+        n = 0
+        ds = mindrecord.MindDataset(path, columns_list=["data"], shuffle=True, seed=3)
+        for _ in ds.create_dict_iterator(num_epochs=1, output_numpy=True, do_copy=False):
+            n += 1
+        return n
+
+    plan_rows = json.dumps(mindrecord.MindDataset(path, columns_list=["data"], shuffle=True, seed=3)._full_plan(1))
+
+    def md_rows_mindspore_types():
+        stream = _core.RowStream(plan_rows, None, 16 << 20, "mindspore", False)
+        chunks = iter(stream.next_chunk, None)
+        n = 0
+        for _ in itertools.chain.from_iterable(chunks):
+            n += 1
+        return n
+
     def md_batches():
         n = 0
         for b in mindrecord.MindDataset(path, columns_list=["data"], shuffle=True, seed=3).batch(256):
@@ -128,6 +150,12 @@ def run(args, work):
             n += 1
         return n
 
+    def fr_rows_nocopy():
+        n = 0
+        for _ in mindrecord.FileReader(path, columns=["data"], do_copy=False).get_next():
+            n += 1
+        return n
+
     try:
         from mindrecord.torch import MindRecordDataset
     except ImportError:
@@ -141,25 +169,31 @@ def run(args, work):
 
     cases = [("lmdb txn.get, shuffled", lmdb_get(shuffled)),
              ("MindDataset rows, shuffled", md_rows),
+             ("MindDataset rows do_copy=False, shuffled", md_rows_nocopy),
+             ("rows as MindSpore types, shuffled", md_rows_mindspore_types),
              ("lmdb getmulti x256, shuffled", lmdb_getmulti),
              ("MindDataset batch(256), shuffled", md_batches),
              ("C++ consumer batch(256), shuffled", cpp_batches),
              ("lmdb txn.get, key order", lmdb_get(keys)),
-             ("FileReader.get_next, row order", fr_rows)]
+             ("FileReader.get_next, row order", fr_rows),
+             ("FileReader do_copy=False, row order", fr_rows_nocopy)]
     if MindRecordDataset is not None:
         cases.append(("torch MindRecordDataset rows, shuffled", torch_rows))
     results = timed_rounds(cases, args.runs, args.rows)
     for name, _ in cases:
-        print("%-40s %12.0f rows/s" % (name, results[name]))
+        print("%-42s %12.0f rows/s" % (name, results[name]))
     print()
     for ours, base in (("MindDataset rows, shuffled", "lmdb txn.get, shuffled"),
+                       ("MindDataset rows do_copy=False, shuffled", "lmdb txn.get, shuffled"),
+                       ("rows as MindSpore types, shuffled", "lmdb txn.get, shuffled"),
                        ("MindDataset batch(256), shuffled", "lmdb getmulti x256, shuffled"),
                        ("MindDataset batch(256), shuffled", "C++ consumer batch(256), shuffled"),
                        ("FileReader.get_next, row order", "lmdb txn.get, key order"),
+                       ("FileReader do_copy=False, row order", "lmdb txn.get, key order"),
                        ("torch MindRecordDataset rows, shuffled", "lmdb txn.get, shuffled")):
         if ours not in results:
             continue
-        print("%-40s / %-32s = %5.2fx" % (ours, base, results[ours] / results[base]))
+        print("%-42s / %-32s = %5.2fx" % (ours, base, results[ours] / results[base]))
     print("\nload after: %s" % (os.getloadavg(),))
     print(json.dumps({"rows": args.rows, "size": args.size, "rows_per_s": results}))
 

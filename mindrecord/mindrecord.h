@@ -15,6 +15,7 @@
 #include "mindrecord/constants.h"
 #include "mindrecord/file.h"
 #include "mindrecord/header.h"
+#include "mindrecord/row_view.h"
 #include "mindrecord/schema.h"
 #include "mindrecord/status.h"
 #include "mindrecord/value.h"

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mindrecord/row_view.h"
 #include "mindrecord/schema.h"
 #include "mindrecord/status.h"
 #include "mindrecord/value.h"
@@ -48,6 +49,12 @@ class RowCodec {
   // Unselected raw fields are skipped, unselected blob fields not unpacked.
   Status DecodeRaw(std::string_view raw, const std::vector<bool>& select, Row* out) const;
   Status DecodeBlob(std::string_view blob, const std::vector<bool>& select, Row* out) const;
+  // As DecodeRaw / DecodeBlob, into the selected slots of `out` (see
+  // RowView::Select) without copying: strings, bytes and arrays point into
+  // `raw` / `blob`, and their FieldView::mapped is `mapped`. Integer arrays
+  // packed by v3.0 are unpacked into the view's own buffers (mapped false).
+  Status DecodeRawView(std::string_view raw, bool mapped, RowView* out) const;
+  Status DecodeBlobView(std::string_view blob, bool mapped, RowView* out) const;
   // Decodes only the named scalar fields from the raw part (index values).
   Status DecodeRawFields(std::string_view raw, const std::vector<std::string>& names, Row* out) const;
   // Bytes the v3.0 packing saved in an encoded blob (for copies that keep it).

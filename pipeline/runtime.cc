@@ -78,6 +78,8 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
     const Field* f = schema.Find(n);
     if (f == nullptr) return Status::NotFound("plan: column '" + n + "' is not in the schema");
     types_.push_back(f->type);
+    const auto& ids = projection_.field_ids;
+    view_slot_.push_back(static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), schema.FieldIndex(n)) - ids.begin()));
   }
   ops_.resize(names_.size());
   for (const auto& [col, specs] : plan_.ops) {
@@ -86,6 +88,7 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
     auto ops = BuildColumnOps(specs);
     if (!ops.ok()) return ops.status().WithContext("plan: ops of column '" + col + "'");
     ops_[it - names_.begin()] = std::move(ops).value();
+    any_ops_ = any_ops_ || !ops_[it - names_.begin()].empty();
   }
   data_rows_ = reader_->num_rows();
   if (!plan_.padded.is_null()) {
@@ -192,11 +195,9 @@ Runtime::Claim Runtime::ClaimWork(Task* task, SharedRows** help) {
 }
 
 void Runtime::Help(SharedRows* w) {
-  const std::vector<uint64_t>& ids = *w->task->ids;
   const auto t0 = Clock::now();
   for (size_t i; (i = w->next.fetch_add(1, std::memory_order_relaxed)) < w->raw->size();) {
-    auto& [pos, row] = (*w->raw)[i];
-    w->done[i] = Transform(w->task->epoch, pos, ids[pos], std::move(row), nullptr);
+    w->done[i] = Transform(w->task->epoch, &(*w->raw)[i], nullptr);
   }
   transform_ns_ += NanosSince(t0);
   std::lock_guard<std::mutex> lock(mu_);
@@ -268,25 +269,66 @@ Status Runtime::RowError(uint64_t row_id, const Status& st, Chunk* chunk) const 
   return Status::OK();
 }
 
-Status Runtime::ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>* rows, Chunk* chunk) {
+Status Runtime::ColumnsOf(const RowView& view, std::vector<Tensor>* out) const {
+  out->clear();
+  out->reserve(names_.size());
+  for (size_t c = 0; c < names_.size(); ++c) {
+    const FieldView& f = view[view_slot_[c]];
+    if (f.kind == Value::Kind::kNull) return Status::Corruption("column '" + names_[c] + "' missing from the row");
+    out->push_back(Tensor::FromFieldView(f, view.mapping()));
+  }
+  return Status::OK();
+}
+
+Status Runtime::ColumnsOf(const Row& row, std::vector<Tensor>* out) const {
+  out->clear();
+  out->reserve(names_.size());
+  for (size_t c = 0; c < names_.size(); ++c) {
+    const Value* v = row.Find(names_[c]);
+    if (v == nullptr || v->is_null()) return Status::Corruption("column '" + names_[c] + "' missing from the row");
+    out->push_back(Tensor::FromValue(*v, types_[c]));
+  }
+  return Status::OK();
+}
+
+Status Runtime::ReadRows(const Task& task, std::vector<RowTensors>* rows, Chunk* chunk) {
   const std::vector<uint64_t>& ids = *task.ids;
   // Bytes of the rows read so far, checked against max_batch_bytes as each
-  // arrives (a row itself is bounded by the reader's per-row limits).
+  // arrives (a row itself is bounded by the reader's per-row limits). Views
+  // count as the copies they replace (RowView::value_bytes).
   uint64_t read_bytes = 0;
   Status too_large;
-  auto count = [&](uint64_t row_id, const Row& row) {
-    read_bytes += row.value_bytes();
+  auto count = [&](uint64_t row_id, uint64_t bytes) {
+    read_bytes += bytes;
     if (read_bytes > plan_.max_batch_bytes) too_large = BatchTooLarge(task, row_id, read_bytes, "once read");
     return too_large;
   };
+  // A row read as a view becomes its column tensors at once (the view's
+  // bytes are valid only until the reader's callback returns, or, when
+  // mapped, while the mapping lives, which the tensors then hold).
+  auto add = [&](uint64_t pos, uint64_t row_id, const RowView& view) -> Status {
+    MR_RETURN_IF_ERROR(count(row_id, view.value_bytes()));
+    RowTensors r;
+    r.row_id = row_id;
+    r.position = pos;
+    Status st = ColumnsOf(view, &r.columns);
+    if (!st.ok()) return RowError(row_id, st, chunk);
+    rows->push_back(std::move(r));
+    return Status::OK();
+  };
   // Positions not in a run worth scanning, read together by one
-  // ShardReader::ReadRows call (on a direct shard: several reads in flight).
+  // ShardReader::ReadRowViews call (on a direct shard: several reads in flight).
   std::vector<uint64_t> single_pos, single_ids;
   uint64_t i = task.begin;
   while (i < task.end) {
     if (ids[i] >= data_rows_) {
-      rows->emplace_back(i, padded_.row);
-      MR_RETURN_IF_ERROR(count(ids[i], padded_.row));
+      RowTensors r;
+      r.row_id = ids[i];
+      r.position = i;
+      MR_RETURN_IF_ERROR(count(ids[i], padded_.row.value_bytes()));
+      Status st = ColumnsOf(padded_.row, &r.columns);
+      if (st.ok()) rows->push_back(std::move(r));
+      else MR_RETURN_IF_ERROR(RowError(ids[i], st, chunk));
       ++i;
       continue;
     }
@@ -298,9 +340,10 @@ Status Runtime::ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>
       const uint64_t first = ids[i];
       const auto t0 = Clock::now();
       const uint64_t mark_bytes = read_bytes;
-      Status st = reader_->Scan(first, ids[j - 1] + 1, &projection_, [&](uint64_t row_id, Row&& row) {
-        rows->emplace_back(i + (row_id - first), std::move(row));
-        return count(row_id, rows->back().second);
+      const uint64_t mark_skipped = chunk->skipped;
+      const size_t mark_errors = chunk->errors.size();
+      Status st = reader_->ScanViews(first, ids[j - 1] + 1, &projection_, [&](uint64_t row_id, const RowView& v) {
+        return add(i + (row_id - first), row_id, v);
       });
       io_ns_ += NanosSince(t0);
       if (!too_large.ok()) return too_large;
@@ -308,8 +351,11 @@ Status Runtime::ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>
         i = j;
         continue;
       }
+      // Read the run row by row to pin down the bad row(s).
       read_bytes = mark_bytes;
-      rows->resize(mark);  // read the run row by row to pin down the bad row(s)
+      chunk->skipped = mark_skipped;
+      chunk->errors.resize(mark_errors);
+      rows->resize(mark);
     }
     for (uint64_t k = i; k < j; ++k) {
       single_pos.push_back(k);
@@ -319,50 +365,38 @@ Status Runtime::ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>
   }
   if (single_ids.empty()) return Status::OK();
   const auto t0 = Clock::now();
-  Status st = reader_->ReadRows(single_ids, &projection_, [&](size_t n, Result<Row>&& r) {
-    if (!r.ok()) return RowError(single_ids[n], r.status(), chunk);
-    rows->emplace_back(single_pos[n], std::move(r).value());
-    return count(single_ids[n], rows->back().second);
+  Status st = reader_->ReadRowViews(single_ids, &projection_, [&](size_t n, const Status& s, const RowView& v) {
+    if (!s.ok()) return RowError(single_ids[n], s, chunk);
+    return add(single_pos[n], single_ids[n], v);
   });
   io_ns_ += NanosSince(t0);
   MR_RETURN_IF_ERROR(st);
-  auto by_pos = [](const auto& a, const auto& b) { return a.first < b.first; };
+  auto by_pos = [](const RowTensors& a, const RowTensors& b) { return a.position < b.position; };
   if (!std::is_sorted(rows->begin(), rows->end(), by_pos)) {
     std::sort(rows->begin(), rows->end(), by_pos);
   }
   return Status::OK();
 }
 
-Result<RowTensors> Runtime::Transform(uint64_t epoch, uint64_t position, uint64_t row_id, Row&& row,
-                                      BatchBuilder* builder) const {
-  RowTensors out;
-  out.row_id = row_id;
-  out.position = position;
+Status Runtime::Transform(uint64_t epoch, RowTensors* row, BatchBuilder* builder) const {
+  if (!any_ops_) return Status::OK();
   // Made at the first op: seeding an mt19937_64 costs ~3k instructions, more
   // than reading a 1 KiB row, and rows without ops never use it.
   std::optional<std::mt19937_64> rng;
-  std::vector<std::pair<std::string, Value>> fields = std::move(row).TakeFields();
   for (size_t c = 0; c < names_.size(); ++c) {
-    auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.first == names_[c]; });
-    if (it == fields.end() || it->second.is_null())
-      return Status::Corruption("column '" + names_[c] + "' missing from the row");
-    // A column read twice (the same name listed twice) keeps its value for the second.
-    const bool again = std::find(names_.begin() + static_cast<std::ptrdiff_t>(c) + 1, names_.end(), names_[c]) !=
-                       names_.end();
-    Tensor t = again ? Tensor::FromValue(it->second, types_[c]) : Tensor::FromValue(std::move(it->second), types_[c]);
+    Tensor& t = row->columns[c];
     for (size_t k = 0; k < ops_[c].size(); ++k) {
       const TensorOp& op = *ops_[c][k];
       if (!rng) rng.emplace();
-      if (op.is_random()) rng->seed(MixSeed({plan_.seed, epoch, position, c, k}));
+      if (op.is_random()) rng->seed(MixSeed({plan_.seed, epoch, row->position, c, k}));
       // The last op may write straight into the row's place in the batch.
       const OutputSlot* slot = builder && k + 1 == ops_[c].size() ? builder->Slot(c) : nullptr;
       auto r = slot ? op.ApplyInto(std::move(t), *rng, *slot) : op.Apply(std::move(t), *rng);
       if (!r.ok()) return r.status().WithContext("column '" + names_[c] + "', op " + op.name());
       t = std::move(r).value();
     }
-    out.columns.push_back(std::move(t));
   }
-  return out;
+  return Status::OK();
 }
 
 Runtime::Chunk Runtime::RunTask(const Task& task) {
@@ -371,7 +405,7 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
   c.begin = task.begin;
   c.end = task.end;
   c.last_in_epoch = task.end == epoch_size_;
-  std::vector<std::pair<uint64_t, Row>> raw;
+  std::vector<RowTensors> raw;
   SharedRows shared;
   if (task.status.ok()) {
     raw.reserve(task.end - task.begin);
@@ -382,7 +416,7 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     reading_--;
-    if (c.status.ok() && raw.size() > 1) {
+    if (c.status.ok() && raw.size() > 1 && any_ops_) {
       // The rows are open to idle workers from here on.
       shared.task = &task;
       shared.raw = &raw;
@@ -400,23 +434,27 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
   std::vector<bool> stream(names_.size());
   for (size_t k = 0; k < names_.size(); ++k) stream[k] = c.skipped == 0 && !ragged_[k].load(std::memory_order_relaxed);
   BatchBuilder builder(names_, raw.size(), task.epoch, plan_.batch, alloc_, std::move(stream));
-  // Batches row `i`'s result, applying the byte cap and the error policy.
-  auto accept = [&](size_t i, Result<RowTensors>&& r) {
-    const uint64_t row_id = (*task.ids)[raw[i].first];
-    if (!r.ok()) return RowError(row_id, r.status(), &c);
-    c.bytes += TensorBytes(r->columns);
+  // Batches row `i` once transformed by `t`, applying the byte cap and the
+  // error policy.
+  auto accept = [&](size_t i, const Status& t) {
+    RowTensors& row = raw[i];
+    const uint64_t row_id = row.row_id;
+    if (!t.ok()) {
+      row = RowTensors();
+      return RowError(row_id, t, &c);
+    }
+    c.bytes += TensorBytes(row.columns);
     if (c.bytes > plan_.max_batch_bytes) return BatchTooLarge(task, row_id, c.bytes, "once transformed");
-    return builder.Add(std::move(r).value());
+    return builder.Add(std::move(row));
   };
-  // Rows [0, added) are batched; rows past a helper's go to `done` first.
+  // Rows [0, added) are batched; rows past a helper's wait in `done` first.
   size_t added = 0;
   for (size_t i; c.status.ok() && (i = shared.next.fetch_add(1, std::memory_order_relaxed)) < raw.size();) {
-    auto& [pos, row] = raw[i];
     if (i == added) {
-      c.status = accept(i, Transform(task.epoch, pos, (*task.ids)[pos], std::move(row), &builder));
+      c.status = accept(i, Transform(task.epoch, &raw[i], &builder));
       added++;
     } else {
-      shared.done[i] = Transform(task.epoch, pos, (*task.ids)[pos], std::move(row), nullptr);
+      shared.done[i] = Transform(task.epoch, &raw[i], nullptr);
     }
   }
   if (shared.raw) {
@@ -428,7 +466,7 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
   }
   for (; c.status.ok() && added < raw.size(); ++added) {
     if (!shared.done[added]) return c.status = Status::Internal("a row of the task was never transformed"), c;
-    c.status = accept(added, std::move(*shared.done[added]));
+    c.status = accept(added, *shared.done[added]);
   }
   if (c.status.ok()) {
     if (c.skipped == 0 && builder.size() > 0) {

@@ -83,12 +83,12 @@ class Runtime {
   // of a run together instead of one worker finishing a whole batch alone.
   struct SharedRows {
     const Task* task = nullptr;
-    std::vector<std::pair<uint64_t, Row>>* raw = nullptr;  // (position, row)
-    std::atomic<size_t> next{0};                           // next raw index to claim
-    // Rows transformed out of order (by helpers, or by the owner after a
-    // helper's): filled by the claiming thread, read by the owner once no
-    // helper is active.
-    std::vector<std::optional<Result<RowTensors>>> done;
+    std::vector<RowTensors>* raw = nullptr;  // read, transformed in place
+    std::atomic<size_t> next{0};             // next raw index to claim
+    // The outcome of rows transformed out of order (by helpers, or by the
+    // owner after a helper's): set by the claiming thread, read by the owner
+    // once no helper is active.
+    std::vector<std::optional<Status>> done;
     uint32_t helpers = 0;  // under mu_: helpers still working on it
   };
 
@@ -105,11 +105,18 @@ class Runtime {
   bool HelpableUnderLock() const;  // under mu_: an open task has rows to claim
   Result<std::shared_ptr<const std::vector<uint64_t>>> EpochIds(uint64_t epoch);  // under mu_
   Chunk RunTask(const Task& task);
-  Status ReadRows(const Task& task, std::vector<std::pair<uint64_t, Row>>* rows, Chunk* chunk);
-  // `builder`: the batch the row goes to, whose slots the last op of a column
-  // may write to (nullptr: none).
-  Result<RowTensors> Transform(uint64_t epoch, uint64_t position, uint64_t row_id, Row&& row,
-                               BatchBuilder* builder) const;
+  // The task's rows as tensors, one per output column, before the ops, in
+  // position order: read as RowViews, so a mapped shard's bytes and arrays
+  // become views of the mapping (Tensor::FromFieldView), not copies.
+  Status ReadRows(const Task& task, std::vector<RowTensors>* rows, Chunk* chunk);
+  // The output columns of a row read as a view (`view_slot_`), or of a Row
+  // (padded rows).
+  Status ColumnsOf(const RowView& view, std::vector<Tensor>* out) const;
+  Status ColumnsOf(const Row& row, std::vector<Tensor>* out) const;
+  // Applies the columns' ops to a row from ReadRows, in place. `builder`: the
+  // batch the row goes to, whose slots the last op of a column may write to
+  // (nullptr: none).
+  Status Transform(uint64_t epoch, RowTensors* row, BatchBuilder* builder) const;
   std::string Where(uint64_t row_id) const;  // "row N (shard S 'path', local row L)"
   Status RowError(uint64_t row_id, const Status& st, Chunk* chunk) const;  // applies the error policy
   // Past plan_.max_batch_bytes: the error naming the task and the row.
@@ -123,7 +130,9 @@ class Runtime {
   Projection projection_;
   std::vector<std::string> names_;
   std::vector<DataType> types_;
+  std::vector<size_t> view_slot_;  // per output column: its field's index in a RowView of projection_
   std::vector<std::vector<std::unique_ptr<TensorOp>>> ops_;  // per output column
+  bool any_ops_ = false;  // some column has ops (Transform has work)
   std::unique_ptr<Sampler> sampler_;
   uint64_t epoch_size_ = 0;
   // Row ids >= data_rows_ are padded rows (copies of padded_.row).

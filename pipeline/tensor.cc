@@ -212,6 +212,13 @@ Tensor Tensor::Wrap(TensorType type, std::vector<int64_t> shape, std::shared_ptr
   return t;
 }
 
+Tensor Tensor::View(TensorType type, std::vector<int64_t> shape, std::shared_ptr<const void> owner,
+                    const uint8_t* data) {
+  Tensor t = Wrap(type, std::move(shape), std::const_pointer_cast<void>(std::move(owner)), const_cast<uint8_t*>(data));
+  t.read_only_ = true;
+  return t;
+}
+
 Tensor Tensor::FromString(TensorType type, std::string bytes) {
   Tensor t;
   t.type_ = type;
@@ -276,40 +283,64 @@ Tensor Tensor::FromValue(const Value& v, DataType field_type) {
   return scalar(TensorType::kFloat64, &x);
 }
 
-Tensor Tensor::FromValue(Value&& v, DataType field_type) {
-  // Long bytes, strings and arrays are taken over, not copied: the tensor
-  // keeps the value's buffer alive (an encoded image is read once into the
-  // value and then decoded from there).
-  constexpr size_t kTakeAtLeast = 256;
-  const bool text = v.kind() == Value::Kind::kString || v.kind() == Value::Kind::kBytes;
-  if ((!text && v.kind() != Value::Kind::kArray) || v.bytes().size() < kTakeAtLeast) return FromValue(v, field_type);
-  std::vector<int64_t> shape;
-  TensorType type;
-  if (text) {
-    type = v.kind() == Value::Kind::kString ? TensorType::kString : TensorType::kBytes;
-    shape = {static_cast<int64_t>(v.bytes().size())};
-  } else {
-    type = FromDataType(v.array_dtype());
-    shape = v.shape();
-    const int64_t n = static_cast<int64_t>(v.bytes().size() / TensorTypeSize(type));
-    int64_t declared = 1;
-    for (int64_t d : shape) declared *= d;
-    if (declared != n) shape = {n};
-    if (static_cast<size_t>(n) * TensorTypeSize(type) != v.bytes().size()) return FromValue(v, field_type);
+Tensor Tensor::FromFieldView(const FieldView& f, const std::shared_ptr<const void>& mapping) {
+  auto copy = [](TensorType type, std::vector<int64_t> shape, std::string_view bytes) {
+    Tensor t = Make(type, std::move(shape));
+    if (!bytes.empty()) std::memcpy(t.buf_.get(), bytes.data(), bytes.size());
+    return t;
+  };
+  const DataType field_type = f.field->type;
+  switch (f.kind) {
+    case Value::Kind::kNull:
+      return Tensor();
+    case Value::Kind::kInt: {
+      if (field_type == DataType::kInt32) {
+        const int32_t x = static_cast<int32_t>(f.i);
+        return copy(TensorType::kInt32, {}, std::string_view(reinterpret_cast<const char*>(&x), 4));
+      }
+      if (IsFloatType(field_type)) break;
+      return copy(TensorType::kInt64, {}, std::string_view(reinterpret_cast<const char*>(&f.i), 8));
+    }
+    case Value::Kind::kFloat:
+      break;
+    case Value::Kind::kString:
+    case Value::Kind::kBytes: {
+      const TensorType type = f.kind == Value::Kind::kString ? TensorType::kString : TensorType::kBytes;
+      std::vector<int64_t> shape = {static_cast<int64_t>(f.data.size())};
+      if (f.mapped && mapping) {
+        return View(type, std::move(shape), mapping, reinterpret_cast<const uint8_t*>(f.data.data()));
+      }
+      return copy(type, std::move(shape), f.data);
+    }
+    case Value::Kind::kArray: {
+      const TensorType type = FromDataType(field_type);
+      const size_t es = TensorTypeSize(type);
+      std::vector<int64_t> shape = f.shape;
+      const auto n = static_cast<int64_t>(f.data.size() / es);
+      if (std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<int64_t>()) != n) shape = {n};
+      if (f.mapped && mapping && reinterpret_cast<uintptr_t>(f.data.data()) % es == 0) {
+        return View(type, std::move(shape), mapping, reinterpret_cast<const uint8_t*>(f.data.data()));
+      }
+      return copy(type, std::move(shape), f.data);
+    }
   }
-  auto owner = std::make_shared<std::string>(std::move(v.mutable_bytes()));
-  uint8_t* data = reinterpret_cast<uint8_t*>(owner->data());
-  return Wrap(type, std::move(shape), std::move(owner), data);
+  const double d = f.kind == Value::Kind::kInt ? static_cast<double>(f.i) : f.f;
+  if (field_type == DataType::kFloat32) {
+    const float x = static_cast<float>(d);
+    return copy(TensorType::kFloat32, {}, std::string_view(reinterpret_cast<const char*>(&x), 4));
+  }
+  return copy(TensorType::kFloat64, {}, std::string_view(reinterpret_cast<const char*>(&d), 8));
 }
 
 uint8_t* Tensor::MutableData() {
   if (!buf_) return nullptr;
-  if (buf_.use_count() > 1 || offset_ != 0 || capacity_ != size_) {
+  if (read_only_ || buf_.use_count() > 1 || offset_ != 0 || capacity_ != size_) {
     auto copy = NewBuffer(size_);
     if (size_) std::memcpy(copy.get(), buf_.get() + offset_, size_);
     buf_ = std::move(copy);
     capacity_ = size_;
     offset_ = 0;
+    read_only_ = false;
   }
   return buf_.get();
 }

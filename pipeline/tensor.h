@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "mindrecord/row_view.h"
 #include "mindrecord/value.h"
 
 namespace mindrecord {
@@ -67,6 +68,14 @@ class Tensor {
   // allocated, kept alive by `owner` and released with it when the last copy
   // of the tensor goes (e.g. a consumer's shared-memory segment). No copy.
   static Tensor Wrap(TensorType type, std::vector<int64_t> shape, std::shared_ptr<void> owner, uint8_t* data);
+  // A read-only tensor over `data` that someone else owns (e.g. a row's
+  // bytes in a mapped shard: RowView::mapping()), kept alive by `owner`. No
+  // copy; MutableData() copies it first, so ops that write in place never
+  // write through to the owner's bytes.
+  static Tensor View(TensorType type, std::vector<int64_t> shape, std::shared_ptr<const void> owner,
+                     const uint8_t* data);
+  // A view tensor (View): its bytes must not be written through data().
+  bool read_only() const { return read_only_; }
   // The deleter of the owner given to Wrap when it is of type D, else nullptr
   // (lets the owner's creator recognise its own buffers).
   template <typename D>
@@ -75,9 +84,13 @@ class Tensor {
   // Scalars become 0-d tensors (int -> int64 or int32 per `field_type`, float
   // -> float32/float64), arrays keep their shape, bytes/string become 1-D.
   static Tensor FromValue(const Value& v, DataType field_type);
-  // The same, taking over the buffer of a long bytes / string / array value
-  // instead of copying it (`v` is left empty).
-  static Tensor FromValue(Value&& v, DataType field_type);
+
+  // As FromValue for a field read without copying (ShardReader::ScanViews /
+  // ReadRowViews): bytes, strings and arrays that lie in a mapped shard
+  // (FieldView::mapped) become a View kept alive by `mapping`, no copy
+  // (arrays only when their address is aligned to the element size); the
+  // rest is copied once.
+  static Tensor FromFieldView(const FieldView& f, const std::shared_ptr<const void>& mapping);
 
   TensorType type() const { return type_; }
   const std::vector<int64_t>& shape() const { return shape_; }
@@ -107,6 +120,7 @@ class Tensor {
   size_t capacity_ = 0;              // bytes at buf_
   size_t offset_ = 0;
   size_t size_ = 0;
+  bool read_only_ = false;  // View: MutableData() copies first
 };
 
 }  // namespace mindrecord

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 
 #include <pybind11/stl.h>
 
 #include "mindrecord/compression.h"
+#include "python/bind_values.h"
 #include "python/py_common.h"
 #include "readers/recover.h"
 #include "readers/shard_reader.h"
@@ -88,17 +90,26 @@ class PyReader {
   static constexpr uint64_t kMinBytesPerThread = uint64_t{4} << 20;
 
   // `files`: read exactly these files (ReaderOptions::shard_paths), `path`
-  // first; empty: `path` and its siblings.
+  // first; empty: `path` and its siblings. `mapped`: io_mode auto reads a
+  // dataset that fits in memory with mmap (for zero-copy reads), else with
+  // pread.
   PyReader(const std::string& path, const std::vector<std::string>& columns, const std::string& io_mode,
-           const std::vector<std::string>& files) {
+           const std::vector<std::string>& files, bool mapped) {
     ReaderOptions o;
     o.io_mode = ValueOrThrow(ParseIoMode(io_mode));
     o.shard_paths = files;
+    if (mapped) o.auto_cached_mode = IoMode::kMmap;
     {
       py::gil_scoped_release nogil;
       reader_ = ValueOrThrow(ShardReader::Open(path, o));
     }
     projection_ = ValueOrThrow(reader_->MakeProjection(columns));
+    // The views hold the selected fields in schema (= name) order, as the
+    // dicts do.
+    for (size_t i = 0; i < projection_.field_ids.size(); ++i) {
+      slots_.push_back(i);
+      keys_.push_back(py::str(reader_->schema().fields()[projection_.field_ids[i]].name));
+    }
   }
 
   uint64_t num_rows() const { return reader_->num_rows(); }
@@ -145,77 +156,41 @@ class PyReader {
   // than with one, under load 3 on 2 cores). With `max_bytes` > 0 the reads
   // stop once the rows read hold more than that (compressed rows inflate
   // beyond what they store) and the rows up to the first one not read are
-  // returned (at least one).
-  py::list ReadRange(uint64_t begin, uint64_t end, uint32_t threads, uint64_t max_bytes) const {
+  // returned (at least one). Rows are read as views (RowChunk): in mmap mode
+  // their bytes are copied once, into the Python objects, or not at all with
+  // `zero_copy` (read-only views of the mapping, see RowChunk::AppendDicts).
+  py::list ReadRange(uint64_t begin, uint64_t end, uint32_t threads, uint64_t max_bytes, bool zero_copy) {
     end = std::min(end, reader_->num_rows());
     begin = std::min(begin, end);
-    std::vector<Row> rows(end - begin);
+    uint64_t bytes = 0;
     {
       py::gil_scoped_release nogil;
-      const uint64_t n = end - begin;
-      uint64_t bytes = 0;
       for (uint64_t id = begin; id < end && bytes < uint64_t{threads} * kMinBytesPerThread; ++id) {
         bytes += ValueOrThrow(reader_->StoredBytes(id, &projection_));
       }
-      const uint64_t parts = std::clamp<uint64_t>(std::min<uint64_t>(threads, bytes / kMinBytesPerThread), 1,
-                                                  std::max<uint64_t>(n, 1));
-      std::vector<Status> errs(parts);
-      std::vector<uint8_t> got(n);
-      std::atomic<uint64_t> held{0};
-      std::atomic<bool> full{false};
-      auto work = [&](uint64_t p) {
-        const uint64_t b = begin + n * p / parts, e = begin + n * (p + 1) / parts;
-        errs[p] = reader_->Scan(b, e, &projection_, [&](uint64_t id, Row&& r) {
-          const uint64_t bytes = r.value_bytes();
-          rows[id - begin] = std::move(r);
-          got[id - begin] = 1;
-          if (max_bytes > 0 && held.fetch_add(bytes) + bytes > max_bytes) {
-            full = true;
-            return Status::Cancelled("chunk full");
-          }
-          return Status::OK();
-        });
-      };
-      std::vector<std::thread> pool;
-      for (uint64_t p = 1; p < parts; ++p) pool.emplace_back(work, p);
-      work(0);
-      for (auto& t : pool) t.join();
-      for (auto& s : errs) {
-        if (!(full && s.code() == StatusCode::kCancelled)) ThrowIfError(s);
-      }
-      if (full) {
-        uint64_t k = 0;
-        while (k < n && got[k]) ++k;
-        rows.resize(k);
-      }
     }
-    // The dict keys are made once per column, not once per row.
-    std::vector<std::pair<std::string, py::str>> keys;
-    py::list out(rows.size());
-    for (size_t i = 0; i < rows.size(); ++i) {
-      py::dict d;
-      for (auto& [name, v] : std::move(rows[i]).TakeFields()) {
-        auto k = std::find_if(keys.begin(), keys.end(), [&](const auto& e) { return e.first == name; });
-        if (k == keys.end()) k = keys.insert(keys.end(), {name, py::str(name)});
-        d[k->second] = ValueToPy(std::move(v));
-      }
-      out[i] = std::move(d);
+    return Read(begin, end, bytes, threads, max_bytes, zero_copy);
+  }
+
+  // The next chunk of rows from `begin`: at most `max_rows` rows whose
+  // selected parts take at most `max_bytes` in the file (at least one row),
+  // read as ReadRange reads them with the same `max_bytes` cap on the bytes
+  // the rows hold: ChunkEnd and ReadRange in one pass.
+  py::list ReadChunk(uint64_t begin, uint64_t max_rows, uint64_t max_bytes, uint32_t threads, bool zero_copy) {
+    uint64_t end, bytes;
+    {
+      py::gil_scoped_release nogil;
+      end = ChunkEndImpl(begin, max_rows, max_bytes, &bytes);
     }
-    return out;
+    return Read(std::min(begin, end), end, bytes, threads, max_bytes, zero_copy);
   }
 
   // The end of the chunk of rows from `begin`: at most `max_rows` rows whose
   // selected parts take at most `max_bytes` in the file, and at least one.
   uint64_t ChunkEnd(uint64_t begin, uint64_t max_rows, uint64_t max_bytes) const {
     py::gil_scoped_release nogil;
-    const uint64_t n = reader_->num_rows();
-    uint64_t end = std::min(begin, n), bytes = 0;
-    while (end < n && end - begin < std::max<uint64_t>(max_rows, 1)) {
-      bytes += ValueOrThrow(reader_->StoredBytes(end, &projection_));
-      if (bytes > max_bytes && end > begin) break;
-      ++end;
-    }
-    return end;
+    uint64_t bytes;
+    return ChunkEndImpl(begin, max_rows, max_bytes, &bytes);
   }
 
   // Rows by global id, in the given order; all columns when `all_columns`.
@@ -256,8 +231,107 @@ class PyReader {
   }
 
  private:
+  uint64_t ChunkEndImpl(uint64_t begin, uint64_t max_rows, uint64_t max_bytes, uint64_t* bytes) const {
+    const uint64_t n = reader_->num_rows();
+    uint64_t end = std::min(begin, n);
+    *bytes = 0;
+    while (end < n && end - begin < std::max<uint64_t>(max_rows, 1)) {
+      const uint64_t b = ValueOrThrow(reader_->StoredBytes(end, &projection_));
+      if (*bytes + b > max_bytes && end > begin) break;
+      *bytes += b;
+      ++end;
+    }
+    return end;
+  }
+
+  // Reads [begin, end), whose stored bytes are `bytes` (or, when more than
+  // threads * kMinBytesPerThread, at least that), in as many parts as the
+  // bytes give threads; see ReadRange.
+  py::list Read(uint64_t begin, uint64_t end, uint64_t bytes, uint32_t threads, uint64_t max_bytes, bool zero_copy) {
+    std::vector<std::unique_ptr<RowChunk>> parts_out;
+    {
+      py::gil_scoped_release nogil;
+      const uint64_t n = end - begin;
+      const uint64_t parts = std::clamp<uint64_t>(std::min<uint64_t>(threads, bytes / kMinBytesPerThread), 1,
+                                                  std::max<uint64_t>(n, 1));
+      std::vector<Status> errs(parts);
+      std::atomic<uint64_t> held{0};
+      std::atomic<bool> full{false};
+      for (uint64_t p = 0; p < parts; ++p) parts_out.push_back(TakeChunk());
+      auto work = [&](uint64_t p) {
+        const uint64_t b = begin + n * p / parts, e = begin + n * (p + 1) / parts;
+        RowChunk& out = *parts_out[p];
+        errs[p] = reader_->ScanViews(b, e, &projection_, [&](uint64_t, const RowView& r) {
+          if (full) return Status::Cancelled("chunk full");
+          out.Add(r);
+          const uint64_t bytes = r.value_bytes();
+          if (max_bytes > 0 && held.fetch_add(bytes) + bytes > max_bytes) {
+            full = true;
+            return Status::Cancelled("chunk full");
+          }
+          return Status::OK();
+        });
+      };
+      std::vector<std::thread> pool;
+      for (uint64_t p = 1; p < parts; ++p) pool.emplace_back(work, p);
+      work(0);
+      for (auto& t : pool) t.join();
+      for (auto& s : errs) {
+        if (!(full && s.code() == StatusCode::kCancelled)) {
+          if (!s.ok()) GiveBack(&parts_out);
+          ThrowIfError(s);
+        }
+      }
+      if (full) {
+        // The rows up to the first one not read: whole parts, then the part
+        // that stopped short.
+        for (uint64_t p = 0; p < parts; ++p) {
+          const uint64_t want = n * (p + 1) / parts - n * p / parts;
+          if (parts_out[p]->rows() < want) {
+            for (uint64_t q = p + 1; q < parts; ++q) parts_out[q]->Clear();
+            break;
+          }
+        }
+      }
+    }
+    py::list out;
+    try {
+      for (const auto& part : parts_out) part->AppendDicts(keys_, ValueStyle::kPython, zero_copy, &out);
+    } catch (...) {
+      GiveBack(&parts_out);
+      throw;
+    }
+    GiveBack(&parts_out);
+    return out;
+  }
+
+  // Chunks are reused from call to call: their buffers stay allocated
+  // (mapped and faulted in) instead of being allocated afresh per chunk;
+  // one that grew past kKeepChunkBytes is dropped instead.
+  static constexpr uint64_t kKeepChunkBytes = uint64_t{8} << 20;
+  std::unique_ptr<RowChunk> TakeChunk() {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (pool_.empty()) return std::make_unique<RowChunk>(slots_);
+    auto c = std::move(pool_.back());
+    pool_.pop_back();
+    return c;
+  }
+  void GiveBack(std::vector<std::unique_ptr<RowChunk>>* chunks) {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    for (auto& c : *chunks) {
+      if (c->capacity_bytes() > kKeepChunkBytes) continue;
+      c->Clear();
+      pool_.push_back(std::move(c));
+    }
+    chunks->clear();
+  }
+
   std::unique_ptr<ShardReader> reader_;
   Projection projection_;
+  std::vector<size_t> slots_;     // 0 .. columns - 1
+  std::vector<py::object> keys_;  // the dicts' keys, per column
+  std::mutex pool_mu_;
+  std::vector<std::unique_ptr<RowChunk>> pool_;  // chunks not in use
 };
 
 }  // namespace
@@ -302,9 +376,9 @@ void BindIo(py::module_& m) {
 
   py::class_<PyReader>(m, "Reader")
       .def(py::init<const std::string&, const std::vector<std::string>&, const std::string&,
-                    const std::vector<std::string>&>(),
+                    const std::vector<std::string>&, bool>(),
            py::arg("path"), py::arg("columns") = std::vector<std::string>{}, py::arg("io_mode") = "auto",
-           py::arg("files") = std::vector<std::string>{})
+           py::arg("files") = std::vector<std::string>{}, py::arg("mapped") = false)
       .def_property_readonly("num_rows", &PyReader::num_rows)
       .def_property_readonly("shard_io_modes", &PyReader::shard_io_modes)
       .def_property_readonly("warnings", &PyReader::warnings)
@@ -319,8 +393,10 @@ void BindIo(py::module_& m) {
       .def_property_readonly("page_size", &PyReader::page_size)
       .def_property_readonly("compression_json", &PyReader::compression_json)
       .def("read_range", &PyReader::ReadRange, py::arg("begin"), py::arg("end"), py::arg("threads") = 1,
-           py::arg("max_bytes") = 0)
+           py::arg("max_bytes") = 0, py::arg("zero_copy") = false)
       .def("chunk_end", &PyReader::ChunkEnd, py::arg("begin"), py::arg("max_rows"), py::arg("max_bytes"))
+      .def("read_chunk", &PyReader::ReadChunk, py::arg("begin"), py::arg("max_rows"), py::arg("max_bytes"),
+           py::arg("threads") = 1, py::arg("zero_copy") = false)
       .def("read_ids", &PyReader::ReadIds, py::arg("ids"), py::arg("all_columns") = false, py::arg("max_bytes") = 0)
       .def("group_by", &PyReader::GroupBy, py::arg("field"));
 }

@@ -14,6 +14,7 @@
 #include "pipeline/plan.h"
 #include "pipeline/sampler.h"
 #include "pipeline/stats.h"
+#include "python/bind_values.h"
 #include "python/py_common.h"
 #include "readers/shard_reader.h"
 
@@ -27,8 +28,10 @@ constexpr size_t kChunkRows = 1024;
 // Thread safety: one thread at a time (the GIL serialises Python callers).
 class PyRowStream {
  public:
-  PyRowStream(const std::string& plan_json, const std::optional<std::string>& resume_json, uint64_t read_ahead_bytes)
-      : read_ahead_(std::max<uint64_t>(read_ahead_bytes, 1)) {
+  PyRowStream(const std::string& plan_json, const std::optional<std::string>& resume_json, uint64_t read_ahead_bytes,
+              const std::string& value_style, bool zero_copy)
+      : read_ahead_(std::max<uint64_t>(read_ahead_bytes, 1)), zero_copy_(zero_copy) {
+    style_ = ValueOrThrow(ParseValueStyle(value_style));
     plan_ = ValueOrThrow(Plan::Parse(plan_json));
     if (!plan_.ops.empty() || !plan_.padded.is_null() || plan_.batch.batch_size != 1 || plan_.source.empty()) {
       throw StatusError(Status::InvalidArgument("RowStream: the plan must read rows (batch_size 1) without ops or "
@@ -50,7 +53,14 @@ class PyRowStream {
       for (const auto& f : schema.fields()) names.push_back(f.name);
     }
     projection_ = ValueOrThrow(reader_->MakeProjection(names));
-    for (const auto& n : names) columns_.push_back(Column{n, py::str(n), *schema.Find(n)});
+    // Output columns in the plan's order; the views hold them in schema order.
+    std::vector<size_t> slots;
+    for (const auto& n : names) {
+      const auto& ids = projection_.field_ids;
+      slots.push_back(static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), schema.FieldIndex(n)) - ids.begin()));
+      keys_.push_back(py::str(n));
+    }
+    chunk_ = std::make_unique<RowChunk>(std::move(slots));
     sampler_ = ValueOrThrow(MakeSampler(plan_.sampler, LayoutOf(*reader_, 0)));
     size_ = sampler_->size();
     state_.seed = plan_.seed;
@@ -75,12 +85,12 @@ class PyRowStream {
   // counts the chunk as handed out.
   py::object NextChunk() {
     if (!Fill()) return py::none();
-    py::list out(rows_.size());
-    for (size_t i = 0; i < rows_.size(); ++i) out[i] = std::move(rows_[i]);
-    state_.position += rows_.size();
-    state_.rows += rows_.size();
-    rows_.clear();
-    return std::move(out);
+    py::list out;
+    chunk_->AppendDicts(keys_, style_, zero_copy_, &out);
+    state_.position += chunk_->rows();
+    state_.rows += chunk_->rows();
+    chunk_->Clear();
+    return out;
   }
 
   std::string State() const { return state_.ToJson().dump(); }
@@ -97,20 +107,14 @@ class PyRowStream {
     return j.dump();
   }
   void Close() {
-    rows_.clear();
+    chunk_->Clear();
     reader_.reset();
   }
 
  private:
-  struct Column {
-    std::string name;
-    py::str key;
-    Field field;
-  };
-
-  // Reads the next chunk; false at the end of the last epoch.
+  // Reads the next chunk into chunk_; false at the end of the last epoch.
   bool Fill() {
-    rows_.clear();
+    chunk_->Clear();
     if (!reader_ || size_ == 0) return false;
     if (state_.position >= size_) {
       if (plan_.epochs != 0 && state_.epoch + 1 >= plan_.epochs) return false;
@@ -118,80 +122,57 @@ class PyRowStream {
       state_.position = 0;
     }
     if (plan_.epochs != 0 && state_.epoch >= plan_.epochs) return false;
-    std::vector<Row> rows;
-    {
-      py::gil_scoped_release nogil;
-      if (ids_epoch_ != static_cast<int64_t>(state_.epoch)) {
-        ids_ = ValueOrThrow(sampler_->Epoch(plan_.seed, state_.epoch));
-        ids_epoch_ = static_cast<int64_t>(state_.epoch);
-      }
-      // A chunk: up to kChunkRows rows and read_ahead_ stored bytes (at least
-      // one row), cut short once the rows read hold more than read_ahead_
-      // (compressed rows inflate beyond what they store).
-      std::vector<uint64_t> chunk;
-      uint64_t bytes = 0;
-      for (uint64_t p = state_.position; p < size_ && chunk.size() < kChunkRows; ++p) {
-        bytes += ValueOrThrow(reader_->StoredBytes(ids_[p], &projection_));
-        if (bytes > read_ahead_ && !chunk.empty()) break;
-        chunk.push_back(ids_[p]);
-      }
-      rows.resize(chunk.size());
-      uint64_t held = 0;
-      size_t got = 0;
-      bool full = false;
-      Status st = reader_->ReadRows(chunk, &projection_, [&](size_t i, Result<Row>&& r) -> Status {
-        if (!r.ok()) return r.status();
-        rows[i] = std::move(r).value();
-        got = i + 1;
-        held += rows[i].value_bytes();
-        if (held > read_ahead_ && got < chunk.size()) {
-          full = true;
-          return Status::Cancelled("chunk full");
-        }
-        return Status::OK();
-      });
-      if (!full) ThrowIfError(st);
-      rows.resize(got);
+    py::gil_scoped_release nogil;
+    if (ids_epoch_ != static_cast<int64_t>(state_.epoch)) {
+      ids_ = ValueOrThrow(sampler_->Epoch(plan_.seed, state_.epoch));
+      ids_epoch_ = static_cast<int64_t>(state_.epoch);
     }
-    rows_.reserve(rows.size());
-    for (Row& r : rows) rows_.push_back(ToDict(std::move(r)));
-    return !rows_.empty();
-  }
-
-  py::object ToDict(Row&& row) {
-    py::dict d;
-    auto fields = std::move(row).TakeFields();
-    for (const Column& c : columns_) {
-      auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.first == c.name; });
-      if (it == fields.end()) {
-        d[c.key] = py::none();
-        continue;
+    // A chunk: up to kChunkRows rows, cut short before the row that takes
+    // its stored bytes, or the bytes its values hold (compressed rows
+    // inflate beyond what they store), past read_ahead_ (at least one row).
+    // Views of a mapped shard are kept as references, other rows copied once.
+    const uint64_t end = std::min<uint64_t>(size_, state_.position + kChunkRows);
+    const std::vector<uint64_t> chunk(ids_.begin() + static_cast<ptrdiff_t>(state_.position),
+                                      ids_.begin() + static_cast<ptrdiff_t>(end));
+    uint64_t stored = 0;
+    bool full = false;
+    Status st = reader_->ReadRowViews(chunk, &projection_, [&](size_t, const Status& s, const RowView& v) -> Status {
+      MR_RETURN_IF_ERROR(s);
+      stored += v.stored_bytes();
+      if (chunk_->rows() > 0 && (stored > read_ahead_ || chunk_->value_bytes() + v.value_bytes() > read_ahead_)) {
+        full = true;
+        return Status::Cancelled("chunk full");
       }
-      // MindSpore's types, as the pipeline path gives them (dataset.py).
-      d[c.key] = MindSporeValueToPy(std::move(it->second), c.field);
-    }
-    return std::move(d);
+      chunk_->Add(v);
+      return Status::OK();
+    });
+    if (!full) ThrowIfError(st);
+    return chunk_->rows() > 0;
   }
 
   Plan plan_;
   uint64_t read_ahead_;
   std::unique_ptr<ShardReader> reader_;
   Projection projection_;
-  std::vector<Column> columns_;
+  ValueStyle style_ = ValueStyle::kNumpy;
+  bool zero_copy_ = false;
+  std::vector<py::object> keys_;     // output column names
+  std::unique_ptr<RowChunk> chunk_;  // the chunk being made
   std::unique_ptr<Sampler> sampler_;
   uint64_t size_ = 0;
   PipelineState state_;  // after the rows handed out
   std::vector<uint64_t> ids_;
   int64_t ids_epoch_ = -1;
-  std::vector<py::object> rows_;  // the chunk being made
 };
 
 }  // namespace
 
 void BindRows(py::module_& m) {
   py::class_<PyRowStream>(m, "RowStream")
-      .def(py::init<const std::string&, const std::optional<std::string>&, uint64_t>(), py::arg("plan_json"),
-           py::arg("resume_json") = py::none(), py::arg("read_ahead_bytes") = uint64_t{16} << 20)
+      .def(py::init<const std::string&, const std::optional<std::string>&, uint64_t, const std::string&, bool>(),
+           py::arg("plan_json"),
+           py::arg("resume_json") = py::none(), py::arg("read_ahead_bytes") = uint64_t{16} << 20,
+           py::arg("value_style") = "mindspore", py::arg("zero_copy") = false)
       .def("next_chunk", &PyRowStream::NextChunk)
       .def("state", &PyRowStream::State)
       .def("stats", &PyRowStream::Stats)

@@ -242,51 +242,6 @@ py::object ValueToPy(Value&& v) {
   return py::none();
 }
 
-py::object MindSporeValueToPy(Value&& v, const Field& f) {
-  switch (v.kind()) {
-    case Value::Kind::kInt:
-    case Value::Kind::kFloat: {
-      // dtype::of is numpy's descriptor lookup by type number (no parsing).
-      py::dtype dt = f.type == DataType::kInt32     ? py::dtype::of<int32_t>()
-                     : f.type == DataType::kInt64   ? py::dtype::of<int64_t>()
-                     : f.type == DataType::kFloat32 ? py::dtype::of<float>()
-                                                    : py::dtype::of<double>();
-      py::array a(std::move(dt), std::vector<ssize_t>{});
-      void* p = a.mutable_data();
-      switch (f.type) {
-        case DataType::kInt32: *static_cast<int32_t*>(p) = static_cast<int32_t>(v.as_int()); break;
-        case DataType::kInt64: *static_cast<int64_t*>(p) = v.as_int(); break;
-        case DataType::kFloat32: *static_cast<float*>(p) = static_cast<float>(v.as_float()); break;
-        default: *static_cast<double*>(p) = v.as_float(); break;
-      }
-      return std::move(a);
-    }
-    case Value::Kind::kBytes: {
-      const std::string& b = v.bytes();
-      const auto n = static_cast<ssize_t>(b.size());
-      if (b.size() <= 4096) {  // small: one copy costs less than handing the buffer over
-        py::array_t<uint8_t> a(n);
-        std::memcpy(a.mutable_data(), b.data(), b.size());
-        return std::move(a);
-      }
-      auto* owned = new std::string(std::move(v.mutable_bytes()));
-      py::capsule keep(owned, [](void* p) { delete static_cast<std::string*>(p); });
-      return py::array(py::dtype::of<uint8_t>(), std::vector<ssize_t>{n}, {}, owned->data(), keep);
-    }
-    case Value::Kind::kString: {
-      // A 0-d array of dtype <U{code points}, filled with the UCS4 code points.
-      py::object s = ValueToPy(std::move(v));
-      const Py_ssize_t len = PyUnicode_GetLength(s.ptr());
-      py::array a(py::dtype("<U" + std::to_string(std::max<Py_ssize_t>(len, 1))), std::vector<ssize_t>{});
-      auto* out = static_cast<Py_UCS4*>(a.mutable_data());
-      out[0] = 0;
-      if (len > 0 && PyUnicode_AsUCS4(s.ptr(), out, len, 0) == nullptr) throw py::error_already_set();
-      return std::move(a);
-    }
-    default: return ValueToPy(std::move(v));
-  }
-}
-
 py::dict RowToPy(Row&& row) {
   py::dict d;
   for (auto& [name, v] : std::move(row).TakeFields()) d[py::str(name)] = ValueToPy(std::move(v));
@@ -310,8 +265,10 @@ py::array TensorToArray(Tensor t) {
   auto* owned = new Tensor(std::move(t));
   py::capsule keep(owned, [](void* p) { delete static_cast<Tensor*>(p); });
   std::vector<ssize_t> shape(owned->shape().begin(), owned->shape().end());
-  // Handed-out batch buffers are owned by nobody else, so the array may write.
-  return py::array(TensorDtype(owned->type()), shape, {}, const_cast<uint8_t*>(owned->data()), keep);
+  // Handed-out batch buffers are owned by nobody else, so the array may
+  // write; a view of a mapped shard (Tensor::View) is copied first.
+  uint8_t* data = owned->read_only() ? owned->MutableData() : const_cast<uint8_t*>(owned->data());
+  return py::array(TensorDtype(owned->type()), shape, {}, data, keep);
 }
 
 }  // namespace mindrecord::py_binding

@@ -44,10 +44,6 @@ void RegisterErrors(py::module_& m);
 // A row value as a Python object: int, float, str, bytes, or a numpy array
 // that takes over the value's buffer.
 py::object ValueToPy(Value&& v);
-// A value of field `f` as MindSpore's MindDataset returns it: numeric scalars
-// as 0-d arrays of the field's dtype, bytes as 1-D uint8 arrays (taking over
-// the value's buffer), strings as 0-d numpy str arrays, arrays as ValueToPy.
-py::object MindSporeValueToPy(Value&& v, const Field& f);
 // A Python object as a value of `field`; InvalidArgument naming the field.
 Result<Value> PyToValue(const Field& field, py::handle obj);
 // A dict as a row of `schema`, validated; errors name the row and the field.

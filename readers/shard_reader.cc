@@ -1,25 +1,18 @@
 #include "readers/shard_reader.h"
-#include "readers/shard_paths.h"
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <mutex>
 
-#include "index/index_reader.h"
-#include "readers/header_io.h"
-#include "readers/row_map.h"
-#include "readers/row_map_cache.h"
 #include "mindrecord/checksum.h"
-#include "readers/verified_pages.h"
-#include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
-#include "mindrecord/direct_file.h"
 #include "mindrecord/encryption.h"
-#include "mindrecord/file.h"
-#include "mindrecord/row_codec.h"
+#include "readers/header_io.h"
 #include "readers/lock_dataset.h"
+#include "readers/row_map_cache.h"
+#include "readers/shard_paths.h"
+#include "readers/shard_reader_impl.h"
 
 namespace mindrecord {
 
@@ -32,65 +25,21 @@ bool Projection::Selects(int field_id) const {
   return std::binary_search(field_ids.begin(), field_ids.end(), field_id);
 }
 
-namespace {
+using reader_internal::Framed;
+using reader_internal::Shard;
 
-struct Shard {
-  std::string path;
-  std::unique_ptr<RandomAccessFile> file;
-  const DirectFile* direct = nullptr;  // `file`, when it is read with O_DIRECT
-  IoMode io_mode = IoMode::kPread;
-  ShardHeader header;
-  std::unique_ptr<IndexReader> index;  // null when the .db is missing
-  uint64_t first_row = 0;
-  // Per page: 0 not yet checked, 1 checksum good (or none), 2 mismatch.
-  std::unique_ptr<std::atomic<uint8_t>[]> page_state;
-  // Row locations from the pages themselves, walked lazily per row group;
-  // shared with other readers of the same unchanged file (row_map_cache.h).
-  std::shared_ptr<RowMap> rows;
-  // The file's identity at open, for pages verified by earlier readers
-  // (readers/verified_pages.h); invalid with a custom file system.
-  FileIdentity identity;
-};
-
-}  // namespace
-
-struct ShardReader::Impl {
-  ReaderOptions options;
-  std::vector<std::unique_ptr<Shard>> shards;
-  std::vector<std::string> paths;
-  std::unique_ptr<RowCodec> codec;
-  std::unique_ptr<BlobDecompressor> decompressor;  // null: blobs stored uncompressed
-  uint64_t total_rows = 0;
-  uint64_t total_file_bytes = 0;
-
-  std::vector<std::string> warnings;
-
-  const ShardHeader& first() const { return shards[0]->header; }
-  // Walks group `g`'s part if not yet done, after verifying its page; `held`:
-  // bytes of the page the caller has read (and verified) already.
-  Status EnsureWalked(const Shard& s, size_t g, RowMap::Part part, const PageBytes& held = {}) const;
-  // The wanted parts of shard-local row `local`.
-  Status LocateRow(const Shard& s, uint64_t local, bool want_raw, bool want_blob, CompactLocator* out) const;
-  // `data`: the page's bytes when the caller has them; otherwise they are read.
-  Status VerifyPage(const Shard& s, uint64_t page, const char* data = nullptr) const;
-  // Whether VerifyPage would read the page (not yet verified, has a checksum).
-  bool NeedsVerify(const Shard& s, uint64_t page) const;
-  Result<std::string_view> Fetch(const Shard& s, uint64_t page, uint64_t begin, uint64_t end,
-                                 std::string* scratch, const char* part, uint64_t row) const;
-  // One row's parts (`raw`, `blob` when wanted) and the buffers behind them.
-  struct RowParts {
-    std::string raw_buf, blob_buf;
-    AioReadStream::Block raw_block, blob_block;
-    std::string_view raw, blob;
-  };
-  // A direct shard reads both parts at once through libaio (two reads in
-  // flight instead of one after the other).
-  Status FetchParts(const Shard& s, const CompactLocator& l, uint64_t row, bool want_raw, bool want_blob,
-                    RowParts* out) const;
-  std::vector<bool> Select(const Projection* proj) const;
-  Status Decode(const Shard& s, uint64_t local, std::string_view raw, std::string_view blob,
-                const Projection* proj, const std::vector<bool>& select, Row* out) const;
-};
+Result<std::string_view> reader_internal::Framed(const Shard& s, std::string_view bytes, uint64_t off,
+                                                 const char* part, uint64_t row) {
+  const uint64_t n = bytes.size();
+  uint64_t len;
+  std::memcpy(&len, bytes.data(), 8);
+  if (len != n - kLengthPrefix) {
+    return Status::Corruption(s.path + ": row " + std::to_string(row) + ": " + part + " part at offset " +
+                              std::to_string(off) + " has length " + std::to_string(len) + ", expected " +
+                              std::to_string(n - kLengthPrefix));
+  }
+  return bytes.substr(kLengthPrefix);
+}
 
 Status ShardReader::Impl::EnsureWalked(const Shard& s, size_t g, RowMap::Part part, const PageBytes& held) const {
   if (s.rows->Walked(g, part)) return Status::OK();
@@ -174,24 +123,6 @@ Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page, const char* 
   return Status::OK();
 }
 
-namespace {
-
-// A row part's bytes without their length prefix, which must agree with the
-// range walked.
-Result<std::string_view> Framed(const Shard& s, std::string_view bytes, uint64_t off, const char* part,
-                                uint64_t row) {
-  const uint64_t n = bytes.size();
-  uint64_t len;
-  std::memcpy(&len, bytes.data(), 8);
-  if (len != n - kLengthPrefix) {
-    return Status::Corruption(s.path + ": row " + std::to_string(row) + ": " + part + " part at offset " +
-                              std::to_string(off) + " has length " + std::to_string(len) + ", expected " +
-                              std::to_string(n - kLengthPrefix));
-  }
-  return bytes.substr(kLengthPrefix);
-}
-
-}  // namespace
 
 Result<std::string_view> ShardReader::Impl::Fetch(const Shard& s, uint64_t page, uint64_t begin, uint64_t end,
                                                   std::string* scratch, const char* part, uint64_t row) const {
@@ -390,6 +321,10 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
   for (auto& s : impl->shards) {
     s->direct = dynamic_cast<const DirectFile*>(s->file.get());
     s->io_mode = s->direct ? IoMode::kDirect : s->file->MappedData() ? IoMode::kMmap : IoMode::kPread;
+    if (s->io_mode == IoMode::kMmap) {
+      s->mapping = s->file;
+      s->mapped_bytes = std::string_view(s->file->MappedData(), s->file->size());
+    }
   }
   const ShardHeader& h0 = impl->shards[0]->header;
   impl->codec = std::make_unique<RowCodec>(&h0.schema, BaseVersion(h0.version));
@@ -480,107 +415,6 @@ Result<Row> ShardReader::ReadOne(uint64_t row_id, const Projection* projection,
   return row;
 }
 
-Status ShardReader::ReadRows(const std::vector<uint64_t>& row_ids, const Projection* projection,
-                             const std::function<Status(size_t, Result<Row>&&)>& fn) const {
-  const bool want_raw = !projection || projection->need_raw;
-  const bool want_blob = !projection || projection->need_blob;
-  const std::vector<bool> select = impl_->Select(projection);
-  // Rows on direct shards have their parts queued, in row order, on one
-  // AioReadStream per shard before the first is taken, so up to
-  // direct_rows_in_flight reads are in flight while rows are decoded.
-  struct Pending {
-    Status status;           // locating or verifying the row failed
-    int64_t shard = -1;      // a direct shard whose stream holds the parts; -1: ReadRow
-    uint64_t local = 0;
-    CompactLocator loc{};
-  };
-  std::vector<Pending> pending(row_ids.size());
-  std::map<uint32_t, std::unique_ptr<AioReadStream>> streams;
-  const ReaderOptions& o = impl_->options;
-  for (size_t i = 0; i < row_ids.size(); ++i) {
-    Pending& p = pending[i];
-    auto loc = Locate(row_ids[i]);
-    if (!loc.ok()) {
-      p.status = loc.status();
-      continue;
-    }
-    const Shard& s = *impl_->shards[loc->shard];
-    if (!s.direct) continue;
-    // Walking a group's prefixes verifies its pages first.
-    p.status = impl_->LocateRow(s, loc->local_row, want_raw, want_blob, &p.loc);
-    if (!p.status.ok()) continue;
-    const CompactLocator& l = p.loc;
-    // A page's first touch reads it whole for its checksum, synchronously.
-    if (want_raw) p.status = impl_->VerifyPage(s, l.raw_page);
-    if (p.status.ok() && want_blob) p.status = impl_->VerifyPage(s, l.blob_page);
-    if (!p.status.ok()) continue;
-    auto& stream = streams[loc->shard];
-    if (!stream) {
-      stream = std::make_unique<AioReadStream>(*s.direct, AioContextPool::Shared(o.direct_rows_in_flight),
-                                               o.direct_read_ahead);
-    }
-    if (want_raw) stream->Add(s.header.PageOffset(l.raw_page) + l.raw_begin, l.raw_end - l.raw_begin);
-    if (want_blob) stream->Add(s.header.PageOffset(l.blob_page) + l.blob_begin, l.blob_end - l.blob_begin);
-    p.shard = loc->shard;
-    p.local = loc->local_row;
-  }
-  for (size_t i = 0; i < row_ids.size(); ++i) {
-    Pending& p = pending[i];
-    if (!p.status.ok()) {
-      MR_RETURN_IF_ERROR(fn(i, Result<Row>(p.status)));
-      continue;
-    }
-    auto it = p.shard >= 0 ? streams.find(static_cast<uint32_t>(p.shard)) : streams.end();
-    if (it == streams.end() || !it->second) {
-      MR_RETURN_IF_ERROR(fn(i, ReadOne(row_ids[i], projection, select)));
-      continue;
-    }
-    AioReadStream& stream = *it->second;
-    const Shard& s = *impl_->shards[p.shard];
-    const CompactLocator& l = p.loc;
-    AioReadStream::Block raw_block, blob_block;
-    Status st;
-    if (want_raw) {
-      auto b = stream.Next();
-      if (b.ok()) raw_block = std::move(b).value();
-      else st = b.status();
-    }
-    if (st.ok() && want_blob) {
-      auto b = stream.Next();
-      if (b.ok()) blob_block = std::move(b).value();
-      else st = b.status();
-    }
-    if (!st.ok()) {
-      // A failed read may leave the stream out of step with the rows: this
-      // row and the shard's later rows are read on their own, which also
-      // reports each row's own error.
-      it->second.reset();
-      MR_RETURN_IF_ERROR(fn(i, ReadRow(row_ids[i], projection)));
-      continue;
-    }
-    Result<Row> row = Row();
-    std::string_view raw, blob;
-    if (want_raw) {
-      auto r = Framed(s, raw_block.view(), s.header.PageOffset(l.raw_page) + l.raw_begin, "raw", p.local);
-      if (r.ok()) raw = *r;
-      else row = r.status();
-    }
-    if (row.ok() && want_blob) {
-      auto r = Framed(s, blob_block.view(), s.header.PageOffset(l.blob_page) + l.blob_begin, "blob", p.local);
-      if (r.ok()) blob = *r;
-      else row = r.status();
-    }
-    if (row.ok()) {
-      Status d = impl_->Decode(s, p.local, raw, blob, projection, select, &*row);
-      if (!d.ok()) row = d;
-    }
-    stream.Recycle(std::move(raw_block));
-    stream.Recycle(std::move(blob_block));
-    MR_RETURN_IF_ERROR(fn(i, std::move(row)));
-  }
-  return Status::OK();
-}
-
 Result<EncodedRow> ShardReader::ReadEncoded(uint64_t row_id) const {
   MR_ASSIGN_OR_RETURN(Location loc, Locate(row_id));
   const Shard& s = *impl_->shards[loc.shard];
@@ -606,185 +440,6 @@ Result<EncodedRow> ShardReader::ReadEncoded(uint64_t row_id) const {
   Status st = impl_->codec->DecodeRawFields(raw, index_fields(), &out.index_values);
   if (!st.ok()) return st.WithContext(s.path + ": row " + std::to_string(loc.local_row));
   return out;
-}
-
-Status ShardReader::Scan(uint64_t begin, uint64_t end, const Projection* projection,
-                         const std::function<Status(uint64_t, Row&&)>& fn) const {
-  if (begin > end || end > impl_->total_rows) {
-    return Status::InvalidArgument("scan range [" + std::to_string(begin) + ", " + std::to_string(end) +
-                                   ") is outside the dataset's " + std::to_string(impl_->total_rows) + " rows");
-  }
-  // Pages are read once (and verified) and rows served from them. pread
-  // reads, per row group, the bytes of the rows the scan needs. A direct
-  // shard's pages are queued on an AioReadStream in the order the rows need
-  // them, so the next pages are being read while rows are decoded; a page
-  // that is already verified (or carries no checksum) is read only across
-  // the rows the scan needs.
-  struct PageCache {
-    int64_t page = -1;
-    size_t group = SIZE_MAX;     // pread: the row group whose rows `bytes` holds
-    const char* base = nullptr;  // the page's bytes [first, end)
-    uint64_t first = 0, end = 0;
-    std::string bytes;           // pread
-    AioReadStream::Block block;  // direct
-    PageBytes held() const { return {base, first, end}; }
-  } raw_cache, blob_cache;
-  struct Queued {
-    uint64_t page, begin, end;  // bytes [begin, end) of the page
-  };
-  std::unique_ptr<AioReadStream> stream;
-  std::deque<Queued> queued;  // on `stream`, in order
-  auto load = [&](const Shard& s, PageCache& c, uint64_t page) -> Status {
-    c.page = -1;
-    c.group = SIZE_MAX;
-    c.first = 0;
-    const uint64_t off = s.header.PageOffset(page);
-    const uint64_t used = s.header.pages[page].used_bytes;
-    bool whole = true;
-    c.end = used;
-    if (const char* map = s.file->MappedData()) {
-      c.base = map + off;
-    } else if (stream) {
-      if (queued.empty() || queued.front().page != page) {
-        return Status::Internal(s.path + ": direct scan needs page " + std::to_string(page) +
-                                " out of the queued order");
-      }
-      const Queued q = queued.front();
-      queued.pop_front();
-      stream->Recycle(std::move(c.block));
-      MR_ASSIGN_OR_RETURN(c.block, stream->Next());
-      c.base = c.block.view().data();
-      c.first = q.begin;
-      c.end = q.end;
-      whole = q.begin == 0 && q.end == used;
-    } else {
-      c.bytes.resize(used);
-      MR_RETURN_IF_ERROR(s.file->ReadAt(off, c.bytes.size(), c.bytes.data()));
-      c.base = c.bytes.data();
-    }
-    // A partial read was only planned for a page that needs no verification.
-    MR_RETURN_IF_ERROR(impl_->VerifyPage(s, page, whole ? c.base : nullptr));
-    c.page = static_cast<int64_t>(page);
-    return Status::OK();
-  };
-  auto view = [&](const Shard& s, PageCache& c, uint64_t page, uint64_t b, uint64_t e, const char* part,
-                  uint64_t row) -> Result<std::string_view> {
-    if (c.page != static_cast<int64_t>(page)) MR_RETURN_IF_ERROR(load(s, c, page));
-    const char* base = c.base + (b - c.first);
-    uint64_t len;
-    std::memcpy(&len, base, 8);
-    if (len != e - b - kLengthPrefix) {
-      return Status::Corruption(s.path + ": row " + std::to_string(row) + ": " + part + " part at page " +
-                                std::to_string(page) + " offset " + std::to_string(b) + " has length " +
-                                std::to_string(len) + ", expected " + std::to_string(e - b - kLengthPrefix));
-    }
-    return std::string_view(base + kLengthPrefix, e - b - kLengthPrefix);
-  };
-  const bool need_raw = !projection || projection->need_raw;
-  const bool need_blob = !projection || projection->need_blob;
-  const std::vector<bool> select = impl_->Select(projection);
-  uint64_t row_id = begin;
-  while (row_id < end) {
-    MR_ASSIGN_OR_RETURN(Location loc, Locate(row_id));
-    const Shard& s = *impl_->shards[loc.shard];
-    const RowMap& map = *s.rows;
-    raw_cache.page = blob_cache.page = -1;
-    const uint64_t shard_end = std::min(end, s.first_row + s.header.num_rows());
-    stream.reset();
-    queued.clear();
-    if (s.direct) {
-      // Queue each page at its first use, mirroring the loop's cache misses:
-      // the span of the rows the scan needs where the group is walked, else
-      // the group's whole part (the walk reads its prefixes from it).
-      std::vector<Queued> plan;
-      int64_t last_raw = -1, last_blob = -1;
-      size_t raw_at = 0, blob_at = 0;
-      auto use = [&](int64_t* last, size_t* at, uint64_t page, uint64_t b, uint64_t e) {
-        if (*last != static_cast<int64_t>(page)) {
-          *last = static_cast<int64_t>(page);
-          *at = plan.size();
-          plan.push_back({page, b, e});
-        }
-        plan[*at].begin = std::min(plan[*at].begin, b);
-        plan[*at].end = std::max(plan[*at].end, e);
-      };
-      const uint64_t first_local = row_id - s.first_row, end_local = shard_end - s.first_row;
-      for (size_t g = map.GroupOf(first_local); g < map.num_groups() && map.group_first_row(g) < end_local; ++g) {
-        const uint64_t r0 = std::max(first_local, map.group_first_row(g));
-        const uint64_t r1 = std::min(end_local, map.group_end_row(g)) - 1;
-        for (RowMap::Part part : {RowMap::Part::kRaw, RowMap::Part::kBlob}) {
-          const bool raw = part == RowMap::Part::kRaw;
-          if (!(raw ? need_raw : need_blob)) continue;
-          uint64_t b = map.GroupBegin(g, part), e = map.GroupEnd(g, part);
-          if (map.Walked(g, part)) {
-            CompactLocator l0{}, l1{};
-            map.Fill(g, r0, raw, !raw, &l0);
-            map.Fill(g, r1, raw, !raw, &l1);
-            b = raw ? l0.raw_begin : l0.blob_begin;
-            e = raw ? l1.raw_end : l1.blob_end;
-          }
-          if (raw) use(&last_raw, &raw_at, map.GroupPage(g, part), b, e);
-          else use(&last_blob, &blob_at, map.GroupPage(g, part), b, e);
-        }
-      }
-      const ReaderOptions& o = impl_->options;
-      stream = std::make_unique<AioReadStream>(*s.direct, AioContextPool::Shared(o.direct_queue_depth),
-                                               o.direct_read_ahead);
-      for (Queued q : plan) {
-        if (impl_->NeedsVerify(s, q.page)) {
-          q.begin = 0;
-          q.end = s.header.pages[q.page].used_bytes;
-        }
-        stream->Add(s.header.PageOffset(q.page) + q.begin, q.end - q.begin);
-        queued.push_back(q);
-      }
-    }
-    const bool pread = !s.direct && s.file->MappedData() == nullptr;
-    const uint64_t end_local = shard_end - s.first_row;
-    // Makes the bytes of row `local`'s part available in `c` and its group walked.
-    auto ready = [&](PageCache& c, RowMap::Part part, size_t g, uint64_t local) -> Status {
-      const uint32_t page = map.GroupPage(g, part);
-      if (!pread) {
-        // A group not yet walked is walked from the page bytes just loaded.
-        if (c.page != static_cast<int64_t>(page)) MR_RETURN_IF_ERROR(load(s, c, page));
-        return impl_->EnsureWalked(s, g, part, c.held());
-      }
-      if (c.page == static_cast<int64_t>(page) && c.group == g) return Status::OK();
-      MR_RETURN_IF_ERROR(impl_->EnsureWalked(s, g, part));
-      const bool raw = part == RowMap::Part::kRaw;
-      CompactLocator l0{}, l1{};
-      map.Fill(g, local, raw, !raw, &l0);
-      map.Fill(g, std::min(end_local, map.group_end_row(g)) - 1, raw, !raw, &l1);
-      c.first = raw ? l0.raw_begin : l0.blob_begin;
-      c.end = raw ? l1.raw_end : l1.blob_end;
-      c.bytes.resize(c.end - c.first);
-      MR_RETURN_IF_ERROR(s.file->ReadAt(s.header.PageOffset(page) + c.first, c.bytes.size(), c.bytes.data()));
-      c.base = c.bytes.data();
-      c.page = page;
-      c.group = g;
-      return Status::OK();
-    };
-    size_t g = SIZE_MAX;
-    for (; row_id < shard_end; ++row_id) {
-      const uint64_t local = row_id - s.first_row;
-      if (g == SIZE_MAX || local >= map.group_end_row(g)) g = map.GroupOf(local);
-      if (need_raw) MR_RETURN_IF_ERROR(ready(raw_cache, RowMap::Part::kRaw, g, local));
-      if (need_blob) MR_RETURN_IF_ERROR(ready(blob_cache, RowMap::Part::kBlob, g, local));
-      CompactLocator l{};
-      map.Fill(g, local, need_raw, need_blob, &l);
-      std::string_view raw, blob;
-      if (need_raw) {
-        MR_ASSIGN_OR_RETURN(raw, view(s, raw_cache, l.raw_page, l.raw_begin, l.raw_end, "raw", local));
-      }
-      if (need_blob) {
-        MR_ASSIGN_OR_RETURN(blob, view(s, blob_cache, l.blob_page, l.blob_begin, l.blob_end, "blob", local));
-      }
-      Row row;
-      MR_RETURN_IF_ERROR(impl_->Decode(s, local, raw, blob, projection, select, &row));
-      MR_RETURN_IF_ERROR(fn(row_id, std::move(row)));
-    }
-  }
-  return Status::OK();
 }
 
 namespace {

@@ -12,6 +12,7 @@
 #include "mindrecord/file.h"
 #include "mindrecord/header.h"
 #include "mindrecord/row_codec.h"
+#include "mindrecord/row_view.h"
 #include "mindrecord/schema.h"
 #include "mindrecord/status.h"
 #include "mindrecord/value.h"
@@ -169,6 +170,28 @@ class ShardReader {
   // returning an error (returned as is).
   Status Scan(uint64_t begin, uint64_t end, const Projection* projection,
               const std::function<Status(uint64_t row_id, Row&& row)>& fn) const;
+
+  // ---- Zero-copy reads ---------------------------------------------------
+  // As Scan and ReadRows, but each row is handed to `fn` as a RowView (see
+  // mindrecord/row_view.h) whose strings, bytes and arrays are not copied:
+  // - every view's bytes are valid until `fn` returns; the view itself is
+  //   refilled for the next row (copy what you keep, or keep the mapping);
+  // - on a mapped shard (shard_io_mode() kMmap) a field marked `mapped`
+  //   points into the shard's mapping, at bytes whose page checksum was
+  //   verified before the row was handed out: it stays valid while the
+  //   reader lives, and after it while a copy of RowView::mapping() lives.
+  //   The mapping is read-only: never write through these pointers;
+  // - pread and direct reads point into the call's own buffers, so their
+  //   bytes go away with the next row (mapped false); so do parts that had to
+  //   be decompressed and v3.0-packed integer arrays (unpacked).
+  // ReadRowViews hands a row that failed to `fn` with its error (the view
+  // then holds no field); `fn` decides, as with ReadRows. On mapped shards
+  // it prefetches the bytes of the next rows while a row is handed out.
+  // Thread safety: as the other const methods; each call uses its own view.
+  Status ScanViews(uint64_t begin, uint64_t end, const Projection* projection,
+                   const std::function<Status(uint64_t row_id, const RowView& row)>& fn) const;
+  Status ReadRowViews(const std::vector<uint64_t>& row_ids, const Projection* projection,
+                      const std::function<Status(size_t index, const Status& status, const RowView& row)>& fn) const;
 
   // For each distinct value of index field `field`: the global row ids holding
   // it, in row-id order; values in ascending order. Uses the SQLite index:

@@ -173,6 +173,19 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
     d.bytes += t.size();
   };
 
+  // Zero-copy reads: each row a RowView whose text points into the mapping.
+  auto digest_view = [](const RowView& v, Digest& d) {
+    d.labels += static_cast<uint64_t>(v[0].i);  // fields in schema order: label, text
+    d.bytes += v[1].data.size();
+  };
+  auto read_views = [&](const ShardReader& r, const std::vector<uint64_t>& ids, Digest& d) {
+    Check(r.ReadRowViews(ids, nullptr, [&](size_t, const Status& st, const RowView& v) {
+      MR_RETURN_IF_ERROR(st);
+      digest_view(v, d);
+      return Status::OK();
+    }), "read row views");
+  };
+
   // Runs `one` over `ids` and records the figure when its digest agrees.
   auto measure = [&](const std::string& task, const std::string& system, const std::string& role,
                      const std::vector<uint64_t>& ids, const std::function<void(uint64_t, Digest&)>& one,
@@ -185,6 +198,24 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
     });
     if (!(got == want)) Check(Status::Internal(system + " read other data than the source"), task);
     Add(results, task, system, role, unit, items, want.bytes + 8 * ids.size(), std::move(secs));
+  };
+
+  // As `measure`, for a reader that takes `ids` a list of `per` at a time
+  // (ShardReader::ReadRowViews: a sampler's batch, or a chunk of an epoch).
+  auto measure_lists = [&](const std::string& task, const std::string& system, const std::vector<uint64_t>& ids,
+                           size_t per, const std::function<void(const std::vector<uint64_t>&, Digest&)>& read,
+                           const std::string& unit, uint64_t items) {
+    std::vector<std::vector<uint64_t>> lists;
+    for (size_t i = 0; i < ids.size(); i += per)
+      lists.emplace_back(ids.begin() + static_cast<ptrdiff_t>(i), ids.begin() + static_cast<ptrdiff_t>(std::min(ids.size(), i + per)));
+    Digest want, got;
+    for (uint64_t id : ids) copy_ceiling(id, want);
+    auto secs = TimeRuns(o, [&] {
+      got = {};
+      for (const auto& l : lists) read(l, got);
+    });
+    if (!(got == want)) Check(Status::Internal(system + " read other data than the source"), task);
+    Add(results, task, system, "ours", unit, items, want.bytes + 8 * ids.size(), std::move(secs));
   };
 
   // Sequential scan.
@@ -200,9 +231,19 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
       }), "scan");
       if (!(d == want)) Check(Status::Internal("scan read other data"), "scan");
     };
+    auto scan_views = [&](const ShardReader& r) {
+      Digest d;
+      Check(r.ScanViews(0, n, nullptr, [&](uint64_t, const RowView& v) {
+        digest_view(v, d);
+        return Status::OK();
+      }), "scan views");
+      if (!(d == want)) Check(Status::Internal("view scan read other data"), "scan");
+    };
     const uint64_t b = payload;
     Add(results, "sequential scan", "MindRecord (pread)", "ours", "rows", n, b, TimeRuns(o, [&] { scan_mr(*mr_pread); }));
     Add(results, "sequential scan", "MindRecord (mmap)", "ours", "rows", n, b, TimeRuns(o, [&] { scan_mr(*mr_mmap); }));
+    Add(results, "sequential scan", "MindRecord (mmap, views)", "ours", "rows", n, b,
+        TimeRuns(o, [&] { scan_views(*mr_mmap); }));
     Add(results, "sequential scan", "TFRecord", "baseline", "rows", n, b, TimeRuns(o, [&] {
           auto r = Unwrap(TfRecordReader::Open(p.tf), p.tf);
           Digest d;
@@ -235,6 +276,9 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
     const std::string t = "shuffled epoch";
     measure(t, "MindRecord (pread)", "ours", perm, [&](uint64_t id, Digest& d) { read_mr(*mr_pread, id, d); }, "rows", n);
     measure(t, "MindRecord (mmap)", "ours", perm, [&](uint64_t id, Digest& d) { read_mr(*mr_mmap, id, d); }, "rows", n);
+    measure_lists(t, "MindRecord (mmap, views)", perm, 1024, [&](const std::vector<uint64_t>& ids, Digest& d) {
+      read_views(*mr_mmap, ids, d);
+    }, "rows", n);
     measure(t, "TFRecord + .idx", "baseline", perm, read_tf, "rows", n);
     measure(t, "plain files", "baseline", perm, read_plain, "rows", n);
     measure(t, "memcpy", "ceiling", perm, copy_ceiling, "rows", n);
@@ -250,6 +294,9 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
     const std::string u = "batches";
     measure(t, "MindRecord (pread)", "ours", ids, [&](uint64_t id, Digest& d) { read_mr(*mr_pread, id, d); }, u, batches);
     measure(t, "MindRecord (mmap)", "ours", ids, [&](uint64_t id, Digest& d) { read_mr(*mr_mmap, id, d); }, u, batches);
+    measure_lists(t, "MindRecord (mmap, views)", ids, 256, [&](const std::vector<uint64_t>& b, Digest& d) {
+      read_views(*mr_mmap, b, d);
+    }, u, batches);
     measure(t, "TFRecord + .idx", "baseline", ids, read_tf, u, batches);
     measure(t, "plain files", "baseline", ids, read_plain, u, batches);
     measure(t, "memcpy", "ceiling", ids, copy_ceiling, u, batches);

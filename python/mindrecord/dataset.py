@@ -409,10 +409,13 @@ class MindDataset:
         continues with the next epoch. output_numpy=False (MindSpore's
         default) gives mindrecord.Tensor values (numpy arrays with
         MindSpore's asnumpy()); True gives numpy arrays. An array holds its
-        buffer (the pipeline never reuses one an array holds), so there is no
-        copy to skip and do_copy=False changes nothing."""
+        buffer (the pipeline never reuses one an array holds). do_copy=False
+        (MindSpore's "skip the copy") makes rows read without map ops or
+        batch hand out bytes and array values that lie in a mapped shard as
+        read-only views of it (numpy arrays), without copying them; batches
+        are built in fresh buffers either way."""
         return DictIterator(self, epochs_arg(num_epochs), columns=None, tuples=False,
-                             tensors=not bool_arg("output_numpy", output_numpy), do_copy=do_copy)
+                            tensors=not bool_arg("output_numpy", output_numpy), do_copy=do_copy)
 
     def create_tuple_iterator(self, columns: list[str] | None = None, num_epochs: int = -1,
                               output_numpy: bool = False, do_copy: bool = True) -> DictIterator:

@@ -18,12 +18,13 @@ def warn_reader(reader, stacklevel=3):
         warnings.warn(message, RuntimeWarning, stacklevel=stacklevel)
 
 
-def _open_reader(file_name, columns):
+def _open_reader(file_name, columns, mapped=False):
     """A _core.Reader: one path and its siblings, or exactly the listed
-    files (MindSpore's file lists)."""
+    files (MindSpore's file lists). `mapped`: read through a mapping (for
+    zero-copy rows) when the dataset fits in memory."""
     paths = check_file_names(file_name)
     listed = isinstance(file_name, (list, tuple))
-    reader = _core.Reader(paths[0], list(columns or []), "auto", paths if listed else [])
+    reader = _core.Reader(paths[0], list(columns or []), "auto", paths if listed else [], mapped)
     warn_reader(reader, 4)
     return reader
 
@@ -50,6 +51,17 @@ class FileReader:
     row it is on, and get_next() after close() yields nothing (MindSpore's
     behaviour).
 
+    `do_copy=False` (as MindSpore's iterators name it) reads a dataset that
+    fits in memory through a read-only mapping of its files and hands out
+    bytes fields as read-only `memoryview`s and array fields as read-only
+    numpy arrays over the mapped pages, without copying them (page checksums
+    are still verified before a row is handed out); each view keeps the
+    mapping alive, also after close(). Fields the reader had to decompress or
+    unpack, and datasets read with direct I/O, come as copies. It pays off
+    for large values: a view costs more to make than a copy of ~1 KiB (see
+    benchmarks/README.md). The default, `do_copy=True`, gives `bytes` and
+    writable arrays, read with pread(2).
+
     Thread safety: one FileReader per thread; a generator from get_next() is
     not shared between threads, apart from close(), which may be called from
     another thread.
@@ -59,11 +71,14 @@ class FileReader:
     READ_AHEAD_BYTES = 64 << 20
 
     def __init__(self, file_name: str | list[str], num_consumer: int = 4, columns: list[str] | None = None,
-                 operator: object = None, read_ahead_bytes: int = READ_AHEAD_BYTES) -> None:
+                 operator: object = None, read_ahead_bytes: int = READ_AHEAD_BYTES, do_copy: bool = True) -> None:
         if operator is not None:
             raise NotImplementedError("FileReader(operator=...) is not supported by mindrecord (MindSpore's "
                                       "reserved argument, without effect there); only None")
         check_num_consumer(num_consumer)
+        if not isinstance(do_copy, bool):
+            raise TypeError("do_copy must be a bool, got %r" % (do_copy,))
+        self._zero_copy = not do_copy
         if not isinstance(read_ahead_bytes, int) or isinstance(read_ahead_bytes, bool) or read_ahead_bytes < 1:
             raise ValueError("read_ahead_bytes must be an int >= 1, got %r" % (read_ahead_bytes,))
         self._read_ahead = read_ahead_bytes
@@ -71,13 +86,16 @@ class FileReader:
             raise ParamTypeError("columns", "list")
         if columns is not None and not all(isinstance(c, str) for c in columns):
             raise ParamTypeError("columns item", "str")
-        self._reader = _open_reader(file_name, columns)
+        # Views need the mapping; copies read faster with pread(2) from a
+        # fresh reader (a new mapping faults its pages in again).
+        self._reader = _open_reader(file_name, columns, mapped=self._zero_copy)
         self._threads = num_consumer
         self._columns = list(columns) if columns else None
         self._chunk: list = []  # the chunk get_next() hands out now; close() empties it
 
     def get_next(self) -> Iterator[dict[str, object]]:
-        """Iterates the rows as dicts: int, float, str, bytes, numpy arrays.
+        """Iterates the rows as dicts: int, float, str, bytes (memoryview
+        with do_copy=False), numpy arrays.
         Rows come a chunk (a list) at a time through itertools.chain, so no
         Python frame runs per row."""
         if self._reader is None:
@@ -87,18 +105,18 @@ class FileReader:
     def _chunks(self) -> Iterator[list[dict[str, object]]]:
         begin = 0
         while (reader := self._reader) is not None and begin < reader.num_rows:
-            end = reader.chunk_end(begin, self._CHUNK, self._read_ahead)
-            # Cut short where the rows read hold more than the cap (compressed
-            # rows inflate). Dropped before the next read, which then reuses
-            # the memory. close() empties it, ending the loop.
-            self._chunk = reader.read_range(begin, end, self._threads, self._read_ahead)
+            # Cut at the cap on stored bytes, and short where the rows read
+            # hold more than the cap (compressed rows inflate). Dropped before
+            # the next read, which then reuses the memory. close() empties
+            # it, ending the loop.
+            self._chunk = reader.read_chunk(begin, self._CHUNK, self._read_ahead, self._threads, self._zero_copy)
             begin += len(self._chunk)
             yield self._chunk
             self._chunk = []
 
     def read(self, begin: int, end: int) -> list[dict[str, object]]:
         """Rows [begin, end) as a list of dicts."""
-        return self._live().read_range(begin, end, self._threads)
+        return self._live().read_range(begin, end, self._threads, 0, self._zero_copy)
 
     def len(self) -> int:
         """Number of rows (MindSpore's name)."""

@@ -116,7 +116,7 @@ class DictIterator:
         if columns is not None or tuples or tensors:
             self._shape = (columns, tuples, tensors)
         if self._rows:
-            self._pipe = _core.RowStream(json.dumps(plan), resume, ROW_READ_AHEAD_BYTES)
+            self._pipe = _core.RowStream(json.dumps(plan), resume, ROW_READ_AHEAD_BYTES, "mindspore", not do_copy)
         else:
             self._pipe = _core.Pipeline(json.dumps(plan), resume)
         ds._live = self

@@ -80,8 +80,8 @@ def test_file_reader_read_ahead_counts_decompressed_bytes(tmp_path):
 
 def test_dataset_rows_read_ahead_counts_decompressed_bytes(tmp_path, monkeypatch):
     path, row_bytes = _inflating(tmp_path)
-    import mindrecord.dataset as ds_module
-    monkeypatch.setattr(ds_module, "ROW_READ_AHEAD_BYTES", 1 << 20)
+    import mindrecord.iterators as it_module
+    monkeypatch.setattr(it_module, "ROW_READ_AHEAD_BYTES", 1 << 20)
     ds = mindrecord.MindDataset(path, shuffle=False)
     it = iter(ds.create_dict_iterator(output_numpy=True, num_epochs=1))
     first, held = _held_after_first(it)

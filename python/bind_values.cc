@@ -1,0 +1,223 @@
+#include "python/bind_values.h"
+
+#include <algorithm>
+#include <deque>
+
+namespace mindrecord::py_binding {
+
+namespace {
+
+using npy = py::detail::npy_api;
+
+int TypeNum(DataType t) {
+  switch (t) {
+    case DataType::kInt32: return npy::NPY_INT32_;
+    case DataType::kInt64: return npy::NPY_INT64_;
+    case DataType::kFloat32: return npy::NPY_FLOAT_;
+    case DataType::kFloat64: return npy::NPY_DOUBLE_;
+    default: return npy::NPY_UINT8_;
+  }
+}
+
+py::object Steal(PyObject* o) {
+  if (o == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(o);
+}
+
+// A new C-contiguous array holding a copy of `nbytes` at `src` (`src` null:
+// uninitialized).
+py::object CopyArray(int typenum, int nd, const int64_t* dims, const char* src, size_t nbytes) {
+  const npy& api = npy::get();
+  static_assert(sizeof(Py_intptr_t) == sizeof(int64_t));
+  py::object a = Steal(api.PyArray_NewFromDescr_(api.PyArray_Type_, api.PyArray_DescrFromType_(typenum), nd,
+                                                 reinterpret_cast<Py_intptr_t*>(const_cast<int64_t*>(dims)),
+                                                 nullptr, nullptr, 0, nullptr));
+  if (nbytes && src) std::memcpy(py::detail::array_proxy(a.ptr())->data, src, nbytes);
+  return a;
+}
+
+// A read-only array over `data`, kept alive by `base`.
+py::object ViewArray(int typenum, int nd, const int64_t* dims, const char* data, const py::object& base) {
+  const npy& api = npy::get();
+  py::object a = Steal(api.PyArray_NewFromDescr_(api.PyArray_Type_, api.PyArray_DescrFromType_(typenum), nd,
+                                                 reinterpret_cast<Py_intptr_t*>(const_cast<int64_t*>(dims)),
+                                                 nullptr, const_cast<char*>(data), 0, nullptr));
+  if (api.PyArray_SetBaseObject_(a.ptr(), base.inc_ref().ptr()) != 0) throw py::error_already_set();
+  return a;
+}
+
+// numpy's scalar types and numpy.array, looked up once (numpy outlives us).
+const py::object& NumpyAttr(const char* name) {
+  static auto* np = new py::object(py::module_::import("numpy"));
+  static auto* cache = new std::deque<std::pair<std::string, py::object>>();  // references stay valid
+  for (const auto& [n, o] : *cache)
+    if (n == name) return o;
+  cache->emplace_back(name, np->attr(name));
+  return cache->back().second;
+}
+
+}  // namespace
+
+Result<ValueStyle> ParseValueStyle(std::string_view name) {
+  if (name == "python") return ValueStyle::kPython;
+  if (name == "numpy") return ValueStyle::kNumpy;
+  if (name == "mindspore") return ValueStyle::kMindSpore;
+  return Status::InvalidArgument("value style '" + std::string(name) + "' is not one of python, numpy, mindspore");
+}
+
+void RowChunk::Add(const RowView& row) {
+  if (cells_.empty()) cells_.reserve(slots_.size() * 64);
+  for (size_t slot : slots_) {
+    const FieldView& f = row[slot];
+    Cell c;
+    c.field = f.field;
+    c.kind = f.kind;
+    c.i = f.i;
+    c.f = f.f;
+    if (f.kind == Value::Kind::kString || f.kind == Value::Kind::kBytes || f.kind == Value::Kind::kArray) {
+      c.len = f.data.size();
+      c.mapped = f.mapped && row.mapping() != nullptr;
+      if (c.mapped) {
+        c.ptr = f.data.data();
+        c.owner = &row.mapping();  // the reader's, stable while it lives
+        c.file = row.mapped_file();
+      } else {
+        c.off = arena_.size();
+        arena_.append(f.data);
+      }
+      if (f.kind == Value::Kind::kArray) {
+        c.dims_at = static_cast<uint32_t>(dims_.size());
+        c.ndim = static_cast<uint32_t>(f.shape.size());
+        dims_.insert(dims_.end(), f.shape.begin(), f.shape.end());
+      }
+    }
+    cells_.push_back(c);
+  }
+  value_bytes_ += row.value_bytes();
+  ++rows_;
+}
+
+void RowChunk::Clear() {
+  cells_.clear();
+  arena_.clear();
+  dims_.clear();
+  rows_ = 0;
+  value_bytes_ = 0;
+}
+
+RowChunk::Objects::Mapping& RowChunk::MappingOf(const Cell& c, Objects* objects) const {
+  for (auto& m : objects->mappings)
+    if (m.owner == c.owner) return m;
+  auto* keep = new std::shared_ptr<const void>(*c.owner);
+  objects->mappings.push_back(
+      {c.owner, py::capsule(keep, [](void* k) { delete static_cast<std::shared_ptr<const void>*>(k); }), py::object()});
+  return objects->mappings.back();
+}
+
+py::object RowChunk::BlockArray(int typenum, int nd, const int64_t* dims, const char* src, size_t nbytes,
+                                Objects* objects) const {
+  const size_t at = (objects->block_used + 15) & ~size_t{15};  // every element type aligned
+  if (!objects->block || at + nbytes > objects->block_size) {
+    // No larger than what is left to place: the chunk's last block holds
+    // no unused tail.
+    const int64_t size = static_cast<int64_t>(std::max(std::min(kArrayBlock, objects->left), nbytes));
+    objects->block = CopyArray(npy::NPY_UINT8_, 1, &size, nullptr, 0);
+    objects->block_data = py::detail::array_proxy(objects->block.ptr())->data;
+    objects->block_size = static_cast<size_t>(size);
+    objects->block_used = 0;
+    return BlockArray(typenum, nd, dims, src, nbytes, objects);
+  }
+  char* dst = objects->block_data + at;
+  if (nbytes) std::memcpy(dst, src, nbytes);
+  objects->block_used = at + nbytes;
+  objects->left -= std::min(objects->left, nbytes + 15);
+  const npy& api = npy::get();
+  py::object a = Steal(api.PyArray_NewFromDescr_(
+      api.PyArray_Type_, api.PyArray_DescrFromType_(typenum), nd,
+      reinterpret_cast<Py_intptr_t*>(const_cast<int64_t*>(dims)), nullptr, dst,
+      npy::NPY_ARRAY_C_CONTIGUOUS_ | npy::NPY_ARRAY_ALIGNED_ | npy::NPY_ARRAY_WRITEABLE_, nullptr));
+  if (api.PyArray_SetBaseObject_(a.ptr(), objects->block.inc_ref().ptr()) != 0) throw py::error_already_set();
+  return a;
+}
+
+py::object RowChunk::ToPy(const Cell& c, ValueStyle style, bool zero_copy, Objects* objects) const {
+  const char* p = c.mapped ? c.ptr : arena_.data() + c.off;
+  const DataType type = c.field->type;
+  const bool view = zero_copy && c.mapped;
+  switch (c.kind) {
+    case Value::Kind::kNull:
+      return py::none();
+    case Value::Kind::kInt:
+    case Value::Kind::kFloat: {
+      if (style == ValueStyle::kMindSpore) {
+        int32_t i32 = static_cast<int32_t>(c.i);
+        float f32 = static_cast<float>(c.f);
+        const char* src = type == DataType::kInt32   ? reinterpret_cast<const char*>(&i32)
+                          : type == DataType::kInt64 ? reinterpret_cast<const char*>(&c.i)
+                          : type == DataType::kFloat32 ? reinterpret_cast<const char*>(&f32)
+                                                       : reinterpret_cast<const char*>(&c.f);
+        return BlockArray(TypeNum(type), 0, nullptr, src, DataTypeSize(type), objects);
+      }
+      py::object v = c.kind == Value::Kind::kInt ? Steal(PyLong_FromLongLong(c.i)) : Steal(PyFloat_FromDouble(c.f));
+      if (style == ValueStyle::kPython) return v;
+      const char* name = type == DataType::kInt32 ? "int32" : type == DataType::kInt64 ? "int64"
+                         : type == DataType::kFloat32 ? "float32" : "float64";
+      return NumpyAttr(name)(v);
+    }
+    case Value::Kind::kString: {
+      py::object s = Steal(PyUnicode_DecodeUTF8(p, static_cast<Py_ssize_t>(c.len), "surrogateescape"));
+      if (style == ValueStyle::kMindSpore) return NumpyAttr("array")(s);  // 0-d, dtype <U
+      return s;
+    }
+    case Value::Kind::kBytes: {
+      const int64_t n = static_cast<int64_t>(c.len);
+      if (style == ValueStyle::kMindSpore) {
+        if (view) return ViewArray(npy::NPY_UINT8_, 1, &n, p, MappingOf(c, objects).keep);
+        return BlockArray(npy::NPY_UINT8_, 1, &n, p, c.len, objects);
+      }
+      if (view) {
+        // A slice of one read-only memoryview over the whole mapped file.
+        auto& m = MappingOf(c, objects);
+        if (!m.memoryview) {
+          const int64_t size = static_cast<int64_t>(c.file.size());
+          m.memoryview = Steal(PyMemoryView_FromObject(ViewArray(npy::NPY_UINT8_, 1, &size, c.file.data(), m.keep).ptr()));
+        }
+        const Py_ssize_t at = p - c.file.data();
+        return Steal(PySequence_GetSlice(m.memoryview.ptr(), at, at + static_cast<Py_ssize_t>(c.len)));
+      }
+      return Steal(PyBytes_FromStringAndSize(p, static_cast<Py_ssize_t>(c.len)));
+    }
+    case Value::Kind::kArray: {
+      const int64_t* dims = dims_.data() + c.dims_at;
+      const int nd = static_cast<int>(c.ndim);
+      if (view) return ViewArray(TypeNum(type), nd, dims, p, MappingOf(c, objects).keep);
+      if (style == ValueStyle::kMindSpore) return BlockArray(TypeNum(type), nd, dims, p, c.len, objects);
+      return CopyArray(TypeNum(type), nd, dims, p, c.len);
+    }
+  }
+  return py::none();
+}
+
+void RowChunk::AppendDicts(const std::vector<py::object>& keys, ValueStyle style, bool zero_copy,
+                           py::list* out) const {
+  Objects objects;
+  const size_t ncol = slots_.size();
+  if (style == ValueStyle::kMindSpore) {
+    // What BlockArray may place: every value, each aligned to 16 bytes.
+    for (const Cell& c : cells_) {
+      const bool scalar = c.kind == Value::Kind::kInt || c.kind == Value::Kind::kFloat;
+      objects.left += (scalar ? 8 : c.len) + 15;
+    }
+  }
+  for (size_t r = 0; r < rows_; ++r) {
+    // Presized: the first key does not resize the empty dict's table.
+    py::object d = Steal(_PyDict_NewPresized(static_cast<Py_ssize_t>(ncol)));
+    for (size_t c = 0; c < ncol; ++c) {
+      py::object v = ToPy(cells_[r * ncol + c], style, zero_copy, &objects);
+      if (PyDict_SetItem(d.ptr(), keys[c].ptr(), v.ptr()) != 0) throw py::error_already_set();
+    }
+    if (PyList_Append(out->ptr(), d.ptr()) != 0) throw py::error_already_set();
+  }
+}
+
+}  // namespace mindrecord::py_binding

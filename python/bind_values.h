@@ -1,0 +1,106 @@
+// Row values -> Python objects for the row readers (FileReader, MindDataset
+// rows): rows read as RowViews are gathered without the GIL into a RowChunk
+// (scalars kept, bytes in a mapped shard referenced, other bytes copied once
+// into the chunk), then turned into one dict per row with the GIL, in one pass
+// and in the value types the caller asks for. Numpy arrays are made through
+// numpy's C API, without a Python call per value.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mindrecord/row_view.h"
+#include "python/py_common.h"
+
+namespace mindrecord::py_binding {
+
+// The Python types of a row's values.
+enum class ValueStyle : uint8_t {
+  // MindSpore's FileReader: int, float, str, bytes; arrays as numpy arrays.
+  kPython = 0,
+  // numeric scalars as numpy scalars (numpy.int64, ...), str, bytes, arrays.
+  kNumpy = 1,
+  // MindSpore's MindDataset (output_numpy=True): numeric scalars as 0-d
+  // arrays, bytes as 1-D uint8 arrays, strings as 0-d str arrays, arrays.
+  kMindSpore = 2,
+};
+// "python", "numpy", "mindspore"; InvalidArgument naming the accepted ones.
+Result<ValueStyle> ParseValueStyle(std::string_view name);
+
+// Thread safety: Add may run without the GIL, one thread per chunk; AppendDicts
+// needs the GIL.
+class RowChunk {
+ public:
+  // `slots[c]`: the index, in the RowViews added, of output column c.
+  explicit RowChunk(std::vector<size_t> slots) : slots_(std::move(slots)) {}
+
+  // Keeps row `row`'s output columns. A mapped field is referenced (its
+  // mapping stays alive while the reader does); the rest is copied.
+  void Add(const RowView& row);
+  size_t rows() const { return rows_; }
+  // Bytes the rows' values hold (RowView::value_bytes()), what read-ahead caps count.
+  uint64_t value_bytes() const { return value_bytes_; }
+  // Forgets the rows, keeping the buffers' capacity for the next ones.
+  void Clear();
+  // Bytes the chunk's buffers have reserved.
+  uint64_t capacity_bytes() const { return arena_.capacity() + cells_.capacity() * sizeof(Cell); }
+
+  // Appends one dict {keys[c]: value} per row to `out`. `zero_copy`: bytes
+  // and arrays that lie in a mapped shard become read-only views of it
+  // (numpy arrays; bytes in kPython and kNumpy as memoryview slices of one
+  // memoryview over the shard) that keep the mapping alive; everything else
+  // is a copy the caller owns. kMindSpore copies are numpy arrays over
+  // blocks of kArrayBlock bytes shared by consecutive values (one allocation
+  // per block, not per value): a value kept alive keeps its block.
+  void AppendDicts(const std::vector<py::object>& keys, ValueStyle style, bool zero_copy, py::list* out) const;
+
+  // Bytes of one block of kMindSpore copies (a larger value gets its own).
+  static constexpr size_t kArrayBlock = size_t{256} << 10;
+
+ private:
+  struct Cell {
+    const Field* field = nullptr;
+    Value::Kind kind = Value::Kind::kNull;
+    bool mapped = false;
+    int64_t i = 0;
+    double f = 0;
+    const char* ptr = nullptr;  // mapped: the bytes in the mapping
+    uint64_t off = 0;           // not mapped: the bytes in arena_
+    uint64_t len = 0;
+    uint32_t dims_at = 0, ndim = 0;  // kArray: shape in dims_
+    const std::shared_ptr<const void>* owner = nullptr;  // mapped: the mapping's owner
+    std::string_view file;  // mapped: the whole mapped file
+  };
+  // Per AppendDicts call: the objects views are cut from, per mapping, and
+  // the block kMindSpore copies are placed in.
+  struct Objects {
+    struct Mapping {
+      const void* owner;
+      py::object keep;         // capsule holding a copy of the owner
+      py::object memoryview;   // over the whole mapped file (made when first needed)
+    };
+    std::vector<Mapping> mappings;
+    py::object block;  // numpy uint8 array
+    char* block_data = nullptr;
+    size_t block_used = 0, block_size = 0;
+    size_t left = 0;  // upper bound of the bytes still to place in blocks
+  };
+  py::object ToPy(const Cell& c, ValueStyle style, bool zero_copy, Objects* objects) const;
+  Objects::Mapping& MappingOf(const Cell& c, Objects* objects) const;
+  // A writable array of `nd` dims holding a copy of `nbytes` at `src`, in
+  // the current block (a new one when it is full).
+  py::object BlockArray(int typenum, int nd, const int64_t* dims, const char* src, size_t nbytes,
+                        Objects* objects) const;
+
+  std::vector<size_t> slots_;
+  std::vector<Cell> cells_;  // rows_ x slots_.size()
+  std::string arena_;
+  std::vector<int64_t> dims_;
+  size_t rows_ = 0;
+  uint64_t value_bytes_ = 0;
+};
+
+}  // namespace mindrecord::py_binding
