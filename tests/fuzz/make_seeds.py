@@ -45,6 +45,37 @@ def read(path):
 
 recovery_seeds()
 
+
+# encryption_fuzz: first byte bit 0 = key (tests/fuzz/encryption_fuzz.cc
+# kFuzzKey), bit 1 = hash mode (bit 2: sha512, else sha256). MindSpore's
+# layout (mindrecord/encryption.h), with small blocks so a seed spans several.
+def encryption_seeds(stored):
+    import hashlib
+    put("encryption", "plain", b"\0" + stored)
+    hashed = stored + hashlib.sha256(stored).digest() + struct.pack(">I", 32) + b"HASH"
+    put("encryption", "hashed", b"\2" + hashed)
+    try:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    except ImportError:
+        return  # python3-cryptography missing: plain and hashed seeds only
+    key = b"mindrecord-fuzz!"
+
+    def encrypt(data, block):
+        out = b""
+        for at in range(0, len(data), block):
+            chunk, iv = data[at:at + block], bytes(range(16))
+            sealed = AESGCM(key).encrypt(iv, chunk, None)
+            body, tag = sealed[:-16], sealed[-16:]
+            n = len(body)
+            out += (struct.pack(">I", 48 + n) + struct.pack("<I", 0x7F3A5ED8) + tag + struct.pack("<ii", 24 + n, 16) +
+                    iv + struct.pack("<i", n) + body)
+        return out + struct.pack(">I", 0) + b"AES-GCM" + b"ENCRYPT"
+
+    put("encryption", "encrypted", b"\1" + encrypt(stored, 64 << 20))
+    put("encryption", "encrypted_blocks", b"\x09" + encrypt(stored, 4096))
+    put("encryption", "hashed_encrypted", b"\3" + encrypt(hashed, 1000))
+
+
 def header(data):
     n = struct.unpack("<Q", data[:8])[0]
     return data[8:8 + n], json.loads(data[8:8 + n])
@@ -69,6 +100,8 @@ for kind, paths in shards.items():
             put("page_walker", name, data)
         if len(h["shard_addresses"]) == 1:
             put("shard_reader", name, db + SEP + data)
+        if kind == "twobytes":
+            encryption_seeds(data[:8192])
         # Raw and blob parts at the index offsets, for row_codec and int_packing.
         v3 = h["version"] == "3.0"
         sel = SCHEMA_ID[kind] | (4 if v3 else 0)
