@@ -1,4 +1,6 @@
 import numpy as np
+import os
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -361,6 +363,27 @@ def test_ranks_under_multiprocessing_spawn_split_without_dupes(simple, tmp_path,
     got = [json.load(open(tmp_path / ("rank%d.json" % r))) for r in range(world)]
     assert all(g["start_method"] == "spawn" for g in got)
     assert all(g["batches"] == g["len"] and len(g["ids"]) == g["rows"] for g in got)
+    assert sorted(i for g in got for i in g["ids"]) == list(range(97))
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_ranks_under_torchrun_split_without_dupes(simple, tmp_path, world):
+    # torchrun starts the ranks (env:// rendezvous); each has 2 DataLoader
+    # workers: disjoint, complete splits of equal length (97 rows: 49/48 or
+    # 33/32/32 rows, batches of 5).
+    import json
+    import subprocess
+    import sys
+    script = os.path.join(os.path.dirname(__file__), "dist_ranks.py")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), OMP_NUM_THREADS="1")
+    # --redirects/--tee 1: Debian's torch 1.13 on Python 3.11 cannot parse
+    # their default "0" (Std.from_str finds no flag for 0 and then fails).
+    subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(world),
+                    "--redirects", "1", "--tee", "1", script, simple, str(tmp_path), "2"],
+                   check=True, env=env, timeout=300, stdout=subprocess.DEVNULL)
+    got = [json.load(open(tmp_path / ("rank%d.json" % r))) for r in range(world)]
+    assert all(g["batches"] == g["len"] and len(g["ids"]) == g["rows"] for g in got)
+    assert max(g["rows"] for g in got) - min(g["rows"] for g in got) <= 1
     assert sorted(i for g in got for i in g["ids"]) == list(range(97))
 
 
