@@ -14,6 +14,28 @@ struct Stmt {
   sqlite3_stmt* s = nullptr;
   ~Stmt() { if (s) sqlite3_finalize(s); }
 };
+
+// What column `col` holds when it is not a value of field `f`'s type (it
+// would be coerced into a wrong one); nullptr when it is.
+const char* OtherType(sqlite3_stmt* st, int col, const Field& f) {
+  const int want = f.type == DataType::kString ? SQLITE_TEXT : SQLITE_INTEGER;
+  const int type = sqlite3_column_type(st, col);
+  if (type == want || (want == SQLITE_INTEGER && type == SQLITE_FLOAT && !IsIntegerType(f.type))) return nullptr;
+  static const char* const kNames[] = {"", "an integer", "a float", "text", "a blob", "NULL"};
+  return kNames[type];
+}
+
+// A string field's value in column `col`; legacy (v2.0) indexes store it
+// JSON-quoted.
+std::string StringAt(sqlite3_stmt* st, int col, bool quoted) {
+  const char* t = reinterpret_cast<const char*>(sqlite3_column_text(st, col));
+  std::string s(t ? t : "", static_cast<size_t>(sqlite3_column_bytes(st, col)));
+  if (quoted && s.size() >= 2 && s.front() == '"' && s.back() == '"') {
+    auto j = nlohmann::json::parse(s, nullptr, false);
+    if (j.is_string()) s = j.get<std::string>();
+  }
+  return s;
+}
 }  // namespace
 
 Result<std::unique_ptr<IndexReader>> IndexReader::Open(const std::string& db_path, const std::string& shard_name,
@@ -136,22 +158,12 @@ Result<std::vector<std::pair<Value, uint64_t>>> IndexReader::CountBy(const std::
                                      " distinct values");
     }
     const uint64_t n = static_cast<uint64_t>(sqlite3_column_int64(st.s, 1));
-    // A value of another type would be coerced into a wrong one.
-    const int want = f->type == DataType::kString ? SQLITE_TEXT : SQLITE_INTEGER;
-    const int type = sqlite3_column_type(st.s, 0);
-    if (type != want && !(want == SQLITE_INTEGER && type == SQLITE_FLOAT && !IsIntegerType(f->type))) {
-      static const char* const kNames[] = {"", "an integer", "a float", "text", "a blob", "NULL"};
+    if (const char* other = OtherType(st.s, 0, *f)) {
       return Status::Corruption(path_ + ": index field '" + field + "': " + std::to_string(n) + " rows hold " +
-                                kNames[type] + ", not a " + DataTypeName(f->type) + " value");
+                                other + ", not a " + DataTypeName(f->type) + " value");
     }
     if (f->type == DataType::kString) {
-      const char* t = reinterpret_cast<const char*>(sqlite3_column_text(st.s, 0));
-      std::string s(t ? t : "", static_cast<size_t>(sqlite3_column_bytes(st.s, 0)));
-      if (quoted_ && s.size() >= 2 && s.front() == '"' && s.back() == '"') {
-        auto j = nlohmann::json::parse(s, nullptr, false);
-        if (j.is_string()) s = j.get<std::string>();
-      }
-      out.emplace_back(Value::String(s), n);
+      out.emplace_back(Value::String(StringAt(st.s, 0, quoted_)), n);
     } else if (IsIntegerType(f->type)) {
       out.emplace_back(Value::Int(sqlite3_column_int64(st.s, 0)), n);
     } else {
@@ -183,7 +195,6 @@ Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> IndexReader::GroupB
   // the shard's rows, and a page of a category holds only rows that exist.
   std::vector<bool> seen(num_rows);
   uint64_t count = 0;
-  const int want = f->type == DataType::kString ? SQLITE_TEXT : SQLITE_INTEGER;
   std::map<std::string, std::pair<Value, std::vector<uint64_t>>> text_groups;
   std::map<double, std::pair<Value, std::vector<uint64_t>>> num_groups;
   int rc;
@@ -200,19 +211,11 @@ Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> IndexReader::GroupB
     if (seen[row]) return bad("lists row " + std::to_string(row) + " twice");
     seen[row] = true;
     ++count;
-    const int type = sqlite3_column_type(st.s, 0);
-    if (type != want && !(want == SQLITE_INTEGER && type == SQLITE_FLOAT && !IsIntegerType(f->type))) {
-      static const char* const kNames[] = {"", "an integer", "a float", "text", "a blob", "NULL"};
-      return bad("row " + std::to_string(row) + " holds " + kNames[type] + ", not a " + DataTypeName(f->type) +
-                 " value");
+    if (const char* other = OtherType(st.s, 0, *f)) {
+      return bad("row " + std::to_string(row) + " holds " + other + ", not a " + DataTypeName(f->type) + " value");
     }
     if (f->type == DataType::kString) {
-      const char* t = reinterpret_cast<const char*>(sqlite3_column_text(st.s, 0));
-      std::string s(t ? t : "", static_cast<size_t>(sqlite3_column_bytes(st.s, 0)));
-      if (quoted_ && s.size() >= 2 && s.front() == '"' && s.back() == '"') {
-        auto j = nlohmann::json::parse(s, nullptr, false);
-        if (j.is_string()) s = j.get<std::string>();
-      }
+      std::string s = StringAt(st.s, 0, quoted_);
       auto& g = text_groups[s];
       if (g.second.empty()) g.first = Value::String(s);
       g.second.push_back(row);
