@@ -13,14 +13,6 @@ namespace mindrecord::cli {
 
 namespace {
 
-// Orders values of one column: numbers by value, strings by bytes.
-struct ValueLess {
-  bool operator()(const Value& a, const Value& b) const {
-    if (a.kind() == Value::Kind::kString || b.kind() == Value::Kind::kString) return a.bytes() < b.bytes();
-    if (a.kind() == Value::Kind::kInt && b.kind() == Value::Kind::kInt) return a.as_int() < b.as_int();
-    return a.as_float() < b.as_float();
-  }
-};
 using Counts = std::map<Value, uint64_t, ValueLess>;
 
 Status TooMany(const std::string& column) {

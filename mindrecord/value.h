@@ -88,6 +88,16 @@ class Value {
   std::vector<int64_t> shape_;
 };
 
+// Orders values of one column (map keys): numbers by value, strings and
+// bytes by their bytes.
+struct ValueLess {
+  bool operator()(const Value& a, const Value& b) const {
+    if (a.kind() == Value::Kind::kString || b.kind() == Value::Kind::kString) return a.bytes() < b.bytes();
+    if (a.kind() == Value::Kind::kInt && b.kind() == Value::Kind::kInt) return a.as_int() < b.as_int();
+    return a.as_float() < b.as_float();
+  }
+};
+
 // A row: field name -> value, kept sorted by name.
 // Thread safety: a value type; const access from many threads is safe.
 class Row {

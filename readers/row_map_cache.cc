@@ -1,11 +1,11 @@
 #include "readers/row_map_cache.h"
 
-#include <pthread.h>
-
 #include <chrono>
 #include <map>
 #include <mutex>
 #include <tuple>
+
+#include "readers/fork_safe_mutex.h"
 
 namespace mindrecord {
 
@@ -20,16 +20,8 @@ struct Key {
   }
 };
 
-std::mutex& Mu() {
-  // Held across fork() (DataLoader workers fork while pipeline threads may
-  // open readers), so a child never starts with it locked.
-  static std::mutex* mu = [] {
-    auto* m = new std::mutex();
-    ::pthread_atfork([] { Mu().lock(); }, [] { Mu().unlock(); }, [] { Mu().unlock(); });
-    return m;
-  }();
-  return *mu;
-}
+struct RowMapCacheTag {};
+std::mutex& Mu() { return ForkSafeMutex<RowMapCacheTag>(); }
 
 std::map<Key, std::weak_ptr<RowMap>>& Maps() {
   static auto* maps = new std::map<Key, std::weak_ptr<RowMap>>();  // never destroyed: safe at exit

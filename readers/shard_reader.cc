@@ -442,16 +442,6 @@ Result<EncodedRow> ShardReader::ReadEncoded(uint64_t row_id) const {
   return out;
 }
 
-namespace {
-struct ValueLess {
-  bool operator()(const Value& a, const Value& b) const {
-    if (a.kind() == Value::Kind::kString || b.kind() == Value::Kind::kString) return a.bytes() < b.bytes();
-    if (a.kind() == Value::Kind::kInt && b.kind() == Value::Kind::kInt) return a.as_int() < b.as_int();
-    return a.as_float() < b.as_float();
-  }
-};
-}  // namespace
-
 Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> ShardReader::GroupByIndexField(
     const std::string& field) const {
   const auto& idx = index_fields();

@@ -1,12 +1,13 @@
 #include "readers/verified_pages.h"
 
-#include <pthread.h>
 #include <sys/stat.h>
 
 #include <chrono>
 #include <mutex>
 #include <set>
 #include <tuple>
+
+#include "readers/fork_safe_mutex.h"
 
 namespace mindrecord {
 
@@ -24,16 +25,8 @@ struct Key {
 
 constexpr size_t kMaxPages = 1 << 16;
 
-std::mutex& Mu() {
-  // Held across fork() (DataLoader workers fork while pipeline threads may
-  // hold it), so a child never starts with it locked.
-  static std::mutex* mu = [] {
-    auto* m = new std::mutex();
-    ::pthread_atfork([] { Mu().lock(); }, [] { Mu().unlock(); }, [] { Mu().unlock(); });
-    return m;
-  }();
-  return *mu;
-}
+struct VerifiedPagesTag {};
+std::mutex& Mu() { return ForkSafeMutex<VerifiedPagesTag>(); }
 std::set<Key>& Pages() {
   static std::set<Key>* pages = new std::set<Key>();  // never destroyed: safe at exit
   return *pages;
