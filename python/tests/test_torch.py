@@ -376,10 +376,16 @@ def test_ranks_under_torchrun_split_without_dupes(simple, tmp_path, world):
     import sys
     script = os.path.join(os.path.dirname(__file__), "dist_ranks.py")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), OMP_NUM_THREADS="1")
-    # --redirects/--tee 1: Debian's torch 1.13 on Python 3.11 cannot parse
-    # their default "0" (Std.from_str finds no flag for 0 and then fails).
-    subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(world),
-                    "--redirects", "1", "--tee", "1", script, simple, str(tmp_path), "2"],
+    # Static rendezvous on 127.0.0.1 (--standalone connects to "localhost",
+    # which a minimal root may not resolve). --redirects/--tee 1: Debian's
+    # torch 1.13 on Python 3.11 cannot parse their default "0".
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node", str(world),
+                    "--master_addr", "127.0.0.1", "--master_port", str(port), "--redirects", "1", "--tee", "1",
+                    script, simple, str(tmp_path), "2"],
                    check=True, env=env, timeout=300, stdout=subprocess.DEVNULL)
     got = [json.load(open(tmp_path / ("rank%d.json" % r))) for r in range(world)]
     assert all(g["batches"] == g["len"] and len(g["ids"]) == g["rows"] for g in got)
