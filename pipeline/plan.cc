@@ -33,9 +33,9 @@ nlohmann::json Plan::ToJson() const {
     sink_j["buffers"] = sink.buffers;
   }
   nlohmann::json j = {{"source", source},
-          {"io_mode", io_mode},
-          {"direct_fallback", direct_fallback},
-          {"auto_direct_above", auto_direct_above},
+          {"io_mode", IoModeName(read.io_mode)},
+          {"direct_fallback", read.direct_fallback},
+          {"auto_direct_above", read.auto_direct_above},
           {"columns", columns},
           {"sampler", sampler},
           {"ops", ops_j},
@@ -66,16 +66,15 @@ Result<Plan> Plan::FromJson(const nlohmann::json& j) {
       p.source_list = v.get<bool>();
     } else if (k == "io_mode") {
       // The reader's one list of mode names (readers/io_mode.cc).
-      if (!v.is_string() || !ParseIoMode(v.get<std::string>()).ok()) {
-        return Bad(ParseIoMode(v.is_string() ? v.get<std::string>() : v.dump()).status().message());
-      }
-      p.io_mode = v.get<std::string>();
+      Result<IoMode> mode = ParseIoMode(v.is_string() ? v.get<std::string>() : v.dump());
+      if (!mode.ok()) return Bad(mode.status().message());
+      p.read.io_mode = *mode;
     } else if (k == "direct_fallback") {
       if (!v.is_boolean()) return Bad("'direct_fallback' must be true or false, got " + v.dump());
-      p.direct_fallback = v.get<bool>();
+      p.read.direct_fallback = v.get<bool>();
     } else if (k == "auto_direct_above") {
       if (!v.is_number_unsigned()) return Bad("'auto_direct_above' must be a byte count >= 0, got " + v.dump());
-      p.auto_direct_above = v.get<uint64_t>();
+      p.read.auto_direct_above = v.get<uint64_t>();
     } else if (k == "columns") {
       MR_ASSIGN_OR_RETURN(p.columns, StringList(v, "columns"));
     } else if (k == "sampler") {
@@ -141,6 +140,13 @@ Result<Plan> Plan::FromJson(const nlohmann::json& j) {
     }
   }
   return p;
+}
+
+ReaderOptions Plan::ReaderOptionsForSource() const {
+  ReaderOptions o = read;
+  o.shard_paths.clear();
+  if (source.size() > 1 || source_list) o.shard_paths = source;
+  return o;
 }
 
 Result<Plan> Plan::Parse(std::string_view text) {

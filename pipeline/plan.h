@@ -14,6 +14,7 @@
 
 #include "mindrecord/status.h"
 #include "pipeline/batch.h"
+#include "readers/reader_options.h"
 
 namespace mindrecord {
 
@@ -39,25 +40,13 @@ struct Plan {
   // JSON "source_list": true reads exactly the files of `source` also when
   // it names one (MindSpore's MindDataset given a list).
   bool source_list = false;
-  // "auto" (default): "direct" when the shard files together exceed
-  // `auto_direct_above` bytes (0: the memory the page cache can use now, see
-  // AvailableMemoryBytes in readers/shard_reader.h), with pread for shards
-  // whose file system refuses O_DIRECT; otherwise "mmap" (sequential runs are
-  // served from mapped pages without copies). "mmap"; "pread" (no
-  // address-space cost; consecutive runs use whole-page scans only when long
-  // enough to pay for them); "direct" (O_DIRECT + libaio, bypassing the page
-  // cache, for datasets larger than RAM: consecutive runs are scanned, reading
-  // whole pages only the first time (to verify their checksums); a task's
-  // other rows are read together, several in flight). Stats report what each
-  // shard uses.
-  std::string io_mode = "auto";
-  // "direct" on a file system that refuses O_DIRECT: false (default) an error
-  // naming the shard; true: that shard is read with pread. "auto" always
-  // falls back.
-  bool direct_fallback = false;
-  // "auto": the dataset size in bytes above which it reads directly; 0
-  // (default): the available memory at Open.
-  uint64_t auto_direct_above = 0;
+  // How the shard files are read (readers/reader_options.h). JSON keys
+  // "io_mode" ("auto", "pread", "mmap", "direct"), "direct_fallback" and
+  // "auto_direct_above". The pipeline reads a dataset that fits in memory
+  // mapped (auto_cached_mode kMmap: sequential runs are served from mapped
+  // pages without copies). `shard_paths` is not used: `source` and
+  // `source_list` name the files. Stats report what each shard uses.
+  ReaderOptions read = {.auto_cached_mode = IoMode::kMmap};
   // Columns to read, in output order. Empty: every schema field (sorted).
   std::vector<std::string> columns;
   // Sampler spec (see sampler.h). Default: every row in order.
@@ -97,6 +86,9 @@ struct Plan {
   // Unknown keys and bad values are InvalidArgument naming the key.
   static Result<Plan> FromJson(const nlohmann::json& j);
   static Result<Plan> Parse(std::string_view text);
+  // `read` with the files of `source` as ReaderOptions::shard_paths when the
+  // plan lists them; open the reader at source[0] with it.
+  ReaderOptions ReaderOptionsForSource() const;
   // A hash of everything that decides the row sequence (not num_workers,
   // queue_depth, queue_bytes, max_batch_bytes, sink, io_mode and its
   // options, epochs, or op spec keys starting with '_', which are

@@ -37,13 +37,7 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
   if (plan_.num_workers == 0 || plan_.queue_depth == 0) {
     return Status::InvalidArgument("plan: 'num_workers' and 'queue_depth' must be >= 1");
   }
-  ReaderOptions ro;
-  MR_ASSIGN_OR_RETURN(ro.io_mode, ParseIoMode(plan_.io_mode));
-  ro.auto_cached_mode = IoMode::kMmap;
-  ro.auto_direct_above = plan_.auto_direct_above;
-  ro.direct_fallback = plan_.direct_fallback;
-  if (plan_.source.size() > 1 || plan_.source_list) ro.shard_paths = plan_.source;
-  MR_ASSIGN_OR_RETURN(reader_, ShardReader::Open(plan_.source[0], ro));
+  MR_ASSIGN_OR_RETURN(reader_, ShardReader::Open(plan_.source[0], plan_.ReaderOptionsForSource()));
   bool any_pread = false;
   for (uint32_t s = 0; s < reader_->num_shards(); ++s) {
     const std::string mode = IoModeName(reader_->shard_io_mode(s));

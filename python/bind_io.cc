@@ -343,6 +343,9 @@ void BindIo(py::module_& m) {
   m.attr("MIN_PAGE_SIZE") = kMinPageSize;
   m.attr("MAX_PAGE_SIZE") = kMaxPageSize;
   m.attr("DEFAULT_PAGE_SIZE") = kDefaultPageSize;
+  py::tuple io_modes(std::size(kIoModes));  // the reader's one list of I/O mode names
+  for (size_t i = 0; i < std::size(kIoModes); ++i) io_modes[i] = IoModeName(kIoModes[i]);
+  m.attr("IO_MODES") = io_modes;
   // Validates a user schema and (when given) index fields, as the writer would.
   m.def("check_schema", [](const std::string& schema_json, const std::string& desc,
                            const std::optional<std::vector<std::string>>& index_fields) {

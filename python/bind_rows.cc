@@ -37,12 +37,7 @@ class PyRowStream {
       throw StatusError(Status::InvalidArgument("RowStream: the plan must read rows (batch_size 1) without ops or "
                                                 "padding"));
     }
-    ReaderOptions ro;  // as the pipeline's runtime opens it
-    ro.io_mode = ValueOrThrow(ParseIoMode(plan_.io_mode));
-    ro.auto_cached_mode = IoMode::kMmap;
-    ro.auto_direct_above = plan_.auto_direct_above;
-    ro.direct_fallback = plan_.direct_fallback;
-    if (plan_.source.size() > 1 || plan_.source_list) ro.shard_paths = plan_.source;
+    const ReaderOptions ro = plan_.ReaderOptionsForSource();  // as the pipeline's runtime opens it
     {
       py::gil_scoped_release nogil;
       reader_ = ValueOrThrow(ShardReader::Open(plan_.source[0], ro));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -21,10 +22,13 @@ const char* IoModeName(IoMode mode) {
 }
 
 Result<IoMode> ParseIoMode(const std::string& name) {
-  for (IoMode m : {IoMode::kAuto, IoMode::kPread, IoMode::kMmap, IoMode::kDirect}) {
-    if (name == IoModeName(m)) return m;
+  std::string names;
+  const size_t n = std::size(kIoModes);
+  for (size_t i = 0; i < n; ++i) {
+    if (name == IoModeName(kIoModes[i])) return kIoModes[i];
+    names += std::string(i == 0 ? "" : i + 1 == n ? " or " : ", ") + "\"" + IoModeName(kIoModes[i]) + "\"";
   }
-  return Status::InvalidArgument("io_mode must be \"auto\", \"pread\", \"mmap\" or \"direct\", got \"" + name + "\"");
+  return Status::InvalidArgument("io_mode must be " + names + ", got \"" + name + "\"");
 }
 
 namespace {

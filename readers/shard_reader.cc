@@ -280,7 +280,7 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
     if (i > 0) {
       MR_RETURN_IF_ERROR(CheckShardsAgree(impl->shards[0]->header, s->header, impl->shards[0]->path, s->path, !listed));
     }
-    const std::string db = s->path + ".db";
+    const std::string db = s->path + kIndexSuffix;
     if (fs->Exists(db)) {
       MR_ASSIGN_OR_RETURN(std::optional<std::string> image, ReadProtectedIndex(fs, db, CurrentCryptoConfig()));
       if (image) {

@@ -28,7 +28,7 @@ constexpr size_t kMaxProblemsPerShard = 20;
 
 void CheckIndex(const std::string& shard_path, const ShardHeader& h, const std::vector<RowLocator>& walked,
                 VerifyReport* rep) {
-  const std::string db = shard_path + ".db";
+  const std::string db = shard_path + kIndexSuffix;
   auto index = IndexReader::Open(db, RecordedShardName(h), h.version == kVersion2);
   if (!index.ok()) {
     rep->problems.push_back(index.status().message());
@@ -69,7 +69,7 @@ void DecodeAll(const RandomAccessFile& f, const ShardHeader& h, const std::vecto
   // The index's values of each index field, by row id: checked against the
   // decoded rows below (a wrong value there makes MindPage return wrong rows).
   std::vector<std::pair<std::string, std::vector<std::optional<Value>>>> indexed;
-  auto index = IndexReader::Open(f.path() + ".db", RecordedShardName(h), h.version == kVersion2);
+  auto index = IndexReader::Open(f.path() + kIndexSuffix, RecordedShardName(h), h.version == kVersion2);
   for (const std::string& field : h.index_fields) {
     if (!index.ok()) break;  // CheckIndex reported it
     auto groups = (*index)->GroupBy(field, h.schema, walked.size());

@@ -15,6 +15,7 @@ DEFAULT_HEADER_SIZE: int
 MIN_PAGE_SIZE: int
 MAX_PAGE_SIZE: int
 DEFAULT_PAGE_SIZE: int
+IO_MODES: Tuple[str, ...]
 
 
 class InvalidArgumentError(ValueError, RuntimeError):

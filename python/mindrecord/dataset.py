@@ -31,7 +31,7 @@ from mindrecord.vision import to_specs
 __all__ = ["MindDataset", "Shuffle", "Tensor", "SequentialSampler", "RandomSampler", "DistributedSampler",
            "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "ROW_READ_AHEAD_BYTES"]
 
-IO_MODES = ("auto", "pread", "mmap", "direct")
+IO_MODES = _core.IO_MODES  # the reader's one list (readers/reader_options.h)
 
 
 def _io_plan_keys(direct_fallback, auto_direct_above):

@@ -138,7 +138,7 @@ TEST_F(ByteCapsTest, RowsInflatingPastMaxBatchBytesStopThePipeline) {
       SCOPED_TRACE(std::string(io) + " workers " + std::to_string(workers));
       Plan p;
       p.source = {path};
-      p.io_mode = io;
+      p.read.io_mode = *ParseIoMode(io);
       p.batch.batch_size = 16;
       p.num_workers = static_cast<uint32_t>(workers);
       p.max_batch_bytes = 3 * kMiB;

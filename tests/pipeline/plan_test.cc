@@ -10,9 +10,9 @@ namespace {
 TEST(PlanTest, RoundTripsThroughJson) {
   Plan p;
   p.source = {"/data/a0", "/data/a1"};
-  p.io_mode = "direct";
-  p.direct_fallback = true;
-  p.auto_direct_above = 5ull << 40;
+  p.read.io_mode = IoMode::kDirect;
+  p.read.direct_fallback = true;
+  p.read.auto_direct_above = 5ull << 40;
   p.columns = {"image", "label"};
   p.sampler = {{"type", "distributed"}, {"num_shards", 4}, {"shard_id", 1}, {"shuffle", "global"}};
   p.ops["image"] = {{{"op", "Decode"}}, {{"op", "RandomResizedCrop"}, {"size", {224, 224}}}};
@@ -32,18 +32,18 @@ TEST(PlanTest, RoundTripsThroughJson) {
   EXPECT_EQ(q->ToJson(), p.ToJson());
   EXPECT_EQ(q->ToString(), text);
   EXPECT_EQ(q->SequenceFingerprint(), p.SequenceFingerprint());
-  EXPECT_EQ(q->direct_fallback, true);
-  EXPECT_EQ(q->auto_direct_above, 5ull << 40);
+  EXPECT_EQ(q->read.direct_fallback, true);
+  EXPECT_EQ(q->read.auto_direct_above, 5ull << 40);
   // Defaults: auto, no fallback asked for, the available memory as threshold.
   auto d = *Plan::Parse(R"({"source": "x"})");
-  EXPECT_EQ(d.io_mode, "auto");
-  EXPECT_FALSE(d.direct_fallback);
-  EXPECT_EQ(d.auto_direct_above, 0u);
+  EXPECT_EQ(d.read.io_mode, IoMode::kAuto);
+  EXPECT_FALSE(d.read.direct_fallback);
+  EXPECT_EQ(d.read.auto_direct_above, 0u);
   // How shards are read never changes the sequence.
   Plan other = p;
-  other.io_mode = "pread";
-  other.direct_fallback = false;
-  other.auto_direct_above = 1;
+  other.read.io_mode = IoMode::kPread;
+  other.read.direct_fallback = false;
+  other.read.auto_direct_above = 1;
   EXPECT_EQ(other.SequenceFingerprint(), p.SequenceFingerprint());
 }
 

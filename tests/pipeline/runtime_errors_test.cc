@@ -108,7 +108,7 @@ TEST_F(RuntimeErrorsTest, SkipKeepsOrderAndFullBatches) {
     for (uint32_t workers : {1u, 2u, 3u}) {
       SCOPED_TRACE(std::string(sampler) + " workers " + std::to_string(workers));
       clean.num_workers = workers;
-      clean.io_mode = workers == 1 ? "pread" : workers == 2 ? "direct" : "mmap";
+      clean.read.io_mode = workers == 1 ? IoMode::kPread : workers == 2 ? IoMode::kDirect : IoMode::kMmap;
       
       auto pipe = Pipeline::Open(clean);
       ASSERT_TRUE(pipe.ok());

@@ -122,7 +122,7 @@ TEST_F(RuntimeTest, SequentialMatchesReader) {
            {"auto", 7}, {"pread", 7}, {"pread", 128}, {"direct", 7}, {"direct", 128}}) {
     SCOPED_TRACE(io + " batch " + std::to_string(bs));
     Plan p = BasePlan();
-    p.io_mode = io;
+    p.read.io_mode = *ParseIoMode(io);
     p.batch.batch_size = bs;
     auto pipe = Open(p);
     ASSERT_TRUE(pipe);
@@ -169,7 +169,7 @@ TEST_F(RuntimeTest, SameSequenceForAnyWorkerCount) {
     if (ids.empty()) ids = RowIds(batches);
   }
   // Direct I/O reads the same rows.
-  p.io_mode = "direct";
+  p.read.io_mode = IoMode::kDirect;
   p.num_workers = 3;
   auto direct = Open(p);
   ASSERT_TRUE(direct);
@@ -211,9 +211,9 @@ TEST_F(RuntimeTest, AutoIoModeIsReportedAndKeepsTheOutput) {
            {"direct", 0, true, big}}) {
     SCOPED_TRACE(io + " above " + std::to_string(above));
     Plan q = p;
-    q.io_mode = io;
-    q.auto_direct_above = above;
-    q.direct_fallback = fallback;
+    q.read.io_mode = *ParseIoMode(io);
+    q.read.auto_direct_above = above;
+    q.read.direct_fallback = fallback;
     q.num_workers = 2;
     auto pipe = Open(q);
     ASSERT_TRUE(pipe);

@@ -39,7 +39,7 @@ TEST(ZeroCopyTest, MappedBytesReachTheBatchAsViewsOfTheFile) {
     Plan p;
     p.source = {path};
     p.columns = {"data", "id"};
-    p.io_mode = io;
+    p.read.io_mode = *ParseIoMode(io);
     p.batch.batch_size = 8;
     // One task at a time: the first batch finds the column ragged (some of
     // its rows were copied into a batch buffer and back); every later one
@@ -84,7 +84,7 @@ TEST(ZeroCopyTest, OpsWritingInPlaceNeverWriteTheMappedFile) {
   Plan p;
   p.source = {path};
   p.columns = {"vec", "id"};
-  p.io_mode = "mmap";
+  p.read.io_mode = IoMode::kMmap;
   p.ops["vec"] = {{{"op", "TestJitter"}}};
   p.batch.batch_size = 1;  // one row per batch: its tensor is the op's output
   p.epochs = 2;
