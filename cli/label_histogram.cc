@@ -28,7 +28,7 @@ Result<bool> CountFromIndex(const ShardReader& r, const std::string& column, Cou
   }
   for (uint32_t s = 0; s < r.num_shards(); ++s) {
     const std::string& path = r.shard_paths()[s];
-    MR_ASSIGN_OR_RETURN(auto index, IndexReader::Open(path + ".db", RecordedShardName(r.header(s)),
+    MR_ASSIGN_OR_RETURN(auto index, IndexReader::Open(path + kIndexSuffix, RecordedShardName(r.header(s)),
                                                       r.header(s).version == kVersion2));
     auto part = index->CountBy(column, r.schema(), kMaxLabelValues);
     if (!part.ok()) return part.status().code() == StatusCode::kInvalidArgument ? TooMany(column) : part.status();

@@ -254,7 +254,7 @@ Status WriteJournal(const std::string& shard_path, const Journal& j, FileSystem*
 // Keeps the shard's index as it is now under JournalIndexPath(): a hard
 // link, or a copy where the file system has none.
 Status BackUpIndex(const std::string& shard_path, FileSystem* fs) {
-  const std::string db = shard_path + ".db", backup = JournalIndexPath(shard_path);
+  const std::string db = shard_path + kIndexSuffix, backup = JournalIndexPath(shard_path);
   MR_RETURN_IF_ERROR(fs->Remove(backup));
   if (link(db.c_str(), backup.c_str()) == 0) return Status::OK();
   if (errno == ENOENT) return Status::NotFound(db + ": index file is missing");
@@ -298,7 +298,7 @@ Status RestoreShard(const std::string& shard_path, const Journal& j, FileSystem*
   const std::string backup = JournalIndexPath(shard_path);
   if (StatOwnFile(backup).ok()) {
     // Same inode (the append never replaced the index): rename is a no-op.
-    MR_RETURN_IF_ERROR(fs->Rename(backup, shard_path + ".db"));
+    MR_RETURN_IF_ERROR(fs->Rename(backup, shard_path + kIndexSuffix));
     MR_RETURN_IF_ERROR(fs->Remove(backup));
   }
   return Status::OK();
@@ -342,8 +342,8 @@ Status RollBack(const std::string& first_shard, Match match, FileSystem* fs) {
 
 }  // namespace
 
-std::string JournalPath(const std::string& shard_path) { return shard_path + ".mr-journal"; }
-std::string JournalIndexPath(const std::string& shard_path) { return JournalPath(shard_path) + ".db"; }
+std::string JournalPath(const std::string& shard_path) { return shard_path + kJournalSuffix; }
+std::string JournalIndexPath(const std::string& shard_path) { return JournalPath(shard_path) + kIndexSuffix; }
 
 Result<std::unique_ptr<DatasetLock>> RecoverAndLock(const std::string& first_shard, DatasetLock::Mode mode,
                                                     FileSystem* fs, int wait_ms) {

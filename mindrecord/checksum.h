@@ -10,12 +10,11 @@
 #include <string>
 #include <string_view>
 
+#include "mindrecord/constants.h"  // kPageChecksumKey, kHeaderChecksumKey
 #include "mindrecord/status.h"
 
 namespace mindrecord {
 
-inline constexpr const char* kPageChecksumKey = "mr_xxh3";
-inline constexpr const char* kHeaderChecksumKey = "mr_header_xxh3";
 
 uint64_t Xxh3(std::string_view bytes);
 std::string ChecksumHex(uint64_t v);  // 16 lowercase hex digits

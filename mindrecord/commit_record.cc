@@ -8,6 +8,7 @@
 
 #include "mindrecord/append_journal.h"
 #include "mindrecord/checksum.h"
+#include "mindrecord/constants.h"
 #include "mindrecord/json_guard.h"
 #include "mindrecord/limits.h"
 #include "mindrecord/own_file.h"
@@ -89,7 +90,7 @@ Result<std::vector<Entry>> ReadRecord(const std::string& path, const std::string
 
 }  // namespace
 
-std::string CommitRecordPath(const std::string& first_shard) { return first_shard + ".mr-commit"; }
+std::string CommitRecordPath(const std::string& first_shard) { return first_shard + kCommitRecordSuffix; }
 
 Status WriteCommitRecord(const std::string& first_shard,
                          const std::vector<std::pair<std::string, std::string>>& renames, FileSystem* fs) {

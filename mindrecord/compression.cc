@@ -19,11 +19,11 @@ using nlohmann::json;
 
 namespace {
 
-// kZstdFrame is what earlier versions wrote (still read); new values use
-// kZstdCompact, a frame without the 4-byte magic number (the tag says what
-// follows). Trained dictionaries get ids in [32768, 65536), which frames
-// store in 2 bytes rather than 4.
-enum Tag : uint8_t { kStored = 0, kLz4Block = 1, kZstdFrame = 2, kZstdCompact = 3 };
+// BlobTag (mindrecord/constants.h): kZstdFrame is what earlier versions wrote
+// (still read); new values use kZstdCompact, a frame without the 4-byte magic
+// number (the tag says what follows). Trained dictionaries get ids in
+// [32768, 65536), which frames store in 2 bytes rather than 4.
+using enum BlobTag;
 
 // Values shorter than this are stored: framing would outweigh any gain.
 constexpr size_t kMinCompressSize = 16;
@@ -329,7 +329,7 @@ BlobDecompressor::~BlobDecompressor() { ZSTD_freeDDict(static_cast<ZSTD_DDict*>(
 
 Status BlobDecompressor::DecompressValue(std::string_view in, std::string* out, uint64_t limit) const {
   if (in.empty()) return Status::Corruption("compressed value has no tag byte");
-  const uint8_t tag = static_cast<uint8_t>(in[0]);
+  const auto tag = static_cast<BlobTag>(in[0]);
   in.remove_prefix(1);
   switch (tag) {
     case kStored:
@@ -387,7 +387,7 @@ Status BlobDecompressor::DecompressValue(std::string_view in, std::string* out, 
       return Status::OK();
     }
     default:
-      return Status::Corruption("compressed value has unknown tag " + std::to_string(tag));
+      return Status::Corruption("compressed value has unknown tag " + std::to_string(static_cast<unsigned>(tag)));
   }
 }
 

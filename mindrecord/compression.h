@@ -24,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mindrecord/constants.h"  // kCompressionKey, kVersion3Lz4/Zstd, BlobTag
 #include "mindrecord/status.h"
 
 namespace mindrecord {
@@ -41,9 +42,6 @@ struct CompressionOptions {
   bool enabled() const { return codec != Codec::kNone; }
 };
 
-inline constexpr const char* kCompressionKey = "mr_compression";
-inline constexpr const char* kVersion3Lz4 = "3.0+mr-lz4";
-inline constexpr const char* kVersion3Zstd = "3.0+mr-zstd";
 
 // "none", "lz4", "zstd", "zstd:N", "zstd:N+dict", "zstd+dict", each codec
 // optionally followed by "+raw" ("zstd:3+dict+raw", "lz4+raw").

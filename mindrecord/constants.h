@@ -31,4 +31,29 @@ inline constexpr const char* kPageTypeRaw = "RAW_DATA";
 // v3.0 integer-array packing: element widths in the 2-bit bitmap.
 enum class PackedIntWidth : uint8_t { kInt8 = 0, kInt16 = 1, kInt32 = 2, kInt64 = 3 };
 
+// Files beside a shard S: its index "S.db"; during an append "S.mr-journal"
+// and "S.mr-journal.db"; the commit record of a dataset's first shard
+// "S.mr-commit".
+inline constexpr const char* kIndexSuffix = ".db";
+inline constexpr const char* kJournalSuffix = ".mr-journal";
+inline constexpr const char* kCommitRecordSuffix = ".mr-commit";
+
+// Our extensions (see mindrecord/FORMAT.md).
+// Header keys: per-page xxh3 checksums, the header's own checksum, blob
+// compression settings.
+inline constexpr const char* kPageChecksumKey = "mr_xxh3";
+inline constexpr const char* kHeaderChecksumKey = "mr_header_xxh3";
+inline constexpr const char* kCompressionKey = "mr_compression";
+// Versions of datasets with compressed blobs (MindSpore refuses them).
+inline constexpr const char* kVersion3Lz4 = "3.0+mr-lz4";
+inline constexpr const char* kVersion3Zstd = "3.0+mr-zstd";
+// The first byte of each compressed value (see mindrecord/compression.h).
+enum class BlobTag : uint8_t { kStored = 0, kLz4Block = 1, kZstdFrame = 2, kZstdCompact = 3 };
+
+// MindSpore 2.3+ encrypted files: per-block magic numbers and the trailer flag.
+inline constexpr uint32_t kGcmMagic = 0x7F3A5ED8;
+inline constexpr uint32_t kCbcMagic = 0x7F3A5ED9;
+inline constexpr uint32_t kSm4Magic = 0x7F3A5EDA;
+inline constexpr char kEncryptFlag[] = "ENCRYPT";
+
 }  // namespace mindrecord

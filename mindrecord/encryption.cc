@@ -20,12 +20,9 @@ namespace {
 std::mutex g_config_mu;
 CryptoConfig g_config;  // guarded by g_config_mu
 
-constexpr char kEncryptFlag[] = "ENCRYPT";
 constexpr size_t kFlagLen = 7;
 constexpr size_t kTrailerLen = 4 + 7 + kFlagLen;  // end marker, mode, flag
 constexpr size_t kBlockHeaderLen = 48;            // magic .. cipher length, after the 4-byte record length
-constexpr uint32_t kCbcMagic = 0x7F3A5ED9;
-constexpr uint32_t kSm4Magic = 0x7F3A5EDA;
 
 const char kNoKeyMessage[] =
     "The mindrecord file is encrypted. You need to configure 'mindrecord.set_enc_key(...)' and "

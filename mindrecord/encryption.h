@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 
+#include "mindrecord/constants.h"  // kGcmMagic, kCbcMagic, kSm4Magic, kEncryptFlag
 #include "mindrecord/file.h"
 #include "mindrecord/status.h"
 
@@ -37,7 +38,6 @@ void SetCryptoConfig(const CryptoConfig& config);
 CryptoConfig CurrentCryptoConfig();
 
 inline constexpr uint64_t kCryptoBlockBytes = uint64_t{64} << 20;  // plaintext per block
-inline constexpr uint32_t kGcmMagic = 0x7F3A5ED8;
 
 // Opens `file` (a shard or index file as stored) for reading its contents,
 // as MindSpore's readers decrypt and check it:

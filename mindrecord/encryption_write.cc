@@ -86,7 +86,7 @@ Status EncryptInto(const RandomAccessFile& in, WritableFile* out, const CryptoCo
   }
   std::string trailer(4, '\0');
   trailer += config.enc_mode;
-  trailer += "ENCRYPT";
+  trailer += kEncryptFlag;
   return out->WriteAt(pos, trailer);
 }
 

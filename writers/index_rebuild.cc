@@ -18,7 +18,7 @@ namespace mindrecord {
 namespace {
 
 bool IndexAgrees(const std::string& shard, const ShardHeader& h, const std::vector<RowLocator>& walked) {
-  auto index = IndexReader::Open(shard + ".db", RecordedShardName(h), h.version == kVersion2);
+  auto index = IndexReader::Open(shard + kIndexSuffix, RecordedShardName(h), h.version == kVersion2);
   if (!index.ok()) return false;
   auto locs = (*index)->LoadLocators(h.num_rows());
   if (!locs.ok()) return false;
@@ -30,7 +30,7 @@ bool IndexAgrees(const std::string& shard, const ShardHeader& h, const std::vect
 
 Status WriteIndex(FileSystem* fs, const RandomAccessFile& file, const std::string& shard, const ShardHeader& h,
                   const std::vector<RowLocator>& walked) {
-  const std::string db = shard + ".db";
+  const std::string db = shard + kIndexSuffix;
   const std::string tmp = JoinPath(DirName(db), "." + BaseName(db) + ".rebuild-" + std::to_string(getpid()));
   (void)fs->Remove(tmp);
   MR_ASSIGN_OR_RETURN(auto decompressor, BlobDecompressor::FromHeader(h, shard));
@@ -74,12 +74,12 @@ Result<RebuildReport> RebuildIndex(const std::string& path, bool force) {
     MR_ASSIGN_OR_RETURN(ShardHeader h, ReadShardHeader(*file, true));
     MR_RETURN_IF_ERROR(CheckShardsAgree(first, h, path, shard));
     MR_ASSIGN_OR_RETURN(auto walked, WalkPages(*file, h));
-    if (!force && fs->Exists(shard + ".db") && IndexAgrees(shard, h, walked)) {
-      rep.kept.push_back(shard + ".db");
+    if (!force && fs->Exists(shard + kIndexSuffix) && IndexAgrees(shard, h, walked)) {
+      rep.kept.push_back(shard + kIndexSuffix);
       continue;
     }
     MR_RETURN_IF_ERROR(WriteIndex(fs, *file, shard, h, walked));
-    rep.rebuilt.push_back(shard + ".db");
+    rep.rebuilt.push_back(shard + kIndexSuffix);
   }
   return rep;
 }

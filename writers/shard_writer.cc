@@ -9,6 +9,7 @@
 
 #include "index/index_reader.h"
 #include "mindrecord/checksum.h"
+#include "mindrecord/constants.h"
 #include "mindrecord/file.h"
 #include "mindrecord/header.h"
 #include "mindrecord/row_codec.h"
@@ -108,7 +109,7 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
   if (!fs->Exists(dir)) return Status::NotFound(dir + ": output folder does not exist");
   if (!options.overwrite) {
     for (const auto& p : impl->final_paths) {
-      for (const auto& f : {p, p + ".db"}) {
+      for (const auto& f : {p, p + kIndexSuffix}) {
         if (fs->Exists(f)) return Status::AlreadyExists(f + ": already exists (use overwrite to replace it)");
       }
     }
@@ -116,7 +117,7 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
   for (uint32_t s = 0; s < options.shard_count; ++s) {
     const std::string& final_path = impl->final_paths[s];
     impl->temp_paths.push_back(TempName(final_path));
-    impl->temp_db_paths.push_back(TempName(final_path + ".db"));
+    impl->temp_db_paths.push_back(TempName(final_path + kIndexSuffix));
     auto file = options.direct_writes ? fs->OpenWriteDirect(impl->temp_paths.back())
                                       : fs->OpenWrite(impl->temp_paths.back());
     if (!file.ok()) {
@@ -232,7 +233,7 @@ Result<std::vector<std::pair<RowLocator, Row>>> LoadOpenGroup(const ExistingShar
     }
   }
   if (from >= rows) return out;
-  MR_ASSIGN_OR_RETURN(auto index, IndexReader::Open(s.path + ".db", RecordedShardName(h), h.version == kVersion2));
+  MR_ASSIGN_OR_RETURN(auto index, IndexReader::Open(s.path + kIndexSuffix, RecordedShardName(h), h.version == kVersion2));
   MR_ASSIGN_OR_RETURN(auto locs, index->LoadLocators(from, rows - from));
   MR_ASSIGN_OR_RETURN(auto f, fs->OpenRead(s.path));
   std::string raw;
@@ -285,7 +286,7 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::OpenForAppend(const std::strin
                                 ", expected " + std::to_string(i));
     }
     if (i > 0) MR_RETURN_IF_ERROR(CheckShardsAgree(shards[0].header, s->header, paths[0], paths[i]));
-    if (!fs->Exists(paths[i] + ".db")) {
+    if (!fs->Exists(paths[i] + kIndexSuffix)) {
       return Status::NotFound(paths[i] + ".db: index file is missing (run `mindrecord index rebuild`)");
     }
     shards.push_back(std::move(s).value());
@@ -328,8 +329,8 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::OpenForAppend(const std::strin
   for (uint32_t i = 0; i < shards.size(); ++i) {
     const ExistingShard& s = shards[i];
     Status st = [&]() -> Status {
-      impl->temp_db_paths.push_back(TempName(s.path + ".db"));
-      MR_RETURN_IF_ERROR(CopyWholeFile(s.path + ".db", impl->temp_db_paths.back(), fs)
+      impl->temp_db_paths.push_back(TempName(s.path + kIndexSuffix));
+      MR_RETURN_IF_ERROR(CopyWholeFile(s.path + kIndexSuffix, impl->temp_db_paths.back(), fs)
                              .WithContext(s.path + ".db: copying the index"));
       const uint64_t open_from = groups[i].empty() ? s.header.num_rows() : groups[i].front().first.row_id;
       MR_ASSIGN_OR_RETURN(auto index,
@@ -524,7 +525,7 @@ Status ShardWriter::Commit() {
     // Append: data and headers are in place and durable; swap in the new
     // indexes, then remove the journal (the commit point).
     for (size_t s = 0; s < m.final_paths.size(); ++s) {
-      Status st = m.fs->Rename(m.temp_db_paths[s], m.final_paths[s] + ".db");
+      Status st = m.fs->Rename(m.temp_db_paths[s], m.final_paths[s] + kIndexSuffix);
       if (!st.ok()) return fail(st);
     }
     Status st = m.fs->SyncDir(DirName(m.final_paths[0]));
@@ -541,7 +542,7 @@ Status ShardWriter::Commit() {
   // replace old files (overwrite) atomically one by one: index files first,
   // shard 0's data file last.
   std::vector<std::pair<std::string, std::string>> renames;
-  for (size_t s = 0; s < m.final_paths.size(); ++s) renames.emplace_back(m.temp_db_paths[s], m.final_paths[s] + ".db");
+  for (size_t s = 0; s < m.final_paths.size(); ++s) renames.emplace_back(m.temp_db_paths[s], m.final_paths[s] + kIndexSuffix);
   for (size_t s = m.final_paths.size(); s-- > 0;) renames.emplace_back(m.temp_paths[s], m.final_paths[s]);
   Status st = WriteCommitRecord(m.final_paths[0], renames, m.fs);
   if (!st.ok()) return fail(st);
