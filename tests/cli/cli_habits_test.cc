@@ -12,14 +12,9 @@
 namespace mindrecord {
 namespace {
 
-using testing::CliPath;
+using testing::Cli;
 using testing::ReadFile;
-using testing::RunCommand;
 using testing::TempDir;
-
-int Cli(const std::string& args, std::string* out) {
-  return RunCommand("timeout 30 " + CliPath() + " " + args, out, /*merge_stderr=*/true);
-}
 
 std::string Write(const std::string& path, const std::string& desc, int rows) {
   WriterOptions o;

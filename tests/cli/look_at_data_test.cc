@@ -19,15 +19,11 @@ namespace mindrecord {
 namespace {
 
 using nlohmann::json;
-using testing::CliPath;
+using testing::Cli;
 using testing::ReadFile;
 using testing::RunCommand;
 using testing::TempDir;
 using testing::WriteFile;
-
-int Cli(const std::string& args, std::string* out, bool merge_stderr = true) {
-  return RunCommand("timeout 60 " + CliPath() + " " + args, out, merge_stderr);
-}
 
 // A w x h image whose colour depends on `seed`, as JPEG or PNG.
 std::string Image(int w, int h, int seed, convert::EncodeMode mode) {

@@ -15,15 +15,10 @@
 namespace mindrecord {
 namespace {
 
-using testing::CliPath;
+using testing::Cli;
 using testing::ReadFile;
-using testing::RunCommand;
 using testing::TempDir;
 using testing::WriteFile;
-
-int Cli(const std::string& args, std::string* out) {
-  return RunCommand("timeout 60 " + CliPath() + " " + args, out, /*merge_stderr=*/true);
-}
 
 // A small JPEG with content depending on `seed`.
 std::string Jpeg(int seed) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "mindrecord/constants.h"
+#include "tests/util/small_dataset.h"
 #include "tests/util/test_rows.h"
 #include "tests/util/test_util.h"
 #include "writers/shard_writer.h"
@@ -15,6 +16,7 @@
 namespace mindrecord {
 namespace {
 
+using testing::Cli;
 using testing::CliPath;
 using testing::ReadFile;
 using testing::RunCommand;
@@ -22,33 +24,13 @@ using testing::TempDir;
 using testing::WriteFile;
 namespace fs = std::filesystem;
 
-// Runs the CLI with a time limit (a hang is exit 124); stderr merged.
-int Cli(const std::string& args, std::string* out = nullptr) {
-  return RunCommand("timeout 30 " + CliPath() + " " + args, out, /*merge_stderr=*/true);
-}
-
-std::vector<Row> Rows(int n, int first = 0) {
-  std::vector<Row> batch;
-  for (int i = first; i < first + n; ++i) {
-    batch.push_back(Row{{"id", Value::Int(i)}, {"name", Value::String("n")},
-                        {"img", Value::Bytes(std::string(100, 'x'))},
-                        {"v", Value::ArrayOf<int32_t>(DataType::kInt32, {i})}});
-  }
-  return batch;
-}
+std::vector<Row> Rows(int n, int first = 0) { return testing::IdNameImgRows(n, first); }
 
 std::string WriteDataset(const std::string& path, uint64_t header_size = kMinHeaderSize, int rows = 20,
                          uint32_t shards = 1) {
-  WriterOptions o;
-  o.shard_count = shards;
-  o.header_size = header_size;
-  o.page_size = kMinPageSize;
-  o.checksums = false;
-  auto w = ShardWriter::Create(path, testing::IdNameImgSchema(), o);
-  EXPECT_TRUE(w.ok()) << w.status().ToString();
-  EXPECT_TRUE((*w)->WriteRows(Rows(rows)).ok());
-  EXPECT_TRUE((*w)->Commit().ok());
-  return (*w)->shard_paths()[0];
+  auto paths = testing::WriteIdNameImg(path, Rows(rows),
+                                       {.shards = shards, .header_size = header_size, .checksums = false});
+  return paths.empty() ? path : paths[0];
 }
 
 void AppendRows(const std::string& path, int n) {

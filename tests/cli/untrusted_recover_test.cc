@@ -12,6 +12,7 @@
 #include "mindrecord/append_journal.h"
 #include "mindrecord/commit_record.h"
 #include "mindrecord/constants.h"
+#include "tests/util/small_dataset.h"
 #include "tests/util/test_rows.h"
 #include "tests/util/test_util.h"
 #include "writers/shard_writer.h"
@@ -19,55 +20,22 @@
 namespace mindrecord {
 namespace {
 
-using testing::CliPath;
+using testing::Cli;
 using testing::ReadFile;
-using testing::RunCommand;
 using testing::TempDir;
 using testing::WriteFile;
 namespace fs = std::filesystem;
 
-int Cli(const std::string& args, std::string* out = nullptr) {
-  return RunCommand("timeout 60 " + CliPath() + " " + args, out, /*merge_stderr=*/true);
-}
-
-std::vector<Row> Rows(int n, int first = 0) {
-  std::vector<Row> batch;
-  for (int i = first; i < first + n; ++i) {
-    batch.push_back(Row{{"id", Value::Int(i)}, {"name", Value::String("n")},
-                        {"img", Value::Bytes(std::string(100, 'x'))},
-                        {"v", Value::ArrayOf<int32_t>(DataType::kInt32, {i})}});
-  }
-  return batch;
-}
+std::vector<Row> Rows(int n, int first = 0) { return testing::IdNameImgRows(n, first); }
 
 // 20 rows in `shards` shards; returns the shard paths.
 std::vector<std::string> Write(const std::string& path, uint32_t shards) {
-  WriterOptions o;
-  o.shard_count = shards;
-  o.header_size = kMinHeaderSize;
-  o.page_size = kMinPageSize;
-  auto w = ShardWriter::Create(path, testing::IdNameImgSchema(), o);
-  EXPECT_TRUE(w.ok()) << w.status().ToString();
-  EXPECT_TRUE((*w)->WriteRows(Rows(20)).ok());
-  EXPECT_TRUE((*w)->Commit().ok());
-  return (*w)->shard_paths();
+  return testing::WriteIdNameImg(path, Rows(20), {.shards = shards});
 }
 
 // An append that dies after writing its journals and rows (its headers are
 // rewritten only when it commits).
-void InterruptedAppend(const std::string& path) {
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    auto w = ShardWriter::OpenForAppend(path);
-    if (!w.ok() || !(*w)->WriteRows(Rows(30, 100)).ok()) _exit(3);
-    _exit(0);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  ASSERT_TRUE(fs::exists(JournalPath(path)));
-}
+void InterruptedAppend(const std::string& path) { testing::InterruptedAppend(path, Rows(30, 100)); }
 
 int Lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 

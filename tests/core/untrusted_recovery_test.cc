@@ -16,6 +16,7 @@
 #include "mindrecord/file.h"
 #include "readers/shard_reader.h"
 #include "readers/verifier.h"
+#include "tests/util/small_dataset.h"
 #include "tests/util/test_rows.h"
 #include "tests/util/test_util.h"
 #include "mindrecord/append_journal.h"
@@ -42,32 +43,11 @@ std::vector<Row> Rows(int n, int first) {
 
 std::vector<std::string> Write(const std::string& path, int n, uint32_t shards, bool overwrite = false,
                                int first = 0) {
-  WriterOptions o;
-  o.header_size = kMinHeaderSize;
-  o.page_size = kMinPageSize;
-  o.shard_count = shards;
-  o.overwrite = overwrite;
-  auto w = ShardWriter::Create(path, testing::IdNameImgSchema(), o);
-  EXPECT_TRUE(w.ok()) << w.status().ToString();
-  EXPECT_TRUE((*w)->WriteRows(Rows(n, first)).ok());
-  EXPECT_TRUE((*w)->Commit().ok());
-  return (*w)->shard_paths();
+  return testing::WriteIdNameImg(path, Rows(n, first), {.shards = shards, .overwrite = overwrite});
 }
 
 // An append killed after it wrote its journals and some rows: a hot journal.
-void InterruptedAppend(const std::string& path) {
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    auto w = ShardWriter::OpenForAppend(path);
-    if (!w.ok() || !(*w)->WriteRows(Rows(400, 1000)).ok()) _exit(3);
-    _exit(0);  // no destructors: as if killed before Commit
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  ASSERT_TRUE(fs::exists(JournalPath(path)));
-}
+void InterruptedAppend(const std::string& path) { testing::InterruptedAppend(path, Rows(400, 1000)); }
 
 // Rewrites the JSON description line of a journal (its checksum covers only
 // the bytes after it), as a hostile folder could.

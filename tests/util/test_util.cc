@@ -45,6 +45,10 @@ std::string CliPath() {
 #endif
 }
 
+int Cli(const std::string& args, std::string* output, bool merge_stderr) {
+  return RunCommand("timeout 60 " + CliPath() + " " + args, output, merge_stderr);
+}
+
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;

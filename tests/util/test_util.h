@@ -27,6 +27,10 @@ int RunCommand(const std::string& cmd, std::string* output = nullptr, bool merge
 // Path of the mindrecord executable.
 std::string CliPath();
 
+// Runs `mindrecord ARGS` under a 60 s time limit (a hang is exit 124); returns
+// its exit code and fills *output with stdout (stderr too when merge_stderr).
+int Cli(const std::string& args, std::string* output = nullptr, bool merge_stderr = true);
+
 std::string ReadFile(const std::string& path);
 void WriteFile(const std::string& path, const std::string& bytes);
 
