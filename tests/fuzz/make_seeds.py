@@ -131,6 +131,35 @@ for kind, paths in shards.items():
 put("int_packing", "five_int8_ones", b"\0" + bytes.fromhex("0000000500000101010101"))
 put("int_packing", "mixed_int64", b"\1" + bytes.fromhex("000000051b") + b"\x01\x02\x01\x00\x00\x00\x00\x00\x00\x80\x00")
 
+
+# compression_fuzz: first byte selects codec / dictionary / fields / raw part
+# (see the target); values are tag + payload, built here by hand (stdlib only):
+# tag 0 stored, tag 1 an LZ4 block of literals, tag 2 a zstd frame with one raw
+# block, tag 3 the same frame without its magic number.
+def lz4_value(b):
+    assert len(b) < 15
+    return b"\1" + struct.pack("<I", len(b)) + bytes([len(b) << 4]) + b
+
+
+def zstd_value(b, magic=True):
+    frame = bytes([0x20, len(b)]) + struct.pack("<I", 1 | (len(b) << 3))[:3] + b
+    return (b"\2" + b"\x28\xb5\x2f\xfd" + frame) if magic else (b"\3" + frame)
+
+
+def two_fields(a, b):
+    return struct.pack(">Q", len(a)) + a + struct.pack(">Q", len(b)) + b
+
+
+MSGPACK_ID1 = b"\x81\xa2id\x01"
+for sel, name, part in [(0, "lz4_one", lz4_value(b"hello world")), (0, "stored_one", b"\0hello"),
+                        (1, "zstd_one", zstd_value(b"hello world", magic=False)),
+                        (1, "zstd_frame_one", zstd_value(b"hello world")),
+                        (3, "zstd_dict_one", zstd_value(b"abcdefgh ijkl", magic=False)),
+                        (4, "lz4_two", two_fields(lz4_value(b"abc"), b"\0xyz")),
+                        (5, "zstd_two", two_fields(zstd_value(b"abc", magic=False), zstd_value(b"defg"))),
+                        (8, "lz4_raw", lz4_value(MSGPACK_ID1)), (9, "zstd_raw", zstd_value(MSGPACK_ID1, magic=False))]:
+    put("compression", name, bytes([sel]) + part)
+
 # Converter sources.
 mnist = os.path.join(compat, "sources/mnist")
 for prefix in ("train", "t10k"):
