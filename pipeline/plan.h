@@ -32,6 +32,14 @@ struct SinkSpec {
   uint32_t buffers = 3;  // pinned + device buffer sets (>= 2): 2 double, 3 triple buffering
 };
 
+// ReaderOptions' defaults, except that a dataset which fits in memory is read
+// mapped (auto_cached_mode kMmap).
+inline ReaderOptions PipelineReaderDefaults() {
+  ReaderOptions o;
+  o.auto_cached_mode = IoMode::kMmap;
+  return o;
+}
+
 // Thread safety: a value type.
 struct Plan {
   // Shard files. One path: that file and its siblings (from its header);
@@ -46,7 +54,7 @@ struct Plan {
   // mapped (auto_cached_mode kMmap: sequential runs are served from mapped
   // pages without copies). `shard_paths` is not used: `source` and
   // `source_list` name the files. Stats report what each shard uses.
-  ReaderOptions read = {.auto_cached_mode = IoMode::kMmap};
+  ReaderOptions read = PipelineReaderDefaults();
   // Columns to read, in output order. Empty: every schema field (sorted).
   std::vector<std::string> columns;
   // Sampler spec (see sampler.h). Default: every row in order.
