@@ -52,8 +52,9 @@ struct Plan {
   // "io_mode" ("auto", "pread", "mmap", "direct"), "direct_fallback" and
   // "auto_direct_above". The pipeline reads a dataset that fits in memory
   // mapped (auto_cached_mode kMmap: sequential runs are served from mapped
-  // pages without copies). `shard_paths` is not used: `source` and
-  // `source_list` name the files. Stats report what each shard uses.
+  // pages without copies). `source` and `source_list` name the files:
+  // Pipeline::Open refuses a non-empty `read.shard_paths`. Stats report what
+  // each shard uses.
   ReaderOptions read = PipelineReaderDefaults();
   // Columns to read, in output order. Empty: every schema field (sorted).
   std::vector<std::string> columns;

@@ -37,6 +37,9 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
   if (plan_.num_workers == 0 || plan_.queue_depth == 0) {
     return Status::InvalidArgument("plan: 'num_workers' and 'queue_depth' must be >= 1");
   }
+  if (!plan_.read.shard_paths.empty()) {
+    return Status::InvalidArgument("plan: read.shard_paths is not used by a pipeline: name the files in 'source'");
+  }
   MR_ASSIGN_OR_RETURN(reader_, ShardReader::Open(plan_.source[0], plan_.ReaderOptionsForSource()));
   bool any_pread = false;
   for (uint32_t s = 0; s < reader_->num_shards(); ++s) {

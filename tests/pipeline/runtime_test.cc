@@ -188,6 +188,16 @@ TEST_F(RuntimeTest, SameSequenceForAnyWorkerCount) {
   EXPECT_NE(Digest(Drain(other.get())), *digests.begin());
 }
 
+// The plan's files come from `source`; reader options naming files are
+// refused rather than ignored.
+TEST_F(RuntimeTest, ReaderShardPathsAreRefused) {
+  Plan p = BasePlan();
+  p.read.shard_paths = {"elsewhere.mindrecord"};
+  auto pipe = Pipeline::Open(p);
+  ASSERT_FALSE(pipe.ok());
+  EXPECT_NE(pipe.status().message().find("read.shard_paths"), std::string::npos) << pipe.status().ToString();
+}
+
 // io_mode "auto" reads a dataset that fits in memory with mmap and one above
 // auto_direct_above directly (pread where O_DIRECT is refused); stats and the
 // output say so and do not change. Random orders read each task's rows with
