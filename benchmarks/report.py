@@ -113,14 +113,20 @@ def task_table(rows, lines, losses):
     best = max(ours, key=rate) if ours else None
     ceil = [m for m in rows if m["role"] == "ceiling"]
     unit = rows[0]["unit"]
-    lines.append(f"| system | role | median s | {unit}/s | MB/s | spread | vs best MindRecord |")
-    lines.append("|---|---|---:|---:|---:|---:|---:|")
+    # Process CPU time (all threads) where the suite measured it: with every
+    # core busy, the work per item decides the wall time.
+    cpu = all("median_cpu_s" in m for m in rows)
+    cpu_head = f" CPU ms per {unit.rstrip('s')} |" if cpu else ""
+    lines.append(f"| system | role | median s | {unit}/s | MB/s | spread | vs best MindRecord |{cpu_head}")
+    lines.append("|---|---|---:|---:|---:|---:|---:|" + ("---:|" if cpu else ""))
     for m in rows:
         r = rate(m)
         vs = f"{r / rate(best):.2f}×" if best and rate(best) > 0 else "-"
         mbs = f"{m['bytes'] / m['median_s'] / 1e6:.0f}" if m["bytes"] and m["median_s"] > 0 else "-"
         name = f"**{m['system']}**" if m["role"] == "ours" else m["system"]
-        lines.append(f"| {name} | {m['role']} | {m['median_s']:.3f} | {fmt_rate(r)} | {mbs} | {spread(m)} | {vs} |")
+        cpu_cell = f" {m['median_cpu_s'] / m['items'] * 1e3:.3f} |" if cpu and m["items"] else ""
+        lines.append(f"| {name} | {m['role']} | {m['median_s']:.3f} | {fmt_rate(r)} | {mbs} | {spread(m)} | {vs} |"
+                     f"{cpu_cell}")
     if not best:
         return
     notes = []

@@ -12,6 +12,7 @@
 #include "pipeline/sampler.h"
 #include "pipeline/tensor.h"
 #include "readers/shard_reader.h"
+#include "python/bind_values.h"
 #include "python/py_common.h"
 #include "writers/convert/converter.h"
 
@@ -84,15 +85,45 @@ BatchAllocator PyAllocator(PyObject* fn) {
   };
 }
 
+// The rows of a bytes or string column (contiguous: `rows` values of equal
+// size; list: one tensor per row); empty when some row is of another type.
+std::vector<std::string_view> TextRows(const BatchColumn& c, int64_t rows, TensorType type) {
+  std::vector<std::string_view> out;
+  if (c.is_list()) {
+    out.reserve(c.list.size());
+    for (const auto& t : c.list) {
+      if (t.type() != type) return {};
+      out.emplace_back(reinterpret_cast<const char*>(t.data()), t.size_bytes());
+    }
+    return out;
+  }
+  if (c.data.type() != type) return {};
+  const size_t per = rows > 0 ? c.data.size_bytes() / static_cast<size_t>(rows) : 0;
+  const char* p = reinterpret_cast<const char*>(c.data.data());
+  for (int64_t i = 0; i < rows; ++i) out.emplace_back(p + static_cast<size_t>(i) * per, per);
+  return out;
+}
+
 // Numeric columns become numpy arrays over the batch's own buffers (no copy),
 // or, when built in buffers of the pipeline's Python allocator, the objects
-// that allocator returned;
-// bytes and string columns become lists of bytes / str; ragged numeric
-// columns in list mode become lists of arrays.
-py::dict BatchToPy(Batch&& b) {
+// that allocator returned; ragged numeric columns in list mode become lists
+// of arrays. Bytes and string columns become lists of bytes / str, or with
+// kMindSpore MindSpore's batched values (BytesRowsToMindSpore /
+// StringRowsToMindSpore).
+py::dict BatchToPy(Batch&& b, ValueStyle style) {
   py::dict d;
   const auto rows = static_cast<int64_t>(b.size());
   for (auto& c : b.columns) {
+    if (style == ValueStyle::kMindSpore) {
+      const TensorType first = c.is_list() ? (c.list.empty() ? TensorType::kUInt8 : c.list.front().type()) : c.data.type();
+      if (first == TensorType::kBytes || first == TensorType::kString) {
+        std::vector<std::string_view> text = TextRows(c, rows, first);
+        if (!text.empty()) {
+          d[py::str(c.name)] = first == TensorType::kBytes ? BytesRowsToMindSpore(text) : StringRowsToMindSpore(text);
+          continue;
+        }
+      }
+    }
     if (c.is_list()) {
       py::list l;
       for (auto& t : c.list) l.append(OneTensor(t));
@@ -121,8 +152,11 @@ std::set<PyPipeline*>& LivePipelines() {
 class PyPipeline {
  public:
   // `alloc`: optional Python batch allocator (see PyAllocator).
-  PyPipeline(const std::string& plan_json, const std::optional<std::string>& resume_json, py::object alloc)
-      : alloc_(std::move(alloc)) {
+  // `style`: kMindSpore hands out bytes and string columns as MindSpore
+  // batches them (see BatchToPy); other styles as lists of bytes / str.
+  PyPipeline(const std::string& plan_json, const std::optional<std::string>& resume_json, py::object alloc,
+             const std::string& style)
+      : alloc_(std::move(alloc)), style_(ValueOrThrow(ParseValueStyle(style))) {
     Plan plan = ValueOrThrow(Plan::Parse(plan_json));
     std::optional<PipelineState> resume;
     if (resume_json) resume = ValueOrThrow(PipelineState::FromJson(ParseJson(*resume_json)));
@@ -148,7 +182,7 @@ class PyPipeline {
     py::array_t<uint64_t> ids(static_cast<ssize_t>(b.row_ids.size()));
     std::copy(b.row_ids.begin(), b.row_ids.end(), ids.mutable_data());
     const uint64_t epoch = b.epoch;
-    return py::make_tuple(BatchToPy(std::move(b)), ids, epoch);
+    return py::make_tuple(BatchToPy(std::move(b), style_), ids, epoch);
   }
   // Workers may be waiting for the GIL (Python callables): never join them
   // while holding it.
@@ -179,6 +213,7 @@ class PyPipeline {
     return j;
   }
   py::object alloc_;  // outlives pipe_ (members are destroyed in reverse order)
+  ValueStyle style_;
   std::unique_ptr<Pipeline> pipe_;
   std::string closed_state_, closed_stats_;
 };
@@ -253,8 +288,9 @@ void BindPipeline(py::module_& m) {
     while (!LivePipelines().empty()) (*LivePipelines().begin())->Close();
   }));
   py::class_<PyPipeline>(m, "Pipeline")
-      .def(py::init<const std::string&, const std::optional<std::string>&, py::object>(), py::arg("plan_json"),
-           py::arg("resume_json") = py::none(), py::arg("alloc") = py::none())
+      .def(py::init<const std::string&, const std::optional<std::string>&, py::object, const std::string&>(),
+           py::arg("plan_json"), py::arg("resume_json") = py::none(), py::arg("alloc") = py::none(),
+           py::arg("style") = "python")
       .def("next", &PyPipeline::Next)
       .def("state", &PyPipeline::State)
       .def("stats", &PyPipeline::Stats)

@@ -220,4 +220,50 @@ void RowChunk::AppendDicts(const std::vector<py::object>& keys, ValueStyle style
   }
 }
 
+py::object BytesRowsToMindSpore(const std::vector<std::string_view>& rows) {
+  size_t total = 0;
+  bool same = true;
+  for (const auto& r : rows) {
+    total += r.size();
+    same = same && r.size() == rows.front().size();
+  }
+  const npy& api = npy::get();
+  if (same && !rows.empty()) {
+    const int64_t dims[2] = {static_cast<int64_t>(rows.size()), static_cast<int64_t>(rows.front().size())};
+    py::object a = CopyArray(npy::NPY_UINT8_, 2, dims, nullptr, 0);
+    char* dst = py::detail::array_proxy(a.ptr())->data;
+    for (const auto& r : rows) {
+      if (!r.empty()) std::memcpy(dst, r.data(), r.size());
+      dst += r.size();
+    }
+    return a;
+  }
+  const int64_t size = static_cast<int64_t>(total);
+  py::object block = CopyArray(npy::NPY_UINT8_, 1, &size, nullptr, 0);
+  char* dst = py::detail::array_proxy(block.ptr())->data;
+  py::list out(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int64_t n = static_cast<int64_t>(rows[i].size());
+    if (n) std::memcpy(dst, rows[i].data(), rows[i].size());
+    py::object a = Steal(api.PyArray_NewFromDescr_(api.PyArray_Type_, api.PyArray_DescrFromType_(npy::NPY_UINT8_), 1,
+                                                   reinterpret_cast<Py_intptr_t*>(const_cast<int64_t*>(&n)), nullptr,
+                                                   dst, npy::NPY_ARRAY_C_CONTIGUOUS_ | npy::NPY_ARRAY_WRITEABLE_,
+                                                   nullptr));
+    if (api.PyArray_SetBaseObject_(a.ptr(), block.inc_ref().ptr()) != 0) throw py::error_already_set();
+    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), a.release().ptr());
+    dst += rows[i].size();
+  }
+  return out;
+}
+
+py::object StringRowsToMindSpore(const std::vector<std::string_view>& rows) {
+  py::list l(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    PyObject* s = PyUnicode_DecodeUTF8(rows[i].data(), static_cast<Py_ssize_t>(rows[i].size()), "surrogateescape");
+    if (s == nullptr) throw py::error_already_set();
+    PyList_SET_ITEM(l.ptr(), static_cast<Py_ssize_t>(i), s);
+  }
+  return NumpyAttr("array")(l);
+}
+
 }  // namespace mindrecord::py_binding

@@ -103,4 +103,12 @@ class RowChunk {
   uint64_t value_bytes_ = 0;
 };
 
+// A batch column of bytes or strings as MindSpore batches them: bytes rows of
+// one length stacked into a writable [rows, length] uint8 array, rows of
+// different lengths as a list of writable 1-D uint8 arrays (copied into one
+// shared buffer: one allocation per batch, not per row); strings as one numpy
+// str array. Needs the GIL.
+py::object BytesRowsToMindSpore(const std::vector<std::string_view>& rows);
+py::object StringRowsToMindSpore(const std::vector<std::string_view>& rows);
+
 }  // namespace mindrecord::py_binding

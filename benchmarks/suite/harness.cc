@@ -1,5 +1,6 @@
 #include "benchmarks/suite/harness.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -26,9 +27,11 @@ double Median(std::vector<double> v) {
 
 void Results::Add(Measurement m) {
   const double med = Median(m.seconds);
-  std::fprintf(stderr, "  %-8s %-26s %-30s %9.3f s  %12.0f %s/s  %8.1f MB/s\n", m.workload.c_str(), m.task.c_str(),
+  char cpu[48] = "";
+  if (!m.cpu_seconds.empty()) std::snprintf(cpu, sizeof cpu, "  cpu %.3f s", Median(m.cpu_seconds));
+  std::fprintf(stderr, "  %-8s %-26s %-30s %9.3f s  %12.0f %s/s  %8.1f MB/s%s\n", m.workload.c_str(), m.task.c_str(),
                m.system.c_str(), med, med > 0 ? m.items / med : 0.0, m.unit.c_str(),
-               med > 0 ? m.bytes / med / 1e6 : 0.0);
+               med > 0 ? m.bytes / med / 1e6 : 0.0, cpu);
   all_.push_back(std::move(m));
 }
 
@@ -39,6 +42,10 @@ Status Results::Save(const std::string& path) const {
     j["measurements"].push_back({{"workload", m.workload}, {"task", m.task}, {"system", m.system}, {"role", m.role},
                                  {"unit", m.unit}, {"items", m.items}, {"bytes", m.bytes}, {"seconds", m.seconds},
                                  {"median_s", Median(m.seconds)}, {"extra", m.extra}});
+    if (!m.cpu_seconds.empty()) {
+      j["measurements"].back()["cpu_seconds"] = m.cpu_seconds;
+      j["measurements"].back()["median_cpu_s"] = Median(m.cpu_seconds);
+    }
   }
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
@@ -61,14 +68,31 @@ std::vector<double> TimeRuns(const SuiteOptions& o, const std::function<void()>&
   return out;
 }
 
-std::vector<std::vector<double>> TimeInterleaved(const SuiteOptions& o, const std::vector<std::function<void()>>& fns) {
+namespace {
+
+double ProcessCpuSeconds() {
+  struct rusage u;
+  ::getrusage(RUSAGE_SELF, &u);
+  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  return s(u.ru_utime) + s(u.ru_stime);
+}
+
+}  // namespace
+
+std::vector<std::vector<double>> TimeInterleaved(const SuiteOptions& o, const std::vector<std::function<void()>>& fns,
+                                                 std::vector<std::vector<double>>* cpu) {
   std::vector<std::vector<double>> out(fns.size());
+  if (cpu) cpu->assign(fns.size(), {});
   for (int i = 0; i < o.warmup + o.runs; ++i) {
     for (size_t k = 0; k < fns.size(); ++k) {
+      const double c0 = ProcessCpuSeconds();
       auto t0 = std::chrono::steady_clock::now();
       fns[k]();
       auto t1 = std::chrono::steady_clock::now();
-      if (i >= o.warmup) out[k].push_back(std::chrono::duration<double>(t1 - t0).count());
+      const double c1 = ProcessCpuSeconds();
+      if (i < o.warmup) continue;
+      out[k].push_back(std::chrono::duration<double>(t1 - t0).count());
+      if (cpu) (*cpu)[k].push_back(c1 - c0);
     }
   }
   return out;

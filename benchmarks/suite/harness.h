@@ -39,6 +39,7 @@ struct Measurement {
   uint64_t items = 0;
   uint64_t bytes = 0;
   std::vector<double> seconds;
+  std::vector<double> cpu_seconds;  // process CPU time per measured run; empty: not measured
   nlohmann::json extra = nlohmann::json::object();  // e.g. peak RSS
 };
 
@@ -60,7 +61,11 @@ std::vector<double> TimeRuns(const SuiteOptions& o, const std::function<void()>&
 
 // Runs every fn once per round (warmup + runs rounds, in turn), so a change
 // of machine load hits all of them alike; returns each fn's measured durations.
-std::vector<std::vector<double>> TimeInterleaved(const SuiteOptions& o, const std::vector<std::function<void()>>& fns);
+// With `cpu`, also each fn's process CPU time (user + system, all threads)
+// per measured run: at full load of every core, wall time alone cannot say
+// which system does less work.
+std::vector<std::vector<double>> TimeInterleaved(const SuiteOptions& o, const std::vector<std::function<void()>>& fns,
+                                                 std::vector<std::vector<double>>* cpu = nullptr);
 
 double Median(std::vector<double> v);
 

@@ -147,8 +147,8 @@ void Transform(const std::vector<std::unique_ptr<TensorOp>>& ops, std::string jp
 }
 
 void Add(Results& r, const std::string& task, const std::string& system, const std::string& role, uint64_t items,
-         uint64_t bytes, std::vector<double> secs) {
-  r.Add({kWl, task, system, role, "images", items, bytes, std::move(secs), nlohmann::json::object()});
+         uint64_t bytes, std::vector<double> secs, std::vector<double> cpu = {}) {
+  r.Add({kWl, task, system, role, "images", items, bytes, std::move(secs), std::move(cpu), nlohmann::json::object()});
 }
 
 }  // namespace
@@ -304,12 +304,13 @@ void RunImagesWorkload(const SuiteOptions& o, Results& results) {
       });
     };
     // Interleaved: these figures are the most sensitive to load drift.
-    auto secs = TimeInterleaved(o, {run_pipeline, run_tf, run_plain, run_mem, run_bare});
-    Add(results, t, "MindRecord pipeline", "ours", np, np_bytes, secs[0]);
-    Add(results, t, "TFRecord + .idx", "baseline", np, np_bytes, secs[1]);
-    Add(results, t, "plain files", "baseline", np, np_bytes, secs[2]);
-    Add(results, t, "same ops on in-memory JPEGs", "ceiling", np, np_bytes, secs[3]);
-    Add(results, t, "bare decode+resize, in memory", "ceiling", np, np_bytes, secs[4]);
+    std::vector<std::vector<double>> cpu;
+    auto secs = TimeInterleaved(o, {run_pipeline, run_tf, run_plain, run_mem, run_bare}, &cpu);
+    Add(results, t, "MindRecord pipeline", "ours", np, np_bytes, secs[0], cpu[0]);
+    Add(results, t, "TFRecord + .idx", "baseline", np, np_bytes, secs[1], cpu[1]);
+    Add(results, t, "plain files", "baseline", np, np_bytes, secs[2], cpu[2]);
+    Add(results, t, "same ops on in-memory JPEGs", "ceiling", np, np_bytes, secs[3], cpu[3]);
+    Add(results, t, "bare decode+resize, in memory", "ceiling", np, np_bytes, secs[4], cpu[4]);
   }
   RemoveAll(out);
 }

@@ -204,7 +204,7 @@ void RunOpenWorkload(const SuiteOptions& o, Results& results, const std::string&
       hwm.push_back(static_cast<double>(r.hwm_kb));
     }
     Measurement m{"open", "open + first read", std::string(s.name == std::string("none") ? "empty process" : s.name), s.role,
-                  "opens", 1, 0, secs, nlohmann::json::object()};
+                  "opens", 1, 0, secs, {}, nlohmann::json::object()};
     m.extra["peak_rss_kb"] = Median(hwm);
     m.extra["open_only_s"] = Median(open_only);
     std::fprintf(stderr, "  open     peak RSS %-28s %10.0f kB\n", s.name, Median(hwm));

@@ -89,8 +89,8 @@ void WritePlain(const Corpus& c, const std::string& root) {
 }
 
 void Add(Results& r, const std::string& task, const std::string& system, const std::string& role,
-         const std::string& unit, uint64_t items, uint64_t bytes, std::vector<double> secs) {
-  r.Add({kWl, task, system, role, unit, items, bytes, std::move(secs), nlohmann::json::object()});
+         const std::string& unit, uint64_t items, uint64_t bytes, std::vector<double> secs, std::vector<double> cpu = {}) {
+  r.Add({kWl, task, system, role, unit, items, bytes, std::move(secs), std::move(cpu), nlohmann::json::object()});
 }
 
 }  // namespace
@@ -110,9 +110,10 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
   {
     // Interleaved: the two writers' ratio is what the report compares, and a
     // shared machine's load drifts between runs.
-    auto secs = TimeInterleaved(o, {[&] { WriteMindRecord(c, p.mr); }, [&] { WriteTfRecord(c, p); }});
-    Add(results, "write", "MindRecord", "ours", "rows", n, payload, secs[0]);
-    Add(results, "write", "TFRecord + .idx", "baseline", "rows", n, payload, secs[1]);
+    std::vector<std::vector<double>> cpu;
+    auto secs = TimeInterleaved(o, {[&] { WriteMindRecord(c, p.mr); }, [&] { WriteTfRecord(c, p); }}, &cpu);
+    Add(results, "write", "MindRecord", "ours", "rows", n, payload, secs[0], cpu[0]);
+    Add(results, "write", "TFRecord + .idx", "baseline", "rows", n, payload, secs[1], cpu[1]);
   }
   if (o.records_write_only) {
     RemoveAll(dir);

@@ -35,33 +35,12 @@ def _as_tensor(v):
     return v  # lists of ragged arrays
 
 
-def _uint8(b):
-    return np.frombuffer(bytearray(b), np.uint8)
-
-
 def _row_value(v):
-    """One row's value out of a batch of one (pipeline path)."""
+    """One row's value out of a batch of one (pipeline path, MindSpore's
+    batched values: see _core.Pipeline's "mindspore" style)."""
     if isinstance(v, np.ndarray):
         return v[0, ...]
-    x = v[0]
-    if isinstance(x, (bytes, bytearray)):
-        return _uint8(x)
-    if isinstance(x, str):
-        return np.array(x)
-    return x
-
-
-def _batch_value(v):
-    """A batched column (pipeline path): lists of bytes / str as MindSpore
-    stacks them."""
-    if not isinstance(v, list) or not v:
-        return v
-    if all(isinstance(x, str) for x in v):
-        return np.array(v)
-    if all(isinstance(x, (bytes, bytearray)) for x in v):
-        arrays = [_uint8(x) for x in v]
-        return np.stack(arrays) if len({a.size for a in arrays}) == 1 else arrays
-    return v
+    return v[0]  # a list column: the row's array
 
 
 def epochs_arg(num_epochs):
@@ -118,7 +97,9 @@ class DictIterator:
         if self._rows:
             self._pipe = _core.RowStream(json.dumps(plan), resume, ROW_READ_AHEAD_BYTES, "mindspore", not do_copy)
         else:
-            self._pipe = _core.Pipeline(json.dumps(plan), resume)
+            # Bytes and string columns come out as MindSpore batches them
+            # (made in C++: uint8 arrays, stacked when their lengths agree).
+            self._pipe = _core.Pipeline(json.dumps(plan), resume, None, "mindspore")
         ds._live = self
         self._batched = ds._batched
         self.last_row_ids = None
@@ -204,9 +185,7 @@ class DictIterator:
             raise StopIteration
         cols, row_ids, epoch = item
         self.last_row_ids, self.last_epoch = row_ids, epoch
-        if self._batched:
-            cols = {k: _batch_value(v) for k, v in cols.items()}
-        else:
+        if not self._batched:
             cols = {k: _row_value(v) for k, v in cols.items()}
         return self._shaped(cols)
 

@@ -56,6 +56,27 @@ def test_values_have_mindspores_types(ten):
     assert tensor_row[0].asnumpy().shape == ()
 
 
+def test_batched_bytes_stack_when_lengths_agree_and_are_writable_arrays(ten):
+    # MindSpore batches equal-length bytes into one [rows, length] uint8
+    # array; rows of other lengths come out as one uint8 array each, every
+    # one writable and holding only its own bytes.
+    ds = MindDataset(ten, columns_list=["data", "name"], shuffle=False)
+    rows = [b for b in ds.batch(1).create_dict_iterator(output_numpy=True)]
+    assert rows[5]["data"].shape == (1, 2) and rows[5]["data"].dtype == np.uint8
+    same = MindDataset(ten, sampler=SubsetSampler([1, 5, 9]), columns_list=["data"])  # all 2 bytes long
+    batch = next(iter(same.batch(3).create_dict_iterator(output_numpy=True)))
+    assert batch["data"].shape == (3, 2) and batch["data"].tolist() == [[1, 1], [5, 5], [9, 9]]
+    batch["data"][0, 0] = 7  # writable, as np.stack's result is
+    ragged = next(iter(ds.batch(4).create_dict_iterator(output_numpy=True)))["data"]
+    assert [a.dtype for a in ragged] == [np.uint8] * 4 and [a.tolist() for a in ragged] == [
+        [0], [1, 1], [2, 2, 2], [3, 3, 3, 3]]
+    ragged[1][:] = 9
+    assert [a.tolist() for a in ragged] == [[0], [9, 9], [2, 2, 2], [3, 3, 3, 3]]
+    mapped = next(iter(ds.map(lambda v: v, input_columns="name").batch(4).create_dict_iterator(output_numpy=True)))
+    assert [a.tolist() for a in mapped["data"]] == [[0], [1, 1], [2, 2, 2], [3, 3, 3, 3]]
+    assert mapped["name"].tolist() == ["n0", "n1", "n2", "n3"]
+
+
 def test_num_shards_gives_every_rank_ceil_rows_dealt_by_interval(ten, monkeypatch):
     monkeypatch.delenv("MS_DEV_MINDRECORD_SHARD_BY_BLOCK", raising=False)
     parts = [ids(MindDataset(ten, num_shards=4, shard_id=i, shuffle=False)) for i in range(4)]
