@@ -7,6 +7,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -42,6 +43,25 @@ class TensorOp {
   virtual Result<Tensor> ApplyInto(Tensor input, std::mt19937_64& rng, const OutputSlot& slot) const {
     (void)slot;
     return Apply(std::move(input), rng);
+  }
+
+  // Columns the op takes and gives. Per-column ops take one and give one. A
+  // multi-column op (an image with its boxes; a batch's images with their
+  // labels) takes num_inputs() columns in the order a map names them and
+  // gives num_outputs(); the runtime calls ApplyColumns for it.
+  virtual int num_inputs() const { return 1; }
+  virtual int num_outputs() const { return 1; }
+  // The op over its input columns, in order; returns num_outputs() tensors.
+  // Default (a 1 -> 1 op): Apply on the one input.
+  virtual Result<std::vector<Tensor>> ApplyColumns(std::vector<Tensor> inputs, std::mt19937_64& rng) const {
+    if (num_inputs() != 1 || num_outputs() != 1 || inputs.size() != 1)
+      return Status::Internal(name() + ": takes " + std::to_string(num_inputs()) + " column(s), got " +
+                              std::to_string(inputs.size()));
+    auto r = Apply(std::move(inputs[0]), rng);
+    if (!r.ok()) return r.status();
+    std::vector<Tensor> out;
+    out.push_back(std::move(r).value());
+    return out;
   }
 };
 
