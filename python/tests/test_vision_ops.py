@@ -428,3 +428,42 @@ def test_wrong_types_name_op_and_argument():
         vision.RandomCropWithBBox(0)
     with pytest.raises(ValueError, match="interpolation"):
         vision.ResizeWithBBox(8, "lanczos")
+
+
+def test_mindspore_eager_examples():
+    """MindSpore's documented eager-mode examples (np arrays in, the shapes
+    and dtypes its docs print out), with only the import changed."""
+    from mindrecord import transforms
+    data = np.random.randint(0, 255, size=(100, 100, 3)).astype(np.uint8)
+    assert vision.Pad([100, 100, 100, 100])(data).shape == (300, 300, 3)
+    out = vision.Rescale(1.0 / 255.0, -1.0)(data)
+    assert out.shape == (100, 100, 3) and out.dtype == np.float32
+    for op in (vision.RandomColorAdjust(brightness=(0.5, 1), contrast=(0.4, 1), saturation=(0.3, 1)),
+               vision.RandomRotation(degrees=15.0, resample=Inter.BICUBIC, expand=False, center=(10, 10),
+                                     fill_value=(150, 150, 150)),
+               vision.RandomVerticalFlip(0.25), vision.CutOut(20), vision.AutoAugment(), vision.RandAugment(),
+               vision.RandomSelectSubpolicy([[(vision.RandomRotation((45, 45)), 0.5),
+                                              (vision.RandomVerticalFlip(), 1)],
+                                             [(vision.RandomHorizontalFlip(), 1)]]),
+               transforms.Compose([vision.RandomVerticalFlip(), vision.RandomHorizontalFlip()]),
+               transforms.RandomApply([vision.RandomRotation(30)], prob=0.6),
+               transforms.RandomChoice([vision.CenterCrop(50), vision.RandomCrop(100)]),
+               transforms.RandomOrder([vision.RandomVerticalFlip(), vision.RandomHorizontalFlip()])):
+        out = op(data)
+        assert out.dtype == np.uint8 and out.shape in ((100, 100, 3), (50, 50, 3)), op
+    assert vision.ConvertColor(ConvertMode.COLOR_RGB2GRAY)(data).shape == (100, 100)
+    assert vision.RandomErasing(value="random")(data.transpose(2, 0, 1).astype(np.float32) / 255).shape == (3, 100,
+                                                                                                            100)
+    out = transforms.OneHot(num_classes=5, smoothing_rate=0)(np.array([1, 2, 3]))
+    assert out.shape == (3, 5) and out.dtype == np.int64
+    images = np.random.randint(0, 255, size=(2, 10, 10, 3)).astype(np.uint8)
+    labels = np.array([[0, 1], [1, 0]])
+    for op in (vision.MixUpBatch(1), vision.CutMixBatch(vision.ImageBatchFormat.NHWC, 1.0, 1.0)):
+        img, lab = op(images, labels)
+        assert img.shape == (2, 10, 10, 3) and img.dtype == np.uint8 and lab.shape == (2, 2) and lab.dtype == np.float32
+    bboxes = np.array([[0, 0, 10, 10], [5, 5, 20, 20]], np.float32)
+    for op in (vision.RandomHorizontalFlipWithBBox(1), vision.RandomVerticalFlipWithBBox(0.2),
+               vision.RandomCropWithBBox([50, 50], [5, 5, 5, 5]), vision.ResizeWithBBox(50),
+               vision.BoundingBoxAugment(vision.RandomRotation(degrees=90), 1.0)):
+        img, box = op(data, bboxes)
+        assert img.ndim == 3 and box.shape[1] == 4 and box.dtype == np.float32, op
