@@ -210,23 +210,46 @@ void BindPyFunc(py::module_& m) {
     TableIds()[fn.ptr()] = id;
     return id;
   });
-  // One op applied to one value by hand (vision ops are callable): the value
-  // as a map op's callable takes it and returns it (bytes, str or array).
+  // One op applied by hand (vision ops are callable, as MindSpore's are):
+  // `value` is the op's one input, or a tuple of its inputs for a
+  // multi-column op (image and boxes; a batch's images and labels). Values
+  // are what a map op's callable takes and returns (bytes, str or array); an
+  // op that gives several columns returns a tuple.
   m.def(
       "apply_op",
       [](const std::string& spec_json, py::object value, py::object seed) {
         nlohmann::json spec = nlohmann::json::parse(spec_json, nullptr, false);
         if (spec.is_discarded()) throw StatusError(Status::InvalidArgument("apply_op: spec is not JSON"));
         auto ops = ValueOrThrow(BuildColumnOps({spec}));
-        Tensor t = ValueOrThrow(PyToTensor(value, "the value given to " + ops[0]->name()));
+        const TensorOp& op = *ops[0];
+        std::vector<Tensor> inputs;
+        if (py::isinstance<py::tuple>(value)) {
+          for (py::handle v : value.cast<py::tuple>())
+            inputs.push_back(ValueOrThrow(PyToTensor(v, "a value given to " + op.name())));
+        } else {
+          inputs.push_back(ValueOrThrow(PyToTensor(value, "the value given to " + op.name())));
+        }
+        if (static_cast<int>(inputs.size()) != op.num_inputs())
+          throw StatusError(Status::InvalidArgument(op.name() + " takes " + std::to_string(op.num_inputs()) +
+                                                    " input(s), got " + std::to_string(inputs.size())));
         std::mt19937_64 rng(seed.is_none() ? std::random_device{}() : seed.cast<uint64_t>());
+        std::vector<Tensor> outputs;
         {
           py::gil_scoped_release nogil;
-          t = ValueOrThrow(ops[0]->Apply(std::move(t), rng));
+          if (op.num_inputs() == 1 && op.num_outputs() == 1)
+            outputs.push_back(ValueOrThrow(op.Apply(std::move(inputs[0]), rng)));
+          else
+            outputs = ValueOrThrow(op.ApplyColumns(std::move(inputs), rng));
         }
-        return t.type() == TensorType::kBytes ? py::object(py::bytes(reinterpret_cast<const char*>(t.data()),
-                                                                      t.size_bytes()))
-                                              : TensorToPyArg(std::move(t));
+        auto to_py = [](Tensor t) {
+          return t.type() == TensorType::kBytes
+                     ? py::object(py::bytes(reinterpret_cast<const char*>(t.data()), t.size_bytes()))
+                     : TensorToPyArg(std::move(t));
+        };
+        if (outputs.size() == 1 && op.num_outputs() == 1) return to_py(std::move(outputs[0]));
+        py::tuple out(outputs.size());
+        for (size_t i = 0; i < outputs.size(); ++i) out[i] = to_py(std::move(outputs[i]));
+        return py::object(std::move(out));
       },
       py::arg("spec_json"), py::arg("value"), py::arg("seed") = py::none());
 }
