@@ -19,7 +19,7 @@ import os
 
 from mindrecord import _core
 from mindrecord._checks import check_file_names
-from mindrecord._remote import remote_dict, remote_json, source_path
+from mindrecord._remote import is_remote, remote_dict, remote_json, source_path
 from mindrecord import dataset_ops as _ops
 from mindrecord.exceptions import InvalidArgumentError
 from mindrecord.filereader import warn_reader
@@ -173,6 +173,9 @@ class MindDataset:
         if not isinstance(dataset_files, str) and not listed:
             raise ValueError("dataset_files must be a str or a non-empty list of str, got %r" % (dataset_files,))
         source = check_file_names(dataset_files)
+        if io_mode in ("mmap", "direct") and any(is_remote(p) for p in source):
+            raise ValueError("%s: io_mode %s does not apply to a remote dataset (it is read by ranges over HTTP); "
+                             "use auto or pread" % (source[0], io_mode))
         if columns_list is not None and (not isinstance(columns_list, (list, tuple)) or not columns_list or
                                          not all(isinstance(c, str) for c in columns_list)):
             raise ValueError("columns_list must be a non-empty list of str or None")

@@ -221,6 +221,34 @@ TEST_F(RemoteReadTest, MissingObjectsAndRefusedOptionsAreClearErrors) {
   EXPECT_NE(query.status().message().find("query"), std::string::npos);
 }
 
+TEST_F(RemoteReadTest, CliVerbsReadUrlsAndProcessesShareTheCache) {
+  ServerProcess nginx;
+  ServerProcess::StartNginx(root_, &nginx);
+  ASSERT_FALSE(nginx.base_url().empty()) << nginx.error();
+  const std::string url = nginx.base_url() + "/ds1";
+  const std::string cache = " --cache-dir " + cache_.path() + " --cache-size 64M";
+  std::string local_out, remote_out, warm_out;
+  ASSERT_EQ(testing::Cli("cat " + shards_[0], &local_out, false), 0);
+  ASSERT_EQ(testing::Cli("cat " + url + cache, &remote_out, false), 0) << remote_out;
+  EXPECT_EQ(remote_out, local_out);
+  const size_t cold = nginx.LogLines().size();
+  // Another process: every piece from the disk cache the first one filled.
+  ASSERT_EQ(testing::Cli("cat " + url + cache, &warm_out, false), 0);
+  EXPECT_EQ(warm_out, local_out);
+  const std::vector<std::string> lines = nginx.LogLines();
+  for (size_t i = cold; i < lines.size(); ++i) EXPECT_EQ(lines[i].rfind("HEAD ", 0), 0u) << lines[i];
+  std::string out;
+  EXPECT_EQ(testing::Cli("verify " + url + cache, &out), 0) << out;
+  EXPECT_NE(out.find("clean"), std::string::npos) << out;
+  EXPECT_EQ(testing::Cli("inspect --json " + url + cache, &out, false), 0) << out;
+  EXPECT_NE(out.find("\"num_rows\": 1500"), std::string::npos) << out;
+  TempDir copy;
+  EXPECT_EQ(testing::Cli("copy " + url + " " + copy.Join("c") + cache, &out), 0) << out;
+  EXPECT_EQ(testing::Cli("cat " + nginx.base_url() + "/nothing" + cache, &out), 2);
+  EXPECT_NE(out.find("/nothing: not found (HTTP 404"), std::string::npos) << out;
+  EXPECT_EQ(testing::Cli("cat " + url + " --cache-size 12Q", &out), 1) << out;
+}
+
 // ---- A server that misbehaves ---------------------------------------------
 
 class FaultTest : public RemoteReadTest {
