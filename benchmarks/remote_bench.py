@@ -77,13 +77,14 @@ def main():
         w = mindrecord.FileWriter(path, 2, checksums=not args.no_checksums)
         w.add_schema({"id": {"type": "int64"}, "data": {"type": "bytes"}}, "bench")
         w.set_page_size(args.page_size)
+        w.set_header_size(1 << 16)
         rng = np.random.default_rng(0)
         for start in range(0, args.rows, 5000):
             w.write_raw_data([{"id": i, "data": rng.bytes(args.row_bytes)}
                               for i in range(start, min(args.rows, start + 5000))])
         w.commit()
-        # Header + pages: slightly more than the rows' stored bytes.
-        used = sum(os.path.getsize(os.path.join(root, s)) for s in ("bench0", "bench1"))
+        # The pages (each file less its 64 KiB header): the rows' stored bytes.
+        used = sum(os.path.getsize(os.path.join(root, s)) - (1 << 16) for s in ("bench0", "bench1"))
         scratch = os.path.join(work, "nginx")
         os.makedirs(scratch)
         proc, url = start_nginx(root, scratch)
