@@ -44,6 +44,7 @@ from mindrecord import _core
 from mindrecord._torch_resume import (EPOCH, GEN, START_EPOCH, START_POS, BY_LOADER, WORKER_ITERS, Progress,
                                       StartCells, StatefulDataLoader, worker_split)
 from mindrecord.dataset import _io_mode, _io_plan_keys, _shuffle_mode
+from mindrecord._remote import remote_dict, remote_json, source_path
 from mindrecord.filereader import warn_reader
 from mindrecord.vision import TypeCast, to_specs
 
@@ -379,7 +380,8 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
 
     `io_mode`: "auto" (default), "pread", "mmap" or "direct";
     `direct_fallback`, `auto_direct_above`: as in MindDataset; ValueError for
-    other values.
+    other values. `remote`: as in MindDataset (datasets named by URL); the
+    DataLoader workers of one machine share its page cache.
 
     set_epoch also reaches persistent DataLoader workers
     (persistent_workers=True, which saves starting the workers and opening
@@ -406,12 +408,14 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
                  batch_size: int | None = None, drop_last: bool = False, num_threads: int | None = None,
                  rank: int | None = None, world_size: int | None = None, io_mode: str = "auto",
                  direct_fallback: bool = False, auto_direct_above: int | None = None,
-                 pad_ranks: bool = False, int32_as_int64: bool = True) -> None:
+                 pad_ranks: bool = False, int32_as_int64: bool = True,
+                 remote: dict[str, object] | None = None) -> None:
         super().__init__()
+        self._remote = remote_dict(remote)
         self._io_mode = _io_mode(io_mode)
         self._io_keys = _io_plan_keys(direct_fallback, auto_direct_above)
         files = [dataset_files] if isinstance(dataset_files, str) else list(dataset_files)
-        self._source = [os.path.abspath(f) for f in files]
+        self._source = [source_path(f) for f in files]
         self._columns = list(columns or [])
         self._ops = {c: to_specs(o) for c, o in (ops or {}).items()}
         if not isinstance(int32_as_int64, bool):
@@ -432,7 +436,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         self._seen_gen = 0           # the start stamp this copy has used
         self._progress = None        # the last iteration in this process (Progress)
         self._worker_iters_seen = 0  # worker iterations begun when _progress was set
-        reader = _core.Reader(self._source[0], [], "pread")
+        reader = _core.Reader(self._source[0], [], "pread", [], False, remote_json(self._remote))
         warn_reader(reader)
         self._total = reader.num_rows
         if int32_as_int64:
@@ -506,7 +510,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
             "seed": self._seed,
             "epochs": (self._epoch if epoch is None else epoch) + 1,
             "io_mode": self._io_mode,
-        }, **self._io_keys)
+        }, **self._io_keys, **({"remote": self._remote} if self._remote is not None else {}))
 
     def __getitem__(self, index: int) -> dict:
         """Row `index` of the dataset (its global row id; negative counts
