@@ -29,10 +29,11 @@ using namespace ::mindrecord::convert::testing;
 // 64 KiB headers, 128 KiB pages: several pages per shard.
 const std::string kLayout = " --header-size 65536 --page-size 131072 --workers 2 --quiet";
 
-// mpirun as CI runs it: as root, more ranks than cores. Missing mpirun is a
-// failure, not a skip: .ci/packages installs openmpi-bin.
+// mpirun as CI runs it: as root, more ranks than cores, stopped after 5
+// minutes should ranks ever wait for each other forever. Missing mpirun is
+// a failure, not a skip: .ci/packages installs openmpi-bin.
 std::string Mpirun(int ranks) {
-  return "OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun --allow-run-as-root --oversubscribe -n " +
+  return "OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 300 mpirun --allow-run-as-root --oversubscribe -n " +
          std::to_string(ranks) + " ";
 }
 
@@ -241,6 +242,25 @@ TEST(DistributedConvertTest, BadRanksOrShardsAreRefusedBeforeAnythingIsWritten) 
                        "' --rank 2 --world-size 2 --shards 2" + kLayout,
                    &log),
             1);
+  EXPECT_TRUE(fs::is_empty(dir / "out"));
+  // Ranks that see other inputs (mpirun's MPMD form gives each its own
+  // command): a rank whose input is missing stops them all at the first
+  // exchange (none waits for it), and so do inputs that differ.
+  fixtures::WriteImageFolder(dir / "other", 2, 4, 8, 8, 2);
+  const std::string cli = std::string(MINDRECORD_CLI_PATH) + "' convert imagefolder '";
+  const std::string tail = "' '" + (dir / "out/d") + "' --shards 2" + kLayout;
+  EXPECT_EQ(RunShell(Mpirun(1) + "'" + cli + (dir / "in") + tail + " : -n 1 '" + cli +
+                         (dir / "missing") + tail,
+                     &log),
+            2)
+      << log;
+  EXPECT_NE(log.find("rank 1 of 2: " + (dir / "missing") + ": no such file or folder"), std::string::npos) << log;
+  EXPECT_EQ(RunShell(Mpirun(1) + "'" + cli + (dir / "in") + tail + " : -n 1 '" + cli +
+                         (dir / "other") + tail,
+                     &log),
+            1)
+      << log;
+  EXPECT_NE(log.find("rank 1 sees other inputs or options than rank 0"), std::string::npos) << log;
   EXPECT_TRUE(fs::is_empty(dir / "out"));
   // One dictionary trained from the dataset's first rows is not what ranks do.
   EXPECT_EQ(RunCli("convert imagefolder '" + (dir / "in") + "' '" + (dir / "out/d") +

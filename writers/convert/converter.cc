@@ -107,22 +107,27 @@ Result<ConvertReport> Convert(const std::string& source, const std::string& inpu
       {"imagefolder", &PlanImageFolder}, {"imagenet", &PlanImageNet}, {"cifar10", &PlanCifar10},
       {"cifar100", &PlanCifar100},       {"mnist", &PlanMnist},       {"voc", &PlanVoc},
       {"coco", &PlanCoco},               {"tfrecord", &PlanTfRecord}, {"csv", &PlanCsv}};
-  auto it = kPlanners.find(source);
-  if (it == kPlanners.end()) {
-    std::string list;
-    for (const auto& s : ConvertSources()) list += (list.empty() ? "" : ", ") + s;
-    return Status::InvalidArgument("unknown source '" + source + "' (one of: " + list + ")");
-  }
-  MR_RETURN_IF_ERROR(ValidateOptions(source, input, output, options));
   const auto start = std::chrono::steady_clock::now();
   ConvertContext ctx(options);
-  MR_ASSIGN_OR_RETURN(std::vector<SplitPlan> plans, it->second(input, ctx));
-  if (!options.append) MR_RETURN_IF_ERROR(CreateOutputFolder(output));
+  // Everything up to the plans. A rank that fails here still takes part in
+  // the ranks' first exchange, so that none waits for it.
+  std::vector<SplitPlan> plans;
+  Status setup = [&]() -> Status {
+    auto it = kPlanners.find(source);
+    if (it == kPlanners.end()) {
+      std::string list;
+      for (const auto& s : ConvertSources()) list += (list.empty() ? "" : ", ") + s;
+      return Status::InvalidArgument("unknown source '" + source + "' (one of: " + list + ")");
+    }
+    MR_RETURN_IF_ERROR(ValidateOptions(source, input, output, options));
+    MR_ASSIGN_OR_RETURN(plans, it->second(input, ctx));
+    return options.append ? Status::OK() : CreateOutputFolder(output);
+  }();
   ConvertReport report;
   if (options.ranks != nullptr || options.resume) {
     LocalRankGroup one;
     RankGroup& group = options.ranks ? *options.ranks : one;
-    MR_ASSIGN_OR_RETURN(DistributedResult d, RunPlansDistributed(plans, output, ctx, group));
+    MR_ASSIGN_OR_RETURN(DistributedResult d, RunPlansDistributed(plans, output, ctx, group, setup));
     report.outputs = std::move(d.outputs);
     for (const auto& o : report.outputs) {
       report.rows += o.rows;
@@ -141,6 +146,7 @@ Result<ConvertReport> Convert(const std::string& source, const std::string& inpu
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return report;
   }
+  MR_RETURN_IF_ERROR(setup);
   MR_ASSIGN_OR_RETURN(std::vector<OutputReport> outputs, RunPlans(plans, output, ctx));
   report.outputs = std::move(outputs);
   for (const auto& o : report.outputs) {

@@ -171,7 +171,7 @@ std::optional<ShardDone> KeepShard(const SplitPlan& plan, const std::vector<std:
 }  // namespace
 
 Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plans, const std::string& output,
-                                              ConvertContext& ctx, RankGroup& group) {
+                                              ConvertContext& ctx, RankGroup& group, const Status& setup) {
   const ConvertOptions& opt = ctx.options();
   const auto start = std::chrono::steady_clock::now();
   const uint32_t n = opt.shards, w = group.size(), r = group.rank();
@@ -185,8 +185,8 @@ Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plan
 
   // 1. Same inputs on every rank, and nothing in the way, before anything is written.
   std::vector<std::string> fps;
-  Status problem;
-  for (size_t p = 0; p < plans.size(); ++p) {
+  Status problem = setup;
+  for (size_t p = 0; p < plans.size() && problem.ok(); ++p) {
     fps.push_back(PlanFingerprint(plans[p], opt, paths_of[p]));
     const std::vector<std::string> paths = ShardFileNames(paths_of[p], n);
     if (first == 0 && opt.resume && !opt.overwrite && fs->Exists(paths[0])) {

@@ -27,9 +27,11 @@ struct DistributedResult {
   bool parts_only = false;             // the ranks cannot talk: this rank's parts are written, no more
 };
 
+// `setup`: how planning went on this rank; an error there is exchanged
+// like any other, so every rank stops with it.
 // Thread safety: one call per process and conversion; the ranks of `group`
 // call it together with the same plans and options.
 Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plans, const std::string& output,
-                                              ConvertContext& ctx, RankGroup& group);
+                                              ConvertContext& ctx, RankGroup& group, const Status& setup);
 
 }  // namespace mindrecord::convert
