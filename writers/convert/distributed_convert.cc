@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mindrecord/checksum.h"
 #include "mindrecord/file.h"
+#include "writers/convert/shard_record.h"
 #include "writers/shard_part.h"
 #include "writers/shard_writer.h"
 
@@ -16,66 +16,6 @@ namespace mindrecord::convert {
 namespace {
 
 using json = nlohmann::json;
-
-// What decides the bytes of a plan's shards: its schema, its inputs in
-// order, and the options that shape the files. Ranks compare it before
-// writing; a resumed run keeps only parts written for the same one.
-std::string PlanFingerprint(const SplitPlan& plan, const ConvertOptions& o, const std::string& path) {
-  Xxh3Stream h;
-  auto add = [&](const std::string& s) {
-    const uint64_t n = s.size();
-    h.Update(std::string_view(reinterpret_cast<const char*>(&n), sizeof n));
-    h.Update(s);
-  };
-  add(BaseName(path));
-  add(plan.schema.ToUserJson().dump());
-  add(plan.schema.desc());
-  add(plan.index_fields ? json(*plan.index_fields).dump() : "default");
-  add(std::to_string(plan.num_items));
-  for (size_t i = 0; i < plan.num_items; ++i) add(plan.item_name(i));
-  add(json{o.shards, o.header_size, o.page_size, CompressionSpec(o.compression), static_cast<int>(o.encode),
-           static_cast<int>(o.on_error), o.batch_rows, o.strict_boxes}
-          .dump());
-  return ChecksumHex(h.Digest());
-}
-
-std::string ShardFingerprint(const std::string& plan_fp, uint32_t shard, size_t begin, size_t end) {
-  return ChecksumHex(Xxh3(plan_fp + ":" + std::to_string(shard) + ":" + std::to_string(begin) + "-" +
-                          std::to_string(end)));
-}
-
-// One shard as this rank leaves it: written, or kept from an earlier run.
-struct ShardDone {
-  size_t plan = 0;
-  uint32_t shard = 0;
-  uint64_t rows = 0, bytes = 0;
-  PartTotals totals;
-  bool kept = false;
-  bool final = false;  // kept in its final place (an interrupted finish)
-  json skipped = json::array();  // [[input, "input: reason"], ...]
-};
-
-json ToJson(const ShardDone& d) {
-  return {{"plan", d.plan},   {"shard", d.shard},   {"rows", d.rows},         {"bytes", d.bytes},
-          {"kept", d.kept},   {"final", d.final},   {"totals", d.totals.ToJson()}, {"skipped", d.skipped}};
-}
-
-Result<ShardDone> FromJson(const json& j) {
-  ShardDone d;
-  try {
-    d.plan = j.at("plan").get<size_t>();
-    d.shard = j.at("shard").get<uint32_t>();
-    d.rows = j.at("rows").get<uint64_t>();
-    d.bytes = j.at("bytes").get<uint64_t>();
-    d.kept = j.at("kept").get<bool>();
-    d.final = j.at("final").get<bool>();
-    d.skipped = j.at("skipped");
-  } catch (const json::exception& e) {
-    return Status::Internal(std::string("a rank's shard report does not parse: ") + e.what());
-  }
-  MR_ASSIGN_OR_RETURN(d.totals, PartTotals::FromJson(j.at("totals")));
-  return d;
-}
 
 // Every rank's message, parsed; a rank's error (its "error" key) becomes the
 // returned error, naming the rank.
@@ -124,48 +64,6 @@ Result<std::vector<size_t>> Boundaries(const SplitPlan& plan, uint32_t shards, R
   if (weights.size() != m) return Status::Internal("the ranks measured " + std::to_string(weights.size()) +
                                                    " input sizes for " + std::to_string(m) + " inputs");
   return ShardBoundaries(weights, shards);
-}
-
-// A kept shard of `path` (resume): its part, or its final file left by an
-// interrupted finish, when it verifies and was written for `fingerprint`.
-std::optional<ShardDone> KeepShard(const SplitPlan& plan, const std::vector<std::string>& paths, uint32_t s,
-                                   const std::string& fingerprint, bool keep_final, ConvertContext& ctx) {
-  FileSystem* fs = FileSystem::Default();
-  const std::string part = ShardPartPath(paths[s]);
-  if (fs->Exists(part)) {
-    auto c = VerifyShardFile(part, BaseName(paths[s]), fs);
-    if (!c.ok()) {
-      ctx.Note("shard " + std::to_string(s) + ": its part does not verify (" + c.status().message() +
-               "); writing it again");
-    } else if (!c->info.is_object() || c->info.value("fingerprint", std::string()) != fingerprint) {
-      ctx.Note("shard " + std::to_string(s) + ": its part was written from other inputs or options; writing it again");
-    } else {
-      ShardDone d;
-      d.shard = s;
-      d.rows = c->header.num_rows();
-      d.totals = c->totals;
-      d.kept = true;
-      d.skipped = c->info.value("skipped", json::array());
-      return d;
-    }
-  }
-  if (keep_final && fs->Exists(paths[s])) {
-    auto c = VerifyShardFile(paths[s], BaseName(paths[s]), fs);
-    std::vector<std::string> names;
-    for (const auto& p : paths) names.push_back(BaseName(p));
-    if (c.ok() && c->header.shard_id == s && c->header.shard_addresses == names && c->header.schema == plan.schema &&
-        c->header.schema.desc() == plan.schema.desc()) {
-      ShardDone d;
-      d.shard = s;
-      d.rows = c->header.num_rows();
-      d.totals = c->totals;
-      d.kept = d.final = true;
-      return d;
-    }
-    ctx.Note("shard " + std::to_string(s) + ": " + paths[s] + " is not a shard of this conversion (" +
-             (c.ok() ? std::string("another header") : c.status().message()) + "); writing it again");
-  }
-  return std::nullopt;
 }
 
 }  // namespace
@@ -359,7 +257,7 @@ Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plan
   std::vector<std::vector<ShardDone>> per_plan(plans.size(), std::vector<ShardDone>(n));
   for (const auto& a : all) {
     for (const auto& j : a["shards"]) {
-      MR_ASSIGN_OR_RETURN(ShardDone d, FromJson(j));
+      MR_ASSIGN_OR_RETURN(ShardDone d, ShardDoneFromJson(j));
       if (d.plan >= plans.size() || d.shard >= n) return Status::Internal("a rank reported an unknown shard");
       per_plan[d.plan][d.shard] = std::move(d);
     }
