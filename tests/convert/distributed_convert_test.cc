@@ -314,6 +314,34 @@ TEST(DistributedConvertTest, TorchrunVariablesOfOneRankAndIndependentRanksThenRe
   EXPECT_NE(log.find("the dataset is complete"), std::string::npos) << log;
 }
 
+TEST(DistributedConvertTest, ResumeWritesAgainThePartsWhoseInputsChanged) {
+  ASSERT_TRUE(CliBuilt());
+  TempDir dir;
+  // Four images, four shards: one image each whatever their sizes, so only
+  // the sizes in a part's fingerprint can tell that shard 0's input changed.
+  auto files = fixtures::WriteImageFolder(dir / "in", 1, 4, 8, 8, 4);
+  fs::create_directories(dir / "out");
+  std::string log;
+  ASSERT_EQ(RunCli("convert imagefolder '" + (dir / "in") + "' '" + (dir / "out/data") +
+                       "' --shards 4 --rank 0 --world-size 2" + kLayout,
+                   &log),
+            0)
+      << log;
+  const auto bigger = fixtures::WriteImageFolder(dir / "big", 1, 1, 32, 32, 8);
+  std::ofstream(dir / ("in/" + files[0].rel_path), std::ios::trunc | std::ios::binary) << bigger[0].bytes;
+  ASSERT_EQ(RunCli("convert imagefolder '" + (dir / "in") + "' '" + (dir / "out/data") + "' --shards 4 --resume --json" +
+                       kLayout,
+                   &log),
+            0)
+      << log;
+  const nlohmann::json report = JsonIn(log);
+  ASSERT_TRUE(report.is_object()) << log;
+  EXPECT_EQ(report["kept"], nlohmann::json::parse("[[1]]")) << log;
+  EXPECT_NE(log.find("shard 0: its part was written from other inputs or options"), std::string::npos) << log;
+  Convert1(dir / "in", dir / "ref/data", 4);
+  EXPECT_TRUE(DatasetFiles(dir / "out") == DatasetFiles(dir / "ref"));
+}
+
 TEST(DistributedConvertTest, AFailingRankStopsEveryRankAndResumeKeepsTheFinishedShards) {
   MR_REQUIRE_MPIRUN();
   TempDir dir;

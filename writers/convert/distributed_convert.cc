@@ -43,13 +43,10 @@ json ErrorMessage(const Status& st) {
   return {{"error", st.message()}, {"code", static_cast<int>(st.code())}};
 }
 
-// The shard range of every shard of `plan`: each rank measures the input
-// sizes of its slice of the items and the ranks share them.
-Result<std::vector<size_t>> Boundaries(const SplitPlan& plan, uint32_t shards, RankGroup& group) {
-  if (shards == 1) return std::vector<size_t>{0, plan.num_items};
-  if (!plan.item_bytes || !group.connected() || group.size() == 1) {
-    return ShardBoundaries(ItemWeights(plan, 0, plan.num_items), shards);
-  }
+// Every input's size (SplitPlan::item_bytes; 1 each without it): each
+// rank measures those of its slice of the items and the ranks share them.
+Result<std::vector<uint64_t>> InputSizes(const SplitPlan& plan, RankGroup& group) {
+  if (!plan.item_bytes || !group.connected() || group.size() == 1) return ItemWeights(plan, 0, plan.num_items);
   const size_t m = plan.num_items, w = group.size(), r = group.rank();
   const std::vector<uint64_t> mine = ItemWeights(plan, m * r / w, m * (r + 1) / w);
   MR_ASSIGN_OR_RETURN(std::vector<std::string> all,
@@ -63,7 +60,7 @@ Result<std::vector<size_t>> Boundaries(const SplitPlan& plan, uint32_t shards, R
   }
   if (weights.size() != m) return Status::Internal("the ranks measured " + std::to_string(weights.size()) +
                                                    " input sizes for " + std::to_string(m) + " inputs");
-  return ShardBoundaries(weights, shards);
+  return weights;
 }
 
 }  // namespace
@@ -116,9 +113,11 @@ Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plan
   // Every plan's shard ranges, before any rank starts writing (the only
   // exchange after that is the outcome's).
   std::vector<std::vector<size_t>> bounds_of;
+  std::vector<std::vector<uint64_t>> sizes_of;
   for (const SplitPlan& plan : plans) {
-    MR_ASSIGN_OR_RETURN(std::vector<size_t> b, Boundaries(plan, n, group));
-    bounds_of.push_back(std::move(b));
+    MR_ASSIGN_OR_RETURN(std::vector<uint64_t> sizes, InputSizes(plan, group));
+    bounds_of.push_back(n == 1 ? std::vector<size_t>{0, plan.num_items} : ShardBoundaries(sizes, n));
+    sizes_of.push_back(std::move(sizes));
   }
 
   // 2. This rank's shards, written as parts.
@@ -139,7 +138,7 @@ Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plan
     const std::vector<size_t>& b = bounds_of[p];
     std::vector<Segment> segments;
     for (uint32_t s = first; s < last; ++s) {
-      const std::string sfp = ShardFingerprint(fps[p], s, b[s], b[s + 1]);
+      const std::string sfp = ShardFingerprint(fps[p], s, b[s], b[s + 1], sizes_of[p]);
       std::optional<ShardDone> kept;
       if (opt.resume) kept = KeepShard(plan, paths, s, sfp, /*keep_final=*/!opt.overwrite, ctx);
       if (kept) {
@@ -174,7 +173,8 @@ Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plan
       for (size_t i = skipped_before; i < ctx.skipped().size(); ++i) {
         d.skipped.push_back({ctx.skipped_inputs()[i], ctx.skipped()[i]});
       }
-      json info = {{"fingerprint", ShardFingerprint(fps[p], seg.shard, seg.begin, seg.end)}, {"skipped", d.skipped}};
+      json info = {{"fingerprint", ShardFingerprint(fps[p], seg.shard, seg.begin, seg.end, sizes_of[p])},
+                   {"skipped", d.skipped}};
       MR_ASSIGN_OR_RETURN(d.totals, writer->CommitPart(info));
       writer.reset();
       done.push_back(std::move(d));

@@ -26,9 +26,11 @@ std::string PlanFingerprint(const SplitPlan& plan, const ConvertOptions& o, cons
   return ChecksumHex(h.Digest());
 }
 
-std::string ShardFingerprint(const std::string& plan_fp, uint32_t shard, size_t begin, size_t end) {
+std::string ShardFingerprint(const std::string& plan_fp, uint32_t shard, size_t begin, size_t end,
+                             const std::vector<uint64_t>& sizes) {
+  const std::string_view range(reinterpret_cast<const char*>(sizes.data() + begin), (end - begin) * sizeof(uint64_t));
   return ChecksumHex(Xxh3(plan_fp + ":" + std::to_string(shard) + ":" + std::to_string(begin) + "-" +
-                          std::to_string(end)));
+                          std::to_string(end) + ":" + ChecksumHex(Xxh3(range))));
 }
 
 json ToJson(const ShardDone& d) {

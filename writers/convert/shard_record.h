@@ -22,8 +22,10 @@ namespace mindrecord::convert {
 // order, and the options that shape the files. Ranks compare it before
 // writing; a resumed run keeps only parts written for the same one.
 std::string PlanFingerprint(const SplitPlan& plan, const ConvertOptions& o, const std::string& path);
-// A shard's: the plan's, its id and its input range.
-std::string ShardFingerprint(const std::string& plan_fp, uint32_t shard, size_t begin, size_t end);
+// A shard's: the plan's, its id, its input range and the sizes of those
+// inputs (`sizes`: every input's, by index).
+std::string ShardFingerprint(const std::string& plan_fp, uint32_t shard, size_t begin, size_t end,
+                             const std::vector<uint64_t>& sizes);
 
 // One shard as a rank leaves it: written, or kept from an earlier run.
 struct ShardDone {
