@@ -20,7 +20,8 @@ under torchrun). rank= and world_size= without a process group: each
 process writes its shards as hidden parts and stops; one later call with
 resume=True (and no ranks) finishes the dataset. resume=True also finishes
 a conversion whose ranks failed or were killed, keeping the shards they
-completed.
+completed. rank=0, world_size=1 converts in this process alone, also in a
+process group or under torchrun.
 
 Thread safety: a converter object is used by one thread; converters writing
 different outputs may run concurrently.
@@ -90,6 +91,8 @@ def _ranks(rank, world_size):
     """(the ranks object for _core.convert or None, the torch.distributed
     module when this call made its process group, else None)."""
     _check_rank_args(rank, world_size)
+    if world_size == 1:  # this process alone, whatever group or launcher it is in
+        return _LoneRanks(0, 1), None
     dist = _torch_distributed()
     if dist is not None and dist.is_initialized():
         ours = (dist.get_rank(), dist.get_world_size())

@@ -93,3 +93,8 @@ def test_launcher_variables_without_a_rendezvous_are_refused(skewed, tmp_path):
     assert run.returncode != 0
     assert "torchrun (RANK/WORLD_SIZE) says this is rank 1 of 2" in run.stderr
     assert os.listdir(tmp_path) == []
+    # rank=0, world_size=1: this process alone, whatever the variables say.
+    code = code.replace("shards=2)", "shards=2, rank=0, world_size=1)")
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert sorted(os.listdir(tmp_path)) == ["data0", "data0.db", "data1", "data1.db"]

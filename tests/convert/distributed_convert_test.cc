@@ -138,7 +138,7 @@ TEST(DetectLaunchTest, ReadsEachLauncher) {
   const std::vector<std::tuple<std::string, std::string, bool>> launchers = {
       {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", true},
       {"PMI_RANK", "PMI_SIZE", true},
-      {"SLURM_PROCID", "SLURM_NTASKS", false},
+      {"SLURM_PROCID", "SLURM_STEP_NUM_TASKS", false},
       {"RANK", "WORLD_SIZE", false}};
   for (const auto& [rank, size, mpi] : launchers) {
     env = {{rank, "2"}, {size, "3"}};
@@ -150,8 +150,12 @@ TEST(DetectLaunchTest, ReadsEachLauncher) {
     EXPECT_NE((*l)->by.find(rank), std::string::npos) << (*l)->by;
   }
   // srun --mpi=pmix: SLURM's numbers, joined through MPI.
-  env = {{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "4"}, {"PMIX_RANK", "1"}};
+  env = {{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "4"}, {"SLURM_STEP_NUM_TASKS", "4"}, {"PMIX_RANK", "1"}};
   EXPECT_TRUE((*DetectLaunch(&LookUp))->mpi);
+  // An sbatch script (SLURM_PROCID=0 and the allocation's task count, no
+  // step) is one process.
+  env = {{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "8"}};
+  EXPECT_FALSE(DetectLaunch(&LookUp)->has_value());
   // mpirun's variables win over torchrun's inherited ones.
   env = {{"RANK", "0"}, {"WORLD_SIZE", "8"}, {"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"}};
   EXPECT_EQ((*DetectLaunch(&LookUp))->size, 2u);
@@ -240,6 +244,15 @@ TEST(DistributedConvertTest, BadRanksOrShardsAreRefusedBeforeAnythingIsWritten) 
       << log;
   EXPECT_NE(log.find("torchrun (RANK/WORLD_SIZE) says this is rank 1 of 2"), std::string::npos) << log;
   EXPECT_TRUE(fs::is_empty(dir / "out"));
+  // --rank 0 --world-size 1: this process alone, whatever the variables say.
+  EXPECT_EQ(RunShell("RANK=1 WORLD_SIZE=2 '" + std::string(MINDRECORD_CLI_PATH) + "' convert imagefolder '" +
+                         (dir / "in") + "' '" + (dir / "out/d") + "' --shards 2 --rank 0 --world-size 1" + kLayout,
+                     &log),
+            0)
+      << log;
+  EXPECT_EQ(FilesStartingWith(dir / "out", "d").size(), 4u);
+  fs::remove_all(dir / "out");
+  fs::create_directories(dir / "out");
   // --rank without --world-size, a rank past the size.
   EXPECT_EQ(RunCli("convert imagefolder '" + (dir / "in") + "' '" + (dir / "out/d") + "' --rank 1" + kLayout, &log), 1);
   EXPECT_NE(log.find("--rank and --world-size go together"), std::string::npos) << log;

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <string_view>
 
 namespace mindrecord::convert {
 namespace {
@@ -17,7 +18,9 @@ struct LauncherVars {
 constexpr LauncherVars kLaunchers[] = {
     {"OpenMPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
     {"PMI", "PMI_RANK", "PMI_SIZE"},
-    {"SLURM", "SLURM_PROCID", "SLURM_NTASKS"},
+    // srun's per-step count: a batch script (sbatch) also carries
+    // SLURM_PROCID=0 and the allocation's SLURM_NTASKS, but is one process.
+    {"SLURM", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS"},
     {"torchrun", "RANK", "WORLD_SIZE"},
 };
 
@@ -39,6 +42,7 @@ Result<std::optional<Launch>> DetectLaunch(const char* (*getenv)(const char*)) {
     const char* rank = get(l.rank);
     const char* size = get(l.size);
     if (rank == nullptr && size == nullptr) continue;
+    if (std::string_view(l.name) == "SLURM" && size == nullptr) continue;  // sbatch's script, not an srun task
     const std::string by = std::string(l.name) + " (" + l.rank + "/" + l.size + ")";
     if (rank == nullptr || size == nullptr) {
       return Status::InvalidArgument(by + ": " + (rank ? l.size : l.rank) + " is not set but " +

@@ -24,8 +24,9 @@ struct Launch {
 
 // Reads the launcher's variables, the first set of these that is present:
 // OpenMPI (OMPI_COMM_WORLD_RANK/SIZE), MPICH and other PMI launchers
-// (PMI_RANK/PMI_SIZE), SLURM (SLURM_PROCID/SLURM_NTASKS), torchrun
-// (RANK/WORLD_SIZE). nullopt when none is set; InvalidArgument naming the
+// (PMI_RANK/PMI_SIZE), srun (SLURM_PROCID/SLURM_STEP_NUM_TASKS: srun's
+// count for its step; a batch script has SLURM_PROCID and the allocation's
+// SLURM_NTASKS but is one process), torchrun (RANK/WORLD_SIZE). nullopt when none is set; InvalidArgument naming the
 // variable when one is not a number or the rank is not below the size.
 // `getenv` is the lookup (tests pass their own). Thread safety: as getenv.
 Result<std::optional<Launch>> DetectLaunch(const char* (*getenv)(const char*) = nullptr);
