@@ -104,7 +104,8 @@ Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plan
         return Status::InvalidArgument("rank " + std::to_string(k) + " sees other inputs or options than rank 0 "
                                        "(plan fingerprints " + all[k]["plans"].dump() + " and " +
                                        all[0]["plans"].dump() + "): every rank must convert the same INPUT with "
-                                       "the same options");
+                                       "the same options (a process converting alone: --rank 0 --world-size 1, Python rank=0, "
+                                       "world_size=1)");
       }
     }
   } else {
