@@ -37,26 +37,48 @@ def reference(skewed, tmp_path, shards=4):
     return files_of(tmp_path / "ref")
 
 
-@pytest.mark.parametrize("world", [2, 3])
-def test_torchrun_ranks_write_the_bytes_of_one_process(skewed, tmp_path, world):
-    import json
-    want = reference(skewed, tmp_path)
-    os.makedirs(tmp_path / "out")
+def torchrun(world, src, out, report_dir, check=True):
+    """dist_convert.py under torchrun with `world` ranks, 4 shards."""
     script = os.path.join(os.path.dirname(__file__), "dist_convert.py")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), OMP_NUM_THREADS="1")
     with socket.socket() as s:  # static rendezvous on 127.0.0.1, as test_torch's torchrun test
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node", str(world),
-                    "--master_addr", "127.0.0.1", "--master_port", str(port), "--redirects", "1", "--tee", "1",
-                    script, skewed, str(tmp_path / "out" / "data"), "4", str(tmp_path)],
-                   check=True, env=env, timeout=300, stdout=subprocess.DEVNULL)
+    return subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node",
+                           str(world), "--master_addr", "127.0.0.1", "--master_port", str(port), "--redirects", "1",
+                           "--tee", "1", script, src, out, "4", str(report_dir)],
+                          check=check, env=env, timeout=300, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_torchrun_ranks_write_the_bytes_of_one_process(skewed, tmp_path, world):
+    import json
+    want = reference(skewed, tmp_path)
+    os.makedirs(tmp_path / "out")
+    torchrun(world, skewed, str(tmp_path / "out" / "data"), tmp_path)
     assert files_of(tmp_path / "out") == want
     reports = [json.load(open(tmp_path / ("rank%d.json" % r))) for r in range(world)]
     assert [r["rank"] for r in reports] == list(range(world))
     assert all(r["world_size"] == world and len(r["ranks"]) == world for r in reports)
     assert all(r["rows"] == 35 for r in reports)
     assert sum(x["rows"] for x in reports[0]["ranks"]) == 35
+
+
+def test_a_failing_torchrun_rank_fails_every_rank_naming_it(skewed, tmp_path):
+    import shutil
+    src = str(tmp_path / "src")
+    shutil.copytree(skewed, src)
+    broken = os.path.join(src, "z", "004.jpg")  # the last input: rank 1's shard
+    size = os.path.getsize(broken)
+    with open(broken, "wb") as f:
+        f.write(b"x" * size)
+    os.makedirs(tmp_path / "out")
+    assert torchrun(2, src, str(tmp_path / "out" / "data"), tmp_path, check=False) != 0
+    for rank in (0, 1):
+        err = open(tmp_path / ("rank%d.err" % rank)).read()
+        assert "rank 1 of 2 failed: %s" % broken in err, err
+    assert not [f for f in os.listdir(tmp_path / "out") if not f.startswith(".")]
 
 
 def test_rank_arguments_write_parts_and_resume_finishes(skewed, tmp_path):
