@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <sstream>
@@ -358,6 +359,27 @@ TEST(DistributedConvertTest, ResumeWritesAgainThePartsWhoseInputsChanged) {
   EXPECT_NE(log.find("shard 0: its part was written from other inputs or options"), std::string::npos) << log;
   Convert1(dir / "in", dir / "ref/data", 4);
   EXPECT_TRUE(DatasetFiles(dir / "out") == DatasetFiles(dir / "ref"));
+}
+
+TEST(DistributedConvertTest, SkippedInputsOfEveryRankAreListedInInputOrder) {
+  MR_REQUIRE_MPIRUN();
+  TempDir dir;
+  auto files = fixtures::WriteImageFolder(dir / "in", 4, 6, 8, 8, 6);
+  for (size_t i : {size_t{2}, files.size() - 1}) {  // in rank 0's and rank 1's shards
+    std::ofstream(dir / ("in/" + files[i].rel_path), std::ios::trunc) << std::string(files[i].bytes.size(), 'x');
+  }
+  Convert1(dir / "in", dir / "ref/data", 4, " --on-error skip");
+  fs::create_directories(dir / "out");
+  std::string log;
+  ASSERT_EQ(RunMpi(2, "convert imagefolder '" + (dir / "in") + "' '" + (dir / "out/data") +
+                          "' --shards 4 --on-error skip" + kLayout,
+                   &log),
+            0)
+      << log;
+  const auto want = DatasetFiles(dir / "ref");
+  ASSERT_TRUE(want.count("data.skipped.txt"));
+  EXPECT_EQ(std::count(want.at("data.skipped.txt").begin(), want.at("data.skipped.txt").end(), '\n'), 2);
+  EXPECT_TRUE(DatasetFiles(dir / "out") == want);
 }
 
 TEST(DistributedConvertTest, AFailingRankStopsEveryRankAndResumeKeepsTheFinishedShards) {
