@@ -4,12 +4,16 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/mpi_rank_group.h"
 #include "writers/convert/converter.h"
+#include "writers/convert/launch.h"
+#include "writers/convert/rank_group.h"
 
 namespace mindrecord::cli {
 namespace {
@@ -24,6 +28,7 @@ struct ConvertArgs {
   bool json = false;
   convert::ConvertOptions options;
   std::string compress = "none";
+  std::optional<uint32_t> rank, world_size;
 };
 
 std::vector<std::string> SplitComma(const std::string& s) {
@@ -43,6 +48,23 @@ nlohmann::json Classes(const std::string& description) {
   const nlohmann::json d = nlohmann::json::parse(description, nullptr, /*allow_exceptions=*/false);
   if (d.is_object() && d.contains("class_to_label") && d["class_to_label"].is_object()) return d["class_to_label"];
   return nullptr;
+}
+
+// Every rank's rows, bytes and seconds (one entry without ranks).
+nlohmann::json RankStatsJson(const convert::ConvertReport& r) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : r.ranks) {
+    out.push_back({{"rows", s.rows}, {"bytes", s.bytes}, {"seconds", s.seconds},
+                   {"mb_per_s", s.seconds > 0 ? static_cast<double>(s.bytes) / 1e6 / s.seconds : 0.0}});
+  }
+  return out;
+}
+
+// Shards a --resume run kept, per output.
+nlohmann::json Kept(const convert::ConvertReport& r) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& o : r.outputs) out.push_back(o.kept);
+  return out;
 }
 
 // `--json`: the run's summary as one object (what the summary line, the
@@ -73,7 +95,45 @@ nlohmann::json JsonSummary(const ConvertArgs& a, const convert::ConvertReport& r
           {"classes", classes},
           {"skipped", skipped},
           {"skipped_file", r.skipped_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.skipped_file)},
-          {"notes", r.notes}};
+          {"notes", r.notes},
+          {"world_size", r.world_size},
+          {"ranks", RankStatsJson(r)},
+          {"kept", Kept(r)},
+          {"parts_only", r.parts_only}};
+}
+
+// How this process takes part in the conversion: one process (null), or
+// a rank of a distributed one, from --rank/--world-size or the launcher's
+// variables. The ranks of an MPI launcher are joined through MPI; ranks given
+// by flags without one write their shards as parts, finished by `--resume`.
+Result<std::unique_ptr<convert::RankGroup>> RanksFor(const ConvertArgs& a) {
+  if (a.rank.has_value() != a.world_size.has_value()) {
+    return Status::InvalidArgument("--rank and --world-size go together");
+  }
+  MR_ASSIGN_OR_RETURN(std::optional<convert::Launch> launch, convert::DetectLaunch());
+  if (a.rank) {
+    if (*a.world_size == 0 || *a.rank >= *a.world_size) {
+      return Status::InvalidArgument("--rank " + std::to_string(*a.rank) + " must be below --world-size " +
+                                     std::to_string(*a.world_size));
+    }
+    const bool mpi = launch && launch->mpi && launch->size > 1;
+    if (mpi && (launch->rank != *a.rank || launch->size != *a.world_size)) {
+      return Status::InvalidArgument("--rank " + std::to_string(*a.rank) + " --world-size " +
+                                     std::to_string(*a.world_size) + " disagrees with " + launch->by + " (rank " +
+                                     std::to_string(launch->rank) + " of " + std::to_string(launch->size) + ")");
+    }
+    if (!mpi) launch = convert::Launch{*a.rank, *a.world_size, "--rank/--world-size", false};
+  }
+  if (!launch) return std::unique_ptr<convert::RankGroup>();
+  if (launch->size == 1) return std::unique_ptr<convert::RankGroup>(new convert::LocalRankGroup());
+  if (launch->mpi) return JoinMpiRanks(*launch);
+  if (a.rank) return std::unique_ptr<convert::RankGroup>(new convert::LocalRankGroup(launch->rank, launch->size));
+  return Status::InvalidArgument(
+      launch->by + " says this is rank " + std::to_string(launch->rank) + " of " + std::to_string(launch->size) +
+      ", but no MPI launcher started the ranks, so they cannot work together. Start them with mpirun (or srun "
+      "--mpi=pmix); under torchrun convert from Python (mindrecord.convert joins the ranks through "
+      "torch.distributed); or give each process --rank R --world-size W to write its shards as parts and finish "
+      "the dataset with one `--resume` run after them");
 }
 
 int RunConvert(ConvertArgs& a) {
@@ -94,8 +154,30 @@ int RunConvert(ConvertArgs& a) {
   a.options.classes = SplitComma(a.classes);
   a.options.csv_columns = SplitComma(a.columns);
   a.options.progress = !a.quiet && !a.json && isatty(STDERR_FILENO);
+  auto ranks = RanksFor(a);
+  if (!ranks.ok()) return ReportStatus("convert", ranks.status());
+  a.options.ranks = ranks->get();
+  const bool lead = a.options.ranks == nullptr || a.options.ranks->rank() == 0;
+  if (!lead) a.options.progress = false;
   auto report = convert::Convert(a.source, a.input, a.output, a.options);
   if (!report.ok()) return ReportStatus("convert", report.status());
+  if (report->parts_only) {
+    std::fprintf(stderr,
+                 "convert %s: rank %u of %u wrote its shards as parts (%llu rows, %.1f MB, %.2f s); when every rank "
+                 "has, run this command once more without --rank/--world-size and with --resume to finish the "
+                 "dataset\n",
+                 a.source.c_str(), report->rank, report->world_size, static_cast<unsigned long long>(report->rank_rows),
+                 static_cast<double>(report->rank_bytes) / 1e6, report->seconds);
+    return kExitOk;
+  }
+  if (a.options.ranks != nullptr && !a.quiet && !a.json) {
+    const auto& me = report->ranks.at(report->rank);
+    std::fprintf(stderr, "convert %s: rank %u of %u: %llu rows, %.1f MB in %.2f s (%.1f MB/s)\n", a.source.c_str(),
+                 report->rank, report->world_size, static_cast<unsigned long long>(me.rows),
+                 static_cast<double>(me.bytes) / 1e6, me.seconds,
+                 me.seconds > 0 ? static_cast<double>(me.bytes) / 1e6 / me.seconds : 0.0);
+  }
+  if (!lead) return kExitOk;
   if (a.json) {
     std::cout << JsonSummary(a, *report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return kExitOk;
@@ -136,6 +218,12 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--page-size", o.page_size, "Page bytes")->capture_default_str();
   cmd->add_flag("--overwrite", o.overwrite, "Replace existing output files");
   AddWriteModeOption(cmd, &o.direct_writes);
+  cmd->add_option("--rank", args->rank,
+                  "This process's rank in a distributed convert (default: from mpirun/srun/torchrun variables)");
+  cmd->add_option("--world-size", args->world_size, "The number of ranks (with --rank); --shards must be at least this");
+  cmd->add_flag("--resume", o.resume,
+                "Finish an interrupted distributed convert: keep the shards it completed (verified by their "
+                "checksums), write the others");
   cmd->add_flag("--append", o.append,
                 "Add the rows to the existing output dataset(s) (same schema and class map); see `append`");
   cmd->add_option("--compress", args->compress,

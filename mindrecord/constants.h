@@ -37,6 +37,9 @@ enum class PackedIntWidth : uint8_t { kInt8 = 0, kInt16 = 1, kInt32 = 2, kInt64 
 inline constexpr const char* kIndexSuffix = ".db";
 inline constexpr const char* kJournalSuffix = ".mr-journal";
 inline constexpr const char* kCommitRecordSuffix = ".mr-commit";
+// A shard written by one process of a distributed conversion and not yet
+// part of its dataset: ".S.mr-part" (and its index ".S.mr-part.db") beside S.
+inline constexpr const char* kPartSuffix = ".mr-part";
 
 // Our extensions (see mindrecord/FORMAT.md).
 // Header keys: per-page xxh3 checksums, the header's own checksum, blob
@@ -44,6 +47,9 @@ inline constexpr const char* kCommitRecordSuffix = ".mr-commit";
 inline constexpr const char* kPageChecksumKey = "mr_xxh3";
 inline constexpr const char* kHeaderChecksumKey = "mr_header_xxh3";
 inline constexpr const char* kCompressionKey = "mr_compression";
+// Header key of a shard part only (removed when the part becomes a shard):
+// what the writer recorded about it (writers/shard_part.h).
+inline constexpr const char* kPartKey = "mr_part";
 // Versions of datasets with compressed blobs (MindSpore refuses them).
 inline constexpr const char* kVersion3Lz4 = "3.0+mr-lz4";
 inline constexpr const char* kVersion3Zstd = "3.0+mr-zstd";

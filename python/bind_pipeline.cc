@@ -15,6 +15,8 @@
 #include "python/bind_values.h"
 #include "python/py_common.h"
 #include "writers/convert/converter.h"
+#include "writers/convert/launch.h"
+#include "writers/convert/rank_group.h"
 
 namespace mindrecord::py_binding {
 
@@ -242,6 +244,8 @@ convert::ConvertOptions OptionsFrom(const py::dict& d) {
     else if (k == "csv_columns") o.csv_columns = v.cast<std::vector<std::string>>();
     else if (k == "split_outputs") o.split_outputs = v.cast<std::map<std::string, std::string>>();
     else if (k == "fields") o.fields = v.cast<std::string>();
+    else if (k == "resume") o.resume = v.cast<bool>();
+    else if (k == "ranks") continue;  // Convert() makes the group
     else if (k == "csv_delimiter") {
       const std::string s = v.cast<std::string>();
       if (s.size() != 1) throw StatusError(Status::InvalidArgument("csv delimiter must be one character"));
@@ -252,9 +256,45 @@ convert::ConvertOptions OptionsFrom(const py::dict& d) {
   return o;
 }
 
+// convert::RankGroup over a Python object with int attributes `rank` and
+// `size`, bool `connected` and all_gather(bytes) -> list of bytes, one per
+// rank (mindrecord/converters.py makes it over torch.distributed).
+// Failures are exchanged at the end of the conversion only.
+class PyRankGroup : public convert::RankGroup {
+ public:
+  explicit PyRankGroup(py::object o)
+      : o_(std::move(o)),
+        rank_(o_.attr("rank").cast<uint32_t>()),
+        size_(o_.attr("size").cast<uint32_t>()),
+        connected_(o_.attr("connected").cast<bool>()) {}
+  uint32_t rank() const override { return rank_; }
+  uint32_t size() const override { return size_; }
+  bool connected() const override { return connected_; }
+  Result<std::vector<std::string>> AllGather(const std::string& mine) override {
+    py::gil_scoped_acquire gil;
+    try {
+      std::vector<std::string> out;
+      for (py::handle h : o_.attr("all_gather")(py::bytes(mine))) out.push_back(h.cast<std::string>());
+      return out;
+    } catch (py::error_already_set& e) {
+      return Status::IOError(std::string("exchanging with the other ranks: ") + e.what());
+    }
+  }
+
+ private:
+  py::object o_;
+  const uint32_t rank_, size_;
+  const bool connected_;
+};
+
 py::dict Convert(const std::string& source, const std::string& input, const std::string& output,
                  const py::dict& options) {
   convert::ConvertOptions o = OptionsFrom(options);
+  std::unique_ptr<PyRankGroup> group;
+  if (options.contains("ranks") && !options["ranks"].is_none()) {
+    group = std::make_unique<PyRankGroup>(py::reinterpret_borrow<py::object>(options["ranks"]));
+    o.ranks = group.get();
+  }
   Result<convert::ConvertReport> r = Status::Internal("unset");
   {
     py::gil_scoped_release nogil;
@@ -268,7 +308,16 @@ py::dict Convert(const std::string& source, const std::string& input, const std:
     od["files"] = out.files;
     od["rows"] = out.rows;
     od["bytes"] = out.bytes;
+    od["kept"] = out.kept;
     outputs.append(od);
+  }
+  py::list ranks;
+  for (const auto& s : rep.ranks) {
+    py::dict rd;
+    rd["rows"] = s.rows;
+    rd["bytes"] = s.bytes;
+    rd["seconds"] = s.seconds;
+    ranks.append(rd);
   }
   py::dict d;
   d["outputs"] = outputs;
@@ -278,6 +327,10 @@ py::dict Convert(const std::string& source, const std::string& input, const std:
   d["skipped"] = rep.skipped;
   d["skipped_file"] = rep.skipped_file;
   d["notes"] = rep.notes;
+  d["rank"] = rep.rank;
+  d["world_size"] = rep.world_size;
+  d["ranks"] = ranks;
+  d["parts_only"] = rep.parts_only;
   return d;
 }
 
@@ -378,6 +431,18 @@ void BindPipeline(py::module_& m) {
 void BindConvert(py::module_& m) {
   m.def("convert", &Convert, py::arg("source"), py::arg("input"), py::arg("output"), py::arg("options"));
   m.def("convert_sources", [] { return convert::ConvertSources(); });
+  // The launcher's rank variables (convert::DetectLaunch): None, or a dict
+  // with rank, size, by (the variables) and mpi (started by an MPI launcher).
+  m.def("detect_launch", []() -> py::object {
+    std::optional<convert::Launch> l = ValueOrThrow(convert::DetectLaunch());
+    if (!l) return py::none();
+    py::dict d;
+    d["rank"] = l->rank;
+    d["size"] = l->size;
+    d["by"] = l->by;
+    d["mpi"] = l->mpi;
+    return d;
+  });
 }
 
 }  // namespace mindrecord::py_binding

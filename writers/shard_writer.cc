@@ -18,6 +18,7 @@
 #include "readers/header_io.h"
 #include "readers/lock_dataset.h"
 #include "writers/shard_file_writer.h"
+#include "writers/shard_part.h"
 
 namespace mindrecord {
 
@@ -40,11 +41,13 @@ struct ShardWriter::Impl {
   std::unique_ptr<RowCodec> codec;
   std::unique_ptr<BlobCompressor> compressor;  // null: blobs stored as encoded
   std::vector<EncodedRow> held;                // rows held back to train a dictionary
-  std::vector<size_t> held_batches;            // rows per batch in `held`, placed batch by batch
+  // Rows per batch in `held` and the batch's shard (-1: MindSpore's
+  // placement), placed batch by batch.
+  std::vector<std::pair<size_t, int64_t>> held_batches;
   uint64_t held_bytes = 0;
   uint64_t raw_blob_bytes = 0;                 // blob part totals, before and after compression
   uint64_t stored_blob_bytes = 0;
-  std::vector<std::string> final_paths;
+  std::vector<std::string> final_paths;    // every shard's, also for an only_shard writer
   std::vector<std::string> temp_paths;     // data files
   std::vector<std::string> temp_db_paths;  // index files
   // The direct page writes' I/O thread (null: none). Before `shards`: it
@@ -64,8 +67,11 @@ struct ShardWriter::Impl {
   std::unique_ptr<AppendJournal> journal;
   std::optional<ShardHeader> appended_to;
 
-  Status Distribute(std::vector<EncodedRow>& encoded);
-  Status Submit(std::vector<EncodedRow>& encoded);
+  // Position of shard `s` in `shards` (only_shard writers hold one).
+  size_t Slot(uint32_t s) const { return options.only_shard ? 0 : s; }
+  Status Distribute(std::vector<EncodedRow>& encoded, int64_t shard);
+  Status Submit(std::vector<EncodedRow>& encoded, int64_t shard);
+  ShardHeader BaseHeader();
   Status TrainAndFlush();
   void RemoveTemps();
 };
@@ -92,6 +98,10 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
   if (path.empty() || path.back() == '/') {
     return Status::InvalidArgument("output path '" + path + "' names no file");
   }
+  if (options.only_shard && *options.only_shard >= options.shard_count) {
+    return Status::InvalidArgument("only_shard " + std::to_string(*options.only_shard) + " is not one of the " +
+                                   std::to_string(options.shard_count) + " shards");
+  }
   auto impl = std::make_unique<Impl>();
   impl->schema = schema;
   impl->options = options;
@@ -108,13 +118,15 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
   const std::string dir = DirName(path);
   if (!fs->Exists(dir)) return Status::NotFound(dir + ": output folder does not exist");
   if (!options.overwrite) {
-    for (const auto& p : impl->final_paths) {
-      for (const auto& f : {p, p + kIndexSuffix}) {
+    for (uint32_t s = 0; s < options.shard_count; ++s) {
+      if (options.only_shard && s != *options.only_shard) continue;
+      for (const auto& f : {impl->final_paths[s], impl->final_paths[s] + kIndexSuffix}) {
         if (fs->Exists(f)) return Status::AlreadyExists(f + ": already exists (use overwrite to replace it)");
       }
     }
   }
   for (uint32_t s = 0; s < options.shard_count; ++s) {
+    if (options.only_shard && s != *options.only_shard) continue;
     const std::string& final_path = impl->final_paths[s];
     impl->temp_paths.push_back(TempName(final_path));
     impl->temp_db_paths.push_back(TempName(final_path + kIndexSuffix));
@@ -137,7 +149,8 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
     impl->shards.back()->EnableIndexQueue(impl->index_queue.get());
     if (options.direct_writes) {
       if (!impl->io_queue) impl->io_queue = std::make_unique<DirectWriteQueue>();
-      impl->direct_shards += impl->shards.back()->EnableDirectWrites(impl->io_queue.get(), options.shard_count);
+      impl->direct_shards +=
+          impl->shards.back()->EnableDirectWrites(impl->io_queue.get(), options.only_shard ? 1 : options.shard_count);
     }
   }
   if (impl->direct_shards == 0) impl->io_queue.reset();  // no thread idles for nothing
@@ -358,7 +371,16 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::OpenForAppend(const std::strin
 // turn after those of the previous batches (MindSpore draws them at random),
 // so rows written one call at a time still spread evenly and the output is
 // reproducible.
-Status ShardWriter::Impl::Distribute(std::vector<EncodedRow>& encoded) {
+Status ShardWriter::Impl::Distribute(std::vector<EncodedRow>& encoded, int64_t shard) {
+  if (shard >= 0) {
+    std::vector<const EncodedRow*> all;
+    all.reserve(encoded.size());
+    for (const auto& r : encoded) all.push_back(&r);
+    Status st = shards[Slot(static_cast<uint32_t>(shard))]->WriteBatch(all);
+    if (!st.ok()) return st.WithContext(final_paths[shard]);
+    rows += encoded.size();
+    return Status::OK();
+  }
   const uint32_t n = options.shard_count;
   const size_t per = encoded.size() / n, extra = encoded.size() % n;
   const uint64_t first_extra = rows % n;
@@ -380,14 +402,14 @@ Status ShardWriter::Impl::Distribute(std::vector<EncodedRow>& encoded) {
 constexpr size_t kTrainRows = 8192;
 constexpr uint64_t kTrainBytes = 8 * kMiB;
 
-Status ShardWriter::Impl::Submit(std::vector<EncodedRow>& encoded) {
-  if (!options.compression.enabled()) return Distribute(encoded);
+Status ShardWriter::Impl::Submit(std::vector<EncodedRow>& encoded, int64_t shard) {
+  if (!options.compression.enabled()) return Distribute(encoded, shard);
   if (!compressor) {  // still collecting the dictionary sample
     for (auto& r : encoded) {
       held_bytes += r.blob.size() + (options.compression.raw ? r.raw.size() : 0);
       held.push_back(std::move(r));
     }
-    held_batches.push_back(encoded.size());
+    held_batches.emplace_back(encoded.size(), shard);
     if (held.size() >= kTrainRows || held_bytes >= kTrainBytes) return TrainAndFlush();
     return Status::OK();
   }
@@ -405,7 +427,7 @@ Status ShardWriter::Impl::Submit(std::vector<EncodedRow>& encoded) {
       encoded[i].raw.swap(out);
     }
   }
-  return Distribute(encoded);
+  return Distribute(encoded, shard);
 }
 
 Status ShardWriter::Impl::TrainAndFlush() {
@@ -423,29 +445,40 @@ Status ShardWriter::Impl::TrainAndFlush() {
   MR_ASSIGN_OR_RETURN(compressor,
                       BlobCompressor::Create(options.compression, BlobCompressor::TrainDictionary(samples, capacity)));
   std::vector<EncodedRow> rows_held = std::move(held);
-  std::vector<size_t> batches = std::move(held_batches);
+  std::vector<std::pair<size_t, int64_t>> batches = std::move(held_batches);
   held.clear();
   held_batches.clear();
   held_bytes = 0;
   // Batch by batch, so rows land in the shards as without compression.
   size_t begin = 0;
-  for (size_t n : batches) {
+  for (const auto& [n, shard] : batches) {
     std::vector<EncodedRow> batch(std::make_move_iterator(rows_held.begin() + begin),
                                   std::make_move_iterator(rows_held.begin() + begin + n));
-    MR_RETURN_IF_ERROR(Submit(batch));
+    MR_RETURN_IF_ERROR(Submit(batch, shard));
     begin += n;
   }
   return Status::OK();
 }
 
-Status ShardWriter::WriteRows(const std::vector<Row>& rows) { return WriteRowsImpl(rows, nullptr); }
+Status ShardWriter::WriteRows(const std::vector<Row>& rows) { return WriteRowsImpl(rows, nullptr, -1); }
 
-Status ShardWriter::WriteRows(std::vector<Row>&& rows) { return WriteRowsImpl(rows, &rows); }
+Status ShardWriter::WriteRows(std::vector<Row>&& rows) { return WriteRowsImpl(rows, &rows, -1); }
 
-Status ShardWriter::WriteRowsImpl(const std::vector<Row>& rows, std::vector<Row>* consume) {
+Status ShardWriter::WriteRowsToShard(uint32_t shard, std::vector<Row>&& rows) {
+  const WriterOptions& o = impl_->options;
+  if (shard >= o.shard_count || (o.only_shard && shard != *o.only_shard)) {
+    return Status::InvalidArgument("shard " + std::to_string(shard) + " is not written by this writer");
+  }
+  return WriteRowsImpl(rows, &rows, shard);
+}
+
+Status ShardWriter::WriteRowsImpl(const std::vector<Row>& rows, std::vector<Row>* consume, int64_t shard) {
   Impl& m = *impl_;
   if (!m.error.ok()) return m.error;
   if (m.committed || m.abandoned) return Status::InvalidArgument("writer is already committed or abandoned");
+  if (shard < 0 && m.options.only_shard) {
+    return Status::InvalidArgument("a writer of one shard takes rows through WriteRowsToShard");
+  }
   for (size_t i = 0; i < rows.size(); ++i) {
     Status st = m.schema.ValidateRow(rows[i]);
     if (!st.ok()) {
@@ -463,7 +496,7 @@ Status ShardWriter::WriteRowsImpl(const std::vector<Row>& rows, std::vector<Row>
     encoded[i].blob = std::move(parts->blob);
     encoded[i].packing_saved = parts->packing_saved;
   }
-  Status st = m.Submit(encoded);
+  Status st = m.Submit(encoded, shard);
   if (!st.ok()) m.error = st;
   return st;
 }
@@ -472,15 +505,45 @@ Status ShardWriter::WriteEncoded(std::vector<EncodedRow> rows) {
   Impl& m = *impl_;
   if (!m.error.ok()) return m.error;
   if (m.committed || m.abandoned) return Status::InvalidArgument("writer is already committed or abandoned");
-  Status st = m.Submit(rows);
+  if (m.options.only_shard) return Status::InvalidArgument("a writer of one shard takes rows through WriteRowsToShard");
+  Status st = m.Submit(rows, -1);
   if (!st.ok()) m.error = st;
   return st;
+}
+
+// The header every shard of this writer shares, less its pages and id.
+ShardHeader ShardWriter::Impl::BaseHeader() {
+  ShardHeader base;
+  if (appended_to) {
+    base = *appended_to;  // as committed, less its pages
+    base.pages.clear();
+  } else {
+    base.version = options.format_version;
+    base.header_size = options.header_size;
+    base.page_size = options.page_size;
+    base.schema = schema;
+    base.index_fields = index_fields;
+    for (const auto& p : final_paths) base.shard_addresses.push_back(BaseName(p));
+  }
+  if (compressor) {
+    base.version = CompressedVersion(options.compression.codec);
+    nlohmann::json c = compressor->HeaderJson();
+    c["raw_bytes"] = raw_blob_bytes;
+    c["stored_bytes"] = stored_blob_bytes;
+    base.extra[kCompressionKey] = c;
+  }
+  int64_t saved = 0;
+  for (const auto& s : shards) saved += s->packing_saved();
+  base.compression_size = (appended_to ? appended_to->compression_size : 0) +
+                          (saved > 0 ? static_cast<uint64_t>(saved) : 0);
+  return base;
 }
 
 Status ShardWriter::Commit() {
   Impl& m = *impl_;
   if (!m.error.ok()) return m.error;
   if (m.committed || m.abandoned) return Status::InvalidArgument("writer is already committed or abandoned");
+  if (m.options.only_shard) return Status::InvalidArgument("a writer of one shard commits with CommitPart");
   if (!m.compressor && m.options.compression.enabled()) {
     Status st = m.TrainAndFlush();
     if (!st.ok()) {
@@ -488,29 +551,7 @@ Status ShardWriter::Commit() {
       return st;
     }
   }
-  ShardHeader base;
-  if (m.appended_to) {
-    base = *m.appended_to;  // as committed, less its pages
-    base.pages.clear();
-  } else {
-    base.version = m.options.format_version;
-    base.header_size = m.options.header_size;
-    base.page_size = m.options.page_size;
-    base.schema = m.schema;
-    base.index_fields = m.index_fields;
-    for (const auto& p : m.final_paths) base.shard_addresses.push_back(BaseName(p));
-  }
-  if (m.compressor) {
-    base.version = CompressedVersion(m.options.compression.codec);
-    nlohmann::json c = m.compressor->HeaderJson();
-    c["raw_bytes"] = m.raw_blob_bytes;
-    c["stored_bytes"] = m.stored_blob_bytes;
-    base.extra[kCompressionKey] = c;
-  }
-  int64_t saved = 0;
-  for (const auto& s : m.shards) saved += s->packing_saved();
-  base.compression_size = (m.appended_to ? m.appended_to->compression_size : 0) +
-                          (saved > 0 ? static_cast<uint64_t>(saved) : 0);
+  ShardHeader base = m.BaseHeader();
   auto fail = [&](Status st) {
     m.error = st;
     m.RemoveTemps();
@@ -557,6 +598,39 @@ Status ShardWriter::Commit() {
   m.shards.clear();
   m.committed = true;
   return Status::OK();
+}
+
+Result<PartTotals> ShardWriter::CommitPart(const nlohmann::json& part_info) {
+  Impl& m = *impl_;
+  if (!m.error.ok()) return m.error;
+  if (m.committed || m.abandoned) return Status::InvalidArgument("writer is already committed or abandoned");
+  if (!m.options.only_shard) return Status::InvalidArgument("CommitPart is for a writer of one shard");
+  if (m.options.compression.enabled() && !m.compressor) {
+    return Status::InvalidArgument("a shard part cannot train a compression dictionary of its own");
+  }
+  const uint32_t id = *m.options.only_shard;
+  ShardHeader base = m.BaseHeader();
+  nlohmann::json info = part_info;
+  info["packing_saved"] = m.shards[0]->packing_saved();  // signed: the dataset's total is summed from these
+  base.extra[kPartKey] = info;
+  Status st = m.shards[0]->Finish(base);
+  const std::string part = ShardPartPath(m.final_paths[id]);
+  if (st.ok()) st = m.fs->Rename(m.temp_db_paths[0], part + kIndexSuffix);
+  if (st.ok()) st = m.fs->Rename(m.temp_paths[0], part);
+  if (st.ok()) st = m.fs->SyncDir(DirName(part));
+  if (!st.ok()) {
+    m.error = st.WithContext(m.final_paths[id]);
+    m.RemoveTemps();
+    m.abandoned = true;
+    return m.error;
+  }
+  PartTotals totals;
+  totals.packing_saved = m.shards[0]->packing_saved();
+  totals.raw_bytes = m.raw_blob_bytes;
+  totals.stored_bytes = m.stored_blob_bytes;
+  m.shards.clear();
+  m.committed = true;
+  return totals;
 }
 
 void ShardWriter::Abandon() {

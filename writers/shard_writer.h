@@ -14,6 +14,7 @@
 #include "mindrecord/schema.h"
 #include "mindrecord/status.h"
 #include "mindrecord/value.h"
+#include "writers/shard_part.h"
 
 namespace mindrecord {
 
@@ -53,6 +54,12 @@ struct WriterOptions {
   // rows are encoded; costs up to 24 MiB of buffers per shard (less with many
   // shards; more than 512 shards stay buffered). Off: buffered always.
   bool direct_writes = true;
+  // Write only this one of the `shard_count` shards: a distributed
+  // conversion, where each process writes its own shards of one dataset and
+  // every header still lists all `shard_count` names. Rows go in with
+  // WriteRowsToShard(only_shard, ...) and the shard is finished by
+  // CommitPart(). nullopt: every shard.
+  std::optional<uint32_t> only_shard;
   // Shard data files go through this seam (tests inject faults); nullptr: POSIX.
   FileSystem* file_system = nullptr;
 };
@@ -93,9 +100,20 @@ class ShardWriter {
   // (the rows are left valid but unspecified; on a validation error they are
   // untouched).
   Status WriteRows(std::vector<Row>&& rows);
+  // Writes one batch into shard `shard` after its earlier rows: the caller
+  // places rows (a converter gives each shard a contiguous range of its
+  // inputs). Blob bytes may be moved out of `rows`, as above.
+  Status WriteRowsToShard(uint32_t shard, std::vector<Row>&& rows);
   // Writes rows already encoded for this schema and (base) format version.
   Status WriteEncoded(std::vector<EncodedRow> rows);
+  // Commits every shard (not for an only_shard writer: see CommitPart).
   Status Commit();
+  // An only_shard writer: finishes the shard (header with this shard's own
+  // totals and `part_info` under the header key kPartKey), fsyncs it and
+  // renames data and index to their part names (ShardPartPath), index
+  // first. Returns the shard's own totals. Finishing parts into a dataset:
+  // writers/shard_part.h.
+  Result<PartTotals> CommitPart(const nlohmann::json& part_info);
   void Abandon();
 
   uint64_t rows_written() const;
@@ -112,7 +130,8 @@ class ShardWriter {
   struct Impl;
 
  private:
-  Status WriteRowsImpl(const std::vector<Row>& rows, std::vector<Row>* consume);
+  // shard < 0: MindSpore's placement (WriteRows); else that shard.
+  Status WriteRowsImpl(const std::vector<Row>& rows, std::vector<Row>* consume, int64_t shard);
   explicit ShardWriter(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -9,7 +9,19 @@ UserWarning.
 Extra keyword arguments of every converter map onto the C++ ConvertOptions:
 workers (0 = all cores), overwrite, on_error ("fail" / "skip"), encode
 ("default", "keep", "jpeg", "png", "raw"), header_size, page_size,
-batch_rows.
+batch_rows, resume.
+
+Distributed conversion: under torchrun (RANK / WORLD_SIZE), in a process
+that made a torch.distributed process group, or with rank= and world_size=,
+each process writes its own shards of one dataset of `shards` (>= the
+number of ranks) shards, the same bytes whatever the number of ranks; the
+ranks exchange metadata through torch.distributed (all_gather_object; gloo
+under torchrun). rank= and world_size= without a process group: each
+process writes its shards as hidden parts and stops; one later call with
+resume=True (and no ranks) finishes the dataset. resume=True also finishes
+a conversion whose ranks failed or were killed, keeping the shards they
+completed. rank=0, world_size=1 converts in this process alone, also in a
+process group or under torchrun.
 
 Thread safety: a converter object is used by one thread; converters writing
 different outputs may run concurrently.
@@ -23,13 +35,110 @@ from mindrecord._checks import check_filename
 
 SUCCESS = 0
 
-_OPTION_KEYS = {"workers", "overwrite", "on_error", "encode", "header_size", "page_size", "batch_rows"}
+_OPTION_KEYS = {"workers", "overwrite", "on_error", "encode", "header_size", "page_size", "batch_rows", "resume",
+                "rank", "world_size"}
+
+
+class _TorchRanks:
+    """The ranks of the default torch.distributed process group, as the C++
+    converter talks to them: all_gather of bytes."""
+    connected = True
+
+    def __init__(self, dist):
+        self._dist = dist
+        self.rank = dist.get_rank()
+        self.size = dist.get_world_size()
+
+    def all_gather(self, data):
+        out = [None] * self.size
+        self._dist.all_gather_object(out, bytes(data))
+        return out
+
+
+class _LoneRanks:
+    """Rank `rank` of `size` processes that cannot talk (size 1: alone)."""
+
+    def __init__(self, rank, size):
+        self.rank = rank
+        self.size = size
+        self.connected = size == 1
+
+    def all_gather(self, data):
+        if self.size != 1:
+            raise RuntimeError("the ranks of this conversion cannot exchange messages")
+        return [bytes(data)]
+
+
+def _torch_distributed():
+    try:
+        import torch.distributed as dist
+    except ImportError:
+        return None
+    return dist if dist.is_available() else None
+
+
+def _check_rank_args(rank, world_size):
+    if (rank is None) != (world_size is None):
+        raise ValueError("rank and world_size go together")
+    for name, v in (("rank", rank), ("world_size", world_size)):
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+            raise ValueError("%s must be an int >= 0, got %r" % (name, v))
+    if world_size is not None and rank >= world_size:
+        raise ValueError("rank %d must be below world_size %d" % (rank, world_size))
+
+
+def _ranks(rank, world_size):
+    """(the ranks object for _core.convert or None, the torch.distributed
+    module when this call made its process group, else None)."""
+    _check_rank_args(rank, world_size)
+    if world_size == 1:  # this process alone, whatever group or launcher it is in
+        return _LoneRanks(0, 1), None
+    dist = _torch_distributed()
+    if dist is not None and dist.is_initialized():
+        ours = (dist.get_rank(), dist.get_world_size())
+        if rank is not None and (rank, world_size) != ours:
+            raise ValueError("rank=%d, world_size=%d disagree with the torch.distributed process group (rank %d of %d)"
+                             % (rank, world_size, ours[0], ours[1]))
+        return _TorchRanks(dist), None
+    launch = _core.detect_launch()
+    if rank is not None:
+        if launch is not None and launch["size"] > 1 and (launch["rank"], launch["size"]) != (rank, world_size):
+            raise ValueError("rank=%d, world_size=%d disagree with %s (rank %d of %d)"
+                             % (rank, world_size, launch["by"], launch["rank"], launch["size"]))
+        if launch is None or launch["size"] == 1:
+            return _LoneRanks(rank, world_size), None
+    if launch is None:
+        return None, None
+    if launch["size"] == 1:
+        return _LoneRanks(0, 1), None
+    if dist is not None and os.environ.get("MASTER_ADDR") and os.environ.get("MASTER_PORT"):
+        # torchrun's env:// rendezvous (or the same variables set for srun / mpirun).
+        dist.init_process_group("gloo", rank=launch["rank"], world_size=launch["size"])
+        return _TorchRanks(dist), dist
+    raise RuntimeError(
+        "%s says this is rank %d of %d, but the ranks cannot reach each other: the Python API joins them through "
+        "torch.distributed, which needs MASTER_ADDR and MASTER_PORT (torchrun sets them) or a process group made "
+        "with torch.distributed.init_process_group; under mpirun or srun the `mindrecord convert` command joins "
+        "them through MPI" % (launch["by"], launch["rank"], launch["size"]))
+
+
+def _run_convert(source, input_path, output, options):
+    opts = dict(options)
+    group, made = _ranks(opts.pop("rank", None), opts.pop("world_size", None))
+    if group is not None:
+        opts["ranks"] = group
+    try:
+        return _warn_notes(_core.convert(source, input_path, output, opts))
+    finally:
+        if made is not None:
+            made.destroy_process_group()
 
 
 def _warn_notes(report):
     for note in report.get("notes", []):
         if note.startswith("warning: "):
-            warnings.warn(note[len("warning: "):], UserWarning, stacklevel=3)
+            # convert()'s caller (for the converter classes, transform()).
+            warnings.warn(note[len("warning: "):], UserWarning, stacklevel=4)
     return report
 
 
@@ -39,7 +148,7 @@ def convert(source: str, input_path: str, output: str, **options: object) -> dic
                                          "fields", "csv_delimiter", "infer_records", "strict_boxes", "csv_columns"}
     if bad:
         raise ValueError("unknown convert option(s): %s" % ", ".join(sorted(bad)))
-    return _warn_notes(_core.convert(source, input_path, output, options))
+    return _run_convert(source, input_path, output, options)
 
 
 def convert_sources() -> list[str]:
@@ -82,7 +191,7 @@ class _Converter:
         opts = dict(self._options)
         opts.update(extra)
         opts["shards"] = self.partition_number
-        self.report = _warn_notes(_core.convert(source_kind, input_path, self.destination, opts))
+        self.report = _run_convert(source_kind, input_path, self.destination, opts)
         return SUCCESS
 
     def transform(self) -> int:

@@ -272,6 +272,7 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
   plan.num_items = data->images.size();
   const std::string dir = input;
   plan.item_name = [data, dir](size_t i) { return (fs::path(dir) / data->images[i].file_name).string(); };
+  plan.item_bytes = [data, dir](size_t i) { return FileBytes((fs::path(dir) / data->images[i].file_name).string()); };
   const EncodeMode mode = o.encode;
   plan.make_row = [data, dir, task, mode, ann_path, panoptic_dir](size_t i) -> Result<Row> {
     const CocoImage& img = data->images[i];

@@ -54,11 +54,19 @@ class Progress {
   Clock::time_point last_print_{};
 };
 
-// Builds rows on `workers` threads into a window of ordered slots; the calling
-// thread takes them in index order and hands batches to the writer.
-Status RunOne(const SplitPlan& plan, ShardWriter* writer, ConvertContext& ctx, OutputReport* out) {
+}  // namespace
+
+// Rows are built on `workers` threads into a window of ordered slots; the
+// calling thread takes them in order and hands batches to the sink.
+Status RunSegments(const SplitPlan& plan, const std::vector<Segment>& segments, const RowSink& sink,
+                   ConvertContext& ctx, OutputReport* out) {
   const ConvertOptions& opt = ctx.options();
-  const size_t n = plan.num_items;
+  // Position p of the run is item `items[p]`.
+  std::vector<size_t> items;
+  for (const Segment& seg : segments) {
+    for (size_t i = seg.begin; i < seg.end; ++i) items.push_back(i);
+  }
+  const size_t n = items.size();
   const unsigned workers = std::min<size_t>(EffectiveWorkers(opt.workers), std::max<size_t>(n, 1));
   const size_t window = std::max<size_t>(64, workers * 16);
   std::vector<std::optional<Result<Row>>> slots(window);
@@ -70,17 +78,17 @@ Status RunOne(const SplitPlan& plan, ShardWriter* writer, ConvertContext& ctx, O
 
   auto work = [&]() {
     for (;;) {
-      size_t i = next.fetch_add(1);
-      if (i >= n) return;
+      size_t p = next.fetch_add(1);
+      if (p >= n) return;
       {
         std::unique_lock<std::mutex> lock(mu);
-        space_cv.wait(lock, [&] { return stop || i < consumed + window; });
+        space_cv.wait(lock, [&] { return stop || p < consumed + window; });
         if (stop) return;
       }
-      Result<Row> row = plan.make_row(i);
+      Result<Row> row = plan.make_row(items[p]);
       {
         std::lock_guard<std::mutex> lock(mu);
-        slots[i % window].emplace(std::move(row));
+        slots[p % window].emplace(std::move(row));
       }
       ready_cv.notify_all();
     }
@@ -94,36 +102,43 @@ Status RunOne(const SplitPlan& plan, ShardWriter* writer, ConvertContext& ctx, O
   std::vector<Row> batch;
   uint64_t batch_bytes = 0;
   const size_t batch_rows = std::max<uint32_t>(opt.batch_rows, 1);
-  auto flush = [&]() -> Status {
+  auto flush = [&](uint32_t shard) -> Status {
     if (batch.empty()) return Status::OK();
-    Status st = writer->WriteRows(std::move(batch));
+    Status st = sink.write(shard, std::move(batch));
     batch.clear();
     batch_bytes = 0;
+    if (st.ok() && sink.poll) st = sink.poll();
     return st;
   };
-  for (size_t i = 0; i < n && status.ok(); ++i) {
-    std::optional<Result<Row>> item;
-    {
-      std::unique_lock<std::mutex> lock(mu);
-      ready_cv.wait(lock, [&] { return slots[i % window].has_value(); });
-      item.swap(slots[i % window]);
-      consumed = i + 1;
+  size_t p = 0;
+  for (const Segment& seg : segments) {
+    if (!status.ok()) break;
+    if (sink.begin) status = sink.begin(seg);
+    for (size_t i = seg.begin; i < seg.end && status.ok(); ++i, ++p) {
+      std::optional<Result<Row>> item;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        ready_cv.wait(lock, [&] { return slots[p % window].has_value(); });
+        item.swap(slots[p % window]);
+        consumed = p + 1;
+      }
+      space_cv.notify_all();
+      if (!item->ok()) {
+        status = ctx.BadInput(plan.item_name(i), item->status());
+        continue;
+      }
+      Row row = std::move(*item).value();
+      uint64_t bytes = RowBytes(row);
+      out->rows++;
+      out->bytes += bytes;
+      batch_bytes += bytes;
+      batch.push_back(std::move(row));
+      if (batch.size() >= batch_rows || batch_bytes >= kMaxBatchBytes) status = flush(seg.shard);
+      progress.Update(p + 1, out->bytes);
     }
-    space_cv.notify_all();
-    if (!item->ok()) {
-      status = ctx.BadInput(plan.item_name(i), item->status());
-      continue;
-    }
-    Row row = std::move(*item).value();
-    uint64_t bytes = RowBytes(row);
-    out->rows++;
-    out->bytes += bytes;
-    batch_bytes += bytes;
-    batch.push_back(std::move(row));
-    if (batch.size() >= batch_rows || batch_bytes >= kMaxBatchBytes) status = flush();
-    progress.Update(i + 1, out->bytes);
+    if (status.ok()) status = flush(seg.shard);
+    if (status.ok() && sink.end) status = sink.end(seg);
   }
-  if (status.ok()) status = flush();
   {
     std::lock_guard<std::mutex> lock(mu);
     stop = true;
@@ -134,7 +149,42 @@ Status RunOne(const SplitPlan& plan, ShardWriter* writer, ConvertContext& ctx, O
   return status;
 }
 
-}  // namespace
+std::vector<size_t> ShardBoundaries(const std::vector<uint64_t>& weights, uint32_t shards) {
+  const size_t m = weights.size();
+  std::vector<size_t> b(shards + 1, 0);
+  b[shards] = m;
+  if (m <= shards) {  // one item per shard, the last shards empty
+    for (uint32_t s = 1; s < shards; ++s) b[s] = std::min<size_t>(s, m);
+    return b;
+  }
+  std::vector<unsigned __int128> cum(m + 1, 0);  // cum[i]: weight of items [0, i)
+  for (size_t i = 0; i < m; ++i) cum[i + 1] = cum[i] + weights[i];
+  if (cum[m] == 0) {  // nothing measured: balance the count
+    for (size_t i = 0; i <= m; ++i) cum[i] = i;
+  }
+  for (uint32_t s = 1; s < shards; ++s) {
+    // The boundary nearest to s/shards of the total weight (exact integers).
+    const unsigned __int128 target_n = cum[m] * s;  // target = target_n / shards
+    size_t lo = 0, hi = m;                          // first i with cum[i] * shards >= target_n
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (cum[mid] * shards >= target_n) hi = mid; else lo = mid + 1;
+    }
+    size_t at = lo;  // or the one before it when that is as near (ties go to the earlier shard)
+    if (at > 0 && target_n - cum[at - 1] * shards <= cum[at] * shards - target_n) --at;
+    // Every shard keeps at least one item.
+    b[s] = std::min(std::max(at, b[s - 1] + 1), m - (shards - s));
+  }
+  return b;
+}
+
+std::vector<uint64_t> ItemWeights(const SplitPlan& plan, size_t begin, size_t end) {
+  std::vector<uint64_t> w(end - begin, 1);
+  if (plan.item_bytes) {
+    for (size_t i = begin; i < end; ++i) w[i - begin] = plan.item_bytes(i);
+  }
+  return w;
+}
 
 unsigned EffectiveWorkers(uint32_t requested) {
   if (requested > 0) return requested;
@@ -191,10 +241,24 @@ Result<std::vector<OutputReport>> RunPlans(const std::vector<SplitPlan>& plans, 
       return writer.status().WithContext(path);
     }
     writers.push_back(std::move(writer).value());
+    ShardWriter* w = writers.back().get();
     OutputReport report;
     report.split = plan.split;
     report.description = plan.schema.desc();
-    Status st = RunOne(plan, writers.back().get(), ctx, &report);
+    std::vector<Segment> segments;
+    if (opt.append) {
+      segments.push_back({kWriterPlacement, 0, plan.num_items});  // the dataset's own placement
+    } else {
+      const uint32_t n = w->options().shard_count;
+      const std::vector<size_t> b =
+          n == 1 ? std::vector<size_t>{0, plan.num_items} : ShardBoundaries(ItemWeights(plan, 0, plan.num_items), n);
+      for (uint32_t s = 0; s < n; ++s) segments.push_back({s, b[s], b[s + 1]});
+    }
+    RowSink sink;
+    sink.write = [w](uint32_t shard, std::vector<Row>&& rows) {
+      return shard == kWriterPlacement ? w->WriteRows(std::move(rows)) : w->WriteRowsToShard(shard, std::move(rows));
+    };
+    Status st = RunSegments(plan, segments, sink, ctx, &report);
     if (!st.ok()) {
       abandon_all();
       return st;

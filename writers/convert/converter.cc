@@ -8,6 +8,8 @@
 
 #include "writers/convert/convert_context.h"
 #include "writers/convert/convert_engine.h"
+#include "writers/convert/distributed_convert.h"
+#include "writers/convert/rank_group.h"
 #include "writers/convert/sources.h"
 
 namespace mindrecord::convert {
@@ -60,6 +62,24 @@ Status ValidateOptions(const std::string& source, const std::string& input, cons
   if (o.workers > 1024) return Status::InvalidArgument("--workers must be at most 1024");
   std::error_code ec;
   if (!fs::exists(input, ec)) return Status::NotFound(input + ": no such file or folder");
+  if (o.ranks != nullptr || o.resume) {
+    const uint32_t w = o.ranks ? o.ranks->size() : 1;
+    if (o.ranks && (w == 0 || o.ranks->rank() >= w)) {
+      return Status::InvalidArgument("rank " + std::to_string(o.ranks->rank()) + " is not below the " +
+                                     std::to_string(w) + " ranks");
+    }
+    if (o.shards < w) {
+      return Status::InvalidArgument("--shards " + std::to_string(o.shards) + " is fewer than the " + std::to_string(w) +
+                                     " ranks: each rank writes whole shards, so give at least as many shards as "
+                                     "ranks (e.g. --shards " + std::to_string(w) + ")");
+    }
+    if (o.append) return Status::InvalidArgument("--append adds to a dataset from one process; it takes no ranks or --resume");
+    if (o.compression.enabled() && o.compression.dictionary) {
+      return Status::InvalidArgument("--compress " + CompressionSpec(o.compression) +
+                                     " trains one dictionary from the first rows of the whole dataset, which a "
+                                     "distributed or resumed conversion does not do; use zstd:LEVEL or lz4");
+    }
+  }
   const bool file_source = source == "tfrecord" || source == "csv";
   if (o.encode == EncodeMode::kRaw && file_source)
     return Status::InvalidArgument("--encode raw applies to image and pixel sources, not to " + source);
@@ -87,25 +107,54 @@ Result<ConvertReport> Convert(const std::string& source, const std::string& inpu
       {"imagefolder", &PlanImageFolder}, {"imagenet", &PlanImageNet}, {"cifar10", &PlanCifar10},
       {"cifar100", &PlanCifar100},       {"mnist", &PlanMnist},       {"voc", &PlanVoc},
       {"coco", &PlanCoco},               {"tfrecord", &PlanTfRecord}, {"csv", &PlanCsv}};
-  auto it = kPlanners.find(source);
-  if (it == kPlanners.end()) {
-    std::string list;
-    for (const auto& s : ConvertSources()) list += (list.empty() ? "" : ", ") + s;
-    return Status::InvalidArgument("unknown source '" + source + "' (one of: " + list + ")");
-  }
-  MR_RETURN_IF_ERROR(ValidateOptions(source, input, output, options));
   const auto start = std::chrono::steady_clock::now();
   ConvertContext ctx(options);
-  MR_ASSIGN_OR_RETURN(std::vector<SplitPlan> plans, it->second(input, ctx));
-  if (!options.append) MR_RETURN_IF_ERROR(CreateOutputFolder(output));
-  MR_ASSIGN_OR_RETURN(std::vector<OutputReport> outputs, RunPlans(plans, output, ctx));
-
+  // Everything up to the plans. A rank that fails here still takes part in
+  // the ranks' first exchange, so that none waits for it.
+  std::vector<SplitPlan> plans;
+  Status setup = [&]() -> Status {
+    auto it = kPlanners.find(source);
+    if (it == kPlanners.end()) {
+      std::string list;
+      for (const auto& s : ConvertSources()) list += (list.empty() ? "" : ", ") + s;
+      return Status::InvalidArgument("unknown source '" + source + "' (one of: " + list + ")");
+    }
+    MR_RETURN_IF_ERROR(ValidateOptions(source, input, output, options));
+    MR_ASSIGN_OR_RETURN(plans, it->second(input, ctx));
+    return options.append ? Status::OK() : CreateOutputFolder(output);
+  }();
   ConvertReport report;
+  if (options.ranks != nullptr || options.resume) {
+    LocalRankGroup one;
+    RankGroup& group = options.ranks ? *options.ranks : one;
+    MR_ASSIGN_OR_RETURN(DistributedResult d, RunPlansDistributed(plans, output, ctx, group, setup));
+    report.outputs = std::move(d.outputs);
+    for (const auto& o : report.outputs) {
+      report.rows += o.rows;
+      report.bytes += o.bytes;
+    }
+    report.skipped = std::move(d.skipped);
+    report.skipped_inputs = std::move(d.skipped_inputs);
+    report.skipped_file = std::move(d.skipped_file);
+    report.notes = ctx.notes();
+    report.rank = group.rank();
+    report.world_size = group.size();
+    report.rank_rows = d.rank_rows;
+    report.rank_bytes = d.rank_bytes;
+    report.parts_only = d.parts_only;
+    report.ranks = std::move(d.ranks);
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return report;
+  }
+  MR_RETURN_IF_ERROR(setup);
+  MR_ASSIGN_OR_RETURN(std::vector<OutputReport> outputs, RunPlans(plans, output, ctx));
   report.outputs = std::move(outputs);
   for (const auto& o : report.outputs) {
     report.rows += o.rows;
     report.bytes += o.bytes;
   }
+  report.rank_rows = report.rows;
+  report.rank_bytes = report.bytes;
   report.skipped = ctx.skipped();
   report.skipped_inputs = ctx.skipped_inputs();
   report.notes = ctx.notes();
@@ -117,6 +166,7 @@ Result<ConvertReport> Convert(const std::string& source, const std::string& inpu
     if (!f) return Status::IOError(report.skipped_file + ": cannot write the list of skipped inputs");
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.ranks = {{report.rows, report.bytes, report.seconds}};
   return report;
 }
 

@@ -15,6 +15,8 @@
 
 namespace mindrecord::convert {
 
+class RankGroup;  // writers/convert/rank_group.h
+
 // What to do with an input that cannot be converted (unreadable or
 // undecodable image, truncated record, invalid annotation, ...).
 enum class OnError : uint8_t {
@@ -36,8 +38,23 @@ Result<OnError> ParseOnError(const std::string& text);
 Result<EncodeMode> ParseEncodeMode(const std::string& text);
 
 struct ConvertOptions {
-  // Shard files per output dataset, 1..1000.
+  // Shard files per output dataset, 1..1000. Shard s holds a contiguous range
+  // of the inputs, the ranges cut so that each shard gets about the same
+  // bytes of input (file sizes; an equal count for sources of fixed-size
+  // records), so the dataset reads back in input order.
   uint32_t shards = 1;
+  // A distributed conversion: this process is one of `ranks->size()`, which
+  // split the shards between them (rank r writes shards [r*N/W, (r+1)*N/W))
+  // and finish the dataset together; `shards` must be at least the number
+  // of ranks. The files are the same bytes whatever the number of ranks.
+  // Each shard is first committed on its own as a hidden part (see
+  // writers/shard_part.h), so a rerun with `resume` keeps it. Null: one
+  // process writes every shard and commits them at once. Not owned.
+  RankGroup* ranks = nullptr;
+  // Finish an interrupted distributed conversion: verify the shards it
+  // completed (checksums of every page, the index, the same inputs and
+  // options), keep them and write only the others.
+  bool resume = false;
   // Threads that read, parse and encode inputs; 0 means all cores. Output is
   // identical for every value (rows are written in input order).
   uint32_t workers = 0;
@@ -111,6 +128,7 @@ struct OutputReport {
   uint64_t rows = 0;
   uint64_t bytes = 0;                 // payload bytes handed to the writer
   std::string description;            // the schema's description (imagefolder: the class map JSON)
+  std::vector<uint32_t> kept;         // resume: the shards kept as a previous run wrote them
 };
 
 struct ConvertReport {
@@ -126,6 +144,25 @@ struct ConvertReport {
   std::string skipped_file;
   // Facts worth telling the user: the class -> label map, the inferred schema.
   std::vector<std::string> notes;
+  // Distributed conversion: this process's rank and the number of ranks,
+  // and what this rank converted (rows and payload bytes; `rows` and
+  // `bytes` above are the whole conversion's, kept shards aside for bytes).
+  uint32_t rank = 0;
+  uint32_t world_size = 1;
+  uint64_t rank_rows = 0;
+  uint64_t rank_bytes = 0;
+  // Every rank's share, in rank order (one entry without ranks): rows and
+  // payload bytes it converted and the seconds its own shards took.
+  struct RankStats {
+    uint64_t rows = 0;
+    uint64_t bytes = 0;
+    double seconds = 0;
+  };
+  std::vector<RankStats> ranks;
+  // True when this rank wrote its shards as parts and stopped, the ranks
+  // being unable to talk (RankGroup::connected() false): a `resume` run
+  // finishes the dataset.
+  bool parts_only = false;
 };
 
 // The sources Convert() accepts, in the order the CLI lists them.

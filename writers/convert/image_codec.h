@@ -17,6 +17,9 @@ namespace mindrecord::convert {
 
 // The whole file. NotFound when missing, IOError when unreadable.
 Result<std::string> ReadWholeFile(const std::string& path);
+// The size of file `path` in bytes, 0 when it cannot be read (a shard
+// balancing weight: SplitPlan::item_bytes).
+uint64_t FileBytes(const std::string& path);
 
 // Cheap decodability check: JPEG header and end marker (libturbojpeg), PNG
 // signature and IHDR; other formats are fully decoded with OpenCV.

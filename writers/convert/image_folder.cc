@@ -38,6 +38,7 @@ SplitPlan ImagePlan(Schema schema, std::shared_ptr<std::vector<ImageItem>> items
   plan.index_fields = std::vector<std::string>{"file_name", "label"};
   plan.num_items = items->size();
   plan.item_name = [items](size_t i) { return (*items)[i].path; };
+  plan.item_bytes = [items](size_t i) { return FileBytes((*items)[i].path); };
   plan.make_row = [items, mode](size_t i) -> Result<Row> {
     const ImageItem& it = (*items)[i];
     MR_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(it.path));

@@ -219,6 +219,7 @@ PlanResult PlanTfRecord(const std::string& input, ConvertContext& ctx) {
   MR_ASSIGN_OR_RETURN(plan.schema, Schema::Make(SpecFields(f->specs), "tfrecord"));
   plan.num_items = f->records.size();
   plan.item_name = [f](size_t i) { return f->path + " record " + std::to_string(i); };
+  plan.item_bytes = [f](size_t i) { return f->records[i].length; };
   plan.make_row = [f](size_t i) -> Result<Row> {
     MR_ASSIGN_OR_RETURN(tf::Example ex, ReadExample(*f, i));
     const auto& features = ex.features().feature();

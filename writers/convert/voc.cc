@@ -156,6 +156,10 @@ PlanResult PlanVoc(const std::string& input, ConvertContext& ctx) {
     plan.index_fields = std::vector<std::string>{"file_name"};
     ctx.Note("voc classes (label = position): " + nlohmann::json(classes).dump());
     plan.item_name = [ids, r](size_t i) { return (fs::path(r) / "Annotations" / ((*ids)[i] + ".xml")).string(); };
+    plan.item_bytes = [ids, r](size_t i) {
+      return FileBytes((fs::path(r) / "JPEGImages" / ((*ids)[i] + ".jpg")).string()) +
+             FileBytes((fs::path(r) / "Annotations" / ((*ids)[i] + ".xml")).string());
+    };
     ConvertContext* cx = &ctx;  // outlives the rows (Convert holds it)
     const bool strict = o.strict_boxes;
     plan.make_row = [ids, r, classes, mode, cx, strict](size_t i) -> Result<Row> {
@@ -188,6 +192,10 @@ PlanResult PlanVoc(const std::string& input, ConvertContext& ctx) {
     MR_ASSIGN_OR_RETURN(plan.schema, Schema::Make(std::move(fields), desc.dump()));
     plan.index_fields = std::vector<std::string>{"file_name"};
     plan.item_name = [ids, r](size_t i) { return (fs::path(r) / "JPEGImages" / ((*ids)[i] + ".jpg")).string(); };
+    plan.item_bytes = [ids, r](size_t i) {
+      return FileBytes((fs::path(r) / "JPEGImages" / ((*ids)[i] + ".jpg")).string()) +
+             FileBytes((fs::path(r) / "SegmentationClass" / ((*ids)[i] + ".png")).string());
+    };
     plan.make_row = [ids, r, mode](size_t i) -> Result<Row> {
       const std::string& id = (*ids)[i];
       MR_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile((fs::path(r) / "JPEGImages" / (id + ".jpg")).string()));
