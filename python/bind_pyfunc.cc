@@ -73,6 +73,8 @@ std::string ExceptionText(const py::error_already_set& e) {
   return what.empty() ? type : type + ": " + what;
 }
 
+}  // namespace
+
 Result<Tensor> PyToTensor(py::handle obj, const std::string& who) {
   if (py::isinstance<py::bytes>(obj)) return Tensor::FromString(TensorType::kBytes, obj.cast<std::string>());
   if (py::isinstance<py::str>(obj)) return Tensor::FromString(TensorType::kString, obj.cast<std::string>());
@@ -116,11 +118,65 @@ py::object TensorToPyArg(Tensor t) {
   return TensorToArray(std::move(t));  // bytes: 1-D uint8
 }
 
+Status StashCallableError(const std::string& who, const py::error_already_set& e) {
+  const uint64_t id = g_next_error++;
+  const std::string text = ExceptionText(e);
+  auto& stash = Stash();
+  if (stash.size() >= kMaxStashed) stash.pop_front();
+  stash.push_back({id, e.value()});
+  return Status::InvalidArgument(who + " raised " + text + " (exception #" + std::to_string(id) + ")");
+}
+
+py::object RegisteredCallable(uint64_t ref, std::string* name) {
+  std::shared_ptr<PyCallable> fn;
+  {
+    std::lock_guard<std::mutex> lock(TableMutex());
+    auto it = Table().find(ref);
+    if (it != Table().end()) fn = it->second;
+  }
+  if (!fn) return py::none();
+  if (name) *name = fn->name;
+  return fn->fn;
+}
+
+namespace {
+
+// A Python callable as a pipeline op. It takes any number of columns: in a
+// map over several columns it gets them as positional arguments and returns
+// a tuple with one value per output column (MindSpore's map), or one value.
 class PyFuncOp : public TensorOp {
  public:
   PyFuncOp(std::shared_ptr<PyCallable> fn, uint64_t ref) : fn_(std::move(fn)), ref_(ref) {}
   std::string name() const override { return "PyFunc(" + fn_->name + ")"; }
   nlohmann::json ToJson() const override { return {{"op", "PyFunc"}, {"name", fn_->name}, {"_ref", ref_}}; }
+  int num_inputs() const override { return -1; }
+  int num_outputs() const override { return -1; }
+
+  Result<std::vector<Tensor>> ApplyColumns(std::vector<Tensor> inputs, std::mt19937_64&) const override {
+    if (!Py_IsInitialized() || _Py_IsFinalizing()) return Status::Cancelled("Python is shutting down");
+    py::gil_scoped_acquire gil;
+    const std::string who = "Python callable '" + fn_->name + "'";
+    try {
+      py::tuple args(inputs.size());
+      for (size_t i = 0; i < inputs.size(); ++i) args[i] = TensorToPyArg(std::move(inputs[i]));
+      py::object out = fn_->fn(*args);
+      std::vector<Tensor> result;
+      if (py::isinstance<py::tuple>(out)) {
+        for (py::handle v : out) {
+          MR_ASSIGN_OR_RETURN(Tensor t, PyToTensor(v, who));
+          result.push_back(std::move(t));
+        }
+      } else {
+        MR_ASSIGN_OR_RETURN(Tensor t, PyToTensor(out, who));
+        result.push_back(std::move(t));
+      }
+      return result;
+    } catch (py::error_already_set& e) {
+      return StashCallableError(who, e);
+    } catch (const std::exception& e) {
+      return Status::InvalidArgument(who + ": " + e.what());
+    }
+  }
 
   Result<Tensor> Apply(Tensor input, std::mt19937_64&) const override {
     if (!Py_IsInitialized() || _Py_IsFinalizing()) return Status::Cancelled("Python is shutting down");
@@ -130,12 +186,7 @@ class PyFuncOp : public TensorOp {
       py::object out = fn_->fn(TensorToPyArg(std::move(input)));
       return PyToTensor(out, who);
     } catch (py::error_already_set& e) {
-      const uint64_t id = g_next_error++;
-      const std::string text = ExceptionText(e);
-      auto& stash = Stash();
-      if (stash.size() >= kMaxStashed) stash.pop_front();
-      stash.push_back({id, e.value()});
-      return Status::InvalidArgument(who + " raised " + text + " (exception #" + std::to_string(id) + ")");
+      return StashCallableError(who, e);
     } catch (const std::exception& e) {
       return Status::InvalidArgument(who + ": " + e.what());
     }
