@@ -11,6 +11,7 @@ uint64_t NanosSince(Clock::time_point t) {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count());
 }
 constexpr size_t kMaxReportedErrors = 16;
+constexpr size_t kDirect = SIZE_MAX;  // a read into the row's columns (its only read)
 
 uint64_t TensorBytes(const std::vector<Tensor>& ts) {
   uint64_t n = 0;
@@ -271,19 +272,27 @@ Status Runtime::ReadRows(const Task& task, std::vector<PendingRow>* rows, Chunk*
     std::vector<std::pair<size_t, size_t>> to;
   };
   std::vector<Reads> reads(tree_.sources.size());
+  if (reads.size() == 1) {
+    reads[0].ids.reserve(n);
+    reads[0].to.reserve(n);
+  }
   rows->resize(n);
   for (size_t i = 0; i < n; ++i) {
     PendingRow& r = (*rows)[i];
     r.out.position = task.begin + i;
     r.program = std::move(programs[i]);
+    size_t count = 0;
+    for (const Instr& in : r.program) count += in.kind == Instr::Kind::kRead;
+    // A row of one read (the common case) is read straight into its columns.
+    if (count > 1) r.reads.resize(count);
     size_t slot = 0;
     for (const Instr& in : r.program) {
       if (in.kind != Instr::Kind::kRead) continue;
       if (slot == 0) r.out.row_id = in.a;
       reads[in.arg].ids.push_back(in.a);
-      reads[in.arg].to.emplace_back(i, slot++);
+      reads[in.arg].to.emplace_back(i, count > 1 ? slot : kDirect);
+      slot++;
     }
-    r.reads.resize(slot);
   }
   // Bytes of the rows read so far, checked against max_batch_bytes as each
   // arrives (a row itself is bounded by the reader's per-row limits).
@@ -302,7 +311,7 @@ Status Runtime::ReadRows(const Task& task, std::vector<PendingRow>* rows, Chunk*
       }
       read_bytes += bytes;
       if (read_bytes > plan_.max_batch_bytes) return BatchTooLarge(task, src.Where(rd.ids[k]), read_bytes, "once read");
-      r.reads[rd.to[k].second] = std::move(cols);
+      (rd.to[k].second == kDirect ? r.out.columns : r.reads[rd.to[k].second]) = std::move(cols);
       return Status::OK();
     });
     io_ns_ += NanosSince(t0);
@@ -313,21 +322,48 @@ Status Runtime::ReadRows(const Task& task, std::vector<PendingRow>* rows, Chunk*
 }
 
 Status Runtime::Transform(PendingRow* row, BatchBuilder* builder) const {
-  std::vector<std::vector<Tensor>> stack;
-  size_t next_read = 0;
   const RowProgram& prog = row->program;
+  // A step, on the frame `cols`; false in *keep: a filter dropped the row.
+  auto step = [&](size_t pc, std::vector<Tensor>* cols, bool* keep) {
+    const Instr& in = prog[pc];
+    // The rows' last step may write straight into the row's place in the batch.
+    BatchBuilder* b =
+        builder && pc + 1 == prog.size() && static_cast<int>(in.arg) == tree_.final_step ? builder : nullptr;
+    return tree_.steps[in.arg]->Apply(in.a, in.b, cols, keep, b);
+  };
+  if (row->reads.empty()) {
+    // One read (no zip): its columns are the row's, stepped in place.
+    for (size_t pc = 0; pc < prog.size(); ++pc) {
+      const Instr& in = prog[pc];
+      if (in.kind == Instr::Kind::kStep) {
+        bool keep = true;
+        MR_RETURN_IF_ERROR(step(pc, &row->out.columns, &keep));
+        if (!keep) {
+          row->kept = false;
+          return Status::OK();
+        }
+      } else if (in.kind == Instr::Kind::kTag) {
+        row->out.tags.push_back(in.arg);
+      } else if (in.kind == Instr::Kind::kZip) {
+        return Status::Internal("a row program zips a single read");
+      }
+    }
+    return Status::OK();
+  }
+  // Several reads: a stack of frames (indices into row->reads); a zip merges
+  // the top frames into the lowest of them.
+  thread_local std::vector<size_t> stack;
+  stack.clear();
+  size_t next_read = 0;
   for (size_t pc = 0; pc < prog.size(); ++pc) {
     const Instr& in = prog[pc];
     switch (in.kind) {
       case Instr::Kind::kRead:
-        stack.push_back(std::move(row->reads[next_read++]));
+        stack.push_back(next_read++);
         break;
       case Instr::Kind::kStep: {
-        // The rows' last step may write straight into the row's place in the batch.
-        BatchBuilder* b =
-            builder && pc + 1 == prog.size() && static_cast<int>(in.arg) == tree_.final_step ? builder : nullptr;
         bool keep = true;
-        MR_RETURN_IF_ERROR(tree_.steps[in.arg]->Apply(in.a, in.b, &stack.back(), &keep, b));
+        MR_RETURN_IF_ERROR(step(pc, &row->reads[stack.back()], &keep));
         if (!keep) {
           row->kept = false;
           return Status::OK();
@@ -335,12 +371,11 @@ Status Runtime::Transform(PendingRow* row, BatchBuilder* builder) const {
         break;
       }
       case Instr::Kind::kZip: {
-        std::vector<Tensor> merged;
-        for (size_t f = stack.size() - in.arg; f < stack.size(); ++f) {
-          for (auto& t : stack[f]) merged.push_back(std::move(t));
+        std::vector<Tensor>& into = row->reads[stack[stack.size() - in.arg]];
+        for (size_t f = stack.size() - in.arg + 1; f < stack.size(); ++f) {
+          for (auto& t : row->reads[stack[f]]) into.push_back(std::move(t));
         }
-        stack.resize(stack.size() - in.arg);
-        stack.push_back(std::move(merged));
+        stack.resize(stack.size() - in.arg + 1);
         break;
       }
       case Instr::Kind::kTag:
@@ -349,7 +384,8 @@ Status Runtime::Transform(PendingRow* row, BatchBuilder* builder) const {
     }
   }
   if (stack.size() != 1) return Status::Internal("a row program left " + std::to_string(stack.size()) + " frames");
-  row->out.columns = std::move(stack.back());
+  row->out.columns = std::move(row->reads[stack[0]]);
+  row->reads.clear();
   return Status::OK();
 }
 

@@ -63,8 +63,8 @@ class Runtime {
   };
   // A row of a task between its read and its transform.
   struct PendingRow {
-    RowTensors out;                          // row_id, position; columns once transformed
-    std::vector<std::vector<Tensor>> reads;  // the program's reads, in order
+    RowTensors out;  // row_id, position; columns once transformed (a single read goes straight there)
+    std::vector<std::vector<Tensor>> reads;  // a program of several reads: its reads, in order
     RowProgram program;
     bool failed = false;  // its read failed (the error policy dropped it)
     bool kept = true;     // false: a filter dropped it
