@@ -1,6 +1,8 @@
 // Internal: the stateful runtime a Pipeline drives (worker threads,
 // order-preserving slots, the consumer-side re-batcher). Built only from a
-// Plan through Pipeline::Open; not part of the public API.
+// Plan through Pipeline::Open; not part of the public API. The workers' side
+// is in runtime.cc, the consumer's (Next and what it calls) in
+// runtime_consumer.cc.
 #pragma once
 
 #include <atomic>
@@ -22,6 +24,12 @@
 #include "pipeline/stats.h"
 
 namespace mindrecord {
+
+// Nanoseconds since `t` (the runtime's time statistics).
+inline uint64_t NanosSince(std::chrono::steady_clock::time_point t) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t).count());
+}
 
 // Thread safety: Next() is for one consumer thread at a time; state() and
 // stats() may be called from any thread while Next() runs.
@@ -102,6 +110,8 @@ class Runtime {
     std::vector<std::optional<Status>> done;
     uint32_t helpers = 0;  // under mu_: helpers still working on it
   };
+
+  static constexpr size_t kMaxReportedErrors = 16;  // skip messages kept for stats()
 
   Runtime() = default;
   Status Init(const Plan& plan, const PipelineState* resume);

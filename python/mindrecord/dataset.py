@@ -33,7 +33,7 @@ from mindrecord.vision import to_specs
 
 __all__ = ["MindDataset", "Shuffle", "Tensor", "SequentialSampler", "RandomSampler", "DistributedSampler",
            "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "ROW_READ_AHEAD_BYTES",
-           "BatchInfo", "DSCallback", "zip", "mix"]
+           "BatchInfo", "DSCallback", "mix"]
 
 BatchInfo = _tree.BatchInfo
 zip = _tree.zip_datasets  # noqa: A001 (MindSpore's mindspore.dataset.zip)
