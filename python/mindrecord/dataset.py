@@ -341,7 +341,6 @@ class MindDataset:
         specs = to_specs(operations)
         ins = _tree.column_list("input_columns", input_columns, required=False)
         outs = _tree.column_list("output_columns", output_columns, required=False)
-        _tree.no_repeat_after_batch(self, "map()")
         if not _tree.is_tree(self) and not self._batched and len(ins) == 1 and outs in ([], ins):
             # One column transformed in place: the flat plan's per-column ops.
             out = self._copy()

@@ -135,14 +135,12 @@ def filter(self: "MindDataset", predicate, input_columns=None, num_parallel_work
 
 def project(self: "MindDataset", columns) -> "MindDataset":
     """Only `columns`, in that order (MindSpore's Dataset.project)."""
-    no_repeat_after_batch(self, "project()")
     out = add_node(self, "project", columns=column_list("columns", columns))
     return out
 
 
 def rename(self: "MindDataset", input_columns, output_columns) -> "MindDataset":
     """Renames `input_columns` to `output_columns` (MindSpore's Dataset.rename)."""
-    no_repeat_after_batch(self, "rename()")
     src = column_list("input_columns", input_columns)
     dst = column_list("output_columns", output_columns)
     if len(src) != len(dst):

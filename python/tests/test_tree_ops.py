@@ -139,7 +139,12 @@ def test_concat_add_zip_repeat(files):
         a + b.project(["id"])
     assert rows(a.take(3).repeat(2)) == [0, 1, 2, 0, 1, 2]
     assert rows((a.take(2) + b.take(1)).repeat(2)) == [0, 1, 100, 0, 1, 100]
-    assert [x["id"] for x in items((a.take(2) + b.take(1)).batch(2).repeat(2))] == [[0, 1], [100], [0, 1], [100]]
+    twice = (a.take(2) + b.take(1)).batch(2).repeat(2)
+    assert [x["id"] for x in items(twice)] == [[0, 1], [100], [0, 1], [100]]
+    # A map after it maps each batch; counting batches across the passes is refused.
+    assert [x["id"] for x in items(twice.map(lambda i: i + 1, input_columns="id"))] == [[1, 2], [101], [1, 2], [101]]
+    with pytest.raises(NotImplementedError, match="take\\(\\) after repeat\\(\\) after batch\\(\\)"):
+        twice.take(1)
     # shuffle() of a combined dataset: each epoch a permutation of it.
     sh = (a + b).shuffle(32)
     it = sh.create_dict_iterator(num_epochs=2, output_numpy=True)
