@@ -103,6 +103,7 @@ Result<Plan> Plan::FromJson(const nlohmann::json& j) {
       MR_ASSIGN_OR_RETURN(p.batch, BatchOptions::FromJson(v));
     } else if (k == "sink") {
       if (!v.is_object()) return Bad("'sink' must be an object");
+      if (v.contains("type") && !v["type"].is_string()) return Bad("'sink.type' must be \"host\" or \"cuda\"");
       const std::string type = v.value("type", "host");
       if (type == "host") {
         p.sink.kind = SinkSpec::Kind::kHost;

@@ -196,9 +196,9 @@ Result<json> Normalize(const json& j, const std::string& path) {
       sum += w.get<double>();
     }
     if (!(sum > 0)) return r.Bad("'weights' must not all be 0");
-    const std::string policy = j.value("policy", "stop");
+    const json policy = j.contains("policy") ? j["policy"] : json("stop");
     if (policy != "stop" && policy != "restart" && policy != "drop") {
-      return r.Bad("'policy' must be \"stop\", \"restart\" or \"drop\", got " + j["policy"].dump());
+      return r.Bad("'policy' must be \"stop\", \"restart\" or \"drop\", got " + policy.dump());
     }
     MR_ASSIGN_OR_RETURN(uint64_t n, r.UInt("num_samples", 0));
     json out = {{"node", "mix"}, {"inputs", std::move(inputs)}, {"weights", j["weights"]}, {"policy", policy},
