@@ -78,6 +78,9 @@ def test_pad_info_pads_to_a_shape(files):
     assert b["x"][1] == [0, 1, -1, -1]
     b = epochs(ds_of(files["a"]).batch(3, pad_info={"x": (None, 7)}))[0][0]
     assert b["x"] == [[0, 7, 7], [0, 1, 7], [0, 1, 2]]
+    # Our pad_columns (flat plan): to the batch's largest shape.
+    b = epochs(ds_of(files["a"]).batch(3, pad_columns={"x": -2}))[0][0]
+    assert b["x"] == [[0, -2, -2], [0, 1, -2], [0, 1, 2]]
     b = epochs(ds_of(files["a"]).padded_batch(2))[0][0]
     assert b["x"] == [[0, 0], [0, 1]]
     with pytest.raises(RuntimeError, match="larger than the pad shape"):
