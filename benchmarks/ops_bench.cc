@@ -149,7 +149,9 @@ void BM_SingleOp(benchmark::State& state, nlohmann::json spec) {
   std::mt19937_64 rng(0);
   auto dec = mr::MakeOp({{"op", "Decode"}}).value();
   mr::Tensor img = dec->Apply(images[0], rng).value();
-  if (spec["op"] == "Normalize" || spec["op"] == "RandomHorizontalFlip" || spec["op"] == "HWC2CHW")
+  if (spec["op"] == "Normalize" || spec["op"] == "RandomHorizontalFlip" || spec["op"] == "HWC2CHW" ||
+      spec["op"] == "RandomColorAdjust" || spec["op"] == "RandomRotation" || spec["op"] == "RandAugment" ||
+      spec["op"] == "AutoAugment")
     img = mr::MakeOp({{"op", "Resize"}, {"size", {224, 224}}}).value()->Apply(img, rng).value();
   auto op = mr::MakeOp(spec).value();
   for (auto _ : state) {
@@ -162,6 +164,13 @@ BENCHMARK_CAPTURE(BM_SingleOp, RandomResizedCrop224, kChain[1]);
 BENCHMARK_CAPTURE(BM_SingleOp, Flip224, nlohmann::json{{"op", "RandomHorizontalFlip"}, {"p", 1.0}});
 BENCHMARK_CAPTURE(BM_SingleOp, Normalize224, kChain[3]);
 BENCHMARK_CAPTURE(BM_SingleOp, HWC2CHW224, nlohmann::json{{"op", "HWC2CHW"}});
+// The augmentation recipes' heavy ops, per 224x224 image.
+BENCHMARK_CAPTURE(BM_SingleOp, RandomColorAdjust224,
+                  nlohmann::json{{"op", "RandomColorAdjust"}, {"brightness", 0.4}, {"contrast", 0.4},
+                                 {"saturation", 0.4}, {"hue", 0.1}});
+BENCHMARK_CAPTURE(BM_SingleOp, RandomRotation224, nlohmann::json{{"op", "RandomRotation"}, {"degrees", 15}});
+BENCHMARK_CAPTURE(BM_SingleOp, RandAugment224, nlohmann::json{{"op", "RandAugment"}});
+BENCHMARK_CAPTURE(BM_SingleOp, AutoAugment224, nlohmann::json{{"op", "AutoAugment"}});
 
 }  // namespace
 

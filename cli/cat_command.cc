@@ -13,11 +13,12 @@ namespace mindrecord::cli {
 
 namespace {
 
-int Run(const std::string& path, const std::string& rows, const std::string& columns, const std::string& format) {
+int Run(const std::string& path, const std::string& rows, const std::string& columns, const std::string& format,
+        const ReaderOptions& options) {
   if (format != "jsonl" && format != "table") {
     return ReportStatus("cat", Status::InvalidArgument("--format must be jsonl or table"));
   }
-  auto reader = ShardReader::Open(path);
+  auto reader = ShardReader::Open(path, options);
   if (!reader.ok()) return ReportStatus("cat", reader.status());
   const ShardReader& r = **reader;
   ReportWarnings("cat", r);
@@ -69,7 +70,9 @@ void AddCatCommand(CLI::App& app, int* exit_code) {
   sub->add_option("--rows", *rows, "Row range A:B (B exclusive; either side may be empty)");
   sub->add_option("--columns", *columns, "Comma-separated columns (default: all)");
   sub->add_option("--format", *format, "jsonl (bytes as base64, arrays as nested lists) or table");
-  sub->callback([=] { *exit_code = Run(*path, *rows, *columns, *format); });
+  auto options = std::make_shared<ReaderOptions>();
+  AddRemoteOptions(sub, &options->remote);
+  sub->callback([=] { *exit_code = Run(*path, *rows, *columns, *format, *options); });
 }
 
 }  // namespace mindrecord::cli

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "mindrecord/status.h"
+#include "readers/remote_options.h"
 
 namespace mindrecord {
 class ShardReader;
@@ -41,6 +42,12 @@ inline void AddWriteModeOption(CLI::App* cmd, bool* direct_writes) {
       ->check(CLI::IsMember({"auto", "buffered"}))
       ->option_text("auto|buffered");
 }
+
+// `--endpoint URL`, `--cache-dir DIR` and `--cache-size BYTES` (K/M/G/T
+// suffixes, powers of 1024; 0: no disk cache) on a verb that reads a dataset
+// which may be named by URL (https://, http://, s3://BUCKET/KEY): they fill
+// `*out`, the reader's RemoteOptions.
+void AddRemoteOptions(CLI::App* cmd, RemoteOptions* out);
 
 void AddInspectCommand(CLI::App& app, int* exit_code);
 void AddCatCommand(CLI::App& app, int* exit_code);

@@ -1,3 +1,4 @@
+#include <cctype>
 #include <cstdio>
 
 #include "cli/command.h"
@@ -50,6 +51,42 @@ Status MoveRows(const ShardReader& r, ShardWriter* w, bool reencode) {
   }
   if (!batch.empty()) MR_RETURN_IF_ERROR(w->WriteEncoded(std::move(batch)));
   return Status::OK();
+}
+
+void AddRemoteOptions(CLI::App* cmd, RemoteOptions* out) {
+  cmd->add_option("--endpoint", out->endpoint,
+                  "S3 endpoint for s3:// paths, e.g. http://127.0.0.1:9000 (default: $AWS_ENDPOINT_URL, the AWS "
+                  "profile's endpoint_url, else AWS)")
+      ->option_text("URL");
+  cmd->add_option("--cache-dir", out->cache_dir,
+                  "Remote datasets: the local page cache folder (default: $XDG_CACHE_HOME/mindrecord or "
+                  "~/.cache/mindrecord)")
+      ->option_text("DIR");
+  cmd->add_option_function<std::string>(
+         "--cache-size",
+         [out](const std::string& text) {
+           size_t used = 0;
+           unsigned long long n = 0;
+           try {
+             n = std::stoull(text, &used);
+           } catch (const std::exception&) {
+             throw CLI::ValidationError("--cache-size", "'" + text + "' is not a byte count (e.g. 512M, 4G)");
+           }
+           std::string unit = text.substr(used);
+           if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b')) unit.pop_back();
+           if (unit.size() == 2 && (unit[1] == 'i' || unit[1] == 'I')) unit.pop_back();
+           const std::string units = "KMGT";
+           int shift = 0;
+           if (unit.size() == 1 && units.find(static_cast<char>(std::toupper(unit[0]))) != std::string::npos) {
+             shift = 10 * (1 + static_cast<int>(units.find(static_cast<char>(std::toupper(unit[0])))));
+           } else if (!unit.empty()) {
+             throw CLI::ValidationError("--cache-size", "'" + text + "': the unit must be K, M, G or T");
+           }
+           if (shift && n > (~0ull >> shift)) throw CLI::ValidationError("--cache-size", "'" + text + "' is too large");
+           out->cache_bytes = n << shift;
+         },
+         "Remote datasets: most bytes the page cache keeps on disk (default 4G; 0: no disk cache)")
+      ->option_text("BYTES");
 }
 
 }  // namespace mindrecord::cli

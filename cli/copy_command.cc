@@ -24,10 +24,11 @@ struct CopyArgs {
   bool no_checksums = false;
   bool direct_writes = true;  // --write-mode auto
   std::string compress;       // empty: as the source
+  ReaderOptions read;         // the source's (remote options)
 };
 
 Status Copy(const CopyArgs& a, uint64_t* rows_out) {
-  MR_ASSIGN_OR_RETURN(auto reader, ShardReader::Open(a.src));
+  MR_ASSIGN_OR_RETURN(auto reader, ShardReader::Open(a.src, a.read));
   ReportWarnings("copy", *reader);
   WriterOptions o;
   o.shard_count = a.shards ? a.shards : reader->num_shards();
@@ -59,6 +60,7 @@ void AddCopyCommand(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<CopyArgs>();
   sub->add_option("src", a->src, "Any shard file of the source dataset")->required();
   sub->add_option("dst", a->dst, "Output path (a name, or the stem of NAME0..NAME{N-1})")->required();
+  AddRemoteOptions(sub, &a->read.remote);
   sub->add_option("--shards", a->shards, "Shard count 1..1000 (default: as the source)");
   sub->add_option("--header-size", a->header_size, "Header bytes per shard (default: as the source)");
   sub->add_option("--page-size", a->page_size, "Page bytes (default: as the source)");

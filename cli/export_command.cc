@@ -20,6 +20,7 @@ struct ExportArgs {
   bool overwrite = false;
   int sheet = 0;  // --contact-sheet N
   SheetOptions sheet_options;
+  ReaderOptions read;  // remote options
 };
 
 // Row `id` as files: each image value as OUTDIR/<id>.<column>.<jpg|png|...>
@@ -51,7 +52,7 @@ Status ExportRow(uint64_t id, const Row& row, const std::string& stem, OutFolder
 }
 
 int Run(ExportArgs& a) {
-  auto reader = ShardReader::Open(a.path);
+  auto reader = ShardReader::Open(a.path, a.read);
   if (!reader.ok()) return ReportStatus("export", reader.status());
   const ShardReader& r = **reader;
   ReportWarnings("export", r);
@@ -102,6 +103,7 @@ void AddExportCommand(CLI::App& app, int* exit_code) {
   auto* sub = app.add_subcommand("export", "Write rows as files to look at: images as .jpg/.png, the rest as JSON");
   sub->add_option("path", a->path, "Any shard file of the dataset")->required();
   sub->add_option("outdir", a->out, "Output folder (created; nothing is written outside it)")->required();
+  AddRemoteOptions(sub, &a->read.remote);
   sub->add_option("--rows", a->rows, "Row range A:B (B exclusive; default: all rows, or none with --contact-sheet)");
   sub->add_option("--columns", a->columns, "Comma-separated columns (default: all)");
   sub->add_flag("--overwrite", a->overwrite, "Replace files that exist in the output folder");

@@ -89,8 +89,9 @@ void PrintHistogram(const Histogram& h, const std::map<int64_t, std::string>& na
   }
 }
 
-int Run(const std::string& path, bool as_json, bool pages, const std::string& histogram) {
-  auto reader = ShardReader::Open(path);
+int Run(const std::string& path, bool as_json, bool pages, const std::string& histogram,
+        const ReaderOptions& options) {
+  auto reader = ShardReader::Open(path, options);
   if (!reader.ok()) return ReportStatus("inspect", reader.status());
   const ShardReader& r = **reader;
   ReportWarnings("inspect", r);
@@ -182,7 +183,9 @@ void AddInspectCommand(CLI::App& app, int* exit_code) {
   sub->add_flag("--pages", *pages, "List every page");
   sub->add_option("--histogram", *histogram,
                   "Rows per value of a label column (e.g. label), from the index when it has the column");
-  sub->callback([=] { *exit_code = Run(*path, *as_json, *pages, *histogram); });
+  auto options = std::make_shared<ReaderOptions>();
+  AddRemoteOptions(sub, &options->remote);
+  sub->callback([=] { *exit_code = Run(*path, *as_json, *pages, *histogram, *options); });
 }
 
 }  // namespace mindrecord::cli

@@ -15,9 +15,12 @@ void AddVerifyCommand(CLI::App& app, int* exit_code) {
   sub->add_option("path", *path, "Any shard file of the dataset")->required();
   sub->add_flag("--json", *as_json, "Print one JSON object");
   sub->add_flag("--deep", *deep, "Also decode every row against the schema");
+  auto remote = std::make_shared<RemoteOptions>();
+  AddRemoteOptions(sub, remote.get());
   sub->callback([=] {
     VerifyOptions o;
     o.deep = *deep;
+    o.remote = *remote;
     VerifyReport rep = Verify(*path, o);
     if (*as_json) {
       std::cout << rep.ToJson().dump(2) << "\n";

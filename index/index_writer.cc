@@ -4,6 +4,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+
 namespace mindrecord {
 
 const char* IndexColumnType(DataType t) {
@@ -53,7 +55,9 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Create(const std::string& db_p
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) return Status::IOError(db_path + ": writing SHARD_NAME: " + sqlite3_errmsg(w->db_));
   MR_RETURN_IF_ERROR(w->Exec("BEGIN TRANSACTION;"));
-  MR_RETURN_IF_ERROR(w->PrepareInsert());
+  MR_ASSIGN_OR_RETURN(w->insert_one_, w->PrepareInsert(1));
+  w->SetRowsPerInsert();
+  MR_ASSIGN_OR_RETURN(w->insert_, w->PrepareInsert(w->rows_per_insert_));
   return w;
 }
 
@@ -76,26 +80,40 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::OpenForAppend(const std::strin
   MR_RETURN_IF_ERROR(w->Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"));
   MR_RETURN_IF_ERROR(w->Exec("BEGIN TRANSACTION;"));
   MR_RETURN_IF_ERROR(w->Exec("DELETE FROM INDEXES WHERE ROW_ID >= " + std::to_string(drop_from_row) + ";"));
-  MR_RETURN_IF_ERROR(w->PrepareInsert());
+  MR_ASSIGN_OR_RETURN(w->insert_one_, w->PrepareInsert(1));
+  w->SetRowsPerInsert();
+  MR_ASSIGN_OR_RETURN(w->insert_, w->PrepareInsert(w->rows_per_insert_));
   return w;
 }
 
-Status IndexWriter::PrepareInsert() {
+Result<sqlite3_stmt*> IndexWriter::PrepareInsert(size_t rows) {
   std::string sql =
       "INSERT INTO INDEXES (ROW_ID,ROW_GROUP_ID,PAGE_ID_RAW,PAGE_OFFSET_RAW,PAGE_OFFSET_RAW_END,"
       "PAGE_ID_BLOB,PAGE_OFFSET_BLOB,PAGE_OFFSET_BLOB_END";
   for (size_t k = 0; k < fields_.size(); ++k) sql += ",INC_" + std::to_string(k) + "," + fields_[k] + "_0";
-  sql += ") VALUES(?,?,?,?,?,?,?,?";
-  for (size_t k = 0; k < fields_.size(); ++k) sql += ",?,?";
-  sql += ")";
-  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &insert_, nullptr) != SQLITE_OK) {
+  sql += ") VALUES";
+  std::string tuple = "(?,?,?,?,?,?,?,?";
+  for (size_t k = 0; k < fields_.size(); ++k) tuple += ",?,?";
+  tuple += ")";
+  for (size_t r = 0; r < rows; ++r) sql += (r ? "," : "") + tuple;
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
     return Status::Internal(path_ + ": cannot prepare insert: " + sqlite3_errmsg(db_));
   }
-  return Status::OK();
+  return st;
+}
+
+void IndexWriter::SetRowsPerInsert() {
+  // Within SQLite's limit on a statement's parameters (wide schemas index
+  // every scalar field).
+  const size_t per_row = 8 + 2 * fields_.size();
+  const size_t max_params = static_cast<size_t>(sqlite3_limit(db_, SQLITE_LIMIT_VARIABLE_NUMBER, -1));
+  rows_per_insert_ = std::max<size_t>(1, std::min(kRowsPerInsert, max_params / per_row));
 }
 
 IndexWriter::~IndexWriter() {
   if (insert_) sqlite3_finalize(insert_);
+  if (insert_one_) sqlite3_finalize(insert_one_);
   if (db_) sqlite3_close(db_);
 }
 
@@ -110,41 +128,77 @@ Status IndexWriter::Exec(const std::string& sql) {
 }
 
 Status IndexWriter::Add(const RowLocator& loc, const Row& values) {
-  sqlite3_stmt* s = insert_;
-  sqlite3_reset(s);
-  int i = 1;
-  for (uint64_t v : {loc.row_id, loc.row_group, loc.raw_page, loc.raw_begin, loc.raw_end, loc.blob_page,
-                     loc.blob_begin, loc.blob_end}) {
-    sqlite3_bind_int64(s, i++, static_cast<sqlite3_int64>(v));
-  }
+  pending_.push_back(loc);
+  const size_t base = cells_.size();
+  cells_.resize(base + fields_.size());
   for (size_t k = 0; k < fields_.size(); ++k) {
-    sqlite3_bind_int64(s, i++, 0);
     const Value& v = values.Get(fields_[k]);
+    Cell& c = cells_[base + k];
     switch (types_[k]) {
       case DataType::kInt32:
-      case DataType::kInt64: sqlite3_bind_int64(s, i++, v.as_int()); break;
+      case DataType::kInt64: c.i = v.as_int(); break;
       case DataType::kFloat32:
-      case DataType::kFloat64: sqlite3_bind_double(s, i++, v.as_float()); break;
-      default: {
+      case DataType::kFloat64: c.f = v.as_float(); break;
+      default:
         if (quoted_) {
           // replace: a string read from an untrusted dataset need not be valid
           // UTF-8 (dump() would throw); valid strings are quoted unchanged.
-          std::string q = nlohmann::json(v.bytes()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-          sqlite3_bind_text(s, i++, q.data(), static_cast<int>(q.size()), SQLITE_TRANSIENT);
+          c.text = nlohmann::json(v.bytes()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         } else {
-          sqlite3_bind_text(s, i++, v.bytes().data(), static_cast<int>(v.bytes().size()), SQLITE_TRANSIENT);
+          c.text.assign(v.bytes().data(), v.bytes().size());
+        }
+    }
+  }
+  return pending_.size() >= rows_per_insert_ ? Flush() : Status::OK();
+}
+
+Status IndexWriter::Flush() {
+  size_t done = 0;
+  while (done < pending_.size()) {
+    const bool full = pending_.size() - done >= rows_per_insert_;
+    sqlite3_stmt* s = full ? insert_ : insert_one_;
+    const size_t n = full ? rows_per_insert_ : 1;
+    sqlite3_reset(s);
+    int i = 1;
+    for (size_t r = done; r < done + n; ++r) {
+      const RowLocator& loc = pending_[r];
+      for (uint64_t v : {loc.row_id, loc.row_group, loc.raw_page, loc.raw_begin, loc.raw_end, loc.blob_page,
+                         loc.blob_begin, loc.blob_end}) {
+        sqlite3_bind_int64(s, i++, static_cast<sqlite3_int64>(v));
+      }
+      for (size_t k = 0; k < fields_.size(); ++k) {
+        sqlite3_bind_int64(s, i++, 0);
+        const Cell& c = cells_[r * fields_.size() + k];
+        switch (types_[k]) {
+          case DataType::kInt32:
+          case DataType::kInt64: sqlite3_bind_int64(s, i++, c.i); break;
+          case DataType::kFloat32:
+          case DataType::kFloat64: sqlite3_bind_double(s, i++, c.f); break;
+          // Bound without a copy: the cell outlives the step.
+          default: sqlite3_bind_text(s, i++, c.text.data(), static_cast<int>(c.text.size()), SQLITE_STATIC);
         }
       }
     }
+    if (sqlite3_step(s) != SQLITE_DONE) {
+      const std::string rows = n == 1 ? "row " + std::to_string(pending_[done].row_id)
+                                      : "rows " + std::to_string(pending_[done].row_id) + ".." +
+                                            std::to_string(pending_[done + n - 1].row_id);
+      Status st = Status::IOError(path_ + ": inserting index " + rows + ": " + sqlite3_errmsg(db_));
+      sqlite3_reset(s);
+      pending_.clear();
+      cells_.clear();
+      return st;
+    }
+    sqlite3_reset(s);  // releases the bound text before the cells change
+    done += n;
   }
-  if (sqlite3_step(s) != SQLITE_DONE) {
-    return Status::IOError(path_ + ": inserting index row " + std::to_string(loc.row_id) + ": " +
-                           sqlite3_errmsg(db_));
-  }
+  pending_.clear();
+  cells_.clear();
   return Status::OK();
 }
 
 Status IndexWriter::MoveRaw(uint64_t first_row, uint64_t end_row, uint64_t page, uint64_t shift) {
+  MR_RETURN_IF_ERROR(Flush());
   sqlite3_stmt* st = nullptr;
   const char* sql =
       "UPDATE INDEXES SET PAGE_ID_RAW=?, PAGE_OFFSET_RAW=PAGE_OFFSET_RAW-?, PAGE_OFFSET_RAW_END=PAGE_OFFSET_RAW_END-? "
@@ -164,9 +218,10 @@ Status IndexWriter::MoveRaw(uint64_t first_row, uint64_t end_row, uint64_t page,
 }
 
 Status IndexWriter::Finish() {
-  if (insert_) {
-    sqlite3_finalize(insert_);
-    insert_ = nullptr;
+  MR_RETURN_IF_ERROR(Flush());
+  for (sqlite3_stmt** st : {&insert_, &insert_one_}) {
+    if (*st) sqlite3_finalize(*st);
+    *st = nullptr;
   }
   MR_RETURN_IF_ERROR(Exec("COMMIT;"));
   int rc = sqlite3_close(db_);

@@ -56,8 +56,12 @@ class IndexWriter {
                                                             const std::vector<std::string>& fields,
                                                             bool legacy_quoted_strings, uint64_t drop_from_row);
   ~IndexWriter();
-  // `values` holds the index field values (by name).
+  // `values` holds the index field values (by name). Rows are inserted
+  // kRowsPerInsert at a time (one multi-row INSERT: SQLite's per-statement
+  // work once per batch, not per row); MoveRaw and Finish insert what is
+  // pending first. An insert error names the batch's rows.
   Status Add(const RowLocator& loc, const Row& values);
+  static constexpr size_t kRowsPerInsert = 64;
   // Rows [first_row, end_row) moved whole to raw page `page`, `shift` bytes
   // nearer its start (a raw row group moved to a new page after its rows
   // were added).
@@ -69,10 +73,25 @@ class IndexWriter {
  private:
   IndexWriter() = default;
   Status Exec(const std::string& sql);
-  Status PrepareInsert();
+  // The INSERT statement for `rows` rows.
+  Result<sqlite3_stmt*> PrepareInsert(size_t rows);
+  // Inserts the pending rows.
+  Status Flush();
+  // rows_per_insert_ for this database's parameter limit.
+  void SetRowsPerInsert();
+  // An index field value of a pending row.
+  struct Cell {
+    int64_t i = 0;
+    double f = 0;
+    std::string text;
+  };
   std::string path_;
   sqlite3* db_ = nullptr;
-  sqlite3_stmt* insert_ = nullptr;
+  sqlite3_stmt* insert_ = nullptr;       // kRowsPerInsert rows (or fewer, see rows_per_insert_)
+  sqlite3_stmt* insert_one_ = nullptr;   // one row: the batch's remainder
+  size_t rows_per_insert_ = kRowsPerInsert;
+  std::vector<RowLocator> pending_;
+  std::vector<Cell> cells_;  // pending_.size() x fields_.size()
   std::vector<std::string> fields_;
   std::vector<DataType> types_;
   bool quoted_ = false;

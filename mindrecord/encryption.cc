@@ -260,15 +260,17 @@ CryptoConfig CurrentCryptoConfig() {
 Result<bool> IsEncryptedFile(const RandomAccessFile& f) {
   const uint64_t size = f.size();
   if (size < 4 + kBlockHeaderLen + kTrailerLen) return false;
-  char tail[kTrailerLen];
-  MR_RETURN_IF_ERROR(f.ReadAt(size - kTrailerLen, kTrailerLen, tail));
-  if (std::memcmp(tail + 11, kEncryptFlag, kFlagLen) != 0 || std::memcmp(tail, "\0\0\0\0", 4) != 0) return false;
   // A plain shard starts with its 8-byte LE header length, so bytes 4..8
-  // are zero there; an encrypted file has its first block's magic.
+  // are zero there; an encrypted file has its first block's magic. The head
+  // first: a plain file is told apart without reading its end (for a remote
+  // file, the bytes its header request fetched anyway).
   unsigned char head[8];
   MR_RETURN_IF_ERROR(f.ReadAt(0, 8, reinterpret_cast<char*>(head)));
   const uint32_t magic = LoadLe32(head + 4);
-  return magic == kGcmMagic || magic == kCbcMagic || magic == kSm4Magic;
+  if (magic != kGcmMagic && magic != kCbcMagic && magic != kSm4Magic) return false;
+  char tail[kTrailerLen];
+  MR_RETURN_IF_ERROR(f.ReadAt(size - kTrailerLen, kTrailerLen, tail));
+  return std::memcmp(tail + 11, kEncryptFlag, kFlagLen) == 0 && std::memcmp(tail, "\0\0\0\0", 4) == 0;
 }
 
 Result<std::unique_ptr<RandomAccessFile>> OpenProtectedFile(std::unique_ptr<RandomAccessFile> file,

@@ -279,6 +279,17 @@ Status ValidateFieldValue(const Field& f, const Value& value) {
 }
 
 Status Schema::ValidateRow(const Row& row) const {
+  // The common case in one pass: the row holds exactly the schema's fields
+  // (both lists are sorted by name).
+  const auto& given = row.fields();
+  if (given.size() == fields_.size()) {
+    bool same = true;
+    for (size_t i = 0; i < given.size() && same; ++i) same = given[i].first == fields_[i].name;
+    if (same) {
+      for (size_t i = 0; i < given.size(); ++i) MR_RETURN_IF_ERROR(ValidateFieldValue(fields_[i], given[i].second));
+      return Status::OK();
+    }
+  }
   for (const auto& [name, v] : row.fields()) {
     if (FieldIndex(name) < 0) return Status::InvalidArgument("field '" + name + "' is not in the schema");
   }

@@ -23,7 +23,49 @@ Result<std::vector<std::string>> StringList(const nlohmann::json& j, const char*
   }
   return out;
 }
+// The plan's "remote" object: RemoteOptions (readers/remote_options.h), each
+// key optional. Unknown keys are refused.
+nlohmann::json RemoteToJson(const RemoteOptions& r) {
+  return {{"endpoint", r.endpoint},         {"cache_dir", r.cache_dir},
+          {"cache_bytes", r.cache_bytes},   {"memory_bytes", r.memory_bytes},
+          {"block_bytes", r.block_bytes},   {"parallel", r.parallel},
+          {"read_ahead_bytes", r.read_ahead_bytes}, {"retries", r.retries},
+          {"backoff_ms", r.backoff_ms},     {"timeout_s", r.timeout_s}};
+}
+
 }  // namespace
+
+Status ParseRemoteOptions(const nlohmann::json& v, RemoteOptions* r) {
+  if (!v.is_object()) return Bad("'remote' must be an object, got " + v.dump());
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    const std::string& k = it.key();
+    const nlohmann::json& x = it.value();
+    if (k == "endpoint" || k == "cache_dir") {
+      if (!x.is_string()) return Bad("'remote." + k + "' must be a string, got " + x.dump());
+      (k == "endpoint" ? r->endpoint : r->cache_dir) = x.get<std::string>();
+      continue;
+    }
+    if (!x.is_number_unsigned()) return Bad("'remote." + k + "' must be an integer >= 0, got " + x.dump());
+    const uint64_t n = x.get<uint64_t>();
+    auto small = [&](uint32_t* out, uint64_t lo) -> Status {
+      if (n < lo || n > 1000000) return Bad("'remote." + k + "' must be in [" + std::to_string(lo) + ", 1000000]");
+      *out = static_cast<uint32_t>(n);
+      return Status::OK();
+    };
+    if (k == "cache_bytes") r->cache_bytes = n;
+    else if (k == "memory_bytes") r->memory_bytes = n;
+    else if (k == "read_ahead_bytes") r->read_ahead_bytes = n;
+    else if (k == "block_bytes") {
+      if (n == 0) return Bad("'remote.block_bytes' must be >= 1");
+      r->block_bytes = n;
+    } else if (k == "parallel") MR_RETURN_IF_ERROR(small(&r->parallel, 1));
+    else if (k == "retries") MR_RETURN_IF_ERROR(small(&r->retries, 0));
+    else if (k == "backoff_ms") MR_RETURN_IF_ERROR(small(&r->backoff_ms, 0));
+    else if (k == "timeout_s") MR_RETURN_IF_ERROR(small(&r->timeout_s, 1));
+    else return Bad("unknown key 'remote." + k + "'");
+  }
+  return Status::OK();
+}
 
 nlohmann::json Plan::ToJson() const {
   nlohmann::json ops_j = nlohmann::json::object();
@@ -51,6 +93,7 @@ nlohmann::json Plan::ToJson() const {
           {"on_error", on_error == ErrorPolicy::kSkip ? "skip" : "fail"}};
   if (!padded.is_null()) j["padded"] = padded;
   if (source_list) j["source_list"] = true;
+  if (RemoteToJson(read.remote) != RemoteToJson(RemoteOptions())) j["remote"] = RemoteToJson(read.remote);
   if (!tree.is_null()) {
     // What to read is the tree's: the flat keys stay out.
     for (const char* k : {"source", "source_list", "columns", "sampler", "ops", "batch", "padded"}) j.erase(k);
@@ -83,6 +126,8 @@ Result<Plan> Plan::FromJson(const nlohmann::json& j) {
     } else if (k == "auto_direct_above") {
       if (!v.is_number_unsigned()) return Bad("'auto_direct_above' must be a byte count >= 0, got " + v.dump());
       p.read.auto_direct_above = v.get<uint64_t>();
+    } else if (k == "remote") {
+      MR_RETURN_IF_ERROR(ParseRemoteOptions(v, &p.read.remote));
     } else if (k == "columns") {
       MR_ASSIGN_OR_RETURN(p.columns, StringList(v, "columns"));
     } else if (k == "sampler") {
@@ -181,6 +226,7 @@ uint64_t Plan::SequenceFingerprint() const {
   j.erase("io_mode");
   j.erase("direct_fallback");
   j.erase("auto_direct_above");
+  j.erase("remote");
   j.erase("epochs");
   // Op spec keys starting with '_' are process-local handles (a Python
   // callable's registry id), not part of what the op does.

@@ -41,6 +41,11 @@ inline ReaderOptions PipelineReaderDefaults() {
   return o;
 }
 
+// The plan's "remote" object into `out` (keys as RemoteOptions' fields; each
+// optional, unknown keys and bad values InvalidArgument naming them). Python's
+// remote= keyword goes through it too.
+Status ParseRemoteOptions(const nlohmann::json& value, RemoteOptions* out);
+
 // Thread safety: a value type.
 struct Plan {
   // Shard files. One path: that file and its siblings (from its header);
@@ -51,7 +56,10 @@ struct Plan {
   bool source_list = false;
   // How the shard files are read (readers/reader_options.h). JSON keys
   // "io_mode" ("auto", "pread", "mmap", "direct"), "direct_fallback" and
-  // "auto_direct_above". The pipeline reads a dataset that fits in memory
+  // "auto_direct_above"; "remote" (an object of RemoteOptions' fields:
+  // endpoint, cache_dir, cache_bytes, memory_bytes, block_bytes, parallel,
+  // read_ahead_bytes, retries, backoff_ms, timeout_s) for sources named by
+  // URL. The pipeline reads a dataset that fits in memory
   // mapped (auto_cached_mode kMmap: sequential runs are served from mapped
   // pages without copies). `source` and `source_list` name the files:
   // Pipeline::Open refuses a non-empty `read.shard_paths`. Stats report what

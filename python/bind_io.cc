@@ -12,7 +12,9 @@
 #include "mindrecord/compression.h"
 #include "python/bind_values.h"
 #include "python/py_common.h"
+#include "pipeline/plan.h"
 #include "readers/recover.h"
+#include "readers/remote_file.h"
 #include "readers/shard_reader.h"
 #include "writers/shard_writer.h"
 
@@ -94,10 +96,15 @@ class PyReader {
   // dataset that fits in memory with mmap (for zero-copy reads), else with
   // pread.
   PyReader(const std::string& path, const std::vector<std::string>& columns, const std::string& io_mode,
-           const std::vector<std::string>& files, bool mapped) {
+           const std::vector<std::string>& files, bool mapped, const std::string& remote) {
     ReaderOptions o;
     o.io_mode = ValueOrThrow(ParseIoMode(io_mode));
     o.shard_paths = files;
+    if (!remote.empty()) {
+      // The plan's "remote" object, as JSON text (mindrecord/_remote.py).
+      nlohmann::json j = nlohmann::json::parse(remote, nullptr, false);
+      ThrowIfError(ParseRemoteOptions(j, &o.remote));
+    }
     if (mapped) o.auto_cached_mode = IoMode::kMmap;
     {
       py::gil_scoped_release nogil;
@@ -352,6 +359,22 @@ void BindIo(py::module_& m) {
     Schema s = ValueOrThrow(Schema::FromUserJsonString(schema_json, desc));
     if (index_fields) ThrowIfError(s.ValidateIndexFields(*index_fields));
   }, py::arg("schema_json"), py::arg("desc"), py::arg("index_fields"));
+  // What remote reads cost this process so far (readers/remote_file.h).
+  m.def("remote_counters", [] {
+    const RemoteCounters c = GetRemoteCounters();
+    py::dict d;
+    d["requests"] = c.requests;
+    d["bytes_fetched"] = c.bytes_fetched;
+    d["retries"] = c.retries;
+    d["memory_hits"] = c.memory_hits;
+    d["disk_hits"] = c.disk_hits;
+    d["disk_damaged"] = c.disk_damaged;
+    d["pieces_fetched"] = c.pieces_fetched;
+    return d;
+  });
+  // Forgets the remote pieces this process holds in memory (the disk cache
+  // stays): the next read is what a new process would do.
+  m.def("drop_remote_memory", [] { DropRemoteMemory(); });
   // readers/recover.h: mode "open", "roll_back" or "discard"; the lines done.
   m.def("recover", [](const std::string& path, const std::string& mode) {
     const RecoverMode m = mode == "roll_back" ? RecoverMode::kRollBack
@@ -379,9 +402,9 @@ void BindIo(py::module_& m) {
 
   py::class_<PyReader>(m, "Reader")
       .def(py::init<const std::string&, const std::vector<std::string>&, const std::string&,
-                    const std::vector<std::string>&, bool>(),
+                    const std::vector<std::string>&, bool, const std::string&>(),
            py::arg("path"), py::arg("columns") = std::vector<std::string>{}, py::arg("io_mode") = "auto",
-           py::arg("files") = std::vector<std::string>{}, py::arg("mapped") = false)
+           py::arg("files") = std::vector<std::string>{}, py::arg("mapped") = false, py::arg("remote") = "")
       .def_property_readonly("num_rows", &PyReader::num_rows)
       .def_property_readonly("shard_io_modes", &PyReader::shard_io_modes)
       .def_property_readonly("warnings", &PyReader::warnings)

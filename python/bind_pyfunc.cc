@@ -141,16 +141,26 @@ py::object RegisteredCallable(uint64_t ref, std::string* name) {
 
 namespace {
 
-// A Python callable as a pipeline op. It takes any number of columns: in a
-// map over several columns it gets them as positional arguments and returns
-// a tuple with one value per output column (MindSpore's map), or one value.
+// A Python callable as a pipeline op. One column in and one out unless the
+// spec says otherwise: in a map over several columns (MindSpore's map) it
+// gets them as positional arguments and returns a tuple with one value per
+// output column; "num_inputs" / "num_outputs" in the spec give the counts
+// (-1: as many as it is given / returns, known when it runs).
 class PyFuncOp : public TensorOp {
  public:
-  PyFuncOp(std::shared_ptr<PyCallable> fn, uint64_t ref) : fn_(std::move(fn)), ref_(ref) {}
+  PyFuncOp(std::shared_ptr<PyCallable> fn, uint64_t ref, int inputs, int outputs)
+      : fn_(std::move(fn)), ref_(ref), inputs_(inputs), outputs_(outputs) {}
   std::string name() const override { return "PyFunc(" + fn_->name + ")"; }
-  nlohmann::json ToJson() const override { return {{"op", "PyFunc"}, {"name", fn_->name}, {"_ref", ref_}}; }
-  int num_inputs() const override { return -1; }
-  int num_outputs() const override { return -1; }
+  nlohmann::json ToJson() const override {
+    nlohmann::json j = {{"op", "PyFunc"}, {"name", fn_->name}, {"_ref", ref_}};
+    if (inputs_ != 1 || outputs_ != 1) {
+      j["num_inputs"] = inputs_;
+      j["num_outputs"] = outputs_;
+    }
+    return j;
+  }
+  int num_inputs() const override { return inputs_; }
+  int num_outputs() const override { return outputs_; }
 
   Result<std::vector<Tensor>> ApplyColumns(std::vector<Tensor> inputs, std::mt19937_64&) const override {
     if (!Py_IsInitialized() || _Py_IsFinalizing()) return Status::Cancelled("Python is shutting down");
@@ -184,6 +194,8 @@ class PyFuncOp : public TensorOp {
     const std::string who = "Python callable '" + fn_->name + "'";
     try {
       py::object out = fn_->fn(TensorToPyArg(std::move(input)));
+      // MindSpore's callables may return one column as a tuple of one.
+      if (py::isinstance<py::tuple>(out) && py::len(out) == 1) return PyToTensor(out.cast<py::tuple>()[0], who);
       return PyToTensor(out, who);
     } catch (py::error_already_set& e) {
       return StashCallableError(who, e);
@@ -195,9 +207,21 @@ class PyFuncOp : public TensorOp {
  private:
   std::shared_ptr<PyCallable> fn_;
   uint64_t ref_;
+  int inputs_, outputs_;
 };
 
 Result<std::unique_ptr<TensorOp>> MakePyFunc(const nlohmann::json& spec) {
+  int counts[2] = {1, 1};
+  const char* keys[2] = {"num_inputs", "num_outputs"};
+  for (int i = 0; i < 2; ++i) {
+    if (!spec.contains(keys[i])) continue;
+    const auto& v = spec[keys[i]];
+    if (!v.is_number_integer() || v.get<int64_t>() < -1 || v.get<int64_t>() == 0 || v.get<int64_t>() > 64) {
+      return Status::InvalidArgument(std::string("PyFunc: '") + keys[i] + "' must be -1 or a count in [1, 64], got " +
+                                     v.dump());
+    }
+    counts[i] = v.get<int>();
+  }
   if (!spec.contains("_ref") || !spec["_ref"].is_number_unsigned()) {
     return Status::InvalidArgument("PyFunc: the spec has no '_ref' to a registered Python callable");
   }
@@ -212,7 +236,7 @@ Result<std::unique_ptr<TensorOp>> MakePyFunc(const nlohmann::json& spec) {
     return Status::InvalidArgument("PyFunc: no Python callable #" + std::to_string(ref) +
                                    " in this process (plans with Python callables run where they were built)");
   }
-  return std::unique_ptr<TensorOp>(new PyFuncOp(std::move(fn), ref));
+  return std::unique_ptr<TensorOp>(new PyFuncOp(std::move(fn), ref, counts[0], counts[1]));
 }
 
 }  // namespace
@@ -261,23 +285,46 @@ void BindPyFunc(py::module_& m) {
     TableIds()[fn.ptr()] = id;
     return id;
   });
-  // One op applied to one value by hand (vision ops are callable): the value
-  // as a map op's callable takes it and returns it (bytes, str or array).
+  // One op applied by hand (vision ops are callable, as MindSpore's are):
+  // `value` is the op's one input, or a tuple of its inputs for a
+  // multi-column op (image and boxes; a batch's images and labels). Values
+  // are what a map op's callable takes and returns (bytes, str or array); an
+  // op that gives several columns returns a tuple.
   m.def(
       "apply_op",
       [](const std::string& spec_json, py::object value, py::object seed) {
         nlohmann::json spec = nlohmann::json::parse(spec_json, nullptr, false);
         if (spec.is_discarded()) throw StatusError(Status::InvalidArgument("apply_op: spec is not JSON"));
         auto ops = ValueOrThrow(BuildColumnOps({spec}));
-        Tensor t = ValueOrThrow(PyToTensor(value, "the value given to " + ops[0]->name()));
+        const TensorOp& op = *ops[0];
+        std::vector<Tensor> inputs;
+        if (py::isinstance<py::tuple>(value)) {
+          for (py::handle v : value.cast<py::tuple>())
+            inputs.push_back(ValueOrThrow(PyToTensor(v, "a value given to " + op.name())));
+        } else {
+          inputs.push_back(ValueOrThrow(PyToTensor(value, "the value given to " + op.name())));
+        }
+        if (static_cast<int>(inputs.size()) != op.num_inputs())
+          throw StatusError(Status::InvalidArgument(op.name() + " takes " + std::to_string(op.num_inputs()) +
+                                                    " input(s), got " + std::to_string(inputs.size())));
         std::mt19937_64 rng(seed.is_none() ? std::random_device{}() : seed.cast<uint64_t>());
+        std::vector<Tensor> outputs;
         {
           py::gil_scoped_release nogil;
-          t = ValueOrThrow(ops[0]->Apply(std::move(t), rng));
+          if (op.num_inputs() == 1 && op.num_outputs() == 1)
+            outputs.push_back(ValueOrThrow(op.Apply(std::move(inputs[0]), rng)));
+          else
+            outputs = ValueOrThrow(op.ApplyColumns(std::move(inputs), rng));
         }
-        return t.type() == TensorType::kBytes ? py::object(py::bytes(reinterpret_cast<const char*>(t.data()),
-                                                                      t.size_bytes()))
-                                              : TensorToPyArg(std::move(t));
+        auto to_py = [](Tensor t) {
+          return t.type() == TensorType::kBytes
+                     ? py::object(py::bytes(reinterpret_cast<const char*>(t.data()), t.size_bytes()))
+                     : TensorToPyArg(std::move(t));
+        };
+        if (outputs.size() == 1 && op.num_outputs() == 1) return to_py(std::move(outputs[0]));
+        py::tuple out(outputs.size());
+        for (size_t i = 0; i < outputs.size(); ++i) out[i] = to_py(std::move(outputs[i]));
+        return py::object(std::move(out));
       },
       py::arg("spec_json"), py::arg("value"), py::arg("seed") = py::none());
 }

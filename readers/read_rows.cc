@@ -42,6 +42,8 @@ Status ShardReader::Impl::DecodeView(const PartsRef& p, const Projection* proj, 
 
 Status ShardReader::Impl::ReadParts(const std::vector<uint64_t>& row_ids, bool want_raw, bool want_blob,
                                     const IndexedPartsFn& fn) const {
+  // Remote shards: the pieces of all the rows are fetched together first.
+  if (remote_fs) PrefetchRemote(row_ids, want_raw, want_blob);
   // First every row is located. Rows on direct shards have their parts
   // queued, in row order, on one AioReadStream per shard before the first is
   // taken, so up to direct_rows_in_flight reads are in flight while rows are

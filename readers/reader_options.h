@@ -9,6 +9,7 @@
 
 #include "mindrecord/file.h"
 #include "mindrecord/status.h"
+#include "readers/remote_options.h"
 
 namespace mindrecord {
 
@@ -83,6 +84,10 @@ struct ReaderOptions {
   // Check the header checksum at open and each page's checksum the first
   // time a page is touched (when the dataset carries them).
   bool verify_checksums = true;
+  // Datasets named by URL (http://, https://, s3://): endpoint, page cache,
+  // parallelism, retries (readers/remote_options.h). Read with pread
+  // semantics; io_mode mmap or direct and file_system are refused for them.
+  RemoteOptions remote;
 };
 
 }  // namespace mindrecord

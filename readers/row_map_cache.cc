@@ -1,6 +1,8 @@
 #include "readers/row_map_cache.h"
 
+#include <atomic>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -28,6 +30,34 @@ std::map<Key, std::weak_ptr<RowMap>>& Maps() {
   return *maps;
 }
 
+std::atomic<uint64_t> retention_bytes{kRetainedMapBytes};
+
+// Strong references to the maps handed out last, newest at the front.
+std::deque<std::shared_ptr<RowMap>>& Retained() {
+  static auto* r = new std::deque<std::shared_ptr<RowMap>>();
+  return *r;
+}
+
+// Under Mu(): `map` becomes the newest retained map; the oldest go while the
+// retained maps hold more than kRetainedMapBytes (the newest always stays).
+void Retain(const std::shared_ptr<RowMap>& map) {
+  auto& r = Retained();
+  for (auto it = r.begin(); it != r.end(); ++it) {
+    if (*it == map) {
+      r.erase(it);
+      break;
+    }
+  }
+  r.push_front(map);
+  uint64_t bytes = 0;
+  size_t keep = 0;
+  for (; keep < r.size(); ++keep) {
+    bytes += r[keep]->MemoryBytes();
+    if (keep > 0 && bytes > retention_bytes.load(std::memory_order_relaxed)) break;
+  }
+  r.resize(keep);
+}
+
 bool Quiet(const FileIdentity& id) {
   const int64_t wall_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -45,7 +75,10 @@ Result<std::shared_ptr<RowMap>> SharedRowMap(const std::string& path, const File
     std::lock_guard<std::mutex> lock(Mu());
     auto it = Maps().find(key);
     if (it != Maps().end()) {
-      if (std::shared_ptr<RowMap> m = it->second.lock()) return m;
+      if (std::shared_ptr<RowMap> m = it->second.lock()) {
+        Retain(m);
+        return m;
+      }
     }
   }
   MR_ASSIGN_OR_RETURN(std::unique_ptr<RowMap> built, RowMap::Build(header, path));
@@ -57,18 +90,34 @@ Result<std::shared_ptr<RowMap>> SharedRowMap(const std::string& path, const File
   auto [it, fresh] = maps.emplace(std::move(key), map);
   if (!fresh) {
     // Another reader built one meanwhile: use it if it is still alive.
-    if (std::shared_ptr<RowMap> other = it->second.lock()) return other;
+    if (std::shared_ptr<RowMap> other = it->second.lock()) {
+      Retain(other);
+      return other;
+    }
     it->second = map;
   }
+  Retain(map);
   return map;
 }
 
 void UnshareRowMap(const RowMap* map) {
   std::lock_guard<std::mutex> lock(Mu());
+  auto& r = Retained();
+  for (auto it = r.begin(); it != r.end();) it = it->get() == map ? r.erase(it) : std::next(it);
   auto& maps = Maps();
   for (auto it = maps.begin(); it != maps.end();) {
     std::shared_ptr<RowMap> m = it->second.lock();
     it = !m || m.get() == map ? maps.erase(it) : std::next(it);
+  }
+}
+
+void SetRowMapRetentionBytes(uint64_t bytes) { retention_bytes.store(bytes, std::memory_order_relaxed); }
+
+void ReleaseRetainedRowMaps() {
+  std::deque<std::shared_ptr<RowMap>> dropped;
+  {
+    std::lock_guard<std::mutex> lock(Mu());
+    dropped.swap(Retained());
   }
 }
 

@@ -47,7 +47,8 @@ Status ShardReader::Impl::EnsureWalked(const Shard& s, size_t g, RowMap::Part pa
   // The checksum first: a damaged page is reported as such, not as a bad length.
   MR_RETURN_IF_ERROR(VerifyPage(s, page));
   Status walked = s.rows->Walk(g, part, *s.file, held);
-  if (walked.ok() || walked.code() != StatusCode::kCorruption || !s.index) return walked;
+  // (Not for remote shards: their .db is fetched for field queries only.)
+  if (walked.ok() || walked.code() != StatusCode::kCorruption || s.remote || !s.index) return walked;
   // A damaged length prefix: where the index is there, it locates the group's
   // other rows, and only the damaged row fails (its prefix disagrees).
   const bool blob = part == RowMap::Part::kBlob;
@@ -238,12 +239,23 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
   ReaderOptions open_opts = options;
   if (options.io_mode == IoMode::kAuto) open_opts.io_mode = IoMode::kPread;
   FileSystem* fs = options.file_system ? options.file_system : FileSystem::Default();
+  // A dataset named by URL is read by ranges over HTTP (readers/remote_file.h):
+  // no lock, no recovery (object storage is read-only), no mapping.
+  MR_ASSIGN_OR_RETURN(const bool remote, reader_internal::CheckRemoteOptions(path, options));
+  if (remote) {
+    impl->remote_fs = std::make_unique<RemoteFileSystem>(options.remote);
+    fs = impl->remote_fs.get();
+    open_opts.io_mode = IoMode::kPread;
+  }
   // Held while headers and indexes are opened: no append may be half done.
-  MR_ASSIGN_OR_RETURN(auto lock, LockDatasetAt(options.shard_paths.empty() ? path : options.shard_paths[0],
-                                               DatasetLock::Mode::kShared, fs));
+  std::unique_ptr<DatasetLock> lock;
+  if (!remote) {
+    MR_ASSIGN_OR_RETURN(lock, LockDatasetAt(options.shard_paths.empty() ? path : options.shard_paths[0],
+                                            DatasetLock::Mode::kShared, fs));
+  }
   MR_ASSIGN_OR_RETURN(auto first_file, OpenShardFile(fs, path, open_opts));
   const bool verify = options.verify_checksums;
-  MR_ASSIGN_OR_RETURN(ShardHeader first, ReadShardHeader(*first_file, verify));
+  MR_ASSIGN_OR_RETURN(ShardHeader first, reader_internal::ReadHeaderOf(*first_file, verify, options.remote.retries));
   const bool listed = !options.shard_paths.empty();
   if (listed) {
     impl->paths = options.shard_paths;
@@ -271,7 +283,7 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
         return f.status();
       }
       s->file = std::move(f).value();
-      MR_ASSIGN_OR_RETURN(s->header, ReadShardHeader(*s->file, verify));
+      MR_ASSIGN_OR_RETURN(s->header, reader_internal::ReadHeaderOf(*s->file, verify, options.remote.retries));
     }
     if (!listed && s->header.shard_id != i) {
       return Status::Corruption(s->path + ": header says shard_id " + std::to_string(s->header.shard_id) +
@@ -281,7 +293,12 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
       MR_RETURN_IF_ERROR(CheckShardsAgree(impl->shards[0]->header, s->header, impl->shards[0]->path, s->path, !listed));
     }
     const std::string db = s->path + kIndexSuffix;
-    if (fs->Exists(db)) {
+    if (remote) {
+      // Rows are read without the index: a remote .db is fetched only by
+      // the first field query (IndexOf). The pieces follow the pages.
+      s->remote = dynamic_cast<RemoteFile*>(s->file.get());
+      if (s->remote) s->remote->SetLayout(s->header, verify);
+    } else if (fs->Exists(db)) {
       MR_ASSIGN_OR_RETURN(std::optional<std::string> image, ReadProtectedIndex(fs, db, CurrentCryptoConfig()));
       if (image) {
         MR_ASSIGN_OR_RETURN(s->index, IndexReader::OpenImage(db, *image, RecordedShardName(s->header),
@@ -297,7 +314,7 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
                                "PK sampler, verify) need it (rebuild it with `mindrecord index rebuild`)");
     }
     s->page_state.reset(new std::atomic<uint8_t>[s->header.pages.size()]());
-    if (options.file_system == nullptr) {
+    if (options.file_system == nullptr && !remote) {
       s->identity = IdentityOf(s->path);
       if (s->identity.size != s->file->size()) s->identity = FileIdentity{};  // replaced meanwhile: no caching
     }
@@ -307,7 +324,7 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
     impl->shards.push_back(std::move(s));
   }
   for (const auto& s : impl->shards) impl->total_file_bytes += s->file->size();
-  if (options.io_mode == IoMode::kAuto) {
+  if (options.io_mode == IoMode::kAuto && !remote) {
     const uint64_t limit = options.auto_direct_above ? options.auto_direct_above : AvailableMemoryBytes();
     ReaderOptions chosen = options;
     chosen.io_mode = impl->total_file_bytes > limit ? IoMode::kDirect : options.auto_cached_mode;
@@ -349,7 +366,11 @@ const ShardHeader& ShardReader::header(uint32_t s) const { return impl_->shards.
 IoMode ShardReader::shard_io_mode(uint32_t s) const { return impl_->shards.at(s)->io_mode; }
 uint64_t ShardReader::total_file_bytes() const { return impl_->total_file_bytes; }
 const std::vector<std::string>& ShardReader::warnings() const { return impl_->warnings; }
-bool ShardReader::has_index(uint32_t s) const { return impl_->shards.at(s)->index != nullptr; }
+bool ShardReader::has_index(uint32_t s) const {
+  const Shard& shard = *impl_->shards.at(s);
+  std::lock_guard<std::mutex> lock(shard.index_mu);
+  return shard.index != nullptr;
+}
 uint64_t ShardReader::locator_bytes() const {
   uint64_t n = 0;
   for (const auto& s : impl_->shards) n += s->rows->MemoryBytes();
@@ -450,11 +471,12 @@ Result<std::vector<std::pair<Value, std::vector<uint64_t>>>> ShardReader::GroupB
   }
   std::map<Value, std::vector<uint64_t>, ValueLess> merged;
   for (const auto& s : impl_->shards) {
-    if (!s->index) {
+    MR_ASSIGN_OR_RETURN(const IndexReader* index, impl_->IndexOf(*s));
+    if (!index) {
       return Status::NotFound(s->path + ".db: index file of shard " + s->path + " is missing; querying index field '" +
                               field + "' needs it (rebuild it with `mindrecord index rebuild`)");
     }
-    auto groups = s->index->GroupBy(field, schema(), s->header.num_rows());
+    auto groups = index->GroupBy(field, schema(), s->header.num_rows());
     if (!groups.ok()) return groups.status();
     for (auto& [v, rows] : *groups) {
       auto& dst = merged[v];

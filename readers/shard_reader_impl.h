@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -17,6 +18,7 @@
 #include "mindrecord/file.h"
 #include "mindrecord/row_codec.h"
 #include "mindrecord/row_view.h"
+#include "readers/remote_file.h"
 #include "readers/row_map.h"
 #include "readers/shard_reader.h"
 #include "readers/verified_pages.h"
@@ -37,7 +39,12 @@ struct Shard {
   const DirectFile* direct = nullptr;  // `file`, when it is read with O_DIRECT
   IoMode io_mode = IoMode::kPread;
   ShardHeader header;
-  std::unique_ptr<IndexReader> index;  // null when the .db is missing
+  // Null when the .db is missing. A remote shard's .db is fetched by the
+  // first field query (IndexOf), never to read rows: set once under index_mu.
+  std::unique_ptr<IndexReader> index;
+  RemoteFile* remote = nullptr;  // `file`, when the shard is named by URL
+  mutable std::mutex index_mu;
+  mutable bool index_fetched = false;
   uint64_t first_row = 0;
   // Per page: 0 not yet checked, 1 checksum good (or none), 2 mismatch.
   std::unique_ptr<std::atomic<uint8_t>[]> page_state;
@@ -48,6 +55,16 @@ struct Shard {
   // (readers/verified_pages.h); invalid with a custom file system.
   FileIdentity identity;
 };
+
+// Whether Open's dataset is named by URL (the path, or every listed file);
+// InvalidArgument for options that do not apply to one (io_mode mmap or
+// direct, a custom file_system) or a list mixing URLs and local files.
+Result<bool> CheckRemoteOptions(const std::string& path, const ReaderOptions& options);
+
+// ReadShardHeader, and for a remote file whose header bytes fail their
+// checks (checksum, lengths) the header fetched again, up to
+// `retries` more times: a wrong download is not a damaged file.
+Result<ShardHeader> ReadHeaderOf(const RandomAccessFile& file, bool verify, uint32_t retries);
 
 // A row part's bytes without their length prefix, which must agree with the
 // range walked.
@@ -80,6 +97,15 @@ struct ShardReader::Impl {
   uint64_t total_file_bytes = 0;
 
   std::vector<std::string> warnings;
+  // Remote datasets: the file system their shards and .db files are read through.
+  std::unique_ptr<RemoteFileSystem> remote_fs;
+
+  // The shard's index, fetched first for a remote shard; null when it has none.
+  Result<const IndexReader*> IndexOf(const Shard& s) const;
+  // Remote shards: fetches, several at once, the pieces the rows' wanted
+  // parts lie in (their groups' pages when not yet walked), up to half the
+  // memory the remote options allow. Failures are left to the reads.
+  void PrefetchRemote(const std::vector<uint64_t>& row_ids, bool want_raw, bool want_blob) const;
 
   const ShardHeader& first() const { return shards[0]->header; }
   // The shard holding global row `row_id` (< total_rows).

@@ -12,6 +12,7 @@
 #include "readers/header_io.h"
 #include "readers/page_walker.h"
 #include "readers/lock_dataset.h"
+#include "readers/remote_file.h"
 
 namespace mindrecord {
 
@@ -26,10 +27,19 @@ namespace {
 
 constexpr size_t kMaxProblemsPerShard = 20;
 
-void CheckIndex(const std::string& shard_path, const ShardHeader& h, const std::vector<RowLocator>& walked,
-                VerifyReport* rep) {
+// The shard's index: opened in place, or for a remote shard fetched whole.
+Result<std::unique_ptr<IndexReader>> OpenIndex(const std::string& shard_path, const ShardHeader& h,
+                                               const RemoteOptions* remote) {
   const std::string db = shard_path + kIndexSuffix;
-  auto index = IndexReader::Open(db, RecordedShardName(h), h.version == kVersion2);
+  if (!remote) return IndexReader::Open(db, RecordedShardName(h), h.version == kVersion2);
+  MR_ASSIGN_OR_RETURN(std::string image, ReadWholeRemote(db, *remote));
+  return IndexReader::OpenImage(db, image, RecordedShardName(h), h.version == kVersion2);
+}
+
+void CheckIndex(const std::string& shard_path, const ShardHeader& h, const std::vector<RowLocator>& walked,
+                const RemoteOptions* remote, VerifyReport* rep) {
+  const std::string db = shard_path + kIndexSuffix;
+  auto index = OpenIndex(shard_path, h, remote);
   if (!index.ok()) {
     rep->problems.push_back(index.status().message());
     return;
@@ -58,7 +68,7 @@ void CheckIndex(const std::string& shard_path, const ShardHeader& h, const std::
 }
 
 void DecodeAll(const RandomAccessFile& f, const ShardHeader& h, const std::vector<RowLocator>& walked,
-               VerifyReport* rep) {
+               const RemoteOptions* remote, VerifyReport* rep) {
   RowCodec codec(&h.schema, BaseVersion(h.version));
   auto decompressor = BlobDecompressor::FromHeader(h, f.path());
   if (!decompressor.ok()) {
@@ -69,7 +79,7 @@ void DecodeAll(const RandomAccessFile& f, const ShardHeader& h, const std::vecto
   // The index's values of each index field, by row id: checked against the
   // decoded rows below (a wrong value there makes MindPage return wrong rows).
   std::vector<std::pair<std::string, std::vector<std::optional<Value>>>> indexed;
-  auto index = IndexReader::Open(f.path() + kIndexSuffix, RecordedShardName(h), h.version == kVersion2);
+  auto index = OpenIndex(f.path(), h, remote);
   for (const std::string& field : h.index_fields) {
     if (!index.ok()) break;  // CheckIndex reported it
     auto groups = (*index)->GroupBy(field, h.schema, walked.size());
@@ -136,7 +146,17 @@ void DecodeAll(const RandomAccessFile& f, const ShardHeader& h, const std::vecto
 VerifyReport Verify(const std::string& path, const VerifyOptions& options) {
   VerifyReport rep;
   FileSystem* fs = FileSystem::Default();
-  auto lock = LockDatasetAt(path, DatasetLock::Mode::kShared, fs);
+  // A dataset named by URL is read over HTTP (no lock: object storage is
+  // read-only); its .db files are fetched whole.
+  std::unique_ptr<RemoteFileSystem> remote_fs;
+  const RemoteOptions* remote = nullptr;
+  if (IsRemotePath(path)) {
+    remote_fs = std::make_unique<RemoteFileSystem>(options.remote);
+    fs = remote_fs.get();
+    remote = &options.remote;
+  }
+  Result<std::unique_ptr<DatasetLock>> lock = std::unique_ptr<DatasetLock>();
+  if (!remote) lock = LockDatasetAt(path, DatasetLock::Mode::kShared, fs);
   if (!lock.ok()) {
     rep.problems.push_back(lock.status().message());
     return rep;
@@ -172,6 +192,7 @@ VerifyReport Verify(const std::string& path, const VerifyOptions& options) {
       rep.problems.push_back(h.status().message());
       continue;
     }
+    if (auto* rf = dynamic_cast<RemoteFile*>(file->get())) rf->SetLayout(*h, true);  // fetch by page
     if (h->extra.find(kHeaderChecksumKey) == h->extra.end()) rep.header_checksums = false;
     if (h->shard_id != i) {
       rep.problems.push_back(shard + ": header says shard_id " + std::to_string(h->shard_id) + ", expected " +
@@ -205,8 +226,8 @@ VerifyReport Verify(const std::string& path, const VerifyOptions& options) {
       rep.problems.push_back(walked.status().message());
       continue;
     }
-    CheckIndex(shard, *h, *walked, &rep);
-    if (options.deep) DecodeAll(**file, *h, *walked, &rep);
+    CheckIndex(shard, *h, *walked, remote, &rep);
+    if (options.deep) DecodeAll(**file, *h, *walked, remote, &rep);
   }
   return rep;
 }

@@ -8,12 +8,16 @@
 #include <nlohmann/json.hpp>
 
 #include "mindrecord/status.h"
+#include "readers/remote_options.h"
 
 namespace mindrecord {
 
 struct VerifyOptions {
   // Also decode every row against the schema.
   bool deep = false;
+  // A dataset named by URL: endpoint and page cache. Its .db files are
+  // fetched whole (verify checks them against the pages).
+  RemoteOptions remote;
 };
 
 struct VerifyReport {

@@ -68,9 +68,15 @@ void WriteMindRecord(const Corpus& c, const std::string& path) {
   auto w = Unwrap(ShardWriter::Create(path, RecordSchema(), wo), "create " + path);
   std::vector<Row> batch;
   for (size_t i = 0; i < c.size(); ++i) {
-    batch.push_back(Row{{"label", Value::Int(c.label[i])}, {"text", Value::Bytes(std::string(c.text(i)))}});
+    // Each record's text copied once into its row, then moved into the
+    // writer (WriteRows of an rvalue takes the bytes over), as MakeExample
+    // copies it once into the protobuf for TFRecord.
+    Row row;
+    row.Set("label", Value::Int(c.label[i]));
+    row.Set("text", Value::Bytes(std::string(c.text(i))));
+    batch.push_back(std::move(row));
     if (batch.size() == 1000 || i + 1 == c.size()) {
-      Check(w->WriteRows(batch), "write " + path);
+      Check(w->WriteRows(std::move(batch)), "write " + path);
       batch.clear();
     }
   }

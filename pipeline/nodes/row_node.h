@@ -36,6 +36,7 @@ struct Instr {
 };
 // A row's instructions: up to kInline of them (a leaf's read and a step or
 // two, the common case) without an allocation, more on the heap.
+// Thread safety: a value type.
 class RowProgram {
  public:
   void push_back(const Instr& in) {

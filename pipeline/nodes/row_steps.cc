@@ -203,8 +203,10 @@ Status ApplyOps(const std::vector<std::unique_ptr<TensorOp>>& ops, std::vector<T
     auto r = op.ApplyColumns(std::move(*args), *rng);
     if (!r.ok()) return r.status().WithContext(label + ", op " + op.name());
     if (no >= 0 && r->size() != static_cast<size_t>(no)) {
-      return Status::Internal(label + ": op " + op.name() + " gave " + std::to_string(r->size()) +
-                              " column(s), it declares " + std::to_string(no));
+      // A Python callable can return another count than the map names.
+      return Status::InvalidArgument(label + ": op " + op.name() + " gave " + std::to_string(r->size()) +
+                                     " column(s), it declares " + std::to_string(no) +
+                                     (k + 1 == ops.size() ? " (the map's output_columns)" : ""));
     }
     *args = std::move(r).value();
   }

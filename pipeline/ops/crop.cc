@@ -11,18 +11,6 @@ namespace mindrecord::ops {
 
 namespace {
 
-const char* kModeNames[] = {"constant", "edge", "reflect", "symmetric"};
-
-int CvBorder(PaddingMode m) {
-  switch (m) {
-    case PaddingMode::kConstant: return cv::BORDER_CONSTANT;
-    case PaddingMode::kEdge: return cv::BORDER_REPLICATE;
-    case PaddingMode::kReflect: return cv::BORDER_REFLECT_101;
-    case PaddingMode::kSymmetric: return cv::BORDER_REFLECT;
-  }
-  return cv::BORDER_CONSTANT;
-}
-
 void FillPixels(uint8_t* dst, size_t count, TensorType type, double fill) {
   if (fill == 0) {
     std::memset(dst, 0, count * TensorTypeSize(type));
@@ -80,28 +68,11 @@ Result<std::unique_ptr<TensorOp>> RandomCropOp::Make(const nlohmann::json& spec)
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"size", "padding", "pad_if_needed", "fill", "padding_mode"}));
   auto o = std::make_unique<RandomCropOp>();
   MR_ASSIGN_OR_RETURN(o->size_, GetSize(spec, op, "size", true));
-  MR_ASSIGN_OR_RETURN(std::vector<double> p, GetNumbers(spec, op, "padding", {0}));
-  for (double v : p)
-    if (v < 0 || v != static_cast<int>(v) || v > 65536)
-      return Status::InvalidArgument(op + ": parameter 'padding' must hold non-negative integers");
-  if (p.size() == 1) {
-    o->pad_ = {int(p[0]), int(p[0]), int(p[0]), int(p[0])};
-  } else if (p.size() == 2) {
-    o->pad_ = {int(p[0]), int(p[1]), int(p[0]), int(p[1])};
-  } else if (p.size() == 4) {
-    o->pad_ = {int(p[0]), int(p[1]), int(p[2]), int(p[3])};
-  } else {
-    return Status::InvalidArgument(op + ": parameter 'padding' must be an int or a list of 2 or 4 ints");
-  }
+  MR_ASSIGN_OR_RETURN(o->pad_, GetPadding(spec, op, "padding"));
   if (spec.contains("padding")) o->padding_spec_ = spec["padding"];
   MR_ASSIGN_OR_RETURN(o->pad_if_needed_, GetBool(spec, op, "pad_if_needed", false));
-  MR_ASSIGN_OR_RETURN(o->fill_, GetNumber(spec, op, "fill", 0));
-  MR_ASSIGN_OR_RETURN(std::string mode, GetString(spec, op, "padding_mode", "constant"));
-  bool found = false;
-  for (int i = 0; i < 4; ++i)
-    if (mode == kModeNames[i]) o->mode_ = static_cast<PaddingMode>(i), found = true;
-  if (!found)
-    return Status::InvalidArgument(op + ": parameter 'padding_mode' must be constant, edge, reflect or symmetric");
+  MR_ASSIGN_OR_RETURN(o->fill_, GetFillValue(spec, op, "fill", false));
+  MR_ASSIGN_OR_RETURN(o->mode_, GetPaddingMode(spec, op, "padding_mode"));
   return std::unique_ptr<TensorOp>(std::move(o));
 }
 
@@ -109,35 +80,25 @@ nlohmann::json RandomCropOp::ToJson() const {
   nlohmann::json j = {{"op", "RandomCrop"}, {"size", size_.ToJson()}};
   if (!padding_spec_.is_null()) j["padding"] = padding_spec_;
   j["pad_if_needed"] = pad_if_needed_;
-  j["fill"] = fill_;
-  j["padding_mode"] = kModeNames[static_cast<int>(mode_)];
+  j["fill"] = fill_.spec;
+  j["padding_mode"] = PaddingModeName(mode_);
   return j;
 }
 
 Result<Tensor> RandomCropOp::Apply(Tensor input, std::mt19937_64& rng) const {
   MR_ASSIGN_OR_RETURN(ImageDims d, CheckImage(input, "RandomCrop", true));
   const int th = static_cast<int>(size_.h), tw = static_cast<int>(size_.w);
-  int l = pad_[0], t = pad_[1], r = pad_[2], b = pad_[3];
+  Padding p = pad_;
   if (pad_if_needed_) {
-    const int pw = d.w + l + r, ph = d.h + t + b;
-    if (pw < tw) l += tw - pw, r += tw - pw;
-    if (ph < th) t += th - ph, b += th - ph;
+    const int pw = d.w + p.left + p.right, ph = d.h + p.top + p.bottom;
+    if (pw < tw) p.left += tw - pw, p.right += tw - pw;
+    if (ph < th) p.top += th - ph, p.bottom += th - ph;
   }
   Tensor img = input;
-  if (l || t || r || b) {
-    if (mode_ == PaddingMode::kReflect && (std::max(l, r) >= d.w || std::max(t, b) >= d.h))
-      return Status::InvalidArgument("RandomCrop: reflect padding must be smaller than the image");
-    ImageDims pd = d;
-    pd.h = d.h + t + b;
-    pd.w = d.w + l + r;
-    Tensor padded = MakeImage(input.type(), d, pd.h, pd.w);
-    padded.MutableData();
-    MR_RETURN_IF_ERROR(CatchCv("RandomCrop", [&] {
-      cv::Mat dst = AsMat(padded, pd);
-      cv::copyMakeBorder(AsMat(input, d), dst, t, b, l, r, CvBorder(mode_), cv::Scalar::all(fill_));
-    }));
-    img = std::move(padded);
-    d = pd;
+  if (p.any()) {
+    MR_ASSIGN_OR_RETURN(img, PadImage(input, d, p, mode_, fill_, "RandomCrop"));
+    d.h += p.top + p.bottom;
+    d.w += p.left + p.right;
   }
   if (d.h < th || d.w < tw)
     return Status::InvalidArgument("RandomCrop: crop " + std::to_string(th) + "x" + std::to_string(tw) +

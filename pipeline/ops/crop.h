@@ -5,6 +5,7 @@
 
 #include "pipeline/ops/op.h"
 #include "pipeline/ops/op_util.h"
+#include "pipeline/ops/pad.h"
 
 namespace mindrecord::ops {
 
@@ -27,13 +28,11 @@ class CenterCropOp : public TensorOp {
   Size2 size_;
 };
 
-enum class PaddingMode : uint8_t { kConstant, kEdge, kReflect, kSymmetric };
-
 // {"op":"RandomCrop","size":[h,w] | s,"padding":p | [lr,tb] | [l,t,r,b],
-//  "pad_if_needed":false,"fill":0,"padding_mode":"constant"} (torchvision
-// semantics; modes constant, edge, reflect, symmetric). After padding, the
-// window offset is uniform over all positions; an image still smaller than
-// the crop is an InvalidArgument. Draws two integers from rng.
+//  "pad_if_needed":false,"fill":0 | [r,g,b],"padding_mode":"constant"}
+// (torchvision semantics; modes constant, edge, reflect, symmetric). After
+// padding, the window offset is uniform over all positions; an image still
+// smaller than the crop is an InvalidArgument. Draws two integers from rng.
 // Thread safety: immutable; Apply is safe from many threads.
 class RandomCropOp : public TensorOp {
  public:
@@ -45,10 +44,10 @@ class RandomCropOp : public TensorOp {
 
  private:
   Size2 size_;
-  std::array<int, 4> pad_{0, 0, 0, 0};  // left, top, right, bottom
-  nlohmann::json padding_spec_;         // as given, for ToJson
+  Padding pad_;
+  nlohmann::json padding_spec_;  // as given, for ToJson
   bool pad_if_needed_ = false;
-  double fill_ = 0;
+  FillValue fill_;
   PaddingMode mode_ = PaddingMode::kConstant;
 };
 

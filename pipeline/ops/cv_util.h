@@ -5,10 +5,13 @@
 #include <opencv2/core.hpp>
 
 #include "pipeline/ops/op_util.h"
+#include "pipeline/ops/pad.h"
 
 namespace mindrecord::ops {
 
 int ToCvInterpolation(Interpolation i);
+// cv::BorderTypes of a padding mode (pad.h).
+int ToCvBorder(PaddingMode m);
 
 // OpenCV header over the tensor's bytes (no copy). uint8 or float32 only.
 cv::Mat AsMat(const Tensor& t, const ImageDims& d);

@@ -104,7 +104,8 @@ Result<Tensor> DecodeResizeOp::Apply(Tensor input, std::mt19937_64& /*rng*/) con
 }
 
 Result<std::unique_ptr<TensorOp>> DecodeRandomResizedCropOp::Make(const nlohmann::json& spec) {
-  const std::string op = "DecodeRandomResizedCrop";
+  // Also MindSpore's RandomCropDecodeResize: errors name the op as the spec does.
+  const std::string op = spec.value("op", std::string("DecodeRandomResizedCrop"));
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"size", "scale", "ratio", "interpolation", "attempts", "all_factors"}));
   MR_ASSIGN_OR_RETURN(RandomResizedCropParams p, RandomResizedCropParams::FromJson(spec, op));
   MR_ASSIGN_OR_RETURN(bool all, GetBool(spec, op, "all_factors", false));

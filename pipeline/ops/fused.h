@@ -34,7 +34,9 @@ class DecodeResizeOp : public TensorOp {
 // from the header's dimensions with exactly the same rng draws as the unfused
 // pair (same window for the same seed), then the JPEG is decoded at the
 // smallest scale that keeps the window >= the output size, and the scaled
-// window is resized. Thread safety: immutable; Apply is safe from many threads.
+// window is resized. {"op":"RandomCropDecodeResize", same parameters} (MindSpore's
+// name) builds the same op. Only the window's rows and columns of a JPEG are
+// decoded. Thread safety: immutable; Apply is safe from many threads.
 class DecodeRandomResizedCropOp : public TensorOp {
  public:
   static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);

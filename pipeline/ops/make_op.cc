@@ -1,15 +1,26 @@
 // MakeOp: the registry from JSON spec names to op constructors.
 #include <string>
 
+#include "pipeline/ops/auto_augment.h"
+#include "pipeline/ops/batch_mix.h"
+#include "pipeline/ops/bbox.h"
+#include "pipeline/ops/bbox_crop.h"
+#include "pipeline/ops/color_adjust.h"
+#include "pipeline/ops/compose.h"
+#include "pipeline/ops/convert_color.h"
 #include "pipeline/ops/crop.h"
 #include "pipeline/ops/decode.h"
+#include "pipeline/ops/erase.h"
 #include "pipeline/ops/flip.h"
 #include "pipeline/ops/fused.h"
 #include "pipeline/ops/layout.h"
 #include "pipeline/ops/normalize.h"
+#include "pipeline/ops/one_hot.h"
+#include "pipeline/ops/pad.h"
 #include "pipeline/ops/op.h"
 #include "pipeline/ops/random_resized_crop.h"
 #include "pipeline/ops/resize.h"
+#include "pipeline/ops/warp.h"
 
 namespace mindrecord {
 
@@ -28,13 +39,39 @@ constexpr Entry kOps[] = {
     {"CenterCrop", &ops::CenterCropOp::Make},
     {"RandomCrop", &ops::RandomCropOp::Make},
     {"RandomResizedCrop", &ops::RandomResizedCropOp::Make},
-    {"RandomHorizontalFlip", &ops::RandomHorizontalFlipOp::Make},
+    {"RandomHorizontalFlip", &ops::RandomFlipOp::MakeHorizontal},
+    {"RandomVerticalFlip", &ops::RandomFlipOp::MakeVertical},
     {"Normalize", &ops::NormalizeOp::Make},
     {"HWC2CHW", &ops::HWC2CHWOp::Make},
     {"TypeCast", &ops::TypeCastOp::Make},
     {"DecodeResize", &ops::DecodeResizeOp::Make},
     {"DecodeRandomResizedCrop", &ops::DecodeRandomResizedCropOp::Make},
     {"NormalizeHWC2CHW", &ops::NormalizeOp::MakeHWC2CHW},
+    // MindSpore's name for the fused decode + random resized crop.
+    {"RandomCropDecodeResize", &ops::DecodeRandomResizedCropOp::Make},
+    {"Pad", &ops::PadOp::Make},
+    {"RandomRotation", &ops::RandomRotationOp::Make},
+    {"Rescale", &ops::RescaleOp::Make},
+    {"RandomColorAdjust", &ops::RandomColorAdjustOp::Make},
+    {"ConvertColor", &ops::ConvertColorOp::Make},
+    {"Grayscale", &ops::GrayscaleOp::Make},
+    {"CutOut", &ops::CutOutOp::Make},
+    {"RandomErasing", &ops::RandomErasingOp::Make},
+    {"RandomSelectSubpolicy", &ops::RandomSelectSubpolicyOp::Make},
+    {"AutoAugment", &ops::AutoAugmentOp::Make},
+    {"RandAugment", &ops::RandAugmentOp::Make},
+    {"MixUpBatch", &ops::MixUpBatchOp::Make},
+    {"CutMixBatch", &ops::CutMixBatchOp::Make},
+    {"RandomHorizontalFlipWithBBox", &ops::RandomFlipWithBBoxOp::MakeHorizontal},
+    {"RandomVerticalFlipWithBBox", &ops::RandomFlipWithBBoxOp::MakeVertical},
+    {"RandomCropWithBBox", &ops::RandomCropWithBBoxOp::Make},
+    {"ResizeWithBBox", &ops::ResizeWithBBoxOp::Make},
+    {"BoundingBoxAugment", &ops::BoundingBoxAugmentOp::Make},
+    {"Compose", &ops::ComposeOp::Make},
+    {"RandomApply", &ops::RandomApplyOp::Make},
+    {"RandomChoice", &ops::RandomChoiceOp::Make},
+    {"RandomOrder", &ops::RandomOrderOp::Make},
+    {"OneHot", &ops::OneHotOp::Make},
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "pipeline/ops/normalize.h"
 
+#include "pipeline/ops/layout.h"
+
 namespace mindrecord::ops {
 
 namespace {
@@ -93,6 +95,25 @@ Result<Tensor> NormalizeOp::Run(const Tensor& input, const OutputSlot* slot) con
   else if (u8) NormalizeLoop(input.data_as<uint8_t>(), dst, pixels, d.c, mean, inv);
   else NormalizeLoop(input.data_as<float>(), dst, pixels, d.c, mean, inv);
   return out;
+}
+
+Result<std::unique_ptr<TensorOp>> RescaleOp::Make(const nlohmann::json& spec) {
+  const std::string op = "Rescale";
+  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"rescale", "shift"}));
+  if (!spec.contains("rescale") || !spec.contains("shift"))
+    return Status::InvalidArgument(op + ": parameters 'rescale' and 'shift' are required");
+  MR_ASSIGN_OR_RETURN(double rescale, GetNumber(spec, op, "rescale", 1.0));
+  MR_ASSIGN_OR_RETURN(double shift, GetNumber(spec, op, "shift", 0.0));
+  return std::unique_ptr<TensorOp>(new RescaleOp(rescale, shift));
+}
+
+Result<Tensor> RescaleOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
+  MR_ASSIGN_OR_RETURN(Tensor f, CastTensor(input, TensorType::kFloat32, "Rescale"));
+  input = Tensor();  // a float32 input is then f's alone: rescaled in place, no copy
+  float* p = f.mutable_data_as<float>();
+  const float r = static_cast<float>(rescale_), s = static_cast<float>(shift_);
+  for (int64_t i = 0, n = f.num_elements(); i < n; ++i) p[i] = p[i] * r + s;
+  return f;
 }
 
 }  // namespace mindrecord::ops

@@ -1,4 +1,4 @@
-// Normalize: per-channel (x - mean) / std, output float32.
+// Normalize: per-channel (x - mean) / std, and Rescale: x * r + s; output float32.
 #pragma once
 
 #include <vector>
@@ -34,6 +34,22 @@ class NormalizeOp : public TensorOp {
   std::vector<double> mean_;
   std::vector<double> std_;
   bool chw_;  // output planar [C, H, W]
+};
+
+// {"op":"Rescale","rescale":r,"shift":s}: MindSpore's vision.Rescale, any
+// numeric tensor -> float32 x * r + s (e.g. r = 1/255, s = 0 for [0, 1]).
+// Thread safety: immutable; Apply is safe from many threads.
+class RescaleOp : public TensorOp {
+ public:
+  static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
+  RescaleOp(double rescale, double shift) : rescale_(rescale), shift_(shift) {}
+  std::string name() const override { return "Rescale"; }
+  nlohmann::json ToJson() const override { return {{"op", "Rescale"}, {"rescale", rescale_}, {"shift", shift_}}; }
+  Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
+
+ private:
+  double rescale_;
+  double shift_;
 };
 
 }  // namespace mindrecord::ops

@@ -78,6 +78,12 @@ Result<double> GetNumber(const nlohmann::json& spec, const std::string& op, cons
   return x;
 }
 
+Result<double> GetProbability(const nlohmann::json& spec, const std::string& op, const char* key, double def) {
+  MR_ASSIGN_OR_RETURN(double p, GetNumber(spec, op, key, def));
+  if (p < 0 || p > 1) return Bad(op, key, "must be in [0, 1]");
+  return p;
+}
+
 Result<bool> GetBool(const nlohmann::json& spec, const std::string& op, const char* key, bool def) {
   if (!spec.contains(key)) return def;
   const auto& v = spec[key];
@@ -161,6 +167,35 @@ int64_t RandInt(std::mt19937_64& rng, int64_t lo, int64_t hi) {
     x = rng();
   } while (x >= limit);
   return lo + static_cast<int64_t>(x % range);
+}
+
+double RandNormal(std::mt19937_64& rng) {
+  const double u1 = 1.0 - RandUniform(rng, 0.0, 1.0);  // (0, 1]: log is finite
+  const double u2 = RandUniform(rng, 0.0, 1.0);
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+}
+
+double RandGamma(std::mt19937_64& rng, double alpha) {
+  if (alpha < 1) {
+    const double u = 1.0 - RandUniform(rng, 0.0, 1.0);
+    return RandGamma(rng, alpha + 1) * std::pow(u, 1.0 / alpha);
+  }
+  const double d = alpha - 1.0 / 3, c = 1.0 / std::sqrt(9 * d);
+  for (;;) {
+    double x, v;
+    do {
+      x = RandNormal(rng);
+      v = 1 + c * x;
+    } while (v <= 0);
+    v = v * v * v;
+    const double u = 1.0 - RandUniform(rng, 0.0, 1.0);
+    if (u < 1 - 0.0331 * x * x * x * x || std::log(u) < 0.5 * x * x + d * (1 - v + std::log(v))) return d * v;
+  }
+}
+
+double RandBeta(std::mt19937_64& rng, double a, double b) {
+  const double x = RandGamma(rng, a), y = RandGamma(rng, b);
+  return x + y > 0 ? x / (x + y) : 0.5;
 }
 
 }  // namespace mindrecord::ops

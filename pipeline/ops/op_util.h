@@ -32,6 +32,9 @@ struct Size2 {
 Result<Size2> GetSize(const nlohmann::json& spec, const std::string& op, const char* key, bool required);
 // A number; `def` when absent.
 Result<double> GetNumber(const nlohmann::json& spec, const std::string& op, const char* key, double def);
+// A probability in [0, 1]; `def` when absent.
+Result<double> GetProbability(const nlohmann::json& spec, const std::string& op, const char* key = "p",
+                              double def = 0.5);
 Result<bool> GetBool(const nlohmann::json& spec, const std::string& op, const char* key, bool def);
 Result<std::string> GetString(const nlohmann::json& spec, const std::string& op, const char* key,
                               const std::string& def);
@@ -56,5 +59,11 @@ Tensor MakeImage(TensorType type, const ImageDims& d, int h, int w);
 // Portable draws (same numbers on every platform and standard library).
 double RandUniform(std::mt19937_64& rng, double lo, double hi);  // [lo, hi)
 int64_t RandInt(std::mt19937_64& rng, int64_t lo, int64_t hi);   // [lo, hi], inclusive
+double RandNormal(std::mt19937_64& rng);                          // N(0, 1), Box-Muller (2 draws)
+// Gamma(alpha, 1), alpha > 0 (Marsaglia-Tsang; alpha < 1 via the boost
+// Gamma(alpha + 1) * U^(1 / alpha)), and Beta(a, b) = X / (X + Y) with
+// X ~ Gamma(a), Y ~ Gamma(b). The number of draws varies (rejection).
+double RandGamma(std::mt19937_64& rng, double alpha);
+double RandBeta(std::mt19937_64& rng, double a, double b);
 
 }  // namespace mindrecord::ops

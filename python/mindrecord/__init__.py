@@ -32,6 +32,7 @@ from mindrecord.samplers import (DistributedSampler, PKSampler, RandomSampler, S
 from mindrecord.iterators import Tensor
 from mindrecord.config import set_dec_mode, set_enc_key, set_enc_mode, set_hash_mode
 from mindrecord import vision
+from mindrecord import transforms
 
 # MindSpore's MSRStatus values (shardutils.SUCCESS / FAILED).
 SUCCESS = 0
@@ -41,7 +42,7 @@ __all__ = [
     "FileWriter", "FileReader", "MindPage", "MnistToMR", "Cifar10ToMR",
     "Cifar100ToMR", "ImageNetToMR", "CsvToMR", "TFRecordToMR", "VOCToMR", "CocoToMR", "COCOToMR",
     "ImageFolderToMR", "convert", "MindDataset", "Shuffle", "SequentialSampler", "RandomSampler",
-    "DistributedSampler", "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "Tensor", "vision",
+    "DistributedSampler", "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "Tensor", "vision", "transforms",
     "set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "recover", "SUCCESS", "FAILED", "__version__",
     "BatchInfo", "DSCallback", "mix", "config",
 ] + list(_exception_names)

@@ -20,6 +20,7 @@ import os
 from mindrecord import _core
 from mindrecord._checks import check_file_names
 from mindrecord import config as _config
+from mindrecord._remote import is_remote, remote_dict, remote_json, source_path
 from mindrecord import dataset_ops as _ops
 from mindrecord import dataset_tree as _tree
 from mindrecord.callback import DSCallback, callback_list
@@ -137,6 +138,13 @@ class MindDataset:
     ValueError for other values. The iterator's stats() report what each
     shard uses.
 
+    Datasets named by URL (`https://...`, `http://...`, `s3://BUCKET/KEY`; the
+    siblings are found beside the URL) are read by ranges through a local page
+    cache; `remote`: a dict of the plan's "remote" keys, e.g. {"endpoint":
+    "http://127.0.0.1:9000", "cache_dir": "/scratch/mr", "cache_bytes": 8 << 30}
+    (python/README.md, readers/README.md "Remote datasets"). io_mode "auto"
+    or "pread" only.
+
     Values are MindSpore's (see mindrecord.iterators): numeric columns as
     numpy arrays (0-d for a scalar field) that share the C++ batch buffer,
     bytes as uint8 arrays, strings as numpy str arrays; columns whose rows
@@ -153,8 +161,10 @@ class MindDataset:
                  num_shards: int | None = None, shard_id: int | None = None, sampler: "_Sampler | None" = None,
                  padded_sample: dict[str, object] | None = None, num_padded: int | None = None,
                  num_samples: int | None = None, cache: object = None, *, seed: int | None = None,
-                 io_mode: str = "auto", direct_fallback: bool = False, auto_direct_above: int | None = None) -> None:
+                 io_mode: str = "auto", direct_fallback: bool = False, auto_direct_above: int | None = None,
+                 remote: dict[str, object] | None = None) -> None:
         _io_mode(io_mode)
+        remote = remote_dict(remote)
         io_keys = _io_plan_keys(direct_fallback, auto_direct_above)
         if cache is not None:
             raise NotImplementedError("MindDataset(cache=...) is not supported by mindrecord (no dataset cache "
@@ -163,6 +173,9 @@ class MindDataset:
         if not isinstance(dataset_files, str) and not listed:
             raise ValueError("dataset_files must be a str or a non-empty list of str, got %r" % (dataset_files,))
         source = check_file_names(dataset_files)
+        if io_mode in ("mmap", "direct") and any(is_remote(p) for p in source):
+            raise ValueError("%s: io_mode %s does not apply to a remote dataset (it is read by ranges over HTTP); "
+                             "use auto or pread" % (source[0], io_mode))
         if columns_list is not None and (not isinstance(columns_list, (list, tuple)) or not columns_list or
                                          not all(isinstance(c, str) for c in columns_list)):
             raise ValueError("columns_list must be a non-empty list of str or None")
@@ -198,7 +211,7 @@ class MindDataset:
         if not isinstance(seed, int) or seed < 0:
             raise ValueError("seed must be an int >= 0")
         self._plan: dict[str, Any] = {
-            "source": [os.path.abspath(p) for p in source],
+            "source": [source_path(p) for p in source],
             "columns": list(columns_list or []),
             "sampler": {"type": "sequential"},
             "ops": {},
@@ -211,6 +224,8 @@ class MindDataset:
         if listed:
             self._plan["source_list"] = True
         self._plan.update(io_keys)
+        if remote is not None:
+            self._plan["remote"] = remote
         self._batched = False
         self._repeat_after = 1   # pipeline epochs per epoch handed out (repeat after batch); 0: endless
         self._repeat_count = 1   # get_repeat_count()
@@ -223,7 +238,7 @@ class MindDataset:
         # Open now so that bad paths and columns fail here, not at iteration.
         reader = _core.Reader(self._plan["source"][0], self._plan["columns"],
                               "direct" if io_mode == "direct" and not direct_fallback else "pread",
-                              self._plan["source"] if listed else [])
+                              self._plan["source"] if listed else [], False, remote_json(remote))
         warn_reader(reader)
         padded = self._padded_spec(reader, columns_list, padded_sample, num_padded, num_shards)
         if padded is not None:
@@ -453,7 +468,8 @@ class MindDataset:
             return list(_tree.plan_info(self)["columns"])
         if self._plan["columns"]:
             return list(self._plan["columns"])
-        return sorted(json.loads(_core.Reader(self._plan["source"][0], [], "pread").schema_json))
+        return sorted(json.loads(_core.Reader(self._plan["source"][0], [], "pread", [], False,
+                                              remote_json(self._plan.get("remote"))).schema_json))
 
     def plan(self) -> str:
         """The C++ pipeline plan (JSON text) of the next iteration."""

@@ -128,7 +128,8 @@ def filter(self: "MindDataset", predicate, input_columns=None, num_parallel_work
         raise TypeError("predicate must be callable, got %r" % (predicate,))
     require_unbatched(self, "filter()")
     cols = column_list("input_columns", input_columns, required=False)
-    out = add_node(self, "filter", predicate=to_specs([predicate])[0], input_columns=cols)
+    spec = callable_counts(to_specs([predicate]), len(cols) or len(self.get_col_names()), 1)[0]
+    out = add_node(self, "filter", predicate=spec, input_columns=cols)
     _workers(out, num_parallel_workers)
     return out
 
@@ -263,10 +264,27 @@ def _workers(ds, num_parallel_workers):
 # ---- map and batch over the tree -------------------------------------------------
 
 
+def callable_counts(specs, inputs, outputs):
+    """Says how many columns the Python callables of an op list take and
+    give where it is not one: the first op takes `inputs`, the last gives
+    `outputs`, the ones between take and give what they get and return (-1).
+    Callables of a one-column map stay one column in and out."""
+    for k, spec in enumerate(specs):
+        if spec.get("op") != "PyFunc":
+            continue
+        n_in = inputs if k == 0 else -1
+        n_out = outputs if k == len(specs) - 1 else -1
+        if (n_in, n_out) != (1, 1):
+            spec["num_inputs"], spec["num_outputs"] = n_in, n_out
+    return specs
+
+
 def map_node(ds, specs, input_columns, output_columns):
     """`ds` with a map node: the ops take `input_columns` (all columns when
     empty) and give `output_columns` (the input names when empty); column
     order as MindSpore's map (see pipeline/nodes/row_steps.h)."""
+    inputs = len(input_columns) or len(ds.get_col_names())
+    callable_counts(specs, inputs, len(output_columns) or inputs)
     return add_node(ds, "map", operations=specs, input_columns=input_columns, output_columns=output_columns)
 
 

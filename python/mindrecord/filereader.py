@@ -8,6 +8,7 @@ import warnings
 
 from mindrecord import _core
 from mindrecord._checks import check_file_names, check_num_consumer
+from mindrecord._remote import remote_json
 from mindrecord.exceptions import ParamTypeError, StateError
 
 
@@ -18,13 +19,15 @@ def warn_reader(reader, stacklevel=3):
         warnings.warn(message, RuntimeWarning, stacklevel=stacklevel)
 
 
-def _open_reader(file_name, columns, mapped=False):
+def _open_reader(file_name, columns, mapped=False, remote=None):
     """A _core.Reader: one path and its siblings, or exactly the listed
     files (MindSpore's file lists). `mapped`: read through a mapping (for
-    zero-copy rows) when the dataset fits in memory."""
+    zero-copy rows) when the dataset fits in memory. `remote`: the remote=
+    keyword (datasets named by URL)."""
     paths = check_file_names(file_name)
     listed = isinstance(file_name, (list, tuple))
-    reader = _core.Reader(paths[0], list(columns or []), "auto", paths if listed else [], mapped)
+    reader = _core.Reader(paths[0], list(columns or []), "auto", paths if listed else [], mapped,
+                          remote_json(remote))
     warn_reader(reader, 4)
     return reader
 
@@ -71,7 +74,8 @@ class FileReader:
     READ_AHEAD_BYTES = 64 << 20
 
     def __init__(self, file_name: str | list[str], num_consumer: int = 4, columns: list[str] | None = None,
-                 operator: object = None, read_ahead_bytes: int = READ_AHEAD_BYTES, do_copy: bool = True) -> None:
+                 operator: object = None, read_ahead_bytes: int = READ_AHEAD_BYTES, do_copy: bool = True, *,
+                 remote: dict[str, object] | None = None) -> None:
         if operator is not None:
             raise NotImplementedError("FileReader(operator=...) is not supported by mindrecord (MindSpore's "
                                       "reserved argument, without effect there); only None")
@@ -88,7 +92,7 @@ class FileReader:
             raise ParamTypeError("columns item", "str")
         # Views need the mapping; copies read faster with pread(2) from a
         # fresh reader (a new mapping faults its pages in again).
-        self._reader = _open_reader(file_name, columns, mapped=self._zero_copy)
+        self._reader = _open_reader(file_name, columns, mapped=self._zero_copy, remote=remote)
         self._threads = num_consumer
         self._columns = list(columns) if columns else None
         self._chunk: list = []  # the chunk get_next() hands out now; close() empties it

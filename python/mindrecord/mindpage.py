@@ -35,10 +35,11 @@ class MindPage:
     setting category_field while another thread queries is not safe.
     """
 
-    def __init__(self, file_name: str | list[str], num_consumer: int = 4) -> None:
+    def __init__(self, file_name: str | list[str], num_consumer: int = 4, *,
+                 remote: dict[str, object] | None = None) -> None:
         # num_consumer is checked as MindSpore does; pages are small reads, made by one thread.
         check_num_consumer(num_consumer)
-        self._reader = _open_reader(file_name, None)
+        self._reader = _open_reader(file_name, None, remote=remote)
         self._candidates = list(self._reader.index_fields)
         self._category_field: str | None = None
         self._categories: list[tuple[str, list[int]]] | None = None  # [(name, [row ids])]

@@ -45,6 +45,7 @@ from mindrecord._torch_resume import (EPOCH, GEN, START_EPOCH, START_POS, BY_LOA
                                       StartCells, StatefulDataLoader, worker_split)
 from mindrecord.dataset import MindDataset, _io_mode, _io_plan_keys, _shuffle_mode
 from mindrecord.dataset_tree import tree_of
+from mindrecord._remote import remote_dict, remote_json, source_path
 from mindrecord.filereader import warn_reader
 from mindrecord.vision import TypeCast, to_specs
 
@@ -380,7 +381,8 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
 
     `io_mode`: "auto" (default), "pread", "mmap" or "direct";
     `direct_fallback`, `auto_direct_above`: as in MindDataset; ValueError for
-    other values.
+    other values. `remote`: as in MindDataset (datasets named by URL); the
+    DataLoader workers of one machine share its page cache.
 
     set_epoch also reaches persistent DataLoader workers
     (persistent_workers=True, which saves starting the workers and opening
@@ -415,8 +417,10 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
                  batch_size: int | None = None, drop_last: bool = False, num_threads: int | None = None,
                  rank: int | None = None, world_size: int | None = None, io_mode: str = "auto",
                  direct_fallback: bool = False, auto_direct_above: int | None = None,
-                 pad_ranks: bool = False, int32_as_int64: bool | None = None) -> None:
+                 pad_ranks: bool = False, int32_as_int64: bool | None = None,
+                 remote: dict[str, object] | None = None) -> None:
         super().__init__()
+        self._remote = remote_dict(remote)
         self._io_mode = _io_mode(io_mode)
         self._io_keys = _io_plan_keys(direct_fallback, auto_direct_above)
         self._columns = list(columns or [])
@@ -429,7 +433,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
             seed = dataset_files._plan["seed"] if seed is None else seed
         else:
             files = [dataset_files] if isinstance(dataset_files, str) else list(dataset_files)
-            self._source = [os.path.abspath(f) for f in files]
+            self._source = [source_path(f) for f in files]
         shuffle = True if shuffle is None else shuffle
         int32_as_int64 = True if int32_as_int64 is None else int32_as_int64
         seed = 0 if seed is None else seed
@@ -452,7 +456,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         self._progress = None        # the last iteration in this process (Progress)
         self._worker_iters_seen = 0  # worker iterations begun when _progress was set
         if self._tree is None:
-            reader = _core.Reader(self._source[0], [], "pread")
+            reader = _core.Reader(self._source[0], [], "pread", [], False, remote_json(self._remote))
             warn_reader(reader)
             self._total = reader.num_rows
         if int32_as_int64 and self._tree is None:
@@ -488,7 +492,12 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
                              **self._io_keys)
         if self._io_mode == "auto":
             self._io_mode = ds._plan.get("io_mode", "auto")
-        info = _core.plan_info(json.dumps({"tree": tree, "seed": ds._plan["seed"]}))
+        if self._remote is None and "remote" in ds._plan:
+            self._remote = ds._plan["remote"]
+        probe = {"tree": tree, "seed": ds._plan["seed"]}
+        if self._remote is not None:
+            probe["remote"] = self._remote
+        info = _core.plan_info(json.dumps(probe))
         self._total = info["rows"]
         self._drops = info["drops_rows"] or info["counted"]
 
@@ -558,6 +567,8 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
             plan.update({"source": self._source, "columns": self._columns,
                          "sampler": dict(split, type="distributed", shuffle=self._shuffle),
                          "ops": self._ops, "batch": batch})
+        if self._remote is not None:
+            plan["remote"] = self._remote
         return dict(plan, **self._io_keys)
 
     def __getitem__(self, index: int) -> dict:

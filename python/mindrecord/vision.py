@@ -1,13 +1,15 @@
-"""Image ops for MindDataset.map / mindrecord.torch: thin descriptions of the
-C++ pipeline ops (pipeline/ops). Each op is a value object; `spec()` is the
-JSON op spec the C++ pipeline builds the op from. Ops run in C++ worker
-threads, on uint8 HWC images after Decode.
+"""Image ops for MindDataset.map / mindrecord.torch (MindSpore's
+mindspore.dataset.vision): thin descriptions of the C++ pipeline ops
+(pipeline/ops). Each op is a value object; `spec()` is the JSON op spec the
+C++ pipeline builds the op from. Ops run in C++ worker threads, on uint8 HWC
+images after Decode; each is also callable on numpy arrays (`op(image)`,
+`op(image, bboxes)`). Names, parameters, defaults and checks follow
+MindSpore 2.x; see python/README.md for the list and the differences.
 
 Thread safety: op objects are immutable values.
 """
-import json
-
-from mindrecord import _core
+from mindrecord._ops_base import TensorOperation, to_specs  # noqa: F401  (to_specs: used by dataset, torch)
+from mindrecord._vision_enums import AutoAugmentPolicy, Border, ConvertMode, ImageBatchFormat, Inter, interp as _interp
 
 
 def _size(size, name="size"):
@@ -24,60 +26,6 @@ def _pair(value, name):
     if not isinstance(value, (list, tuple)) or len(value) != 2:
         raise ValueError("%s must be a (min, max) pair, got %r" % (name, value))
     return [float(value[0]), float(value[1])]
-
-
-_INTERPOLATIONS = ("nearest", "bilinear", "bicubic", "area")
-
-
-def _interp(interpolation):
-    name = getattr(interpolation, "name", interpolation)
-    name = str(name).lower()
-    if name == "linear":
-        name = "bilinear"
-    if name == "cubic":
-        name = "bicubic"
-    if name not in _INTERPOLATIONS:
-        raise ValueError("interpolation must be one of %s, got %r" % (", ".join(_INTERPOLATIONS), interpolation))
-    return name
-
-
-class Inter:
-    """Interpolation names (MindSpore's vision.Inter)."""
-    NEAREST = "nearest"
-    LINEAR = "bilinear"
-    BILINEAR = "bilinear"
-    CUBIC = "bicubic"
-    BICUBIC = "bicubic"
-    AREA = "area"
-
-
-class TensorOperation:
-    """Base of the ops: a name and its JSON parameters."""
-
-    def __init__(self, name, **params):
-        self._spec = dict(params)
-        self._spec["op"] = name
-
-    def spec(self) -> dict[str, object]:
-        return dict(self._spec)
-
-    def __repr__(self):
-        args = ", ".join("%s=%r" % kv for kv in sorted(self._spec.items()) if kv[0] != "op")
-        return "%s(%s)" % (self._spec["op"], args)
-
-    def __eq__(self, other):
-        return isinstance(other, TensorOperation) and self._spec == other._spec
-
-    def __hash__(self):
-        return hash(repr(self))
-
-    def __call__(self, value: object, seed: int | None = None) -> object:
-        """Applies the op to one value by hand, as a map op would to a
-        column's value (bytes for Decode, a uint8 HWC numpy array for image
-        ops): the result is a numpy array. Random ops draw from `seed`
-        (default: a fresh random seed). For looking at what an op does and
-        composing it with other transforms; pipelines are the fast path."""
-        return _core.apply_op(json.dumps(self._spec), value, seed)
 
 
 class Decode(TensorOperation):
@@ -159,21 +107,21 @@ class TypeCast(TensorOperation):
         super().__init__("TypeCast", type=name)
 
 
-def to_specs(operations):
-    """A list of op JSON specs from one op or callable, or a list of them.
-    Python callables become {"op": "PyFunc", "name": ..., "_ref": id}."""
-    if isinstance(operations, TensorOperation) or callable(operations):
-        operations = [operations]
-    if not isinstance(operations, (list, tuple)) or not operations:
-        raise TypeError("operations must be an op from mindrecord.vision, a Python callable, or a non-empty "
-                        "list of them")
-    out = []
-    for op in operations:
-        if isinstance(op, TensorOperation):
-            out.append(op.spec())
-        elif callable(op):
-            name = getattr(op, "__qualname__", None) or type(op).__qualname__
-            out.append({"op": "PyFunc", "name": str(name), "_ref": _core.register_callable(op)})
-        else:
-            raise TypeError("%r is neither a mindrecord.vision op nor a Python callable" % (op,))
-    return out
+# The ops beyond the basic ones live in their own modules; all are vision.X.
+from mindrecord._vision_color import ConvertColor, Grayscale, RandomColorAdjust, Rescale  # noqa: E402
+from mindrecord._vision_geometry import (CutOut, Pad, RandomCropDecodeResize, RandomErasing,  # noqa: E402
+                                         RandomRotation, RandomVerticalFlip)
+from mindrecord._vision_policy import (AutoAugment, CutMixBatch, MixUpBatch, RandAugment,  # noqa: E402
+                                       RandomSelectSubpolicy)
+from mindrecord._vision_bbox import (BoundingBoxAugment, RandomCropWithBBox, RandomHorizontalFlipWithBBox,  # noqa: E402
+                                     RandomVerticalFlipWithBBox, ResizeWithBBox)
+
+__all__ = [
+    "Inter", "Border", "ConvertMode", "AutoAugmentPolicy", "ImageBatchFormat",
+    "Decode", "Resize", "CenterCrop", "RandomCrop", "RandomResizedCrop", "RandomHorizontalFlip", "Normalize",
+    "HWC2CHW", "TypeCast", "Rescale", "RandomColorAdjust", "ConvertColor", "Grayscale", "Pad",
+    "RandomVerticalFlip", "RandomRotation", "RandomCropDecodeResize", "CutOut", "RandomErasing",
+    "RandomSelectSubpolicy", "AutoAugment", "RandAugment", "MixUpBatch", "CutMixBatch",
+    "RandomHorizontalFlipWithBBox", "RandomVerticalFlipWithBBox", "RandomCropWithBBox", "ResizeWithBBox",
+    "BoundingBoxAugment",
+]

@@ -66,7 +66,7 @@ def test_multi_column_map_follows_mindspores_column_order(files):
     assert m.get_col_names() == ["x2", "i2"] and rows(m, "i2") == list(range(20))
     # A count the callable does not return is an error naming it and the row.
     bad = ds.map(lambda i, l: (i, l, i), input_columns=["id", "label"], output_columns=["a", "b"])
-    with pytest.raises(RuntimeError, match="the last op gave 3 column.*output_columns names 2"):
+    with pytest.raises(RuntimeError, match="gave 3 column.*declares 2 \\(the map's output_columns\\)"):
         rows(bad)
 
 
@@ -266,3 +266,44 @@ def test_config_setters_take_effect(files):
     # Unset again: a dataset draws its own seed and sizes its queue from its workers.
     d = MindDataset(files["a"])
     assert d._plan["queue_depth"] == max(2, d._plan["num_workers"])
+
+
+def test_multi_column_vision_ops_in_maps(tmp_path):
+    # MindSpore's detection and batch recipes: image + boxes through a map
+    # over both columns, one-hot labels mixed with their images after batch.
+    from mindrecord import transforms
+    path = str(tmp_path / "det.mindrecord")
+    w = FileWriter(path, 1)
+    w.add_schema({"image": {"type": "float32", "shape": [4, 6, 3]}, "bbox": {"type": "float32", "shape": [-1, 4]},
+                  "label": {"type": "int32"}}, "det")
+    rng = np.random.default_rng(0)
+    src = [{"image": rng.random((4, 6, 3), dtype=np.float32),
+            "bbox": np.array([[1, 0, 2, 3]] * (1 + i % 2), np.float32), "label": i % 3} for i in range(8)]
+    w.write_raw_data(src)
+    w.commit()
+    ds = MindDataset(path, columns_list=["image", "bbox", "label"], shuffle=False)
+    flipped = ds.map(vision.RandomHorizontalFlipWithBBox(1.0), input_columns=["image", "bbox"])
+    got = list(flipped.create_dict_iterator(num_epochs=1, output_numpy=True))
+    assert len(got) == 8
+    for r, s in zip(got, src):
+        assert np.array_equal(r["image"], s["image"][:, ::-1])
+        assert r["bbox"].tolist() == [[3, 0, 2, 3]] * len(s["bbox"])  # x' = width - x - box width
+
+    def mixed(workers):
+        d = MindDataset(path, columns_list=["image", "label"], shuffle=False, num_parallel_workers=workers, seed=3)
+        d = d.map(transforms.OneHot(3), input_columns="label").map(vision.TypeCast("float32"), input_columns="label")
+        return list(d.batch(4).map(vision.MixUpBatch(1.0), input_columns=["image", "label"]).create_dict_iterator(
+            num_epochs=1, output_numpy=True))
+
+    one = mixed(1)
+    assert [b["image"].shape for b in one] == [(4, 4, 6, 3)] * 2
+    labels = np.concatenate([b["label"] for b in one])
+    assert labels.shape == (8, 3) and np.allclose(labels.sum(axis=1), 1)
+    assert not np.array_equal(labels, np.eye(3, dtype=np.float32)[[i % 3 for i in range(8)]])  # mixed
+    three = mixed(3)
+    assert all(np.array_equal(a["image"], b["image"]) and np.array_equal(a["label"], b["label"])
+               for a, b in zip(one, three))
+    # A multi-column op in a one-column map is refused, naming it.
+    with pytest.raises(ValueError, match="RandomHorizontalFlipWithBBox"):
+        list(ds.map(vision.RandomHorizontalFlipWithBBox(1.0), input_columns="image").create_dict_iterator(
+            num_epochs=1))

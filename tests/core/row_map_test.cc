@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 
+#include "readers/row_map_cache.h"
 #include "readers/shard_reader.h"
 #include "readers/verified_pages.h"
 #include "tests/util/test_rows.h"
@@ -235,7 +236,8 @@ TEST(RowMapTest, ReadersOfAnUnchangedFileShareWalkedOffsets) {
   auto c = *ShardReader::Open(path);
   EXPECT_EQ(c->locator_bytes(), unwalked);
   EXPECT_EQ(*c->ReadRow(2999), rows[2999]);
-  // A map lives only as long as its readers.
+  // A map outlives its readers while it is among those handed out lately (a
+  // dataset iterated epoch by epoch, a reader per epoch), until released.
   a.reset();
   c.reset();
   std::this_thread::sleep_for(std::chrono::milliseconds(1000 * kQuietSeconds + 200));
@@ -243,9 +245,41 @@ TEST(RowMapTest, ReadersOfAnUnchangedFileShareWalkedOffsets) {
   for (uint64_t i = 0; i < d->num_rows(); ++i) ASSERT_TRUE(d->ReadRow(i).ok());
   auto e = *ShardReader::Open(path);
   EXPECT_EQ(e->locator_bytes(), d->locator_bytes());
+  const uint64_t walked_again = d->locator_bytes();
   d.reset();
   e.reset();
+  EXPECT_EQ((*ShardReader::Open(path))->locator_bytes(), walked_again);
+  ReleaseRetainedRowMaps();
   EXPECT_EQ((*ShardReader::Open(path))->locator_bytes(), unwalked);
+}
+
+// Maps kept after their readers close are bounded in bytes: the oldest go
+// first, the newest always stays.
+TEST(RowMapTest, MapsKeptForLaterReadersAreCappedInBytes) {
+  TempDir dir;
+  const std::string p1 = Write(dir, "one.mindrecord", 3000, true);
+  const std::string p2 = Write(dir, "two.mindrecord", 3000, true);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000 * kQuietSeconds + 200));
+  ReleaseRetainedRowMaps();
+  auto walk = [](const std::string& path) {
+    auto r = *ShardReader::Open(path);
+    for (uint64_t i = 0; i < r->num_rows(); ++i) EXPECT_TRUE(r->ReadRow(i).ok());
+    return r->locator_bytes();
+  };
+  const uint64_t unwalked = (*ShardReader::Open(p1))->locator_bytes();
+  const uint64_t full = walk(p1);
+  ASSERT_GT(full, unwalked + 3000 * 4);
+  // Room for both maps: both kept.
+  SetRowMapRetentionBytes(4 * full);
+  walk(p2);
+  EXPECT_EQ((*ShardReader::Open(p1))->locator_bytes(), full);
+  EXPECT_EQ((*ShardReader::Open(p2))->locator_bytes(), full);
+  // Room for one: opening p2 last keeps p2 and lets p1 go.
+  SetRowMapRetentionBytes(full + full / 2);
+  EXPECT_EQ((*ShardReader::Open(p2))->locator_bytes(), full);
+  EXPECT_EQ((*ShardReader::Open(p1))->locator_bytes(), unwalked);
+  SetRowMapRetentionBytes(kRetainedMapBytes);
+  ReleaseRetainedRowMaps();
 }
 
 TEST(RowMapTest, ConcurrentFirstReadsOfEveryGroupAgree) {

@@ -128,6 +128,9 @@ for kind, paths in shards.items():
                     off += 8 + n
                     if types[field]["type"] == "int32":
                         put("int_packing", "%s_%d_%s" % (name, row_id, field), b"\0" + part)
+put("remote", "content_range", b"\0bytes 0-65535/130804")
+put("remote", "s3_error", b"\1<?xml version=\"1.0\"?><Error><Code>NoSuchKey</Code><Message>gone</Message></Error>")
+put("remote", "aws_config", b"\2[default]\nregion = eu-west-1\n[profile x]\naws_access_key_id=AK\n")
 put("int_packing", "five_int8_ones", b"\0" + bytes.fromhex("0000000500000101010101"))
 put("int_packing", "mixed_int64", b"\1" + bytes.fromhex("000000051b") + b"\x01\x02\x01\x00\x00\x00\x00\x00\x00\x80\x00")
 

@@ -1,0 +1,58 @@
+// Batch ops mixing the images and labels of a batch (MindSpore's
+// MixUpBatchOp and CutMixBatchOp): two columns in, two out, for a map after
+// batch. Images [N, H, W, C] or [N, C, H, W] (uint8 or float32, C 1 or 3);
+// labels one-hot [N, K] or [N, L, K] (any numeric type) -> float32.
+#pragma once
+
+#include "pipeline/ops/op.h"
+#include "pipeline/ops/op_util.h"
+
+namespace mindrecord::ops {
+
+// Shared: two columns in and out; Apply on one column is an error.
+// Thread safety: immutable; ApplyColumns is safe from many threads.
+class BatchMixOp : public TensorOp {
+ public:
+  int num_inputs() const override { return 2; }
+  int num_outputs() const override { return 2; }
+  bool is_random() const override { return true; }
+  Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
+};
+
+// {"op":"MixUpBatch","alpha":1.0}: lam ~ Beta(alpha, alpha), then a random
+// permutation p of the batch (Fisher-Yates); image i becomes
+// lam * image[i] + (1 - lam) * image[p[i]] (uint8 rounded), label i likewise.
+class MixUpBatchOp : public BatchMixOp {
+ public:
+  static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
+  explicit MixUpBatchOp(double alpha) : alpha_(alpha) {}
+  std::string name() const override { return "MixUpBatch"; }
+  nlohmann::json ToJson() const override { return {{"op", "MixUpBatch"}, {"alpha", alpha_}}; }
+  Result<std::vector<Tensor>> ApplyColumns(std::vector<Tensor> inputs, std::mt19937_64& rng) const override;
+
+ private:
+  double alpha_;
+};
+
+// {"op":"CutMixBatch","image_batch_format":"NHWC" | "NCHW","alpha":1.0,"prob":1.0}:
+// a random permutation p of the batch; then per image i, lam ~ Beta(alpha,
+// alpha) and, with probability prob, a box of (1 - lam) of each side centred
+// on a uniform point (MindSpore's GetCropBox, clamped inside the image) is
+// pasted from image p[i]; label i becomes a * label[i] + (1 - a) * label[p[i]]
+// with a = 1 - box area / image area.
+class CutMixBatchOp : public BatchMixOp {
+ public:
+  static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
+  std::string name() const override { return "CutMixBatch"; }
+  nlohmann::json ToJson() const override {
+    return {{"op", "CutMixBatch"}, {"image_batch_format", nchw_ ? "NCHW" : "NHWC"}, {"alpha", alpha_}, {"prob", prob_}};
+  }
+  Result<std::vector<Tensor>> ApplyColumns(std::vector<Tensor> inputs, std::mt19937_64& rng) const override;
+
+ private:
+  bool nchw_ = false;
+  double alpha_ = 1.0;
+  double prob_ = 1.0;
+};
+
+}  // namespace mindrecord::ops

@@ -1,0 +1,142 @@
+#include "pipeline/ops/bbox_crop.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "pipeline/op_registry.h"
+#include "pipeline/ops/crop.h"
+#include "pipeline/ops/resize.h"
+
+namespace mindrecord::ops {
+
+namespace {
+
+// MindSpore's UpdateBBoxesForCrop for the window [x0, x1) x [y0, y1).
+Tensor CropBoxes(const Tensor& boxes, float x0, float y0, float x1, float y1) {
+  const int64_t n = boxes.shape()[0], k = boxes.shape()[1];
+  const float* b = boxes.data_as<float>();
+  std::vector<float> kept;
+  for (int64_t i = 0; i < n; ++i) {
+    const float* r = b + i * k;
+    const float bx1 = r[0] + r[2], by1 = r[1] + r[3];
+    if (r[0] > x1 || r[1] > y1 || bx1 < x0 || by1 < y0) continue;  // no overlap
+    const float nx0 = std::max(r[0], x0) - x0, ny0 = std::max(r[1], y0) - y0;
+    const float nx1 = std::min(bx1, x1) - x0, ny1 = std::min(by1, y1) - y0;
+    kept.insert(kept.end(), r, r + k);
+    float* o = kept.data() + kept.size() - k;
+    o[0] = nx0;
+    o[1] = ny0;
+    o[2] = nx1 - nx0;
+    o[3] = ny1 - ny0;
+  }
+  Tensor out = Tensor::Make(TensorType::kFloat32, {static_cast<int64_t>(kept.size()) / k, k});
+  if (!kept.empty()) std::memcpy(out.MutableData(), kept.data(), kept.size() * sizeof(float));
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<TensorOp>> RandomCropWithBBoxOp::Make(const nlohmann::json& spec) {
+  const std::string op = "RandomCropWithBBox";
+  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"size", "padding", "pad_if_needed", "fill_value", "padding_mode"}));
+  auto o = std::make_unique<RandomCropWithBBoxOp>();
+  MR_ASSIGN_OR_RETURN(o->size_, GetSize(spec, op, "size", true));
+  MR_ASSIGN_OR_RETURN(o->pad_, GetPadding(spec, op, "padding"));
+  if (spec.contains("padding")) o->padding_spec_ = spec["padding"];
+  MR_ASSIGN_OR_RETURN(o->pad_if_needed_, GetBool(spec, op, "pad_if_needed", false));
+  MR_ASSIGN_OR_RETURN(o->fill_, GetFillValue(spec, op, "fill_value", true));
+  MR_ASSIGN_OR_RETURN(o->mode_, GetPaddingMode(spec, op, "padding_mode"));
+  return std::unique_ptr<TensorOp>(std::move(o));
+}
+
+nlohmann::json RandomCropWithBBoxOp::ToJson() const {
+  nlohmann::json j = {{"op", "RandomCropWithBBox"}, {"size", size_.ToJson()}};
+  if (!padding_spec_.is_null()) j["padding"] = padding_spec_;
+  j["pad_if_needed"] = pad_if_needed_;
+  j["fill_value"] = fill_.spec;
+  j["padding_mode"] = PaddingModeName(mode_);
+  return j;
+}
+
+Result<std::vector<Tensor>> RandomCropWithBBoxOp::ApplyColumns(std::vector<Tensor> inputs,
+                                                               std::mt19937_64& rng) const {
+  const std::string op = "RandomCropWithBBox";
+  MR_ASSIGN_OR_RETURN(auto in, Inputs(inputs, op));
+  auto& [d, boxes] = in;
+  const int th = static_cast<int>(size_.h), tw = static_cast<int>(size_.w);
+  Padding p = pad_;
+  if (pad_if_needed_) {
+    const int pw = d.w + p.left + p.right, ph = d.h + p.top + p.bottom;
+    if (pw < tw) p.left += tw - pw, p.right += tw - pw;
+    if (ph < th) p.top += th - ph, p.bottom += th - ph;
+  }
+  Tensor img = std::move(inputs[0]);
+  if (p.any()) {
+    MR_ASSIGN_OR_RETURN(img, PadImage(img, d, p, mode_, fill_, op));
+    d.h += p.top + p.bottom;
+    d.w += p.left + p.right;
+    const int64_t n = boxes.shape()[0], k = boxes.shape()[1];
+    float* b = boxes.mutable_data_as<float>();
+    for (int64_t i = 0; i < n; ++i) b[i * k] += static_cast<float>(p.left), b[i * k + 1] += static_cast<float>(p.top);
+  }
+  if (d.h < th || d.w < tw)
+    return Status::InvalidArgument(op + ": crop " + std::to_string(th) + "x" + std::to_string(tw) +
+                                   " is larger than the (padded) image " + std::to_string(d.h) + "x" +
+                                   std::to_string(d.w) + "; set pad_if_needed");
+  if (d.h == th && d.w == tw) return Pair(std::move(img), std::move(boxes));
+  const int top = static_cast<int>(RandInt(rng, 0, d.h - th));
+  const int left = static_cast<int>(RandInt(rng, 0, d.w - tw));
+  Tensor cropped = CropWindow(img, d, top, left, th, tw);
+  return Pair(std::move(cropped), CropBoxes(boxes, static_cast<float>(left), static_cast<float>(top),
+                                            static_cast<float>(left + tw), static_cast<float>(top + th)));
+}
+
+Result<std::unique_ptr<TensorOp>> BoundingBoxAugmentOp::Make(const nlohmann::json& spec) {
+  const std::string op = "BoundingBoxAugment";
+  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"transform", "ratio"}));
+  if (!spec.contains("transform")) return Status::InvalidArgument(op + ": parameter 'transform' is required");
+  auto built = BuildColumnOps({spec["transform"]});
+  if (!built.ok()) return built.status().WithContext(op);
+  if (built->size() != 1 || (*built)[0]->num_inputs() != 1 || (*built)[0]->num_outputs() != 1)
+    return Status::InvalidArgument(op + ": parameter 'transform' must be one op on one column (an image op)");
+  auto o = std::make_unique<BoundingBoxAugmentOp>();
+  o->transform_ = std::shared_ptr<const TensorOp>(std::move((*built)[0]));
+  MR_ASSIGN_OR_RETURN(o->ratio_, GetProbability(spec, op, "ratio", 0.3));
+  return std::unique_ptr<TensorOp>(std::move(o));
+}
+
+Result<std::vector<Tensor>> BoundingBoxAugmentOp::ApplyColumns(std::vector<Tensor> inputs,
+                                                               std::mt19937_64& rng) const {
+  const std::string op = "BoundingBoxAugment";
+  MR_ASSIGN_OR_RETURN(auto in, Inputs(inputs, op));
+  auto& [d, boxes] = in;
+  Tensor img = std::move(inputs[0]);
+  const int64_t n = boxes.shape()[0], k = boxes.shape()[1];
+  const size_t px = static_cast<size_t>(d.c) * TensorTypeSize(img.type());
+  for (int64_t i = 0; i < n; ++i) {
+    if (RandUniform(rng, 0.0, 1.0) >= ratio_) continue;
+    const float* r = boxes.data_as<float>() + i * k;
+    const int x = static_cast<int>(r[0]), y = static_cast<int>(r[1]);
+    const int w = static_cast<int>(r[2]), h = static_cast<int>(r[3]);
+    if (w < 1 || h < 1) continue;
+    Tensor region = CropWindow(img, d, y, x, h, w);
+    auto t = transform_->Apply(std::move(region), rng);
+    if (!t.ok()) return t.status().WithContext(op);
+    Tensor res = std::move(t).value();
+    MR_ASSIGN_OR_RETURN(ImageDims rd, CheckImage(res, op, true));
+    if (res.type() != img.type() || rd.c != d.c)
+      return Status::InvalidArgument(op + ": " + transform_->name() + " changed the type or channels of a box (" +
+                                     res.DebugString() + ")");
+    if (rd.h != h || rd.w != w) {
+      MR_ASSIGN_OR_RETURN(res, ResizeImage(res, rd, h, w, Interpolation::kBilinear, op));
+    }
+    uint8_t* dst = img.MutableData();
+    for (int yy = 0; yy < h; ++yy)
+      std::memcpy(dst + (static_cast<size_t>(y + yy) * d.w + x) * px, res.data() + static_cast<size_t>(yy) * w * px,
+                  static_cast<size_t>(w) * px);
+  }
+  return Pair(std::move(img), std::move(boxes));
+}
+
+}  // namespace mindrecord::ops

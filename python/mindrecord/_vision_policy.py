@@ -1,0 +1,80 @@
+"""Augmentation policies and batch ops of mindrecord.vision:
+RandomSelectSubpolicy, AutoAugment, RandAugment, MixUpBatch, CutMixBatch
+(MindSpore's parameters, defaults and checks).
+
+Thread safety: op objects are immutable values.
+"""
+from mindrecord._ops_base import TensorOperation, check_fill, check_float, check_int, check_prob, to_specs
+from mindrecord._vision_enums import AutoAugmentPolicy, ImageBatchFormat, Inter, choice, interp
+
+
+class RandomSelectSubpolicy(TensorOperation):
+    """`policy` is a list of sub-policies, each a list of (op, prob) tuples:
+    one sub-policy is chosen at random, then each of its ops is applied with
+    its probability, in order. Ops may be mindrecord ops or Python callables."""
+
+    def __init__(self, policy: list) -> None:
+        op = "RandomSelectSubpolicy"
+        if not isinstance(policy, (list, tuple)) or not policy:
+            raise ValueError("%s: policy must be a non-empty list of sub-policies" % op)
+        specs = []
+        for sub in policy:
+            if not isinstance(sub, (list, tuple)) or not sub:
+                raise ValueError("%s: each sub-policy must be a non-empty list of (op, prob) tuples, got %r"
+                                 % (op, sub))
+            steps = []
+            for step in sub:
+                if not isinstance(step, (list, tuple)) or len(step) != 2:
+                    raise ValueError("%s: each step must be an (op, prob) tuple, got %r" % (op, step))
+                transform, prob = step
+                steps.append({"transform": to_specs(transform)[0], "prob": check_prob(prob, op)})
+            specs.append(steps)
+        super().__init__(op, policy=specs)
+        self.policy = policy
+
+
+class AutoAugment(TensorOperation):
+    """AutoAugment with a learned policy (IMAGENET, CIFAR10 or SVHN): one of
+    the policy's 25 sub-policies, each step with its probability and
+    magnitude. Input: HWC uint8 RGB."""
+
+    def __init__(self, policy=AutoAugmentPolicy.IMAGENET, interpolation=Inter.NEAREST, fill_value=0) -> None:
+        op = "AutoAugment"
+        super().__init__(op, policy=choice(policy, AutoAugmentPolicy, op, "policy"),
+                         interpolation=interp(interpolation, op), fill_value=check_fill(fill_value, op))
+
+
+class RandAugment(TensorOperation):
+    """num_ops random steps out of 14, each at magnitude `magnitude` of
+    `num_magnitude_bins`. Input: HWC uint8 RGB."""
+
+    def __init__(self, num_ops: int = 2, magnitude: int = 9, num_magnitude_bins: int = 31,
+                 interpolation=Inter.NEAREST, fill_value=0) -> None:
+        op = "RandAugment"
+        num_ops = check_int(num_ops, op, "num_ops", 0, 1000)
+        bins = check_int(num_magnitude_bins, op, "num_magnitude_bins", 2, 100000)
+        magnitude = check_int(magnitude, op, "magnitude", 0)
+        if magnitude >= bins:
+            raise ValueError("%s: magnitude must be smaller than num_magnitude_bins (%d), got %d" % (op, bins,
+                                                                                                  magnitude))
+        super().__init__(op, num_ops=num_ops, magnitude=magnitude, num_magnitude_bins=bins,
+                         interpolation=interp(interpolation, op), fill_value=check_fill(fill_value, op))
+
+
+class MixUpBatch(TensorOperation):
+    """MixUp on a batch: map it after batch with input_columns=[images,
+    labels] (labels one-hot). `op(images, labels)` returns (images, labels)."""
+
+    def __init__(self, alpha: float = 1.0) -> None:
+        super().__init__("MixUpBatch", alpha=check_float(alpha, "MixUpBatch", "alpha", 0.0, lo_open=True))
+
+
+class CutMixBatch(TensorOperation):
+    """CutMix on a batch of NHWC or NCHW images and one-hot labels: map it
+    after batch with input_columns=[images, labels]."""
+
+    def __init__(self, image_batch_format, alpha: float = 1.0, prob: float = 1.0) -> None:
+        op = "CutMixBatch"
+        super().__init__(op, image_batch_format=choice(image_batch_format, ImageBatchFormat, op,
+                                                       "image_batch_format"),
+                         alpha=check_float(alpha, op, "alpha", 0.0, lo_open=True), prob=check_prob(prob, op))
