@@ -21,6 +21,7 @@
 #include "mindrecord/value.h"
 #include "mindrecord/version.h"
 #include "pipeline/batch.h"
+#include "pipeline/nodes/batch_steps.h"
 #include "pipeline/op_registry.h"
 #include "pipeline/ops/fuse.h"
 #include "pipeline/ops/op.h"

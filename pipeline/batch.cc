@@ -8,7 +8,10 @@ namespace mindrecord {
 namespace {
 std::string ShapeString(const std::vector<int64_t>& s) {
   std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i) out += ',';
+    out += std::to_string(s[i]);
+  }
   return out + "]";
 }
 
@@ -64,7 +67,10 @@ const BatchColumn* Batch::column(const std::string& name) const {
 nlohmann::json BatchOptions::ToJson() const {
   nlohmann::json r = nlohmann::json::object();
   for (const auto& [name, spec] : ragged) {
-    if (spec.mode == RaggedMode::kPad) r[name] = {{"pad", spec.pad_value}};
+    if (spec.mode == RaggedMode::kPad) {
+      r[name] = {{"pad", spec.pad_value}};
+      if (!spec.pad_shape.empty()) r[name]["shape"] = spec.pad_shape;
+    }
     else r[name] = spec.mode == RaggedMode::kList ? "list" : "error";
   }
   return {{"batch_size", batch_size}, {"drop_remainder", drop_remainder}, {"ragged", r}};
@@ -98,12 +104,24 @@ Result<BatchOptions> BatchOptions::FromJson(const nlohmann::json& j) {
         s.mode = RaggedMode::kList;
       } else if (v == "error") {
         s.mode = RaggedMode::kError;
-      } else if (v.is_object() && v.contains("pad") && v["pad"].is_number()) {
+      } else if (v.is_object() && v.contains("pad") && v["pad"].is_number() &&
+                 v.size() == (v.contains("shape") ? 2u : 1u)) {
         s.mode = RaggedMode::kPad;
         s.pad_value = v["pad"].get<double>();
+        if (v.contains("shape")) {
+          bool ok = v["shape"].is_array() && !v["shape"].empty();
+          for (const auto& d : v["shape"]) {
+            ok = ok && d.is_number_integer() && (d.get<int64_t>() >= 1 || d.get<int64_t>() == -1);
+            if (ok) s.pad_shape.push_back(d.get<int64_t>());
+          }
+          if (!ok) {
+            return Status::InvalidArgument("plan 'batch': ragged column '" + it.key() +
+                                           "': 'shape' must be a list of dims >= 1 or -1, got " + v["shape"].dump());
+          }
+        }
       } else {
         return Status::InvalidArgument("plan 'batch': ragged column '" + it.key() +
-                                       "' must be \"list\", \"error\" or {\"pad\": number}");
+                                       "' must be \"list\", \"error\" or {\"pad\": number, \"shape\": [dims]}");
       }
       o.ragged[it.key()] = s;
     }
@@ -137,7 +155,8 @@ Status AssembleColumn(const std::vector<std::string>& names, size_t c, std::vect
     auto it = options.ragged.find(names[c]);
     const RaggedSpec spec = it == options.ragged.end() ? RaggedSpec{} : it->second;
     const size_t elem = TensorTypeSize(first.type());
-    if (same) {
+    const bool fixed_pad = spec.mode == RaggedMode::kPad && !spec.pad_shape.empty();
+    if (same && !fixed_pad) {
       std::vector<int64_t> shape = {static_cast<int64_t>(n)};
       shape.insert(shape.end(), first.shape().begin(), first.shape().end());
       MR_ASSIGN_OR_RETURN(col.data, NewColumn(alloc, first.type(), shape, names[c]));
@@ -157,6 +176,22 @@ Status AssembleColumn(const std::vector<std::string>& names, size_t c, std::vect
                                          " (type or rank differs)");
         }
         for (size_t d = 0; d < maxs.size(); ++d) maxs[d] = std::max(maxs[d], t.shape()[d]);
+      }
+      if (fixed_pad) {
+        if (spec.pad_shape.size() != maxs.size()) {
+          return Status::InvalidArgument("batch column '" + names[c] + "': pad shape " + ShapeString(spec.pad_shape) +
+                                         " has rank " + std::to_string(spec.pad_shape.size()) + ", its rows " +
+                                         ShapeString(maxs) + " rank " + std::to_string(maxs.size()));
+        }
+        for (size_t d = 0; d < maxs.size(); ++d) {
+          if (spec.pad_shape[d] == -1) continue;
+          if (spec.pad_shape[d] < maxs[d]) {
+            return Status::InvalidArgument("batch column '" + names[c] + "': a row of shape up to " +
+                                           ShapeString(maxs) + " is larger than the pad shape " +
+                                           ShapeString(spec.pad_shape));
+          }
+          maxs[d] = spec.pad_shape[d];
+        }
       }
       std::vector<int64_t> shape = {static_cast<int64_t>(n)};
       shape.insert(shape.end(), maxs.begin(), maxs.end());

@@ -51,6 +51,11 @@ enum class RaggedMode : uint8_t {
 struct RaggedSpec {
   RaggedMode mode = RaggedMode::kList;
   double pad_value = 0;  // converted to the column's element type
+  // kPad: the padded shape (MindSpore's pad_info shape): -1 dims (None) take
+  // the largest extent of the batch; empty: every dim does. A given shape
+  // pads also rows that all share one shape; a row larger than it is an
+  // error.
+  std::vector<int64_t> pad_shape;
 };
 
 struct BatchOptions {
@@ -67,6 +72,7 @@ struct RowTensors {
   uint64_t row_id = 0;
   uint64_t position = 0;
   std::vector<Tensor> columns;
+  std::vector<uint32_t> tags;  // statistics the row counts under (a mix's inputs); usually none
 };
 
 // Allocates the contiguous buffer of one batch column: a tensor of exactly

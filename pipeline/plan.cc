@@ -1,5 +1,6 @@
 #include "pipeline/plan.h"
 
+#include "pipeline/nodes/tree_spec.h"
 #include "pipeline/padded.h"
 #include "pipeline/sampler.h"
 #include "readers/shard_reader.h"
@@ -93,8 +94,15 @@ nlohmann::json Plan::ToJson() const {
   if (!padded.is_null()) j["padded"] = padded;
   if (source_list) j["source_list"] = true;
   if (RemoteToJson(read.remote) != RemoteToJson(RemoteOptions())) j["remote"] = RemoteToJson(read.remote);
+  if (!tree.is_null()) {
+    // What to read is the tree's: the flat keys stay out.
+    for (const char* k : {"source", "source_list", "columns", "sampler", "ops", "batch", "padded"}) j.erase(k);
+    j["tree"] = tree;
+  }
   return j;
 }
+
+nlohmann::json Plan::Tree() const { return tree.is_null() ? FlatPlanTree(*this) : tree; }
 
 Result<Plan> Plan::FromJson(const nlohmann::json& j) {
   if (!j.is_object()) return Bad("must be a JSON object");
@@ -140,6 +148,7 @@ Result<Plan> Plan::FromJson(const nlohmann::json& j) {
       MR_ASSIGN_OR_RETURN(p.batch, BatchOptions::FromJson(v));
     } else if (k == "sink") {
       if (!v.is_object()) return Bad("'sink' must be an object");
+      if (v.contains("type") && !v["type"].is_string()) return Bad("'sink.type' must be \"host\" or \"cuda\"");
       const std::string type = v.value("type", "host");
       if (type == "host") {
         p.sink.kind = SinkSpec::Kind::kHost;
@@ -180,8 +189,15 @@ Result<Plan> Plan::FromJson(const nlohmann::json& j) {
     } else if (k == "padded") {
       if (!v.is_null()) MR_RETURN_IF_ERROR(CheckPaddedSpec(v));
       p.padded = v;
+    } else if (k == "tree") {
+      MR_ASSIGN_OR_RETURN(p.tree, NormalizeTree(v));
     } else {
       return Bad("unknown key '" + k + "'");
+    }
+  }
+  if (j.contains("tree")) {
+    for (const char* k : {"source", "source_list", "columns", "sampler", "ops", "batch", "padded"}) {
+      if (j.contains(k)) return Bad("'" + std::string(k) + "' belongs to a node of 'tree', not beside it");
     }
   }
   return p;
@@ -214,11 +230,14 @@ uint64_t Plan::SequenceFingerprint() const {
   j.erase("epochs");
   // Op spec keys starting with '_' are process-local handles (a Python
   // callable's registry id), not part of what the op does.
-  for (auto& specs : j["ops"]) {
-    for (auto& spec : specs) {
-      for (auto it = spec.begin(); it != spec.end();) {
-        if (!it.key().empty() && it.key()[0] == '_') it = spec.erase(it);
-        else ++it;
+  if (j.contains("tree")) j["tree"] = WithoutHandles(std::move(j["tree"]));
+  if (j.contains("ops")) {
+    for (auto& specs : j["ops"]) {
+      for (auto& spec : specs) {
+        for (auto it = spec.begin(); it != spec.end();) {
+          if (!it.key().empty() && it.key()[0] == '_') it = spec.erase(it);
+          else ++it;
+        }
       }
     }
   }

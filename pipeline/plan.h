@@ -1,7 +1,8 @@
-// Plan: the serializable description of a pipeline (source, columns, sampler,
-// ops per column, batching, sink, parallelism, seed, error policy). A plan is
-// printed as JSON and parsed back unchanged; Pipeline::Open builds the runtime
-// from it (the only way to build one).
+// Plan: the serializable description of a pipeline: what to read and how
+// (an execution tree of nodes, or the flat form: source, columns, sampler,
+// ops per column, batching), and how to run it (sink, parallelism, seed,
+// error policy). A plan is printed as JSON and parsed back unchanged;
+// Pipeline::Open builds the runtime from it (the only way to build one).
 #pragma once
 
 #include <cstdint>
@@ -97,6 +98,11 @@ struct Plan {
   // Padded rows appended after the dataset's rows (see pipeline/padded.h);
   // null: none. Part of the sequence fingerprint.
   nlohmann::json padded = nullptr;
+  // The execution tree (JSON key "tree"; pipeline/nodes/tree_spec.h), kept
+  // normalized. Null: the plan is flat and means FlatPlanTree(*this). A plan
+  // with a tree leaves source, source_list, columns, sampler, ops, batch and
+  // padded at their defaults (their JSON keys are refused beside "tree").
+  nlohmann::json tree = nullptr;
 
   nlohmann::json ToJson() const;
   std::string ToString(int indent = 2) const { return ToJson().dump(indent); }
@@ -106,6 +112,8 @@ struct Plan {
   // `read` with the files of `source` as ReaderOptions::shard_paths when the
   // plan lists them; open the reader at source[0] with it.
   ReaderOptions ReaderOptionsForSource() const;
+  // The execution tree: `tree`, or the one the flat form means.
+  nlohmann::json Tree() const;
   // A hash of everything that decides the row sequence (not num_workers,
   // queue_depth, queue_bytes, max_batch_bytes, sink, io_mode and its
   // options, epochs, or op spec keys starting with '_', which are

@@ -1,6 +1,8 @@
 // Internal: the stateful runtime a Pipeline drives (worker threads,
 // order-preserving slots, the consumer-side re-batcher). Built only from a
-// Plan through Pipeline::Open; not part of the public API.
+// Plan through Pipeline::Open; not part of the public API. The workers' side
+// is in runtime.cc, the consumer's (Next and what it calls) in
+// runtime_consumer.cc.
 #pragma once
 
 #include <atomic>
@@ -17,28 +19,33 @@
 #include <vector>
 
 #include "pipeline/batch.h"
-#include "pipeline/ops/op.h"
-#include "pipeline/padded.h"
+#include "pipeline/nodes/compile.h"
 #include "pipeline/plan.h"
-#include "pipeline/sampler.h"
 #include "pipeline/stats.h"
-#include "readers/shard_reader.h"
 
 namespace mindrecord {
+
+// Nanoseconds since `t` (the runtime's time statistics).
+inline uint64_t NanosSince(std::chrono::steady_clock::time_point t) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t).count());
+}
 
 // Thread safety: Next() is for one consumer thread at a time; state() and
 // stats() may be called from any thread while Next() runs.
 //
-// How it works: each epoch's sampler order is cut into tasks of batch_size
-// positions, numbered in order across epochs. Workers claim tasks in order
-// (at most queue_depth unconsumed at once, and within queue_bytes, see
-// Plan), read the rows (runs of
-// consecutive ids through ShardReader::Scan when the run is long enough to
-// pay for reading whole pages, the task's other rows by one ReadRows), apply the
-// column ops with a per-row seed, assemble the batch and store it in slot
-// seq % queue_depth. The consumer takes slots in sequence order, so the output
-// never depends on the worker count or on timing. A skipped row makes its task
-// short; the consumer then re-batches rows so that batches stay full.
+// How it works: the plan's execution tree is compiled (nodes/compile.h); each
+// epoch of its row tree is cut into tasks of batch_size positions, numbered
+// in order across epochs. Workers claim tasks in order (at most queue_depth
+// unconsumed at once, and within queue_bytes, see Plan), resolve each
+// position into its row program (nodes/row_node.h), read the rows of every
+// source (runs of consecutive ids through one page scan, the rest by one
+// bulk read), run each row's steps with their per-row seeds, assemble the
+// batch and store it in slot seq % queue_depth. The consumer takes slots in
+// sequence order, so the output never depends on the worker count or on
+// timing. A dropped row (filter, or on_error skip) makes its task short; the
+// consumer then re-batches rows so that batches stay full, and keeps the
+// counts of the take / skip nodes it evaluates.
 class Runtime {
  public:
   static Result<std::unique_ptr<Runtime>> Build(const Plan& plan, const PipelineState* resume,
@@ -52,30 +59,42 @@ class Runtime {
   PipelineState state() const;
   PipelineStats stats() const;
   void AddSinkTime(double s);
-  const std::vector<std::string>& column_names() const { return names_; }
+  const std::vector<std::string>& column_names() const { return tree_.columns; }
 
  private:
   struct Task {
     uint64_t seq = 0;
     uint64_t epoch = 0;
-    uint64_t begin = 0, end = 0;  // positions in the epoch order
-    std::shared_ptr<const std::vector<uint64_t>> ids;
-    Status status;  // sampler error
+    uint64_t begin = 0, end = 0;  // positions of the row tree's epoch
+    bool last_in_epoch = false;
+    Status status;  // the epoch's size could not be computed
+  };
+  // A row of a task between its read and its transform.
+  struct PendingRow {
+    RowTensors out;  // row_id, position; columns once transformed (a single read goes straight there)
+    std::vector<std::vector<Tensor>> reads;  // a program of several reads: its reads, in order
+    RowProgram program;
+    bool failed = false;  // its read failed (the error policy dropped it)
+    bool kept = true;     // false: a filter dropped it
   };
   struct Chunk {
     bool ready = false;
     Status status;
     uint64_t epoch = 0, begin = 0, end = 0;
     bool last_in_epoch = false;
-    std::optional<Batch> batch;     // assembled when no row was skipped
+    std::optional<Batch> batch;     // assembled when no row was dropped
+    bool batch_steps_done = false;  // the nodes above the batch ran on it
     std::vector<RowTensors> rows;   // otherwise, the surviving rows
-    uint64_t skipped = 0;
+    std::vector<std::vector<uint32_t>> batch_tags;  // with `batch`: each row's tags
+    uint64_t skipped = 0, filtered = 0;
     std::vector<std::string> errors;
-    uint64_t bytes = 0;             // the batch's or the rows' tensor bytes
+    uint64_t bytes = 0;  // the batch's or the rows' tensor bytes
   };
   struct Ready {
     Batch batch;
     uint64_t epoch_after, position_after;
+    std::vector<uint64_t> counts_after;
+    std::vector<uint64_t> tag_rows;  // rows per statistic tag
   };
   // A task's rows once read, open to workers with nothing else to do: each
   // row is transformed by whichever worker claims it (`next`); the task's
@@ -83,7 +102,7 @@ class Runtime {
   // of a run together instead of one worker finishing a whole batch alone.
   struct SharedRows {
     const Task* task = nullptr;
-    std::vector<RowTensors>* raw = nullptr;  // read, transformed in place
+    std::vector<PendingRow>* raw = nullptr;  // read, transformed in place
     std::atomic<size_t> next{0};             // next raw index to claim
     // The outcome of rows transformed out of order (by helpers, or by the
     // owner after a helper's): set by the claiming thread, read by the owner
@@ -91,6 +110,8 @@ class Runtime {
     std::vector<std::optional<Status>> done;
     uint32_t helpers = 0;  // under mu_: helpers still working on it
   };
+
+  static constexpr size_t kMaxReportedErrors = 16;  // skip messages kept for stats()
 
   Runtime() = default;
   Status Init(const Plan& plan, const PipelineState* resume);
@@ -102,46 +123,44 @@ class Runtime {
   // Transforms rows of `w` until none is left to claim, then drops the
   // helper count.
   void Help(SharedRows* w);
-  bool HelpableUnderLock() const;  // under mu_: an open task has rows to claim
-  Result<std::shared_ptr<const std::vector<uint64_t>>> EpochIds(uint64_t epoch);  // under mu_
+  // Under mu_: where the tasks of `epoch` end (its size, or its last full
+  // batch when the remainder is dropped and no row can go missing).
+  Result<uint64_t> ClaimEnd(uint64_t epoch);
   Chunk RunTask(const Task& task);
-  // The task's rows as tensors, one per output column, before the ops, in
-  // position order: read as RowViews, so a mapped shard's bytes and arrays
-  // become views of the mapping (Tensor::FromFieldView), not copies.
-  Status ReadRows(const Task& task, std::vector<RowTensors>* rows, Chunk* chunk);
-  // The output columns of a row read as a view (`view_slot_`), or of a Row
-  // (padded rows).
-  Status ColumnsOf(const RowView& view, std::vector<Tensor>* out) const;
-  Status ColumnsOf(const Row& row, std::vector<Tensor>* out) const;
-  // Applies the columns' ops to a row from ReadRows, in place. `builder`: the
-  // batch the row goes to, whose slots the last op of a column may write to
-  // (nullptr: none).
-  Status Transform(uint64_t epoch, RowTensors* row, BatchBuilder* builder) const;
-  std::string Where(uint64_t row_id) const;  // "row N (shard S 'path', local row L)"
-  Status RowError(uint64_t row_id, const Status& st, Chunk* chunk) const;  // applies the error policy
+  // Resolves and reads the task's rows, in position order.
+  Status ReadRows(const Task& task, std::vector<PendingRow>* rows, Chunk* chunk);
+  // Runs a row's program; `builder`: the batch the row goes to, whose slots
+  // the row's last step may write to (nullptr: none).
+  Status Transform(PendingRow* row, BatchBuilder* builder) const;
+  Status RowError(const std::string& where, const Status& st, Chunk* chunk) const;  // applies the error policy
   // Past plan_.max_batch_bytes: the error naming the task and the row.
-  Status BatchTooLarge(const Task& task, uint64_t row_id, uint64_t bytes, const char* what) const;
+  Status BatchTooLarge(const Task& task, const std::string& where, uint64_t bytes, const char* what) const;
   bool MayClaim() const;  // under mu_: queue_depth and queue_bytes allow one more task
-  Status Absorb(Chunk&& chunk);  // consumer: chunk -> ready_ batches
+  BatchInfo InfoFor(uint64_t epoch, uint64_t batch_num) const;
+
+  // Consumer side, under mu_.
+  Status Absorb(Chunk&& chunk);  // chunk -> ready_ batches
+  // A batch made of rows leaving the batch node (or a worker's whole batch):
+  // numbered, counted by the batch take / skip nodes, run through the nodes
+  // above the batch unless `steps_done`, queued. Sets *cut when a take is
+  // complete (the epoch ends after it).
+  Status Emit(Batch&& b, bool steps_done, std::vector<uint64_t> tag_rows, uint64_t epoch_after,
+              uint64_t position_after, bool* cut);
+  // Takes `n` rows of carry_ into a batch and Emits it.
+  Status EmitCarry(size_t n, uint64_t epoch, uint64_t epoch_after, uint64_t position_after, bool* cut);
+  // The epoch ends here: what is handed out last is followed by the next
+  // epoch's start; the claims move on if a take cut the epoch short.
+  void EndEpoch(uint64_t epoch);
+  std::vector<uint64_t> CountsNow() const;  // the counts before the rows in carry_
+  std::vector<uint64_t> ZeroCounts() const;
+  size_t NumCounts() const;
 
   Plan plan_;
+  ExecTree tree_;
   BatchAllocator alloc_;  // batch column buffers; empty: Tensor::Make
-  std::unique_ptr<ShardReader> reader_;
-  Projection projection_;
-  std::vector<std::string> names_;
-  std::vector<DataType> types_;
-  std::vector<size_t> view_slot_;  // per output column: its field's index in a RowView of projection_
-  std::vector<std::vector<std::unique_ptr<TensorOp>>> ops_;  // per output column
-  bool any_ops_ = false;  // some column has ops (Transform has work)
-  std::unique_ptr<Sampler> sampler_;
-  uint64_t epoch_size_ = 0;
-  // Row ids >= data_rows_ are padded rows (copies of padded_.row).
-  uint64_t data_rows_ = 0;
-  PaddedRows padded_;
-  // Shortest run of consecutive rows read with Scan (which reads whole pages)
-  // rather than row by row.
-  uint64_t scan_min_rows_ = 2;
-  // The modes the shards are read with (see PipelineStats::io_mode).
+  // The worker assembles whole batches (else the consumer does from rows).
+  bool worker_batches_ = true;
+  bool counting_ = false;  // the state carries counts
   std::string io_mode_;
   std::vector<std::string> shard_io_modes_;
   uint64_t fingerprint_ = 0;
@@ -155,14 +174,15 @@ class Runtime {
   bool stop_ = false;
   // Task cursor (claims) and consumption.
   uint64_t claim_epoch_ = 0, claim_pos_ = 0, claim_seq_ = 0;
+  uint64_t last_epoch_ = 0;  // row epochs to run (0: endless)
   bool claims_done_ = false;
+  std::map<uint64_t, uint64_t> claim_ends_;  // epoch -> ClaimEnd
   uint64_t consumed_seq_ = 0;
   std::vector<Chunk> slots_;
   // Bytes of finished chunks not yet taken by the consumer; their high-water
   // mark; the running estimate of one chunk's bytes (0: none finished yet).
   uint64_t held_bytes_ = 0, max_held_bytes_ = 0, est_chunk_bytes_ = 0;
   uint64_t done_unconsumed_ = 0;  // finished chunks not yet taken
-  std::map<uint64_t, std::shared_ptr<const std::vector<uint64_t>>> epoch_ids_;
   std::vector<std::thread> workers_;
   // Tasks whose rows are read and open to helpers (see SharedRows), and the
   // number of tasks being read (their rows may become open later).
@@ -171,8 +191,11 @@ class Runtime {
   std::condition_variable helpers_cv_;  // owners: a helper left their task
 
   // Consumer side (guarded by mu_ for state()/stats() readers).
+  uint64_t consumer_epoch_ = 0;  // chunks of earlier epochs (cut short) are discarded
   std::vector<RowTensors> carry_;
-  uint64_t carry_epoch_ = 0;
+  std::vector<uint64_t> row_counts_;    // rows that reached each row take / skip, this epoch
+  uint64_t epoch_batches_ = 0;          // batches the batch node made this epoch
+  std::vector<uint64_t> batch_counts_;  // batches that reached each batch take / skip
   std::deque<Ready> ready_;
   Status error_;
   PipelineState state_;
@@ -181,9 +204,10 @@ class Runtime {
   // Statistics.
   std::chrono::steady_clock::time_point start_;
   std::atomic<uint64_t> io_ns_{0}, transform_ns_{0}, blocked_ns_{0}, wait_ns_{0}, sink_ns_{0};
-  uint64_t rows_out_ = 0, batches_out_ = 0, skipped_ = 0;
+  uint64_t rows_out_ = 0, batches_out_ = 0, skipped_ = 0, filtered_ = 0;
   uint32_t max_in_flight_ = 0;
   std::vector<std::string> skipped_errors_;
+  std::vector<uint64_t> tag_rows_;  // rows handed out per statistic tag
 };
 
 }  // namespace mindrecord

@@ -3,7 +3,7 @@
 namespace mindrecord {
 
 nlohmann::json PipelineStats::ToJson() const {
-  return {{"elapsed_s", elapsed_s},         {"rows", rows},
+  nlohmann::json j = {{"elapsed_s", elapsed_s},         {"rows", rows},
           {"batches", batches},             {"rows_skipped", rows_skipped},
           {"rows_per_s", rows_per_s},       {"io_s", io_s},
           {"transform_s", transform_s},     {"workers_blocked_s", workers_blocked_s},
@@ -14,13 +14,17 @@ nlohmann::json PipelineStats::ToJson() const {
           {"in_flight", in_flight},         {"max_in_flight", max_in_flight},
           {"queue_bytes", queue_bytes},     {"bytes_in_queue", bytes_in_queue},
           {"max_bytes_in_queue", max_bytes_in_queue},
-          {"skipped_errors", skipped_errors}};
+          {"skipped_errors", skipped_errors}, {"rows_filtered", rows_filtered}};
+  if (!mix_rows.empty()) j["mix_rows"] = mix_rows;
+  return j;
 }
 
 nlohmann::json PipelineState::ToJson() const {
   // The fingerprint is a string: JSON numbers above 2^53 do not survive every parser.
-  return {{"seed", seed}, {"epoch", epoch}, {"position", position}, {"rows", rows},
-          {"fingerprint", std::to_string(fingerprint)}};
+  nlohmann::json j = {{"seed", seed}, {"epoch", epoch}, {"position", position}, {"rows", rows},
+                      {"fingerprint", std::to_string(fingerprint)}};
+  if (!counts.empty()) j["counts"] = counts;
+  return j;
 }
 
 Result<PipelineState> PipelineState::FromJson(const nlohmann::json& j) {
@@ -47,6 +51,13 @@ Result<PipelineState> PipelineState::FromJson(const nlohmann::json& j) {
   char* end = nullptr;
   s.fingerprint = std::strtoull(f.c_str(), &end, 10);
   if (f.empty() || *end != '\0') return Status::InvalidArgument("pipeline state: bad 'fingerprint' '" + f + "'");
+  if (j.contains("counts")) {
+    if (!j["counts"].is_array()) return Status::InvalidArgument("pipeline state: 'counts' must be a list of integers");
+    for (const auto& c : j["counts"]) {
+      if (!c.is_number_unsigned()) return Status::InvalidArgument("pipeline state: 'counts' must be a list of integers");
+      s.counts.push_back(c.get<uint64_t>());
+    }
+  }
   return s;
 }
 

@@ -20,6 +20,7 @@ struct PipelineStats {
   uint64_t rows = 0;             // rows handed out in batches
   uint64_t batches = 0;          // batches handed out
   uint64_t rows_skipped = 0;     // rows dropped by on_error = skip
+  uint64_t rows_filtered = 0;    // rows a filter node dropped (of the tasks consumed)
   double rows_per_s = 0;         // rows / elapsed_s
   double io_s = 0;               // workers inside ShardReader reads
   double transform_s = 0;        // workers converting, applying ops, batching
@@ -40,6 +41,8 @@ struct PipelineStats {
   uint64_t bytes_in_queue = 0;      // bytes of finished batches waiting now
   uint64_t max_bytes_in_queue = 0;  // high-water mark of bytes_in_queue
   std::vector<std::string> skipped_errors;  // first 16 skip messages
+  // Per mix node (in the tree's order): rows handed out from each input.
+  std::vector<std::vector<uint64_t>> mix_rows;
 
   nlohmann::json ToJson() const;
 };
@@ -53,11 +56,17 @@ struct PipelineState {
   uint64_t position = 0;  // position of the next row in that epoch's sampler order
   uint64_t rows = 0;      // rows handed out so far (informational)
   uint64_t fingerprint = 0;  // Plan::SequenceFingerprint() of the plan
+  // What the consumer has counted in this epoch before `position`, for trees
+  // that count (take / skip after a filter or of batches, per_batch_map's
+  // batch numbers after a filter): one count per take / skip of rows, the
+  // batches made, one count per take / skip of batches. Empty otherwise.
+  std::vector<uint64_t> counts;
 
   nlohmann::json ToJson() const;
   static Result<PipelineState> FromJson(const nlohmann::json& j);
   bool operator==(const PipelineState& o) const {
-    return seed == o.seed && epoch == o.epoch && position == o.position && fingerprint == o.fingerprint;
+    return seed == o.seed && epoch == o.epoch && position == o.position && fingerprint == o.fingerprint &&
+           counts == o.counts;
   }
 };
 

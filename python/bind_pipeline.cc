@@ -7,6 +7,7 @@
 
 #include <pybind11/stl.h>
 
+#include "pipeline/nodes/compile.h"
 #include "pipeline/padded.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/sampler.h"
@@ -375,10 +376,40 @@ void BindPipeline(py::module_& m) {
     return std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(address)).compare_exchange_strong(expected, desired);
   });
   m.def("set_tensor_pool_capacity", [](size_t bytes) { SetTensorPoolCapacity(bytes); }, py::arg("bytes"));
-  // Rows per epoch of the plan's sampler over its source.
+  // What the plan's execution tree gives (its files opened, its ops built):
+  // columns, rows (positions of epoch 0 of the row tree, before filters),
+  // drops_rows (a filter, or on_error skip: rows may go missing), counted
+  // (take / skip the consumer counts), batch_size, drop_remainder, batched
+  // (a batch node), passes (repeat above the batch).
+  m.def("plan_info", [](const std::string& plan_json) {
+    Plan plan = ValueOrThrow(Plan::Parse(plan_json));
+    const nlohmann::json tree = plan.Tree();
+    ExecTree t;
+    uint64_t rows = 0;
+    {
+      py::gil_scoped_release nogil;
+      t = ValueOrThrow(CompileTree(tree, plan.read, plan.seed, plan.on_error == ErrorPolicy::kSkip));
+      rows = ValueOrThrow(t.root->Size(0));
+    }
+    py::dict d;
+    d["columns"] = t.columns;
+    d["rows"] = rows;
+    d["drops_rows"] = t.drops_rows;
+    d["counted"] = !t.row_stream.empty() || !t.batch_stream.empty();
+    d["batch_size"] = t.batch.batch_size;
+    d["drop_remainder"] = t.batch.drop_remainder;
+    d["passes"] = t.passes;
+    return d;
+  });
+  // Rows per epoch of the plan's sampler over its source (a tree plan: the
+  // positions of its row tree's epoch 0).
   m.def("sampler_size", [](const std::string& plan_json) {
     Plan plan = ValueOrThrow(Plan::Parse(plan_json));
     py::gil_scoped_release nogil;
+    if (!plan.tree.is_null()) {
+      ExecTree t = ValueOrThrow(CompileTree(plan.tree, plan.read, plan.seed, plan.on_error == ErrorPolicy::kSkip));
+      return ValueOrThrow(t.root->Size(0));
+    }
     ReaderOptions o;
     std::string path = plan.source.empty() ? std::string() : plan.source[0];
     if (plan.source.size() > 1 || plan.source_list) o.shard_paths = plan.source;

@@ -73,6 +73,8 @@ std::string ExceptionText(const py::error_already_set& e) {
   return what.empty() ? type : type + ": " + what;
 }
 
+}  // namespace
+
 Result<Tensor> PyToTensor(py::handle obj, const std::string& who) {
   if (py::isinstance<py::bytes>(obj)) return Tensor::FromString(TensorType::kBytes, obj.cast<std::string>());
   if (py::isinstance<py::str>(obj)) return Tensor::FromString(TensorType::kString, obj.cast<std::string>());
@@ -116,11 +118,75 @@ py::object TensorToPyArg(Tensor t) {
   return TensorToArray(std::move(t));  // bytes: 1-D uint8
 }
 
+Status StashCallableError(const std::string& who, const py::error_already_set& e) {
+  const uint64_t id = g_next_error++;
+  const std::string text = ExceptionText(e);
+  auto& stash = Stash();
+  if (stash.size() >= kMaxStashed) stash.pop_front();
+  stash.push_back({id, e.value()});
+  return Status::InvalidArgument(who + " raised " + text + " (exception #" + std::to_string(id) + ")");
+}
+
+py::object RegisteredCallable(uint64_t ref, std::string* name) {
+  std::shared_ptr<PyCallable> fn;
+  {
+    std::lock_guard<std::mutex> lock(TableMutex());
+    auto it = Table().find(ref);
+    if (it != Table().end()) fn = it->second;
+  }
+  if (!fn) return py::none();
+  if (name) *name = fn->name;
+  return fn->fn;
+}
+
+namespace {
+
+// A Python callable as a pipeline op. One column in and one out unless the
+// spec says otherwise: in a map over several columns (MindSpore's map) it
+// gets them as positional arguments and returns a tuple with one value per
+// output column; "num_inputs" / "num_outputs" in the spec give the counts
+// (-1: as many as it is given / returns, known when it runs).
 class PyFuncOp : public TensorOp {
  public:
-  PyFuncOp(std::shared_ptr<PyCallable> fn, uint64_t ref) : fn_(std::move(fn)), ref_(ref) {}
+  PyFuncOp(std::shared_ptr<PyCallable> fn, uint64_t ref, int inputs, int outputs)
+      : fn_(std::move(fn)), ref_(ref), inputs_(inputs), outputs_(outputs) {}
   std::string name() const override { return "PyFunc(" + fn_->name + ")"; }
-  nlohmann::json ToJson() const override { return {{"op", "PyFunc"}, {"name", fn_->name}, {"_ref", ref_}}; }
+  nlohmann::json ToJson() const override {
+    nlohmann::json j = {{"op", "PyFunc"}, {"name", fn_->name}, {"_ref", ref_}};
+    if (inputs_ != 1 || outputs_ != 1) {
+      j["num_inputs"] = inputs_;
+      j["num_outputs"] = outputs_;
+    }
+    return j;
+  }
+  int num_inputs() const override { return inputs_; }
+  int num_outputs() const override { return outputs_; }
+
+  Result<std::vector<Tensor>> ApplyColumns(std::vector<Tensor> inputs, std::mt19937_64&) const override {
+    if (!Py_IsInitialized() || _Py_IsFinalizing()) return Status::Cancelled("Python is shutting down");
+    py::gil_scoped_acquire gil;
+    const std::string who = "Python callable '" + fn_->name + "'";
+    try {
+      py::tuple args(inputs.size());
+      for (size_t i = 0; i < inputs.size(); ++i) args[i] = TensorToPyArg(std::move(inputs[i]));
+      py::object out = fn_->fn(*args);
+      std::vector<Tensor> result;
+      if (py::isinstance<py::tuple>(out)) {
+        for (py::handle v : out) {
+          MR_ASSIGN_OR_RETURN(Tensor t, PyToTensor(v, who));
+          result.push_back(std::move(t));
+        }
+      } else {
+        MR_ASSIGN_OR_RETURN(Tensor t, PyToTensor(out, who));
+        result.push_back(std::move(t));
+      }
+      return result;
+    } catch (py::error_already_set& e) {
+      return StashCallableError(who, e);
+    } catch (const std::exception& e) {
+      return Status::InvalidArgument(who + ": " + e.what());
+    }
+  }
 
   Result<Tensor> Apply(Tensor input, std::mt19937_64&) const override {
     if (!Py_IsInitialized() || _Py_IsFinalizing()) return Status::Cancelled("Python is shutting down");
@@ -128,14 +194,11 @@ class PyFuncOp : public TensorOp {
     const std::string who = "Python callable '" + fn_->name + "'";
     try {
       py::object out = fn_->fn(TensorToPyArg(std::move(input)));
+      // MindSpore's callables may return one column as a tuple of one.
+      if (py::isinstance<py::tuple>(out) && py::len(out) == 1) return PyToTensor(out.cast<py::tuple>()[0], who);
       return PyToTensor(out, who);
     } catch (py::error_already_set& e) {
-      const uint64_t id = g_next_error++;
-      const std::string text = ExceptionText(e);
-      auto& stash = Stash();
-      if (stash.size() >= kMaxStashed) stash.pop_front();
-      stash.push_back({id, e.value()});
-      return Status::InvalidArgument(who + " raised " + text + " (exception #" + std::to_string(id) + ")");
+      return StashCallableError(who, e);
     } catch (const std::exception& e) {
       return Status::InvalidArgument(who + ": " + e.what());
     }
@@ -144,9 +207,21 @@ class PyFuncOp : public TensorOp {
  private:
   std::shared_ptr<PyCallable> fn_;
   uint64_t ref_;
+  int inputs_, outputs_;
 };
 
 Result<std::unique_ptr<TensorOp>> MakePyFunc(const nlohmann::json& spec) {
+  int counts[2] = {1, 1};
+  const char* keys[2] = {"num_inputs", "num_outputs"};
+  for (int i = 0; i < 2; ++i) {
+    if (!spec.contains(keys[i])) continue;
+    const auto& v = spec[keys[i]];
+    if (!v.is_number_integer() || v.get<int64_t>() < -1 || v.get<int64_t>() == 0 || v.get<int64_t>() > 64) {
+      return Status::InvalidArgument(std::string("PyFunc: '") + keys[i] + "' must be -1 or a count in [1, 64], got " +
+                                     v.dump());
+    }
+    counts[i] = v.get<int>();
+  }
   if (!spec.contains("_ref") || !spec["_ref"].is_number_unsigned()) {
     return Status::InvalidArgument("PyFunc: the spec has no '_ref' to a registered Python callable");
   }
@@ -161,7 +236,7 @@ Result<std::unique_ptr<TensorOp>> MakePyFunc(const nlohmann::json& spec) {
     return Status::InvalidArgument("PyFunc: no Python callable #" + std::to_string(ref) +
                                    " in this process (plans with Python callables run where they were built)");
   }
-  return std::unique_ptr<TensorOp>(new PyFuncOp(std::move(fn), ref));
+  return std::unique_ptr<TensorOp>(new PyFuncOp(std::move(fn), ref, counts[0], counts[1]));
 }
 
 }  // namespace

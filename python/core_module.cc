@@ -284,4 +284,5 @@ PYBIND11_MODULE(_core, m) {
   mb::BindPyFunc(m);
   mb::BindRows(m);
   mb::BindCrypto(m);
+  mb::BindBatchMap(m);
 }

@@ -61,6 +61,22 @@ void BindConvert(py::module_& m);
 void BindPyFunc(py::module_& m);
 void BindRows(py::module_& m);
 void BindCrypto(py::module_& m);
+void BindBatchMap(py::module_& m);
+
+// ---- Python callables (bind_pyfunc.cc), for the ops and batch maps that
+// call them. The GIL must be held.
+// The callable registered under `ref` (_core.register_callable) and its
+// qualified name; None when there is none.
+py::object RegisteredCallable(uint64_t ref, std::string* name);
+// What a callable returned as a tensor (numpy arrays of numeric dtypes,
+// bytes, str); `who` names the callable in errors.
+Result<Tensor> PyToTensor(py::handle obj, const std::string& who);
+// A tensor as a callable's argument (numeric: an array over its buffer;
+// bytes: 1-D uint8; strings: a 0-d str array).
+py::object TensorToPyArg(Tensor t);
+// The error for an exception a callable raised: InvalidArgument naming `who`,
+// with the exception kept so that RaiseWithStashedCause chains it.
+Status StashCallableError(const std::string& who, const py::error_already_set& e);
 
 // Raises the exception for a failed pipeline Status: RuntimeError chained to
 // the original when a Python callable raised it, else as the translator does.

@@ -22,7 +22,11 @@ from mindrecord.mindpage import MindPage
 from mindrecord.recover import recover
 from mindrecord.converters import (Cifar10ToMR, Cifar100ToMR, CocoToMR, COCOToMR, CsvToMR, ImageFolderToMR,
                                    ImageNetToMR, MnistToMR, TFRecordToMR, VOCToMR, convert)
-from mindrecord.dataset import MindDataset
+# mindrecord.zip is MindSpore's dataset.zip; left out of __all__ so that a
+# star import does not hide the built-in.
+from mindrecord.dataset import BatchInfo, MindDataset, mix, zip  # noqa: A004
+from mindrecord.callback import DSCallback
+from mindrecord import config
 from mindrecord.samplers import (DistributedSampler, PKSampler, RandomSampler, SequentialSampler, Shuffle,
                                  SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from mindrecord.iterators import Tensor
@@ -40,4 +44,5 @@ __all__ = [
     "ImageFolderToMR", "convert", "MindDataset", "Shuffle", "SequentialSampler", "RandomSampler",
     "DistributedSampler", "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "Tensor", "vision", "transforms",
     "set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "recover", "SUCCESS", "FAILED", "__version__",
+    "BatchInfo", "DSCallback", "mix", "config",
 ] + list(_exception_names)

@@ -1,5 +1,15 @@
-"""MindSpore 2.3+'s MindRecord encryption and integrity settings, with its
-API names: set_enc_key, set_enc_mode, set_dec_mode, set_hash_mode.
+"""MindSpore's process-wide settings (mindspore.dataset.config) with its API
+names: the dataset defaults scripts set (set_seed, set_num_parallel_workers,
+set_prefetch_size and their getters) and MindSpore 2.3+'s MindRecord
+encryption and integrity settings (set_enc_key, set_enc_mode, set_dec_mode,
+set_hash_mode).
+
+Dataset defaults apply to datasets created after the call: set_seed(s) is
+the seed of every MindDataset built without one (its shuffles and random
+ops; also random.seed and numpy.random.seed, as MindSpore does);
+set_num_parallel_workers(n) its default num_parallel_workers;
+set_prefetch_size(n) its batches prepared ahead (the pipeline's queue_depth;
+MindSpore counts rows per connector, we count batches).
 
 As in MindSpore the settings are process-wide. FileWriter.commit() applies
 them to every file it wrote (shards and .db indexes): with a hash mode, the
@@ -25,9 +35,65 @@ the whole file once, as MindSpore does).
 Thread safety: the setters are process-wide and meant for set-up; readers and
 writers take the settings when they open files.
 """
+import os
+import random
+
+import numpy as np
+
 from mindrecord import _core
 
-__all__ = ["set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode"]
+__all__ = ["set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "set_seed", "get_seed",
+           "set_num_parallel_workers", "get_num_parallel_workers", "set_prefetch_size", "get_prefetch_size"]
+
+_UINT32_MAX = 2 ** 32 - 1
+_INT32_MAX = 2 ** 31 - 1
+_defaults = {"seed": None, "num_parallel_workers": None, "prefetch_size": None}
+
+
+def _int_in(name, value, low, high):
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError("%s must be of type int, got %r" % (name, value))
+    if not low <= value <= high:
+        raise ValueError("%s must be within [%d, %d], got %d" % (name, low, high, value))
+    return value
+
+
+def set_seed(seed: int) -> None:
+    """The seed of datasets created from now on without their own (their
+    shuffles and random ops: the same seed gives the same sequence). Also
+    seeds Python's random and numpy's global generator, as MindSpore does.
+    `seed` in [0, 2**32 - 1]."""
+    _defaults["seed"] = _int_in("seed", seed, 0, _UINT32_MAX)
+    random.seed(seed)
+    np.random.seed(seed)
+
+
+def get_seed():
+    """The seed set by set_seed, or None (datasets draw a random one)."""
+    return _defaults["seed"]
+
+
+def set_num_parallel_workers(num: int) -> None:
+    """The default num_parallel_workers (pipeline worker threads) of
+    datasets created from now on; in [1, cpu count]."""
+    _defaults["num_parallel_workers"] = _int_in("num_parallel_workers", num, 1, os.cpu_count() or 1)
+
+
+def get_num_parallel_workers():
+    """set_num_parallel_workers's value, or None (the default: min(4, cpus))."""
+    return _defaults["num_parallel_workers"]
+
+
+def set_prefetch_size(size: int) -> None:
+    """Batches prepared ahead of the consumer (the plan's queue_depth) for
+    datasets created from now on; in [1, 1024]. Memory stays bounded by
+    bytes too (queue_bytes)."""
+    _defaults["prefetch_size"] = _int_in("size", size, 1, 1024)
+
+
+def get_prefetch_size():
+    """set_prefetch_size's value, or None (the default: max(2, workers))."""
+    return _defaults["prefetch_size"]
 
 _ENC_MODES = ("AES-GCM", "AES-CBC", "SM4-CBC")
 _HASH_MODES = ("sha256", "sha384", "sha512", "sha3_256", "sha3_384", "sha3_512", "sha224", "sha3_224")

@@ -19,8 +19,11 @@ import os
 
 from mindrecord import _core
 from mindrecord._checks import check_file_names
+from mindrecord import config as _config
 from mindrecord._remote import is_remote, remote_dict, remote_json, source_path
 from mindrecord import dataset_ops as _ops
+from mindrecord import dataset_tree as _tree
+from mindrecord.callback import DSCallback, callback_list
 from mindrecord.exceptions import InvalidArgumentError
 from mindrecord.filereader import warn_reader
 from mindrecord.iterators import ROW_READ_AHEAD_BYTES, DictIterator, Tensor, bool_arg, epochs_arg
@@ -30,7 +33,12 @@ from mindrecord.samplers import (DistributedSampler, PKSampler, RandomSampler, S
 from mindrecord.vision import to_specs
 
 __all__ = ["MindDataset", "Shuffle", "Tensor", "SequentialSampler", "RandomSampler", "DistributedSampler",
-           "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "ROW_READ_AHEAD_BYTES"]
+           "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "ROW_READ_AHEAD_BYTES",
+           "BatchInfo", "DSCallback", "mix"]
+
+BatchInfo = _tree.BatchInfo
+zip = _tree.zip_datasets  # noqa: A001 (MindSpore's mindspore.dataset.zip)
+mix = _tree.mix
 
 IO_MODES = _core.IO_MODES  # the reader's one list (readers/reader_options.h)
 
@@ -74,16 +82,11 @@ def _mindspore_kwargs(method, kwargs, supported):
 _UNSUPPORTED_WHY = {
     "python_multiprocessing": "Python callables run on the pipeline's threads; only False",
     "cache": "no dataset cache server; only None",
-    "callbacks": "no map callbacks; only None",
     "offload": "no offload to the device; only None or False",
-    "per_batch_map": "no batch maps yet; only None",
-    "input_columns": "only with per_batch_map; only None",
-    "output_columns": "only with per_batch_map; only None",
 }
 _MAP_KWARGS = {
     "python_multiprocessing": False,
     "cache": lambda v: v is None,
-    "callbacks": lambda v: v is None,
     "offload": lambda v: v is None or v is False,
     # Shared-memory size per row for python_multiprocessing workers: unused
     # without them, as in MindSpore.
@@ -91,9 +94,6 @@ _MAP_KWARGS = {
 }
 _BATCH_KWARGS = {
     "python_multiprocessing": False,
-    "per_batch_map": lambda v: v is None,
-    "input_columns": lambda v: v is None,
-    "output_columns": lambda v: v is None,
     "max_rowsize": lambda v: isinstance(v, (int, list)),
 }
 
@@ -180,7 +180,7 @@ class MindDataset:
                                          not all(isinstance(c, str) for c in columns_list)):
             raise ValueError("columns_list must be a non-empty list of str or None")
         if num_parallel_workers is None:
-            num_parallel_workers = min(4, os.cpu_count() or 1)
+            num_parallel_workers = _config.get_num_parallel_workers() or min(4, os.cpu_count() or 1)
         _positive("num_parallel_workers", num_parallel_workers)
         if shuffle is not None and not isinstance(shuffle, (bool, Shuffle, str)):
             raise TypeError("shuffle must be of boolean or enum of 'Shuffle' values like 'Shuffle.GLOBAL' or "
@@ -203,6 +203,9 @@ class MindDataset:
             _positive("num_shards", num_shards)
             if not isinstance(shard_id, int) or isinstance(shard_id, bool) or not 0 <= shard_id < num_shards:
                 raise ValueError("shard_id must be an int in [0, %d), got %r" % (num_shards, shard_id))
+        self._seed_given = seed is not None or _config.get_seed() is not None
+        if seed is None:
+            seed = _config.get_seed()
         if seed is None:
             seed = int.from_bytes(os.urandom(7), "little")
         if not isinstance(seed, int) or seed < 0:
@@ -214,7 +217,7 @@ class MindDataset:
             "ops": {},
             "batch": {"batch_size": 1, "drop_remainder": False},
             "num_workers": num_parallel_workers,
-            "queue_depth": max(2, num_parallel_workers),
+            "queue_depth": _config.get_prefetch_size() or max(2, num_parallel_workers),
             "seed": seed,
             "io_mode": io_mode,
         }
@@ -230,6 +233,8 @@ class MindDataset:
         self._state: dict | None = None  # resume state for the next iteration
         self._live = None       # the running iterator, if any
         self._epoch_rows = None
+        self._callbacks: list = []  # (DSCallback, its map is before the batch) of every map, in order
+        self._size_counted: int | None = None  # get_dataset_size() of a filtered tree, once counted
         # Open now so that bad paths and columns fail here, not at iteration.
         reader = _core.Reader(self._plan["source"][0], self._plan["columns"],
                               "direct" if io_mode == "direct" and not direct_fallback else "pread",
@@ -286,6 +291,7 @@ class MindDataset:
     def _check_plan(self):
         """Fails now, not at iteration, on a plan the engine refuses."""
         self._epoch_rows = None
+        self._size_counted = None
         _core.sampler_size(json.dumps(self._full_plan(1)))
 
     # ---- MindSpore's dataset operations (dataset_ops.py) -------------------
@@ -300,86 +306,166 @@ class MindDataset:
     output_shapes = _ops.output_shapes
     output_types = _ops.output_types
 
+    # ---- MindSpore's combinators (dataset_tree.py) --------------------------
+
+    filter = _tree.filter
+    project = _tree.project
+    rename = _tree.rename
+    take = _tree.take
+    skip = _tree.skip
+    concat = _tree.concat
+    zip = _tree.zip_method
+
+    def __add__(self, other: "MindDataset") -> "MindDataset":
+        """ds1 + ds2: ds1.concat(ds2)."""
+        return self.concat(other)
+
     # ---- chaining ---------------------------------------------------------
 
     def map(self, operations: object = None, input_columns: str | list[str] | None = None,
             output_columns: str | list[str] | None = None, num_parallel_workers: int | None = None,
             **kwargs: object) -> "MindDataset":
-        """Applies ops to one column, in order: ops from mindrecord.vision
-        (C++, without the GIL) and Python callables, mixed in one list.
+        """Applies ops in order, as MindSpore 2.x's map: ops from
+        mindrecord.vision (C++, without the GIL) and Python callables, mixed
+        in one list. The first op takes `input_columns` (all columns when
+        None), each next op what the previous gave, and the last op's
+        results are named `output_columns` (default: the input names). With
+        as many output as input columns they take the inputs' places;
+        otherwise the outputs come first, then the other columns in their
+        order (MindSpore's MapOp column order). After batch(), the ops get
+        whole batches (MixUpBatch, CutMixBatch).
 
-        A callable takes the column's value as a numpy array (bytes columns
-        as 1-D uint8, strings as a 0-d str array) and returns a numpy array
-        (any numeric dtype and shape: bool, uint8, int8..int64, float32,
-        float64), bytes or str. It runs on the pipeline's worker threads
-        holding the GIL, so callables run one at a time; the output order is
-        the same for any num_parallel_workers. Use deterministic callables
-        (the pipeline seeds only its own random ops). An exception raised
-        inside it stops the iteration with RuntimeError naming the callable,
-        column and row, chained to the original exception. Callables are kept
-        alive for the life of the process. MindSpore's other keywords are taken
-        at their defaults only (python_multiprocessing=False, cache=None, ...);
-        other values raise NotImplementedError naming them."""
+        A callable gets its input columns as positional arguments, each a
+        numpy array (bytes columns as 1-D uint8, strings as a 0-d str array;
+        after batch(), the batch's array), and returns one value or a tuple
+        of values, one per output column: numpy arrays (any numeric dtype and
+        shape: bool, uint8, int8..int64, float32, float64), bytes or str. It
+        runs on the pipeline's worker threads holding the GIL, so callables
+        run one at a time; the output order is the same for any
+        num_parallel_workers. Use deterministic callables (the pipeline seeds
+        only its own random ops). An exception raised inside it stops the
+        iteration with RuntimeError naming the callable, column and row,
+        chained to the original exception. Callables are kept alive for the
+        life of the process. `callbacks`: DSCallback objects, called on the
+        consumer side (see mindrecord.callback). MindSpore's other keywords
+        are taken at their defaults only (python_multiprocessing=False,
+        cache=None, ...); other values raise NotImplementedError naming
+        them."""
+        callbacks = callback_list(kwargs.pop("callbacks", None))
         _mindspore_kwargs("map", kwargs, _MAP_KWARGS)
-        if isinstance(input_columns, (list, tuple)):
-            if len(input_columns) != 1:
-                raise ValueError("input_columns must name exactly one column (ops apply to one column)")
-            input_columns = input_columns[0]
-        if not isinstance(input_columns, str):
-            raise ValueError("input_columns must be a column name")
-        if output_columns not in (None, input_columns, [input_columns]):
-            raise ValueError("output_columns must be the input column (ops transform in place)")
-        out = self._copy()
-        out._plan["ops"].setdefault(input_columns, []).extend(to_specs(operations))
+        specs = to_specs(operations)
+        ins = _tree.column_list("input_columns", input_columns, required=False)
+        outs = _tree.column_list("output_columns", output_columns, required=False)
+        if not _tree.is_tree(self) and not self._batched and len(ins) == 1 and outs in ([], ins):
+            # One column transformed in place: the flat plan's per-column ops.
+            out = self._copy()
+            out._plan["ops"].setdefault(ins[0], []).extend(specs)
+            _core.normalize_plan(json.dumps(out._full_plan(1)))
+        else:
+            out = _tree.map_node(self, specs, ins, outs)
         if num_parallel_workers:
             out._plan["num_workers"] = max(out._plan["num_workers"], _positive("num_parallel_workers",
                                                                               num_parallel_workers))
-        _core.normalize_plan(json.dumps(out._full_plan(1)))
+        out._callbacks = self._callbacks + [(cb, not self._batched) for cb in callbacks]
         return out
 
     def batch(self, batch_size: int, drop_remainder: bool = False, num_parallel_workers: int | None = None,
               pad_columns: dict | None = None, **kwargs: object) -> "MindDataset":
-        """Rows per batch. Columns whose rows differ in shape come out as lists
-        of arrays, or padded with `pad_columns={"col": pad_value}`. MindSpore's
-        other keywords are taken at their defaults only (per_batch_map=None,
-        python_multiprocessing=False, ...); other values raise
-        NotImplementedError naming them."""
+        """Rows per batch; drop_remainder drops each epoch's last short batch.
+        Columns whose rows differ in shape come out as lists of arrays, or
+        padded with `pad_columns={"col": pad_value}` (to the batch's largest
+        shape) or MindSpore's `pad_info={"col": (shape, pad_value)}` (None
+        dims: the largest; {}: every column). `per_batch_map` (with
+        `input_columns`, `output_columns`), as MindSpore's: called per batch
+        with one list per input column (the rows' values) and a BatchInfo
+        (get_epoch_num(), get_batch_num()) last; returns a tuple with one
+        entry per output column, a list of per-row values or one array of the
+        whole batch; columns are laid out as map's. MindSpore's other keywords
+        are taken at their defaults only (python_multiprocessing=False);
+        other values raise NotImplementedError naming them."""
+        per_batch_map = kwargs.pop("per_batch_map", None)
+        input_columns = kwargs.pop("input_columns", None)
+        output_columns = kwargs.pop("output_columns", None)
+        pad_info = kwargs.pop("pad_info", None)
         _mindspore_kwargs("batch", kwargs, _BATCH_KWARGS)
         if self._batched:
             raise ValueError("batch() was already applied")
-        out = self._copy()
-        out._plan["batch"] = {"batch_size": _positive("batch_size", batch_size),
-                              "drop_remainder": bool(drop_remainder)}
-        if pad_columns:
-            out._plan["batch"]["ragged"] = {c: {"mode": "pad", "pad_value": float(v)} for c, v in pad_columns.items()}
+        if not isinstance(drop_remainder, bool):
+            raise TypeError("drop_remainder must be a bool, got %r" % (drop_remainder,))
+        _positive("batch_size", batch_size)
+        ragged = {c: {"pad": float(v)} for c, v in (pad_columns or {}).items()}
+        if _tree.is_tree(self) or per_batch_map is not None or pad_info is not None or \
+                input_columns is not None or output_columns is not None:
+            out = _tree.batch_node(self, batch_size, drop_remainder, per_batch_map, input_columns, output_columns,
+                                   pad_info, ragged)
+        else:
+            out = self._copy()
+            out._plan["batch"] = {"batch_size": batch_size, "drop_remainder": drop_remainder}
+            if ragged:
+                out._plan["batch"]["ragged"] = ragged
+            out._batched = True
+            _core.normalize_plan(json.dumps(out._full_plan(1)))
         if num_parallel_workers:
             out._plan["num_workers"] = _positive("num_parallel_workers", num_parallel_workers)
-        out._batched = True
-        _core.normalize_plan(json.dumps(out._full_plan(1)))
         return out
+
+    def padded_batch(self, batch_size: int, drop_remainder: bool = False, num_parallel_workers: int | None = None,
+                     pad_info: dict | None = None) -> "MindDataset":
+        """MindSpore 2.x's padded_batch: batch() with pad_info (None: every
+        column padded to the batch's largest shape with 0)."""
+        return self.batch(batch_size, drop_remainder, num_parallel_workers, pad_info={} if pad_info is None else
+                          pad_info)
 
     # ---- sizes --------------------------------------------------------------
 
     def _rows_per_epoch(self):
+        """Positions per epoch before the batch (a tree's rows before its filters)."""
         if self._epoch_rows is None:
             self._epoch_rows = _core.sampler_size(json.dumps(self._full_plan(1)))
         return self._epoch_rows
 
+    def _counted(self):
+        """A tree whose epoch length is known only by running it (a filter)."""
+        if not _tree.is_tree(self):
+            return False
+        info = _tree.plan_info(self)
+        return info["drops_rows"] or info["counted"]
+
     def get_dataset_size(self) -> int:
         """Batches per epoch (rows when not batched); -1 after an endless
-        repeat()."""
+        repeat(). After a filter, as MindSpore, the dataset is iterated once
+        to count (Python callables included)."""
         if self._repeat_after == 0:
             return -1
+        if self._counted():
+            if self._size_counted is None:
+                probe = self._copy()
+                probe._repeat_after = 1
+                probe._callbacks = []
+                it = probe.create_tuple_iterator(num_epochs=1, output_numpy=True)
+                try:
+                    self._size_counted = sum(1 for _ in it)
+                finally:
+                    it.close()
+            return self._size_counted * self._repeat_after
         rows = self._rows_per_epoch()
         if self._batched:
-            b = self._plan["batch"]["batch_size"]
-            rows = rows // b if self._plan["batch"]["drop_remainder"] else -(-rows // b)
+            b, drop = self._batch_spec()
+            rows = rows // b if drop else -(-rows // b)
         return rows * self._repeat_after
+
+    def _batch_spec(self):
+        if _tree.is_tree(self):
+            info = _tree.plan_info(self)
+            return info["batch_size"], info["drop_remainder"]
+        return self._plan["batch"]["batch_size"], self._plan["batch"]["drop_remainder"]
 
     def __len__(self) -> int:
         return self.get_dataset_size()
 
     def get_col_names(self) -> list[str]:
+        if _tree.is_tree(self):
+            return list(_tree.plan_info(self)["columns"])
         if self._plan["columns"]:
             return list(self._plan["columns"])
         return sorted(json.loads(_core.Reader(self._plan["source"][0], [], "pread", [], False,
@@ -458,6 +544,8 @@ class MindDataset:
         if self._state is None:
             return 0
         epoch = int(self._state["epoch"])
+        if self._counted():
+            return epoch  # the pipeline moves past an epoch's end itself
         if int(self._state["position"]) >= self._rows_per_epoch() > 0:
             epoch += 1
         return epoch
@@ -473,4 +561,6 @@ class MindDataset:
         out._state = None
         out._live = None
         out._epoch_rows = None
+        out._size_counted = None
+        out._callbacks = list(self._callbacks)
         return out

@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from mindrecord import _core
+from mindrecord import dataset_tree as _tree
 from mindrecord.exceptions import InvalidArgumentError
 
 if TYPE_CHECKING:
@@ -42,6 +43,8 @@ def repeat(self: "MindDataset", count: int | None = None) -> "MindDataset":
         out._repeat_after = 0
     elif self._batched or self._repeat_after != 1:
         out._repeat_after = 0 if self._repeat_after == 0 else self._repeat_after * count
+    elif "tree" in out._plan:
+        return _tree.add_node(out, "repeat", count=count)
     else:
         out._plan["sampler"] = {"type": "repeat", "count": count, "sampler": out._plan["sampler"]}
     out._check_plan()
@@ -61,6 +64,8 @@ def shuffle(self: "MindDataset", buffer_size: int) -> "MindDataset":
     if self._repeat_after != 1:
         raise NotImplementedError("shuffle() after an endless repeat() is not supported by mindrecord; call "
                                   "shuffle() before repeat()")
+    if "tree" in self._plan:
+        return _tree.add_node(self, "shuffle", buffer_size=buffer_size)
     out = self._copy()
     out._plan["sampler"] = {"type": "buffer_shuffle", "buffer_size": buffer_size, "sampler": out._plan["sampler"]}
     out._check_plan()
@@ -73,9 +78,9 @@ def use_sampler(self: "MindDataset", new_sampler: Any) -> None:
     draws from the split's rows, as MindSpore's child samplers do."""
     if not hasattr(new_sampler, "_spec_for"):
         raise TypeError("new_sampler must be one of mindrecord's samplers, got %r" % (new_sampler,))
-    if self._batched or self._repeat_count != 1 or self._plan["ops"]:
-        raise NotImplementedError("use_sampler() after map(), batch() or repeat() is not supported by "
-                                  "mindrecord; call it on the MindDataset itself")
+    if self._batched or self._repeat_count != 1 or "tree" in self._plan or self._plan["ops"]:
+        raise NotImplementedError("use_sampler() after map(), batch(), repeat() or a combinator is not supported "
+                                  "by mindrecord; call it on the MindDataset itself")
     if self._live is not None:
         self._live.close()
     if self._split_base is not None:
@@ -103,9 +108,10 @@ def split(self: "MindDataset", sizes: list[int] | list[float],
     slice in that order, the same every epoch; otherwise consecutive
     rows. This dataset's shuffle is dropped (MindSpore warns likewise);
     a dataset split with num_shards raises InvalidArgumentError."""
-    if self._batched or self._repeat_count != 1 or self._plan["ops"] or self._split_base is not None:
-        raise NotImplementedError("split() after map(), batch(), repeat() or split() is not supported by "
-                                  "mindrecord; split the MindDataset itself")
+    if self._batched or self._repeat_count != 1 or "tree" in self._plan or self._plan["ops"] or \
+            self._split_base is not None:
+        raise NotImplementedError("split() after map(), batch(), repeat(), split() or a combinator is not "
+                                  "supported by mindrecord; split the MindDataset itself")
     if self._plan["sampler"].get("type") == "distributed":
         raise InvalidArgumentError("Dataset should not be sharded before split.")
     if self._plan["sampler"].get("type") not in ("sequential",) or self._plan["sampler"].get("start", 0):
@@ -163,6 +169,7 @@ def output_types(self: "MindDataset") -> list[np.dtype]:
 
 def _first_item(self: "MindDataset"):
     probe = self._copy()
+    probe._callbacks = []
     probe._plan["seed"] = self._plan["seed"]
     it = probe.create_tuple_iterator(num_epochs=1, output_numpy=True)
     try:
@@ -174,7 +181,7 @@ def _first_item(self: "MindDataset"):
 
 
 def _data_rows(self: "MindDataset"):
-    """The dataset's rows, padding included."""
+    """The dataset's rows, padding included (a flat plan's)."""
     return _core.sampler_size(json.dumps(dict(self._full_plan(1), sampler={"type": "sequential"})))
 
 

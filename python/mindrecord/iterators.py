@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from mindrecord import _core
+from mindrecord.callback import CallbackRunner
 
 # Unbatched iteration without map ops reads rows ahead in chunks of at most
 # 1,024 rows and at most this many bytes of row data, as stored and as read
@@ -67,6 +68,7 @@ class DictIterator:
     def __init__(self, ds, num_epochs, columns, tuples, tensors, do_copy):
         bool_arg("do_copy", do_copy)
         self._pipe = None
+        self._last_stats = None
         if ds._live is not None:
             ds._live.close()  # one iteration at a time: the new one continues where it stopped
         self._ds = ds
@@ -87,7 +89,7 @@ class DictIterator:
         # Rows without map ops or padding: read a chunk at a time in C++ (no
         # worker threads, no per-row handoff) with the same order, types and
         # resume state as the pipeline.
-        self._rows = not ds._batched and not plan["ops"] and "padded" not in plan
+        self._rows = not ds._batched and "tree" not in plan and not plan["ops"] and "padded" not in plan
         self._epoch = outer      # the epoch being handed out
         self._ahead = None       # (chunk or batch, pipeline epoch, rows) of the next epoch, read ahead
         self._chunk = iter(())   # rows path: the rows of the current chunk not yet handed out
@@ -102,6 +104,7 @@ class DictIterator:
             self._pipe = _core.Pipeline(json.dumps(plan), resume, None, "mindspore")
         ds._live = self
         self._batched = ds._batched
+        self._callbacks = CallbackRunner(ds._callbacks) if ds._callbacks else None
         self.last_row_ids = None
         self.last_epoch = None
 
@@ -143,6 +146,8 @@ class DictIterator:
         return item
 
     def _end_epoch(self):
+        if self._callbacks is not None:
+            self._callbacks.epoch_end(self._epoch)
         self._epoch = self._outer(self._ahead[1]) if self._ahead is not None else self._epoch + 1
 
     def _epoch_chunks(self):
@@ -160,6 +165,8 @@ class DictIterator:
             state["epoch"] = self._ahead[1]
             state["position"] = 0
             state["rows"] -= self._ahead[2]
+            if "counts" in state:
+                state["counts"] = [0] * len(state["counts"])
         elif self._rows:
             # The stream counts its last chunk as handed out; take back the
             # rows of it not yet taken (a chunk never spans two epochs).
@@ -185,6 +192,8 @@ class DictIterator:
             raise StopIteration
         cols, row_ids, epoch = item
         self.last_row_ids, self.last_epoch = row_ids, epoch
+        if self._callbacks is not None:
+            self._callbacks.item(self._epoch, len(row_ids))
         if not self._batched:
             cols = {k: _row_value(v) for k, v in cols.items()}
         return self._shaped(cols)
@@ -200,13 +209,17 @@ class DictIterator:
         return d
 
     def stats(self) -> dict[str, object]:
-        """The pipeline's per-stage statistics (dict)."""
-        return json.loads(self._pipe.stats()) if self._pipe is not None else None
+        """The pipeline's per-stage statistics (dict); after the iteration
+        ended, those at its end."""
+        if self._pipe is not None:
+            return json.loads(self._pipe.stats())
+        return self._last_stats
 
     def close(self):
         """Stops the pipeline; the dataset keeps where it stopped (state_dict())."""
         if self._pipe is not None:
             self._ds._state = self.state()
+            self._last_stats = json.loads(self._pipe.stats())
             self._pipe.close()
             self._pipe = None
             if self._ds._live is self:

@@ -43,7 +43,8 @@ import torch.utils.data
 from mindrecord import _core
 from mindrecord._torch_resume import (EPOCH, GEN, START_EPOCH, START_POS, BY_LOADER, WORKER_ITERS, Progress,
                                       StartCells, StatefulDataLoader, worker_split)
-from mindrecord.dataset import _io_mode, _io_plan_keys, _shuffle_mode
+from mindrecord.dataset import MindDataset, _io_mode, _io_plan_keys, _shuffle_mode
+from mindrecord.dataset_tree import tree_of
 from mindrecord._remote import remote_dict, remote_json, source_path
 from mindrecord.filereader import warn_reader
 from mindrecord.vision import TypeCast, to_specs
@@ -399,25 +400,43 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
     there. With DataLoader workers, only the DataLoader knows what the loop
     took: use StatefulDataLoader, whose state_dict() this state is.
 
+    `dataset_files` may also be a mindrecord.MindDataset (unbatched: this
+    class batches), with its maps, filters and combinators (concat, zip,
+    mix, ...): its rows, in its order, are split across ranks and workers
+    by position as above. `shuffle` and `int32_as_int64` are then the
+    dataset's own (leave them None); `seed` defaults to the dataset's. With
+    a filter in it, a rank's share of positions yields fewer rows: len()
+    raises TypeError and mid-epoch resume (state_dict) NotImplementedError.
+
     Thread safety: configure (set_epoch, load_state_dict) from the main
     process between epochs; each DataLoader worker iterates its own copy.
     """
 
-    def __init__(self, dataset_files: str | list[str], columns: list[str] | None = None,
-                 ops: dict[str, list] | None = None, shuffle: bool | str = True, seed: int = 0,
+    def __init__(self, dataset_files: "str | list[str] | MindDataset", columns: list[str] | None = None,
+                 ops: dict[str, list] | None = None, shuffle: bool | str | None = None, seed: int | None = None,
                  batch_size: int | None = None, drop_last: bool = False, num_threads: int | None = None,
                  rank: int | None = None, world_size: int | None = None, io_mode: str = "auto",
                  direct_fallback: bool = False, auto_direct_above: int | None = None,
-                 pad_ranks: bool = False, int32_as_int64: bool = True,
+                 pad_ranks: bool = False, int32_as_int64: bool | None = None,
                  remote: dict[str, object] | None = None) -> None:
         super().__init__()
         self._remote = remote_dict(remote)
         self._io_mode = _io_mode(io_mode)
         self._io_keys = _io_plan_keys(direct_fallback, auto_direct_above)
-        files = [dataset_files] if isinstance(dataset_files, str) else list(dataset_files)
-        self._source = [source_path(f) for f in files]
         self._columns = list(columns or [])
         self._ops = {c: to_specs(o) for c, o in (ops or {}).items()}
+        self._tree = None
+        self._drops = False
+        if isinstance(dataset_files, MindDataset):
+            self._init_tree(dataset_files, shuffle, seed, int32_as_int64)
+            shuffle, int32_as_int64 = False, False
+            seed = dataset_files._plan["seed"] if seed is None else seed
+        else:
+            files = [dataset_files] if isinstance(dataset_files, str) else list(dataset_files)
+            self._source = [source_path(f) for f in files]
+        shuffle = True if shuffle is None else shuffle
+        int32_as_int64 = True if int32_as_int64 is None else int32_as_int64
+        seed = 0 if seed is None else seed
         if not isinstance(int32_as_int64, bool):
             raise TypeError("int32_as_int64 must be a bool, got %r" % (int32_as_int64,))
         self._shuffle = _shuffle_mode(shuffle)
@@ -436,10 +455,11 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         self._seen_gen = 0           # the start stamp this copy has used
         self._progress = None        # the last iteration in this process (Progress)
         self._worker_iters_seen = 0  # worker iterations begun when _progress was set
-        reader = _core.Reader(self._source[0], [], "pread", [], False, remote_json(self._remote))
-        warn_reader(reader)
-        self._total = reader.num_rows
-        if int32_as_int64:
+        if self._tree is None:
+            reader = _core.Reader(self._source[0], [], "pread", [], False, remote_json(self._remote))
+            warn_reader(reader)
+            self._total = reader.num_rows
+        if int32_as_int64 and self._tree is None:
             schema = json.loads(reader.schema_json)
             for c in self._columns or sorted(schema):
                 if schema.get(c, {}).get("type") == "int32" and c not in self._ops:
@@ -450,6 +470,36 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         with _kept_lock:
             _kept_tokens.add(self._token)
         weakref.finalize(self, _forget, self._token)
+
+    def _init_tree(self, ds, shuffle, seed, int32_as_int64):
+        """The rows of MindDataset `ds` (its execution tree)."""
+        if ds._batched or ds._repeat_after != 1:
+            raise ValueError("give MindRecordDataset the dataset before batch() (it batches: batch_size=)")
+        if ds._callbacks:
+            raise NotImplementedError("map callbacks run in MindDataset's own iterators, not in mindrecord.torch")
+        if shuffle is not None:
+            raise ValueError("shuffle is the dataset's own (MindDataset(shuffle=...), .shuffle()); leave it None")
+        if int32_as_int64:
+            raise NotImplementedError("int32_as_int64 with a dataset: the types are its maps' (cast with "
+                                      "vision.TypeCast in a map); leave it None")
+        tree = tree_of(ds)
+        if self._columns:
+            tree = {"node": "project", "input": tree, "columns": self._columns}
+        if self._ops:
+            tree = {"node": "ops", "input": tree, "ops": self._ops}
+        self._tree = tree
+        self._io_keys = dict({k: ds._plan[k] for k in ("direct_fallback", "auto_direct_above") if k in ds._plan},
+                             **self._io_keys)
+        if self._io_mode == "auto":
+            self._io_mode = ds._plan.get("io_mode", "auto")
+        if self._remote is None and "remote" in ds._plan:
+            self._remote = ds._plan["remote"]
+        probe = {"tree": tree, "seed": ds._plan["seed"]}
+        if self._remote is not None:
+            probe["remote"] = self._remote
+        info = _core.plan_info(json.dumps(probe))
+        self._total = info["rows"]
+        self._drops = info["drops_rows"] or info["counted"]
 
     def set_epoch(self, epoch: int) -> None:
         """Selects the epoch's order; call before each epoch to reshuffle."""
@@ -486,6 +536,8 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         """What this rank yields per epoch over all its workers: batches with
         `batch_size` (the last one dropped when short and drop_last), else
         rows; the same for any number of DataLoader workers."""
+        if self._drops:
+            raise TypeError("a dataset with a filter has no len(): its ranks' rows are known only once read")
         rows = self._rank_rows()
         if self._batch_size is None:
             return rows
@@ -496,21 +548,28 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         # (rows one by one without batch_size); the DataLoader takes items
         # from its workers in the same turn, so the rank's sequence and its
         # one short last batch do not depend on the number of workers.
-        return dict({
-            "source": self._source,
-            "columns": self._columns,
-            "sampler": {"type": "distributed", "num_shards": world, "shard_id": rank,
-                        "shuffle": self._shuffle, "pad": self._pad, "worker_count": workers, "worker_id": worker,
-                        "worker_batch": int(self._batch_size or 1)},
-            "ops": self._ops,
-            "batch": {"batch_size": int(self._batch_size or 64),
-                      "drop_remainder": self._drop_last and self._batch_size is not None},
+        split = {"num_shards": world, "shard_id": rank, "pad": self._pad, "worker_count": workers,
+                 "worker_id": worker, "worker_batch": int(self._batch_size or 1)}
+        batch = {"batch_size": int(self._batch_size or 64),
+                 "drop_remainder": self._drop_last and self._batch_size is not None}
+        plan = {
             "num_workers": threads,
             "queue_depth": max(2, threads),
             "seed": self._seed,
             "epochs": (self._epoch if epoch is None else epoch) + 1,
             "io_mode": self._io_mode,
-        }, **self._io_keys, **({"remote": self._remote} if self._remote is not None else {}))
+        }
+        if self._tree is not None:
+            # A dataset's tree: the same split, over the positions of its rows.
+            shard = dict(split, node="shard", input=self._tree)
+            plan["tree"] = dict(batch, node="batch", input=shard)
+        else:
+            plan.update({"source": self._source, "columns": self._columns,
+                         "sampler": dict(split, type="distributed", shuffle=self._shuffle),
+                         "ops": self._ops, "batch": batch})
+        if self._remote is not None:
+            plan["remote"] = self._remote
+        return dict(plan, **self._io_keys)
 
     def __getitem__(self, index: int) -> dict:
         """Row `index` of the dataset (its global row id; negative counts
@@ -522,8 +581,12 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         if not 0 <= row < self._total:
             raise IndexError("row %d is out of range: the dataset has %d rows" % (index, self._total))
         plan = self._plan(0, 1, 0, 1, 1)
-        plan["sampler"] = {"type": "subset", "indices": [row]}
-        plan["batch"] = {"batch_size": 1, "drop_remainder": False}
+        if self._tree is not None:  # position `index` of the dataset's first epoch
+            one = {"node": "take", "count": 1, "input": {"node": "skip", "count": row, "input": self._tree}}
+            plan["tree"] = {"node": "batch", "batch_size": 1, "input": one}
+        else:
+            plan["sampler"] = {"type": "subset", "indices": [row]}
+            plan["batch"] = {"batch_size": 1, "drop_remainder": False}
         pipe = _core.Pipeline(json.dumps(plan), None, None)
         try:
             item = pipe.next()
@@ -534,6 +597,12 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         return next(_rows(item[0]))
 
     # ---- resume ----------------------------------------------------------------
+
+    def _check_resumable(self):
+        if self._drops:
+            raise NotImplementedError("mid-epoch resume of a dataset with a filter is not supported by "
+                                      "mindrecord.torch (an item is not a fixed number of positions); resume at "
+                                      "an epoch's start with set_epoch")
 
     def _unit(self):
         """Rows per item: batch_size, or 1 without it."""
@@ -582,6 +651,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         state_dict() knows."""
         if torch.utils.data.get_worker_info() is not None:
             raise RuntimeError("MindRecordDataset.state_dict() is for the main process")
+        self._check_resumable()
         if self._cells[WORKER_ITERS] != self._worker_iters_seen:
             raise RuntimeError("this dataset was read by DataLoader worker processes, which read ahead of what "
                                "the loop took: only the DataLoader knows where the loop stands. Iterate it with "
@@ -596,6 +666,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         (from state_dict() of a dataset built the same way, same rank and
         world size; num_workers may differ) stands; the epoch becomes the
         state's."""
+        self._check_resumable()
         if not isinstance(state, dict) or not {"seed", "epoch", "position", "fingerprint"} <= set(state):
             raise ValueError("state must be a dict from state_dict() (seed, epoch, position, fingerprint)")
         epoch, position = int(state["epoch"]), int(state["position"])

@@ -390,8 +390,8 @@ def test_mindspore_keywords_are_taken_or_refused_by_name(simple):
         ds.map([lambda x: x], input_columns="id", python_multiprocessing=True)
     with pytest.raises(NotImplementedError, match="cache"):
         ds.map([lambda x: x], input_columns="id", cache=object())
-    with pytest.raises(NotImplementedError, match="per_batch_map"):
-        ds.batch(8, per_batch_map=lambda *a: a)
+    with pytest.raises(NotImplementedError, match="offload"):  # (per_batch_map is implemented now)
+        ds.map([lambda x: x], input_columns="id", offload=True)
     # Their defaults mean what mindrecord does.
     b = ds.map([lambda x: x + 1], input_columns="id", python_multiprocessing=False, cache=None,
                max_rowsize=16).batch(8, drop_remainder=True, python_multiprocessing=False, per_batch_map=None)

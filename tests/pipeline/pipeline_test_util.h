@@ -30,9 +30,10 @@ inline std::string RowData(uint64_t k) {
   return std::string(head) + std::string(10 + (k * 37) % 190, static_cast<char>('a' + k % 26));
 }
 
-// Rows k = 0..rows-1: id = k, label = k % classes, data = RowData(k),
-// vec = float32[4]; written to `shards` shards with small pages.
-inline std::string WriteDataset(const std::string& name, uint64_t rows, uint32_t shards, uint64_t classes = 7) {
+// Rows k = first..first+rows-1: id = k, label = k % classes, data =
+// RowData(k), vec = float32[4]; written to `shards` shards with small pages.
+inline std::string WriteDataset(const std::string& name, uint64_t rows, uint32_t shards, uint64_t classes = 7,
+                                uint64_t first = 0) {
   const std::string dir = ::testing::TempDir() + "/mr_pipe_" + std::to_string(::getpid());
   std::filesystem::create_directories(dir);
   const std::string path = dir + "/" + name;
@@ -49,13 +50,13 @@ inline std::string WriteDataset(const std::string& name, uint64_t rows, uint32_t
   auto w = ShardWriter::Create(path, *schema, wo);
   EXPECT_TRUE(w.ok()) << w.status().ToString();
   std::vector<Row> batch;
-  for (uint64_t k = 0; k < rows; ++k) {
+  for (uint64_t k = first; k < first + rows; ++k) {
     const float f = static_cast<float>(k);
     batch.push_back(Row{{"id", Value::Int(static_cast<int64_t>(k))},
                         {"label", Value::Int(static_cast<int64_t>(k % classes))},
                         {"data", Value::Bytes(RowData(k))},
                         {"vec", Value::ArrayOf<float>(DataType::kFloat32, {f, f + 0.25f, f + 0.5f, f + 0.75f})}});
-    if (batch.size() == 64 || k + 1 == rows) {
+    if (batch.size() == 64 || k + 1 == first + rows) {
       EXPECT_TRUE((*w)->WriteRows(batch).ok());
       batch.clear();
     }

@@ -97,7 +97,7 @@ TEST(PlanTest, FingerprintIgnoresHandleKeysButNotPadding) {
 TEST(PlanTest, RejectsBadPlans) {
   for (const char* bad : {
            R"([1,2])", R"({"sorce": "x"})", R"({"num_workers": 0})", R"({"queue_depth": -1})",
-           R"({"on_error": "ignore"})", R"({"sink": {"type": "tpu"}})", R"({"sink": {"type": "cuda", "buffers": 1}})",
+           R"({"on_error": "ignore"})", R"({"sink": {"type": "tpu"}})", R"({"sink": {"type": 1}})", R"({"sink": {"type": "cuda", "buffers": 1}})",
            R"({"batch": {"batch_size": 0}})", R"({"batch": {"ragged": {"x": "squash"}}})",
            R"({"ops": {"image": [{"name": "Decode"}]}})", R"({"sampler": {"kind": "random"}})",
            R"({"io_mode": "aio"})", R"({"direct_fallback": 1})", R"({"direct_fallback": "yes"})",

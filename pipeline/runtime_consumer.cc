@@ -1,0 +1,251 @@
+// The consumer side of Runtime: the thread calling Next() takes finished
+// chunks in sequence order, re-batches rows a filter or the error policy
+// dropped, keeps the counts of the take / skip nodes it evaluates, numbers
+// batches, runs the nodes above the batch where workers could not, and
+// ends epochs (runtime.h).
+#include <algorithm>
+
+#include "pipeline/runtime.h"
+
+namespace mindrecord {
+
+using Clock = std::chrono::steady_clock;
+
+size_t Runtime::NumCounts() const { return counting_ ? tree_.row_stream.size() + 1 + tree_.batch_stream.size() : 0; }
+
+std::vector<uint64_t> Runtime::ZeroCounts() const { return std::vector<uint64_t>(NumCounts(), 0); }
+
+std::vector<uint64_t> Runtime::CountsNow() const {
+  if (!counting_) return {};
+  std::vector<uint64_t> c;
+  // Rows still in carry_ are read again after a resume: not counted yet.
+  for (uint64_t n : row_counts_) c.push_back(n - std::min<uint64_t>(n, carry_.size()));
+  c.push_back(epoch_batches_);
+  c.insert(c.end(), batch_counts_.begin(), batch_counts_.end());
+  return c;
+}
+
+Status Runtime::Emit(Batch&& b, bool steps_done, std::vector<uint64_t> tag_rows, uint64_t epoch_after,
+                     uint64_t position_after, bool* cut) {
+  epoch_batches_++;
+  for (size_t k = 0; k < tree_.batch_stream.size(); ++k) {
+    const StreamOp& op = tree_.batch_stream[k];
+    const uint64_t seen = batch_counts_[k]++;
+    if (op.take) {
+      if (seen >= op.count) {
+        *cut = true;
+        return Status::OK();
+      }
+      if (seen + 1 == op.count) *cut = true;
+    } else if (seen < op.count) {
+      return Status::OK();  // skipped
+    }
+  }
+  if (!steps_done) {
+    for (const auto& step : tree_.batch_steps) MR_RETURN_IF_ERROR(step->Apply(&b));
+  }
+  ready_.push_back(Ready{std::move(b), epoch_after, position_after, CountsNow(), std::move(tag_rows)});
+  return Status::OK();
+}
+
+Status Runtime::EmitCarry(size_t n, uint64_t epoch, uint64_t epoch_after, uint64_t position_after, bool* cut) {
+  std::vector<RowTensors> take(std::make_move_iterator(carry_.begin()), std::make_move_iterator(carry_.begin() + n));
+  carry_.erase(carry_.begin(), carry_.begin() + n);
+  if (!carry_.empty()) {
+    epoch_after = epoch;
+    position_after = carry_.front().position;
+  }
+  std::vector<uint64_t> tags(tree_.num_tags, 0);
+  for (const auto& r : take) {
+    for (uint32_t t : r.tags) tags[t]++;
+  }
+  Result<Batch> b = Status::Internal("unset");
+  if (tree_.batch_map) {
+    b = AssembleMappedBatch(tree_.root->columns(), std::move(take), epoch, tree_.batch, alloc_, *tree_.batch_map,
+                            tree_.batch_map_layout, InfoFor(epoch, epoch_batches_));
+  } else {
+    b = AssembleBatch(tree_.root->columns(), std::move(take), epoch, tree_.batch, alloc_);
+  }
+  MR_RETURN_IF_ERROR(b.status());
+  return Emit(std::move(b).value(), false, std::move(tags), epoch_after, position_after, cut);
+}
+
+void Runtime::EndEpoch(uint64_t epoch) {
+  // What is handed out last (or already was) is followed by the next epoch:
+  // the rest of this one is dropped (a remainder, filtered rows, a take's end).
+  if (!ready_.empty()) {
+    Ready& r = ready_.back();
+    r.epoch_after = epoch + 1;
+    r.position_after = 0;
+    r.counts_after = ZeroCounts();
+  } else {
+    state_.epoch = epoch + 1;
+    state_.position = 0;
+    state_.counts = ZeroCounts();
+  }
+  consumer_epoch_ = epoch + 1;
+  carry_.clear();
+  std::fill(row_counts_.begin(), row_counts_.end(), 0);
+  epoch_batches_ = 0;
+  std::fill(batch_counts_.begin(), batch_counts_.end(), 0);
+  if (claim_epoch_ <= epoch) {
+    // A take ended the epoch early: its tasks not yet claimed are never read.
+    claim_epoch_ = epoch + 1;
+    claim_pos_ = 0;
+    work_cv_.notify_all();
+  }
+}
+
+Status Runtime::Absorb(Chunk&& c) {
+  const uint64_t bs = tree_.batch.batch_size;
+  const bool drop = tree_.batch.drop_remainder;
+  const uint64_t next_epoch = c.last_in_epoch ? c.epoch + 1 : c.epoch;
+  const uint64_t next_pos = c.last_in_epoch ? 0 : c.end;
+  std::lock_guard<std::mutex> lock(mu_);
+  skipped_ += c.skipped;
+  filtered_ += c.filtered;
+  for (auto& e : c.errors) {
+    if (skipped_errors_.size() < kMaxReportedErrors) skipped_errors_.push_back(std::move(e));
+  }
+  if (c.epoch < consumer_epoch_) return Status::OK();  // a take ended its epoch before it
+  bool cut = false;
+  if (carry_.empty() && c.batch && tree_.row_stream.empty()) {
+    if (c.batch->size() == bs || !drop) {
+      std::vector<uint64_t> tags(tree_.num_tags, 0);
+      for (const auto& row : c.batch_tags) {
+        for (uint32_t t : row) tags[t]++;
+      }
+      MR_RETURN_IF_ERROR(Emit(std::move(*c.batch), c.batch_steps_done, std::move(tags), next_epoch, next_pos, &cut));
+    }
+    if (cut || c.last_in_epoch) EndEpoch(c.epoch);
+    return Status::OK();
+  }
+  std::vector<RowTensors> rows;
+  if (c.batch) {
+    rows = SplitBatch(std::move(*c.batch));
+    for (size_t i = 0; i < rows.size() && i < c.batch_tags.size(); ++i) rows[i].tags = std::move(c.batch_tags[i]);
+  } else {
+    rows = std::move(c.rows);
+  }
+  // Rows through the take / skip nodes the consumer counts.
+  bool row_cut = false;
+  for (auto& r : rows) {
+    bool pass = true;
+    for (size_t k = 0; k < tree_.row_stream.size() && pass; ++k) {
+      const StreamOp& op = tree_.row_stream[k];
+      const uint64_t seen = row_counts_[k]++;
+      if (op.take) {
+        if (seen >= op.count) {
+          row_cut = true;
+          pass = false;
+        } else if (seen + 1 == op.count) {
+          row_cut = true;
+        }
+      } else if (seen < op.count) {
+        pass = false;
+      }
+    }
+    if (pass) carry_.push_back(std::move(r));
+    if (row_cut) break;
+  }
+  const bool ends = row_cut || c.last_in_epoch;
+  while (carry_.size() >= bs && !cut) {
+    MR_RETURN_IF_ERROR(EmitCarry(bs, c.epoch, ends ? c.epoch + 1 : next_epoch, ends ? 0 : next_pos, &cut));
+  }
+  if (ends && !cut && !carry_.empty() && !drop) {
+    MR_RETURN_IF_ERROR(EmitCarry(carry_.size(), c.epoch, c.epoch + 1, 0, &cut));
+  }
+  if (ends || cut) EndEpoch(c.epoch);
+  return Status::OK();
+}
+
+Result<bool> Runtime::Next(Batch* out) {
+  if (!error_.ok()) return error_;
+  for (;;) {
+    Chunk chunk;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (!ready_.empty()) {
+        Ready r = std::move(ready_.front());
+        ready_.pop_front();
+        rows_out_ += r.batch.size();
+        batches_out_++;
+        state_.epoch = r.epoch_after;
+        state_.position = r.position_after;
+        state_.counts = std::move(r.counts_after);
+        state_.rows = rows_out_;
+        for (size_t t = 0; t < r.tag_rows.size() && t < tag_rows_.size(); ++t) tag_rows_[t] += r.tag_rows[t];
+        *out = std::move(r.batch);
+        return true;
+      }
+      if (finished_) return false;
+      const auto t0 = Clock::now();
+      Chunk& slot = slots_[consumed_seq_ % slots_.size()];
+      consumer_cv_.wait(lock, [&] { return slot.ready || (claims_done_ && consumed_seq_ == claim_seq_) || stop_; });
+      wait_ns_ += NanosSince(t0);
+      if (!slot.ready) {
+        finished_ = true;
+        continue;
+      }
+      chunk = std::move(slot);
+      slot = Chunk();
+      consumed_seq_++;
+      held_bytes_ -= chunk.bytes;
+      done_unconsumed_--;
+      if (chunk.epoch < consumer_epoch_) {
+        // A take ended its epoch before it: not needed, whatever it holds.
+        work_cv_.notify_all();
+        continue;
+      }
+    }
+    work_cv_.notify_all();
+    if (!chunk.status.ok()) {
+      error_ = chunk.status;
+      return error_;
+    }
+    Status st = Absorb(std::move(chunk));
+    if (!st.ok()) {
+      error_ = st;
+      return error_;
+    }
+  }
+}
+
+PipelineState Runtime::state() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_;
+}
+
+void Runtime::AddSinkTime(double s) { sink_ns_ += static_cast<uint64_t>(s * 1e9); }
+
+PipelineStats Runtime::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  PipelineStats s;
+  s.elapsed_s = static_cast<double>(NanosSince(start_)) * 1e-9;
+  s.rows = rows_out_;
+  s.batches = batches_out_;
+  s.rows_skipped = skipped_;
+  s.rows_filtered = filtered_;
+  s.rows_per_s = s.elapsed_s > 0 ? static_cast<double>(rows_out_) / s.elapsed_s : 0;
+  s.io_s = static_cast<double>(io_ns_.load()) * 1e-9;
+  s.transform_s = static_cast<double>(transform_ns_.load()) * 1e-9;
+  s.workers_blocked_s = static_cast<double>(blocked_ns_.load()) * 1e-9;
+  s.consumer_wait_s = static_cast<double>(wait_ns_.load()) * 1e-9;
+  s.sink_s = static_cast<double>(sink_ns_.load()) * 1e-9;
+  s.io_mode = io_mode_;
+  s.shard_io_modes = shard_io_modes_;
+  s.num_workers = plan_.num_workers;
+  s.queue_depth = plan_.queue_depth;
+  s.in_flight = static_cast<uint32_t>(claim_seq_ - consumed_seq_);
+  s.max_in_flight = max_in_flight_;
+  s.queue_bytes = plan_.queue_bytes;
+  s.bytes_in_queue = held_bytes_;
+  s.max_bytes_in_queue = max_held_bytes_;
+  s.skipped_errors = skipped_errors_;
+  for (const auto& m : tree_.mixes) {
+    s.mix_rows.emplace_back(tag_rows_.begin() + m.tag_base, tag_rows_.begin() + m.tag_base + m.inputs);
+  }
+  return s;
+}
+
+}  // namespace mindrecord
