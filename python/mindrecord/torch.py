@@ -40,7 +40,7 @@ import numpy as np
 import torch
 import torch.utils.data
 
-from mindrecord import _core
+from mindrecord import _core, _mp_pool
 from mindrecord._torch_resume import (EPOCH, GEN, START_EPOCH, START_POS, BY_LOADER, WORKER_ITERS, Progress,
                                       StartCells, StatefulDataLoader, worker_split)
 from mindrecord.dataset import MindDataset, _io_mode, _io_plan_keys, _shuffle_mode
@@ -723,7 +723,12 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         # Batches cross to the main process: build them in shared memory.
         alloc = (functools.partial(_worker_batch_buffer, (self._token, wid))
                  if info is not None and self._batch_size is not None else None)
-        pipe = _core.Pipeline(text, json.dumps(resume), alloc)
+        pools = _mp_pool.acquire_for(plan)  # python_multiprocessing maps: workers for this pipeline
+        try:
+            pipe = _core.Pipeline(text, json.dumps(resume), alloc)
+        except BaseException:
+            _mp_pool.release(pools)
+            raise
         try:
             while True:
                 item = pipe.next()
@@ -741,6 +746,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
                 yield cols
         finally:
             pipe.close()
+            _mp_pool.release(pools)
 
 
 def _counted(batches, progress):
