@@ -1,8 +1,8 @@
 """MindSpore's python_multiprocessing=True: a map's (or batch's
 per_batch_map's) Python callables run in worker processes.
 
-map() wraps each Python callable in a ProcessCallable, registered as the
-map's PyFunc op (python/bind_pyfunc.cc), so the plan, the row order and
+map() points each Python callable's PyFunc op (nested ones too) at a
+ProcessCallable, registered as a PyFunc (python/bind_pyfunc.cc), so the plan, the row order and
 state_dict() are those of the thread path. When a pipeline worker thread
 calls it, it takes a free worker process of the map's ProcessPool, copies
 the arguments into that worker's input slot (shared memory, see _mp_shm),
@@ -301,27 +301,46 @@ def _check_picklable(fn, what):
                         % (what, _name_of(fn), type(e).__name__, e)) from e
 
 
-def wrap_callables(operations, num_workers, max_rowsize, what="map"):
-    """`operations` with each Python callable replaced by a ProcessCallable
-    of one new pool (mindrecord ops stay as they are: C++, in the threads)."""
+def _callables_in(operations, found):
+    """The Python callables of an operations list, nested ones (inside
+    Compose, RandomApply, ...) included, each once, in order."""
     from mindrecord._ops_base import TensorOperation
-    single = not isinstance(operations, (list, tuple))
-    ops = [operations] if single else list(operations)
-    fns = [op for op in ops if callable(op) and not isinstance(op, TensorOperation)]
+    for op in operations if isinstance(operations, (list, tuple)) else [operations]:
+        if isinstance(op, TensorOperation):
+            _callables_in(getattr(op, "transforms", []), found)
+        elif callable(op) and not any(op is f for f in found):
+            found.append(op)
+    return found
+
+
+def wrap_specs(operations, specs, num_workers, max_rowsize, what="map"):
+    """`specs` (to_specs(operations)) with each Python callable's PyFunc
+    pointing at a ProcessCallable of one new pool instead; mindrecord ops
+    stay as they are (C++, in the pipeline's threads)."""
+    fns = _callables_in(operations, [])
     if not fns:
-        return operations
+        return specs
     for fn in fns:
         _check_picklable(fn, what)
     pool = ProcessPool(fns, num_workers, max_rowsize)
-    out = []
-    for op in ops:
-        if callable(op) and not isinstance(op, TensorOperation):
-            proxy = ProcessCallable(pool, fns.index(op), _name_of(op))
-            _pools_by_ref[_core.register_callable(proxy)] = pool
-            out.append(proxy)
-        else:
-            out.append(op)
-    return out[0] if single else out
+    remap = {}
+    for k, fn in enumerate(fns):
+        ref = _core.register_callable(ProcessCallable(pool, k, _name_of(fn)))
+        _pools_by_ref[ref] = pool
+        remap[_core.register_callable(fn)] = ref
+
+    def walk(node):
+        if isinstance(node, dict):
+            if node.get("op") == "PyFunc" and node.get("_ref") in remap:
+                node["_ref"] = remap[node["_ref"]]
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(specs)
+    return specs
 
 
 def wrap_batch_map(fn, num_workers, max_rowsize):

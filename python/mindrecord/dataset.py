@@ -372,9 +372,9 @@ class MindDataset:
         callbacks = callback_list(kwargs.pop("callbacks", None))
         _mindspore_kwargs("map", kwargs, _MAP_KWARGS)
         procs = _process_workers(kwargs, num_parallel_workers)
-        if procs is not None:
-            operations = _mp_pool.wrap_callables(operations, *procs)
         specs = to_specs(operations)
+        if procs is not None:
+            specs = _mp_pool.wrap_specs(operations, specs, *procs)
         ins = _tree.column_list("input_columns", input_columns, required=False)
         outs = _tree.column_list("output_columns", output_columns, required=False)
         if not _tree.is_tree(self) and not self._batched and len(ins) == 1 and outs in ([], ins):
