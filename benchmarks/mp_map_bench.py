@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""python_multiprocessing=True: a CPU-bound Python callable in a map at 1 and
+2 worker processes, and on the pipeline's threads (the GIL path), as ratios
+measured in the same invocation (median of --runs runs, interleaved).
+
+usage: PYTHONPATH=build/python /usr/bin/python3 benchmarks/mp_map_bench.py [--rows N] [--runs R] [--json OUT]
+
+Rates are steady-state rows/s from the first batch to the last (the worker
+processes' start is reported apart, as "start_s"). The callable's own CPU
+time per row is measured in this process, so a loaded machine shows in the
+rates, not in that figure. Prints one JSON object; the load average
+(`uptime`) is part of it.
+"""
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+
+import numpy as np
+
+import mindrecord
+
+DIM = 4096
+
+
+def cpu_bound(vec):
+    """numpy and pure-Python work on one row (a few ms of CPU)."""
+    acc = 0.0
+    for k in range(40):
+        acc += float(np.tanh(vec * (k + 1)).sum())
+    total = 0
+    for k in range(20000):
+        total += k * k % 7
+    return (vec * 0.5 + (acc + total) * 0.0).astype(np.float32)
+
+
+def make(path, rows):
+    w = mindrecord.FileWriter(path, overwrite=True)
+    w.add_schema({"id": {"type": "int64"}, "vec": {"type": "float32", "shape": [DIM]}}, "mp_bench")
+    rng = np.random.RandomState(0)
+    w.write_raw_data([{"id": i, "vec": rng.rand(DIM).astype(np.float32)} for i in range(rows)])
+    w.commit()
+
+
+def run_once(path, procs, threads):
+    ds = mindrecord.MindDataset(path, shuffle=False, num_parallel_workers=max(2, procs or threads))
+    if procs:
+        ds = ds.map(cpu_bound, input_columns="vec", num_parallel_workers=procs, python_multiprocessing=True)
+    else:
+        ds = ds.map(cpu_bound, input_columns="vec", num_parallel_workers=threads)
+    ds = ds.batch(8)
+    t0 = time.perf_counter()
+    it = ds.create_dict_iterator(num_epochs=1, output_numpy=True)
+    first = next(it)
+    t1 = time.perf_counter()
+    n = 0
+    for b in it:
+        n += len(b["id"])
+    t2 = time.perf_counter()
+    it.close()
+    assert n > 0
+    return n / (t2 - t1), t1 - t0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rows", type=int, default=400)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--json", help="also write the result here")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "mp.mindrecord")
+        make(path, a.rows)
+        vec = np.random.RandomState(1).rand(DIM).astype(np.float32)
+        c0 = time.process_time()
+        for _ in range(20):
+            cpu_bound(vec)
+        cpu_ms = (time.process_time() - c0) / 20 * 1e3
+        cases = {"threads_2": (0, 2), "procs_1": (1, 0), "procs_2": (2, 0)}
+        rates = {k: [] for k in cases}
+        starts = {k: [] for k in cases}
+        load_before = os.getloadavg()
+        for _ in range(a.runs):
+            for k, (procs, threads) in cases.items():
+                r, s = run_once(path, procs, threads)
+                rates[k].append(r)
+                starts[k].append(s)
+        load_after = os.getloadavg()
+    med = {k: statistics.median(v) for k, v in rates.items()}
+    out = {
+        "benchmark": "map python_multiprocessing, CPU-bound callable",
+        "rows": a.rows, "runs": a.runs, "cpus": os.cpu_count(),
+        "callable_cpu_ms_per_row": round(cpu_ms, 2),
+        "rows_per_s_median": {k: round(v, 1) for k, v in med.items()},
+        "rows_per_s_all": {k: [round(x, 1) for x in v] for k, v in rates.items()},
+        "start_s_median": {k: round(statistics.median(v), 3) for k, v in starts.items()},
+        "procs_2_over_procs_1": round(med["procs_2"] / med["procs_1"], 2),
+        "procs_2_over_threads_2": round(med["procs_2"] / med["threads_2"], 2),
+        "loadavg_before": [round(x, 2) for x in load_before],
+        "loadavg_after": [round(x, 2) for x in load_after],
+    }
+    text = json.dumps(out, indent=1)
+    print(text)
+    if a.json:
+        with open(a.json, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
