@@ -32,6 +32,7 @@ starts its own workers on first use and never touches its parent's.
 import atexit
 import itertools
 import multiprocessing
+import multiprocessing.util
 import os
 import pickle
 import queue
@@ -97,6 +98,21 @@ def _drop_segment(shm):
         pass
 
 
+def _start_process(proc):
+    """Starts `proc`, also from a daemonic process (a DataLoader worker),
+    which multiprocessing otherwise refuses: the workers are stopped by this
+    process and exit with it through their lifeline."""
+    config = multiprocessing.current_process()._config
+    daemonic = config.get("daemon")
+    if daemonic:
+        config["daemon"] = False
+    try:
+        proc.start()
+    finally:
+        if daemonic:
+            config["daemon"] = True
+
+
 def _exit_text(proc):
     proc.join(5)
     code = proc.exitcode
@@ -122,7 +138,7 @@ class _Worker:
         life_r, self.lifeline = ctx.Pipe(duplex=False)
         self.proc = ctx.Process(target=_mp_worker.main, daemon=True, name="mindrecord-mp-" + pool.name,
                                 args=(child, life_r, pool.payload, self.out_shm.name, os.getpid()))
-        self.proc.start()
+        _start_process(self.proc)
         child.close()
         life_r.close()
         self.ready = False
@@ -156,6 +172,7 @@ class _Worker:
         if not self.ready:
             msg = self._recv(who)
             if msg[0] == "err":
+                self.dead = "%s could not be loaded in a worker process: %s: %s" % (who, msg[2], msg[3])
                 _raise_remote(msg, "%s could not be loaded in a worker process" % who)
             self.ready = True
         layout, need = _mp_shm.plan(args)
@@ -230,6 +247,7 @@ class ProcessPool:
         if self._pid != os.getpid():
             self._reset_in_child()
         if not self._workers:
+            _hook_exit()
             ctx = multiprocessing.get_context("spawn")
             for _ in range(self.num_workers):
                 w = _Worker(self, ctx)
@@ -237,7 +255,12 @@ class ProcessPool:
                 self._free.put(w)
 
     def _reset_in_child(self):
-        # A fork copied the parent's workers: leave them to the parent.
+        # A fork copied the parent's workers: leave them to the parent, and
+        # drop this process's copies of their pipes (so that the lifelines
+        # still end with the parent).
+        for w in self._workers:
+            w.lifeline.close()
+            w.conn.close()
         self._lock = threading.Lock()
         self._pid, self._users, self._workers, self._free = os.getpid(), 0, [], queue.Queue()
 
@@ -401,3 +424,22 @@ def release(pools):
 def _shutdown_all():
     for p in list(_all_pools):
         p.shutdown()
+
+
+def _after_fork_in_child():
+    for p in list(_all_pools):
+        p._reset_in_child()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+_hooked_pid = None
+
+
+def _hook_exit():
+    """A multiprocessing child (a DataLoader worker) ends through os._exit
+    after multiprocessing's finalizers, not atexit: stop the workers there
+    too (registered per process: a child starts with no finalizers)."""
+    global _hooked_pid
+    if _hooked_pid != os.getpid():
+        _hooked_pid = os.getpid()
+        multiprocessing.util.Finalize(None, _shutdown_all, exitpriority=10)
