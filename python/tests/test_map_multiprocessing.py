@@ -271,6 +271,30 @@ def test_torch_adapter_runs_the_map_in_processes(simple):
     assert got[1][0]["a"] == [i * 10 for i in range(8)]
 
 
+def test_dataloader_workers_start_their_own_processes(simple):
+    torch = pytest.importorskip("torch")
+    from mindrecord.torch import MindRecordDataset
+
+    def build(mp):
+        ds = mindrecord.MindDataset(simple, shuffle=False)
+        return ds.map(split3, input_columns=["id", "vec"], output_columns=["a", "b", "c"], python_multiprocessing=mp,
+                      num_parallel_workers=1)
+    want = [{k: v.tolist() for k, v in b.items()} for b in MindRecordDataset(build(False), batch_size=8)]
+    loader = torch.utils.data.DataLoader(MindRecordDataset(build(True), batch_size=8), batch_size=None,
+                                         num_workers=2)
+    got = [{k: v.tolist() for k, v in b.items()} for b in loader]
+    assert sorted(got, key=lambda b: b["a"][0]) == want
+
+
+def test_callables_nested_in_compose_run_in_processes(simple):
+    from mindrecord import transforms
+    ds = mindrecord.MindDataset(simple, shuffle=False).map(
+        [vision.TypeCast("int64"), transforms.Compose([whose_pid])], input_columns="id", output_columns="pid",
+        python_multiprocessing=True, num_parallel_workers=2)
+    pids = {int(r["pid"]) for r in ds}
+    assert os.getpid() not in pids and 1 <= len(pids) <= 2
+
+
 _PARENT = textwrap.dedent("""
     import os, sys, time
     import numpy as np
