@@ -587,11 +587,15 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         else:
             plan["sampler"] = {"type": "subset", "indices": [row]}
             plan["batch"] = {"batch_size": 1, "drop_remainder": False}
-        pipe = _core.Pipeline(json.dumps(plan), None, None)
+        pools = _mp_pool.acquire_for(plan)
         try:
-            item = pipe.next()
+            pipe = _core.Pipeline(json.dumps(plan), None, None)
+            try:
+                item = pipe.next()
+            finally:
+                pipe.close()
         finally:
-            pipe.close()
+            _mp_pool.release(pools)
         if item is None:
             raise IndexError("row %d could not be read" % index)
         return next(_rows(item[0]))
