@@ -249,10 +249,12 @@ def test_closed_or_collected_iterators_stop_their_workers(simple):
     assert len(pids) == 2 and all(_alive(p) for p in pids) and _segments()
     it.close()
     assert _wait_gone(pids) == [] and _segments() == []
+    # Collected with its dataset (which holds its live iterator).
     it = iter(ds)
     next(it)
     pids = pool.pids()
-    del it
+    assert len(pids) == 2
+    del it, ds
     gc.collect()
     assert pool.pids() == [] and _wait_gone(pids) == [] and _segments() == []
 
