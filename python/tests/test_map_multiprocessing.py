@@ -190,7 +190,7 @@ def test_a_dead_worker_is_an_error_naming_it(simple, fn, how):
 
 def test_unpicklable_callable_is_refused_at_map(simple):
     ds = mindrecord.MindDataset(simple, shuffle=False)
-    with pytest.raises(TypeError, match=r"'<lambda>' cannot be sent to the worker processes.*spawn.*pickle"):
+    with pytest.raises(TypeError, match=r"<lambda>' cannot be sent to the worker processes.*spawn.*pickle"):
         ds.map(lambda v: v, input_columns="vec", python_multiprocessing=True)
 
     def local(v):
