@@ -6,7 +6,11 @@ measured in the same invocation (median of --runs runs, interleaved).
 usage: PYTHONPATH=build/python /usr/bin/python3 benchmarks/mp_map_bench.py [--rows N] [--runs R] [--json OUT]
 
 Rates are steady-state rows/s from the first batch to the last (the worker
-processes' start is reported apart, as "start_s"). The callable's own CPU
+processes' start is reported apart, as "start_s"). "bare_pool_N" runs the
+same callable over the same rows in a plain multiprocessing.Pool(N): the
+scaling the machine gives N processes at that moment, the ceiling for ours
+(on a shared machine with autogroup scheduling, all processes of one
+session share one CPU share, so neither scales there). The callable's own CPU
 time per row is measured in this process, so a loaded machine shows in the
 rates, not in that figure. Prints one JSON object; the load average
 (`uptime`) is part of it.
@@ -23,15 +27,16 @@ import numpy as np
 import mindrecord
 
 DIM = 4096
+LOOP = 150000  # pure-Python iterations per row: about 10 ms of CPU on a 2020s x86 core
 
 
 def cpu_bound(vec):
-    """numpy and pure-Python work on one row (a few ms of CPU)."""
+    """numpy and pure-Python work on one row (about 10 ms of CPU)."""
     acc = 0.0
     for k in range(40):
         acc += float(np.tanh(vec * (k + 1)).sum())
     total = 0
-    for k in range(20000):
+    for k in range(LOOP):
         total += k * k % 7
     return (vec * 0.5 + (acc + total) * 0.0).astype(np.float32)
 
@@ -64,10 +69,22 @@ def run_once(path, procs, threads):
     return n / (t2 - t1), t1 - t0
 
 
+def run_bare(vecs, procs):
+    """The ceiling: the same callable over the same rows in a plain
+    multiprocessing.Pool of `procs` spawned processes (what the machine
+    gives this many processes now), rows/s."""
+    import multiprocessing
+    with multiprocessing.get_context("spawn").Pool(procs) as pool:
+        pool.map(cpu_bound, vecs[:procs])  # started and warm
+        t0 = time.perf_counter()
+        pool.map(cpu_bound, vecs, chunksize=1)
+        return len(vecs) / (time.perf_counter() - t0)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rows", type=int, default=400)
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--rows", type=int, default=160)
+    ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--json", help="also write the result here")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
@@ -79,14 +96,17 @@ def main():
             cpu_bound(vec)
         cpu_ms = (time.process_time() - c0) / 20 * 1e3
         cases = {"threads_2": (0, 2), "procs_1": (1, 0), "procs_2": (2, 0)}
-        rates = {k: [] for k in cases}
+        rates = {k: [] for k in list(cases) + ["bare_pool_1", "bare_pool_2"]}
         starts = {k: [] for k in cases}
+        vecs = [np.random.RandomState(i).rand(DIM).astype(np.float32) for i in range(a.rows)]
         load_before = os.getloadavg()
         for _ in range(a.runs):
             for k, (procs, threads) in cases.items():
                 r, s = run_once(path, procs, threads)
                 rates[k].append(r)
                 starts[k].append(s)
+            for procs in (1, 2):
+                rates["bare_pool_%d" % procs].append(run_bare(vecs, procs))
         load_after = os.getloadavg()
     med = {k: statistics.median(v) for k, v in rates.items()}
     out = {
@@ -98,6 +118,7 @@ def main():
         "start_s_median": {k: round(statistics.median(v), 3) for k, v in starts.items()},
         "procs_2_over_procs_1": round(med["procs_2"] / med["procs_1"], 2),
         "procs_2_over_threads_2": round(med["procs_2"] / med["threads_2"], 2),
+        "bare_pool_2_over_bare_pool_1": round(med["bare_pool_2"] / med["bare_pool_1"], 2),
         "loadavg_before": [round(x, 2) for x in load_before],
         "loadavg_after": [round(x, 2) for x in load_after],
     }
