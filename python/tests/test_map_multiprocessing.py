@@ -208,6 +208,18 @@ def test_bad_keywords(simple):
             ds.map(heavy, input_columns="vec", python_multiprocessing=True, max_rowsize=bad)
 
 
+def test_start_method_config():
+    from mindrecord import config
+    assert config.get_multiprocessing_start_method() == "spawn"
+    config.set_multiprocessing_start_method("spawn")
+    with pytest.raises(NotImplementedError, match="fork"):
+        config.set_multiprocessing_start_method("fork")
+    with pytest.raises(ValueError, match="forkserver"):
+        config.set_multiprocessing_start_method("forkserver")
+    with pytest.raises(TypeError):
+        config.set_multiprocessing_start_method(1)
+
+
 def test_max_rowsize(simple):
     ds = mindrecord.MindDataset(simple, shuffle=False, num_parallel_workers=2)
     small = ds.map(big_output, input_columns="id", output_columns="img", python_multiprocessing=True,
