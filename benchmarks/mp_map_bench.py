@@ -58,7 +58,7 @@ def run_once(path, procs, threads):
     ds = ds.batch(8)
     t0 = time.perf_counter()
     it = ds.create_dict_iterator(num_epochs=1, output_numpy=True)
-    first = next(it)
+    next(it)  # the first batch: the processes have started
     t1 = time.perf_counter()
     n = 0
     for b in it:

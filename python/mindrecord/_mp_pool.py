@@ -36,6 +36,7 @@ import multiprocessing.util
 import os
 import pickle
 import queue
+import signal
 import threading
 import weakref
 from multiprocessing import shared_memory
@@ -119,7 +120,6 @@ def _exit_text(proc):
     if code is None:
         return "stopped answering"
     if code < 0:
-        import signal
         try:
             return "killed by signal %s" % signal.Signals(-code).name
         except ValueError:
