@@ -45,8 +45,8 @@ from mindrecord import _core, _mp_shm, _mp_worker
 
 _MB = 1 << 20
 _FIRST_SLOT = 1 * _MB           # a growing slot's first size
-_pools_by_ref = {}              # registered callable id -> its ProcessPool
-_all_pools = weakref.WeakSet()
+_pools_by_ref: "dict[int, ProcessPool]" = {}   # registered callable id -> its ProcessPool
+_all_pools: "weakref.WeakSet[ProcessPool]" = weakref.WeakSet()
 _segment_ids = itertools.count()
 
 
@@ -432,7 +432,7 @@ def _after_fork_in_child():
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
-_hooked_pid = None
+_hooked_pid: "int | None" = None
 
 
 def _hook_exit():
