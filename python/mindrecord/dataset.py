@@ -411,7 +411,7 @@ class MindDataset:
         _mindspore_kwargs("batch", kwargs, _BATCH_KWARGS)
         procs = _process_workers(kwargs, num_parallel_workers) if per_batch_map is not None else None
         pool = None
-        if procs is not None:
+        if procs is not None and callable(per_batch_map):
             per_batch_map, pool = _mp_pool.wrap_batch_map(per_batch_map, *procs)
         if self._batched:
             raise ValueError("batch() was already applied")
