@@ -43,7 +43,8 @@ import numpy as np
 from mindrecord import _core
 
 __all__ = ["set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "set_seed", "get_seed",
-           "set_num_parallel_workers", "get_num_parallel_workers", "set_prefetch_size", "get_prefetch_size"]
+           "set_num_parallel_workers", "get_num_parallel_workers", "set_prefetch_size", "get_prefetch_size",
+           "set_multiprocessing_start_method", "get_multiprocessing_start_method"]
 
 _UINT32_MAX = 2 ** 32 - 1
 _INT32_MAX = 2 ** 31 - 1
@@ -94,6 +95,26 @@ def set_prefetch_size(size: int) -> None:
 def get_prefetch_size():
     """set_prefetch_size's value, or None (the default: max(2, workers))."""
     return _defaults["prefetch_size"]
+
+
+def set_multiprocessing_start_method(start_method: str = "fork") -> None:
+    """How python_multiprocessing workers start. MindSpore's default is
+    "fork"; mindrecord starts them with "spawn" only (the pipeline's threads
+    make fork unsafe; see mindrecord._mp_pool): "spawn" is taken, "fork"
+    raises NotImplementedError."""
+    if not isinstance(start_method, str):
+        raise TypeError("start_method must be a str, got %r" % (start_method,))
+    if start_method not in ("fork", "spawn"):
+        raise ValueError("start_method must be 'fork' or 'spawn', got %r" % (start_method,))
+    if start_method == "fork":
+        raise NotImplementedError("set_multiprocessing_start_method('fork') is not supported by mindrecord: its "
+                                  "python_multiprocessing workers are spawned (the pipeline's threads make fork "
+                                  "unsafe); only 'spawn'")
+
+
+def get_multiprocessing_start_method() -> str:
+    """"spawn": how mindrecord's python_multiprocessing workers start."""
+    return "spawn"
 
 _ENC_MODES = ("AES-GCM", "AES-CBC", "SM4-CBC")
 _HASH_MODES = ("sha256", "sha384", "sha512", "sha3_256", "sha3_384", "sha3_512", "sha224", "sha3_224")

@@ -17,7 +17,7 @@ from typing import Any
 import json
 import os
 
-from mindrecord import _core
+from mindrecord import _core, _mp_pool
 from mindrecord._checks import check_file_names
 from mindrecord import config as _config
 from mindrecord._remote import is_remote, remote_dict, remote_json, source_path
@@ -80,22 +80,36 @@ def _mindspore_kwargs(method, kwargs, supported):
 
 
 _UNSUPPORTED_WHY = {
-    "python_multiprocessing": "Python callables run on the pipeline's threads; only False",
     "cache": "no dataset cache server; only None",
     "offload": "no offload to the device; only None or False",
 }
 _MAP_KWARGS = {
-    "python_multiprocessing": False,
+    "python_multiprocessing": lambda v: _bool_kwarg("python_multiprocessing", v),
     "cache": lambda v: v is None,
     "offload": lambda v: v is None or v is False,
-    # Shared-memory size per row for python_multiprocessing workers: unused
-    # without them, as in MindSpore.
-    "max_rowsize": lambda v: isinstance(v, (int, list)),
+    # Shared-memory MB per row for python_multiprocessing workers (see
+    # _mp_pool); unused without them, as in MindSpore.
+    "max_rowsize": lambda v: _mp_pool.rowsize_arg(v) is not None,
 }
 _BATCH_KWARGS = {
-    "python_multiprocessing": False,
-    "max_rowsize": lambda v: isinstance(v, (int, list)),
+    "python_multiprocessing": lambda v: _bool_kwarg("python_multiprocessing", v),
+    "max_rowsize": lambda v: _mp_pool.rowsize_arg(v) is not None,
 }
+
+
+def _bool_kwarg(name, value):
+    if not isinstance(value, bool):
+        raise TypeError("%s must be a bool, got %r" % (name, value))
+    return True
+
+
+def _process_workers(kwargs, num_parallel_workers):
+    """(worker processes, slot sizes) when kwargs ask for python_multiprocessing, else None."""
+    if not kwargs.get("python_multiprocessing", False):
+        return None
+    if num_parallel_workers:
+        _positive("num_parallel_workers", num_parallel_workers)
+    return _mp_pool.workers_arg(num_parallel_workers or None), _mp_pool.rowsize_arg(kwargs.get("max_rowsize"))
 
 
 def _positive(name, value):
@@ -341,19 +355,26 @@ class MindDataset:
         of values, one per output column: numpy arrays (any numeric dtype and
         shape: bool, uint8, int8..int64, float32, float64), bytes or str. It
         runs on the pipeline's worker threads holding the GIL, so callables
-        run one at a time; the output order is the same for any
-        num_parallel_workers. Use deterministic callables (the pipeline seeds
-        only its own random ops). An exception raised inside it stops the
-        iteration with RuntimeError naming the callable, column and row,
-        chained to the original exception. Callables are kept alive for the
-        life of the process. `callbacks`: DSCallback objects, called on the
-        consumer side (see mindrecord.callback). MindSpore's other keywords
-        are taken at their defaults only (python_multiprocessing=False,
-        cache=None, ...); other values raise NotImplementedError naming
-        them."""
+        run one at a time; with `python_multiprocessing=True` they run in
+        num_parallel_workers worker processes (spawned; callables must
+        pickle), arrays passed through shared memory slots of `max_rowsize`
+        MB (None or -1: sized to the data; a row too big for a fixed slot is
+        an error naming max_rowsize); see mindrecord._mp_pool. The output
+        order is the same for any num_parallel_workers, threads or
+        processes. Use deterministic callables (the pipeline seeds only its
+        own random ops). An exception raised inside it stops the iteration
+        with RuntimeError naming the callable, column and row, chained to the
+        original exception. Callables are kept alive for the life of the
+        process. `callbacks`: DSCallback objects, called on the consumer side
+        (see mindrecord.callback). MindSpore's other keywords are taken at
+        their defaults only (cache=None, offload=None); other values raise
+        NotImplementedError naming them."""
         callbacks = callback_list(kwargs.pop("callbacks", None))
         _mindspore_kwargs("map", kwargs, _MAP_KWARGS)
+        procs = _process_workers(kwargs, num_parallel_workers)
         specs = to_specs(operations)
+        if procs is not None:
+            specs = _mp_pool.wrap_specs(operations, specs, *procs)
         ins = _tree.column_list("input_columns", input_columns, required=False)
         outs = _tree.column_list("output_columns", output_columns, required=False)
         if not _tree.is_tree(self) and not self._batched and len(ins) == 1 and outs in ([], ins):
@@ -380,14 +401,18 @@ class MindDataset:
         with one list per input column (the rows' values) and a BatchInfo
         (get_epoch_num(), get_batch_num()) last; returns a tuple with one
         entry per output column, a list of per-row values or one array of the
-        whole batch; columns are laid out as map's. MindSpore's other keywords
-        are taken at their defaults only (python_multiprocessing=False);
-        other values raise NotImplementedError naming them."""
+        whole batch; columns are laid out as map's. `python_multiprocessing`
+        and `max_rowsize` run the per_batch_map in worker processes, as
+        map's."""
         per_batch_map = kwargs.pop("per_batch_map", None)
         input_columns = kwargs.pop("input_columns", None)
         output_columns = kwargs.pop("output_columns", None)
         pad_info = kwargs.pop("pad_info", None)
         _mindspore_kwargs("batch", kwargs, _BATCH_KWARGS)
+        procs = _process_workers(kwargs, num_parallel_workers) if per_batch_map is not None else None
+        pool = None
+        if procs is not None and callable(per_batch_map):
+            per_batch_map, pool = _mp_pool.wrap_batch_map(per_batch_map, *procs)
         if self._batched:
             raise ValueError("batch() was already applied")
         if not isinstance(drop_remainder, bool):
@@ -398,6 +423,8 @@ class MindDataset:
                 input_columns is not None or output_columns is not None:
             out = _tree.batch_node(self, batch_size, drop_remainder, per_batch_map, input_columns, output_columns,
                                    pad_info, ragged)
+            if pool is not None:
+                _mp_pool.note_ref(out._plan["tree"]["per_batch_map"]["_ref"], pool)
         else:
             out = self._copy()
             out._plan["batch"] = {"batch_size": batch_size, "drop_remainder": drop_remainder}

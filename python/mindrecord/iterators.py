@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-from mindrecord import _core
+from mindrecord import _core, _mp_pool
 from mindrecord.callback import CallbackRunner
 
 # Unbatched iteration without map ops reads rows ahead in chunks of at most
@@ -96,12 +96,20 @@ class DictIterator:
         self._shape = None
         if columns is not None or tuples or tensors:
             self._shape = (columns, tuples, tensors)
-        if self._rows:
-            self._pipe = _core.RowStream(json.dumps(plan), resume, ROW_READ_AHEAD_BYTES, "mindspore", not do_copy)
-        else:
-            # Bytes and string columns come out as MindSpore batches them
-            # (made in C++: uint8 arrays, stacked when their lengths agree).
-            self._pipe = _core.Pipeline(json.dumps(plan), resume, None, "mindspore")
+        # python_multiprocessing maps: their worker processes live as long
+        # as this iterator's pipeline.
+        self._pools = _mp_pool.acquire_for(plan)
+        try:
+            if self._rows:
+                self._pipe = _core.RowStream(json.dumps(plan), resume, ROW_READ_AHEAD_BYTES, "mindspore",
+                                             not do_copy)
+            else:
+                # Bytes and string columns come out as MindSpore batches them
+                # (made in C++: uint8 arrays, stacked when their lengths agree).
+                self._pipe = _core.Pipeline(json.dumps(plan), resume, None, "mindspore")
+        except BaseException:
+            self._release_pools()
+            raise
         ds._live = self
         self._batched = ds._batched
         self._callbacks = CallbackRunner(ds._callbacks) if ds._callbacks else None
@@ -224,6 +232,11 @@ class DictIterator:
             self._pipe = None
             if self._ds._live is self:
                 self._ds._live = None
+        self._release_pools()
+
+    def _release_pools(self):
+        pools, self._pools = getattr(self, "_pools", ()), ()
+        _mp_pool.release(pools)
 
     def __del__(self):
         self.close()

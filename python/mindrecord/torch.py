@@ -40,7 +40,7 @@ import numpy as np
 import torch
 import torch.utils.data
 
-from mindrecord import _core
+from mindrecord import _core, _mp_pool
 from mindrecord._torch_resume import (EPOCH, GEN, START_EPOCH, START_POS, BY_LOADER, WORKER_ITERS, Progress,
                                       StartCells, StatefulDataLoader, worker_split)
 from mindrecord.dataset import MindDataset, _io_mode, _io_plan_keys, _shuffle_mode
@@ -587,11 +587,15 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         else:
             plan["sampler"] = {"type": "subset", "indices": [row]}
             plan["batch"] = {"batch_size": 1, "drop_remainder": False}
-        pipe = _core.Pipeline(json.dumps(plan), None, None)
+        pools = _mp_pool.acquire_for(plan)
         try:
-            item = pipe.next()
+            pipe = _core.Pipeline(json.dumps(plan), None, None)
+            try:
+                item = pipe.next()
+            finally:
+                pipe.close()
         finally:
-            pipe.close()
+            _mp_pool.release(pools)
         if item is None:
             raise IndexError("row %d could not be read" % index)
         return next(_rows(item[0]))
@@ -723,7 +727,12 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         # Batches cross to the main process: build them in shared memory.
         alloc = (functools.partial(_worker_batch_buffer, (self._token, wid))
                  if info is not None and self._batch_size is not None else None)
-        pipe = _core.Pipeline(text, json.dumps(resume), alloc)
+        pools = _mp_pool.acquire_for(plan)  # python_multiprocessing maps: workers for this pipeline
+        try:
+            pipe = _core.Pipeline(text, json.dumps(resume), alloc)
+        except BaseException:
+            _mp_pool.release(pools)
+            raise
         try:
             while True:
                 item = pipe.next()
@@ -741,6 +750,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
                 yield cols
         finally:
             pipe.close()
+            _mp_pool.release(pools)
 
 
 def _counted(batches, progress):
