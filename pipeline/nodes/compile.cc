@@ -5,6 +5,7 @@
 #include "pipeline/nodes/mindrecord_source.h"
 #include "pipeline/nodes/mix.h"
 #include "pipeline/nodes/positional.h"
+#include "pipeline/nodes/raw_source.h"
 #include "pipeline/sampler.h"
 
 namespace mindrecord {
@@ -59,8 +60,15 @@ Result<std::unique_ptr<RowNode>> Build(const json& node, const std::string& path
   const std::string type = node["node"].get<std::string>();
   const uint64_t id = ctx.next_node++;
   ExecTree& out = *ctx.out;
-  if (type == "mindrecord") {
-    auto src = MindRecordSource::Open(node, ctx.read);
+  if (type == "mindrecord" || type == "raw") {
+    Result<std::unique_ptr<Source>> src = Status::OK();
+    if (type == "raw") {
+      auto raw = RawSource::Open(node);
+      src = raw.ok() ? Result<std::unique_ptr<Source>>(std::move(raw).value()) : raw.status();
+    } else {
+      auto mr = MindRecordSource::Open(node, ctx.read);
+      src = mr.ok() ? Result<std::unique_ptr<Source>>(std::move(mr).value()) : mr.status();
+    }
     if (!src.ok()) return src.status().WithContext(path);
     const Source* s = src->get();
     auto sampler = MakeSampler(node["sampler"], s->Layout());
