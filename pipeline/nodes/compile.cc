@@ -61,19 +61,20 @@ Result<std::unique_ptr<RowNode>> Build(const json& node, const std::string& path
   const uint64_t id = ctx.next_node++;
   ExecTree& out = *ctx.out;
   if (type == "mindrecord" || type == "raw") {
-    Result<std::unique_ptr<Source>> src = Status::OK();
+    std::unique_ptr<Source> src;
     if (type == "raw") {
       auto raw = RawSource::Open(node);
-      src = raw.ok() ? Result<std::unique_ptr<Source>>(std::move(raw).value()) : raw.status();
+      if (!raw.ok()) return raw.status().WithContext(path);
+      src = std::move(raw).value();
     } else {
       auto mr = MindRecordSource::Open(node, ctx.read);
-      src = mr.ok() ? Result<std::unique_ptr<Source>>(std::move(mr).value()) : mr.status();
+      if (!mr.ok()) return mr.status().WithContext(path);
+      src = std::move(mr).value();
     }
-    if (!src.ok()) return src.status().WithContext(path);
-    const Source* s = src->get();
+    const Source* s = src.get();
     auto sampler = MakeSampler(node["sampler"], s->Layout());
     if (!sampler.ok()) return sampler.status().WithContext("plan");
-    out.sources.push_back(std::move(src).value());
+    out.sources.push_back(std::move(src));
     return std::unique_ptr<RowNode>(new LeafNode(static_cast<uint32_t>(out.sources.size() - 1), s,
                                                  std::move(sampler).value(), SeedOf(node, ctx)));
   }

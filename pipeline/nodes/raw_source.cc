@@ -1,6 +1,7 @@
 #include "pipeline/nodes/raw_source.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -143,15 +144,16 @@ Result<std::unique_ptr<RawSource>> RawSource::Open(const json& node) {
                                                                             : convert::EncodeMode::kKeep;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return Status::NotFound(dir + ": dataset_dir is not a folder");
-  Result<std::vector<convert::SplitPlan>> plans = Status::OK();
+  std::vector<convert::SplitPlan> plans;
   if (format == "imagefolder") {
     m.ctx = std::make_shared<convert::ConvertContext>(o);
-    plans = convert::PlanImageFolder(dir, *m.ctx);
+    MR_ASSIGN_OR_RETURN(plans, convert::PlanImageFolder(dir, *m.ctx));
     m.specs = {{"image", "image", Kind::kImage, {}}, {"label", "label", Kind::kScalar, {}}};
   } else if (format == "cifar10" || format == "cifar100" || format == "mnist") {
     m.ctx = std::make_shared<convert::ConvertContext>(o);
-    plans = format == "mnist" ? convert::PlanMnist(dir, *m.ctx)
-            : format == "cifar10" ? convert::PlanCifar10(dir, *m.ctx) : convert::PlanCifar100(dir, *m.ctx);
+    MR_ASSIGN_OR_RETURN(plans, format == "mnist"     ? convert::PlanMnist(dir, *m.ctx)
+                               : format == "cifar10" ? convert::PlanCifar10(dir, *m.ctx)
+                                                     : convert::PlanCifar100(dir, *m.ctx));
     if (format == "mnist") {
       m.specs = {{"image", "data", Kind::kPixels, {28, 28, 1}}, {"label", "label", Kind::kScalar, {}}};
     } else if (format == "cifar10") {
@@ -193,20 +195,19 @@ Result<std::unique_ptr<RawSource>> RawSource::Open(const json& node) {
       m.specs = {{"image", "image", Kind::kImage, {}}, {"target", "mask", Kind::kImage, {}}};
     }
     m.ctx = std::make_shared<convert::ConvertContext>(o);
-    plans = convert::PlanVoc(dir, *m.ctx);
+    MR_ASSIGN_OR_RETURN(plans, convert::PlanVoc(dir, *m.ctx));
   } else if (format == "coco") {
     o.task = "detection";
     o.annotations = node.at("annotation_file").get<std::string>();
     m.ctx = std::make_shared<convert::ConvertContext>(o);
-    plans = convert::PlanCoco(dir, *m.ctx);
+    MR_ASSIGN_OR_RETURN(plans, convert::PlanCoco(dir, *m.ctx));
     m.specs = {{"image", "image", Kind::kImage, {}}, {"bbox", "bbox", Kind::kCopy, {}},
                {"category_id", "category_id", Kind::kColumn, {}}, {"iscrowd", "iscrowd", Kind::kColumn, {}}};
   } else {
     return Status::InvalidArgument("unknown raw format '" + format + "'");
   }
-  if (!plans.ok()) return plans.status();
   // The usage's splits (cifar/mnist: "all" is train then test, as MindSpore).
-  for (auto& p : *plans) {
+  for (auto& p : plans) {
     if (p.split.empty() || usage == "all" || p.split == usage) m.plans.push_back(std::move(p));
   }
   if (m.plans.empty()) return Status::NotFound(dir + ": no '" + usage + "' files for " + format);
@@ -242,7 +243,7 @@ Status RawSource::Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) 
   const Impl& m = *impl_;
   for (size_t k = 0; k < ids.size(); ++k) {
     const uint64_t id = ids[k];
-    if (id >= rows_.size()) return Status::OutOfRange("row " + std::to_string(id) + " of " + std::to_string(rows_.size()));
+    if (id >= rows_.size()) return Status::InvalidArgument("row " + std::to_string(id) + " of " + std::to_string(rows_.size()));
     const auto& plan = m.plans[rows_[id].first];
     const uint64_t item = rows_[id].second;
     Result<Row> row = plan.make_row(item);
