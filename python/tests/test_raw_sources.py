@@ -24,11 +24,11 @@ def rows(ds, columns=None):
     return out
 
 
-def converted(tmp_path, source, src_dir, split=None, **opts):
+def converted(tmp_path, source, src_dir, out_split=None, **opts):
     out = str(tmp_path / ("c_%s.mindrecord" % source))
     mindrecord.convert(source, src_dir, out, **opts)
-    if split:
-        out = out[:-len(".mindrecord")] + "_" + split + ".mindrecord"
+    if out_split:
+        out = out[:-len(".mindrecord")] + "_" + out_split + ".mindrecord"
     return rows(MindDataset(out, shuffle=False))
 
 
@@ -128,16 +128,16 @@ def test_map_of_vision_ops_and_batch():
 
 def test_shuffle_shards_sampler_and_num_samples():
     src = compat_path("sources", "mnist")
-    plain = [int(r["label"]) for r in rows(MnistDataset(src, usage="train", shuffle=False))]
-    key = lambda r: r["image"].tobytes()
-    base = sorted(key(r) for r in rows(MnistDataset(src, usage="train", shuffle=False)))
-    a = rows(MnistDataset(src, usage="train", seed=5))  # shuffle=None shuffles, as MindSpore
-    b = rows(MnistDataset(src, usage="train", seed=5))
-    assert [key(r) for r in a] == [key(r) for r in b]
-    assert sorted(key(r) for r in a) == base and [key(r) for r in a] != sorted(base, key=lambda x: x)
+    seq_rows = rows(MnistDataset(src, usage="train", shuffle=False))
+    plain = [int(r["label"]) for r in seq_rows]
+    seq = [r["image"].tobytes() for r in seq_rows]
+    a = [r["image"].tobytes() for r in rows(MnistDataset(src, usage="train", seed=5))]  # shuffle=None shuffles
+    b = [r["image"].tobytes() for r in rows(MnistDataset(src, usage="train", seed=5))]
+    assert a == b and sorted(a) == sorted(seq) and a != seq
     shards = [rows(MnistDataset(src, usage="train", num_shards=3, shard_id=i, shuffle=False)) for i in range(3)]
-    assert [len(s) for s in shards] == [7, 7, 7]  # ceil(20 / 3), the first rows repeated
-    assert [int(r["label"]) for r in shards[1]] == [plain[i] for i in range(1, 20, 3)] + [plain[1]]
+    assert [len(s) for s in shards] == [7, 7, 7]  # ceil(20 / 3), the first row repeated to make up the count
+    assert [int(r["label"]) for r in shards[1]] == [plain[i] for i in range(1, 20, 3)]
+    assert sorted(r["image"].tobytes() for s in shards for r in s) == sorted(seq + [seq[0]])
     sub = rows(MnistDataset(src, usage="train", sampler=mindrecord.SubsetSampler([3, 0, 3])))
     assert [int(r["label"]) for r in sub] == [plain[3], plain[0], plain[3]]
     assert len(rows(MnistDataset(src, usage="train", num_samples=5, shuffle=False))) == 5
@@ -193,7 +193,7 @@ def test_voc_detection_labels_are_mindspores():
 def test_voc_bbox_is_xywh_of_the_converted_xyxy(tmp_path):
     src = compat_path("sources", "voc2012")
     got = rows(VOCDataset(src, task="Detection", usage="train", shuffle=False))
-    want = converted(tmp_path, "voc", src, task="detection", split="train")
+    want = converted(tmp_path, "voc", src, task="detection")
     assert len(got) == len(want) == 9
     for g, w in zip(got, want):
         xyxy = w["bbox"].reshape(-1, 4)
