@@ -150,6 +150,7 @@ Result<std::unique_ptr<RawSource>> RawSource::Open(const json& node) {
     MR_ASSIGN_OR_RETURN(plans, convert::PlanImageFolder(dir, *m.ctx));
     m.specs = {{"image", "image", Kind::kImage, {}}, {"label", "label", Kind::kScalar, {}}};
   } else if (format == "cifar10" || format == "cifar100" || format == "mnist") {
+    if (usage != "all") o.split = usage;  // the other split's files are not read
     m.ctx = std::make_shared<convert::ConvertContext>(o);
     MR_ASSIGN_OR_RETURN(plans, format == "mnist"     ? convert::PlanMnist(dir, *m.ctx)
                                : format == "cifar10" ? convert::PlanCifar10(dir, *m.ctx)
