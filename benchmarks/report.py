@@ -259,6 +259,7 @@ def main():
     sections = [("records", "Workload 1: ~1 KiB text records + int label"),
                 ("images", "Workload 2: ~100 KB JPEGs"),
                 ("torch", "PyTorch DataLoader"),
+                ("recipes", "Training recipes (classification and detection)"),
                 ("open", "Workload 3: open time and peak RSS")]
     for wl, title in sections:
         keys = [k for k in tasks if k[0] == wl]
@@ -284,6 +285,12 @@ def main():
                          "thread per worker. torchvision decodes with PIL at full size, MindRecord with libjpeg-turbo "
                          "and a fused DCT-scaled decode + crop, so this ratio includes the decoder, not only the "
                          "storage format.")
+            lines.append("")
+        if wl == "recipes" and "recipes" in res:
+            lines.append(f"{res['recipes']['images']:,} images per recipe (benchmarks/recipe_bench.py), load average "
+                         f"{' '.join(res['recipes']['load_before'])} before the run. Classification: "
+                         "RandomResizedCrop + flip + RandAugment + Normalize + HWC2CHW, batch 32, MixUp; detection: "
+                         "decode + RandomCropWithBBox + flip + ResizeWithBBox, batch 16 with pad_info.")
             lines.append("")
         if wl == "open":
             lines.append(f"{res['open']['rows']:,} records of ~40 bytes + label. Each open runs in a fresh "

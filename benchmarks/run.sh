@@ -53,6 +53,8 @@ if [ "$SMOKE" = 1 ]; then
     PYTHONPATH=$PYDIR "$PY" "$ROOT/benchmarks/torch_bench.py" --images-dir "$(ls -d "$TMP"/work/images_*/src)" \
       --mindrecord-cli "$BUILD/mindrecord" --count 32 --runs 1 --warmup 0 --max-workers 1 --work "$TMP" \
       --out "$TMP/torch.json" >/dev/null
+    PYTHONPATH=$PYDIR "$PY" "$ROOT/benchmarks/recipe_bench.py" --count 32 --runs 1 --warmup 0 --max-workers 1 \
+      --work "$TMP/recipes" --out "$TMP/recipes.json" >/dev/null
   fi
   echo "benchmarks smoke run: OK"
   exit 0
@@ -76,6 +78,10 @@ case ",$WORKLOADS," in
       PYTHONPATH=$PYDIR "$PY" "$ROOT/benchmarks/torch_bench.py" --images-dir "$WORK/images_$N/src" \
         --mindrecord-cli "$BUILD/mindrecord" --count "$COUNT" --runs "$RUNS" --warmup "$WARMUP" --work "$WORK" \
         --out "$OUT/torch.json" && EXTRA=(--extra "$OUT/torch.json")
+      RC=$("$PY" -c "print(max(32, round(512 * $SCALE)))")
+      PYTHONPATH=$PYDIR "$PY" "$ROOT/benchmarks/recipe_bench.py" --images-dir "$WORK/images_$N/src" --count "$RC" \
+        --runs "$RUNS" --warmup "$WARMUP" --work "$WORK/recipes" --out "$OUT/recipes.json" &&
+        EXTRA+=(--extra "$OUT/recipes.json")
     fi ;;
 esac
 "$PY" "$ROOT/benchmarks/report.py" "$OUT/results.json" "${EXTRA[@]}" --out "$OUT" --build-dir "$BUILD"

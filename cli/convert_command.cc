@@ -240,7 +240,7 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
                 "inputs with reasons, notes (no progress)");
   cmd->add_option("--batch-rows", o.batch_rows, "Rows per writer batch")->capture_default_str();
   cmd->add_option("--task", o.task, "voc: detection|segmentation; coco: detection|keypoint|panoptic|captioning");
-  cmd->add_option("--split", o.split, "voc: the ImageSets list to convert (default train)");
+  cmd->add_option("--split", o.split, "voc: the ImageSets list to convert (default train); mnist, cifar10, cifar100: only train or test");
   cmd->add_option("--annotations", o.annotations, "coco: annotation JSON; imagenet: map file");
   cmd->add_option("--panoptic-dir", o.panoptic_dir,
                   "coco --task panoptic: folder of panoptic PNGs (default: beside the JSON, named after it)");

@@ -5,6 +5,7 @@
 #include "pipeline/nodes/mindrecord_source.h"
 #include "pipeline/nodes/mix.h"
 #include "pipeline/nodes/positional.h"
+#include "pipeline/nodes/raw_source.h"
 #include "pipeline/sampler.h"
 
 namespace mindrecord {
@@ -59,13 +60,21 @@ Result<std::unique_ptr<RowNode>> Build(const json& node, const std::string& path
   const std::string type = node["node"].get<std::string>();
   const uint64_t id = ctx.next_node++;
   ExecTree& out = *ctx.out;
-  if (type == "mindrecord") {
-    auto src = MindRecordSource::Open(node, ctx.read);
-    if (!src.ok()) return src.status().WithContext(path);
-    const Source* s = src->get();
+  if (type == "mindrecord" || type == "raw") {
+    std::unique_ptr<Source> src;
+    if (type == "raw") {
+      auto raw = RawSource::Open(node);
+      if (!raw.ok()) return raw.status().WithContext(path);
+      src = std::move(raw).value();
+    } else {
+      auto mr = MindRecordSource::Open(node, ctx.read);
+      if (!mr.ok()) return mr.status().WithContext(path);
+      src = std::move(mr).value();
+    }
+    const Source* s = src.get();
     auto sampler = MakeSampler(node["sampler"], s->Layout());
     if (!sampler.ok()) return sampler.status().WithContext("plan");
-    out.sources.push_back(std::move(src).value());
+    out.sources.push_back(std::move(src));
     return std::unique_ptr<RowNode>(new LeafNode(static_cast<uint32_t>(out.sources.size() - 1), s,
                                                  std::move(sampler).value(), SeedOf(node, ctx)));
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pipeline/batch.h"
+#include "pipeline/nodes/raw_source.h"
 #include "pipeline/padded.h"
 #include "pipeline/plan.h"
 
@@ -168,15 +169,16 @@ Result<json> Normalize(const json& j, const std::string& path) {
   }
   const std::string type = j["node"].get<std::string>();
   NodeReader r(j, path);
-  static const std::set<std::string> kTypes = {"mindrecord", "map",    "ops",     "filter", "project",
+  static const std::set<std::string> kTypes = {"mindrecord", "raw", "map",    "ops",     "filter", "project",
                                                "rename",     "take",   "skip",    "repeat", "shuffle",
                                                "shard",      "concat", "zip",     "mix",    "batch"};
   if (!kTypes.count(type)) {
     return r.Bad("unknown node type '" + type +
-                 "' (expected mindrecord, map, ops, filter, project, rename, take, skip, repeat, shuffle, shard, "
+                 "' (expected mindrecord, raw, map, ops, filter, project, rename, take, skip, repeat, shuffle, shard, "
                  "concat, zip, mix or batch)");
   }
   if (type == "mindrecord") return Leaf(j, r);
+  if (type == "raw") return NormalizeRawLeaf(j, path);
   if (type == "concat" || type == "zip") {
     MR_RETURN_IF_ERROR(r.Keys({"inputs"}));
     MR_ASSIGN_OR_RETURN(json inputs, Children(j, path));

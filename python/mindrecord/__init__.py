@@ -25,6 +25,8 @@ from mindrecord.converters import (Cifar10ToMR, Cifar100ToMR, CocoToMR, COCOToMR
 # mindrecord.zip is MindSpore's dataset.zip; left out of __all__ so that a
 # star import does not hide the built-in.
 from mindrecord.dataset import BatchInfo, MindDataset, mix, zip  # noqa: A004
+from mindrecord.raw_datasets import (Cifar10Dataset, Cifar100Dataset, CocoDataset, ImageFolderDataset, MnistDataset,
+                                     VOCDataset)
 from mindrecord.callback import DSCallback
 from mindrecord import config
 from mindrecord.samplers import (DistributedSampler, PKSampler, RandomSampler, SequentialSampler, Shuffle,
@@ -45,4 +47,5 @@ __all__ = [
     "DistributedSampler", "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "Tensor", "vision", "transforms",
     "set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "recover", "SUCCESS", "FAILED", "__version__",
     "BatchInfo", "DSCallback", "mix", "config",
+    "ImageFolderDataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "VOCDataset", "CocoDataset",
 ] + list(_exception_names)

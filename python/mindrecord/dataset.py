@@ -591,3 +591,8 @@ class MindDataset:
         out._size_counted = None
         out._callbacks = list(self._callbacks)
         return out
+
+
+# MindSpore's raw-format loaders live beside MindDataset in mindspore.dataset.
+from mindrecord.raw_datasets import (Cifar10Dataset, Cifar100Dataset, CocoDataset,  # noqa: E402,F401
+                                     ImageFolderDataset, MnistDataset, VOCDataset)

@@ -159,7 +159,7 @@ PlanResult PlanCifar(const std::string& input, ConvertContext& ctx, bool cifar10
   MR_ASSIGN_OR_RETURN(Schema schema, Schema::Make(fields, "img_schema"));
   std::vector<SplitPlan> plans;
   for (auto [split, files] : {std::pair<std::string, std::vector<std::string>*>{"train", &train}, {"test", &test}}) {
-    if (files->empty()) continue;
+    if (files->empty() || (!ctx.options().split.empty() && ctx.options().split != split)) continue;
     auto s = std::make_shared<CifarSplit>();
     for (const auto& f : *files) {
       MR_RETURN_IF_ERROR(binary ? AppendBinary(f, cifar100, *s, ctx) : AppendPickle(f, cifar100, *s, ctx));

@@ -87,7 +87,8 @@ struct ConvertOptions {
   // voc: "detection" (default) or "segmentation"; coco: "detection"
   // (default), "keypoint", "panoptic" or "captioning".
   std::string task;
-  // voc: the ImageSets list to convert (default "train").
+  // voc: the ImageSets list to convert (default "train"); mnist, cifar10,
+  // cifar100: only this split's files, "train" or "test" (default: both).
   std::string split;
   // coco: the annotation JSON (required). imagenet: the map file (default
   // INPUT/annotation.txt, or INPUT itself when it is a file).

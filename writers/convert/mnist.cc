@@ -108,6 +108,7 @@ Status LoadSplit(MnistSplit& s, ConvertContext& ctx) {
 PlanResult PlanMnist(const std::string& input, ConvertContext& ctx) {
   std::vector<SplitPlan> plans;
   for (const auto& [split, prefix] : {std::pair<std::string, std::string>{"train", "train"}, {"test", "t10k"}}) {
+    if (!ctx.options().split.empty() && ctx.options().split != split) continue;  // only that split's files
     auto s = std::make_shared<MnistSplit>();
     s->images_path = FindIdx(input, prefix + "-images-idx3-ubyte");
     s->labels_path = FindIdx(input, prefix + "-labels-idx1-ubyte");

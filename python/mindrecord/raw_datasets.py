@@ -1,0 +1,246 @@
+"""MindSpore's built-in raw-format loaders over the same pipeline as
+MindDataset: ImageFolderDataset, Cifar10Dataset, Cifar100Dataset,
+MnistDataset, VOCDataset, CocoDataset (MindSpore 2.x arguments and columns).
+
+Each is a MindDataset whose execution tree starts at a "raw" leaf (the C++
+RawSource, pipeline/nodes/raw_source.h), which reads the folder with the
+parsers of `mindrecord convert`: map, batch, the combinators, samplers,
+sharding, state_dict() resume and mindrecord.torch work as on MindDataset, and
+a script moves between raw files and a MindRecord conversion of them by
+changing the dataset line. Row order is MindSpore's (ImageFolder: class
+folders sorted by name, files by name; CIFAR/MNIST: file order, "all" = train
+then test; VOC: the ImageSets list; COCO: the 'images' list). Labels are
+int32 (MindSpore: uint32; same values). What MindSpore takes and we do not
+implement (cache, decrypt, extra_metadata, other COCO tasks) raises an error
+naming it.
+
+Thread safety: as MindDataset.
+"""
+import json
+import os
+
+from mindrecord import _core
+from mindrecord import config as _config
+from mindrecord.dataset import MindDataset, _positive
+from mindrecord.exceptions import InvalidArgumentError
+from mindrecord.samplers import _nsamples
+
+__all__ = ["ImageFolderDataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "VOCDataset", "CocoDataset"]
+
+
+def _unsupported(name, kwargs):
+    """MindSpore keywords taken at their defaults only."""
+    for key, value, default in kwargs:
+        if value != default or type(value) is not type(default):
+            raise NotImplementedError("%s(%s=%r) is not supported by mindrecord; only %r" % (name, key, value,
+                                                                                              default))
+
+
+class _RawDataset(MindDataset):
+    """A MindDataset whose tree's leaf is a raw-format folder (see module)."""
+
+    def _init_raw(self, name, leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache,
+                  seed):
+        if cache is not None:
+            raise NotImplementedError("%s(cache=...) is not supported by mindrecord (no dataset cache server); "
+                                      "only None" % name)
+        if not isinstance(leaf["dataset_dir"], str) or not leaf["dataset_dir"]:
+            raise ValueError("%s: dataset_dir must be a folder path, got %r" % (name, leaf["dataset_dir"]))
+        if not os.path.isdir(leaf["dataset_dir"]):
+            raise ValueError("%s: dataset_dir %r is not a folder" % (name, leaf["dataset_dir"]))
+        if num_parallel_workers is None:
+            num_parallel_workers = _config.get_num_parallel_workers() or min(4, os.cpu_count() or 1)
+        _positive("num_parallel_workers", num_parallel_workers)
+        if shuffle is not None and not isinstance(shuffle, bool):
+            raise TypeError("%s: shuffle must be a bool or None, got %r" % (name, shuffle))
+        samples = _nsamples(num_samples)
+        if num_shards is not None and shard_id is None:
+            raise InvalidArgumentError("num_shards is specified and currently requires shard_id as well")
+        if shard_id is not None and num_shards is None:
+            raise InvalidArgumentError("shard_id is specified but num_shards is not")
+        if sampler is not None and (shuffle is not None or num_shards is not None or num_samples is not None):
+            raise InvalidArgumentError("sampler cannot be combined with shuffle, num_shards / shard_id or "
+                                       "num_samples (give num_samples to the sampler)")
+        if sampler is not None and not hasattr(sampler, "_spec_for"):
+            raise TypeError("sampler must be one of mindrecord's samplers, got %r" % (sampler,))
+        if num_shards is not None:
+            _positive("num_shards", num_shards)
+            if not isinstance(shard_id, int) or isinstance(shard_id, bool) or not 0 <= shard_id < num_shards:
+                raise ValueError("shard_id must be an int in [0, %d), got %r" % (num_shards, shard_id))
+        self._seed_given = seed is not None or _config.get_seed() is not None
+        if seed is None:
+            seed = _config.get_seed()
+        if seed is None:
+            seed = int.from_bytes(os.urandom(7), "little")
+        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+            raise ValueError("seed must be an int >= 0")
+        # Opening the folder now makes bad paths and files fail here.
+        rows = _core.plan_info(json.dumps({"tree": leaf, "seed": seed}))["rows"]
+        # MindSpore's raw loaders shuffle unless told not to (shuffle=None).
+        mode = "off" if shuffle is False else "global"
+        if sampler is not None:
+            spec = sampler._spec_for(rows)
+        elif num_shards is not None:
+            spec = {"type": "distributed", "num_shards": num_shards, "shard_id": shard_id, "shuffle": mode,
+                    "pad": True, "split": "round_robin", "num_samples": samples}
+        elif mode == "off":
+            spec = {"type": "sequential", "num_samples": samples}
+        else:
+            spec = {"type": "shuffle", "mode": mode, "num_samples": samples}
+        leaf = dict(leaf, sampler=spec)
+        self._plan = {"tree": leaf, "num_workers": num_parallel_workers,
+                      "queue_depth": _config.get_prefetch_size() or max(2, num_parallel_workers), "seed": seed}
+        self._batched = False
+        self._repeat_after = 1
+        self._repeat_count = 1
+        self._split_base = None
+        self._state = None
+        self._live = None
+        self._epoch_rows = None
+        self._callbacks = []
+        self._size_counted = None
+        self._check_plan()
+
+
+class ImageFolderDataset(_RawDataset):
+    """mindspore.dataset.ImageFolderDataset: DIR/<class>/<image>, columns
+    [image, label]. `image`: the file's bytes (uint8), or with decode=True
+    HWC RGB uint8; `label`: the class folder's place among the sorted class
+    folders, or class_indexing[folder]. `extensions`: the file extensions
+    kept (exact, e.g. [".JPEG"]). The folder is listed by the converter's
+    parser (`mindrecord convert imagefolder`): files with an image extension
+    (.jpg .jpeg .png .ppm .bmp .pgm .tif .tiff .webp, any case) in a class
+    folder and its subfolders, hidden files aside; MindSpore lists every
+    file directly in the class folder. A class folder without images is an
+    error (MindSpore gives it a label no row has)."""
+
+    def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None, sampler=None,
+                 extensions=None, class_indexing=None, decode=False, num_shards=None, shard_id=None, cache=None,
+                 decrypt=None, *, seed=None):
+        _unsupported("ImageFolderDataset", [("decrypt", decrypt, None)])
+        leaf = {"node": "raw", "format": "imagefolder", "dataset_dir": dataset_dir, "decode": _bool("decode", decode)}
+        if extensions is not None:
+            if not isinstance(extensions, (list, tuple)) or not all(isinstance(e, str) for e in extensions):
+                raise TypeError("extensions must be a list of str, got %r" % (extensions,))
+            leaf["extensions"] = list(extensions)
+        if class_indexing is not None:
+            leaf["class_indexing"] = _class_indexing(class_indexing)
+        self._class_indexing = class_indexing
+        self._init_raw("ImageFolderDataset", leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
+                       shard_id, cache, seed)
+
+    def get_class_indexing(self):
+        """{class folder: label}, as MindSpore's."""
+        if self._class_indexing is not None:
+            return dict(self._class_indexing)
+        d = self._plan_leaf()["dataset_dir"]
+        names = sorted(n for n in os.listdir(d) if not n.startswith(".") and os.path.isdir(os.path.join(d, n)))
+        return {n: i for i, n in enumerate(names)}
+
+    def _plan_leaf(self):
+        node = self._plan["tree"]
+        while node["node"] != "raw":
+            node = node.get("input") or node["inputs"][0]
+        return node
+
+
+class Cifar10Dataset(_RawDataset):
+    """mindspore.dataset.Cifar10Dataset: columns [image (uint8 32x32x3 HWC),
+    label]. `usage`: "train", "test" or "all" (None: all; train batches then
+    the test batch). Reads the binary (data_batch_N.bin, test_batch.bin) and
+    the python-pickle distribution (MindSpore: binary only)."""
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        leaf = {"node": "raw", "format": "cifar10", "dataset_dir": dataset_dir, "usage": _usage(usage)}
+        self._init_raw("Cifar10Dataset", leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
+                       shard_id, cache, seed)
+
+
+class Cifar100Dataset(_RawDataset):
+    """mindspore.dataset.Cifar100Dataset: columns [image, coarse_label,
+    fine_label]; `usage` as Cifar10Dataset (train.bin / test.bin, or the
+    python-pickle train / test)."""
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        leaf = {"node": "raw", "format": "cifar100", "dataset_dir": dataset_dir, "usage": _usage(usage)}
+        self._init_raw("Cifar100Dataset", leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
+                       shard_id, cache, seed)
+
+
+class MnistDataset(_RawDataset):
+    """mindspore.dataset.MnistDataset: columns [image (uint8 28x28x1),
+    label]; idx files plain or gzipped; `usage` "train", "test" or "all"."""
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        leaf = {"node": "raw", "format": "mnist", "dataset_dir": dataset_dir, "usage": _usage(usage)}
+        self._init_raw("MnistDataset", leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
+                       shard_id, cache, seed)
+
+
+class VOCDataset(_RawDataset):
+    """mindspore.dataset.VOCDataset. task "Segmentation" (default):
+    [image, target] (the JPEG and the SegmentationClass PNG; decoded to HWC
+    RGB with decode=True); "Detection": [image, bbox (float32 N x 4: xmin,
+    ymin, width, height), label, difficult, truncated (int32 N x 1)].
+    `usage`: the ImageSets list (default "train"). Labels: class_indexing,
+    else the class names the list's annotations use, sorted (MindSpore's)."""
+
+    def __init__(self, dataset_dir, task="Segmentation", usage="train", class_indexing=None, num_samples=None,
+                 num_parallel_workers=None, shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None,
+                 cache=None, extra_metadata=False, decrypt=None, *, seed=None):
+        _unsupported("VOCDataset", [("extra_metadata", extra_metadata, False), ("decrypt", decrypt, None)])
+        if task not in ("Segmentation", "Detection"):
+            raise ValueError("VOCDataset: task must be 'Segmentation' or 'Detection', got %r" % (task,))
+        if class_indexing is not None and task != "Detection":
+            raise ValueError("class_indexing is valid only in 'Detection' task")
+        leaf = {"node": "raw", "format": "voc", "dataset_dir": dataset_dir, "task": task,
+                "usage": "train" if usage is None else usage, "decode": _bool("decode", decode)}
+        if class_indexing is not None:
+            leaf["class_indexing"] = _class_indexing(class_indexing)
+        self._class_indexing = class_indexing
+        self._init_raw("VOCDataset", leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id,
+                       cache, seed)
+
+
+class CocoDataset(_RawDataset):
+    """mindspore.dataset.CocoDataset, task "Detection": [image, bbox
+    (float32 N x 4, COCO's x, y, width, height), category_id, iscrowd (int32
+    N x 1)]; images in the order of the annotation file's 'images' list.
+    Other tasks (Stuff, Keypoint, Panoptic, Captioning) raise
+    NotImplementedError."""
+
+    def __init__(self, dataset_dir, annotation_file, task="Detection", num_samples=None, num_parallel_workers=None,
+                 shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None, cache=None,
+                 extra_metadata=False, decrypt=None, *, seed=None):
+        _unsupported("CocoDataset", [("extra_metadata", extra_metadata, False), ("decrypt", decrypt, None)])
+        if task != "Detection":
+            raise NotImplementedError("CocoDataset(task=%r) is not supported by mindrecord; only 'Detection'" % (task,))
+        if not isinstance(annotation_file, str) or not os.path.isfile(annotation_file):
+            raise ValueError("CocoDataset: annotation_file %r is not a file" % (annotation_file,))
+        leaf = {"node": "raw", "format": "coco", "dataset_dir": dataset_dir, "annotation_file": annotation_file,
+                "task": task, "decode": _bool("decode", decode)}
+        self._init_raw("CocoDataset", leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id,
+                       cache, seed)
+
+
+def _bool(name, value):
+    if not isinstance(value, bool):
+        raise TypeError("%s must be a bool, got %r" % (name, value))
+    return value
+
+
+def _usage(usage):
+    usage = "all" if usage is None else usage
+    if usage not in ("train", "test", "all"):
+        raise ValueError("usage must be 'train', 'test' or 'all', got %r" % (usage,))
+    return usage
+
+
+def _class_indexing(mapping):
+    if not isinstance(mapping, dict) or not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+                                                and v >= 0 for k, v in mapping.items()):
+        raise ValueError("class_indexing must be a dict of str -> int >= 0, got %r" % (mapping,))
+    return dict(mapping)

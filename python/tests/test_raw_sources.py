@@ -1,0 +1,290 @@
+"""MindSpore's raw-format loaders (ImageFolderDataset, Cifar10Dataset,
+Cifar100Dataset, MnistDataset, VOCDataset, CocoDataset) read through the
+pipeline: the same rows as `mindrecord convert` of the folder read through
+MindDataset, MindSpore's columns and labels, samplers, sharding, resume, maps,
+the torch adapter, and errors naming the bad file."""
+import gzip
+import os
+import shutil
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import mindrecord
+from mindrecord import (Cifar10Dataset, Cifar100Dataset, CocoDataset, ImageFolderDataset, MindDataset, MnistDataset,
+                        VOCDataset, vision)
+from conftest import compat_path
+
+
+def rows(ds, columns=None):
+    out = []
+    for r in ds.create_dict_iterator(num_epochs=1, output_numpy=True):
+        out.append({k: np.asarray(v) for k, v in r.items()})
+    return out
+
+
+def converted(tmp_path, source, src_dir, out_split=None, **opts):
+    out = str(tmp_path / ("c_%s.mindrecord" % source))
+    mindrecord.convert(source, src_dir, out, **opts)
+    if out_split:
+        out = out[:-len(".mindrecord")] + "_" + out_split + ".mindrecord"
+    return rows(MindDataset(out, shuffle=False))
+
+
+@pytest.fixture
+def folder(tmp_path):
+    """An ImageFolder of PNGs: 3 classes, their names out of order on disk."""
+    root = tmp_path / "folder"
+    rng = np.random.default_rng(3)
+    for cls, n in (("zebra", 2), ("ant", 3), ("moth", 1)):
+        (root / cls).mkdir(parents=True)
+        for i in range(n):
+            px = rng.integers(0, 256, (5 + i, 7, 3), dtype=np.uint8)
+            Image.fromarray(px).save(str(root / cls / ("img%d.png" % (2 - i))))
+    return root
+
+
+def test_cifar10_rows_equal_converted_dataset(tmp_path):
+    src = compat_path("sources", "cifar10")
+    ds = Cifar10Dataset(src, usage="train", shuffle=False)
+    assert ds.get_col_names() == ["image", "label"]
+    got = rows(ds)
+    want = converted(tmp_path, "cifar10", src, "train", encode="raw")
+    assert len(got) == len(want) == 16 == ds.get_dataset_size()
+    for g, w in zip(got, want):
+        assert g["image"].dtype == np.uint8 and g["image"].shape == (32, 32, 3)
+        np.testing.assert_array_equal(g["image"], w["data"].reshape(32, 32, 3))
+        assert g["label"].shape == () and int(g["label"]) == int(w["label"])
+    assert len(rows(Cifar10Dataset(src, shuffle=False))) == 20  # usage None: "all", train then test
+    assert len(rows(Cifar10Dataset(src, usage="test", shuffle=False))) == 4
+
+
+def test_cifar100_columns_and_labels(tmp_path):
+    src = compat_path("sources", "cifar100")
+    ds = Cifar100Dataset(src, usage="all", shuffle=False)
+    assert ds.get_col_names() == ["image", "coarse_label", "fine_label"]
+    got = rows(ds)
+    want = converted(tmp_path, "cifar100", src, "train", encode="raw") + \
+        rows(MindDataset(str(tmp_path / "c_cifar100_test.mindrecord"), shuffle=False))
+    assert len(got) == len(want) == 20
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g["image"], w["data"].reshape(32, 32, 3))
+        assert (int(g["coarse_label"]), int(g["fine_label"])) == (int(w["coarse_label"]), int(w["fine_label"]))
+
+
+def test_mnist_rows_equal_converted_dataset(tmp_path):
+    src = compat_path("sources", "mnist")
+    got = rows(MnistDataset(src, usage="train", shuffle=False))
+    want = converted(tmp_path, "mnist", src, "train", encode="raw", split="train")
+    assert len(got) == len(want) == 20
+    for g, w in zip(got, want):
+        assert g["image"].shape == (28, 28, 1) and g["image"].dtype == np.uint8
+        np.testing.assert_array_equal(g["image"], w["data"].reshape(28, 28, 1))
+        assert int(g["label"]) == int(w["label"])
+    # The idx file's own pixels, read independently.
+    with gzip.open(os.path.join(src, "train-images-idx3-ubyte.gz")) as f:
+        px = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 28, 28, 1)
+    np.testing.assert_array_equal(np.stack([g["image"] for g in got]), px)
+    # MindSpore's own t10k images file is truncated (10 of the 20 images its header counts).
+    for usage in ("test", "all", None):
+        with pytest.raises(mindrecord.CorruptionError, match="t10k-images-idx3-ubyte.gz: truncated"):
+            MnistDataset(src, usage=usage)
+
+
+def test_imagefolder_labels_order_and_bytes(tmp_path, folder):
+    ds = ImageFolderDataset(str(folder), shuffle=False)
+    assert ds.get_col_names() == ["image", "label"]
+    assert ds.get_class_indexing() == {"ant": 0, "moth": 1, "zebra": 2}
+    got = rows(ds)
+    want = converted(tmp_path, "imagefolder", str(folder))
+    assert [int(g["label"]) for g in got] == [0, 0, 0, 1, 2, 2]
+    files = sorted((c, f) for c in os.listdir(folder) for f in os.listdir(folder / c))
+    for g, w, (c, f) in zip(got, want, files):
+        assert g["image"].dtype == np.uint8 and g["image"].ndim == 1
+        assert g["image"].tobytes() == (folder / c / f).read_bytes() == w["image"].tobytes()
+        assert int(g["label"]) == int(w["label"])
+    decoded = rows(ImageFolderDataset(str(folder), shuffle=False, decode=True))
+    for d, (c, f) in zip(decoded, files):
+        np.testing.assert_array_equal(d["image"], np.asarray(Image.open(folder / c / f).convert("RGB")))
+    # class_indexing: only the named folders, with the given labels.
+    some = rows(ImageFolderDataset(str(folder), shuffle=False, class_indexing={"zebra": 7, "ant": 4}))
+    assert [int(r["label"]) for r in some] == [4, 4, 4, 7, 7]
+    # extensions: exact match.
+    (folder / "moth" / "notes.PNG").write_bytes((folder / "moth" / "img2.png").read_bytes())
+    assert len(rows(ImageFolderDataset(str(folder), shuffle=False, extensions=[".PNG"]))) == 1
+
+
+def test_map_of_vision_ops_and_batch():
+    src = compat_path("sources", "cifar10")
+    ds = Cifar10Dataset(src, usage="train", shuffle=False)
+    ds = ds.map([vision.Rescale(1.0 / 255, 0.0), vision.HWC2CHW()], input_columns="image")
+    ds = ds.batch(4, drop_remainder=True)
+    got = list(ds.create_tuple_iterator(num_epochs=1, output_numpy=True))
+    ref = rows(Cifar10Dataset(src, usage="train", shuffle=False))
+    assert len(got) == 4
+    img, label = got[1]
+    assert img.shape == (4, 3, 32, 32) and img.dtype == np.float32
+    np.testing.assert_allclose(img[0], ref[4]["image"].transpose(2, 0, 1) / 255.0, rtol=1e-6)
+    assert [int(x) for x in label] == [int(r["label"]) for r in ref[4:8]]
+
+
+def test_shuffle_shards_sampler_and_num_samples():
+    src = compat_path("sources", "mnist")
+    seq_rows = rows(MnistDataset(src, usage="train", shuffle=False))
+    plain = [int(r["label"]) for r in seq_rows]
+    seq = [r["image"].tobytes() for r in seq_rows]
+    a = [r["image"].tobytes() for r in rows(MnistDataset(src, usage="train", seed=5))]  # shuffle=None shuffles
+    b = [r["image"].tobytes() for r in rows(MnistDataset(src, usage="train", seed=5))]
+    assert a == b and sorted(a) == sorted(seq) and a != seq
+    shards = [rows(MnistDataset(src, usage="train", num_shards=3, shard_id=i, shuffle=False)) for i in range(3)]
+    assert [len(s) for s in shards] == [7, 7, 7]  # ceil(20 / 3), the first row repeated to make up the count
+    assert [int(r["label"]) for r in shards[1]] == [plain[i] for i in range(1, 20, 3)]
+    assert sorted(r["image"].tobytes() for s in shards for r in s) == sorted(seq + [seq[0]])
+    sub = rows(MnistDataset(src, usage="train", sampler=mindrecord.SubsetSampler([3, 0, 3])))
+    assert [int(r["label"]) for r in sub] == [plain[3], plain[0], plain[3]]
+    assert len(rows(MnistDataset(src, usage="train", num_samples=5, shuffle=False))) == 5
+
+
+def test_state_dict_resume_and_repeat():
+    src = compat_path("sources", "cifar10")
+    make = lambda: Cifar10Dataset(src, seed=9).map(vision.HWC2CHW(), input_columns="image").batch(3)
+    full = [b[1].tolist() for b in make().create_tuple_iterator(num_epochs=1, output_numpy=True)]
+    ds = make()
+    it = ds.create_tuple_iterator(num_epochs=1, output_numpy=True)
+    head = [next(it)[1].tolist() for _ in range(2)]
+    state = ds.state_dict()
+    it.close()
+    again = make()
+    again.load_state_dict(state)
+    tail = [b[1].tolist() for b in again.create_tuple_iterator(num_epochs=1, output_numpy=True)]
+    assert head + tail == full and len(full) == 7
+    assert Cifar10Dataset(src, shuffle=False).repeat(2).get_dataset_size() == 40
+
+
+def test_concat_with_converted_dataset(tmp_path):
+    src = compat_path("sources", "mnist")
+    out = str(tmp_path / "m.mindrecord")
+    mindrecord.convert("mnist", src, out, encode="raw", split="train")
+    mr = MindDataset(out[:-11] + "_train.mindrecord", columns_list=["label"], shuffle=False)
+    raw = MnistDataset(src, usage="train", shuffle=False).project(["label"])
+    both = rows(raw + mr)
+    assert len(both) == 40
+    assert [int(r["label"]) for r in both[:20]] == [int(r["label"]) for r in both[20:]]
+
+
+def test_voc_detection_labels_are_mindspores():
+    src = compat_path("sources", "voc2012")
+    ds = VOCDataset(src, task="Detection", usage="train", shuffle=False, decode=True)
+    assert ds.get_col_names() == ["image", "bbox", "label", "difficult", "truncated"]
+    count = [0] * 6
+    n = 0
+    for item in ds.create_dict_iterator(num_epochs=1, output_numpy=True):
+        n += 1
+        assert item["image"].ndim == 3 and item["image"].shape[2] == 3
+        assert item["bbox"].dtype == np.float32 and item["bbox"].shape[1] == 4
+        assert item["label"].shape == (item["bbox"].shape[0], 1)
+        for label in item["label"]:
+            count[label[0]] += 1
+    # MindSpore's test_voc_detection: labels = the used class names, sorted.
+    assert n == 9 and count == [3, 2, 1, 2, 4, 3]
+    idx = {"car": 0, "cat": 1, "chair": 2, "dog": 3, "person": 4, "train": 5}
+    same = rows(VOCDataset(src, task="Detection", usage="train", shuffle=False, class_indexing=idx))
+    assert [r["label"].tolist() for r in same] == [r["label"].tolist() for r in rows(ds)]
+
+
+def test_voc_bbox_is_xywh_of_the_converted_xyxy(tmp_path):
+    src = compat_path("sources", "voc2012")
+    got = rows(VOCDataset(src, task="Detection", usage="train", shuffle=False))
+    want = converted(tmp_path, "voc", src, task="detection")
+    assert len(got) == len(want) == 9
+    for g, w in zip(got, want):
+        xyxy = w["bbox"].reshape(-1, 4)
+        np.testing.assert_array_equal(g["bbox"], np.stack([xyxy[:, 0], xyxy[:, 1], xyxy[:, 2] - xyxy[:, 0],
+                                                           xyxy[:, 3] - xyxy[:, 1]], axis=1))
+        assert g["image"].tobytes() == w["image"].tobytes()
+        assert g["difficult"].ravel().tolist() == w["difficult"].tolist()
+
+
+def test_voc_segmentation():
+    src = compat_path("sources", "voc2012")
+    ds = VOCDataset(src, task="Segmentation", usage="train", shuffle=False)
+    assert ds.get_col_names() == ["image", "target"]
+    got = rows(ds)
+    assert len(got) == 10
+    assert got[0]["target"].tobytes() == open(os.path.join(src, "SegmentationClass", "32.png"), "rb").read()
+
+
+def test_coco_detection_as_mindspores_test():
+    src = compat_path("sources", "coco")
+    ds = CocoDataset(os.path.join(src, "train"), annotation_file=os.path.join(src, "annotations", "train.json"),
+                     task="Detection", decode=True, shuffle=False)
+    assert ds.get_col_names() == ["image", "bbox", "category_id", "iscrowd"]
+    got = rows(ds)
+    assert len(got) == 6
+    assert [r["bbox"].tolist() for r in got] == [
+        [[10, 10, 10, 10], [70, 70, 70, 70]], [[20, 20, 20, 20], [80, 80, 80, 80]], [[30, 30, 30, 30]],
+        [[40, 40, 40, 40]], [[50, 50, 50, 50]], [[60, 60, 60, 60]]]
+    assert [r["category_id"].tolist() for r in got] == [[[1], [7]], [[2], [8]], [[3]], [[4]], [[5]], [[6]]]
+    assert got[1]["iscrowd"].tolist() == [[0], [1]]
+    assert got[0]["image"].ndim == 3
+
+
+def test_torch_adapter_over_a_raw_source():
+    torch = pytest.importorskip("torch")
+    from mindrecord.torch import MindRecordDataset
+    src = compat_path("sources", "cifar10")
+    tds = MindRecordDataset(Cifar10Dataset(src, usage="train", shuffle=False), batch_size=4)
+    batches = list(torch.utils.data.DataLoader(tds, batch_size=None))
+    assert len(batches) == 4
+    ref = rows(Cifar10Dataset(src, usage="train", shuffle=False))
+    assert torch.equal(batches[0]["image"][2], torch.from_numpy(ref[2]["image"]))
+
+
+def test_unsupported_keywords_raise_naming_them(folder):
+    src = compat_path("sources", "coco")
+    with pytest.raises(NotImplementedError, match="cache"):
+        ImageFolderDataset(str(folder), cache=object())
+    with pytest.raises(NotImplementedError, match="decrypt"):
+        ImageFolderDataset(str(folder), decrypt=lambda b: b)
+    with pytest.raises(NotImplementedError, match="Keypoint"):
+        CocoDataset(src, os.path.join(src, "annotations", "key_point.json"), task="Keypoint")
+    with pytest.raises(NotImplementedError, match="extra_metadata"):
+        VOCDataset(compat_path("sources", "voc2012"), extra_metadata=True)
+    with pytest.raises(TypeError, match="no_such"):
+        MnistDataset(str(folder), no_such=1)
+    with pytest.raises(ValueError, match="usage"):
+        MnistDataset(str(folder), usage="val")
+
+
+def test_bad_files_name_the_file(tmp_path):
+    # Truncated CIFAR-10 binary: not a whole number of records.
+    cif = tmp_path / "cifar"
+    cif.mkdir()
+    (cif / "data_batch_1.bin").write_bytes(bytes(3073 * 2 + 100))
+    with pytest.raises(Exception, match="data_batch_1.bin"):
+        Cifar10Dataset(str(cif))
+    # Truncated MNIST images.
+    mn = tmp_path / "mnist"
+    shutil.copytree(compat_path("sources", "mnist"), mn)
+    with gzip.open(mn / "train-images-idx3-ubyte.gz") as f:
+        data = f.read()
+    with gzip.open(mn / "train-images-idx3-ubyte.gz", "wb") as f:
+        f.write(data[:16 + 784 * 3 + 10])
+    with pytest.raises(Exception, match="train-images-idx3-ubyte.gz.*truncated"):
+        MnistDataset(str(mn), usage="train")
+    # A malformed VOC annotation fails its row, naming the XML.
+    voc = compat_path("sources", "voc2012")
+    ds = VOCDataset(voc, task="Detection", usage="invalidxml", class_indexing={"person": 0}, shuffle=False)
+    with pytest.raises(RuntimeError, match="invalidxml.xml"):
+        rows(ds)
+    # Malformed COCO JSON.
+    coco = compat_path("sources", "coco")
+    with pytest.raises(Exception, match="invalid.json"):
+        CocoDataset(os.path.join(coco, "train"), os.path.join(coco, "annotations", "invalid.json"))
+    # An image file that is not an image, decoded.
+    bad = tmp_path / "bad" / "cls"
+    bad.mkdir(parents=True)
+    (bad / "broken.jpg").write_bytes(b"\xff\xd8\xff\xe0 not a jpeg")
+    with pytest.raises(RuntimeError, match="broken.jpg"):
+        rows(ImageFolderDataset(str(tmp_path / "bad"), decode=True))
