@@ -119,6 +119,8 @@ Result<Tensor> Column(const ColumnSpec& c, const Row& row, bool decode) {
 
 struct RawSource::Impl {
   // Held for the row builders: VOC's notes its box warnings through it.
+  // Rows are built again every epoch, so notes are not kept (LimitNotes(0)):
+  // VOCDataset keeps boxes past the image edge as MindSpore does.
   std::shared_ptr<convert::ConvertContext> ctx;
   std::vector<convert::SplitPlan> plans;  // the usage's splits, in row order
   std::vector<ColumnSpec> specs;
@@ -212,6 +214,7 @@ Result<std::unique_ptr<RawSource>> RawSource::Open(const json& node) {
     if (p.split.empty() || usage == "all" || p.split == usage) m.plans.push_back(std::move(p));
   }
   if (m.plans.empty()) return Status::NotFound(dir + ": no '" + usage + "' files for " + format);
+  m.ctx->LimitNotes(0);
   for (const auto& c : m.specs) s->names_.push_back(c.name);
 
   // Rows; imagefolder keeps MindSpore's extensions and class_indexing.

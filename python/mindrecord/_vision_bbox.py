@@ -1,6 +1,8 @@
 """Detection ops of mindrecord.vision: an image and its boxes ([n, 4+]
-float rows x, y, width, height, as MindSpore and the VOC/COCO converters lay
-them out) in, both out. Map them with input_columns=[image, bbox]; call them
+float rows x, y, width, height, as MindSpore's VOCDataset and CocoDataset
+give them) in, both out. `mindrecord convert voc` stores boxes as the XML
+has them (xmin, ymin, xmax, ymax): turn them into x, y, w, h with a map
+first. Map them with input_columns=[image, bbox]; call them
 as op(image, bboxes).
 
 Thread safety: op objects are immutable values.

@@ -5,6 +5,7 @@
 
 #include "fixtures/convert_fixtures.h"
 #include "tests/convert/convert_test_util.h"
+#include "writers/convert/convert_context.h"
 
 namespace mindrecord::convert {
 namespace {
@@ -20,6 +21,18 @@ void ExpectFails(const std::string& source, const std::string& input, const std:
   for (const auto& part : message_parts)
     EXPECT_NE(r.status().message().find(part), std::string::npos) << "'" << part << "' not in: " << r.status().ToString();
   EXPECT_TRUE(fs::is_empty(out_dir)) << "a failed convert left files in " << out_dir;
+}
+
+// A raw-format source builds rows through the converters every epoch: with
+// LimitNotes its box warnings are counted, not kept, so they cannot pile up.
+TEST(ConvertBadInputTest, NotesPastTheLimitAreCountedNotKept) {
+  ConvertContext ctx{ConvertOptions{}};
+  ctx.Note("a");
+  ctx.LimitNotes(2);
+  for (int i = 0; i < 5; ++i) ctx.Note("warning " + std::to_string(i));
+  ASSERT_EQ(ctx.notes().size(), 2u);
+  EXPECT_EQ(ctx.notes()[1], "warning 0");
+  EXPECT_EQ(ctx.dropped_notes(), 4u);
 }
 
 TEST(ConvertBadInputTest, VocCompatBadLists) {

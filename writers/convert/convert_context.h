@@ -2,6 +2,7 @@
 // inputs and the notes for the user. Internal to writers/convert.
 #pragma once
 
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -30,15 +31,27 @@ class ConvertContext {
     skipped_inputs_.push_back(input);
     return Status::OK();
   }
-  // A line for the user (class map, inferred schema).
+  // A line for the user (class map, inferred schema). Lines past the
+  // limit are counted, not kept.
   void Note(std::string line) {
     std::lock_guard<std::mutex> lock(mu_);
-    notes_.push_back(std::move(line));
+    if (notes_.size() < note_limit_) {
+      notes_.push_back(std::move(line));
+    } else {
+      ++dropped_notes_;
+    }
+  }
+  // Keeps at most `n` notes (default: all). A reader that builds rows
+  // through the converters every epoch sets it, so notes cannot pile up.
+  void LimitNotes(size_t n) {
+    std::lock_guard<std::mutex> lock(mu_);
+    note_limit_ = n;
   }
 
   const std::vector<std::string>& skipped() const { return skipped_; }
   const std::vector<std::string>& skipped_inputs() const { return skipped_inputs_; }
   const std::vector<std::string>& notes() const { return notes_; }
+  uint64_t dropped_notes() const { return dropped_notes_; }
 
  private:
   const ConvertOptions options_;
@@ -46,6 +59,8 @@ class ConvertContext {
   std::vector<std::string> skipped_;
   std::vector<std::string> skipped_inputs_;
   std::vector<std::string> notes_;
+  size_t note_limit_ = static_cast<size_t>(-1);
+  uint64_t dropped_notes_ = 0;
 };
 
 }  // namespace mindrecord::convert
