@@ -48,8 +48,8 @@ __all__ = ["set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "set_
 
 _UINT32_MAX = 2 ** 32 - 1
 _INT32_MAX = 2 ** 31 - 1
-_defaults = {"seed": None, "num_parallel_workers": None, "prefetch_size": None, "autotune": False,
-             "autotune_interval": 0}
+_defaults = {"seed": None, "num_parallel_workers": None, "prefetch_size": None}
+_autotune = {"enabled": False, "interval": 0}
 
 
 def _int_in(name, value, low, high):
@@ -113,31 +113,31 @@ def set_enable_autotune(enable: bool, filepath_prefix: str | None = None) -> Non
         raise NotImplementedError("set_enable_autotune(filepath_prefix=...) is not supported by mindrecord (no "
                                   "tuned-settings file); the settings autotune chose are in the iterator's "
                                   "stats()['autotune']")
-    _defaults["autotune"] = enable
+    _autotune["enabled"] = enable
 
 
 def get_enable_autotune() -> bool:
     """Whether set_enable_autotune turned autotune on (default False)."""
-    return bool(_defaults["autotune"])
+    return bool(_autotune["enabled"])
 
 
 def set_autotune_interval(interval: int) -> None:
     """Batches (MindSpore's steps) between autotune's decisions, in [0,
     2**31 - 1]. 0 (the default) differs from MindSpore (once per epoch): a
     window of at least 50 ms and 4 batches, so that one epoch is tuned."""
-    _defaults["autotune_interval"] = _int_in("interval", interval, 0, _INT32_MAX)
+    _autotune["interval"] = _int_in("interval", interval, 0, _INT32_MAX)
 
 
 def get_autotune_interval() -> int:
     """set_autotune_interval's value (default 0)."""
-    return int(_defaults["autotune_interval"])
+    return int(_autotune["interval"])
 
 
 def _autotune_plan() -> dict:
     """The plan keys of the autotune settings (none while it is off)."""
-    if not _defaults["autotune"]:
+    if not _autotune["enabled"]:
         return {}
-    return {"autotune": {"enabled": True, "interval": int(_defaults["autotune_interval"])}}
+    return {"autotune": {"enabled": True, "interval": int(_autotune["interval"])}}
 
 _ENC_MODES = ("AES-GCM", "AES-CBC", "SM4-CBC")
 _HASH_MODES = ("sha256", "sha384", "sha512", "sha3_256", "sha3_384", "sha3_512", "sha224", "sha3_224")

@@ -717,9 +717,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
     def _load_elastic(self, states):
         """load_state_dict of the old ranks' states (see _elastic.py)."""
         rank, world = self._rank_world()
-        saved_elastic, saved_seed = self._elastic, self._seed
-        if states and isinstance(states[0], dict) and "seed" in states[0]:
-            self._seed = int(states[0]["seed"])
+        saved_elastic = self._elastic
 
         def old_elastic(el, epoch):
             return el if el is not None and int(el["epoch"]) == epoch else None
@@ -735,16 +733,16 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
             return rows // self._unit() * self._unit() if self._drop_last and self._batch_size else rows
 
         try:
-            seed, epoch, merged = _elastic.merge(states, "rank", "world_size", fingerprint_of, rows_of)
+            # The seed is this dataset's: the states' fingerprints (seed included) matched it.
+            _, epoch, merged = _elastic.merge(states, "rank", "world_size", fingerprint_of, rows_of)
         except BaseException:
-            self._elastic, self._seed = saved_elastic, saved_seed
+            self._elastic = saved_elastic
             raise
         self._elastic = None
         if merged is not None:
             base = self._plan(rank, world, 0, 1, 1, epoch)
             spec = base["tree"]["input"] if "tree" in base else base["sampler"]
             self._elastic = _elastic.sampler_elastic(merged, spec)
-        self._seed = seed
         self._cells.stamp(epoch, 0, by_loader=False)
         self._progress = None
         self._worker_iters_seen = self._cells[WORKER_ITERS]

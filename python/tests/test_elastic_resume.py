@@ -4,6 +4,7 @@ ranks' rest of the epoch, every row comes once (plus the padding copies that
 make the new ranks' counts equal: the first rows of the rest, repeated); the
 epochs after are those of a fresh W'-rank run."""
 from collections import Counter
+import itertools
 
 import pytest
 
@@ -27,9 +28,7 @@ def loop_ids(it, take=None):
     """Row ids of one loop (epoch) of a MindDataset iterator, the first
     `take` batches only when given."""
     out = []
-    for n, batch in enumerate(it):
-        if take is not None and n == take:
-            break
+    for batch in itertools.islice(it, take):  # never asks for the batch after `take`
         out.extend(batch["id"].reshape(-1).tolist())
     return out
 
@@ -165,9 +164,7 @@ def torch_ds(path, world, rank, pad=False, source=None):
 
 def torch_ids(loader, take=None):
     out = []
-    for n, b in enumerate(loader):
-        if take is not None and n == take:
-            break
+    for b in itertools.islice(loader, take):
         out.extend(b["id"].reshape(-1).tolist())
     return out
 
