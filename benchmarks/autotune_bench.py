@@ -149,8 +149,8 @@ def report(results, runs, before, after):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--records", type=int, default=100000)
-    ap.add_argument("--images", type=int, default=400)
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--images", type=int, default=300)
+    ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--out", default=None)
     ap.add_argument("--child", action="store_true")
     ap.add_argument("--records-path")

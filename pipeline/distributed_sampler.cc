@@ -129,16 +129,31 @@ class DistributedSampler : public Sampler {
     return out;
   }
 
-  // The elastic epoch's ids of this rank: the rows of the epoch's order that
-  // no old rank handed out before its position (a padding copy counts for
-  // its row), in that order, dealt among this run's ranks. Computed once per
-  // seed.
+  // The elastic epoch's ids of this rank: its rest order dealt among this
+  // run's ranks. Computed once per seed.
   Result<std::shared_ptr<const std::vector<uint64_t>>> ElasticRankEpoch(uint64_t seed) const {
+    MR_ASSIGN_OR_RETURN(auto rest, ElasticRest(seed));
     std::lock_guard<std::mutex> lock(elastic_mu_);
-    if (elastic_ids_ && elastic_seed_ == seed) return elastic_ids_;
+    if (!elastic_ids_ || elastic_seed_ != seed) {
+      elastic_ids_ = std::make_shared<const std::vector<uint64_t>>(
+          Deal(*rest, num_shards_, shard_id_, pad_, contiguous_));
+      elastic_seed_ = seed;
+    }
+    return elastic_ids_;
+  }
+
+ public:
+  // The order the elastic epoch deals from: the old run's order of that
+  // epoch (its own rest order when it was itself resumed elastically in it,
+  // else the epoch's base order) less the rows an old rank handed out before
+  // its position (a padding copy counts for its row). Computed once per seed.
+  Result<std::shared_ptr<const std::vector<uint64_t>>> ElasticRest(uint64_t seed) const {
+    std::lock_guard<std::mutex> lock(elastic_mu_);
+    if (elastic_rest_ && rest_seed_ == seed) return elastic_rest_;
     const Elastic& el = *elastic_;
     const uint64_t n = layout_.num_rows();
     std::vector<bool> taken(n, false);
+    std::vector<uint64_t> base;
     for (uint64_t r = 0; r < el.positions.size(); ++r) {
       nlohmann::json spec = el.from;
       spec["type"] = "distributed";
@@ -152,17 +167,29 @@ class DistributedSampler : public Sampler {
                                        " rows on that rank");
       }
       for (uint64_t k = 0; k < el.positions[r]; ++k) taken[ids[k]] = true;
+      if (r == 0) {
+        const auto* prev = static_cast<const DistributedSampler*>(old.get());
+        if (prev->elastic_ && prev->elastic_->epoch == el.epoch) {
+          MR_ASSIGN_OR_RETURN(auto prev_rest, prev->ElasticRest(seed));
+          base = *prev_rest;
+        } else {
+          base = ShuffleOrder(mode_, layout_, seed, el.epoch, block_);
+        }
+      }
     }
     std::vector<uint64_t> rest;
-    for (uint64_t id : ShuffleOrder(mode_, layout_, seed, el.epoch, block_)) {
-      if (!taken[id]) rest.push_back(id);
+    for (uint64_t id : base) {
+      if (!taken[id]) {
+        rest.push_back(id);
+        taken[id] = true;  // each row once
+      }
     }
-    elastic_ids_ = std::make_shared<const std::vector<uint64_t>>(
-        Deal(std::move(rest), num_shards_, shard_id_, pad_, contiguous_));
-    elastic_seed_ = seed;
-    return elastic_ids_;
+    elastic_rest_ = std::make_shared<const std::vector<uint64_t>>(std::move(rest));
+    rest_seed_ = seed;
+    return elastic_rest_;
   }
 
+ private:
   uint64_t num_shards_, shard_id_;
   ShuffleMode mode_;
   uint64_t block_;
@@ -172,8 +199,8 @@ class DistributedSampler : public Sampler {
   std::optional<Elastic> elastic_;
   DatasetLayout layout_;
   mutable std::mutex elastic_mu_;
-  mutable std::shared_ptr<const std::vector<uint64_t>> elastic_ids_;
-  mutable uint64_t elastic_seed_ = 0;
+  mutable std::shared_ptr<const std::vector<uint64_t>> elastic_ids_, elastic_rest_;
+  mutable uint64_t elastic_seed_ = 0, rest_seed_ = 0;
 };
 
 // The "elastic" object of a spec whose other parameters are parsed.
