@@ -43,7 +43,7 @@ Result<AutotuneOptions> AutotuneOptions::FromJson(const nlohmann::json& j) {
       o.enabled = v.get<bool>();
     } else if (k == "cpu_budget" || k == "interval") {
       const uint64_t high = k == "cpu_budget" ? 1024 : 0x7fffffff;
-      if (!v.is_number_unsigned() || v.get<uint64_t>() > high) {
+      if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<int64_t>() < 0) || v.get<uint64_t>() > high) {
         return Status::InvalidArgument("plan: 'autotune." + k + "' must be an integer in [0, " + std::to_string(high) +
                                        "], got " + v.dump());
       }

@@ -246,10 +246,10 @@ Result<DistributedSampler::Elastic> ParseElastic(const nlohmann::json& j, Shuffl
     return Status::InvalidArgument(std::string(where) + ": 'positions' must be a list (one per old rank)");
   }
   for (const auto& p : j["positions"]) {
-    if (!p.is_number_unsigned()) {
+    if (!p.is_number_integer() || (!p.is_number_unsigned() && p.get<int64_t>() < 0)) {
       return Status::InvalidArgument(std::string(where) + ": 'positions' must hold non-negative integers");
     }
-    el.positions.push_back(p.get<uint64_t>());
+    el.positions.push_back(p.is_number_unsigned() ? p.get<uint64_t>() : static_cast<uint64_t>(p.get<int64_t>()));
   }
   if (el.positions.size() != el.from["num_shards"].get<uint64_t>()) {
     return Status::InvalidArgument(std::string(where) + ": " + std::to_string(el.positions.size()) +

@@ -101,8 +101,10 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
   active_workers_ = plan_.num_workers;
   depth_ = plan_.queue_depth;
   if (plan_.autotune.enabled) {
+    // The budget's threads, or num_workers when it asks for more: autotune
+    // starts where the plan does and only keeps what measurably pays.
     const uint32_t budget = plan_.autotune.cpu_budget != 0 ? plan_.autotune.cpu_budget : AffinityCores();
-    threads = std::max<uint32_t>(1, budget);
+    threads = std::max(budget, plan_.num_workers);
     const uint32_t slots = std::max<uint32_t>(plan_.queue_depth, 2 * threads);
     tuner_ = std::make_unique<Autotuner>(plan_.autotune, threads, slots, plan_.num_workers);
     active_workers_ = tuner_->setting().workers;
