@@ -100,9 +100,9 @@ def get_prefetch_size():
 
 def set_enable_autotune(enable: bool, filepath_prefix: str | None = None) -> None:
     """Autotune for MindDatasets created from now on (off by default, as in
-    MindSpore): their pipeline picks and adjusts its worker threads (from
-    num_parallel_workers, up to the cores of the process's CPU affinity
-    mask) and its queue depth while it runs, from its own statistics; rows,
+    MindSpore): their pipeline picks and adjusts its worker threads
+    (starting at num_parallel_workers, adding up to the cores of the
+    process's CPU affinity mask) and its queue depth while it runs, from its own statistics; rows,
     order and state_dict() are the same as without it. The iterator's
     stats()["autotune"] lists its decisions; with GLOG_v=1 (MindSpore's INFO
     verbosity) each is also logged to stderr. MindSpore's `filepath_prefix`
