@@ -110,10 +110,8 @@ std::optional<AutotuneSetting> Autotuner::Observe(const AutotuneSample& s) {
       if (grew) backoff_ = 2;
       return std::nullopt;
     }
-    if (grew) {
-      cooldown_ = backoff_;
-      backoff_ = std::min(kMaxBackoff, backoff_ * 2);
-    }
+    cooldown_ = backoff_;
+    backoff_ = std::min(kMaxBackoff, backoff_ * 2);
     return Change(from.workers, s, "back: " + seen + Fmt(" (%.0f before)", trial_rate_));
   }
   if (cooldown_ > 0) cooldown_--;
@@ -121,6 +119,13 @@ std::optional<AutotuneSetting> Autotuner::Observe(const AutotuneSample& s) {
     trial_from_ = setting_;
     trial_rate_ = rate;
     return Change(setting_.workers + 1, s, "try: " + seen);
+  }
+  if (wait > kWaitHigh && setting_.workers == max_workers_ && setting_.workers > 1 && cooldown_ == 0) {
+    // At the budget and still short: the cores may be saturated, where one
+    // thread fewer makes as many rows with less switching.
+    trial_from_ = setting_;
+    trial_rate_ = rate;
+    return Change(setting_.workers - 1, s, "try fewer at the budget: " + seen);
   }
   if (wait < kWaitLow && idle > kIdleHigh && setting_.workers > 1) {
     trial_from_ = setting_;

@@ -12,8 +12,10 @@
 // the CPU budget) and kept if the next window's rows/s rose by 5% or more,
 // else taken back, and no larger count is tried for a back-off that doubles
 // with each failed try. If the consumer hardly waited (< 2%) while the
-// workers were idle more than half the time, one worker fewer is tried and
-// kept unless rows/s fell by more than 3%. The queue depth follows: twice
+// workers were idle more than half the time, or it waited while the workers
+// are at the budget (cores saturated, where a thread fewer switches less),
+// one worker fewer is tried and kept unless rows/s fell by more than 3%
+// (a failed try backs off likewise). The queue depth follows: twice
 // the workers (at least 2), within the runtime's slots; the plan's
 // queue_bytes still caps the bytes prepared ahead.
 #pragma once

@@ -77,6 +77,19 @@ TEST(Autotuner, ShedsWorkersTheConsumerDoesNotNeed) {
   EXPECT_EQ(t.setting().workers, 2u);
 }
 
+TEST(Autotuner, TriesFewerWorkersWhenTheBudgetIsSaturated) {
+  AutotuneOptions o;
+  o.enabled = true;
+  Autotuner t(o, 2, 4, 2);
+  // One core's worth (150 rows/s) whatever the thread count: one worker does.
+  const std::vector<uint32_t> seen = Simulate(&t, 200, 1000, 60, 150);
+  EXPECT_NE(t.decisions()[0].find("workers 2->1 queue_depth 4->2: try fewer at the budget"), std::string::npos)
+      << t.decisions()[0];
+  size_t one = 0;
+  for (size_t i = 30; i < seen.size(); ++i) one += seen[i] == 1;
+  EXPECT_GE(one, 27u);
+}
+
 TEST(Autotuner, IntervalCountsBatches) {
   AutotuneOptions o;
   o.enabled = true;
