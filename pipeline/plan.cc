@@ -91,6 +91,7 @@ nlohmann::json Plan::ToJson() const {
           {"seed", seed},
           {"epochs", epochs},
           {"on_error", on_error == ErrorPolicy::kSkip ? "skip" : "fail"}};
+  if (autotune.enabled || autotune.cpu_budget != 0 || autotune.interval != 0) j["autotune"] = autotune.ToJson();
   if (!padded.is_null()) j["padded"] = padded;
   if (source_list) j["source_list"] = true;
   if (RemoteToJson(read.remote) != RemoteToJson(RemoteOptions())) j["remote"] = RemoteToJson(read.remote);
@@ -167,6 +168,8 @@ Result<Plan> Plan::FromJson(const nlohmann::json& j) {
         }
         p.sink.buffers = v["buffers"].get<uint32_t>();
       }
+    } else if (k == "autotune") {
+      MR_ASSIGN_OR_RETURN(p.autotune, AutotuneOptions::FromJson(v));
     } else if (k == "num_workers" || k == "queue_depth") {
       if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > 1024) {
         return Bad("'" + k + "' must be an integer in [1, 1024], got " + v.dump());
@@ -219,6 +222,7 @@ Result<Plan> Plan::Parse(std::string_view text) {
 uint64_t Plan::SequenceFingerprint() const {
   nlohmann::json j = ToJson();
   j.erase("num_workers");
+  j.erase("autotune");
   j.erase("queue_depth");
   j.erase("queue_bytes");
   j.erase("max_batch_bytes");

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mindrecord/status.h"
+#include "pipeline/autotune.h"
 #include "pipeline/batch.h"
 #include "readers/reader_options.h"
 
@@ -92,6 +93,11 @@ struct Plan {
   // task holds at most this plus one row (itself <= 256 MiB decompressed,
   // mindrecord/limits.h). >= 1; default 2 GiB.
   uint64_t max_batch_bytes = 2ull << 30;
+  // JSON "autotune" (pipeline/autotune.h): the runtime picks and adjusts the
+  // worker threads (num_workers is where it starts, within the CPU budget)
+  // and the queue depth while it runs; queue_bytes still caps the bytes
+  // prepared ahead. Does not change the output.
+  AutotuneOptions autotune;
   uint64_t seed = 0;    // sampler shuffles and random ops
   uint64_t epochs = 1;  // 0: endless
   ErrorPolicy on_error = ErrorPolicy::kFail;
@@ -115,7 +121,7 @@ struct Plan {
   // The execution tree: `tree`, or the one the flat form means.
   nlohmann::json Tree() const;
   // A hash of everything that decides the row sequence (not num_workers,
-  // queue_depth, queue_bytes, max_batch_bytes, sink, io_mode and its
+  // autotune, queue_depth, queue_bytes, max_batch_bytes, sink, io_mode and its
   // options, epochs, or op spec keys starting with '_', which are
   // process-local handles); a resume state must match it.
   uint64_t SequenceFingerprint() const;

@@ -1,6 +1,8 @@
 #include "pipeline/runtime.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 namespace mindrecord {
@@ -95,8 +97,26 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
   claim_pos_ = state_.position;
   consumer_epoch_ = state_.epoch;
   ragged_ = std::make_unique<std::atomic<bool>[]>(tree_.root->columns().size());
-  slots_.resize(plan_.queue_depth);
-  for (uint32_t i = 0; i < plan_.num_workers; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  uint32_t threads = plan_.num_workers;
+  active_workers_ = plan_.num_workers;
+  depth_ = plan_.queue_depth;
+  if (plan_.autotune.enabled) {
+    // The budget's threads, or num_workers when it asks for more: autotune
+    // starts where the plan does and only keeps what measurably pays.
+    const uint32_t budget = plan_.autotune.cpu_budget != 0 ? plan_.autotune.cpu_budget : AffinityCores();
+    threads = std::max(budget, plan_.num_workers);
+    const uint32_t slots = std::max<uint32_t>(plan_.queue_depth, 2 * threads);
+    tuner_ = std::make_unique<Autotuner>(plan_.autotune, threads, slots, plan_.num_workers);
+    active_workers_ = tuner_->setting().workers;
+    depth_ = tuner_->setting().queue_depth;
+    slots_.resize(slots);
+    // MindSpore's verbosity variable: its INFO level (GLOG_v 0 or 1) shows autotune's decisions.
+    const char* v = std::getenv("GLOG_v");
+    tune_log_ = v != nullptr && (v[0] == '0' || v[0] == '1') && v[1] == '\0';
+  } else {
+    slots_.resize(plan_.queue_depth);
+  }
+  for (uint32_t i = 0; i < threads; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
   return Status::OK();
 }
 
@@ -124,11 +144,16 @@ Result<uint64_t> Runtime::ClaimEnd(uint64_t epoch) {
   return n;
 }
 
-Runtime::Claim Runtime::ClaimWork(Task* task, SharedRows** help) {
+Runtime::Claim Runtime::ClaimWork(uint32_t index, Task* task, SharedRows** help) {
   std::unique_lock<std::mutex> lock(mu_);
   Status size_error;
   for (;;) {
     if (stop_) return Claim::kStop;
+    if (index >= active_workers_) {
+      // Parked by autotune: not counted as blocked (it is not working).
+      work_cv_.wait(lock);
+      continue;
+    }
     if (!claims_done_) {
       auto end = ClaimEnd(claim_epoch_);
       if (end.ok() && *end > 0 && claim_pos_ >= *end) {
@@ -193,7 +218,7 @@ void Runtime::Help(SharedRows* w) {
 bool Runtime::MayClaim() const {
   const uint64_t in_flight = claim_seq_ - consumed_seq_;
   if (in_flight == 0) return true;  // the task the consumer needs next
-  if (in_flight >= plan_.queue_depth) return false;
+  if (in_flight >= depth_) return false;
   // Until a chunk is finished its size is unknown: each worker prepares one.
   if (est_chunk_bytes_ == 0) return true;
   if (held_bytes_ >= plan_.queue_bytes) return false;
@@ -201,11 +226,11 @@ bool Runtime::MayClaim() const {
   return preparing + 1 <= (plan_.queue_bytes - held_bytes_) / est_chunk_bytes_;
 }
 
-void Runtime::WorkerLoop() {
+void Runtime::WorkerLoop(uint32_t index) {
   Task task;
   for (;;) {
     SharedRows* help = nullptr;
-    const Claim claim = ClaimWork(&task, &help);
+    const Claim claim = ClaimWork(index, &task, &help);
     if (claim == Claim::kStop) return;
     if (claim == Claim::kHelp) {
       Help(help);

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "pipeline/autotune.h"
 #include "pipeline/batch.h"
 #include "pipeline/nodes/compile.h"
 #include "pipeline/plan.h"
@@ -115,11 +116,15 @@ class Runtime {
 
   Runtime() = default;
   Status Init(const Plan& plan, const PipelineState* resume);
-  void WorkerLoop();
+  void WorkerLoop(uint32_t index);
   // kTask: `task` claimed; kHelp: `help` is an open task with rows left
-  // (its helper count taken); kStop: stop or no work left.
+  // (its helper count taken); kStop: stop or no work left. Worker `index`
+  // waits while autotune has it parked (index >= active_workers_).
   enum class Claim { kTask, kHelp, kStop };
-  Claim ClaimWork(Task* task, SharedRows** help);
+  Claim ClaimWork(uint32_t index, Task* task, SharedRows** help);
+  // Consumer side, under mu_: feeds the autotuner after a batch and applies
+  // (and logs) what it decides.
+  void Tune();
   // Transforms rows of `w` until none is left to claim, then drops the
   // helper count.
   void Help(SharedRows* w);
@@ -184,6 +189,12 @@ class Runtime {
   uint64_t held_bytes_ = 0, max_held_bytes_ = 0, est_chunk_bytes_ = 0;
   uint64_t done_unconsumed_ = 0;  // finished chunks not yet taken
   std::vector<std::thread> workers_;
+  // Workers that may claim work, and batches prepared ahead at most: the
+  // plan's, or what autotune picks (then workers_ holds its CPU budget's
+  // threads, those past active_workers_ parked).
+  uint32_t active_workers_ = 1, depth_ = 1;
+  std::unique_ptr<Autotuner> tuner_;
+  bool tune_log_ = false;  // log decisions to stderr (GLOG_v <= 1)
   // Tasks whose rows are read and open to helpers (see SharedRows), and the
   // number of tasks being read (their rows may become open later).
   std::vector<SharedRows*> open_;

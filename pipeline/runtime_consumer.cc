@@ -176,6 +176,7 @@ Result<bool> Runtime::Next(Batch* out) {
         state_.rows = rows_out_;
         for (size_t t = 0; t < r.tag_rows.size() && t < tag_rows_.size(); ++t) tag_rows_[t] += r.tag_rows[t];
         *out = std::move(r.batch);
+        if (tuner_) Tune();
         return true;
       }
       if (finished_) return false;
@@ -211,6 +212,21 @@ Result<bool> Runtime::Next(Batch* out) {
   }
 }
 
+void Runtime::Tune() {
+  AutotuneSample sample;
+  sample.t_s = static_cast<double>(NanosSince(start_)) * 1e-9;
+  sample.rows = rows_out_;
+  sample.batches = batches_out_;
+  sample.consumer_wait_s = static_cast<double>(wait_ns_.load()) * 1e-9;
+  sample.workers_blocked_s = static_cast<double>(blocked_ns_.load()) * 1e-9;
+  const std::optional<AutotuneSetting> next = tuner_->Observe(sample);
+  if (!next) return;
+  active_workers_ = next->workers;
+  depth_ = next->queue_depth;
+  work_cv_.notify_all();
+  if (tune_log_) std::fprintf(stderr, "[INFO] MD mindrecord autotune: %s\n", tuner_->decisions().back().c_str());
+}
+
 PipelineState Runtime::state() const {
   std::lock_guard<std::mutex> lock(mu_);
   return state_;
@@ -234,8 +250,14 @@ PipelineStats Runtime::stats() const {
   s.sink_s = static_cast<double>(sink_ns_.load()) * 1e-9;
   s.io_mode = io_mode_;
   s.shard_io_modes = shard_io_modes_;
-  s.num_workers = plan_.num_workers;
-  s.queue_depth = plan_.queue_depth;
+  s.num_workers = active_workers_;
+  s.queue_depth = depth_;
+  if (tuner_) {
+    s.autotune = true;
+    s.autotune_max_workers = tuner_->max_workers();
+    s.autotune_changes = tuner_->num_decisions();
+    s.autotune_decisions = tuner_->decisions();
+  }
   s.in_flight = static_cast<uint32_t>(claim_seq_ - consumed_seq_);
   s.max_in_flight = max_in_flight_;
   s.queue_bytes = plan_.queue_bytes;

@@ -47,8 +47,12 @@ class Sampler {
   // The spec this sampler was built from, normalized (round-trips through
   // MakeSampler).
   virtual nlohmann::json ToJson() const = 0;
-  // Number of ids Epoch() returns (the same for every epoch).
+  // Number of ids Epoch() returns (the same for every epoch, apart from
+  // those EpochSize names).
   virtual uint64_t size() const = 0;
+  // Number of ids Epoch(seed, epoch) returns: size(), except for an epoch a
+  // sampler deals differently (a distributed sampler's elastic epoch).
+  virtual Result<uint64_t> EpochSize(uint64_t /*seed*/, uint64_t /*epoch*/) const { return size(); }
   // The ids of `epoch`, a pure function of (spec, layout, seed, epoch).
   virtual Result<std::vector<uint64_t>> Epoch(uint64_t seed, uint64_t epoch) const = 0;
 };

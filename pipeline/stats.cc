@@ -16,6 +16,10 @@ nlohmann::json PipelineStats::ToJson() const {
           {"max_bytes_in_queue", max_bytes_in_queue},
           {"skipped_errors", skipped_errors}, {"rows_filtered", rows_filtered}};
   if (!mix_rows.empty()) j["mix_rows"] = mix_rows;
+  if (autotune) {
+    j["autotune"] = {{"max_workers", autotune_max_workers}, {"changes", autotune_changes},
+                     {"decisions", autotune_decisions}};
+  }
   return j;
 }
 

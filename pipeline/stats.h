@@ -33,8 +33,14 @@ struct PipelineStats {
   // resolved it): the mode all shards share, or "mixed"; and per shard.
   std::string io_mode;
   std::vector<std::string> shard_io_modes;
-  uint32_t num_workers = 0;
-  uint32_t queue_depth = 0;
+  uint32_t num_workers = 0;  // worker threads working now (autotune: its choice)
+  uint32_t queue_depth = 0;  // batches prepared ahead at most now (autotune: its choice)
+  // Autotune (autotune.h): on; the most workers it may run (the CPU
+  // budget); how many changes it made; the last 32, described.
+  bool autotune = false;
+  uint32_t autotune_max_workers = 0;
+  uint64_t autotune_changes = 0;
+  std::vector<std::string> autotune_decisions;
   uint32_t in_flight = 0;        // batches being prepared or waiting now
   uint32_t max_in_flight = 0;    // high-water mark of in_flight (<= queue_depth)
   uint64_t queue_bytes = 0;         // the plan's cap on bytes prepared ahead

@@ -401,6 +401,14 @@ void BindPipeline(py::module_& m) {
     d["passes"] = t.passes;
     return d;
   });
+  // Positions of epoch `epoch` of the plan's row tree (an elastic epoch's
+  // differ from the others').
+  m.def("epoch_size", [](const std::string& plan_json, uint64_t epoch) {
+    Plan plan = ValueOrThrow(Plan::Parse(plan_json));
+    py::gil_scoped_release nogil;
+    ExecTree t = ValueOrThrow(CompileTree(plan.Tree(), plan.read, plan.seed, plan.on_error == ErrorPolicy::kSkip));
+    return ValueOrThrow(t.root->Size(epoch));
+  }, py::arg("plan_json"), py::arg("epoch"));
   // Rows per epoch of the plan's sampler over its source (a tree plan: the
   // positions of its row tree's epoch 0).
   m.def("sampler_size", [](const std::string& plan_json) {

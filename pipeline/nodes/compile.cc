@@ -185,6 +185,7 @@ Result<std::unique_ptr<RowNode>> Build(const json& node, const std::string& path
       spec["worker_id"] = node["worker_id"];
       spec["worker_batch"] = node["worker_batch"];
     }
+    if (node.contains("elastic")) spec["elastic"] = node["elastic"];
     return std::unique_ptr<RowNode>(new PermuteNode(std::move(input), spec, ctx.seed));
   }
   return Bad(path, "node type '" + type + "' is not a row-level node");

@@ -44,7 +44,8 @@ LeafNode::LeafNode(uint32_t source_index, const Source* source, std::unique_ptr<
 Status LeafNode::Resolve(uint64_t epoch, uint64_t begin, uint64_t end, RowProgram* out) const {
   MR_ASSIGN_OR_RETURN(auto ids, cache_.Get(epoch, [this](uint64_t e) -> Result<std::vector<uint64_t>> {
     MR_ASSIGN_OR_RETURN(std::vector<uint64_t> ids, sampler_->Epoch(seed_, e));
-    if (ids.size() != sampler_->size()) return Status::Internal("sampler returned a different count than its size()");
+    MR_ASSIGN_OR_RETURN(uint64_t size, sampler_->EpochSize(seed_, e));
+    if (ids.size() != size) return Status::Internal("sampler returned a different count than its size()");
     const uint64_t rows = source_->num_rows();
     for (uint64_t id : ids) {
       if (id >= rows) return Status::Internal("sampler returned row id " + std::to_string(id) + " past the dataset");
@@ -182,7 +183,7 @@ Result<std::unique_ptr<Sampler>> PermuteNode::SamplerFor(uint64_t epoch) const {
 
 Result<uint64_t> PermuteNode::Size(uint64_t epoch) const {
   MR_ASSIGN_OR_RETURN(auto sampler, SamplerFor(epoch));
-  return sampler->size();
+  return sampler->EpochSize(seed_, epoch);
 }
 
 Status PermuteNode::Resolve(uint64_t epoch, uint64_t begin, uint64_t end, RowProgram* out) const {

@@ -40,7 +40,7 @@ class LeafNode : public RowNode {
  public:
   // `seed`: what the sampler shuffles with.
   LeafNode(uint32_t source_index, const Source* source, std::unique_ptr<Sampler> sampler, uint64_t seed);
-  Result<uint64_t> Size(uint64_t) const override { return sampler_->size(); }
+  Result<uint64_t> Size(uint64_t epoch) const override { return sampler_->EpochSize(seed_, epoch); }
   Status Resolve(uint64_t epoch, uint64_t begin, uint64_t end, RowProgram* out) const override;
 
  private:

@@ -289,7 +289,7 @@ Result<json> Normalize(const json& j, const std::string& path) {
   }
   if (type == "shard") {
     MR_RETURN_IF_ERROR(r.Keys({"input", "num_shards", "shard_id", "pad", "split", "worker_count", "worker_id",
-                               "worker_batch"}));
+                               "worker_batch", "elastic"}));
     MR_ASSIGN_OR_RETURN(uint64_t n, r.UInt("num_shards", 0, 1));
     MR_ASSIGN_OR_RETURN(uint64_t id, r.UInt("shard_id", 0));
     if (id >= n) return r.Bad("'shard_id' must be below 'num_shards' (" + std::to_string(n) + ")");
@@ -304,6 +304,11 @@ Result<json> Normalize(const json& j, const std::string& path) {
     MR_ASSIGN_OR_RETURN(uint64_t wb, r.UInt("worker_batch", 1, 1));
     out.update(json{{"num_shards", n}, {"shard_id", id}, {"pad", pad}, {"split", split}, {"worker_count", wc},
                 {"worker_id", wi}, {"worker_batch", wb}});
+    // An elastic epoch (distributed_sampler.h), checked by the sampler.
+    if (j.contains("elastic") && !j["elastic"].is_null()) {
+      if (!j["elastic"].is_object()) return r.Bad("'elastic' must be an object");
+      out["elastic"] = j["elastic"];
+    }
     return out;
   }
   return Status::Internal("plan: " + path + ": node type '" + type + "' not normalized");

@@ -149,7 +149,7 @@ class StatefulDataLoader(torch.utils.data.DataLoader):
         if self._progress is None:
             return ds._resume_state(*ds._pending_start())
         p = self._progress
-        return ds._resume_state(p.epoch, ds._advance(p.start, p.taken()))
+        return ds._resume_state(p.epoch, ds._advance(p.start, p.taken(), p.epoch))
 
     def load_state_dict(self, state: dict) -> None:
         """The next iteration continues at `state` (from state_dict() of a

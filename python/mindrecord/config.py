@@ -44,11 +44,13 @@ from mindrecord import _core
 
 __all__ = ["set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "set_seed", "get_seed",
            "set_num_parallel_workers", "get_num_parallel_workers", "set_prefetch_size", "get_prefetch_size",
-           "set_multiprocessing_start_method", "get_multiprocessing_start_method"]
+           "set_multiprocessing_start_method", "get_multiprocessing_start_method",
+           "set_enable_autotune", "get_enable_autotune", "set_autotune_interval", "get_autotune_interval"]
 
 _UINT32_MAX = 2 ** 32 - 1
 _INT32_MAX = 2 ** 31 - 1
 _defaults = {"seed": None, "num_parallel_workers": None, "prefetch_size": None}
+_autotune = {"enabled": False, "interval": 0}
 
 
 def _int_in(name, value, low, high):
@@ -115,6 +117,48 @@ def set_multiprocessing_start_method(start_method: str = "fork") -> None:
 def get_multiprocessing_start_method() -> str:
     """"spawn": how mindrecord's python_multiprocessing workers start."""
     return "spawn"
+
+
+def set_enable_autotune(enable: bool, filepath_prefix: str | None = None) -> None:
+    """Autotune for MindDatasets created from now on (off by default, as in
+    MindSpore): their pipeline picks and adjusts its worker threads
+    (starting at num_parallel_workers, adding up to the cores of the
+    process's CPU affinity mask) and its queue depth while it runs, from its own statistics; rows,
+    order and state_dict() are the same as without it. The iterator's
+    stats()["autotune"] lists its decisions; with GLOG_v=1 (MindSpore's INFO
+    verbosity) each is also logged to stderr. MindSpore's `filepath_prefix`
+    (saving the tuned settings as a JSON file) raises NotImplementedError."""
+    if not isinstance(enable, bool):
+        raise TypeError("enable must be of type bool, got %r" % (enable,))
+    if filepath_prefix is not None:
+        raise NotImplementedError("set_enable_autotune(filepath_prefix=...) is not supported by mindrecord (no "
+                                  "tuned-settings file); the settings autotune chose are in the iterator's "
+                                  "stats()['autotune']")
+    _autotune["enabled"] = enable
+
+
+def get_enable_autotune() -> bool:
+    """Whether set_enable_autotune turned autotune on (default False)."""
+    return bool(_autotune["enabled"])
+
+
+def set_autotune_interval(interval: int) -> None:
+    """Batches (MindSpore's steps) between autotune's decisions, in [0,
+    2**31 - 1]. 0 (the default) differs from MindSpore (once per epoch): a
+    window of at least 50 ms and 4 batches, so that one epoch is tuned."""
+    _autotune["interval"] = _int_in("interval", interval, 0, _INT32_MAX)
+
+
+def get_autotune_interval() -> int:
+    """set_autotune_interval's value (default 0)."""
+    return int(_autotune["interval"])
+
+
+def _autotune_plan() -> dict:
+    """The plan keys of the autotune settings (none while it is off)."""
+    if not _autotune["enabled"]:
+        return {}
+    return {"autotune": {"enabled": True, "interval": int(_autotune["interval"])}}
 
 _ENC_MODES = ("AES-GCM", "AES-CBC", "SM4-CBC")
 _HASH_MODES = ("sha256", "sha384", "sha512", "sha3_256", "sha3_384", "sha3_512", "sha224", "sha3_224")

@@ -23,6 +23,7 @@ from mindrecord import config as _config
 from mindrecord._remote import is_remote, remote_dict, remote_json, source_path
 from mindrecord import dataset_ops as _ops
 from mindrecord import dataset_tree as _tree
+from mindrecord import _elastic
 from mindrecord.callback import DSCallback, callback_list
 from mindrecord.exceptions import InvalidArgumentError
 from mindrecord.filereader import warn_reader
@@ -238,6 +239,7 @@ class MindDataset:
         if listed:
             self._plan["source_list"] = True
         self._plan.update(io_keys)
+        self._plan.update(_config._autotune_plan())
         if remote is not None:
             self._plan["remote"] = remote
         self._batched = False
@@ -505,18 +507,29 @@ class MindDataset:
     # ---- resume -------------------------------------------------------------
 
     def state_dict(self) -> dict:
-        """Where the next batch starts: {"seed", "epoch", "position", ...}."""
+        """Where the next batch starts: {"seed", "epoch", "position", ...};
+        with num_shards also "num_shards", "shard_id" (and "elastic" in an
+        elastic epoch), for an elastic resume (load_state_dict)."""
         if self._live is not None and self._live._pipe is not None:
-            return self._live.state()
+            return _elastic.dataset_state(self, self._live.state())
         if self._state is not None:
-            return dict(self._state)
+            return _elastic.dataset_state(self, dict(self._state))
         plan = self._full_plan(1)
-        return {"seed": plan["seed"], "epoch": 0, "position": 0, "rows": 0,
-                "fingerprint": str(_core.plan_fingerprint(json.dumps(plan)))}
+        return _elastic.dataset_state(self, {"seed": plan["seed"], "epoch": 0, "position": 0, "rows": 0,
+                                             "fingerprint": str(_core.plan_fingerprint(json.dumps(plan)))})
 
-    def load_state_dict(self, state: dict) -> None:
+    def load_state_dict(self, state: dict | list[dict]) -> None:
         """The next iteration continues exactly at `state` (from state_dict()
-        of a dataset built the same way; the worker count may differ)."""
+        of a dataset built the same way; the worker count may differ).
+        Elastic resume: `state` may be the list of the state_dict() of every
+        rank of a run with another num_shards (e.g. gathered with
+        torch.distributed.all_gather_object); this rank then continues that
+        epoch with its share of the rows no old rank handed out, and later
+        epochs are those of a fresh run with this num_shards (_elastic.py)."""
+        merged = _elastic.load_dataset(self, state)
+        if merged is not None:
+            state = dict(merged, fingerprint=str(_core.plan_fingerprint(json.dumps(self._full_plan(1)))))
+            self._check_plan()
         if not isinstance(state, dict) or not {"seed", "epoch", "position"} <= set(state):
             raise ValueError("state must be a dict from state_dict()")
         out_seed = int(state["seed"])
@@ -573,7 +586,7 @@ class MindDataset:
         epoch = int(self._state["epoch"])
         if self._counted():
             return epoch  # the pipeline moves past an epoch's end itself
-        if int(self._state["position"]) >= self._rows_per_epoch() > 0:
+        if int(self._state["position"]) >= _elastic.epoch_rows(self, epoch) > 0:
             epoch += 1
         return epoch
 

@@ -40,7 +40,7 @@ import numpy as np
 import torch
 import torch.utils.data
 
-from mindrecord import _core, _mp_pool
+from mindrecord import _core, _elastic, _mp_pool
 from mindrecord._torch_resume import (EPOCH, GEN, START_EPOCH, START_POS, BY_LOADER, WORKER_ITERS, Progress,
                                       StartCells, StatefulDataLoader, worker_split)
 from mindrecord.dataset import MindDataset, _io_mode, _io_plan_keys, _shuffle_mode
@@ -448,6 +448,10 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         if not isinstance(pad_ranks, bool):
             raise TypeError("pad_ranks must be a bool, got %r" % (pad_ranks,))
         self._pad = pad_ranks
+        # An elastic epoch (the sampler's "elastic" object, see _elastic.py),
+        # and its rows per (rank, world).
+        self._elastic = None
+        self._elastic_rows: dict = {}
         # The epoch and where iterations start, in shared memory, so that
         # persistent DataLoader workers (which keep the copy of this object
         # they started with) see set_epoch and resumes too.
@@ -526,8 +530,16 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
             state["_rank"], state["_world"] = self._rank_world()
         return state
 
-    def _rank_rows(self):
+    def _rank_rows(self, epoch=None):
         rank, world = self._rank_world()
+        el = self._elastic
+        if el is not None and (self._epoch if epoch is None else epoch) == int(el["epoch"]):
+            # The elastic epoch: this rank's share of the rows left.
+            key = (rank, world, json.dumps(el, sort_keys=True))
+            if key not in self._elastic_rows:
+                plan = self._plan(rank, world, 0, 1, 1, int(el["epoch"]))
+                self._elastic_rows[key] = int(_core.epoch_size(json.dumps(plan), int(el["epoch"])))
+            return self._elastic_rows[key]
         if self._pad:
             return -(-self._total // world)
         return self._total // world + (1 if rank < self._total % world else 0)
@@ -538,7 +550,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         rows; the same for any number of DataLoader workers."""
         if self._drops:
             raise TypeError("a dataset with a filter has no len(): its ranks' rows are known only once read")
-        rows = self._rank_rows()
+        rows = self._rank_rows(self._epoch)
         if self._batch_size is None:
             return rows
         return rows // self._batch_size if self._drop_last else -(-rows // self._batch_size)
@@ -550,6 +562,9 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         # one short last batch do not depend on the number of workers.
         split = {"num_shards": world, "shard_id": rank, "pad": self._pad, "worker_count": workers,
                  "worker_id": worker, "worker_batch": int(self._batch_size or 1)}
+        el = self._elastic
+        if el is not None and (self._epoch if epoch is None else epoch) == int(el["epoch"]):
+            split["elastic"] = el  # the rest of an epoch begun with another world size
         batch = {"batch_size": int(self._batch_size or 64),
                  "drop_remainder": self._drop_last and self._batch_size is not None}
         plan = {
@@ -612,20 +627,23 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         """Rows per item: batch_size, or 1 without it."""
         return int(self._batch_size or 1)
 
-    def _epoch_end(self):
-        """The rank's position after its last item (its last short batch is
-        not handed out with drop_last)."""
-        rows = self._rank_rows()
+    def _epoch_end(self, epoch=None):
+        """The rank's position after its last item of `epoch` (its last short
+        batch is not handed out with drop_last)."""
+        rows = self._rank_rows(epoch)
         return rows // self._unit() * self._unit() if self._drop_last and self._batch_size else rows
 
-    def _advance(self, start, items):
-        return min(start + items * self._unit(), self._epoch_end())
+    def _advance(self, start, items, epoch=None):
+        return min(start + items * self._unit(), self._epoch_end(epoch))
 
     def _resume_state(self, epoch, position):
         rank, world = self._rank_world()
         fp = _core.plan_fingerprint(json.dumps(self._plan(rank, world, 0, 1, 1, epoch)))
-        return {"seed": self._seed, "epoch": int(epoch), "position": int(position), "rows": int(position),
-                "fingerprint": str(fp)}
+        state = {"seed": self._seed, "epoch": int(epoch), "position": int(position), "rows": int(position),
+                 "fingerprint": str(fp), "rank": rank, "world_size": world}
+        if self._elastic is not None and int(epoch) == int(self._elastic["epoch"]):
+            state["elastic"] = self._elastic
+        return state
 
     def _pending_start(self):
         """(epoch, position) the next iteration in this process would start at."""
@@ -663,14 +681,27 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         p = self._progress
         if p is None:
             return self._resume_state(*self._pending_start())
-        return self._resume_state(p.epoch, self._advance(p.start, p.taken()))
+        return self._resume_state(p.epoch, self._advance(p.start, p.taken(), p.epoch))
 
-    def load_state_dict(self, state: dict) -> None:
+    def load_state_dict(self, state: "dict | list[dict]") -> None:
         """The next iteration of the state's epoch continues where `state`
         (from state_dict() of a dataset built the same way, same rank and
         world size; num_workers may differ) stands; the epoch becomes the
-        state's."""
+        state's.
+
+        Elastic resume: `state` may be the list of the states of every rank
+        of a run with another world size (gathered with
+        torch.distributed.all_gather_object); this rank then continues that
+        epoch with its share of the rows no old rank handed out, and the
+        later epochs are those of a fresh run with this world size. Call it
+        before the DataLoader's workers start (persistent workers keep the
+        dataset they started with)."""
         self._check_resumable()
+        if isinstance(state, (list, tuple)):
+            self._load_elastic(state)
+            return
+        if isinstance(state, dict):
+            self._elastic = state.get("elastic")
         if not isinstance(state, dict) or not {"seed", "epoch", "position", "fingerprint"} <= set(state):
             raise ValueError("state must be a dict from state_dict() (seed, epoch, position, fingerprint)")
         epoch, position = int(state["epoch"]), int(state["position"])
@@ -679,11 +710,44 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         if int(state["fingerprint"]) != int(self._resume_state(epoch, 0)["fingerprint"]):
             raise ValueError("state belongs to another dataset (source, columns, ops, batch_size, drop_last, "
                              "shuffle, seed, pad_ranks, rank or world size differ)")
-        end = self._epoch_end()
+        end = self._epoch_end(epoch)
         if not 0 <= position <= end or (position % self._unit() and position != end):
             raise ValueError("state: position %d is not a start of an item of this rank's epoch (%d rows, items of "
                              "%d)" % (position, end, self._unit()))
         self._cells.stamp(epoch, position, by_loader=False)
+        self._progress = None
+        self._worker_iters_seen = self._cells[WORKER_ITERS]
+
+    def _load_elastic(self, states):
+        """load_state_dict of the old ranks' states (see _elastic.py)."""
+        rank, world = self._rank_world()
+        saved_elastic = self._elastic
+
+        def old_elastic(el, epoch):
+            return el if el is not None and int(el["epoch"]) == epoch else None
+
+        def fingerprint_of(r, w, epoch, el):
+            self._elastic = old_elastic(el, epoch)
+            return int(_core.plan_fingerprint(json.dumps(self._plan(r, w, 0, 1, 1, epoch))))
+
+        def rows_of(r, w, epoch, el):
+            self._elastic = old_elastic(el, epoch)
+            plan = self._plan(r, w, 0, 1, 1, epoch)
+            rows = int(_core.epoch_size(json.dumps(plan), epoch))
+            return rows // self._unit() * self._unit() if self._drop_last and self._batch_size else rows
+
+        try:
+            # The seed is this dataset's: the states' fingerprints (seed included) matched it.
+            _, epoch, merged = _elastic.merge(states, "rank", "world_size", fingerprint_of, rows_of)
+        except BaseException:
+            self._elastic = saved_elastic
+            raise
+        self._elastic = None
+        if merged is not None:
+            base = self._plan(rank, world, 0, 1, 1, epoch)
+            spec = base["tree"]["input"] if "tree" in base else base["sampler"]
+            self._elastic = _elastic.sampler_elastic(merged, spec)
+        self._cells.stamp(epoch, 0, by_loader=False)
         self._progress = None
         self._worker_iters_seen = self._cells[WORKER_ITERS]
 
@@ -717,7 +781,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         rank, world = self._rank_world()
         wid, nworkers = (info.id, info.num_workers) if info is not None else (0, 1)
         threads = self._threads if self._threads is not None else (1 if info is not None else 2)
-        if start >= self._epoch_end() > 0:
+        if start >= self._epoch_end(epoch) > 0:
             return  # the epoch was taken whole
         split, before = worker_split(start // self._unit(), wid, nworkers)
         plan = self._plan(rank, world, split, nworkers, threads, epoch)
