@@ -16,6 +16,14 @@ nlohmann::json PipelineStats::ToJson() const {
           {"max_bytes_in_queue", max_bytes_in_queue},
           {"skipped_errors", skipped_errors}, {"rows_filtered", rows_filtered}};
   if (!mix_rows.empty()) j["mix_rows"] = mix_rows;
+  if (!caches.empty()) {
+    nlohmann::json cs = nlohmann::json::array();
+    for (const auto& c : caches) {
+      cs.push_back({{"hits", c.hits}, {"misses", c.misses}, {"stored", c.stored}, {"rejected", c.rejected},
+                    {"corrupt", c.corrupt}, {"bytes", c.bytes}, {"entries", c.entries}});
+    }
+    j["cache"] = std::move(cs);
+  }
   return j;
 }
 

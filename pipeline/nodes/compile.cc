@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "pipeline/nodes/cache_node.h"
 #include "pipeline/nodes/mindrecord_source.h"
 #include "pipeline/nodes/mix.h"
 #include "pipeline/nodes/positional.h"
@@ -108,9 +109,25 @@ Result<std::unique_ptr<RowNode>> Build(const json& node, const std::string& path
   // A filter's input is not on the way to the batch: a take or skip under
   // it cannot be counted over rows the filter has not dropped yet.
   const bool child_spine = spine && (type == "map" || type == "ops" || type == "project" || type == "rename" ||
-                                     type == "take" || type == "skip");
+                                     type == "take" || type == "skip" || type == "cache");
   MR_ASSIGN_OR_RETURN(auto input, Build(node["input"], path + ".input", child_spine, ctx));
   const std::vector<std::string> cols = input->columns();
+  if (type == "cache") {
+    // The leaf under the chain is the last source built.
+    nlohmann::json meta;
+    MR_ASSIGN_OR_RETURN(uint64_t fp, CacheFingerprint(node, path, *out.sources.back(), &meta));
+    meta["columns"] = cols;
+    meta["session_id"] = node["session_id"];
+    CacheOptions co;
+    co.session_id = node["session_id"].get<std::string>();
+    co.size_bytes = node["size_bytes"].get<uint64_t>();
+    co.dir = node["dir"].get<std::string>();
+    auto store = CacheStore::Open(co, fp, meta, cols.size());
+    if (!store.ok()) return store.status().WithContext(path);
+    out.caches.push_back(std::move(store).value());
+    return std::unique_ptr<RowNode>(
+        new CacheNode(std::move(input), static_cast<uint32_t>(out.caches.size() - 1), out.caches.back().get()));
+  }
   if (type == "map") {
     const auto in_names = NamesOr(node, "input_columns", cols);
     MR_ASSIGN_OR_RETURN(auto in_idx, ColumnIndices(cols, in_names, "plan: " + path));
