@@ -26,6 +26,7 @@ from mindrecord.converters import (Cifar10ToMR, Cifar100ToMR, CocoToMR, COCOToMR
 # star import does not hide the built-in.
 from mindrecord.dataset import BatchInfo, MindDataset, mix, zip  # noqa: A004
 from mindrecord.callback import DSCallback
+from mindrecord.cache import DatasetCache
 from mindrecord import config
 from mindrecord.samplers import (DistributedSampler, PKSampler, RandomSampler, SequentialSampler, Shuffle,
                                  SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
@@ -44,5 +45,5 @@ __all__ = [
     "ImageFolderToMR", "convert", "MindDataset", "Shuffle", "SequentialSampler", "RandomSampler",
     "DistributedSampler", "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "Tensor", "vision", "transforms",
     "set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "recover", "SUCCESS", "FAILED", "__version__",
-    "BatchInfo", "DSCallback", "mix", "config",
+    "BatchInfo", "DSCallback", "mix", "config", "DatasetCache",
 ] + list(_exception_names)
