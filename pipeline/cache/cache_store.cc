@@ -242,7 +242,8 @@ Status CacheStore::Put(uint64_t key, const std::vector<Tensor>& columns) {
                           std::to_string(tmp_seq_.fetch_add(1, std::memory_order_relaxed));
   if (!WriteNew(tmp, entry)) {
     release(size);
-    if (errno == ENOSPC || errno == EDQUOT) {  // the file system is full: the row does not fit
+    // The file system is full, or the cache was dropped meanwhile: not stored.
+    if (errno == ENOSPC || errno == EDQUOT || errno == ENOENT) {
       rejected_.fetch_add(1, std::memory_order_relaxed);
       return Status::OK();
     }
@@ -261,6 +262,10 @@ Status CacheStore::Put(uint64_t key, const std::vector<Tensor>& columns) {
     const int e = errno;
     ::unlink(tmp.c_str());
     release(size);
+    if (e == ENOENT) {  // dropped meanwhile
+      rejected_.fetch_add(1, std::memory_order_relaxed);
+      return Status::OK();
+    }
     if (e != EEXIST) {
       errno = e;
       return Status::IOError(Errno("dataset cache: cannot commit entry", path));
