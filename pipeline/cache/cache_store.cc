@@ -105,12 +105,15 @@ std::string DefaultCacheRoot() {
 }
 
 Result<std::unique_ptr<CacheStore>> CacheStore::Open(const CacheOptions& options, uint64_t fingerprint,
-                                                     const nlohmann::json& meta, size_t num_columns) {
+                                                     const nlohmann::json& meta, size_t num_columns,
+                                                     uint64_t num_rows) {
   MR_RETURN_IF_ERROR(ValidSession(options.session_id));
   const std::string root = options.dir.empty() ? DefaultCacheRoot() : options.dir;
   std::unique_ptr<CacheStore> c(new CacheStore());
   c->fingerprint_ = fingerprint;
   c->num_columns_ = num_columns;
+  c->num_rows_ = num_rows;
+  c->present_.reset(new std::atomic<uint64_t>[(num_rows + 63) / 64]());
   c->folder_ = root + "/" + options.session_id + "/" + ChecksumHex(fingerprint);
   std::error_code ec;
   fs::create_directories(c->folder_ + "/e", ec);
@@ -170,14 +173,21 @@ CacheStore::~CacheStore() {
 
 std::string CacheStore::EntryPath(uint64_t key) const { return folder_ + "/e/" + std::to_string(key); }
 
+bool CacheStore::Known(uint64_t key) const {
+  return key < num_rows_ && (present_[key / 64].load(std::memory_order_relaxed) >> (key % 64) & 1);
+}
+
+void CacheStore::SetKnown(uint64_t key, bool on) {
+  if (key >= num_rows_) return;
+  const uint64_t bit = uint64_t{1} << (key % 64);
+  if (on) present_[key / 64].fetch_or(bit, std::memory_order_relaxed);
+  else present_[key / 64].fetch_and(~bit, std::memory_order_relaxed);
+}
+
 bool CacheStore::Contains(uint64_t key) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (present_.count(key)) return true;
-  }
+  if (Known(key)) return true;
   if (::access(EntryPath(key).c_str(), F_OK) != 0) return false;
-  std::lock_guard<std::mutex> lock(mu_);
-  present_.insert(key);
+  SetKnown(key, true);
   return true;
 }
 
@@ -191,8 +201,7 @@ Result<std::vector<Tensor>> CacheStore::Get(uint64_t key) {
   };
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    std::lock_guard<std::mutex> lock(mu_);
-    present_.erase(key);
+    SetKnown(key, false);
     return Status::NotFound(Errno("dataset cache: cannot open entry", path));
   }
   struct stat st;
@@ -222,8 +231,8 @@ Status CacheStore::Put(uint64_t key, const std::vector<Tensor>& columns) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     replace = corrupt_keys_.erase(key) > 0;
-    if (!replace && present_.count(key)) return Status::OK();
   }
+  if (!replace && Known(key)) return Status::OK();
   const std::string entry = EncodeCacheEntry(fingerprint_, key, columns);
   const uint64_t size = entry.size();
   const std::string path = EntryPath(key);
@@ -275,8 +284,7 @@ Status CacheStore::Put(uint64_t key, const std::vector<Tensor>& columns) {
     shared_->entries.fetch_add(1, std::memory_order_relaxed);
   }
   stored_.fetch_add(1, std::memory_order_relaxed);
-  std::lock_guard<std::mutex> lock(mu_);
-  present_.insert(key);
+  SetKnown(key, true);
   return Status::OK();
 }
 

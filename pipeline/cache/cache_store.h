@@ -53,10 +53,11 @@ struct CacheOptions {
 
 class CacheStore {
  public:
-  // Opens (creating when absent) the cache of `fingerprint`; `meta` is
-  // written to meta.json when the folder is created.
+  // Opens (creating when absent) the cache of `fingerprint`, whose rows have
+  // `num_columns` columns and keys below `num_rows`; `meta` is written to
+  // meta.json when the folder is created.
   static Result<std::unique_ptr<CacheStore>> Open(const CacheOptions& options, uint64_t fingerprint,
-                                                  const nlohmann::json& meta, size_t num_columns);
+                                                  const nlohmann::json& meta, size_t num_columns, uint64_t num_rows);
   ~CacheStore();
 
   // Whether row `key` has a committed entry (it may still be corrupt).
@@ -79,6 +80,8 @@ class CacheStore {
   struct Shared;  // the mapped counters file
   CacheStore() = default;
   std::string EntryPath(uint64_t key) const;
+  bool Known(uint64_t key) const;
+  void SetKnown(uint64_t key, bool on);
 
   std::string folder_;
   uint64_t fingerprint_ = 0;
@@ -86,9 +89,12 @@ class CacheStore {
   size_t num_columns_ = 0;
   Shared* shared_ = nullptr;
   std::atomic<uint64_t> hits_{0}, misses_{0}, stored_{0}, rejected_{0}, corrupt_{0}, tmp_seq_{0};
+  // One bit per key: seen committed (a pipeline never removes an entry), so
+  // Contains asks the file system only until a row is known cached.
+  std::unique_ptr<std::atomic<uint64_t>[]> present_;
+  uint64_t num_rows_ = 0;
   std::mutex mu_;
-  std::unordered_set<uint64_t> present_;  // keys seen committed (entries are never removed by a pipeline)
-  std::unordered_set<uint64_t> corrupt_keys_;
+  std::unordered_set<uint64_t> corrupt_keys_;  // found corrupt, to be replaced by the next Put
 };
 
 // One cache folder, for `mindrecord cache ls`.

@@ -122,7 +122,7 @@ Result<std::unique_ptr<RowNode>> Build(const json& node, const std::string& path
     co.session_id = node["session_id"].get<std::string>();
     co.size_bytes = node["size_bytes"].get<uint64_t>();
     co.dir = node["dir"].get<std::string>();
-    auto store = CacheStore::Open(co, fp, meta, cols.size());
+    auto store = CacheStore::Open(co, fp, meta, cols.size(), out.sources.back()->num_rows());
     if (!store.ok()) return store.status().WithContext(path);
     out.caches.push_back(std::move(store).value());
     return std::unique_ptr<RowNode>(

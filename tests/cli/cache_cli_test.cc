@@ -21,7 +21,7 @@ std::string Cli(const std::string& args) { return CliPath() + " " + args; }
 // A cache `name` with `rows` entries of 100 bytes, two of them read back.
 void Fill(const CacheOptions& o, uint64_t rows) {
   nlohmann::json meta = {{"dataset", {{{"path", "/data/x.mindrecord"}}}}, {"chain", {{"node", "mindrecord"}}}};
-  auto c = CacheStore::Open(o, 42, meta, 1);
+  auto c = CacheStore::Open(o, 42, meta, 1, rows);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   for (uint64_t k = 0; k < rows; ++k) {
     ASSERT_TRUE((*c)->Put(k, {Tensor::FromString(TensorType::kBytes, std::string(100, 'x'))}).ok());
