@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "pipeline/cache/cache_entry.h"
 #include "pipeline/nodes/cache_node.h"
 #include "tests/pipeline/tree_test_util.h"
 
@@ -245,6 +246,34 @@ TEST_F(CacheTest, TwoProcessesFillOneCacheConcurrently) {
   for (const auto& f : EntryFiles()) on_disk += std::filesystem::file_size(f);
   EXPECT_EQ(on_disk, c.bytes);
   EXPECT_EQ(EntryFiles().size(), 200u);
+}
+
+// The entry format: a round trip, and every single-byte change of an entry
+// is refused (checksums), as is every truncation.
+TEST(CacheEntryTest, RoundTripsAndRefusesEveryFlippedByteAndTruncation) {
+  Tensor img = Tensor::Make(TensorType::kUInt8, {3, 5, 3});
+  for (int i = 0; i < 45; ++i) img.mutable_data_as<uint8_t>()[i] = static_cast<uint8_t>(i * 7);
+  Tensor label = Tensor::Make(TensorType::kInt64, {});
+  *label.mutable_data_as<int64_t>() = -9;
+  const std::string e = EncodeCacheEntry(77, 5, {img, label, Tensor::FromString(TensorType::kBytes, "abc")});
+  auto bytes = [](const std::string& s) { return std::make_shared<std::vector<uint8_t>>(s.begin(), s.end()); };
+  auto back = DecodeCacheEntry(bytes(e), 77, 5, 3, "e");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ((*back)[0].shape(), img.shape());
+  EXPECT_EQ(0, std::memcmp((*back)[0].data(), img.data(), 45));
+  EXPECT_EQ(*(*back)[1].data_as<int64_t>(), -9);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>((*back)[2].data()), 3), "abc");
+  EXPECT_EQ(reinterpret_cast<uintptr_t>((*back)[0].data()) % 16, 0u);  // columns start 16-byte aligned
+  EXPECT_FALSE(DecodeCacheEntry(bytes(e), 78, 5, 3, "e").ok());  // another cache
+  EXPECT_FALSE(DecodeCacheEntry(bytes(e), 77, 6, 3, "e").ok());  // another row
+  EXPECT_FALSE(DecodeCacheEntry(bytes(e), 77, 5, 2, "e").ok());  // other columns
+  for (size_t i = 0; i < e.size(); ++i) {
+    std::string bad = e;
+    bad[i] ^= 0x10;
+    EXPECT_FALSE(DecodeCacheEntry(bytes(bad), 77, 5, 3, "e").ok()) << "byte " << i;
+    auto cut = DecodeCacheEntry(bytes(e.substr(0, i)), 77, 5, 3, "e");
+    EXPECT_EQ(cut.status().code(), StatusCode::kCorruption) << "cut at " << i;
+  }
 }
 
 }  // namespace
