@@ -68,7 +68,7 @@ class DatasetCache:
                 "dir": self.dir or ""}
 
 
-def check_cache(cache, where):
+def check_cache(cache: object, where: str) -> "DatasetCache":
     """`cache` as a DatasetCache, or TypeError naming `where`."""
     if not isinstance(cache, DatasetCache):
         raise TypeError("%s(cache=...) takes a mindrecord.DatasetCache or None, got %r" % (where, cache))

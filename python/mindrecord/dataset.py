@@ -166,8 +166,7 @@ class MindDataset:
         _io_mode(io_mode)
         remote = remote_dict(remote)
         io_keys = _io_plan_keys(direct_fallback, auto_direct_above)
-        if cache is not None:
-            check_cache(cache, "MindDataset")
+        dataset_cache = check_cache(cache, "MindDataset") if cache is not None else None
         listed = isinstance(dataset_files, (list, tuple))
         if not isinstance(dataset_files, str) and not listed:
             raise ValueError("dataset_files must be a str or a non-empty list of str, got %r" % (dataset_files,))
@@ -253,9 +252,9 @@ class MindDataset:
         else:
             spec = {"type": "shuffle", "mode": mode, "num_samples": samples}
         self._plan["sampler"] = spec
-        if cache is not None:
+        if dataset_cache is not None:
             # The rows as read, cached (a tree: the cache node over the leaf).
-            self._plan = _tree.with_tree(self, cache._node(_tree.tree_of(self)))._plan
+            self._plan = _tree.with_tree(self, dataset_cache._node(_tree.tree_of(self)))._plan
         self._check_plan()
 
     @staticmethod
@@ -363,11 +362,11 @@ class MindDataset:
         ins = _tree.column_list("input_columns", input_columns, required=False)
         outs = _tree.column_list("output_columns", output_columns, required=False)
         if cache is not None:
-            check_cache(cache, "map")
+            map_cache = check_cache(cache, "map")
             if self._batched:
                 raise ValueError("map(cache=...) after batch() is not supported: cache the rows before batch()")
             out = _tree.map_node(self, specs, ins, outs)
-            out = _tree.with_tree(out, cache._node(_tree.tree_of(out)))
+            out = _tree.with_tree(out, map_cache._node(_tree.tree_of(out)))
         elif not _tree.is_tree(self) and not self._batched and len(ins) == 1 and outs in ([], ins):
             # One column transformed in place: the flat plan's per-column ops.
             out = self._copy()
