@@ -58,5 +58,6 @@ void AddVerifyCommand(CLI::App& app, int* exit_code);
 void AddIndexCommand(CLI::App& app, int* exit_code);
 void AddRecoverCommand(CLI::App& app, int* exit_code);
 void AddExportCommand(CLI::App& app, int* exit_code);
+void AddCacheCommand(CLI::App& app, int* exit_code);
 
 }  // namespace mindrecord::cli

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   mindrecord::cli::AddIndexCommand(app, &exit_code);
   mindrecord::cli::AddRecoverCommand(app, &exit_code);
   mindrecord::cli::AddExportCommand(app, &exit_code);
+  mindrecord::cli::AddCacheCommand(app, &exit_code);
   if (const std::string msg = mindrecord::cli::UnknownVerb(app, argc, argv); !msg.empty()) {
     std::fprintf(stderr, "mindrecord: %s\n", msg.c_str());
     return mindrecord::cli::kExitUsage;

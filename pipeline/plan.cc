@@ -1,5 +1,6 @@
 #include "pipeline/plan.h"
 
+#include "pipeline/nodes/cache_node.h"
 #include "pipeline/nodes/tree_spec.h"
 #include "pipeline/padded.h"
 #include "pipeline/sampler.h"
@@ -234,7 +235,7 @@ uint64_t Plan::SequenceFingerprint() const {
   j.erase("epochs");
   // Op spec keys starting with '_' are process-local handles (a Python
   // callable's registry id), not part of what the op does.
-  if (j.contains("tree")) j["tree"] = WithoutHandles(std::move(j["tree"]));
+  if (j.contains("tree")) j["tree"] = WithoutCaches(WithoutHandles(std::move(j["tree"])));
   if (j.contains("ops")) {
     for (auto& specs : j["ops"]) {
       for (auto& spec : specs) {

@@ -11,6 +11,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr size_t kDirect = SIZE_MAX;  // a read into the row's columns (its only read)
 
+// The source of a row's first read: the row named in errors.
+uint32_t FirstSource(const RowProgram& prog) {
+  for (const Instr& in : prog)
+    if (in.kind == Instr::Kind::kRead) return in.arg;
+  return 0;
+}
+
 uint64_t TensorBytes(const std::vector<Tensor>& ts) {
   uint64_t n = 0;
   for (const auto& t : ts) n += t.size_bytes();
@@ -293,9 +300,16 @@ Status Runtime::ReadRows(const Task& task, std::vector<PendingRow>* rows, Chunk*
     // A row of one read (the common case) is read straight into its columns.
     if (count > 1) r.reads.resize(count);
     size_t slot = 0;
+    bool cached = false;  // between a cache_get and its put: served from the cache, not read now
     for (const Instr& in : r.program) {
+      if (in.kind == Instr::Kind::kCacheGet) cached = true;
+      if (in.kind == Instr::Kind::kCachePut) cached = false;
       if (in.kind != Instr::Kind::kRead) continue;
       if (slot == 0) r.out.row_id = in.a;
+      if (cached) {
+        slot++;
+        continue;
+      }
       reads[in.arg].ids.push_back(in.a);
       reads[in.arg].to.emplace_back(i, count > 1 ? slot : kDirect);
       slot++;
@@ -328,6 +342,30 @@ Status Runtime::ReadRows(const Task& task, std::vector<PendingRow>* rows, Chunk*
   return Status::OK();
 }
 
+Status Runtime::ReadOne(const Instr& in, std::vector<Tensor>* cols) const {
+  const Source& src = *tree_.sources[in.arg];
+  Status row_st;
+  MR_RETURN_IF_ERROR(src.Read({in.a}, [&](size_t, const Status& st, std::vector<Tensor>&& c, uint64_t) {
+    row_st = st;
+    *cols = std::move(c);
+    return Status::OK();
+  }));
+  return row_st;
+}
+
+bool Runtime::CacheGet(const Instr& in, std::vector<Tensor>* cols) const {
+  auto got = tree_.caches[in.arg]->Get(in.a);
+  if (!got.ok()) return false;  // missing or corrupt: the row is made again, and its put replaces the entry
+  *cols = std::move(got).value();
+  return true;
+}
+
+Status Runtime::CachePut(const Instr& in, const std::vector<Tensor>& cols) const {
+  CacheStore& c = *tree_.caches[in.arg];
+  c.CountMiss();
+  return c.Put(in.a, cols);
+}
+
 Status Runtime::Transform(PendingRow* row, BatchBuilder* builder) const {
   const RowProgram& prog = row->program;
   // A step, on the frame `cols`; false in *keep: a filter dropped the row.
@@ -351,6 +389,16 @@ Status Runtime::Transform(PendingRow* row, BatchBuilder* builder) const {
         }
       } else if (in.kind == Instr::Kind::kTag) {
         row->out.tags.push_back(in.arg);
+      } else if (in.kind == Instr::Kind::kCacheGet) {
+        if (CacheGet(in, &row->out.columns)) {
+          pc += in.b;
+        } else {
+          // The read was left to the cache: read the row now.
+          const Instr& rd = prog[pc + 1];
+          MR_RETURN_IF_ERROR(ReadOne(rd, &row->out.columns));
+        }
+      } else if (in.kind == Instr::Kind::kCachePut) {
+        MR_RETURN_IF_ERROR(CachePut(in, row->out.columns));
       } else if (in.kind == Instr::Kind::kZip) {
         return Status::Internal("a row program zips a single read");
       }
@@ -362,11 +410,27 @@ Status Runtime::Transform(PendingRow* row, BatchBuilder* builder) const {
   thread_local std::vector<size_t> stack;
   stack.clear();
   size_t next_read = 0;
+  bool fallback = false;  // a cache_get missed: its read happens here
   for (size_t pc = 0; pc < prog.size(); ++pc) {
     const Instr& in = prog[pc];
     switch (in.kind) {
       case Instr::Kind::kRead:
+        if (fallback) {
+          MR_RETURN_IF_ERROR(ReadOne(in, &row->reads[next_read]));
+          fallback = false;
+        }
         stack.push_back(next_read++);
+        break;
+      case Instr::Kind::kCacheGet:
+        if (CacheGet(in, &row->reads[next_read])) {
+          stack.push_back(next_read++);
+          pc += in.b;
+        } else {
+          fallback = true;
+        }
+        break;
+      case Instr::Kind::kCachePut:
+        MR_RETURN_IF_ERROR(CachePut(in, row->reads[stack.back()]));
         break;
       case Instr::Kind::kStep: {
         bool keep = true;
@@ -448,7 +512,7 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
     PendingRow& row = raw[i];
     if (!t.ok()) {
       // A row's program starts with its first read: the row named in errors.
-      const std::string where = tree_.sources[row.program.front().arg]->Where(row.out.row_id);
+      const std::string where = tree_.sources[FirstSource(row.program)]->Where(row.out.row_id);
       row = PendingRow();
       return RowError(where, t, &c);
     }
@@ -459,7 +523,7 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
     }
     c.bytes += TensorBytes(row.out.columns);
     if (c.bytes > plan_.max_batch_bytes) {
-      return BatchTooLarge(task, tree_.sources[row.program.front().arg]->Where(row.out.row_id), c.bytes,
+      return BatchTooLarge(task, tree_.sources[FirstSource(row.program)]->Where(row.out.row_id), c.bytes,
                            "once transformed");
     }
     if (tree_.num_tags > 0) c.batch_tags.push_back(row.out.tags);

@@ -137,6 +137,12 @@ class Runtime {
   // Runs a row's program; `builder`: the batch the row goes to, whose slots
   // the row's last step may write to (nullptr: none).
   Status Transform(PendingRow* row, BatchBuilder* builder) const;
+  // Reads the row of a kRead on this thread (a cached row whose entry missed).
+  Status ReadOne(const Instr& in, std::vector<Tensor>* cols) const;
+  // A kCacheGet: true with the row in *cols when the entry is there and sound.
+  bool CacheGet(const Instr& in, std::vector<Tensor>* cols) const;
+  // A kCachePut: counts the miss and stores the row.
+  Status CachePut(const Instr& in, const std::vector<Tensor>& cols) const;
   Status RowError(const std::string& where, const Status& st, Chunk* chunk) const;  // applies the error policy
   // Past plan_.max_batch_bytes: the error naming the task and the row.
   Status BatchTooLarge(const Task& task, const std::string& where, uint64_t bytes, const char* what) const;

@@ -267,6 +267,7 @@ PipelineStats Runtime::stats() const {
   for (const auto& m : tree_.mixes) {
     s.mix_rows.emplace_back(tag_rows_.begin() + m.tag_base, tag_rows_.begin() + m.tag_base + m.inputs);
   }
+  for (const auto& c : tree_.caches) s.caches.push_back(c->counters());
   return s;
 }
 

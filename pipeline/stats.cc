@@ -20,6 +20,14 @@ nlohmann::json PipelineStats::ToJson() const {
     j["autotune"] = {{"max_workers", autotune_max_workers}, {"changes", autotune_changes},
                      {"decisions", autotune_decisions}};
   }
+  if (!caches.empty()) {
+    nlohmann::json cs = nlohmann::json::array();
+    for (const auto& c : caches) {
+      cs.push_back({{"hits", c.hits}, {"misses", c.misses}, {"stored", c.stored}, {"rejected", c.rejected},
+                    {"corrupt", c.corrupt}, {"bytes", c.bytes}, {"entries", c.entries}});
+    }
+    j["cache"] = std::move(cs);
+  }
   return j;
 }
 

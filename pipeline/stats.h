@@ -11,6 +11,18 @@
 
 namespace mindrecord {
 
+// A dataset cache's counters (pipeline/cache/cache_store.h): what one
+// process counted, and what the cache holds (shared by all processes).
+struct CacheCounters {
+  uint64_t hits = 0;      // rows served from the cache
+  uint64_t misses = 0;    // rows computed (not cached yet, did not fit, or corrupt)
+  uint64_t stored = 0;    // rows this process stored
+  uint64_t rejected = 0;  // rows that did not fit under the cap
+  uint64_t corrupt = 0;   // entries found corrupt (then re-read from the dataset)
+  uint64_t bytes = 0;     // bytes of the cache's entries (all processes)
+  uint64_t entries = 0;   // entries in the cache (all processes)
+};
+
 // Per-stage counters. Times are seconds summed over the threads of a stage, so
 // io_s + transform_s can exceed elapsed_s with several workers. The stage with
 // the largest share is the bottleneck: workers_blocked_s high means the
@@ -49,6 +61,10 @@ struct PipelineStats {
   std::vector<std::string> skipped_errors;  // first 16 skip messages
   // Per mix node (in the tree's order): rows handed out from each input.
   std::vector<std::vector<uint64_t>> mix_rows;
+  // Per cache node (in the tree's order): this pipeline's hits, misses,
+  // stored, rejected (did not fit) and corrupt rows; the cache's bytes and
+  // entries (all processes).
+  std::vector<CacheCounters> caches;
 
   nlohmann::json ToJson() const;
 };

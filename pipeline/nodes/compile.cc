@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "pipeline/nodes/cache_node.h"
 #include "pipeline/nodes/mindrecord_source.h"
 #include "pipeline/nodes/mix.h"
 #include "pipeline/nodes/positional.h"
@@ -58,8 +59,27 @@ int AddStep(Ctx& ctx, std::unique_ptr<RowStep> step) {
 // so a take or skip over a filter here can be counted by the consumer.
 Result<std::unique_ptr<RowNode>> Build(const json& node, const std::string& path, bool spine, Ctx& ctx) {
   const std::string type = node["node"].get<std::string>();
-  const uint64_t id = ctx.next_node++;
   ExecTree& out = *ctx.out;
+  if (type == "cache") {
+    MR_ASSIGN_OR_RETURN(auto input, Build(node["input"], path + ".input", spine, ctx));
+    const std::vector<std::string> cols = input->columns();
+    // The leaf under the chain is the last source built. A cache takes no
+    // node number: the seeds of the other nodes are those without it.
+    nlohmann::json meta;
+    MR_ASSIGN_OR_RETURN(uint64_t fp, CacheFingerprint(node, path, *out.sources.back(), &meta));
+    meta["columns"] = cols;
+    meta["session_id"] = node["session_id"];
+    CacheOptions co;
+    co.session_id = node["session_id"].get<std::string>();
+    co.size_bytes = node["size_bytes"].get<uint64_t>();
+    co.dir = node["dir"].get<std::string>();
+    auto store = CacheStore::Open(co, fp, meta, cols.size(), out.sources.back()->num_rows());
+    if (!store.ok()) return store.status().WithContext(path);
+    out.caches.push_back(std::move(store).value());
+    return std::unique_ptr<RowNode>(
+        new CacheNode(std::move(input), static_cast<uint32_t>(out.caches.size() - 1), out.caches.back().get()));
+  }
+  const uint64_t id = ctx.next_node++;
   if (type == "mindrecord" || type == "raw") {
     std::unique_ptr<Source> src;
     if (type == "raw") {

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/batch.h"
+#include "pipeline/cache/cache_store.h"
 #include "pipeline/nodes/batch_steps.h"
 #include "pipeline/nodes/row_node.h"
 #include "pipeline/nodes/row_steps.h"
@@ -48,6 +49,7 @@ struct MixStatsSlot {
 struct ExecTree {
   std::vector<std::unique_ptr<Source>> sources;  // kRead's source index
   std::vector<std::unique_ptr<RowStep>> steps;   // kStep's step index
+  std::vector<std::unique_ptr<CacheStore>> caches;  // kCacheGet / kCachePut's cache index
   std::unique_ptr<RowNode> root;                 // the positional row tree
   std::vector<StreamOp> row_stream;              // rows after the filters, in order
   BatchOptions batch;                            // batch_size 1 without a batch node

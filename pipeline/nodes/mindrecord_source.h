@@ -30,6 +30,7 @@ class MindRecordSource : public Source {
   std::string Where(uint64_t id) const override;
   std::string io_mode() const override { return io_mode_; }
   std::vector<std::string> shard_io_modes() const override { return shard_io_modes_; }
+  std::vector<std::string> files() const override { return reader_->shard_paths(); }
 
  private:
   MindRecordSource() = default;

@@ -10,6 +10,10 @@
 //   zip n          merge the top n frames into one (columns side by side)
 //   tag t          count the row under statistic t once it is handed out
 //                  (a mix's rows per source)
+//   cache_get c k n  push row k of cache c, skipping the next n instructions;
+//                  when the entry is missing or corrupt, run them instead
+//                  (their reads happen then, not in the bulk read)
+//   cache_put c k  store the top frame as row k of cache c (cache_node.h)
 //
 // A leaf maps p to its sampler's row id; map/project/filter add a step and
 // keep p; concat maps p to (child, p - offset); zip to (each child at p);
@@ -28,11 +32,11 @@
 namespace mindrecord {
 
 struct Instr {
-  enum class Kind : uint8_t { kRead = 0, kStep = 1, kZip = 2, kTag = 3 };
+  enum class Kind : uint8_t { kRead = 0, kStep = 1, kZip = 2, kTag = 3, kCacheGet = 4, kCachePut = 5 };
   Kind kind = Kind::kRead;
-  uint32_t arg = 0;  // kRead: source index; kStep: step index; kZip: frames merged; kTag: the statistic
-  uint64_t a = 0;    // kRead: row id; kStep: the node's epoch
-  uint64_t b = 0;    // kStep: the node's position
+  uint32_t arg = 0;  // kRead: source index; kStep: step index; kZip: frames merged; kTag: the statistic; kCache*: cache
+  uint64_t a = 0;    // kRead: row id; kStep: the node's epoch; kCache*: the key
+  uint64_t b = 0;    // kStep: the node's position; kCacheGet: instructions skipped on a hit
 };
 // A row's instructions: up to kInline of them (a leaf's read and a step or
 // two, the common case) without an allocation, more on the heap.

@@ -43,6 +43,9 @@ class Source {
   // one mode for all shards or "mixed", and per shard.
   virtual std::string io_mode() const { return std::string(); }
   virtual std::vector<std::string> shard_io_modes() const { return {}; }
+  // The files that hold the source's rows (what a persistent cache's key
+  // identifies it by); empty when it has none.
+  virtual std::vector<std::string> files() const { return {}; }
 };
 
 }  // namespace mindrecord

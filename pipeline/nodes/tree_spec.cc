@@ -171,11 +171,11 @@ Result<json> Normalize(const json& j, const std::string& path) {
   NodeReader r(j, path);
   static const std::set<std::string> kTypes = {"mindrecord", "raw", "map",    "ops",     "filter", "project",
                                                "rename",     "take",   "skip",    "repeat", "shuffle",
-                                               "shard",      "concat", "zip",     "mix",    "batch"};
+                                               "shard",      "concat", "zip",     "mix",    "batch", "cache"};
   if (!kTypes.count(type)) {
     return r.Bad("unknown node type '" + type +
                  "' (expected mindrecord, raw, map, ops, filter, project, rename, take, skip, repeat, shuffle, shard, "
-                 "concat, zip, mix or batch)");
+                 "concat, zip, mix, batch or cache)");
   }
   if (type == "mindrecord") return Leaf(j, r);
   if (type == "raw") return NormalizeRawLeaf(j, path);
@@ -253,6 +253,21 @@ Result<json> Normalize(const json& j, const std::string& path) {
     MR_ASSIGN_OR_RETURN(auto in, r.Names("input_columns", false, true));
     out["input_columns"] = in;
     MR_RETURN_IF_ERROR(r.Seed(&out));
+    return out;
+  }
+  if (type == "cache") {
+    MR_RETURN_IF_ERROR(r.Keys({"input", "session_id", "size_bytes", "dir"}));
+    if (!j.contains("session_id")) return r.Bad("needs 'session_id' (the cache's name)");
+    const json& sid = j["session_id"];
+    if (sid.is_string()) {
+      out["session_id"] = sid;
+    } else {
+      MR_ASSIGN_OR_RETURN(uint64_t n, r.UInt("session_id", 0));
+      out["session_id"] = std::to_string(n);  // MindSpore's session ids are integers
+    }
+    MR_ASSIGN_OR_RETURN(out["size_bytes"], r.UInt("size_bytes", 0));
+    if (j.contains("dir") && !j["dir"].is_string()) return r.Bad("'dir' must be a folder path, got " + j["dir"].dump());
+    out["dir"] = j.value("dir", std::string());
     return out;
   }
   if (type == "project") {

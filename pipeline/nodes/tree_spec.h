@@ -18,6 +18,7 @@
 //   zip         inputs
 //   mix         inputs, weights, policy, num_samples, seed
 //   batch       input, batch_size, drop_remainder, ragged, per_batch_map, input_columns, output_columns
+//   cache       input, session_id, size_bytes (0), dir ("")       (nodes/cache_node.h)
 //
 // Thread safety: pure functions.
 #pragma once

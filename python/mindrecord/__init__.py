@@ -28,6 +28,7 @@ from mindrecord.dataset import BatchInfo, MindDataset, mix, zip  # noqa: A004
 from mindrecord.raw_datasets import (Cifar10Dataset, Cifar100Dataset, CocoDataset, ImageFolderDataset, MnistDataset,
                                      VOCDataset)
 from mindrecord.callback import DSCallback
+from mindrecord.cache import DatasetCache
 from mindrecord import config
 from mindrecord.samplers import (DistributedSampler, PKSampler, RandomSampler, SequentialSampler, Shuffle,
                                  SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
@@ -46,6 +47,6 @@ __all__ = [
     "ImageFolderToMR", "convert", "MindDataset", "Shuffle", "SequentialSampler", "RandomSampler",
     "DistributedSampler", "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "Tensor", "vision", "transforms",
     "set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "recover", "SUCCESS", "FAILED", "__version__",
-    "BatchInfo", "DSCallback", "mix", "config",
+    "BatchInfo", "DSCallback", "mix", "config", "DatasetCache",
     "ImageFolderDataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "VOCDataset", "CocoDataset",
 ] + list(_exception_names)

@@ -24,6 +24,7 @@ from mindrecord._remote import is_remote, remote_dict, remote_json, source_path
 from mindrecord import dataset_ops as _ops
 from mindrecord import dataset_tree as _tree
 from mindrecord import _elastic
+from mindrecord.cache import check_cache
 from mindrecord.callback import DSCallback, callback_list
 from mindrecord.exceptions import InvalidArgumentError
 from mindrecord.filereader import warn_reader
@@ -81,12 +82,10 @@ def _mindspore_kwargs(method, kwargs, supported):
 
 
 _UNSUPPORTED_WHY = {
-    "cache": "no dataset cache server; only None",
     "offload": "no offload to the device; only None or False",
 }
 _MAP_KWARGS = {
     "python_multiprocessing": lambda v: _bool_kwarg("python_multiprocessing", v),
-    "cache": lambda v: v is None,
     "offload": lambda v: v is None or v is False,
     # Shared-memory MB per row for python_multiprocessing workers (see
     # _mp_pool); unused without them, as in MindSpore.
@@ -139,7 +138,8 @@ class MindDataset:
     sample are appended after the dataset's rows (row ids num_rows ..
     num_rows + num_padded - 1) and sampled, shuffled, sharded, mapped and
     batched like real rows; with num_shards, rows + num_padded must divide
-    evenly among them. `cache`: only None (no cache server).
+    evenly among them. `cache`: a DatasetCache (mindrecord.cache) that keeps
+    the rows as read.
 
     Our keywords: `seed` (None draws a random seed, kept in state_dict()).
     `io_mode`: how shard files are read. "auto" (default): "direct" when the
@@ -181,9 +181,7 @@ class MindDataset:
         _io_mode(io_mode)
         remote = remote_dict(remote)
         io_keys = _io_plan_keys(direct_fallback, auto_direct_above)
-        if cache is not None:
-            raise NotImplementedError("MindDataset(cache=...) is not supported by mindrecord (no dataset cache "
-                                      "server); only None")
+        dataset_cache = check_cache(cache, "MindDataset") if cache is not None else None
         listed = isinstance(dataset_files, (list, tuple))
         if not isinstance(dataset_files, str) and not listed:
             raise ValueError("dataset_files must be a str or a non-empty list of str, got %r" % (dataset_files,))
@@ -270,6 +268,9 @@ class MindDataset:
         else:
             spec = {"type": "shuffle", "mode": mode, "num_samples": samples}
         self._plan["sampler"] = spec
+        if dataset_cache is not None:
+            # The rows as read, cached (a tree: the cache node over the leaf).
+            self._plan = _tree.with_tree(self, dataset_cache._node(_tree.tree_of(self)))._plan
         self._check_plan()
 
     @staticmethod
@@ -368,10 +369,14 @@ class MindDataset:
         with RuntimeError naming the callable, column and row, chained to the
         original exception. Callables are kept alive for the life of the
         process. `callbacks`: DSCallback objects, called on the consumer side
-        (see mindrecord.callback). MindSpore's other keywords are taken at
-        their defaults only (cache=None, offload=None); other values raise
+        (see mindrecord.callback). `cache`: a DatasetCache (mindrecord.cache)
+        that keeps the map's output rows: its ops must be deterministic (a
+        random op raises ValueError; cache a map of the deterministic ops and
+        apply the random ones in a later map). MindSpore's other keywords are
+        taken at their defaults only (offload=None); other values raise
         NotImplementedError naming them."""
         callbacks = callback_list(kwargs.pop("callbacks", None))
+        cache = kwargs.pop("cache", None)
         _mindspore_kwargs("map", kwargs, _MAP_KWARGS)
         procs = _process_workers(kwargs, num_parallel_workers)
         specs = to_specs(operations)
@@ -379,7 +384,13 @@ class MindDataset:
             specs = _mp_pool.wrap_specs(operations, specs, *procs)
         ins = _tree.column_list("input_columns", input_columns, required=False)
         outs = _tree.column_list("output_columns", output_columns, required=False)
-        if not _tree.is_tree(self) and not self._batched and len(ins) == 1 and outs in ([], ins):
+        if cache is not None:
+            map_cache = check_cache(cache, "map")
+            if self._batched:
+                raise ValueError("map(cache=...) after batch() is not supported: cache the rows before batch()")
+            out = _tree.map_node(self, specs, ins, outs)
+            out = _tree.with_tree(out, map_cache._node(_tree.tree_of(out)))
+        elif not _tree.is_tree(self) and not self._batched and len(ins) == 1 and outs in ([], ins):
             # One column transformed in place: the flat plan's per-column ops.
             out = self._copy()
             out._plan["ops"].setdefault(ins[0], []).extend(specs)

@@ -388,7 +388,7 @@ def test_mindspore_keywords_are_taken_or_refused_by_name(simple):
         ds.batch(8, drop_remainer=True)
     with pytest.raises(TypeError, match="python_multiprocessing=True.*<lambda>'.*pickle"):
         ds.map([lambda x: x], input_columns="id", python_multiprocessing=True)  # (implemented: spawned workers)
-    with pytest.raises(NotImplementedError, match="cache"):
+    with pytest.raises(TypeError, match="DatasetCache"):
         ds.map([lambda x: x], input_columns="id", cache=object())
     with pytest.raises(NotImplementedError, match="offload"):  # (per_batch_map is implemented now)
         ds.map([lambda x: x], input_columns="id", offload=True)

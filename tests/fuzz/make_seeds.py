@@ -259,3 +259,19 @@ put("tfrecord", "synthetic_bytes_lists", tfrecord([
     example({"tags": ("bytes", []), "label": ("int64", [2])}),
     example({"tags": ("bytes", [b"\0x"]), "label": ("int64", [3])}),
 ]))
+
+
+# cache_entry_fuzz: first byte 1 = the target fills in lengths and checksums.
+# Entries laid out as pipeline/cache/cache_entry.h (two columns: a uint8 HWC
+# image and an int64 scalar; one bytes column).
+def cache_entry(cols):
+    body = struct.pack("<II", len(cols), 0)
+    for ttype, shape, data in cols:
+        body += struct.pack("<BB6x", ttype, len(shape)) + b"".join(struct.pack("<q", d) for d in shape)
+        body += struct.pack("<Q", len(data))
+        body += b"\0" * ((16 - (48 + len(body)) % 16) % 16) + data
+    return b"MRCACHE1" + struct.pack("<QQQQQ", 0x1234, 7, len(body), 0, 0) + body
+
+
+put("cache_entry", "image_label", b"\1" + cache_entry([(0, [2, 3, 3], bytes(range(18))), (4, [], struct.pack("<q", 5))]))
+put("cache_entry", "bytes", b"\1" + cache_entry([(7, [5], b"hello")]))
