@@ -59,12 +59,14 @@ bool WriteNew(const std::string& tmp, std::string_view bytes) {
 }
 
 Result<std::string> ReadSmall(const std::string& path, uint64_t max) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // The folder is untrusted: no links followed, and a FIFO or device
+  // where a file should be is refused rather than waited on.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return Status::IOError(Errno("cannot open", path));
   struct stat st;
-  if (::fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) > max) {
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) > max) {
     ::close(fd);
-    return Status::Corruption("'" + path + "' is larger than " + std::to_string(max) + " bytes");
+    return Status::Corruption("'" + path + "' is not a regular file of at most " + std::to_string(max) + " bytes");
   }
   std::string s(static_cast<size_t>(st.st_size), '\0');
   size_t done = 0;
@@ -199,15 +201,18 @@ Result<std::vector<Tensor>> CacheStore::Get(uint64_t key) {
     corrupt_keys_.insert(key);
     return st;
   };
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Untrusted folder: a link is not followed, a FIFO not waited on.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) {
+    if (errno == ELOOP) return bad(Status::Corruption("dataset cache entry '" + path + "' is a symbolic link"));
     SetKnown(key, false);
     return Status::NotFound(Errno("dataset cache: cannot open entry", path));
   }
   struct stat st;
-  if (::fstat(fd, &st) != 0 || st.st_size < 0 || static_cast<uint64_t>(st.st_size) > kMaxEntryBytes) {
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 ||
+      static_cast<uint64_t>(st.st_size) > kMaxEntryBytes) {
     ::close(fd);
-    return bad(Status::Corruption("dataset cache entry '" + path + "': larger than 2 GiB, or unreadable"));
+    return bad(Status::Corruption("dataset cache entry '" + path + "': not a regular file of at most 2 GiB"));
   }
   auto buf = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(st.st_size));
   size_t done = 0;

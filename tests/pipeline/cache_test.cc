@@ -2,10 +2,13 @@
 // Plan and Pipeline::Open: hit and miss counts, rows not transformed again
 // once cached, the same rows, order and resume state as without the cache,
 // the byte cap, a corrupt entry re-read from the dataset, a changed dataset
-// or op chain missing, random ops refused, two processes filling one cache.
+// or op chain missing, random ops refused, two processes filling one cache,
+// a FIFO or link in place of an entry.
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -169,6 +172,27 @@ TEST_F(CacheTest, CorruptEntryIsDetectedReReadAndReplaced) {
   // The re-read rows replaced the bad entries.
   EXPECT_EQ(Run(MakePlan(Tree(true), 2, 3, 1), &c), expected);
   EXPECT_EQ(c.corrupt, 0u);
+  EXPECT_EQ(c.hits, 200u);
+}
+
+// The cache folder is untrusted: a FIFO where an entry should be is not
+// waited on (the read would block forever), a link is not followed; both
+// rows are read from the dataset again and the entries replaced.
+TEST_F(CacheTest, FifoOrLinkInPlaceOfAnEntryIsReReadNotWaitedOn) {
+  const auto expected = Run(MakePlan(Tree(false), 2, 3, 1));
+  CacheCounters c;
+  ASSERT_EQ(Run(MakePlan(Tree(true), 2, 3, 1), &c), expected);
+  auto files = EntryFiles();
+  ASSERT_EQ(files.size(), 200u);
+  std::sort(files.begin(), files.end());
+  ASSERT_EQ(std::remove(files[3].c_str()), 0);
+  ASSERT_EQ(::mkfifo(files[3].c_str(), 0644), 0);
+  ASSERT_EQ(std::remove(files[7].c_str()), 0);
+  std::filesystem::create_symlink(files[8], files[7]);
+  EXPECT_EQ(Run(MakePlan(Tree(true), 2, 3, 1), &c), expected);
+  EXPECT_EQ(c.corrupt, 2u);
+  EXPECT_EQ(c.hits, 198u);
+  EXPECT_EQ(Run(MakePlan(Tree(true), 2, 3, 1), &c), expected);
   EXPECT_EQ(c.hits, 200u);
 }
 
