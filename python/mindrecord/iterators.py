@@ -7,9 +7,11 @@ arrays, strings as 0-d numpy str arrays; in a batch, bytes of equal length
 as a 2-D uint8 array and strings as a 1-D str array. Where MindSpore cannot
 batch (rows of different shapes or byte lengths) we give a list of arrays.
 """
+import ctypes
 import itertools
 import json
 import operator
+import os
 
 import numpy as np
 
@@ -56,6 +58,14 @@ def bool_arg(name, value):
     return value
 
 
+def abandon_in_forked_child(pipe):
+    """A forked child (a DataLoader worker) holds a copy of its parent's
+    pipeline object, whose threads live only in the parent: closing or
+    destroying it there would join threads that do not exist. Keep the copy
+    alive for the child's life instead (one reference never released)."""
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(pipe))
+
+
 class DictIterator:
     """Runs one C++ pipeline over all its epochs and hands them out one epoch
     per loop, as MindSpore's iterators do: at an epoch's end __next__ raises
@@ -67,6 +77,7 @@ class DictIterator:
 
     def __init__(self, ds, num_epochs, columns, tuples, tensors, do_copy):
         bool_arg("do_copy", do_copy)
+        self._pid = os.getpid()
         self._pipe = None
         self._last_stats = None
         if ds._live is not None:
@@ -226,6 +237,10 @@ class DictIterator:
 
     def close(self):
         """Stops the pipeline; the dataset keeps where it stopped (state_dict())."""
+        if self._pipe is not None and self._pid != os.getpid():
+            abandon_in_forked_child(self._pipe)
+            self._pipe = None
+            return
         if self._pipe is not None:
             self._ds._state = self.state()
             self._last_stats = json.loads(self._pipe.stats())

@@ -44,6 +44,7 @@ from mindrecord import _core, _elastic, _mp_pool
 from mindrecord._torch_resume import (EPOCH, GEN, START_EPOCH, START_POS, BY_LOADER, WORKER_ITERS, Progress,
                                       StartCells, StatefulDataLoader, worker_split)
 from mindrecord.dataset import MindDataset, _io_mode, _io_plan_keys, _shuffle_mode
+from mindrecord.iterators import abandon_in_forked_child
 from mindrecord.dataset_tree import tree_of
 from mindrecord._remote import remote_dict, remote_json, source_path
 from mindrecord.filereader import warn_reader
@@ -797,6 +798,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
         except BaseException:
             _mp_pool.release(pools)
             raise
+        owner = os.getpid()
         try:
             while True:
                 item = pipe.next()
@@ -813,8 +815,11 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
                     cols = {k: _tensor(v) for k, v in cols.items()}
                 yield cols
         finally:
-            pipe.close()
-            _mp_pool.release(pools)
+            if os.getpid() == owner:
+                pipe.close()
+                _mp_pool.release(pools)
+            else:  # a forked child collecting its copy of this generator
+                abandon_in_forked_child(pipe)
 
 
 def _counted(batches, progress):

@@ -1,3 +1,4 @@
+import os
 import numpy as np
 import pytest
 
@@ -400,3 +401,50 @@ def test_mindspore_keywords_are_taken_or_refused_by_name(simple):
     b = ds.map([lambda x: x + 1], input_columns="id", python_multiprocessing=False, cache=None,
                max_rowsize=16).batch(8, drop_remainder=True, python_multiprocessing=False, per_batch_map=None)
     assert next(b.create_dict_iterator(output_numpy=True))["id"].tolist() == (want + 1).tolist()
+
+
+def _forked_child_status(child_body):
+    """Runs child_body() in a forked child that then exits 0 through os._exit
+    (as a DataLoader worker does); the child's wait status, or None when it
+    did not end within 30 s (then it is killed)."""
+    import signal
+    import time
+    pid = os.fork()
+    if pid == 0:
+        try:
+            child_body()
+        finally:
+            os._exit(0)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_forked_child_collecting_a_live_iterator_leaves_the_parents_pipeline_alone(simple, batched):
+    # Rows through a map or batches: both run the threaded pipeline.
+    # A DataLoader worker is a forked copy of its parent, live iterators
+    # included: collecting one there must not close (join) pipeline threads
+    # that exist only in the parent (the child crashed or hung).
+    import gc
+    ds = mindrecord.MindDataset(simple + "0", shuffle=False, num_parallel_workers=2)
+    ds = ds.batch(4) if batched else ds.map(mindrecord.transforms.TypeCast(np.int32), input_columns="id")
+    it = ds.create_dict_iterator(output_numpy=True, num_epochs=1)
+    first = next(it)
+
+    def child():
+        nonlocal it
+        it.close()
+        it = None
+        gc.collect()
+
+    assert _forked_child_status(child) == 0
+    # The parent's iterator goes on where it was.
+    rest = [first] + list(it)
+    assert len(rest) == (26 if batched else 103)
