@@ -117,6 +117,36 @@ def _positive(name, value):
         raise ValueError("%s must be an int >= 1, got %r" % (name, value))
     return value
 
+def check_sampling(shuffle, num_samples, num_shards, shard_id, sampler):
+    """MindSpore's checks of how a dataset's rows are chosen and split."""
+    if num_shards is not None and shard_id is None:
+        raise InvalidArgumentError("num_shards is specified and currently requires shard_id as well")
+    if shard_id is not None and num_shards is None:
+        raise InvalidArgumentError("shard_id is specified but num_shards is not")
+    if sampler is not None and (shuffle is not None or num_shards is not None or num_samples is not None):
+        raise InvalidArgumentError("sampler cannot be combined with shuffle, num_shards / shard_id or "
+                                   "num_samples (give num_samples to the sampler)")
+    if sampler is not None and not hasattr(sampler, "_spec_for"):
+        raise TypeError("sampler must be one of mindrecord's samplers, got %r" % (sampler,))
+    if num_shards is not None:
+        _positive("num_shards", num_shards)
+        if not isinstance(shard_id, int) or isinstance(shard_id, bool) or not 0 <= shard_id < num_shards:
+            raise ValueError("shard_id must be an int in [0, %d), got %r" % (num_shards, shard_id))
+
+
+def dataset_seed(seed):
+    """(whether a seed was given here or by config.set_seed, the seed): a
+    random one when neither gave it."""
+    given = seed is not None or _config.get_seed() is not None
+    if seed is None:
+        seed = _config.get_seed()
+    if seed is None:
+        seed = int.from_bytes(os.urandom(7), "little")
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError("seed must be an int >= 0")
+    return given, seed
+
+
 
 class MindDataset:
     """A MindRecord dataset as batches (or rows) of numpy arrays.
@@ -203,26 +233,8 @@ class MindDataset:
         if samples and mode in ("files", "infile"):
             raise ValueError("'Shuffle.FILES' or 'Shuffle.INFILE' and 'num_samples' cannot be specified at the "
                              "same time.")
-        if num_shards is not None and shard_id is None:
-            raise InvalidArgumentError("num_shards is specified and currently requires shard_id as well")
-        if shard_id is not None and num_shards is None:
-            raise InvalidArgumentError("shard_id is specified but num_shards is not")
-        if sampler is not None and (shuffle is not None or num_shards is not None or num_samples is not None):
-            raise InvalidArgumentError("sampler cannot be combined with shuffle, num_shards / shard_id or "
-                                       "num_samples (give num_samples to the sampler)")
-        if sampler is not None and not hasattr(sampler, "_spec_for"):
-            raise TypeError("sampler must be one of mindrecord's samplers, got %r" % (sampler,))
-        if num_shards is not None:
-            _positive("num_shards", num_shards)
-            if not isinstance(shard_id, int) or isinstance(shard_id, bool) or not 0 <= shard_id < num_shards:
-                raise ValueError("shard_id must be an int in [0, %d), got %r" % (num_shards, shard_id))
-        self._seed_given = seed is not None or _config.get_seed() is not None
-        if seed is None:
-            seed = _config.get_seed()
-        if seed is None:
-            seed = int.from_bytes(os.urandom(7), "little")
-        if not isinstance(seed, int) or seed < 0:
-            raise ValueError("seed must be an int >= 0")
+        check_sampling(shuffle, num_samples, num_shards, shard_id, sampler)
+        self._seed_given, seed = dataset_seed(seed)
         self._plan: dict[str, Any] = {
             "source": [source_path(p) for p in source],
             "columns": list(columns_list or []),

@@ -21,8 +21,7 @@ import os
 
 from mindrecord import _core
 from mindrecord import config as _config
-from mindrecord.dataset import MindDataset, _positive
-from mindrecord.exceptions import InvalidArgumentError
+from mindrecord.dataset import MindDataset, _positive, check_sampling, dataset_seed
 from mindrecord.samplers import _nsamples
 
 __all__ = ["ImageFolderDataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "VOCDataset", "CocoDataset"]
@@ -54,26 +53,8 @@ class _RawDataset(MindDataset):
         if shuffle is not None and not isinstance(shuffle, bool):
             raise TypeError("%s: shuffle must be a bool or None, got %r" % (name, shuffle))
         samples = _nsamples(num_samples)
-        if num_shards is not None and shard_id is None:
-            raise InvalidArgumentError("num_shards is specified and currently requires shard_id as well")
-        if shard_id is not None and num_shards is None:
-            raise InvalidArgumentError("shard_id is specified but num_shards is not")
-        if sampler is not None and (shuffle is not None or num_shards is not None or num_samples is not None):
-            raise InvalidArgumentError("sampler cannot be combined with shuffle, num_shards / shard_id or "
-                                       "num_samples (give num_samples to the sampler)")
-        if sampler is not None and not hasattr(sampler, "_spec_for"):
-            raise TypeError("sampler must be one of mindrecord's samplers, got %r" % (sampler,))
-        if num_shards is not None:
-            _positive("num_shards", num_shards)
-            if not isinstance(shard_id, int) or isinstance(shard_id, bool) or not 0 <= shard_id < num_shards:
-                raise ValueError("shard_id must be an int in [0, %d), got %r" % (num_shards, shard_id))
-        self._seed_given = seed is not None or _config.get_seed() is not None
-        if seed is None:
-            seed = _config.get_seed()
-        if seed is None:
-            seed = int.from_bytes(os.urandom(7), "little")
-        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-            raise ValueError("seed must be an int >= 0")
+        check_sampling(shuffle, num_samples, num_shards, shard_id, sampler)
+        self._seed_given, seed = dataset_seed(seed)
         # Opening the folder now makes bad paths and files fail here.
         rows = _core.plan_info(json.dumps({"tree": leaf, "seed": seed}))["rows"]
         # MindSpore's raw loaders shuffle unless told not to (shuffle=None).
