@@ -352,17 +352,9 @@ def wrap_specs(operations, specs, num_workers, max_rowsize, what="map"):
         _pools_by_ref[ref] = pool
         remap[_core.register_callable(fn)] = ref
 
-    def walk(node):
-        if isinstance(node, dict):
-            if node.get("op") == "PyFunc" and node.get("_ref") in remap:
-                node["_ref"] = remap[node["_ref"]]
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(specs)
+    for node in _dicts_in(specs):
+        if node.get("op") == "PyFunc" and node.get("_ref") in remap:
+            node["_ref"] = remap[node["_ref"]]
     return specs
 
 
@@ -383,21 +375,23 @@ def pools_in(plan):
     """The pools of the python_multiprocessing callables a plan (JSON-like)
     uses."""
     found = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            ref = node.get("_ref")
-            pool = _pools_by_ref.get(ref) if isinstance(ref, int) else None
-            if pool is not None and pool not in found:
-                found.append(pool)
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(plan)
+    for node in _dicts_in(plan):
+        ref = node.get("_ref")
+        pool = _pools_by_ref.get(ref) if isinstance(ref, int) else None
+        if pool is not None and pool not in found:
+            found.append(pool)
     return found
+
+
+def _dicts_in(node):
+    """Every dict in a JSON-like tree, outermost first."""
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from _dicts_in(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _dicts_in(v)
 
 
 def acquire_for(plan):
