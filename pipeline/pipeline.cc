@@ -1,5 +1,7 @@
 #include "pipeline/pipeline.h"
 
+#include <unistd.h>
+
 #include <chrono>
 
 #include "pipeline/device_sink.h"
@@ -12,6 +14,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(const Plan& plan, const Pipelin
                                                 BatchAllocator alloc) {
   std::unique_ptr<Pipeline> p(new Pipeline());
   p->plan_ = plan;
+  p->opener_pid_ = ::getpid();
   if (plan.sink.kind == SinkSpec::Kind::kCuda) {
     MR_ASSIGN_OR_RETURN(p->sink_, MakeCudaSink(plan.sink));
 #ifdef MINDRECORD_HAVE_CUDA
@@ -29,6 +32,15 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(const Plan& plan, const Pipelin
 }
 
 Pipeline::~Pipeline() {
+  if (::getpid() != opener_pid_) {
+    // A forked copy: its threads, and the locks they may have held at the
+    // fork, exist only in the parent. Joining or freeing here would hang or
+    // crash, so the copy's state is left as it is for the process's life.
+    (void)runtime_.release();
+    (void)sink_.release();
+    if (pending_) (void)new Batch(std::move(*pending_));
+    return;
+  }
   // Stop the sink's copies before the batches they read from are released
   // (a pinned block returned mid-copy could be refilled by a worker).
   sink_.reset();
@@ -43,6 +55,10 @@ Status Pipeline::SinkFailed(Status s) {
 }
 
 Result<bool> Pipeline::Next(Batch* out) {
+  if (::getpid() != opener_pid_) {
+    return Status::NotSupported("this pipeline was opened in another process (before a fork); open one "
+                                      "in this process");
+  }
   if (!sink_) return runtime_->Next(out);
   // CUDA: hand out the batch copied last time; start copying the next one
   // first so that its transfer overlaps the caller's work.

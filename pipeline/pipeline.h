@@ -28,7 +28,9 @@ class DeviceSink;
 
 // Thread safety: Next() is for one thread at a time; state() and stats() may
 // be called from any thread, also while Next() runs. Destroying the pipeline
-// stops and joins its workers.
+// stops and joins its workers. A process forked from the one that opened it
+// (a DataLoader worker) holds a copy whose workers live only in the parent:
+// there Next() fails and destruction releases nothing (nothing to join).
 class Pipeline {
  public:
   // Opens the dataset, builds the sampler and ops, and starts the workers.
@@ -65,6 +67,7 @@ class Pipeline {
   std::optional<Batch> pending_;  // CUDA sink: the batch whose copy runs ahead
   Status deferred_;                // an error met while prefetching
   bool pending_end_ = false;
+  int opener_pid_ = 0;  // the process whose threads run the pipeline
   mutable std::mutex state_mu_;
   std::optional<PipelineState> sink_state_;  // state after the last batch handed out
 };

@@ -248,10 +248,12 @@ TEST_F(CacheTest, TwoProcessesFillOneCacheConcurrently) {
     pid_t pid = ::fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      auto pipe = Pipeline::Open(cached);
-      if (!pipe.ok()) ::_exit(2);
       std::vector<uint64_t> d;
-      for (const auto& b : testing::Drain(pipe->get())) d.push_back(BatchDigest(b));
+      {  // the pipeline is closed (its threads joined) before the child exits
+        auto pipe = Pipeline::Open(cached);
+        if (!pipe.ok()) ::_exit(2);
+        for (const auto& b : testing::Drain(pipe->get())) d.push_back(BatchDigest(b));
+      }
       ::_exit(d == expected ? 0 : 1);
     }
     kids.push_back(pid);

@@ -3,7 +3,9 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 #include <thread>
 
 #include "mindrecord/direct_file.h"
@@ -375,6 +377,57 @@ TEST_F(RuntimeTest, StatsAndStateReadableWhileRunning) {
   EXPECT_TRUE(j.contains("consumer_wait_s"));
   EXPECT_EQ(pipe->state().epoch, 3u);
   EXPECT_EQ(pipe->state().position, 0u);
+}
+
+// A forked child (a DataLoader worker) holding a copy of a running pipeline:
+// Next() there fails at once (the workers are the parent's), destroying the
+// copy returns (nothing is joined), and the parent's pipeline goes on intact.
+TEST_F(RuntimeTest, ForkedCopyFailsAndIsDestroyedWithoutTouchingTheParent) {
+  Plan p = BasePlan();
+  p.queue_depth = 2;
+  const auto expected = Drain(Open(p).get());
+  for (bool call_next : {true, false}) {
+    SCOPED_TRACE(call_next ? "Next then destroy" : "destroy");
+    auto pipe = Open(p);
+    ASSERT_TRUE(pipe);
+    std::vector<Batch> got(1);
+    auto first = pipe->Next(&got[0]);
+    ASSERT_TRUE(first.ok() && *first);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      int code = 0;
+      if (call_next) {
+        Batch b;
+        auto r = pipe->Next(&b);
+        if (r.ok() || r.status().message().find("another process") == std::string::npos) code = 3;
+      }
+      pipe.reset();
+      ::_exit(code);
+    }
+    int status = 0;
+    pid_t done = 0;
+    for (int i = 0; i < 300 && done == 0; ++i) {
+      done = ::waitpid(pid, &status, WNOHANG);
+      if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (done == 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      ADD_FAILURE() << "the forked child hung";
+    } else {
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child exit status " << status;
+    }
+    for (;;) {
+      Batch b;
+      auto r = pipe->Next(&b);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      if (!*r) break;
+      got.push_back(std::move(b));
+    }
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(BatchDigest(got[i]), BatchDigest(expected[i]));
+  }
 }
 
 TEST_F(RuntimeTest, PKSamplerAgainstIndex) {
