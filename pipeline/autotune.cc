@@ -16,6 +16,8 @@ constexpr double kIdleHigh = 0.5;   // ... and the workers idled more: one fewer
 constexpr double kGain = 0.05;      // a worker more is kept for this much more rows/s
 constexpr double kLoss = 0.03;      // a worker fewer is kept unless rows/s fell by more
 constexpr uint32_t kMaxBackoff = 64;
+constexpr uint32_t kWarmupWindows = 2;  // start-up: opening, first reads, queues filling
+constexpr double kSaturated = 0.85;  // CPU use, as a share of the budget's cores, that saturates them
 
 std::string Fmt(const char* f, double a) {
   char buf[32];
@@ -63,8 +65,11 @@ uint32_t AffinityCores() {
 }
 
 Autotuner::Autotuner(const AutotuneOptions& options, uint32_t max_workers, uint32_t max_depth,
-                     uint32_t start_workers)
-    : options_(options), max_workers_(std::max<uint32_t>(1, max_workers)), max_depth_(std::max<uint32_t>(2, max_depth)) {
+                     uint32_t start_workers, uint32_t cores)
+    : options_(options),
+      max_workers_(std::max<uint32_t>(1, max_workers)),
+      max_depth_(std::max<uint32_t>(2, max_depth)),
+      cores_(std::max<uint32_t>(1, cores)) {
   setting_ = For(std::clamp<uint32_t>(start_workers, 1, max_workers_));
 }
 
@@ -92,45 +97,54 @@ std::optional<AutotuneSetting> Autotuner::Observe(const AutotuneSample& s) {
   }
   const AutotuneSample prev = last_;
   last_ = s;
-  if (!warm_ || dt <= 0) {
-    warm_ = true;  // the first window holds the start-up (opening, first reads)
+  if (skipped_ < kWarmupWindows || dt <= 0) {
+    skipped_++;
     return std::nullopt;
   }
   const double rate = static_cast<double>(s.rows - prev.rows) / dt;
   const double wait = (s.consumer_wait_s - prev.consumer_wait_s) / dt;
   const double idle = (s.workers_blocked_s - prev.workers_blocked_s) / (dt * setting_.workers);
+  const double cpu = (s.cpu_s - prev.cpu_s) / dt;  // cores in use
+  const bool saturated = cpu >= kSaturated * cores_;
   const std::string seen = Fmt("consumer waited %.0f%%", 100 * wait) + Fmt(" of %.2fs", dt) +
-                           Fmt(" at %.0f rows/s", rate);
+                           Fmt(" at %.0f rows/s", rate) + Fmt(", %.1f cores busy", cpu);
   if (trial_from_) {
     const AutotuneSetting from = *trial_from_;
     trial_from_.reset();
     const bool grew = setting_.workers > from.workers;
-    const bool keep = grew ? rate >= trial_rate_ * (1 + kGain) : rate >= trial_rate_ * (1 - kLoss);
+    const bool keep = rate >= trial_rate_ * trial_keep_;
     if (keep) {
       if (grew) backoff_ = 2;
+      else fewer_backoff_ = 2;
       return std::nullopt;
     }
-    cooldown_ = backoff_;
-    backoff_ = std::min(kMaxBackoff, backoff_ * 2);
+    uint32_t& cooldown = grew ? cooldown_ : fewer_cooldown_;
+    uint32_t& backoff = grew ? backoff_ : fewer_backoff_;
+    cooldown = backoff;
+    backoff = std::min(kMaxBackoff, backoff * 2);
     return Change(from.workers, s, "back: " + seen + Fmt(" (%.0f before)", trial_rate_));
   }
   if (cooldown_ > 0) cooldown_--;
-  if (wait > kWaitHigh && setting_.workers < max_workers_ && cooldown_ == 0) {
+  if (fewer_cooldown_ > 0) fewer_cooldown_--;
+  auto start_trial = [&](uint32_t workers, double keep, const std::string& why) {
     trial_from_ = setting_;
     trial_rate_ = rate;
-    return Change(setting_.workers + 1, s, "try: " + seen);
+    trial_keep_ = keep;
+    return Change(workers, s, why + seen);
+  };
+  if (wait > kWaitHigh) {
+    // The workers are the bottleneck.
+    if (setting_.workers < max_workers_ && (setting_.workers < cores_ || !saturated) && cooldown_ == 0) {
+      return start_trial(setting_.workers + 1, 1 + kGain, "try: ");
+    }
+    if (setting_.workers > cores_ && saturated && fewer_cooldown_ == 0) {
+      // More threads than cores, all busy: one fewer makes as many rows with less switching.
+      return start_trial(setting_.workers - 1, 1.0, "try fewer, more workers than cores: ");
+    }
+    return std::nullopt;
   }
-  if (wait > kWaitHigh && setting_.workers == max_workers_ && setting_.workers > 1 && cooldown_ == 0) {
-    // At the budget and still short: the cores may be saturated, where one
-    // thread fewer makes as many rows with less switching.
-    trial_from_ = setting_;
-    trial_rate_ = rate;
-    return Change(setting_.workers - 1, s, "try fewer at the budget: " + seen);
-  }
-  if (wait < kWaitLow && idle > kIdleHigh && setting_.workers > 1) {
-    trial_from_ = setting_;
-    trial_rate_ = rate;
-    return Change(setting_.workers - 1, s, "try: " + seen + Fmt(", workers idle %.0f%%", 100 * idle));
+  if (wait < kWaitLow && idle > kIdleHigh && setting_.workers > 1 && fewer_cooldown_ == 0) {
+    return start_trial(setting_.workers - 1, 1 - kLoss, "try: " + Fmt("workers idle %.0f%%: ", 100 * idle));
   }
   return std::nullopt;
 }

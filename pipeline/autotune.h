@@ -7,15 +7,19 @@
 //
 // How it decides (hill climbing on measured throughput, one step at a time):
 // over each window (the plan's interval in batches, or at least 50 ms and 4
-// batches), if the consumer waited for batches for more than 10% of the
-// window the workers are the bottleneck: one more worker is tried (within
-// the CPU budget) and kept if the next window's rows/s rose by 5% or more,
-// else taken back, and no larger count is tried for a back-off that doubles
-// with each failed try. If the consumer hardly waited (< 2%) while the
-// workers were idle more than half the time, or it waited while the workers
-// are at the budget (cores saturated, where a thread fewer switches less),
-// one worker fewer is tried and kept unless rows/s fell by more than 3%
-// (a failed try backs off likewise). The queue depth follows: twice
+// batches; the first two are skipped as start-up), if the consumer waited for batches for more than 10% of the
+// window the workers are the bottleneck. Then, if the process's CPU use is
+// below 85% of the budget's cores or there are fewer workers than cores,
+// one more worker is tried (up to the most it may run) and kept if the next
+// window's rows/s rose by 5% or more, else taken back, and no larger count
+// is tried for a back-off that doubles with each failed try; with the cores
+// saturated and at least as many workers as cores, no worker is added (it
+// would only share the same cores). With more workers than cores (num_workers
+// above the budget) and the cores saturated, one fewer is tried, kept unless
+// rows/s fell. If the consumer hardly waited (< 2%) while the workers were
+// idle more than half the time, one fewer is tried too, kept unless rows/s
+// fell by more than 3%. Failed tries of fewer back off on their own doubling count,
+// which a kept worker more does not reset. The queue depth follows: twice
 // the workers (at least 2), within the runtime's slots; the plan's
 // queue_bytes still caps the bytes prepared ahead.
 #pragma once
@@ -56,6 +60,7 @@ struct AutotuneSample {
   uint64_t batches = 0;          // batches handed out
   double consumer_wait_s = 0;    // Next() waiting for a batch
   double workers_blocked_s = 0;  // workers waiting for work, summed over threads
+  double cpu_s = 0;              // CPU time of the process (all its threads)
 };
 
 struct AutotuneSetting {
@@ -67,8 +72,11 @@ struct AutotuneSetting {
 // Thread safety: not thread-safe; the runtime calls it under its lock.
 class Autotuner {
  public:
-  // `max_workers` >= 1 (the CPU budget), `max_depth` >= 2 (the slots).
-  Autotuner(const AutotuneOptions& options, uint32_t max_workers, uint32_t max_depth, uint32_t start_workers);
+  // `max_workers` >= 1 (the threads it may run: the CPU budget, or
+  // num_workers when that is more), `max_depth` >= 2 (the slots), `cores`
+  // >= 1 (the CPU budget: cores the process may use).
+  Autotuner(const AutotuneOptions& options, uint32_t max_workers, uint32_t max_depth, uint32_t start_workers,
+            uint32_t cores);
 
   AutotuneSetting setting() const { return setting_; }
   // Fed after each batch handed out; returns the new setting when it
@@ -86,14 +94,16 @@ class Autotuner {
   std::optional<AutotuneSetting> Change(uint32_t workers, const AutotuneSample& s, const std::string& why);
 
   AutotuneOptions options_;
-  uint32_t max_workers_, max_depth_;
+  uint32_t max_workers_, max_depth_, cores_;
   AutotuneSetting setting_;
   AutotuneSample last_;
-  bool warm_ = false;  // the first window (start-up) was skipped
+  uint32_t skipped_ = 0;  // start-up windows skipped so far
   // A change on trial: the setting before it and the rows/s it had.
   std::optional<AutotuneSetting> trial_from_;
   double trial_rate_ = 0;
-  uint32_t cooldown_ = 0, backoff_ = 2;  // windows before growing again
+  double trial_keep_ = 0;  // the share of trial_rate_ the trial must reach to be kept
+  uint32_t cooldown_ = 0, backoff_ = 2;            // windows before growing again
+  uint32_t fewer_cooldown_ = 0, fewer_backoff_ = 2;  // windows before trying fewer again
   std::vector<std::string> decisions_;
   uint64_t num_decisions_ = 0;
 };

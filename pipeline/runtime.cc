@@ -113,7 +113,7 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
     const uint32_t budget = plan_.autotune.cpu_budget != 0 ? plan_.autotune.cpu_budget : AffinityCores();
     threads = std::max(budget, plan_.num_workers);
     const uint32_t slots = std::max<uint32_t>(plan_.queue_depth, 2 * threads);
-    tuner_ = std::make_unique<Autotuner>(plan_.autotune, threads, slots, plan_.num_workers);
+    tuner_ = std::make_unique<Autotuner>(plan_.autotune, threads, slots, plan_.num_workers, budget);
     active_workers_ = tuner_->setting().workers;
     depth_ = tuner_->setting().queue_depth;
     slots_.resize(slots);

@@ -3,6 +3,7 @@
 // dropped, keeps the counts of the take / skip nodes it evaluates, numbers
 // batches, runs the nodes above the batch where workers could not, and
 // ends epochs (runtime.h).
+#include <ctime>
 #include <algorithm>
 
 #include "pipeline/runtime.h"
@@ -219,6 +220,8 @@ void Runtime::Tune() {
   sample.batches = batches_out_;
   sample.consumer_wait_s = static_cast<double>(wait_ns_.load()) * 1e-9;
   sample.workers_blocked_s = static_cast<double>(blocked_ns_.load()) * 1e-9;
+  timespec cpu{};
+  if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu) == 0) sample.cpu_s = cpu.tv_sec + cpu.tv_nsec * 1e-9;
   const std::optional<AutotuneSetting> next = tuner_->Observe(sample);
   if (!next) return;
   active_workers_ = next->workers;
