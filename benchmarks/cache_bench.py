@@ -97,8 +97,11 @@ def main():
     ap.add_argument("--images", type=int, default=2000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--size-mb", type=int, default=1024, help="the cache's cap")
+    ap.add_argument("--size-mb", type=int, default=None,
+                    help="the cache's cap (default: room for every row, 0.3 MiB per image + 64 MiB)")
     a = ap.parse_args()
+    if a.size_mb is None:
+        a.size_mb = int(a.images * 0.3) + 64  # a 256x341 RGB entry is ~0.25 MiB
     tmp = tempfile.mkdtemp(prefix="mr_cache_bench_")
     shm_root = tempfile.mkdtemp(prefix="mr_cache_bench_", dir="/dev/shm")
     try:
