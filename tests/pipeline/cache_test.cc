@@ -69,6 +69,15 @@ class CacheTest : public ::testing::Test {
     }
     return d;
   }
+  // Runs the plan without the cache (its batches into *expected), then fills
+  // the cache with the same plan; its 200 entry files, sorted, into *files.
+  void FillCache(std::vector<uint64_t>* expected, std::vector<std::string>* files) const {
+    *expected = Run(MakePlan(Tree(false), 2, 3, 1));
+    ASSERT_EQ(Run(MakePlan(Tree(true), 2, 3, 1)), *expected);
+    *files = EntryFiles();
+    ASSERT_EQ(files->size(), 200u);
+    std::sort(files->begin(), files->end());
+  }
   std::vector<std::string> EntryFiles() const {
     std::vector<std::string> out;
     for (const auto& s : std::filesystem::recursive_directory_iterator(root_)) {
@@ -153,12 +162,10 @@ TEST_F(CacheTest, CapIsRespectedAndRowsPastItAreComputed) {
 }
 
 TEST_F(CacheTest, CorruptEntryIsDetectedReReadAndReplaced) {
-  const auto expected = Run(MakePlan(Tree(false), 2, 3, 1));
+  std::vector<uint64_t> expected;
+  std::vector<std::string> files;
+  ASSERT_NO_FATAL_FAILURE(FillCache(&expected, &files));
   CacheCounters c;
-  ASSERT_EQ(Run(MakePlan(Tree(true), 2, 3, 1), &c), expected);
-  auto files = EntryFiles();
-  ASSERT_EQ(files.size(), 200u);
-  std::sort(files.begin(), files.end());
   {  // one byte of the payload flipped, one entry cut short
     std::fstream f(files[3], std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(60);
@@ -179,12 +186,10 @@ TEST_F(CacheTest, CorruptEntryIsDetectedReReadAndReplaced) {
 // waited on (the read would block forever), a link is not followed; both
 // rows are read from the dataset again and the entries replaced.
 TEST_F(CacheTest, FifoOrLinkInPlaceOfAnEntryIsReReadNotWaitedOn) {
-  const auto expected = Run(MakePlan(Tree(false), 2, 3, 1));
+  std::vector<uint64_t> expected;
+  std::vector<std::string> files;
+  ASSERT_NO_FATAL_FAILURE(FillCache(&expected, &files));
   CacheCounters c;
-  ASSERT_EQ(Run(MakePlan(Tree(true), 2, 3, 1), &c), expected);
-  auto files = EntryFiles();
-  ASSERT_EQ(files.size(), 200u);
-  std::sort(files.begin(), files.end());
   ASSERT_EQ(std::remove(files[3].c_str()), 0);
   ASSERT_EQ(::mkfifo(files[3].c_str(), 0644), 0);
   ASSERT_EQ(std::remove(files[7].c_str()), 0);
