@@ -57,7 +57,7 @@ Status Pipeline::SinkFailed(Status s) {
 Result<bool> Pipeline::Next(Batch* out) {
   if (::getpid() != opener_pid_) {
     return Status::NotSupported("this pipeline was opened in another process (before a fork); open one "
-                                      "in this process");
+                                "in this process");
   }
   if (!sink_) return runtime_->Next(out);
   // CUDA: hand out the batch copied last time; start copying the next one
