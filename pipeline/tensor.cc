@@ -48,7 +48,7 @@ int ClassOf(size_t n) {
   return i < kClasses ? i : -1;
 }
 
-// Free buffers by size class, up to capacity_ bytes in all. Buffers released
+// Free buffers by size class, up to Limit() bytes in all. Buffers released
 // when the cache is full evict other classes' buffers first (the workload's
 // sizes may have changed), else are freed.
 class BufferPool {
@@ -72,6 +72,8 @@ class BufferPool {
       } else {
         misses_++;
       }
+      live_ += ClassBytes(cls);
+      peak_live_ = std::max(peak_live_, live_);
     }
     if (p == nullptr) p = static_cast<uint8_t*>(::operator new(ClassBytes(cls), kAlign));
     return std::shared_ptr<uint8_t[]>(p, Release{cls});
@@ -82,15 +84,17 @@ class BufferPool {
     std::vector<uint8_t*> evicted;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      for (int i = kClasses - 1; i >= 0 && bytes <= capacity_ && cached_ + bytes > capacity_; --i) {
+      live_ -= bytes;
+      const size_t limit = Limit();
+      for (int i = kClasses - 1; i >= 0 && bytes <= limit && cached_ + bytes > limit; --i) {
         if (i == cls) continue;
-        while (!free_[i].empty() && cached_ + bytes > capacity_) {
+        while (!free_[i].empty() && cached_ + bytes > limit) {
           evicted.push_back(free_[i].back());
           free_[i].pop_back();
           cached_ -= ClassBytes(i);
         }
       }
-      if (cached_ + bytes <= capacity_) {
+      if (cached_ + bytes <= limit) {
         free_[cls].push_back(p);
         cached_ += bytes;
         p = nullptr;
@@ -102,7 +106,7 @@ class BufferPool {
 
   TensorPoolStats Stats() {
     std::lock_guard<std::mutex> lock(mu_);
-    return TensorPoolStats{hits_, misses_, cached_, capacity_};
+    return TensorPoolStats{hits_, misses_, cached_, capacity_, Limit(), live_, peak_live_};
   }
 
   void SetCapacity(size_t bytes) {
@@ -110,8 +114,10 @@ class BufferPool {
     {
       std::lock_guard<std::mutex> lock(mu_);
       capacity_ = bytes;
-      for (int i = kClasses - 1; i >= 0 && cached_ > capacity_; --i) {
-        while (!free_[i].empty() && cached_ > capacity_) {
+      peak_live_ = live_;
+      const size_t limit = Limit();
+      for (int i = kClasses - 1; i >= 0 && cached_ > limit; --i) {
+        while (!free_[i].empty() && cached_ > limit) {
           evicted.push_back(free_[i].back());
           free_[i].pop_back();
           cached_ -= ClassBytes(i);
@@ -133,10 +139,16 @@ class BufferPool {
     pthread_atfork([] { Get().mu_.lock(); }, [] { Get().mu_.unlock(); }, [] { Get().mu_.unlock(); });
   }
 
+  // Under mu_.
+  size_t Limit() const {
+    return capacity_ == kTensorPoolAuto ? std::max(kTensorPoolMinCapacity, peak_live_) : capacity_;
+  }
+
   std::mutex mu_;
   std::array<std::vector<uint8_t*>, kClasses> free_;
   size_t cached_ = 0;
-  size_t capacity_ = kTensorPoolDefaultCapacity;
+  size_t capacity_ = kTensorPoolAuto;
+  size_t live_ = 0, peak_live_ = 0;  // bytes of pooled buffers handed out
   uint64_t hits_ = 0, misses_ = 0;
 };
 

@@ -33,26 +33,40 @@ Result<TensorType> ParseTensorType(std::string_view name);
 
 // Tensor buffers of at least kTensorPoolMinBytes come from a process-wide
 // pool: when the last tensor using one goes, the buffer is kept (up to the
-// pool's capacity in cached bytes) and handed to the next tensor of the same
+// pool's limit in cached bytes) and handed to the next tensor of the same
 // size class (sizes rounded up to 4 classes per power of two, so at most 25%
-// slack). Pipelines make and drop several such tensors per image; reusing
-// them keeps their pages mapped (and often in cache) instead of having the
-// allocator map them afresh and the kernel fault and zero every page again.
+// slack). Pipelines make and drop several such tensors per image and one
+// batch-sized buffer per batch; reusing them keeps their pages mapped (and
+// often in cache) instead of having the allocator map them afresh and the
+// kernel fault and zero every page again.
+// The limit follows the workload by default: the most pooled bytes in use at
+// once since the limit was last set, at least kTensorPoolMinCapacity. What a
+// pipeline has in flight is capped by its plan (queue_bytes, max_batch_bytes),
+// so the pool keeps at most as much again, and no more than the pipelines
+// running now have needed. A batch of 64 float 224x224x3 images is 38.5 MB:
+// a fixed 64 MiB limit kept one such buffer while the runtime held several,
+// and every other batch was faulted in afresh (a quarter of a cached epoch's
+// CPU time).
 // The process's malloc settings are not touched.
 // Thread safety: all functions and buffer releases may run on any thread.
 inline constexpr size_t kTensorPoolMinBytes = size_t{64} << 10;
-inline constexpr size_t kTensorPoolDefaultCapacity = size_t{64} << 20;
+inline constexpr size_t kTensorPoolMinCapacity = size_t{64} << 20;
+inline constexpr size_t kTensorPoolAuto = SIZE_MAX;
 
 struct TensorPoolStats {
-  uint64_t hits = 0;          // pooled-size buffers served from the cache
-  uint64_t misses = 0;        // pooled-size buffers newly allocated
-  uint64_t cached_bytes = 0;  // bytes of free buffers held now
-  uint64_t capacity = 0;      // the most cached bytes held
+  uint64_t hits = 0;              // pooled-size buffers served from the cache
+  uint64_t misses = 0;            // pooled-size buffers newly allocated
+  uint64_t cached_bytes = 0;      // bytes of free buffers held now
+  uint64_t capacity = 0;          // the setting: kTensorPoolAuto or a fixed limit
+  uint64_t limit = 0;             // the most cached bytes held now
+  uint64_t live_bytes = 0;        // bytes of pooled buffers in use now
+  uint64_t peak_live_bytes = 0;   // the most in use at once since the limit was set
 };
 TensorPoolStats GetTensorPoolStats();
-// Sets the most bytes of free buffers the pool keeps (default
-// kTensorPoolDefaultCapacity; 0 turns caching off) and frees cached buffers
-// over it. Buffers in use are not affected.
+// Sets the pool's limit on cached bytes: kTensorPoolAuto (the default)
+// follows the workload as above; a number fixes it (0 turns caching off).
+// Frees cached buffers over the new limit and restarts the peak count.
+// Buffers in use are not affected.
 void SetTensorPoolCapacity(size_t bytes);
 
 // Thread safety: a value type. Copies share the buffer (copy-on-write is the

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include <pybind11/stl.h>
@@ -360,7 +361,11 @@ void BindPipeline(py::module_& m) {
     d["hits"] = s.hits;
     d["misses"] = s.misses;
     d["cached_bytes"] = s.cached_bytes;
-    d["capacity"] = s.capacity;
+    // None: the limit follows the workload (kTensorPoolAuto).
+    d["capacity"] = s.capacity == kTensorPoolAuto ? py::object(py::none()) : py::int_(s.capacity);
+    d["limit"] = s.limit;
+    d["live_bytes"] = s.live_bytes;
+    d["peak_live_bytes"] = s.peak_live_bytes;
     return d;
   });
   // Atomic 64-bit counters in memory shared between processes (the
@@ -375,7 +380,10 @@ void BindPipeline(py::module_& m) {
   m.def("_u64_cas", [](uintptr_t address, uint64_t expected, uint64_t desired) {
     return std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(address)).compare_exchange_strong(expected, desired);
   });
-  m.def("set_tensor_pool_capacity", [](size_t bytes) { SetTensorPoolCapacity(bytes); }, py::arg("bytes"));
+  m.def(
+      "set_tensor_pool_capacity",
+      [](std::optional<size_t> bytes) { SetTensorPoolCapacity(bytes ? *bytes : kTensorPoolAuto); },
+      py::arg("bytes"));
   // What the plan's execution tree gives (its files opened, its ops built):
   // columns, rows (positions of epoch 0 of the row tree, before filters),
   // drops_rows (a filter, or on_error skip: rows may go missing), counted

@@ -75,15 +75,15 @@ TEST(TensorTest, FromValue) {
   EXPECT_FALSE(Tensor::FromValue(Value(), DataType::kInt32).defined());
 }
 
-// The pool is process-wide: each test restores the default capacity and
+// The pool is process-wide: each test restores the default (auto) limit and
 // reads the counters as differences.
 class TensorPoolTest : public ::testing::Test {
  protected:
   void SetUp() override {
     SetTensorPoolCapacity(0);  // empties the cache other tests filled
-    SetTensorPoolCapacity(kTensorPoolDefaultCapacity);
+    SetTensorPoolCapacity(kTensorPoolAuto);
   }
-  void TearDown() override { SetTensorPoolCapacity(kTensorPoolDefaultCapacity); }
+  void TearDown() override { SetTensorPoolCapacity(kTensorPoolAuto); }
 };
 
 TEST_F(TensorPoolTest, ReleasedBufferIsReusedForTheSameSizeClass) {
@@ -171,6 +171,44 @@ TEST_F(TensorPoolTest, BuffersMadeAndReleasedOnManyThreads) {
   EXPECT_EQ(after.hits + after.misses - before.hits - before.misses, uint64_t{kThreads * kRounds});
   EXPECT_GT(after.hits, before.hits);
   EXPECT_LE(after.cached_bytes, size_t{4} << 20);
+}
+
+
+// A pipeline holds several batch-sized buffers at once (batches queued, one
+// being built, one with the consumer): the default limit keeps them all, so
+// the next batches reuse them instead of faulting in fresh pages.
+TEST_F(TensorPoolTest, AutoLimitKeepsWhatTheWorkloadHadInUseAtOnce) {
+  const std::vector<int64_t> batch = {64, 224, 224, 3};  // 38.5 MB of float32
+  std::vector<Tensor> held;
+  for (int i = 0; i < 4; ++i) held.push_back(Tensor::Make(TensorType::kFloat32, batch));
+  TensorPoolStats s = GetTensorPoolStats();
+  EXPECT_EQ(s.capacity, kTensorPoolAuto);
+  EXPECT_GE(s.live_bytes, 4 * held[0].size_bytes());
+  EXPECT_EQ(s.peak_live_bytes, s.live_bytes);
+  EXPECT_GT(s.limit, kTensorPoolMinCapacity);
+  held.clear();
+  s = GetTensorPoolStats();
+  EXPECT_EQ(s.live_bytes, 0u);
+  EXPECT_EQ(s.cached_bytes, s.peak_live_bytes);  // all four kept
+  for (int i = 0; i < 4; ++i) held.push_back(Tensor::Make(TensorType::kFloat32, batch));
+  EXPECT_EQ(GetTensorPoolStats().hits, s.hits + 4);
+  EXPECT_EQ(GetTensorPoolStats().misses, s.misses);
+  held.clear();
+
+  // Never more than the peak in use: a fixed limit, then auto again, starts
+  // the count afresh.
+  SetTensorPoolCapacity(0);
+  SetTensorPoolCapacity(kTensorPoolAuto);
+  s = GetTensorPoolStats();
+  EXPECT_EQ(s.cached_bytes, 0u);
+  EXPECT_EQ(s.limit, kTensorPoolMinCapacity);
+  held.push_back(Tensor::Make(TensorType::kFloat32, batch));
+  held.push_back(Tensor::Make(TensorType::kFloat32, batch));
+  held.clear();
+  s = GetTensorPoolStats();
+  EXPECT_EQ(s.cached_bytes, s.peak_live_bytes);
+  EXPECT_LE(s.cached_bytes, s.limit);
+  EXPECT_LT(s.cached_bytes, 3 * size_t{38535168});
 }
 
 }  // namespace
