@@ -54,8 +54,15 @@ std::string EncodeCacheEntry(uint64_t fingerprint, uint64_t key, const std::vect
 
 Result<std::vector<Tensor>> DecodeCacheEntry(std::shared_ptr<const std::vector<uint8_t>> bytes, uint64_t fingerprint,
                                              uint64_t key, size_t num_columns, const std::string& what) {
-  const uint8_t* p = bytes->data();
-  const size_t n = bytes->size();
+  const std::span<const uint8_t> span(bytes->data(), bytes->size());
+  return DecodeCacheEntry(std::move(bytes), span, fingerprint, key, num_columns, what);
+}
+
+Result<std::vector<Tensor>> DecodeCacheEntry(std::shared_ptr<const void> owner, std::span<const uint8_t> bytes,
+                                             uint64_t fingerprint, uint64_t key, size_t num_columns,
+                                             const std::string& what) {
+  const uint8_t* p = bytes.data();
+  const size_t n = bytes.size();
   auto bad = [&](size_t off, const std::string& m) {
     return Status::Corruption("dataset cache entry " + what + ": at offset " + std::to_string(off) + ": " + m);
   };
@@ -84,7 +91,6 @@ Result<std::vector<Tensor>> DecodeCacheEntry(std::shared_ptr<const std::vector<u
   off += 8;
   std::vector<Tensor> cols;
   cols.reserve(count);
-  std::shared_ptr<const void> owner = bytes;
   for (uint64_t c = 0; c < count; ++c) {
     if (n - off < 8) return bad(off, "column " + std::to_string(c) + " is cut short");
     const uint8_t type = p[off], rank = p[off + 1];

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,9 +35,14 @@ inline constexpr size_t kCacheEntryMaxColumns = 4096;
 std::string EncodeCacheEntry(uint64_t fingerprint, uint64_t key, const std::vector<Tensor>& columns);
 
 // Checks `bytes` (the whole file) and returns its columns as read-only tensors
-// over `bytes` (no copy; they keep it alive). Corruption naming `what` and the
-// offset when the magic, fingerprint, key, a checksum, a length or a shape is
-// wrong, or it does not hold exactly `num_columns` columns.
+// over `bytes` (no copy; they keep `owner`, which keeps the bytes, alive).
+// Corruption naming `what` and the offset when the magic, fingerprint, key, a
+// checksum, a length or a shape is wrong, or it does not hold exactly
+// `num_columns` columns.
+Result<std::vector<Tensor>> DecodeCacheEntry(std::shared_ptr<const void> owner, std::span<const uint8_t> bytes,
+                                             uint64_t fingerprint, uint64_t key, size_t num_columns,
+                                             const std::string& what);
+// The same over a vector the tensors keep alive.
 Result<std::vector<Tensor>> DecodeCacheEntry(std::shared_ptr<const std::vector<uint8_t>> bytes, uint64_t fingerprint,
                                              uint64_t key, size_t num_columns, const std::string& what);
 
