@@ -19,14 +19,21 @@ namespace mindrecord::fuzz {
 
 // A scratch folder for this process (in /dev/shm when it exists), emptied
 // before every input.
+// A folder for this process's scratch files, removed when it exits normally
+// (a crash leaves it for inspection). Leaked, so that the exit handler finds
+// it whatever the order of static destruction.
 inline const std::filesystem::path& ScratchDir() {
-  static const std::filesystem::path dir = [] {
+  static const std::filesystem::path* dir = [] {
     std::filesystem::path base = std::filesystem::exists("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path();
-    auto d = base / ("mindrecord_fuzz_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
+    auto* d = new std::filesystem::path(base / ("mindrecord_fuzz_" + std::to_string(::getpid())));
+    std::filesystem::create_directories(*d);
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(*dir, ec);
+    });
     return d;
   }();
-  return dir;
+  return *dir;
 }
 
 inline std::filesystem::path FreshScratch() {
