@@ -40,13 +40,10 @@ Result<TensorType> ParseTensorType(std::string_view name);
 // often in cache) instead of having the allocator map them afresh and the
 // kernel fault and zero every page again.
 // The limit follows the workload by default: the most pooled bytes in use at
-// once since the limit was last set, at least kTensorPoolMinCapacity. What a
-// pipeline has in flight is capped by its plan (queue_bytes, max_batch_bytes),
-// so the pool keeps at most as much again, and no more than the pipelines
-// running now have needed. A batch of 64 float 224x224x3 images is 38.5 MB:
-// a fixed 64 MiB limit kept one such buffer while the runtime held several,
-// and every other batch was faulted in afresh (a quarter of a cached epoch's
-// CPU time).
+// once since the limit was last set, at least kTensorPoolMinCapacity, so that
+// every batch buffer a pipeline holds at once (queued, being built, with the
+// consumer) is reused. What is in flight is capped by the plan (queue_bytes,
+// max_batch_bytes), so the pool keeps at most as much again.
 // The process's malloc settings are not touched.
 // Thread safety: all functions and buffer releases may run on any thread.
 inline constexpr size_t kTensorPoolMinBytes = size_t{64} << 10;

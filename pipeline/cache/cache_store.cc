@@ -214,9 +214,9 @@ Result<std::vector<Tensor>> CacheStore::Get(uint64_t key) {
     ::close(fd);
     return bad(Status::Corruption("dataset cache entry '" + path + "': not a regular file of at most 2 GiB"));
   }
-  // Read into a pooled, uninitialized buffer (pipeline/tensor.h): a fresh
-  // zero-filled one cost a memset and page faults per entry, a quarter of a
-  // cached epoch's CPU time. The columns are views of it.
+  // Read into a pooled, uninitialized buffer (pipeline/tensor.h), not a fresh
+  // zero-filled one (a memset and page faults per entry). The columns are
+  // views of it.
   auto buf = std::make_shared<Tensor>(Tensor::Make(TensorType::kUInt8, {static_cast<int64_t>(st.st_size)}));
   uint8_t* data = buf->MutableData();
   const size_t size = static_cast<size_t>(st.st_size);
