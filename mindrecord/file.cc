@@ -22,11 +22,20 @@ std::string ErrnoText(int err) { return std::strerror(err); }
 
 class PosixReadFile : public RandomAccessFile {
  public:
+  // A mapped file is read through the mapping only: its descriptor is
+  // closed at once (readers keep mappings alive after they close,
+  // readers/mapping_cache.h, and a dataset of many shards would otherwise
+  // hold a descriptor per shard).
   PosixReadFile(std::string path, int fd, uint64_t size, const char* map)
-      : path_(std::move(path)), fd_(fd), size_(size), map_(map) {}
+      : path_(std::move(path)), fd_(fd), size_(size), map_(map) {
+    if (map_) {
+      close(fd_);
+      fd_ = -1;
+    }
+  }
   ~PosixReadFile() override {
     if (map_) munmap(const_cast<char*>(map_), size_);
-    close(fd_);
+    if (fd_ >= 0) close(fd_);
   }
   Status ReadAt(uint64_t offset, size_t n, char* out) const override {
     if (offset > size_ || n > size_ - offset) {

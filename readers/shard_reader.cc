@@ -10,6 +10,7 @@
 #include "mindrecord/encryption.h"
 #include "readers/header_io.h"
 #include "readers/lock_dataset.h"
+#include "readers/mapping_cache.h"
 #include "readers/row_map_cache.h"
 #include "readers/shard_paths.h"
 #include "readers/shard_reader_impl.h"
@@ -336,6 +337,9 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
     }
   }
   for (auto& s : impl->shards) {
+    // A mapping of the same unchanged file that another reader made lately
+    // is reused with its page tables (readers/mapping_cache.h).
+    if (s->file->MappedData()) s->file = SharedMapping(s->path, s->identity, std::move(s->file));
     s->direct = dynamic_cast<const DirectFile*>(s->file.get());
     s->io_mode = s->direct ? IoMode::kDirect : s->file->MappedData() ? IoMode::kMmap : IoMode::kPread;
     if (s->io_mode == IoMode::kMmap) {
