@@ -24,14 +24,43 @@ py::object Steal(PyObject* o) {
   return py::reinterpret_steal<py::object>(o);
 }
 
+size_t ItemSize(int typenum) {
+  switch (typenum) {
+    case npy::NPY_INT32_:
+    case npy::NPY_FLOAT_: return 4;
+    case npy::NPY_INT64_:
+    case npy::NPY_DOUBLE_: return 8;
+    default: return 1;
+  }
+}
+
 // A new C-contiguous array holding a copy of `nbytes` at `src` (`src` null:
-// uninitialized).
+// uninitialized). Arrays of at least kTensorPoolMinBytes take their buffer
+// from the tensor pool: the blocks row readers fill and drop every few
+// hundred rows would otherwise be mapped afresh by malloc (they are above its
+// mmap and trim thresholds) and every page faulted in again.
 py::object CopyArray(int typenum, int nd, const int64_t* dims, const char* src, size_t nbytes) {
   const npy& api = npy::get();
   static_assert(sizeof(Py_intptr_t) == sizeof(int64_t));
-  py::object a = Steal(api.PyArray_NewFromDescr_(api.PyArray_Type_, api.PyArray_DescrFromType_(typenum), nd,
-                                                 reinterpret_cast<Py_intptr_t*>(const_cast<int64_t*>(dims)),
-                                                 nullptr, nullptr, 0, nullptr));
+  int64_t elems = 1;
+  for (int i = 0; i < nd; ++i) elems *= dims[i];
+  const size_t bytes = static_cast<size_t>(elems) * ItemSize(typenum);
+  py::object a;
+  if (bytes >= kTensorPoolMinBytes) {
+    auto* owned = new Tensor(Tensor::Make(TensorType::kUInt8, {static_cast<int64_t>(bytes)}));
+    py::capsule keep(owned, [](void* p) { delete static_cast<Tensor*>(p); });
+    a = Steal(api.PyArray_NewFromDescr_(api.PyArray_Type_, api.PyArray_DescrFromType_(typenum), nd,
+                                        reinterpret_cast<Py_intptr_t*>(const_cast<int64_t*>(dims)), nullptr,
+                                        owned->MutableData(),
+                                        npy::NPY_ARRAY_C_CONTIGUOUS_ | npy::NPY_ARRAY_ALIGNED_ |
+                                            npy::NPY_ARRAY_WRITEABLE_,
+                                        nullptr));
+    if (api.PyArray_SetBaseObject_(a.ptr(), keep.release().ptr()) != 0) throw py::error_already_set();
+  } else {
+    a = Steal(api.PyArray_NewFromDescr_(api.PyArray_Type_, api.PyArray_DescrFromType_(typenum), nd,
+                                        reinterpret_cast<Py_intptr_t*>(const_cast<int64_t*>(dims)), nullptr,
+                                        nullptr, 0, nullptr));
+  }
   if (nbytes && src) std::memcpy(py::detail::array_proxy(a.ptr())->data, src, nbytes);
   return a;
 }

@@ -86,3 +86,38 @@ def test_unknown_style_is_refused(rows_path):
     plan = json.dumps(mindrecord.MindDataset(rows_path, shuffle=False)._full_plan(1))
     with pytest.raises(ValueError, match="value style 'torch' is not one of python, numpy, mindspore"):
         _core.RowStream(plan, None, 16 << 20, "torch", False)
+
+
+def test_copies_are_made_in_pooled_blocks(tmp_path):
+    # Row copies (and a batch's ragged bytes) are placed in blocks of at least
+    # 64 KiB; the blocks come from the tensor pool, so an epoch reuses the
+    # previous epoch's blocks instead of mapping and faulting in new memory.
+    # A value kept alive keeps its block out of the pool.
+    path = str(tmp_path / "p.mindrecord")
+    w = mindrecord.FileWriter(path, 1)
+    w.add_schema({"b": {"type": "bytes"}}, "pooled")
+    w.write_raw_data([{"b": bytes([k % 251]) * (1000 + k % 50)} for k in range(3000)])
+    w.commit()
+
+    def expect(k):
+        return bytes([k % 251]) * (1000 + k % 50)
+
+    def hits():
+        return _core.tensor_pool_stats()["hits"]
+
+    kept = None
+    for ds in (mindrecord.MindDataset(path, shuffle=False),
+               mindrecord.MindDataset(path, shuffle=False).batch(100)):
+        for epoch in range(3):
+            before = hits()
+            values = []
+            for item in ds.create_dict_iterator(num_epochs=1, output_numpy=True):
+                values.extend(item["b"] if isinstance(item["b"], list) else [item["b"]])
+            assert [v.tobytes() for v in values] == [expect(k) for k in range(3000)]
+            assert all(v.flags.writeable for v in values)
+            if epoch == 0:
+                kept = values[::700]  # alive across the next epochs
+            else:
+                assert hits() > before, "the epoch's blocks did not come from the pool"
+            del values
+        assert [v.tobytes() for v in kept] == [expect(k) for k in range(0, 3000, 700)]
