@@ -1,11 +1,9 @@
 #include "readers/mapping_cache.h"
 
 #include <atomic>
-#include <chrono>
 #include <deque>
 #include <map>
 #include <mutex>
-#include <tuple>
 
 #include "readers/fork_safe_mutex.h"
 
@@ -13,14 +11,7 @@ namespace mindrecord {
 
 namespace {
 
-struct Key {
-  std::string path;
-  FileIdentity id;
-  bool operator<(const Key& o) const {
-    return std::tie(path, id.dev, id.ino, id.size, id.mtime_ns, id.ctime_ns) <
-           std::tie(o.path, o.id.dev, o.id.ino, o.id.size, o.id.mtime_ns, o.id.ctime_ns);
-  }
-};
+using Key = PathIdentity;
 
 struct Kept {
   Key key;
@@ -43,12 +34,6 @@ std::deque<Kept>& Retained() {
 
 std::atomic<uint64_t> retention_bytes{kRetainedMappingBytes};
 
-bool Quiet(const FileIdentity& id) {
-  const int64_t wall_ns =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count();
-  return id.valid && wall_ns - id.ctime_ns >= kQuietSeconds * 1000000000LL;
-}
 
 // Under Mu(): drops the kept mappings whose path names another file now
 // (deleted, replaced or changed).
@@ -85,7 +70,7 @@ std::shared_ptr<RandomAccessFile> SharedMapping(const std::string& path, const F
   if (!opened || opened->MappedData() == nullptr) return opened;
   std::lock_guard<std::mutex> lock(Mu());
   DropStale();
-  if (!Quiet(id) || opened->size() != id.size) return opened;
+  if (!IdentityQuiet(id) || opened->size() != id.size) return opened;
   Key key{path, id};
   auto& shared = Shared();
   for (auto it = shared.begin(); it != shared.end();) it = it->second.expired() ? shared.erase(it) : std::next(it);

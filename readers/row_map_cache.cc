@@ -1,11 +1,9 @@
 #include "readers/row_map_cache.h"
 
 #include <atomic>
-#include <chrono>
 #include <deque>
 #include <map>
 #include <mutex>
-#include <tuple>
 
 #include "readers/fork_safe_mutex.h"
 
@@ -13,14 +11,7 @@ namespace mindrecord {
 
 namespace {
 
-struct Key {
-  std::string path;
-  FileIdentity id;
-  bool operator<(const Key& o) const {
-    return std::tie(path, id.dev, id.ino, id.size, id.mtime_ns, id.ctime_ns) <
-           std::tie(o.path, o.id.dev, o.id.ino, o.id.size, o.id.mtime_ns, o.id.ctime_ns);
-  }
-};
+using Key = PathIdentity;
 
 struct RowMapCacheTag {};
 std::mutex& Mu() { return ForkSafeMutex<RowMapCacheTag>(); }
@@ -58,18 +49,12 @@ void Retain(const std::shared_ptr<RowMap>& map) {
   r.resize(keep);
 }
 
-bool Quiet(const FileIdentity& id) {
-  const int64_t wall_ns =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count();
-  return id.valid && wall_ns - id.ctime_ns >= kQuietSeconds * 1000000000LL;
-}
 
 }  // namespace
 
 Result<std::shared_ptr<RowMap>> SharedRowMap(const std::string& path, const FileIdentity& id,
                                              const ShardHeader& header) {
-  const bool shareable = Quiet(id);
+  const bool shareable = IdentityQuiet(id);
   Key key{path, id};
   if (shareable) {
     std::lock_guard<std::mutex> lock(Mu());

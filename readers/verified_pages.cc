@@ -47,6 +47,18 @@ FileIdentity IdentityOf(const std::string& path) {
   return id;
 }
 
+bool IdentityQuiet(const FileIdentity& id) {
+  const int64_t wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+  return id.valid && wall_ns - id.ctime_ns >= kQuietSeconds * 1000000000LL;
+}
+
+bool PathIdentity::operator<(const PathIdentity& o) const {
+  return std::tie(path, id.dev, id.ino, id.size, id.mtime_ns, id.ctime_ns) <
+         std::tie(o.path, o.id.dev, o.id.ino, o.id.size, o.id.mtime_ns, o.id.ctime_ns);
+}
+
 bool PageVerifiedBefore(const FileIdentity& id, uint64_t page, std::string_view checksum) {
   if (!id.valid) return false;
   std::lock_guard<std::mutex> lock(Mu());
@@ -56,11 +68,7 @@ bool PageVerifiedBefore(const FileIdentity& id, uint64_t page, std::string_view 
 void RememberVerifiedPage(const std::string& path, const FileIdentity& id, uint64_t page, std::string_view checksum) {
   if (!id.valid) return;
   const FileIdentity now = IdentityOf(path);
-  if (!(now == id)) return;
-  const int64_t wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count();
-  if (wall_ns - id.ctime_ns < kQuietSeconds * 1000000000LL) return;
+  if (!(now == id) || !IdentityQuiet(id)) return;
   std::lock_guard<std::mutex> lock(Mu());
   if (Pages().size() >= kMaxPages) Pages().clear();
   Pages().insert(Key{id, page, std::string(checksum)});

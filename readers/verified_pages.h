@@ -30,6 +30,17 @@ inline constexpr int64_t kQuietSeconds = 2;
 // The identity of the file at `path` now (valid false if stat fails).
 FileIdentity IdentityOf(const std::string& path);
 
+// Whether `id` is valid and its ctime at least kQuietSeconds old now: what
+// the process-wide caches keyed by identity require before they share.
+bool IdentityQuiet(const FileIdentity& id);
+
+// A file named by path and identity, ordered: the key of those caches.
+struct PathIdentity {
+  std::string path;
+  FileIdentity id;
+  bool operator<(const PathIdentity& o) const;
+};
+
 // Thread safety: both functions are safe to call from any thread.
 // Whether page `page` of the file `id`, with stored checksum `checksum`, was
 // verified by a reader of this process.
