@@ -24,13 +24,14 @@ py::object Steal(PyObject* o) {
   return py::reinterpret_steal<py::object>(o);
 }
 
-size_t ItemSize(int typenum) {
+// The tensor type of the numpy types TypeNum gives.
+TensorType TensorTypeOf(int typenum) {
   switch (typenum) {
-    case npy::NPY_INT32_:
-    case npy::NPY_FLOAT_: return 4;
-    case npy::NPY_INT64_:
-    case npy::NPY_DOUBLE_: return 8;
-    default: return 1;
+    case npy::NPY_INT32_: return TensorType::kInt32;
+    case npy::NPY_INT64_: return TensorType::kInt64;
+    case npy::NPY_FLOAT_: return TensorType::kFloat32;
+    case npy::NPY_DOUBLE_: return TensorType::kFloat64;
+    default: return TensorType::kUInt8;
   }
 }
 
@@ -42,20 +43,12 @@ size_t ItemSize(int typenum) {
 py::object CopyArray(int typenum, int nd, const int64_t* dims, const char* src, size_t nbytes) {
   const npy& api = npy::get();
   static_assert(sizeof(Py_intptr_t) == sizeof(int64_t));
+  const TensorType type = TensorTypeOf(typenum);
   int64_t elems = 1;
   for (int i = 0; i < nd; ++i) elems *= dims[i];
-  const size_t bytes = static_cast<size_t>(elems) * ItemSize(typenum);
   py::object a;
-  if (bytes >= kTensorPoolMinBytes) {
-    auto* owned = new Tensor(Tensor::Make(TensorType::kUInt8, {static_cast<int64_t>(bytes)}));
-    py::capsule keep(owned, [](void* p) { delete static_cast<Tensor*>(p); });
-    a = Steal(api.PyArray_NewFromDescr_(api.PyArray_Type_, api.PyArray_DescrFromType_(typenum), nd,
-                                        reinterpret_cast<Py_intptr_t*>(const_cast<int64_t*>(dims)), nullptr,
-                                        owned->MutableData(),
-                                        npy::NPY_ARRAY_C_CONTIGUOUS_ | npy::NPY_ARRAY_ALIGNED_ |
-                                            npy::NPY_ARRAY_WRITEABLE_,
-                                        nullptr));
-    if (api.PyArray_SetBaseObject_(a.ptr(), keep.release().ptr()) != 0) throw py::error_already_set();
+  if (static_cast<size_t>(elems) * TensorTypeSize(type) >= kTensorPoolMinBytes) {
+    a = TensorToArray(Tensor::Make(type, std::vector<int64_t>(dims, dims + nd)));
   } else {
     a = Steal(api.PyArray_NewFromDescr_(api.PyArray_Type_, api.PyArray_DescrFromType_(typenum), nd,
                                         reinterpret_cast<Py_intptr_t*>(const_cast<int64_t*>(dims)), nullptr,
