@@ -35,13 +35,6 @@ std::deque<Kept>& Retained() {
 std::atomic<uint64_t> retention_bytes{kRetainedMappingBytes};
 
 
-// Under Mu(): drops the kept mappings whose path names another file now
-// (deleted, replaced or changed).
-void DropStale() {
-  auto& r = Retained();
-  for (auto it = r.begin(); it != r.end();) it = IdentityOf(it->key.path) == it->key.id ? std::next(it) : r.erase(it);
-}
-
 // Under Mu(): `file` becomes the newest kept mapping; the oldest beyond the
 // caps go.
 void Retain(const Key& key, const std::shared_ptr<RandomAccessFile>& file) {
@@ -67,11 +60,9 @@ void Retain(const Key& key, const std::shared_ptr<RandomAccessFile>& file) {
 
 std::shared_ptr<RandomAccessFile> SharedMapping(const std::string& path, const FileIdentity& id,
                                                 std::shared_ptr<RandomAccessFile> opened) {
-  if (!opened || opened->MappedData() == nullptr) return opened;
-  std::lock_guard<std::mutex> lock(Mu());
-  DropStale();
-  if (!IdentityQuiet(id) || opened->size() != id.size) return opened;
+  if (!opened || opened->MappedData() == nullptr || !IdentityQuiet(id) || opened->size() != id.size) return opened;
   Key key{path, id};
+  std::lock_guard<std::mutex> lock(Mu());
   auto& shared = Shared();
   for (auto it = shared.begin(); it != shared.end();) it = it->second.expired() ? shared.erase(it) : std::next(it);
   auto [it, fresh] = shared.emplace(key, opened);
@@ -86,6 +77,20 @@ std::shared_ptr<RandomAccessFile> SharedMapping(const std::string& path, const F
   Retain(key, out);
   return out;
 }
+
+void DropStaleMappings() {
+  std::deque<Kept> drop;
+  std::lock_guard<std::mutex> lock(Mu());
+  auto& r = Retained();
+  for (auto it = r.begin(); it != r.end();) {
+    if (IdentityOf(it->key.path) == it->key.id) {
+      ++it;
+    } else {
+      drop.push_back(std::move(*it));
+      it = r.erase(it);
+    }
+  }
+}  // unmapped here (`drop` outlives the lock: declared before it)
 
 void ReleaseRetainedMappings() {
   std::deque<Kept> drop;

@@ -13,10 +13,11 @@
 // A mapping is shared only between readers that opened the same path with
 // the same identity (device, inode, size, mtime, ctime; readers/
 // verified_pages.h) whose ctime was at least kQuietSeconds old at open. A
-// kept mapping holds its file open: every open of a mapped file first drops the kept
-// mappings whose path no longer names the same file (deleted or replaced),
-// so a deleted dataset's space is freed by the process's next open of any
-// dataset at the latest (or ReleaseRetainedMappings, or exit). Kept
+// kept mapping holds its file open: every reader open first drops the kept
+// mappings whose path no longer names the same file (DropStaleMappings:
+// deleted, replaced or changed), so a deleted dataset's space is freed by the
+// process's next open of any dataset at the latest (or
+// ReleaseRetainedMappings, or exit). Kept
 // mappings hold no memory of their own beyond page tables (page-cache pages
 // stay reclaimable).
 #pragma once
@@ -42,6 +43,9 @@ inline constexpr size_t kRetainedMappings = 64;
 std::shared_ptr<RandomAccessFile> SharedMapping(const std::string& path, const FileIdentity& id,
                                                 std::shared_ptr<RandomAccessFile> opened);
 
+// Drops the kept mappings whose path names another file now than when it was
+// mapped (a stat per kept mapping; ShardReader::Open calls it once).
+void DropStaleMappings();
 // Drops the mappings kept for later readers (open readers keep theirs).
 void ReleaseRetainedMappings();
 // The cap on the kept mappings' file bytes (default kRetainedMappingBytes;

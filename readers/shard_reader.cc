@@ -336,6 +336,7 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
       }
     }
   }
+  DropStaleMappings();
   for (auto& s : impl->shards) {
     // A mapping of the same unchanged file that another reader made lately
     // is reused with its page tables (readers/mapping_cache.h).
