@@ -2,12 +2,18 @@
 // read as rows in the sampler's order without the pipeline's worker threads.
 // Rows are read a chunk at a time with the GIL released and handed to Python
 // as one list of dicts, so crossing into Python costs per chunk, not per row
-// (the Python side iterates the lists with itertools.chain). The order, the
-// resume state and
-// the value types are those of the pipeline with batch_size 1 (the same
-// sampler, seed and fingerprint), so either path resumes the other's state.
+// (the Python side iterates the lists with itertools.chain). One reader
+// thread reads and copies the next chunk while Python takes the current one.
+// The order, the resume state and the value types are those of the pipeline
+// with batch_size 1 (the same sampler, seed and fingerprint), so either path
+// resumes the other's state.
+#include <unistd.h>
+
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 #include <pybind11/stl.h>
 
@@ -25,12 +31,28 @@ namespace {
 // Rows per chunk at most; the chunk's stored bytes are capped separately.
 constexpr size_t kChunkRows = 1024;
 
+// Where the next chunk starts: an epoch and a position in its order.
+struct Cursor {
+  uint64_t epoch = 0, position = 0;
+};
+
+// A chunk read ahead, or why there is none.
+struct Prepared {
+  std::unique_ptr<RowChunk> chunk;
+  Status status;     // reading it failed (it holds nothing then)
+  bool end = false;  // no rows are left
+  Cursor after;      // where the chunk after it starts
+};
+
 // Thread safety: one thread at a time (the GIL serialises Python callers).
+// While a chunk is handed out, the next one is read and copied by the
+// stream's reader thread, which touches no Python object; the two never
+// work on the same chunk.
 class PyRowStream {
  public:
   PyRowStream(const std::string& plan_json, const std::optional<std::string>& resume_json, uint64_t read_ahead_bytes,
               const std::string& value_style, bool zero_copy)
-      : read_ahead_(std::max<uint64_t>(read_ahead_bytes, 1)), zero_copy_(zero_copy) {
+      : chunk_bytes_(std::max<uint64_t>(read_ahead_bytes / 2, 1)), zero_copy_(zero_copy), pid_(::getpid()) {
     style_ = ValueOrThrow(ParseValueStyle(value_style));
     plan_ = ValueOrThrow(Plan::Parse(plan_json));
     if (!plan_.ops.empty() || !plan_.padded.is_null() || plan_.batch.batch_size != 1 || plan_.source.empty()) {
@@ -49,15 +71,15 @@ class PyRowStream {
     }
     projection_ = ValueOrThrow(reader_->MakeProjection(names));
     // Output columns in the plan's order; the views hold them in schema order.
-    std::vector<size_t> slots;
     for (const auto& n : names) {
       const auto& ids = projection_.field_ids;
-      slots.push_back(static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), schema.FieldIndex(n)) - ids.begin()));
+      slots_.push_back(
+          static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), schema.FieldIndex(n)) - ids.begin()));
       keys_.push_back(py::str(n));
     }
-    chunk_ = std::make_unique<RowChunk>(std::move(slots));
-    sampler_ = ValueOrThrow(MakeSampler(plan_.sampler, LayoutOf(*reader_, 0)));
-    size_ = sampler_->size();
+    ahead_ = std::make_unique<Ahead>();
+    ahead_->sampler = ValueOrThrow(MakeSampler(plan_.sampler, LayoutOf(*reader_, 0)));
+    size_ = ahead_->sampler->size();
     state_.seed = plan_.seed;
     state_.fingerprint = plan_.SequenceFingerprint();
     if (resume_json) {
@@ -76,15 +98,51 @@ class PyRowStream {
     }
   }
 
+  ~PyRowStream() {
+    if (::getpid() != pid_) {
+      // A forked copy: the reader thread, and the locks it may have held at
+      // the fork, exist only in the parent. Joining or freeing what it used
+      // could hang or crash, so that is left as it is for the process's life.
+      (void)ahead_.release();
+      (void)reader_.release();
+      return;
+    }
+    StopThread();
+  }
+
   // The next chunk of rows as a list of dicts; None after the last. state()
-  // counts the chunk as handed out.
+  // counts the chunk as handed out. The first call reads its chunk itself;
+  // every call then has the reader thread read the next one meanwhile.
   py::object NextChunk() {
-    if (!Fill()) return py::none();
+    if (::getpid() != pid_) {
+      if (ahead_ && ahead_->thread.joinable()) {
+        throw StatusError(Status::NotSupported("this row stream was read from in another process (before a fork); "
+                                               "open one in this process"));
+      }
+      pid_ = ::getpid();  // never read from before the fork: nothing the parent holds is shared
+    }
+    if (!reader_) return py::none();
+    Prepared p;
+    {
+      py::gil_scoped_release nogil;
+      if (requested_) {
+        p = Await();
+      } else {
+        p = Read(Cursor{state_.epoch, state_.position}, std::move(spare_));
+      }
+      if (p.status.ok() && !p.end) Request(p.after, std::move(current_));
+    }
+    if (!p.status.ok()) {
+      spare_ = std::move(p.chunk);
+      throw StatusError(p.status);
+    }
+    if (p.end) return py::none();
+    current_ = std::move(p.chunk);
     py::list out;
-    chunk_->AppendDicts(keys_, style_, zero_copy_, &out);
-    state_.position += chunk_->rows();
-    state_.rows += chunk_->rows();
-    chunk_->Clear();
+    current_->AppendDicts(keys_, style_, zero_copy_, &out);
+    state_.epoch = p.after.epoch;
+    state_.position = p.after.position;
+    state_.rows += current_->rows();
     return out;
   }
 
@@ -102,62 +160,172 @@ class PyRowStream {
     return j.dump();
   }
   void Close() {
-    chunk_->Clear();
+    if (::getpid() != pid_) return;  // the parent's: left as it is (see the destructor)
+    {
+      py::gil_scoped_release nogil;
+      StopThread();
+    }
+    current_.reset();
+    spare_.reset();
     reader_.reset();
   }
 
  private:
-  // Reads the next chunk into chunk_; false at the end of the last epoch.
-  bool Fill() {
-    chunk_->Clear();
-    if (!reader_ || size_ == 0) return false;
-    if (state_.position >= size_) {
-      if (plan_.epochs != 0 && state_.epoch + 1 >= plan_.epochs) return false;
-      state_.epoch++;
-      state_.position = 0;
+  // What the reader thread and the calling thread share: the request, the
+  // chunk read ahead, and the sampler's order (read by whichever reads).
+  struct Ahead {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::thread thread;
+    bool stop = false;
+    bool want = false;       // a chunk is asked for at `at`
+    bool ready = false;      // `prepared` holds it
+    Cursor at;
+    std::unique_ptr<RowChunk> free;  // a chunk to read into
+    Prepared prepared;
+    std::unique_ptr<Sampler> sampler;
+    std::vector<uint64_t> ids;  // the order of epoch ids_epoch
+    int64_t ids_epoch = -1;
+  };
+
+  // Asks the reader thread for the chunk at `at`, read into `into` (its
+  // earlier rows are dropped); starts the thread the first time.
+  void Request(Cursor at, std::unique_ptr<RowChunk> into) {
+    Ahead& a = *ahead_;
+    {
+      std::lock_guard<std::mutex> lk(a.mu);
+      a.want = true;
+      a.at = at;
+      a.free = std::move(into);
     }
-    if (plan_.epochs != 0 && state_.epoch >= plan_.epochs) return false;
-    py::gil_scoped_release nogil;
-    if (ids_epoch_ != static_cast<int64_t>(state_.epoch)) {
-      ids_ = ValueOrThrow(sampler_->Epoch(plan_.seed, state_.epoch));
-      ids_epoch_ = static_cast<int64_t>(state_.epoch);
+    if (!a.thread.joinable()) {
+      a.thread = std::thread([this] { Run(); });
+    } else {
+      a.cv.notify_all();
     }
-    // A chunk: up to kChunkRows rows, cut short before the row that takes
-    // its stored bytes, or the bytes its values hold (compressed rows
-    // inflate beyond what they store), past read_ahead_ (at least one row).
-    // Views of a mapped shard are kept as references, other rows copied once.
-    const uint64_t end = std::min<uint64_t>(size_, state_.position + kChunkRows);
-    const std::vector<uint64_t> chunk(ids_.begin() + static_cast<ptrdiff_t>(state_.position),
-                                      ids_.begin() + static_cast<ptrdiff_t>(end));
-    uint64_t stored = 0;
-    bool full = false;
-    Status st = reader_->ReadRowViews(chunk, &projection_, [&](size_t, const Status& s, const RowView& v) -> Status {
-      MR_RETURN_IF_ERROR(s);
-      stored += v.stored_bytes();
-      if (chunk_->rows() > 0 && (stored > read_ahead_ || chunk_->value_bytes() + v.value_bytes() > read_ahead_)) {
-        full = true;
-        return Status::Cancelled("chunk full");
+    requested_ = true;
+  }
+
+  Prepared Await() {
+    Ahead& a = *ahead_;
+    std::unique_lock<std::mutex> lk(a.mu);
+    a.cv.wait(lk, [&] { return a.ready; });
+    a.ready = false;
+    requested_ = false;
+    return std::move(a.prepared);
+  }
+
+  void Run() {
+    Ahead& a = *ahead_;
+    std::unique_lock<std::mutex> lk(a.mu);
+    for (;;) {
+      a.cv.wait(lk, [&] { return a.stop || a.want; });
+      if (a.stop) return;
+      a.want = false;
+      const Cursor at = a.at;
+      std::unique_ptr<RowChunk> chunk = std::move(a.free);
+      lk.unlock();
+      Prepared p = Read(at, std::move(chunk));
+      lk.lock();
+      a.prepared = std::move(p);
+      a.ready = true;
+      a.cv.notify_all();
+    }
+  }
+
+  void StopThread() {
+    if (!ahead_ || !ahead_->thread.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lk(ahead_->mu);
+      ahead_->stop = true;
+    }
+    ahead_->cv.notify_all();
+    ahead_->thread.join();
+    requested_ = false;
+  }
+
+  // Reads the chunk at `at` into `chunk` (a new one when null) and copies
+  // its values as AppendDicts will hand them out. Runs without the GIL, on
+  // the calling thread or the reader thread; never throws.
+  Prepared Read(Cursor at, std::unique_ptr<RowChunk> chunk) const {
+    Prepared p;
+    p.chunk = chunk ? std::move(chunk) : std::make_unique<RowChunk>(slots_);
+    p.chunk->Clear();
+    try {
+      Ahead& a = *ahead_;
+      if (size_ == 0) {
+        p.end = true;
+        return p;
       }
-      chunk_->Add(v);
-      return Status::OK();
-    });
-    if (!full) ThrowIfError(st);
-    return chunk_->rows() > 0;
+      if (at.position >= size_) {
+        if (plan_.epochs != 0 && at.epoch + 1 >= plan_.epochs) {
+          p.end = true;
+          return p;
+        }
+        at.epoch++;
+        at.position = 0;
+      }
+      if (plan_.epochs != 0 && at.epoch >= plan_.epochs) {
+        p.end = true;
+        return p;
+      }
+      if (a.ids_epoch != static_cast<int64_t>(at.epoch)) {
+        a.ids = ValueOrThrow(a.sampler->Epoch(plan_.seed, at.epoch));
+        a.ids_epoch = static_cast<int64_t>(at.epoch);
+      }
+      // A chunk: up to kChunkRows rows, cut short before the row that takes
+      // its stored bytes, or the bytes its values hold (compressed rows
+      // inflate beyond what they store), past chunk_bytes_ (at least one
+      // row). Views of a mapped shard are kept as references, other rows
+      // copied once.
+      const uint64_t end = std::min<uint64_t>(size_, at.position + kChunkRows);
+      const std::vector<uint64_t> ids(a.ids.begin() + static_cast<ptrdiff_t>(at.position),
+                                      a.ids.begin() + static_cast<ptrdiff_t>(end));
+      RowChunk& c = *p.chunk;
+      uint64_t stored = 0;
+      bool full = false;
+      Status st = reader_->ReadRowViews(ids, &projection_, [&](size_t, const Status& s, const RowView& v) -> Status {
+        MR_RETURN_IF_ERROR(s);
+        stored += v.stored_bytes();
+        if (c.rows() > 0 && (stored > chunk_bytes_ || c.value_bytes() + v.value_bytes() > chunk_bytes_)) {
+          full = true;
+          return Status::Cancelled("chunk full");
+        }
+        c.Add(v);
+        return Status::OK();
+      });
+      if (!full && !st.ok()) {
+        c.Clear();
+        p.status = st;
+        return p;
+      }
+      c.Place(style_, zero_copy_);
+      p.end = c.rows() == 0;
+      p.after = Cursor{at.epoch, at.position + c.rows()};
+    } catch (const StatusError& e) {
+      p.status = e.status();
+    } catch (const std::exception& e) {
+      p.status = Status::Internal(std::string("reading rows: ") + e.what());
+    }
+    if (!p.status.ok()) p.chunk->Clear();
+    return p;
   }
 
   Plan plan_;
-  uint64_t read_ahead_;
+  uint64_t chunk_bytes_;  // half the read-ahead: two chunks are held at once
   std::unique_ptr<ShardReader> reader_;
   Projection projection_;
   ValueStyle style_ = ValueStyle::kNumpy;
   bool zero_copy_ = false;
-  std::vector<py::object> keys_;     // output column names
-  std::unique_ptr<RowChunk> chunk_;  // the chunk being made
-  std::unique_ptr<Sampler> sampler_;
+  pid_t pid_;
+  std::vector<size_t> slots_;
+  std::vector<py::object> keys_;       // output column names
+  std::unique_ptr<RowChunk> current_;  // the chunk handed out last
+  std::unique_ptr<RowChunk> spare_;    // a chunk to read into on this thread
+  std::unique_ptr<Ahead> ahead_;
+  bool requested_ = false;  // the reader thread is reading (or has read) the next chunk
   uint64_t size_ = 0;
   PipelineState state_;  // after the rows handed out
-  std::vector<uint64_t> ids_;
-  int64_t ids_epoch_ = -1;
 };
 
 }  // namespace

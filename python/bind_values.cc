@@ -68,6 +68,9 @@ py::object ViewArray(int typenum, int nd, const int64_t* dims, const char* data,
   return a;
 }
 
+// Bytes of a value or row prefetched ahead of its copy at most.
+constexpr size_t kPrefetchBytes = 4096;
+
 // numpy's scalar types and numpy.array, looked up once (numpy outlives us).
 const py::object& NumpyAttr(const char* name) {
   static auto* np = new py::object(py::module_::import("numpy"));
@@ -120,6 +123,8 @@ void RowChunk::Add(const RowView& row) {
 }
 
 void RowChunk::Clear() {
+  blocks_.clear();
+  placed_ = false;
   cells_.clear();
   arena_.clear();
   dims_.clear();
@@ -136,29 +141,90 @@ RowChunk::Objects::Mapping& RowChunk::MappingOf(const Cell& c, Objects* objects)
   return objects->mappings.back();
 }
 
-py::object RowChunk::BlockArray(int typenum, int nd, const int64_t* dims, const char* src, size_t nbytes,
-                                Objects* objects) const {
-  const size_t at = (objects->block_used + 15) & ~size_t{15};  // every element type aligned
-  if (!objects->block || at + nbytes > objects->block_size) {
-    // No larger than what is left to place: the chunk's last block holds
-    // no unused tail.
-    const int64_t size = static_cast<int64_t>(std::max(std::min(kArrayBlock, objects->left), nbytes));
-    objects->block = CopyArray(npy::NPY_UINT8_, 1, &size, nullptr, 0);
-    objects->block_data = py::detail::array_proxy(objects->block.ptr())->data;
-    objects->block_size = static_cast<size_t>(size);
-    objects->block_used = 0;
-    return BlockArray(typenum, nd, dims, src, nbytes, objects);
+bool RowChunk::Placed(const Cell& c, ValueStyle style, bool zero_copy) const {
+  if (style != ValueStyle::kMindSpore) return false;
+  switch (c.kind) {
+    case Value::Kind::kInt:
+    case Value::Kind::kFloat: return true;
+    case Value::Kind::kBytes:
+    case Value::Kind::kArray: return !(zero_copy && c.mapped);
+    default: return false;
   }
-  char* dst = objects->block_data + at;
-  if (nbytes) std::memcpy(dst, src, nbytes);
-  objects->block_used = at + nbytes;
-  objects->left -= std::min(objects->left, nbytes + 15);
+}
+
+std::string_view RowChunk::PlacedBytes(const Cell& c, char (&scalar)[8]) const {
+  if (c.kind == Value::Kind::kInt || c.kind == Value::Kind::kFloat) {
+    const DataType type = c.field->type;
+    const int32_t i32 = static_cast<int32_t>(c.i);
+    const float f32 = static_cast<float>(c.f);
+    const void* src = type == DataType::kInt32     ? static_cast<const void*>(&i32)
+                      : type == DataType::kInt64   ? static_cast<const void*>(&c.i)
+                      : type == DataType::kFloat32 ? static_cast<const void*>(&f32)
+                                                   : static_cast<const void*>(&c.f);
+    const size_t n = DataTypeSize(type);
+    std::memcpy(scalar, src, n);
+    return {scalar, n};
+  }
+  return {c.mapped ? c.ptr : arena_.data() + c.off, c.len};
+}
+
+void RowChunk::Place(ValueStyle style, bool zero_copy) {
+  if (placed_ && placed_style_ == style && placed_zero_copy_ == zero_copy) return;
+  blocks_.clear();
+  for (Cell& c : cells_) c.block = -1;
+  placed_ = true;
+  placed_style_ = style;
+  placed_zero_copy_ = zero_copy;
+  // What is left to place, each value aligned to 16 bytes: the last block
+  // is no larger than that (it holds no unused tail).
+  size_t left = 0;
+  for (const Cell& c : cells_) {
+    if (Placed(c, style, zero_copy)) left += (c.kind == Value::Kind::kBytes || c.kind == Value::Kind::kArray ? c.len : 8) + 15;
+  }
+  uint8_t* data = nullptr;
+  size_t used = 0, size = 0;
+  // A mapped value is copied from a random place in the shard: its lines are
+  // prefetched a few cells ahead (as CopyRows does).
+  constexpr size_t kPrefetchCells = 4;
+  auto prefetch = [&](size_t i) {
+    const Cell& c = cells_[i];
+    if (!c.mapped) return;
+    for (size_t at = 0; at < std::min<size_t>(c.len, kPrefetchBytes); at += 64) __builtin_prefetch(c.ptr + at);
+  };
+  for (size_t i = 0; i < std::min(kPrefetchCells, cells_.size()); ++i) prefetch(i);
+  for (size_t i = 0; i < cells_.size(); ++i) {
+    if (i + kPrefetchCells < cells_.size()) prefetch(i + kPrefetchCells);
+    Cell& c = cells_[i];
+    if (!Placed(c, style, zero_copy)) continue;
+    char scalar[8];
+    const std::string_view bytes = PlacedBytes(c, scalar);
+    size_t at = (used + 15) & ~size_t{15};  // every element type aligned
+    if (data == nullptr || at + bytes.size() > size) {
+      size = std::max(std::min(kArrayBlock, left), bytes.size());
+      blocks_.push_back(Tensor::Make(TensorType::kUInt8, {static_cast<int64_t>(size)}));
+      data = blocks_.back().MutableData();
+      at = 0;
+    }
+    if (!bytes.empty()) std::memcpy(data + at, bytes.data(), bytes.size());
+    c.block = static_cast<int32_t>(blocks_.size() - 1);
+    c.block_at = at;
+    used = at + bytes.size();
+    left -= std::min(left, bytes.size() + 15);
+  }
+}
+
+py::object RowChunk::BlockArray(const Cell& c, int typenum, int nd, const int64_t* dims, Objects* objects) const {
+  const size_t b = static_cast<size_t>(c.block);
+  if (objects->blocks.size() <= b) objects->blocks.resize(b + 1);
+  py::object& block = objects->blocks[b];
+  if (!block) block = TensorToArray(blocks_[b]);
+  char* dst = py::detail::array_proxy(block.ptr())->data + c.block_at;
   const npy& api = npy::get();
   py::object a = Steal(api.PyArray_NewFromDescr_(
       api.PyArray_Type_, api.PyArray_DescrFromType_(typenum), nd,
       reinterpret_cast<Py_intptr_t*>(const_cast<int64_t*>(dims)), nullptr, dst,
       npy::NPY_ARRAY_C_CONTIGUOUS_ | npy::NPY_ARRAY_ALIGNED_ | npy::NPY_ARRAY_WRITEABLE_, nullptr));
-  if (api.PyArray_SetBaseObject_(a.ptr(), objects->block.inc_ref().ptr()) != 0) throw py::error_already_set();
+  if (api.PyArray_SetBaseObject_(a.ptr(), block.inc_ref().ptr()) != 0) throw py::error_already_set();
   return a;
 }
 
@@ -171,15 +237,7 @@ py::object RowChunk::ToPy(const Cell& c, ValueStyle style, bool zero_copy, Objec
       return py::none();
     case Value::Kind::kInt:
     case Value::Kind::kFloat: {
-      if (style == ValueStyle::kMindSpore) {
-        int32_t i32 = static_cast<int32_t>(c.i);
-        float f32 = static_cast<float>(c.f);
-        const char* src = type == DataType::kInt32   ? reinterpret_cast<const char*>(&i32)
-                          : type == DataType::kInt64 ? reinterpret_cast<const char*>(&c.i)
-                          : type == DataType::kFloat32 ? reinterpret_cast<const char*>(&f32)
-                                                       : reinterpret_cast<const char*>(&c.f);
-        return BlockArray(TypeNum(type), 0, nullptr, src, DataTypeSize(type), objects);
-      }
+      if (style == ValueStyle::kMindSpore) return BlockArray(c, TypeNum(type), 0, nullptr, objects);
       py::object v = c.kind == Value::Kind::kInt ? Steal(PyLong_FromLongLong(c.i)) : Steal(PyFloat_FromDouble(c.f));
       if (style == ValueStyle::kPython) return v;
       const char* name = type == DataType::kInt32 ? "int32" : type == DataType::kInt64 ? "int64"
@@ -195,7 +253,7 @@ py::object RowChunk::ToPy(const Cell& c, ValueStyle style, bool zero_copy, Objec
       const int64_t n = static_cast<int64_t>(c.len);
       if (style == ValueStyle::kMindSpore) {
         if (view) return ViewArray(npy::NPY_UINT8_, 1, &n, p, MappingOf(c, objects).keep);
-        return BlockArray(npy::NPY_UINT8_, 1, &n, p, c.len, objects);
+        return BlockArray(c, npy::NPY_UINT8_, 1, &n, objects);
       }
       if (view) {
         // A slice of one read-only memoryview over the whole mapped file.
@@ -213,7 +271,7 @@ py::object RowChunk::ToPy(const Cell& c, ValueStyle style, bool zero_copy, Objec
       const int64_t* dims = dims_.data() + c.dims_at;
       const int nd = static_cast<int>(c.ndim);
       if (view) return ViewArray(TypeNum(type), nd, dims, p, MappingOf(c, objects).keep);
-      if (style == ValueStyle::kMindSpore) return BlockArray(TypeNum(type), nd, dims, p, c.len, objects);
+      if (style == ValueStyle::kMindSpore) return BlockArray(c, TypeNum(type), nd, dims, objects);
       return CopyArray(TypeNum(type), nd, dims, p, c.len);
     }
   }
@@ -221,16 +279,10 @@ py::object RowChunk::ToPy(const Cell& c, ValueStyle style, bool zero_copy, Objec
 }
 
 void RowChunk::AppendDicts(const std::vector<py::object>& keys, ValueStyle style, bool zero_copy,
-                           py::list* out) const {
+                           py::list* out) {
+  Place(style, zero_copy);
   Objects objects;
   const size_t ncol = slots_.size();
-  if (style == ValueStyle::kMindSpore) {
-    // What BlockArray may place: every value, each aligned to 16 bytes.
-    for (const Cell& c : cells_) {
-      const bool scalar = c.kind == Value::Kind::kInt || c.kind == Value::Kind::kFloat;
-      objects.left += (scalar ? 8 : c.len) + 15;
-    }
-  }
   for (size_t r = 0; r < rows_; ++r) {
     // Presized: the first key does not resize the empty dict's table.
     py::object d = Steal(_PyDict_NewPresized(static_cast<Py_ssize_t>(ncol)));
@@ -241,6 +293,25 @@ void RowChunk::AppendDicts(const std::vector<py::object>& keys, ValueStyle style
     if (PyList_Append(out->ptr(), d.ptr()) != 0) throw py::error_already_set();
   }
 }
+
+namespace {
+// Copies `rows` one after another to `dst`. Rows of a mapped shard lie at
+// random places: each row's lines are prefetched a few rows ahead, so the
+// copy does not wait for them one row at a time.
+void CopyRows(const std::vector<std::string_view>& rows, char* dst) {
+  constexpr size_t kAhead = 4;
+  auto prefetch = [&](size_t i) {
+    const std::string_view r = rows[i];
+    for (size_t at = 0; at < std::min(r.size(), kPrefetchBytes); at += 64) __builtin_prefetch(r.data() + at);
+  };
+  for (size_t i = 0; i < std::min(kAhead, rows.size()); ++i) prefetch(i);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i + kAhead < rows.size()) prefetch(i + kAhead);
+    if (!rows[i].empty()) std::memcpy(dst, rows[i].data(), rows[i].size());
+    dst += rows[i].size();
+  }
+}
+}  // namespace
 
 py::object BytesRowsToMindSpore(const std::vector<std::string_view>& rows) {
   size_t total = 0;
@@ -253,20 +324,16 @@ py::object BytesRowsToMindSpore(const std::vector<std::string_view>& rows) {
   if (same && !rows.empty()) {
     const int64_t dims[2] = {static_cast<int64_t>(rows.size()), static_cast<int64_t>(rows.front().size())};
     py::object a = CopyArray(npy::NPY_UINT8_, 2, dims, nullptr, 0);
-    char* dst = py::detail::array_proxy(a.ptr())->data;
-    for (const auto& r : rows) {
-      if (!r.empty()) std::memcpy(dst, r.data(), r.size());
-      dst += r.size();
-    }
+    CopyRows(rows, py::detail::array_proxy(a.ptr())->data);
     return a;
   }
   const int64_t size = static_cast<int64_t>(total);
   py::object block = CopyArray(npy::NPY_UINT8_, 1, &size, nullptr, 0);
   char* dst = py::detail::array_proxy(block.ptr())->data;
+  CopyRows(rows, dst);
   py::list out(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     const int64_t n = static_cast<int64_t>(rows[i].size());
-    if (n) std::memcpy(dst, rows[i].data(), rows[i].size());
     py::object a = Steal(api.PyArray_NewFromDescr_(api.PyArray_Type_, api.PyArray_DescrFromType_(npy::NPY_UINT8_), 1,
                                                    reinterpret_cast<Py_intptr_t*>(const_cast<int64_t*>(&n)), nullptr,
                                                    dst, npy::NPY_ARRAY_C_CONTIGUOUS_ | npy::NPY_ARRAY_WRITEABLE_,

@@ -30,8 +30,8 @@ enum class ValueStyle : uint8_t {
 // "python", "numpy", "mindspore"; InvalidArgument naming the accepted ones.
 Result<ValueStyle> ParseValueStyle(std::string_view name);
 
-// Thread safety: Add may run without the GIL, one thread per chunk; AppendDicts
-// needs the GIL.
+// Thread safety: Add and Place may run without the GIL, one thread per chunk
+// at a time; AppendDicts needs the GIL.
 class RowChunk {
  public:
   // `slots[c]`: the index, in the RowViews added, of output column c.
@@ -48,6 +48,12 @@ class RowChunk {
   // Bytes the chunk's buffers have reserved.
   uint64_t capacity_bytes() const { return arena_.capacity() + cells_.capacity() * sizeof(Cell); }
 
+  // Copies the values that AppendDicts(style, zero_copy) copies into blocks
+  // (kMindSpore copies) into pooled tensors of kArrayBlock bytes shared by
+  // consecutive values. Needs no GIL, so a reader thread can do it while the
+  // caller hands out an earlier chunk; AppendDicts places what is not placed.
+  void Place(ValueStyle style, bool zero_copy);
+
   // Appends one dict {keys[c]: value} per row to `out`. `zero_copy`: bytes
   // and arrays that lie in a mapped shard become read-only views of it
   // (numpy arrays; bytes in kPython and kNumpy as memoryview slices of one
@@ -55,7 +61,7 @@ class RowChunk {
   // is a copy the caller owns. kMindSpore copies are numpy arrays over
   // blocks of kArrayBlock bytes shared by consecutive values (one allocation
   // per block, not per value): a value kept alive keeps its block.
-  void AppendDicts(const std::vector<py::object>& keys, ValueStyle style, bool zero_copy, py::list* out) const;
+  void AppendDicts(const std::vector<py::object>& keys, ValueStyle style, bool zero_copy, py::list* out);
 
   // Bytes of one block of kMindSpore copies (a larger value gets its own).
   static constexpr size_t kArrayBlock = size_t{256} << 10;
@@ -72,6 +78,8 @@ class RowChunk {
     uint64_t len = 0;
     uint32_t dims_at = 0, ndim = 0;  // kArray: shape in dims_
     const std::shared_ptr<const void>* owner = nullptr;  // mapped: the mapping's owner
+    int32_t block = -1;    // placed: the bytes are at blocks_[block] + block_at
+    uint64_t block_at = 0;
     std::string_view file;  // mapped: the whole mapped file
   };
   // Per AppendDicts call: the objects views are cut from, per mapping, and
@@ -83,17 +91,16 @@ class RowChunk {
       py::object memoryview;   // over the whole mapped file (made when first needed)
     };
     std::vector<Mapping> mappings;
-    py::object block;  // numpy uint8 array
-    char* block_data = nullptr;
-    size_t block_used = 0, block_size = 0;
-    size_t left = 0;  // upper bound of the bytes still to place in blocks
+    std::vector<py::object> blocks;  // numpy uint8 arrays over blocks_, made when first needed
   };
+  // Whether AppendDicts(style, zero_copy) copies the cell into a block, and
+  // the bytes it copies (scalars converted to the field's type in `scalar`).
+  bool Placed(const Cell& c, ValueStyle style, bool zero_copy) const;
+  std::string_view PlacedBytes(const Cell& c, char (&scalar)[8]) const;
   py::object ToPy(const Cell& c, ValueStyle style, bool zero_copy, Objects* objects) const;
   Objects::Mapping& MappingOf(const Cell& c, Objects* objects) const;
-  // A writable array of `nd` dims holding a copy of `nbytes` at `src`, in
-  // the current block (a new one when it is full).
-  py::object BlockArray(int typenum, int nd, const int64_t* dims, const char* src, size_t nbytes,
-                        Objects* objects) const;
+  // A writable array of `nd` dims over the placed cell's bytes.
+  py::object BlockArray(const Cell& c, int typenum, int nd, const int64_t* dims, Objects* objects) const;
 
   std::vector<size_t> slots_;
   std::vector<Cell> cells_;  // rows_ x slots_.size()
@@ -101,6 +108,10 @@ class RowChunk {
   std::vector<int64_t> dims_;
   size_t rows_ = 0;
   uint64_t value_bytes_ = 0;
+  std::vector<Tensor> blocks_;  // Place's copies
+  bool placed_ = false;
+  ValueStyle placed_style_ = ValueStyle::kPython;
+  bool placed_zero_copy_ = false;
 };
 
 // A batch column of bytes or strings as MindSpore batches them: bytes rows of
