@@ -31,16 +31,23 @@ void ReportWarnings(const char* verb, const ShardReader& r);
 // `reencode` (the layouts differ, e.g. 2.0 vs 3.0).
 Status MoveRows(const ShardReader& r, ShardWriter* w, bool reencode);
 
-// `--write-mode auto|buffered` on a command writing a new dataset: auto
-// writes pages with O_DIRECT where the file system takes it
-// (WriterOptions::direct_writes), buffered always goes through the page cache.
+// `--write-mode auto|direct|buffered` on a command writing a new dataset
+// (WriterOptions::direct_writes): direct writes pages with O_DIRECT where the
+// file system takes it, buffered goes through the page cache; auto is the
+// command's measured default, *direct_writes as it is when this is called.
 inline void AddWriteModeOption(CLI::App* cmd, bool* direct_writes) {
+  const bool auto_direct = *direct_writes;  // the command's default, what auto picks
+  const std::string auto_is = auto_direct ? "direct where the file system takes it" : "buffered";
   cmd->add_option_function<std::string>(
-         "--write-mode", [direct_writes](const std::string& mode) { *direct_writes = mode == "auto"; },
-         "auto (default): write pages with O_DIRECT from background threads where the file system takes it; "
-         "buffered: through the page cache (same bytes either way)")
-      ->check(CLI::IsMember({"auto", "buffered"}))
-      ->option_text("auto|buffered");
+         "--write-mode",
+         [direct_writes, auto_direct](const std::string& mode) {
+           *direct_writes = mode == "direct" || (mode == "auto" && auto_direct);
+         },
+         "auto (default: " + auto_is + "); direct: pages written with O_DIRECT from background threads where the "
+         "file system takes it; buffered: through the page cache, flushed in the background every 32 MiB "
+         "(same bytes either way)")
+      ->check(CLI::IsMember({"auto", "direct", "buffered"}))
+      ->option_text("auto|direct|buffered");
 }
 
 // `--endpoint URL`, `--cache-dir DIR` and `--cache-size BYTES` (K/M/G/T

@@ -22,7 +22,7 @@ struct CopyArgs {
   uint64_t page_size = 0;     // 0: as the source
   bool overwrite = false;
   bool no_checksums = false;
-  bool direct_writes = true;  // --write-mode auto
+  bool direct_writes = false;  // --write-mode auto: buffered (WriterOptions::direct_writes)
   std::string compress;       // empty: as the source
   ReaderOptions read;         // the source's (remote options)
 };

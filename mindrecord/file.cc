@@ -1,5 +1,6 @@
 #include "mindrecord/file.h"
 
+#include "mindrecord/background_sync.h"
 #include "mindrecord/constants.h"
 #include "mindrecord/direct_file.h"
 #include "mindrecord/own_file.h"
@@ -78,6 +79,7 @@ class PosixWritableFile : public WritableFile {
   PosixWritableFile(std::string path, int fd, int direct_fd = -1, size_t alignment = 0)
       : path_(std::move(path)), fd_(fd), direct_fd_(direct_fd), alignment_(direct_fd >= 0 ? alignment : 0) {}
   ~PosixWritableFile() override {
+    background_.reset();  // its flush uses fd_
     if (fd_ >= 0) close(fd_);
     if (direct_fd_ >= 0) close(direct_fd_);
   }
@@ -151,10 +153,16 @@ class PosixWritableFile : public WritableFile {
     return Status::OK();
   }
   Status Sync() override {
+    if (background_) {
+      Status st = background_->Finish();
+      background_.reset();
+      MR_RETURN_IF_ERROR(st);
+    }
     if (fdatasync(fd_) != 0) return Status::IOError(path_ + ": fsync: " + ErrnoText(errno));
     return Status::OK();
   }
   Status Close() override {
+    background_.reset();  // waits for a flush in flight, which uses fd_
     if (direct_fd_ >= 0) {
       int rc = close(direct_fd_);
       direct_fd_ = -1;
@@ -190,13 +198,30 @@ class PosixWritableFile : public WritableFile {
   }
   void NoteWritten(uint64_t bytes) {
 #ifdef __linux__
-    // Start writeback every few MiB so the final fsync finds little left to
-    // write (the disk works while the writer goes on). Advisory: errors are
+    // Start writeback every few MiB, and flush in the background every few
+    // more (BackgroundSync), so the final fsync finds little left to write
+    // (the disk works while the writer goes on). Advisory: errors are
     // reported by Sync().
     unsynced_ += bytes;
     if (unsynced_ >= kWritebackBytes) {
       (void)sync_file_range(fd_, 0, 0, SYNC_FILE_RANGE_WRITE);
       unsynced_ = 0;
+    }
+    NoteBackground(bytes);
+#else
+    (void)bytes;
+#endif
+  }
+  void NoteBackground(uint64_t bytes) {
+#ifdef __linux__
+    written_ += bytes;
+    if (!background_tried_ && written_ >= BackgroundSync::kSyncBytes) {
+      // Large files only: small ones never start a thread.
+      background_tried_ = true;
+      background_ = BackgroundSync::Start(fd_, path_);
+      if (background_) background_->Note(written_);
+    } else if (background_) {
+      background_->Note(bytes);
     }
 #else
     (void)bytes;
@@ -204,6 +229,9 @@ class PosixWritableFile : public WritableFile {
   }
 
   static constexpr uint64_t kWritebackBytes = 8 << 20;
+  uint64_t written_ = 0;  // bytes written buffered so far
+  bool background_tried_ = false;
+  std::unique_ptr<BackgroundSync> background_;  // flushes in the background; null: none (yet)
   std::string path_;
   int fd_;
   int direct_fd_;     // O_DIRECT descriptor of the same file; -1: none

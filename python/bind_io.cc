@@ -389,7 +389,7 @@ void BindIo(py::module_& m) {
                     const std::string&, bool>(),
            py::arg("path"), py::arg("schema_json"), py::arg("desc"), py::arg("shard_count"), py::arg("header_size"),
            py::arg("page_size"), py::arg("index_fields"), py::arg("overwrite"), py::arg("checksums") = true,
-           py::arg("format_version") = "3.0", py::arg("compression") = "none", py::arg("direct_writes") = true)
+           py::arg("format_version") = "3.0", py::arg("compression") = "none", py::arg("direct_writes") = false)
       .def("write", &PyWriter::Write, py::arg("rows"), py::arg("first_index") = 0)
       .def("commit", &PyWriter::Commit)
       .def("abandon", &PyWriter::Abandon)

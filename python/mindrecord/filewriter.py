@@ -62,9 +62,11 @@ class FileWriter:
     page/header checksums, keys MindSpore ignores; False writes output
     identical to MindSpore's. `version` "3.0" (default) or "2.0" (no
     integer-array packing, to reproduce old files). `write_mode` "auto"
-    (default: pages written with O_DIRECT by background I/O threads where
-    the file system takes it) or "buffered" (through the page cache), as the
-    CLI's --write-mode; the files are byte-identical either way.
+    (default) or "buffered": pages written through the page cache and
+    flushed in the background every 32 MiB, so commit's fsync finds little
+    left to write; "direct": pages written with O_DIRECT by background I/O
+    threads where the file system takes it, as the CLI's --write-mode; the
+    files are byte-identical either way.
 
     Compression (our extension, keyword-only or set_compression()):
     `compression` None/"none" (default: plain MindSpore output), "lz4" or
@@ -107,9 +109,9 @@ class FileWriter:
             raise ParamValueError("version must be \"3.0\" or \"2.0\", got %r" % (version,))
         self._checksums = bool(checksums)
         self._version = version
-        if write_mode not in ("auto", "buffered"):
-            raise ParamValueError("write_mode must be \"auto\" or \"buffered\", got %r" % (write_mode,))
-        self._direct_writes = write_mode == "auto"
+        if write_mode not in ("auto", "direct", "buffered"):
+            raise ParamValueError("write_mode must be \"auto\", \"direct\" or \"buffered\", got %r" % (write_mode,))
+        self._direct_writes = write_mode == "direct"
         if not self._overwrite:
             for p in _shard_names(file_name, shard_num):
                 for q in (p, p + ".db"):

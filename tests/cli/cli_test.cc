@@ -94,8 +94,9 @@ TEST(CliTest, CopyReproducesMindSporeFilesByteForByte) {
   const std::string dir = CompatDir();
   MR_SKIP_WITHOUT_COMPAT(dir);
   TempDir tmp;
-  // Both page write modes (direct where the file system takes it, buffered).
-  for (const char* mode : {"auto", "buffered"})
+  // Every page write mode (direct where the file system takes it, buffered,
+  // and auto: copy's default, buffered).
+  for (const char* mode : {"auto", "direct", "buffered"})
   for (const char* f : {"graph/testdata", "twobytes/twobytes.mindrecord"}) {
     const std::string src = dir + "/mindrecord/" + f;
     std::filesystem::create_directories(tmp.Join(mode));

@@ -36,14 +36,15 @@ TEST(ConvertCliTest, ConvertsAndPrintsSummary) {
   EXPECT_EQ(RunCli("convert mnist '" + (dir / "m") + "' '" + (dir / "mn") + "' --overwrite" + kSmall, &log), 0) << log;
 }
 
-// --write-mode auto (direct page writes where the file system takes them)
-// and buffered write the same bytes; anything else is a usage error.
+// --write-mode auto (convert's default: direct), direct (page writes with
+// O_DIRECT where the file system takes them) and buffered write the same
+// bytes; anything else is a usage error.
 TEST(ConvertCliTest, WriteModesWriteTheSameBytes) {
   MR_REQUIRE_CLI();
   TempDir dir;
   fixtures::WriteImageFolder(dir / "if", 3, 40, 64, 48, 1);
   std::string log;
-  for (const char* mode : {"auto", "buffered"}) {
+  for (const char* mode : {"auto", "direct", "buffered"}) {
     fs::create_directories(dir / mode);
     ASSERT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "' '" + (dir / mode) + "/x' --shards 2 --write-mode " +
                          mode + " --header-size 65536 --page-size 65536",
@@ -52,9 +53,11 @@ TEST(ConvertCliTest, WriteModesWriteTheSameBytes) {
         << log;
   }
   for (const char* shard : {"0", "1"}) {
-    EXPECT_TRUE(mindrecord::testing::ReadFile(dir / (std::string("auto/x") + shard)) ==
-                mindrecord::testing::ReadFile(dir / (std::string("buffered/x") + shard)))
-        << "shard " << shard << " differs";
+    for (const char* mode : {"auto", "direct"}) {
+      EXPECT_TRUE(mindrecord::testing::ReadFile(dir / (std::string(mode) + "/x" + shard)) ==
+                  mindrecord::testing::ReadFile(dir / (std::string("buffered/x") + shard)))
+          << mode << " shard " << shard << " differs";
+    }
   }
   EXPECT_EQ(RunCli("convert imagefolder '" + (dir / "if") + "' '" + (dir / "x") + "' --write-mode fast", &log), 1) << log;
 }

@@ -124,6 +124,7 @@ TEST(DirectWriteTest, SameBytesAsBufferedWrites) {
         const std::string tag = std::to_string(l.page_size) + "-" + std::to_string(shards) + (checksums ? "-c" : "");
         SCOPED_TRACE(tag);
         WriterOptions o;
+        o.direct_writes = true;  // what these tests exercise (the default is buffered)
         o.header_size = kMinHeaderSize;
         o.page_size = l.page_size;
         o.shard_count = shards;
@@ -156,6 +157,7 @@ TEST(DirectWriteTest, UnalignedPagesAndManyShardsStayBuffered) {
   TempDir dir;
   MR_SKIP_WITHOUT_DIRECT_WRITES(dir);
   WriterOptions o;
+  o.direct_writes = true;  // what these tests exercise (the default is buffered)
   o.header_size = kMinHeaderSize;
   o.page_size = kMinPageSize + 4;
   EXPECT_EQ(WriteDataset(dir.Join("odd"), MixedRows(50, 100, 3000), o), 0);
@@ -171,6 +173,7 @@ TEST(DirectWriteTest, DirectPathRuns) {
   MR_SKIP_WITHOUT_DIRECT_WRITES(dir);
   FaultInjectingFileSystem counting(FileSystem::Default());
   WriterOptions o;
+  o.direct_writes = true;  // what these tests exercise (the default is buffered)
   o.header_size = kMinHeaderSize;
   o.page_size = kMinPageSize;
   o.file_system = &counting;
@@ -190,6 +193,7 @@ TEST(DirectWriteTest, RefusedDirectWritesFallBackToBufferedWithTheSameBytes) {
   FaultInjectingFileSystem refusing(FileSystem::Default());
   refusing.RefuseDirect(true);
   WriterOptions o;
+  o.direct_writes = true;  // what these tests exercise (the default is buffered)
   o.header_size = kMinHeaderSize;
   o.page_size = kMinPageSize;
   o.shard_count = 3;
@@ -220,6 +224,7 @@ TEST(DirectWriteTest, DiskFullDuringDirectWritesLeavesNoDataset) {
       TempDir dir;
       FaultInjectingFileSystem faulty(FileSystem::Default());
       WriterOptions o;
+      o.direct_writes = true;  // what these tests exercise (the default is buffered)
       o.header_size = kMinHeaderSize;
       o.page_size = 256 << 10;
       o.shard_count = 3;
