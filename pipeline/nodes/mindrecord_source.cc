@@ -58,13 +58,14 @@ Result<std::unique_ptr<MindRecordSource>> MindRecordSource::Open(const nlohmann:
   return s;
 }
 
-Status MindRecordSource::ColumnsOf(const RowView& view, std::vector<Tensor>* out) const {
+Status MindRecordSource::ColumnsOf(const RowView& view, const std::shared_ptr<const void>& owner,
+                                   std::vector<Tensor>* out) const {
   out->clear();
   out->reserve(names_.size());
   for (size_t c = 0; c < names_.size(); ++c) {
     const FieldView& f = view[view_slot_[c]];
     if (f.kind == Value::Kind::kNull) return Status::Corruption("column '" + names_[c] + "' missing from the row");
-    out->push_back(Tensor::FromFieldView(f, view.mapping()));
+    out->push_back(Tensor::FromFieldView(f, owner));
   }
   return Status::OK();
 }
@@ -84,9 +85,21 @@ Status MindRecordSource::Read(const std::vector<uint64_t>& ids, const SourceRowF
   // A row read as a view becomes its column tensors at once (the view's
   // bytes are valid only until the reader's callback returns, or, when
   // mapped, while the mapping lives, which the tensors then hold).
+  // Each view tensor holds its mapping: rather than every row's tensor
+  // counting on the mapping's own reference count (one cache line that all
+  // workers and the consumer would write for every row), this call's
+  // tensors share one holder of it per mapping.
+  const void* held = nullptr;
+  std::shared_ptr<const void> owner;
   auto deliver = [&](size_t k, const RowView& v) -> Status {
+    if (v.mapping().get() != held) {
+      held = v.mapping().get();
+      owner = v.mapping() ? std::shared_ptr<const void>(std::make_shared<std::shared_ptr<const void>>(v.mapping()),
+                                                        v.mapping().get())
+                          : nullptr;
+    }
     std::vector<Tensor> cols;
-    Status st = ColumnsOf(v, &cols);
+    Status st = ColumnsOf(v, owner, &cols);
     if (!st.ok()) return fn(k, st, {}, 0);
     return fn(k, Status::OK(), std::move(cols), v.value_bytes());
   };

@@ -34,7 +34,9 @@ class MindRecordSource : public Source {
 
  private:
   MindRecordSource() = default;
-  Status ColumnsOf(const RowView& view, std::vector<Tensor>* out) const;
+  // Views of a mapped shard hold `owner` (the view's mapping, or an alias
+  // of it: see Read).
+  Status ColumnsOf(const RowView& view, const std::shared_ptr<const void>& owner, std::vector<Tensor>* out) const;
   Status ColumnsOf(const Row& row, std::vector<Tensor>* out) const;
 
   std::unique_ptr<ShardReader> reader_;
