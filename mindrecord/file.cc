@@ -207,13 +207,6 @@ class PosixWritableFile : public WritableFile {
       (void)sync_file_range(fd_, 0, 0, SYNC_FILE_RANGE_WRITE);
       unsynced_ = 0;
     }
-    NoteBackground(bytes);
-#else
-    (void)bytes;
-#endif
-  }
-  void NoteBackground(uint64_t bytes) {
-#ifdef __linux__
     written_ += bytes;
     if (!background_tried_ && written_ >= BackgroundSync::kSyncBytes) {
       // Large files only: small ones never start a thread.

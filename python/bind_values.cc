@@ -68,8 +68,12 @@ py::object ViewArray(int typenum, int nd, const int64_t* dims, const char* data,
   return a;
 }
 
-// Bytes of a value or row prefetched ahead of its copy at most.
-constexpr size_t kPrefetchBytes = 4096;
+// Fetches the lines of `n` bytes at `p` (at most 4 KiB) into the cache ahead
+// of their copy: values of a mapped shard lie at random places.
+void PrefetchValue(const char* p, size_t n) {
+  constexpr size_t kPrefetchBytes = 4096;
+  for (size_t at = 0; at < std::min(n, kPrefetchBytes); at += 64) __builtin_prefetch(p + at);
+}
 
 // numpy's scalar types and numpy.array, looked up once (numpy outlives us).
 const py::object& NumpyAttr(const char* name) {
@@ -188,8 +192,7 @@ void RowChunk::Place(ValueStyle style, bool zero_copy) {
   constexpr size_t kPrefetchCells = 4;
   auto prefetch = [&](size_t i) {
     const Cell& c = cells_[i];
-    if (!c.mapped) return;
-    for (size_t at = 0; at < std::min<size_t>(c.len, kPrefetchBytes); at += 64) __builtin_prefetch(c.ptr + at);
+    if (c.mapped) PrefetchValue(c.ptr, c.len);
   };
   for (size_t i = 0; i < std::min(kPrefetchCells, cells_.size()); ++i) prefetch(i);
   for (size_t i = 0; i < cells_.size(); ++i) {
@@ -301,8 +304,7 @@ namespace {
 void CopyRows(const std::vector<std::string_view>& rows, char* dst) {
   constexpr size_t kAhead = 4;
   auto prefetch = [&](size_t i) {
-    const std::string_view r = rows[i];
-    for (size_t at = 0; at < std::min(r.size(), kPrefetchBytes); at += 64) __builtin_prefetch(r.data() + at);
+    PrefetchValue(rows[i].data(), rows[i].size());
   };
   for (size_t i = 0; i < std::min(kAhead, rows.size()); ++i) prefetch(i);
   for (size_t i = 0; i < rows.size(); ++i) {
