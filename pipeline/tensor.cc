@@ -2,6 +2,7 @@
 #include "pipeline/tensor.h"
 
 #include <pthread.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <array>
@@ -33,6 +34,22 @@ constexpr TypeInfo kTypes[] = {
 constexpr int kMinLog2 = std::countr_zero(kTensorPoolMinBytes);
 constexpr int kClasses = (48 - kMinLog2) * 4;
 constexpr std::align_val_t kAlign{64};
+// Buffers of at least one huge page are aligned to it and advised to the
+// kernel as huge-page memory (transparent huge pages in "madvise" mode, the
+// common default): a fresh batch buffer then costs one page fault per 2 MiB
+// instead of one per 4 KiB. On a virtual machine a fault costs ~13 µs here
+// (a fresh 19 MB batch buffer: ~60 ms of faults).
+constexpr size_t kHugePage = size_t{2} << 20;
+
+std::align_val_t AlignOf(size_t bytes) { return bytes >= kHugePage ? std::align_val_t{kHugePage} : kAlign; }
+
+uint8_t* Allocate(size_t bytes) {
+  auto* p = static_cast<uint8_t*>(::operator new(bytes, AlignOf(bytes)));
+  if (bytes >= kHugePage) madvise(p, bytes & ~(kHugePage - 1), MADV_HUGEPAGE);  // advice: failure is harmless
+  return p;
+}
+
+void Free(uint8_t* p, size_t bytes) { ::operator delete(p, AlignOf(bytes)); }
 
 size_t ClassBytes(int i) {
   const size_t base = size_t{1} << (kMinLog2 + i / 4);
@@ -75,13 +92,13 @@ class BufferPool {
       live_ += ClassBytes(cls);
       peak_live_ = std::max(peak_live_, live_);
     }
-    if (p == nullptr) p = static_cast<uint8_t*>(::operator new(ClassBytes(cls), kAlign));
+    if (p == nullptr) p = Allocate(ClassBytes(cls));
     return std::shared_ptr<uint8_t[]>(p, Release{cls});
   }
 
   void Give(uint8_t* p, int cls) {
     const size_t bytes = ClassBytes(cls);
-    std::vector<uint8_t*> evicted;
+    std::vector<std::pair<uint8_t*, size_t>> evicted;
     {
       std::lock_guard<std::mutex> lock(mu_);
       live_ -= bytes;
@@ -89,7 +106,7 @@ class BufferPool {
       for (int i = kClasses - 1; i >= 0 && bytes <= limit && cached_ + bytes > limit; --i) {
         if (i == cls) continue;
         while (!free_[i].empty() && cached_ + bytes > limit) {
-          evicted.push_back(free_[i].back());
+          evicted.emplace_back(free_[i].back(), ClassBytes(i));
           free_[i].pop_back();
           cached_ -= ClassBytes(i);
         }
@@ -100,8 +117,8 @@ class BufferPool {
         p = nullptr;
       }
     }
-    if (p != nullptr) ::operator delete(p, kAlign);
-    for (int i = 0; i < static_cast<int>(evicted.size()); ++i) ::operator delete(evicted[i], kAlign);
+    if (p != nullptr) Free(p, bytes);
+    for (const auto& [q, n] : evicted) Free(q, n);
   }
 
   TensorPoolStats Stats() {
@@ -110,7 +127,7 @@ class BufferPool {
   }
 
   void SetCapacity(size_t bytes) {
-    std::vector<uint8_t*> evicted;
+    std::vector<std::pair<uint8_t*, size_t>> evicted;
     {
       std::lock_guard<std::mutex> lock(mu_);
       capacity_ = bytes;
@@ -118,13 +135,13 @@ class BufferPool {
       const size_t limit = Limit();
       for (int i = kClasses - 1; i >= 0 && cached_ > limit; --i) {
         while (!free_[i].empty() && cached_ > limit) {
-          evicted.push_back(free_[i].back());
+          evicted.emplace_back(free_[i].back(), ClassBytes(i));
           free_[i].pop_back();
           cached_ -= ClassBytes(i);
         }
       }
     }
-    for (uint8_t* p : evicted) ::operator delete(p, kAlign);
+    for (const auto& [p, n] : evicted) Free(p, n);
   }
 
  private:
