@@ -1,8 +1,11 @@
 #include "readers/verified_pages.h"
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <tuple>
@@ -30,6 +33,89 @@ std::mutex& Mu() { return ForkSafeMutex<VerifiedPagesTag>(); }
 std::set<Key>& Pages() {
   static std::set<Key>* pages = new std::set<Key>();  // never destroyed: safe at exit
   return *pages;
+}
+
+// The pages verified by this process and by every process forked from it
+// or forked alongside it (DataLoader workers, started afresh each epoch, all
+// forked from one parent): a table in shared anonymous memory, mapped when
+// the library loads, so that it exists before any fork. Without it, each
+// worker of each epoch hashed every page it touched again, which with
+// shuffled reads is every page of the dataset. Entries are claimed with a
+// compare-and-swap on `state` and never removed; a full table (or a
+// checksum longer than an entry holds) falls back to the process's own set.
+struct SharedEntry {
+  uint32_t state;  // 0 empty, 1 being written (or its writer died), 2 ready
+  uint32_t checksum_len;
+  uint64_t dev, ino, size, page;
+  int64_t mtime_ns, ctime_ns;
+  char checksum[32];
+};
+constexpr size_t kSharedEntries = size_t{1} << 16;  // 5.5 MiB of address space, touched as used
+constexpr size_t kProbes = 32;
+enum : uint32_t { kEmpty = 0, kWriting = 1, kReady = 2 };
+
+SharedEntry* MapSharedTable() {
+  void* p = ::mmap(nullptr, sizeof(SharedEntry) * kSharedEntries, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                   -1, 0);
+  return p == MAP_FAILED ? nullptr : static_cast<SharedEntry*>(p);
+}
+SharedEntry* const g_shared = MapSharedTable();  // at load: before the process forks
+
+std::atomic_ref<uint32_t> StateOf(SharedEntry& e) { return std::atomic_ref<uint32_t>(e.state); }
+
+uint64_t SlotOf(const FileIdentity& id, uint64_t page, std::string_view checksum) {
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  auto mix = [&h](const void* p, size_t n) {
+    for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<const unsigned char*>(p)[i]) * 1099511628211ULL;
+  };
+  for (uint64_t v : {id.dev, id.ino, id.size, page, static_cast<uint64_t>(id.mtime_ns),
+                     static_cast<uint64_t>(id.ctime_ns)}) {
+    mix(&v, sizeof v);
+  }
+  mix(checksum.data(), checksum.size());
+  return h;
+}
+
+bool Matches(const SharedEntry& e, const FileIdentity& id, uint64_t page, std::string_view checksum) {
+  return e.dev == id.dev && e.ino == id.ino && e.size == id.size && e.page == page && e.mtime_ns == id.mtime_ns &&
+         e.ctime_ns == id.ctime_ns && e.checksum_len == checksum.size() &&
+         std::memcmp(e.checksum, checksum.data(), checksum.size()) == 0;
+}
+
+bool SharedFind(const FileIdentity& id, uint64_t page, std::string_view checksum) {
+  if (g_shared == nullptr || checksum.size() > sizeof(SharedEntry::checksum)) return false;
+  const uint64_t h = SlotOf(id, page, checksum);
+  for (size_t i = 0; i < kProbes; ++i) {
+    SharedEntry& e = g_shared[(h + i) & (kSharedEntries - 1)];
+    const uint32_t state = StateOf(e).load(std::memory_order_acquire);
+    if (state == kEmpty) return false;
+    if (state == kReady && Matches(e, id, page, checksum)) return true;
+  }
+  return false;
+}
+
+// False when the table has no room for it.
+bool SharedInsert(const FileIdentity& id, uint64_t page, std::string_view checksum) {
+  if (g_shared == nullptr || checksum.size() > sizeof(SharedEntry::checksum)) return false;
+  const uint64_t h = SlotOf(id, page, checksum);
+  for (size_t i = 0; i < kProbes; ++i) {
+    SharedEntry& e = g_shared[(h + i) & (kSharedEntries - 1)];
+    uint32_t state = StateOf(e).load(std::memory_order_acquire);
+    if (state == kEmpty && StateOf(e).compare_exchange_strong(state, kWriting, std::memory_order_acq_rel)) {
+      e.dev = id.dev;
+      e.ino = id.ino;
+      e.size = id.size;
+      e.page = page;
+      e.mtime_ns = id.mtime_ns;
+      e.ctime_ns = id.ctime_ns;
+      e.checksum_len = static_cast<uint32_t>(checksum.size());
+      std::memcpy(e.checksum, checksum.data(), checksum.size());
+      StateOf(e).store(kReady, std::memory_order_release);
+      return true;
+    }
+    if (state == kReady && Matches(e, id, page, checksum)) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -61,6 +147,7 @@ bool PathIdentity::operator<(const PathIdentity& o) const {
 
 bool PageVerifiedBefore(const FileIdentity& id, uint64_t page, std::string_view checksum) {
   if (!id.valid) return false;
+  if (SharedFind(id, page, checksum)) return true;
   std::lock_guard<std::mutex> lock(Mu());
   return Pages().count(Key{id, page, std::string(checksum)}) > 0;
 }
@@ -69,6 +156,7 @@ void RememberVerifiedPage(const std::string& path, const FileIdentity& id, uint6
   if (!id.valid) return;
   const FileIdentity now = IdentityOf(path);
   if (!(now == id) || !IdentityQuiet(id)) return;
+  if (SharedInsert(id, page, checksum)) return;
   std::lock_guard<std::mutex> lock(Mu());
   if (Pages().size() >= kMaxPages) Pages().clear();
   Pages().insert(Key{id, page, std::string(checksum)});

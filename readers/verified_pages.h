@@ -1,5 +1,5 @@
-// Pages whose checksum a reader in this process has already verified, so
-// that readers opened later on the same unchanged file (a pipeline opened per
+// Pages whose checksum a reader in this process (or in a process forked
+// from the same one) has already verified, so that readers opened later on the same unchanged file (a pipeline opened per
 // epoch or per benchmark run, a DataLoader worker per epoch) do not hash
 // whole pages again to serve a few rows of each. Without it, reading 1,000
 // random rows of a 2.2 GB dataset hashed (and faulted in) all 2.2 GB on
@@ -41,13 +41,18 @@ struct PathIdentity {
   bool operator<(const PathIdentity& o) const;
 };
 
-// Thread safety: both functions are safe to call from any thread.
+// Thread safety: both functions are safe to call from any thread, and the
+// record is shared with the processes forked from this one (and theirs):
+// DataLoader workers of every epoch reuse what their siblings and earlier
+// workers verified.
 // Whether page `page` of the file `id`, with stored checksum `checksum`, was
-// verified by a reader of this process.
+// verified by a reader of this process or of a process forked from the same
+// one.
 bool PageVerifiedBefore(const FileIdentity& id, uint64_t page, std::string_view checksum);
 // Records a verified page if the file at `path` still has identity `id` and
-// its ctime is at least kQuietSeconds old. At most 1 << 16 pages are
-// remembered (about 6 MiB); past that the record starts over.
+// its ctime is at least kQuietSeconds old. About 1 << 16 pages are shared
+// (5.5 MiB of shared memory, touched as used); past that each process keeps
+// its own record of 1 << 16 more, which then starts over.
 void RememberVerifiedPage(const std::string& path, const FileIdentity& id, uint64_t page, std::string_view checksum);
 
 }  // namespace mindrecord

@@ -117,6 +117,32 @@ TEST(IntegrityTest, PagesVerifiedByAnEarlierReaderAreTrustedOnlyWhileTheFileIsUn
   EXPECT_NE(st.message().find("checksum mismatch"), std::string::npos) << st.message();
 }
 
+// DataLoader workers are forked afresh each epoch: what one verified, the
+// parent and the workers forked after it trust (the record is shared).
+TEST(IntegrityTest, PagesVerifiedInAForkedProcessAreTrustedByTheParent) {
+  TempDir dir;
+  const std::string path = Write(dir.Join("d"), 12)[0];
+  const ShardHeader h = (*ShardReader::Open(path))->header(0);
+  ASSERT_GE(h.pages.size(), 2u);
+  auto remembered = [&](bool want) {
+    const FileIdentity id = IdentityOf(path);
+    for (const auto& pg : h.pages) {
+      const std::string sum = pg.extra.at(kPageChecksumKey).get<std::string>();
+      if (PageVerifiedBefore(id, pg.page_id, sum) != want) return false;
+    }
+    return true;
+  };
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000 * kQuietSeconds + 200));
+  EXPECT_TRUE(remembered(false));
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(ReadAll(path).ok() ? 0 : 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_TRUE(remembered(true));
+}
+
 TEST(IntegrityTest, EveryByteFlipOfEveryPageIsDetectedByReaderAndVerify) {
   TempDir dir;
   const std::string path = Write(dir.Join("d"), 12)[0];
