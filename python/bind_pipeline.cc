@@ -436,23 +436,43 @@ void BindPipeline(py::module_& m) {
   });
   // Benchmark helper: runs the plan to the end with a C++ consumer (no
   // Python objects made); returns (rows, batches, seconds).
-  m.def("drain_pipeline", [](const std::string& plan_json) {
-    Plan plan = ValueOrThrow(Plan::Parse(plan_json));
-    uint64_t rows = 0, batches = 0;
-    double s = 0;
-    {
-      py::gil_scoped_release nogil;
-      const auto t0 = std::chrono::steady_clock::now();
-      auto pipe = ValueOrThrow(Pipeline::Open(plan));
-      Batch b;
-      while (ValueOrThrow(pipe->Next(&b))) {
-        rows += b.size();
-        ++batches;
-      }
-      s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
-    return py::make_tuple(rows, batches, s);
-  });
+  // `copy`: the consumer copies every batch's bytes out (into one reused
+  // buffer), as a consumer that hands them on must; else it only counts rows.
+  m.def(
+      "drain_pipeline",
+      [](const std::string& plan_json, bool copy) {
+        Plan plan = ValueOrThrow(Plan::Parse(plan_json));
+        uint64_t rows = 0, batches = 0;
+        double s = 0;
+        {
+          py::gil_scoped_release nogil;
+          const auto t0 = std::chrono::steady_clock::now();
+          auto pipe = ValueOrThrow(Pipeline::Open(plan));
+          Batch b;
+          std::vector<uint8_t> out;
+          while (ValueOrThrow(pipe->Next(&b))) {
+            rows += b.size();
+            ++batches;
+            if (!copy) continue;
+            size_t at = 0;
+            auto take = [&](const Tensor& t) {
+              if (out.size() < at + t.size_bytes()) out.resize(std::max(out.size() * 2, at + t.size_bytes()));
+              if (t.size_bytes()) std::memcpy(out.data() + at, t.data(), t.size_bytes());
+              at += t.size_bytes();
+            };
+            for (const auto& c : b.columns) {
+              if (c.is_list()) {
+                for (const auto& t : c.list) take(t);
+              } else {
+                take(c.data);
+              }
+            }
+          }
+          s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        }
+        return py::make_tuple(rows, batches, s);
+      },
+      py::arg("plan_json"), py::arg("copy") = false);
   // The plan form of a padded sample: {column: value} for exactly `columns`
   // of the schema, each value checked as the writer checks it.
   m.def("padded_row_json", [](const std::string& schema_json, const std::vector<std::string>& columns,

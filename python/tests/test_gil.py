@@ -42,6 +42,10 @@ def test_pipeline_and_reads_release_the_gil(tmp_path):
     pause, secs, (n, _, _) = longest_pause_during(lambda: _core.drain_pipeline(plan))
     assert n == 40000
     assert secs > 0.05 and pause < 0.5 * secs, (pause, secs)
+    # The benchmarks' copying consumer: every row, every batch, GIL released.
+    pause, secs, (n, batches, _) = longest_pause_during(lambda: _core.drain_pipeline(plan, copy=True))
+    assert (n, batches) == (40000, 625)
+    assert pause < 0.5 * secs, (pause, secs)
     reader = mindrecord.FileReader(path, columns=["id"])
     pause, secs, rows = longest_pause_during(lambda: reader.read(0, 40000))
     assert len(rows) == 40000
