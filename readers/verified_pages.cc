@@ -10,6 +10,7 @@
 #include <set>
 #include <tuple>
 
+#include "mindrecord/checksum.h"
 #include "readers/fork_safe_mutex.h"
 
 namespace mindrecord {
@@ -63,17 +64,14 @@ SharedEntry* const g_shared = MapSharedTable();  // at load: before the process 
 
 std::atomic_ref<uint32_t> StateOf(SharedEntry& e) { return std::atomic_ref<uint32_t>(e.state); }
 
+// Callers have checked that `checksum` fits an entry.
 uint64_t SlotOf(const FileIdentity& id, uint64_t page, std::string_view checksum) {
-  uint64_t h = 1469598103934665603ULL;  // FNV-1a
-  auto mix = [&h](const void* p, size_t n) {
-    for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<const unsigned char*>(p)[i]) * 1099511628211ULL;
-  };
-  for (uint64_t v : {id.dev, id.ino, id.size, page, static_cast<uint64_t>(id.mtime_ns),
-                     static_cast<uint64_t>(id.ctime_ns)}) {
-    mix(&v, sizeof v);
-  }
-  mix(checksum.data(), checksum.size());
-  return h;
+  const uint64_t key[6] = {id.dev, id.ino, id.size, page, static_cast<uint64_t>(id.mtime_ns),
+                           static_cast<uint64_t>(id.ctime_ns)};
+  char bytes[sizeof key + sizeof(SharedEntry::checksum)];
+  std::memcpy(bytes, key, sizeof key);
+  std::memcpy(bytes + sizeof key, checksum.data(), checksum.size());
+  return Xxh3(std::string_view(bytes, sizeof key + checksum.size()));
 }
 
 bool Matches(const SharedEntry& e, const FileIdentity& id, uint64_t page, std::string_view checksum) {
@@ -82,26 +80,18 @@ bool Matches(const SharedEntry& e, const FileIdentity& id, uint64_t page, std::s
          std::memcmp(e.checksum, checksum.data(), checksum.size()) == 0;
 }
 
-bool SharedFind(const FileIdentity& id, uint64_t page, std::string_view checksum) {
-  if (g_shared == nullptr || checksum.size() > sizeof(SharedEntry::checksum)) return false;
-  const uint64_t h = SlotOf(id, page, checksum);
-  for (size_t i = 0; i < kProbes; ++i) {
-    SharedEntry& e = g_shared[(h + i) & (kSharedEntries - 1)];
-    const uint32_t state = StateOf(e).load(std::memory_order_acquire);
-    if (state == kEmpty) return false;
-    if (state == kReady && Matches(e, id, page, checksum)) return true;
-  }
-  return false;
-}
-
-// False when the table has no room for it.
-bool SharedInsert(const FileIdentity& id, uint64_t page, std::string_view checksum) {
+// Whether the table holds the page; with `insert`, adds it when it does not
+// (false then when it has no room for it).
+bool SharedFind(const FileIdentity& id, uint64_t page, std::string_view checksum, bool insert) {
   if (g_shared == nullptr || checksum.size() > sizeof(SharedEntry::checksum)) return false;
   const uint64_t h = SlotOf(id, page, checksum);
   for (size_t i = 0; i < kProbes; ++i) {
     SharedEntry& e = g_shared[(h + i) & (kSharedEntries - 1)];
     uint32_t state = StateOf(e).load(std::memory_order_acquire);
-    if (state == kEmpty && StateOf(e).compare_exchange_strong(state, kWriting, std::memory_order_acq_rel)) {
+    if (state == kReady && Matches(e, id, page, checksum)) return true;
+    if (state != kEmpty) continue;
+    if (!insert) return false;
+    if (StateOf(e).compare_exchange_strong(state, kWriting, std::memory_order_acq_rel)) {
       e.dev = id.dev;
       e.ino = id.ino;
       e.size = id.size;
@@ -113,7 +103,7 @@ bool SharedInsert(const FileIdentity& id, uint64_t page, std::string_view checks
       StateOf(e).store(kReady, std::memory_order_release);
       return true;
     }
-    if (state == kReady && Matches(e, id, page, checksum)) return true;
+    if (state == kReady && Matches(e, id, page, checksum)) return true;  // claimed by another meanwhile
   }
   return false;
 }
@@ -147,7 +137,7 @@ bool PathIdentity::operator<(const PathIdentity& o) const {
 
 bool PageVerifiedBefore(const FileIdentity& id, uint64_t page, std::string_view checksum) {
   if (!id.valid) return false;
-  if (SharedFind(id, page, checksum)) return true;
+  if (SharedFind(id, page, checksum, false)) return true;
   std::lock_guard<std::mutex> lock(Mu());
   return Pages().count(Key{id, page, std::string(checksum)}) > 0;
 }
@@ -156,7 +146,7 @@ void RememberVerifiedPage(const std::string& path, const FileIdentity& id, uint6
   if (!id.valid) return;
   const FileIdentity now = IdentityOf(path);
   if (!(now == id) || !IdentityQuiet(id)) return;
-  if (SharedInsert(id, page, checksum)) return;
+  if (SharedFind(id, page, checksum, true)) return;
   std::lock_guard<std::mutex> lock(Mu());
   if (Pages().size() >= kMaxPages) Pages().clear();
   Pages().insert(Key{id, page, std::string(checksum)});

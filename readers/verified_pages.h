@@ -1,7 +1,8 @@
 // Pages whose checksum a reader in this process (or in a process forked
-// from the same one) has already verified, so that readers opened later on the same unchanged file (a pipeline opened per
-// epoch or per benchmark run, a DataLoader worker per epoch) do not hash
-// whole pages again to serve a few rows of each. Without it, reading 1,000
+// from the same one) has already verified, so that readers opened later on
+// the same unchanged file (a pipeline opened per epoch or per benchmark run,
+// a DataLoader worker per epoch) do not hash whole pages again to serve a few
+// rows of each. Without it, reading 1,000
 // random rows of a 2.2 GB dataset hashed (and faulted in) all 2.2 GB on
 // every open: a fifth of the image pipeline's time.
 //
