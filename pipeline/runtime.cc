@@ -123,6 +123,7 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
   } else {
     slots_.resize(plan_.queue_depth);
   }
+  spent_.reserve(kMaxSpent);
   for (uint32_t i = 0; i < threads; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
   return Status::OK();
 }
@@ -244,8 +245,12 @@ void Runtime::WorkerLoop(uint32_t index) {
       continue;
     }
     Chunk chunk = RunTask(task);
+    std::vector<Batch> spent;  // released after the lock (declared before it)
     std::lock_guard<std::mutex> lock(mu_);
     if (stop_) return;
+    for (Batch& b : spent_) spent.push_back(std::move(b));
+    spent_.clear();
+    spent_bytes_ = 0;
     chunk.ready = true;
     // The estimate follows the largest recent chunks up at once and down
     // slowly, so a run of small batches does not let big ones overshoot.

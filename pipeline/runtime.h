@@ -55,7 +55,8 @@ class Runtime {
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
-  // False at the end of the last epoch.
+  // False at the end of the last epoch. What *out held is released by a
+  // worker thread when one is running (see spent_).
   Result<bool> Next(Batch* out);
   PipelineState state() const;
   PipelineStats stats() const;
@@ -194,6 +195,17 @@ class Runtime {
   // mark; the running estimate of one chunk's bytes (0: none finished yet).
   uint64_t held_bytes_ = 0, max_held_bytes_ = 0, est_chunk_bytes_ = 0;
   uint64_t done_unconsumed_ = 0;  // finished chunks not yet taken
+  // Batches the consumer is done with (what Next's `out` held), released by
+  // the next worker to finish a task rather than on the consumer's thread:
+  // freeing a batch's row tensors costs the consumer ~60 ns a row, all of
+  // it memory other threads allocated. At most kMaxSpent batches holding
+  // kMaxSpentBytes of their own buffers, and a quarter of queue_bytes, wait
+  // here (views of a mapping hold none); past that the consumer releases
+  // them itself.
+  static constexpr size_t kMaxSpent = 8;
+  static constexpr uint64_t kMaxSpentBytes = uint64_t{64} << 20;
+  std::vector<Batch> spent_;
+  uint64_t spent_bytes_ = 0;
   std::vector<std::thread> workers_;
   // Workers that may claim work, and batches prepared ahead at most: the
   // plan's, or what autotune picks (then workers_ holds its CPU budget's

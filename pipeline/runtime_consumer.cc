@@ -9,6 +9,21 @@
 #include "pipeline/runtime.h"
 
 namespace mindrecord {
+namespace {
+
+// Bytes of the buffers a batch's tensors own (views of a mapping own none).
+uint64_t OwnedBytes(const Batch& b) {
+  uint64_t n = 0;
+  for (const BatchColumn& c : b.columns) {
+    if (!c.data.read_only()) n += c.data.size_bytes();
+    for (const Tensor& t : c.list) {
+      if (!t.read_only()) n += t.size_bytes();
+    }
+  }
+  return n;
+}
+
+}  // namespace
 
 using Clock = std::chrono::steady_clock;
 
@@ -176,6 +191,13 @@ Result<bool> Runtime::Next(Batch* out) {
         state_.counts = std::move(r.counts_after);
         state_.rows = rows_out_;
         for (size_t t = 0; t < r.tag_rows.size() && t < tag_rows_.size(); ++t) tag_rows_[t] += r.tag_rows[t];
+        if (!out->columns.empty() && spent_.size() < kMaxSpent && !claims_done_) {
+          const uint64_t owned = OwnedBytes(*out);
+          if (spent_bytes_ + owned <= std::min(kMaxSpentBytes, plan_.queue_bytes / 4)) {
+            spent_bytes_ += owned;
+            spent_.push_back(std::move(*out));
+          }
+        }
         *out = std::move(r.batch);
         if (tuner_) Tune();
         return true;

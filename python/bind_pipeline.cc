@@ -136,6 +136,7 @@ py::dict BatchToPy(Batch&& b, ValueStyle style) {
       d[py::str(c.name)] = TensorToPyScalarList(c.data, rows);
     } else if (const auto* own = c.data.owner_deleter<PyBufferRelease>()) {
       d[py::str(c.name)] = py::reinterpret_borrow<py::object>(own->obj);
+      c.data = Tensor();  // its reference dropped here, under the GIL, not by a worker
     } else {
       d[py::str(c.name)] = TensorToArray(std::move(c.data));
     }
@@ -175,7 +176,9 @@ class PyPipeline {
   // (columns dict, row ids, epoch) or None after the last batch.
   py::object Next() {
     if (!pipe_) throw StatusError(Status::Cancelled("the pipeline is closed"));
-    Batch b;
+    // b_ holds what the last batch left after BatchToPy (its row tensors):
+    // the pipeline hands it to a worker to release.
+    Batch& b = b_;
     Result<bool> more = Status::Internal("unset");
     {
       py::gil_scoped_release nogil;
@@ -208,6 +211,7 @@ class PyPipeline {
     closed_stats_ = pipe_->stats().ToJson().dump();
     py::gil_scoped_release nogil;
     pipe_.reset();
+    b_ = Batch();
   }
 
  private:
@@ -218,6 +222,7 @@ class PyPipeline {
   }
   py::object alloc_;  // outlives pipe_ (members are destroyed in reverse order)
   ValueStyle style_;
+  Batch b_;  // declared before pipe_: released after the pipeline stops
   std::unique_ptr<Pipeline> pipe_;
   std::string closed_state_, closed_stats_;
 };

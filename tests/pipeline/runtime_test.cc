@@ -1,7 +1,9 @@
 // The worker runtime through the Pipeline facade: order, determinism across
 // worker counts, exact resume, batching, bounded queues, statistics, sinks.
 #include <fstream>
+#include <algorithm>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -322,6 +324,62 @@ TEST_F(RuntimeTest, QueueDepthBoundsWorkInFlight) {
   EXPECT_GE(s.max_in_flight, 1u);
   EXPECT_LE(max_ahead, 2u * 8u);  // at most queue_depth batches prepared ahead
   EXPECT_GT(s.workers_blocked_s, 0.0);
+}
+
+// The batch a Next() call overwrites is released by a worker, not on the
+// consumer's thread (a training loop's); the batches it kept stay intact; a
+// batch holding more of its own buffers than the spent cap (a quarter of
+// queue_bytes) is released by the consumer at once.
+TEST_F(RuntimeTest, BatchesTheConsumerIsDoneWithAreReleasedByWorkers) {
+  std::mutex mu;
+  std::vector<std::thread::id> released;  // the thread that freed each batch buffer
+  auto alloc = [&](TensorType type, const std::vector<int64_t>& shape) -> Result<Tensor> {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    auto* buf = new uint8_t[static_cast<size_t>(n) * TensorTypeSize(type)];
+    std::shared_ptr<void> owner(buf, [&](void* q) {
+      delete[] static_cast<uint8_t*>(q);
+      std::lock_guard<std::mutex> lock(mu);
+      released.push_back(std::this_thread::get_id());
+    });
+    return Tensor::Wrap(type, shape, std::move(owner), buf);
+  };
+  auto run = [&](uint64_t queue_bytes, size_t* on_consumer) {
+    released.clear();
+    Plan p = BasePlan();
+    p.columns = {"id"};
+    p.num_workers = 2;
+    p.queue_depth = 4;
+    p.queue_bytes = queue_bytes;
+    auto r = Pipeline::Open(p, nullptr, alloc);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    auto pipe = std::move(r).value();
+    Batch b, first;
+    uint64_t rows = 0, batches = 0;
+    while (pipe->Next(&b).value()) {
+      if (batches++ == 0) first = b;  // shares the buffer: kept alive by the consumer
+      rows += b.size();
+    }
+    EXPECT_EQ(rows, 600u);
+    const auto* ids = first.column("id");
+    ASSERT_NE(ids, nullptr);
+    for (size_t i = 0; i < first.size(); ++i) {
+      EXPECT_EQ(reinterpret_cast<const int64_t*>(ids->data.data())[i], static_cast<int64_t>(first.row_ids[i]));
+    }
+    b = Batch();
+    first = Batch();
+    pipe.reset();
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(released.size(), batches);
+    *on_consumer = static_cast<size_t>(std::count(released.begin(), released.end(), std::this_thread::get_id()));
+  };
+  size_t on_consumer = 0;
+  run(Plan().queue_bytes, &on_consumer);
+  // 38 batches: all but the last few (handed out once every task was
+  // claimed, or kept by the test) are released by workers.
+  EXPECT_LE(on_consumer, 10u) << released.size() << " batches";
+  run(400, &on_consumer);  // a batch's 16 ids (128 bytes) are over a quarter of 400 bytes
+  EXPECT_EQ(on_consumer, released.size());
 }
 
 // Resident memory stays flat over many epochs (nothing accumulates per epoch).
