@@ -9,7 +9,8 @@ the seed of every MindDataset built without one (its shuffles and random
 ops; also random.seed and numpy.random.seed, as MindSpore does);
 set_num_parallel_workers(n) its default num_parallel_workers;
 set_prefetch_size(n) its batches prepared ahead (the pipeline's queue_depth;
-MindSpore counts rows per connector, we count batches).
+16 by default, as in MindSpore, which counts rows per connector where we
+count batches; the pipeline's queue_bytes caps what they hold).
 
 As in MindSpore the settings are process-wide. FileWriter.commit() applies
 them to every file it wrote (shards and .db indexes): with a hash mode, the
@@ -94,9 +95,12 @@ def set_prefetch_size(size: int) -> None:
     _defaults["prefetch_size"] = _int_in("size", size, 1, 1024)
 
 
-def get_prefetch_size():
-    """set_prefetch_size's value, or None (the default: max(2, workers))."""
-    return _defaults["prefetch_size"]
+DEFAULT_PREFETCH_SIZE = 16  # MindSpore's default
+
+
+def get_prefetch_size() -> int:
+    """set_prefetch_size's value, or MindSpore's default, 16."""
+    return _defaults["prefetch_size"] or DEFAULT_PREFETCH_SIZE
 
 
 def set_multiprocessing_start_method(start_method: str = "fork") -> None:

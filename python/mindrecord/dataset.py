@@ -242,7 +242,7 @@ class MindDataset:
             "ops": {},
             "batch": {"batch_size": 1, "drop_remainder": False},
             "num_workers": num_parallel_workers,
-            "queue_depth": _config.get_prefetch_size() or max(2, num_parallel_workers),
+            "queue_depth": _config.get_prefetch_size(),
             "seed": seed,
             "io_mode": io_mode,
         }

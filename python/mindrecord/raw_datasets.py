@@ -70,7 +70,7 @@ class _RawDataset(MindDataset):
             spec = {"type": "shuffle", "mode": mode, "num_samples": samples}
         leaf = dict(leaf, sampler=spec)
         self._plan = {"tree": leaf, "num_workers": num_parallel_workers,
-                      "queue_depth": _config.get_prefetch_size() or max(2, num_parallel_workers), "seed": seed}
+                      "queue_depth": _config.get_prefetch_size(), "seed": seed}
         self._batched = False
         self._repeat_after = 1
         self._repeat_count = 1

@@ -263,9 +263,9 @@ def test_config_setters_take_effect(files):
             config.set_seed("1")
     finally:
         config._defaults.update(seed=None, num_parallel_workers=None, prefetch_size=None)
-    # Unset again: a dataset draws its own seed and sizes its queue from its workers.
+    # Unset again: a dataset draws its own seed; its queue is MindSpore's default prefetch size.
     d = MindDataset(files["a"])
-    assert d._plan["queue_depth"] == max(2, d._plan["num_workers"])
+    assert config.get_prefetch_size() == 16 and d._plan["queue_depth"] == 16
 
 
 def test_multi_column_vision_ops_in_maps(tmp_path):
