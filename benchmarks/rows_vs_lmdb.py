@@ -25,6 +25,7 @@ LMDB baseline measured in the same run:
                  value_style="mindspore"); FileReader with do_copy=False
 
 usage: PYTHONPATH=build/python python3 benchmarks/rows_vs_lmdb.py [--rows 200000] [--size 1024] [--runs 5]
+       [--only TEXT ...]   (only the cases whose name contains TEXT)
 Needs python3-lmdb (Debian). The machine's load is printed before and after.
 """
 import argparse
@@ -65,6 +66,8 @@ def main():
     ap.add_argument("--size", type=int, default=1024, help="bytes per row (each row's size varies by +-64)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--work", default=None)
+    ap.add_argument("--only", action="append", default=[], metavar="TEXT",
+                    help="run only the cases whose name contains TEXT (repeatable), e.g. --only 'batch(256)'")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="rows_vs_lmdb_", dir=args.work)
     try:
@@ -185,6 +188,10 @@ def run(args, work):
              ("FileReader do_copy=False, row order", fr_rows_nocopy)]
     if MindRecordDataset is not None:
         cases.append(("torch MindRecordDataset rows, shuffled", torch_rows))
+    if args.only:
+        cases = [(name, fn) for name, fn in cases if any(t in name for t in args.only)]
+        if not cases:
+            raise SystemExit("--only %s: no case matches" % args.only)
     results = timed_rounds(cases, args.runs, args.rows)
     for name, _ in cases:
         print("%-42s %12.0f rows/s" % (name, results[name]))
@@ -198,7 +205,7 @@ def run(args, work):
                        ("FileReader.get_next, row order", "lmdb txn.get, key order"),
                        ("FileReader do_copy=False, row order", "lmdb txn.get, key order"),
                        ("torch MindRecordDataset rows, shuffled", "lmdb txn.get, shuffled")):
-        if ours not in results:
+        if ours not in results or base not in results:
             continue
         print("%-42s / %-32s = %5.2fx" % (ours, base, results[ours] / results[base]))
     print("\nload after: %s" % (os.getloadavg(),))
