@@ -155,6 +155,14 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--keep")) keep = true;
     else if (!std::strcmp(argv[i], "--write-mode") && i + 1 < argc) write_mode = argv[++i];
+    else {
+      const bool help = !std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h");
+      if (!help) std::fprintf(stderr, "convert_bench: unknown or incomplete argument '%s'\n", argv[i]);
+      std::fprintf(help ? stdout : stderr,
+                   "usage: convert_bench [--images N] [--dir DIR] [--runs N] [--keep] "
+                   "[--write-mode auto|buffered|both]\n");
+      return help ? 0 : 1;
+    }
   }
   std::vector<bool> modes;  // direct_writes
   if (write_mode == "auto" || write_mode == "both") modes.push_back(true);
