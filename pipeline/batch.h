@@ -79,7 +79,8 @@ struct RowTensors {
 // `type` and `shape` whose bytes the batcher then fills (e.g. one over a
 // consumer's shared memory, made with Tensor::Wrap). Called from pipeline
 // worker threads and from the thread calling Pipeline::Next, so it must be
-// thread-safe.
+// thread-safe; so must the tensors' owners, which a worker may release (see
+// Pipeline::Next).
 using BatchAllocator = std::function<Result<Tensor>(TensorType type, const std::vector<int64_t>& shape)>;
 
 // Builds one batch from `rows` (any count >= 1). Copies each fixed-shape

@@ -51,7 +51,9 @@ class Pipeline {
   // own their buffers (no copy is made to hand them out). With the CUDA sink,
   // contiguous columns also carry `device_data`, valid until Next() has been
   // called sink.buffers - 1 more times and never past the pipeline's end;
-  // without an `alloc` their host bytes are then in pinned memory.
+  // without an `alloc` their host bytes are then in pinned memory. What *out
+  // held before the call is released by a worker thread while workers run
+  // (the caller's thread does not pay for freeing it), else by the caller.
   Result<bool> Next(Batch* out);
   // Where the next batch starts: restore it into Open() to continue.
   PipelineState state() const;
