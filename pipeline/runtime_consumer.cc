@@ -177,6 +177,8 @@ Status Runtime::Absorb(Chunk&& c) {
 
 Result<bool> Runtime::Next(Batch* out) {
   if (!error_.ok()) return error_;
+  // Counted before taking the lock: *out is the caller's alone.
+  const uint64_t out_owned = out->columns.empty() ? 0 : OwnedBytes(*out);
   for (;;) {
     Chunk chunk;
     {
@@ -191,12 +193,10 @@ Result<bool> Runtime::Next(Batch* out) {
         state_.counts = std::move(r.counts_after);
         state_.rows = rows_out_;
         for (size_t t = 0; t < r.tag_rows.size() && t < tag_rows_.size(); ++t) tag_rows_[t] += r.tag_rows[t];
-        if (!out->columns.empty() && spent_.size() < kMaxSpent && !claims_done_) {
-          const uint64_t owned = OwnedBytes(*out);
-          if (spent_bytes_ + owned <= std::min(kMaxSpentBytes, plan_.queue_bytes / 4)) {
-            spent_bytes_ += owned;
-            spent_.push_back(std::move(*out));
-          }
+        if (!out->columns.empty() && spent_.size() < kMaxSpent && !claims_done_ &&
+            spent_bytes_ + out_owned <= std::min(kMaxSpentBytes, plan_.queue_bytes / 4)) {
+          spent_bytes_ += out_owned;
+          spent_.push_back(std::move(*out));
         }
         *out = std::move(r.batch);
         if (tuner_) Tune();
