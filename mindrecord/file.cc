@@ -38,6 +38,11 @@ class PosixReadFile : public RandomAccessFile {
     if (map_) munmap(const_cast<char*>(map_), size_);
     if (fd_ >= 0) close(fd_);
   }
+  void AdviseHugePages() const override {
+#ifdef MADV_HUGEPAGE
+    if (map_) (void)madvise(const_cast<char*>(map_), size_, MADV_HUGEPAGE);
+#endif
+  }
   Status ReadAt(uint64_t offset, size_t n, char* out) const override {
     if (offset > size_ || n > size_ - offset) {
       return Status::Corruption(path_ + ": read of " + std::to_string(n) + " bytes at offset " +

@@ -23,6 +23,12 @@ class RandomAccessFile {
   virtual Status ReadAt(uint64_t offset, size_t n, char* out) const = 0;
   // Zero-copy view when the file is mapped; nullptr otherwise.
   virtual const char* MappedData() const { return nullptr; }
+  // Asks the kernel to back the mapping with 2 MiB pages where it can (Linux
+  // MADV_HUGEPAGE): pages read in through it afterwards come into the page
+  // cache as 2 MiB folios (with 2 MiB read-ahead), which later mappings of
+  // the file map with one fault and one TLB entry per 2 MiB. Pages already
+  // cached keep their size. Advice only: no-op when unmapped or refused.
+  virtual void AdviseHugePages() const {}
   virtual uint64_t size() const = 0;
   virtual const std::string& path() const = 0;
 };

@@ -61,6 +61,9 @@ struct ReaderOptions {
   // next one needs first) while pushing everything else out; one that fits is
   // served from memory after the first epoch, which direct reads never are
   // (random single rows read directly are ~10x slower than cached pread).
+  // Also the figure mapped shards are compared with (kMmap, or kAuto choosing
+  // it): a dataset that fits is mapped as huge-page memory
+  // (RandomAccessFile::AdviseHugePages), one that does not keeps 4 KiB pages.
   uint64_t auto_direct_above = 0;
   // kAuto: the mode for a dataset that fits (kPread or kMmap).
   IoMode auto_cached_mode = IoMode::kPread;
