@@ -14,7 +14,8 @@
 
 namespace mindrecord {
 
-// Thread safety: ReadAt may be called from any number of threads at once.
+// Thread safety: ReadAt and AdviseHugePages may be called from any number of
+// threads at once.
 class RandomAccessFile {
  public:
   virtual ~RandomAccessFile() = default;
