@@ -14,6 +14,7 @@
 
 #include "readers/mapping_cache.h"
 #include "readers/shard_reader.h"
+#include "tests/util/smaps.h"
 #include "tests/util/test_rows.h"
 #include "tests/util/test_util.h"
 #include "writers/shard_writer.h"
@@ -28,25 +29,9 @@ constexpr int kRows = 96;
 // FilePmdMapped (kB) of this process's mappings of `path`, from
 // /proc/self/smaps; -1 when none maps it.
 long PmdMappedKb(const std::string& path) {
-  std::ifstream smaps("/proc/self/smaps");
-  std::string line;
-  bool in = false;
-  long total = -1;
-  while (std::getline(smaps, line)) {
-    // A mapping's first line: "start-end perms offset dev inode [path]".
-    const bool header = line.find('-') != std::string::npos && line.find(':') > line.find(' ');
-    if (header) {
-      in = line.size() >= path.size() && line.compare(line.size() - path.size(), path.size(), path) == 0;
-      continue;
-    }
-    if (in && line.rfind("FilePmdMapped:", 0) == 0) {
-      std::istringstream v(line.substr(14));
-      long kb = 0;
-      v >> kb;
-      total = (total < 0 ? 0 : total) + kb;
-    }
-  }
-  return total;
+  return testing::SmapsValue("FilePmdMapped", [&](uintptr_t, uintptr_t, const std::string& line) {
+    return line.size() >= path.size() && line.compare(line.size() - path.size(), path.size(), path) == 0;
+  });
 }
 
 // Drops the file's pages from the page cache (they are clean and unmapped).

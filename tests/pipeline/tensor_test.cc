@@ -1,4 +1,5 @@
 #include "pipeline/tensor.h"
+#include "tests/util/smaps.h"
 
 #include <gtest/gtest.h>
 
@@ -217,20 +218,9 @@ TEST_F(TensorPoolTest, AutoLimitKeepsWhatTheWorkloadHadInUseAtOnce) {
 
 // The THPeligible line of the /proc/self/smaps entry holding `p`, or -1.
 int ThpEligible(const void* p) {
-  std::ifstream smaps("/proc/self/smaps");
   const auto at = reinterpret_cast<uintptr_t>(p);
-  bool inside = false;
-  for (std::string line; std::getline(smaps, line);) {
-    uintptr_t lo = 0, hi = 0;
-    char dash = 0;
-    std::istringstream range(line);
-    if (line.find(':') > line.find(' ') && (range >> std::hex >> lo >> dash >> hi) && dash == '-') {
-      inside = lo <= at && at < hi;
-    } else if (inside && line.rfind("THPeligible:", 0) == 0) {
-      return std::stoi(line.substr(12));
-    }
-  }
-  return -1;
+  return static_cast<int>(
+      testing::SmapsValue("THPeligible", [&](uintptr_t lo, uintptr_t hi, const std::string&) { return lo <= at && at < hi; }));
 }
 
 // Batch-sized buffers are huge-page aligned and advised as huge-page memory:
