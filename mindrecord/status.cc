@@ -24,7 +24,15 @@ std::string Status::ToString() const {
 
 Status Status::WithContext(const std::string& prefix) const {
   if (ok()) return *this;
-  return Status(code_, prefix + ": " + message_);
+  Status s(code_, prefix + ": " + message_);
+  s.detail_ = detail_;
+  return s;
+}
+
+Status Status::WithDetail(std::shared_ptr<const StatusDetail> detail) const {
+  Status s = *this;
+  s.detail_ = std::move(detail);
+  return s;
 }
 
 }  // namespace mindrecord

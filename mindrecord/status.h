@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cassert>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,6 +24,15 @@ enum class StatusCode : int {
 };
 
 const char* StatusCodeName(StatusCode code);
+
+// What an error carries besides its message for the edge that reports it
+// (the Python binding keeps the exception a callable raised, to chain it).
+// Immutable once made; released with the last Status that holds it, on
+// whichever thread that is.
+class StatusDetail {
+ public:
+  virtual ~StatusDetail() = default;
+};
 
 // Thread safety: a Status is a value; distinct objects may be used concurrently.
 class [[nodiscard]] Status {
@@ -45,12 +55,17 @@ class [[nodiscard]] Status {
   const std::string& message() const { return message_; }
   // "Corruption: <message>"
   std::string ToString() const;
-  // Returns a copy with `prefix + ": "` put before the message.
+  // Returns a copy with `prefix + ": "` put before the message (the detail kept).
   Status WithContext(const std::string& prefix) const;
+  // Returns a copy that carries `detail`.
+  Status WithDetail(std::shared_ptr<const StatusDetail> detail) const;
+  // The detail this error carries, or null.
+  const StatusDetail* detail() const { return detail_.get(); }
 
  private:
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
+  std::shared_ptr<const StatusDetail> detail_;
 };
 
 // A value or the Status that explains why there is none.

@@ -56,7 +56,7 @@ class PyBatchMap : public BatchMap {
       }
       return result;
     } catch (py::error_already_set& e) {
-      return StashCallableError(who, e);
+      return CallableError(who, e);
     } catch (const std::exception& e) {
       return Status::InvalidArgument(who + ": " + e.what());
     }

@@ -184,7 +184,8 @@ class PyPipeline {
       py::gil_scoped_release nogil;
       more = pipe_->Next(&b);
     }
-    if (!more.ok()) RaiseWithStashedCause(more.status());
+    ReleaseQueuedExceptions();
+    if (!more.ok()) throw StatusError(more.status());
     if (!*more) return py::none();
     py::array_t<uint64_t> ids(static_cast<ssize_t>(b.row_ids.size()));
     std::copy(b.row_ids.begin(), b.row_ids.end(), ids.mutable_data());

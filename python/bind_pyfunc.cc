@@ -9,10 +9,12 @@
 // uint8; string columns as a 0-d str array) and returns a numpy array (or
 // anything numpy.asarray takes), bytes or str. An exception it raises fails
 // the row with a message naming the callable, the column and the row; the
-// pipeline's consumer re-raises it as RuntimeError chained to the original.
+// error carries the exception (PyExceptionDetail), and the consumer's
+// exception is chained to it.
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
+#include <vector>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -46,18 +48,17 @@ std::map<PyObject*, uint64_t>& TableIds() {
   return *t;
 }
 
-// Exceptions raised by callables, kept for the consumer to chain. Guarded by
-// the GIL. Bounded: rows skipped by the error policy never claim theirs.
-struct StashedError {
-  uint64_t id;
-  py::object exc;
-};
-constexpr size_t kMaxStashed = 8;
-std::deque<StashedError>& Stash() {
-  static auto* s = new std::deque<StashedError>();
-  return *s;
+// References to exceptions whose last Status died on a thread without the
+// GIL, released by the next thread that holds it.
+std::mutex& ReleaseMutex() {
+  static std::mutex mu;
+  return mu;
 }
-uint64_t g_next_error = 1;  // guarded by the GIL
+std::vector<PyObject*>& ToRelease() {
+  static auto* v = new std::vector<PyObject*>();
+  return *v;
+}
+std::atomic<bool> g_to_release{false};
 
 std::string ExceptionText(const py::error_already_set& e) {
   std::string type = "Exception";
@@ -118,13 +119,36 @@ py::object TensorToPyArg(Tensor t) {
   return TensorToArray(std::move(t));  // bytes: 1-D uint8
 }
 
-Status StashCallableError(const std::string& who, const py::error_already_set& e) {
-  const uint64_t id = g_next_error++;
-  const std::string text = ExceptionText(e);
-  auto& stash = Stash();
-  if (stash.size() >= kMaxStashed) stash.pop_front();
-  stash.push_back({id, e.value()});
-  return Status::InvalidArgument(who + " raised " + text + " (exception #" + std::to_string(id) + ")");
+PyExceptionDetail::PyExceptionDetail(py::object exc) : exc_(exc.release().ptr()) {}
+
+PyExceptionDetail::~PyExceptionDetail() {
+  if (!Py_IsInitialized() || _Py_IsFinalizing()) return;  // the interpreter is going: nothing to release
+  if (PyGILState_Check()) {
+    Py_DECREF(exc_);
+    return;
+  }
+  // Taking the GIL here could deadlock: this thread may hold a lock that the
+  // thread holding the GIL waits for.
+  std::lock_guard<std::mutex> lock(ReleaseMutex());
+  ToRelease().push_back(exc_);
+  g_to_release.store(true, std::memory_order_release);
+}
+
+void ReleaseQueuedExceptions() {
+  if (!g_to_release.load(std::memory_order_acquire)) return;
+  std::vector<PyObject*> objs;
+  {
+    std::lock_guard<std::mutex> lock(ReleaseMutex());
+    objs.swap(ToRelease());
+    g_to_release.store(false, std::memory_order_relaxed);
+  }
+  for (PyObject* o : objs) Py_DECREF(o);
+}
+
+Status CallableError(const std::string& who, const py::error_already_set& e) {
+  ReleaseQueuedExceptions();
+  return Status::InvalidArgument(who + " raised " + ExceptionText(e))
+      .WithDetail(std::make_shared<PyExceptionDetail>(e.value()));
 }
 
 py::object RegisteredCallable(uint64_t ref, std::string* name) {
@@ -182,7 +206,7 @@ class PyFuncOp : public TensorOp {
       }
       return result;
     } catch (py::error_already_set& e) {
-      return StashCallableError(who, e);
+      return CallableError(who, e);
     } catch (const std::exception& e) {
       return Status::InvalidArgument(who + ": " + e.what());
     }
@@ -198,7 +222,7 @@ class PyFuncOp : public TensorOp {
       if (py::isinstance<py::tuple>(out) && py::len(out) == 1) return PyToTensor(out.cast<py::tuple>()[0], who);
       return PyToTensor(out, who);
     } catch (py::error_already_set& e) {
-      return StashCallableError(who, e);
+      return CallableError(who, e);
     } catch (const std::exception& e) {
       return Status::InvalidArgument(who + ": " + e.what());
     }
@@ -241,32 +265,13 @@ Result<std::unique_ptr<TensorOp>> MakePyFunc(const nlohmann::json& spec) {
 
 }  // namespace
 
-void RaiseWithStashedCause(const Status& st) {
-  const std::string& msg = st.message();
-  const auto at = msg.rfind("(exception #");
-  if (at != std::string::npos) {
-    const uint64_t id = std::strtoull(msg.c_str() + at + 12, nullptr, 10);
-    auto& stash = Stash();
-    for (auto it = stash.begin(); it != stash.end(); ++it) {
-      if (it->id != id) continue;
-      py::object cause = std::move(it->exc);
-      stash.erase(it);
-      py::object err = py::reinterpret_borrow<py::object>(PyExc_RuntimeError)(st.message());
-      PyException_SetCause(err.ptr(), cause.release().ptr());
-      PyErr_SetObject(PyExc_RuntimeError, err.ptr());
-      throw py::error_already_set();
-    }
-  }
-  throw StatusError(st);
-}
-
 void BindPyFunc(py::module_& m) {
   // pybind11 caches numpy's C API in a function-local static whose first use
   // imports numpy: do it now, under the GIL on the importing thread, not on
   // workers (one would wait for the static's guard holding the GIL while the
   // other waits for the GIL inside the import).
   py::detail::npy_api::get();
-  Stash();
+  ToRelease();
   Table();
   TableIds();
   RegisterOp("PyFunc", MakePyFunc);

@@ -63,7 +63,16 @@ void RegisterErrors(py::module_& m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const StatusError& e) {
-      PyErr_SetString(ExceptionFor(e.status().code()), e.status().message().c_str());
+      PyObject* type = ExceptionFor(e.status().code());
+      const auto* raised = dynamic_cast<const PyExceptionDetail*>(e.status().detail());
+      if (raised == nullptr) {
+        PyErr_SetString(type, e.status().message().c_str());
+        return;
+      }
+      // A Python callable's exception: chained as the cause (`raise ... from`).
+      py::object err = py::reinterpret_borrow<py::object>(type)(e.status().message());
+      PyException_SetCause(err.ptr(), py::reinterpret_borrow<py::object>(raised->exception()).release().ptr());
+      PyErr_SetObject(type, err.ptr());
     }
   });
 }

@@ -74,12 +74,30 @@ Result<Tensor> PyToTensor(py::handle obj, const std::string& who);
 // A tensor as a callable's argument (numeric: an array over its buffer;
 // bytes: 1-D uint8; strings: a 0-d str array).
 py::object TensorToPyArg(Tensor t);
-// The error for an exception a callable raised: InvalidArgument naming `who`,
-// with the exception kept so that RaiseWithStashedCause chains it.
-Status StashCallableError(const std::string& who, const py::error_already_set& e);
+// The error for an exception a callable raised: InvalidArgument naming `who`
+// and carrying the exception (PyExceptionDetail), so that the exception the
+// translator raises for it is chained to the original.
+Status CallableError(const std::string& who, const py::error_already_set& e);
 
-// Raises the exception for a failed pipeline Status: RuntimeError chained to
-// the original when a Python callable raised it, else as the translator does.
-[[noreturn]] void RaiseWithStashedCause(const Status& st);
+// A Python exception carried by a Status. Made with the GIL held; released
+// where the last Status holding it dies: at once on a thread holding the
+// GIL, else queued for ReleaseQueuedExceptions (taking the GIL there could
+// deadlock against a lock that thread holds). Thread safety: immutable; may
+// be destroyed on any thread.
+class PyExceptionDetail : public StatusDetail {
+ public:
+  explicit PyExceptionDetail(py::object exc);
+  ~PyExceptionDetail() override;
+  PyExceptionDetail(const PyExceptionDetail&) = delete;
+  PyExceptionDetail& operator=(const PyExceptionDetail&) = delete;
+  // Borrowed.
+  PyObject* exception() const { return exc_; }
+
+ private:
+  PyObject* exc_;
+};
+// Releases the exceptions queued by details that died without the GIL. The
+// GIL must be held.
+void ReleaseQueuedExceptions();
 
 }  // namespace mindrecord::py_binding

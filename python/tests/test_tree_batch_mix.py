@@ -1,6 +1,8 @@
 """Batch maps (per_batch_map with BatchInfo, pad_info), weighted mixing
 (mindrecord.mix), DSCallback and the torch adapter over combined datasets,
 written as MindSpore code with only the import changed."""
+import time
+
 import numpy as np
 import pytest
 
@@ -68,6 +70,38 @@ def test_per_batch_map_gets_lists_and_batchinfo(files):
     assert isinstance(e.value.__cause__, ZeroDivisionError)
     with pytest.raises(ValueError, match="go with a per_batch_map"):
         ds_of(files["a"]).batch(2, input_columns=["id"])
+
+
+@pytest.mark.parametrize("where", ["per_batch_map", "map"])
+def test_the_error_keeps_its_cause_however_many_callables_raised_after_it(files, where):
+    # Workers run ahead of the consumer: by the time it reads the first
+    # batch's error, later batches' callables have raised too. The error it
+    # raises is chained to the first batch's exception, not to a later one.
+    calls = []
+
+    def raise_per_batch(ids, info):
+        calls.append(info.get_batch_num())
+        raise KeyError("batch %d" % info.get_batch_num())
+
+    def raise_per_row(i):
+        calls.append(int(i))
+        raise KeyError("row %d" % int(i))
+
+    ds = ds_of(files["a"])
+    if where == "map":
+        ds = ds.map(raise_per_row, input_columns="id", num_parallel_workers=2).batch(1)
+    else:
+        ds = ds.batch(1, input_columns=["id"], per_batch_map=raise_per_batch, num_parallel_workers=2)
+    it = ds.create_dict_iterator(num_epochs=1, output_numpy=True)
+    deadline = time.monotonic() + 10
+    while len(calls) < 12 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(calls) >= 12  # the case under test: many raised before the consumer looks
+    with pytest.raises(RuntimeError, match="KeyError") as e:
+        next(it)
+    assert isinstance(e.value.__cause__, KeyError)
+    assert e.value.__cause__.args == ("batch 0" if where == "per_batch_map" else "row 0",)
+
 
 
 def test_pad_info_pads_to_a_shape(files):
