@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -44,25 +45,23 @@ void DropCached(const std::string& path) {
   ::close(fd);
 }
 
-// Whether this kernel and file system map a file's pages as 2 MiB pages
-// after 8 MiB were written in whole 2 MiB-aligned calls (large folios in the
-// file system's write path, e.g. ext4 since 6.16) or, with `drop`, dropped
-// from the page cache and read back in through a mapping advised
-// MADV_HUGEPAGE (transparent huge pages not "never", large folios in its read
-// path, e.g. ext4 since 6.16, XFS): a probe file in `dir`.
-bool FileHugePagesWork(const TempDir& dir, bool drop) {
+// Whether this kernel and file system bring a file's pages in as 2 MiB
+// folios through a mapping advised MADV_HUGEPAGE (Linux with transparent huge
+// pages not "never", and large folios in the file system's page cache, e.g.
+// ext4 since 6.16, XFS): a probe file in `dir`.
+bool FileHugePagesWork(const TempDir& dir) {
 #ifdef MADV_HUGEPAGE
-  const std::string probe = dir.Join(drop ? "probe_read.bin" : "probe_written.bin");
-  constexpr size_t kBytes = size_t{8} << 20, kChunk = size_t{2} << 20;
-  const int fd = ::open(probe.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return false;
-  const std::string chunk(kChunk, 'x');
-  bool written = true;
-  for (size_t at = 0; at < kBytes && written; at += kChunk) {
-    written = ::pwrite(fd, chunk.data(), kChunk, static_cast<off_t>(at)) == static_cast<ssize_t>(kChunk);
+  const std::string probe = dir.Join("probe.bin");
+  constexpr size_t kBytes = size_t{8} << 20;
+  {
+    std::ofstream out(probe, std::ios::binary);
+    const std::string chunk(1 << 20, 'x');
+    for (size_t i = 0; i < kBytes; i += chunk.size()) out << chunk;
   }
-  if (written && drop) DropCached(probe);
-  void* p = written ? ::mmap(nullptr, kBytes, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+  DropCached(probe);
+  const int fd = ::open(probe.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  void* p = ::mmap(nullptr, kBytes, PROT_READ, MAP_SHARED, fd, 0);
   ::close(fd);
   if (p == MAP_FAILED) return false;
   (void)::madvise(p, kBytes, MADV_HUGEPAGE);
@@ -73,7 +72,37 @@ bool FileHugePagesWork(const TempDir& dir, bool drop) {
   return kb > 0;
 #else
   (void)dir;
-  (void)drop;
+  return false;
+#endif
+}
+
+// Whether a file written in whole 2 MiB-aligned write calls is mapped as
+// 2 MiB pages without being read back in (large folios in the file system's
+// write path, e.g. ext4 since 6.16): a probe file in `dir`.
+bool WrittenHugePagesWork(const TempDir& dir) {
+#ifdef MADV_HUGEPAGE
+  const std::string probe = dir.Join("probe_written.bin");
+  constexpr size_t kBytes = size_t{8} << 20, kChunk = size_t{2} << 20;
+  const int fd = ::open(probe.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  const std::string chunk(kChunk, 'x');
+  for (size_t at = 0; at < kBytes; at += kChunk) {
+    if (::pwrite(fd, chunk.data(), kChunk, static_cast<off_t>(at)) != static_cast<ssize_t>(kChunk)) {
+      ::close(fd);
+      return false;
+    }
+  }
+  void* p = ::mmap(nullptr, kBytes, PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) return false;
+  (void)::madvise(p, kBytes, MADV_HUGEPAGE);
+  volatile char sum = 0;
+  for (size_t i = 0; i < kBytes; i += 4096) sum = sum + static_cast<const char*>(p)[i];
+  const long kb = PmdMappedKb(probe);
+  ::munmap(p, kBytes);
+  return kb > 0;
+#else
+  (void)dir;
   return false;
 #endif
 }
@@ -123,7 +152,7 @@ std::unique_ptr<ShardReader> WriteAndRead(const TempDir& dir, uint64_t memory, b
 
 TEST(HugePageMappingTest, MappedShardIsReadInAsTwoMiBPages) {
   TempDir dir;
-  if (!FileHugePagesWork(dir, /*drop=*/true)) GTEST_SKIP() << "file pages are not mapped as 2 MiB pages here";
+  if (!FileHugePagesWork(dir)) GTEST_SKIP() << "file pages are not mapped as 2 MiB pages here";
   std::string path;
   auto reader = WriteAndRead(dir, 0, /*drop=*/true, &path);
   EXPECT_GE(PmdMappedKb(path), 2048) << "the shard's pages came in as small pages";
@@ -131,7 +160,7 @@ TEST(HugePageMappingTest, MappedShardIsReadInAsTwoMiBPages) {
 
 TEST(HugePageMappingTest, ADatasetLargerThanMemoryIsNotAdvised) {
   TempDir dir;
-  if (!FileHugePagesWork(dir, /*drop=*/true)) GTEST_SKIP() << "file pages are not mapped as 2 MiB pages here";
+  if (!FileHugePagesWork(dir)) GTEST_SKIP() << "file pages are not mapped as 2 MiB pages here";
   std::string path;
   auto reader = WriteAndRead(dir, 1 << 20, /*drop=*/true, &path);
   EXPECT_EQ(PmdMappedKb(path), 0) << "a dataset larger than memory read in 2 MiB pieces";
@@ -139,7 +168,7 @@ TEST(HugePageMappingTest, ADatasetLargerThanMemoryIsNotAdvised) {
 
 TEST(HugePageMappingTest, AShardIsMappedAsTwoMiBPagesStraightAfterItIsWritten) {
   TempDir dir;
-  if (!FileHugePagesWork(dir, /*drop=*/false)) GTEST_SKIP() << "written file pages are not mapped as 2 MiB pages here";
+  if (!WrittenHugePagesWork(dir)) GTEST_SKIP() << "written file pages are not mapped as 2 MiB pages here";
   std::string path;
   // 1 KiB rows: the writer's write calls cover 512 rows (IOV_MAX pieces) each.
   auto reader = WriteAndRead(dir, 0, /*drop=*/false, &path, 12 << 10);
