@@ -4,7 +4,6 @@
 #include "mindrecord/constants.h"
 #include "mindrecord/direct_file.h"
 #include "mindrecord/own_file.h"
-#include "mindrecord/window_stage.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -82,17 +81,9 @@ class PosixReadFile : public RandomAccessFile {
 class PosixWritableFile : public WritableFile {
  public:
   // `direct_fd`: the same file opened O_DIRECT (-1: none), with `alignment`.
-  // `windows`: buffered writes go out in whole 2 MiB windows (WindowStage),
-  // for a new file written front to back.
-  PosixWritableFile(std::string path, int fd, bool windows, int direct_fd = -1, size_t alignment = 0)
-      : path_(std::move(path)), fd_(fd), direct_fd_(direct_fd), alignment_(direct_fd >= 0 ? alignment : 0) {
-    if (windows) {
-      stage_ = std::make_unique<WindowStage>(
-          [this](uint64_t offset, const iovec* iov, size_t n) { return WriteIov(offset, iov, n); });
-    }
-  }
+  PosixWritableFile(std::string path, int fd, int direct_fd = -1, size_t alignment = 0)
+      : path_(std::move(path)), fd_(fd), direct_fd_(direct_fd), alignment_(direct_fd >= 0 ? alignment : 0) {}
   ~PosixWritableFile() override {
-    if (fd_ >= 0) (void)FlushStage();  // as if written when asked: the owner may not have closed
     background_.reset();  // its flush uses fd_
     if (fd_ >= 0) close(fd_);
     if (direct_fd_ >= 0) close(direct_fd_);
@@ -103,84 +94,19 @@ class PosixWritableFile : public WritableFile {
     return WriteAll(direct_fd_, "direct write", offset, buf, n);
   }
   Status WriteAt(uint64_t offset, std::string_view data) override {
-    if (stage_) return stage_->Write(offset, {data});
     MR_RETURN_IF_ERROR(WriteAll(fd_, "write", offset, data.data(), data.size()));
     NoteWritten(data.size());
     return Status::OK();
   }
   Status WriteAtV(uint64_t offset, const std::vector<std::string_view>& pieces) override {
-    if (stage_) return stage_->Write(offset, pieces);
     std::vector<iovec> iov;
     iov.reserve(pieces.size());
-    for (std::string_view p : pieces) {
-      if (!p.empty()) iov.push_back({const_cast<char*>(p.data()), p.size()});
-    }
-    return WriteIov(offset, iov.data(), iov.size());
-  }
-  Status ReadAt(uint64_t offset, size_t n, char* out) override {
-    MR_RETURN_IF_ERROR(FlushStage());
-    size_t done = 0;
-    while (done < n) {
-      ssize_t r = pread(fd_, out + done, n - done, static_cast<off_t>(offset + done));
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) return Status::IOError(path_ + ": read back at offset " + std::to_string(offset + done) + " failed");
-      done += static_cast<size_t>(r);
-    }
-    return Status::OK();
-  }
-  Status ZeroRange(uint64_t offset, uint64_t length) override {
-    if (length == 0) return Status::OK();
-    MR_RETURN_IF_ERROR(FlushStage());
-    // Whole blocks in the range are freed, partial ones zeroed, the size kept.
-    if (fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
-                  static_cast<off_t>(length)) == 0) {
-      return Status::OK();
-    }
-    return WritableFile::ZeroRange(offset, length);  // no hole punching here: write the zeros
-  }
-  Status Truncate(uint64_t size) override {
-    MR_RETURN_IF_ERROR(FlushStage());
-    if (ftruncate(fd_, static_cast<off_t>(size)) != 0) {
-      return Status::IOError(path_ + ": truncate to " + std::to_string(size) + " bytes: " + ErrnoText(errno));
-    }
-    return Status::OK();
-  }
-  Status Sync() override {
-    MR_RETURN_IF_ERROR(FlushStage());
-    if (background_) {
-      Status st = background_->Finish();
-      background_.reset();
-      MR_RETURN_IF_ERROR(st);
-    }
-    if (fdatasync(fd_) != 0) return Status::IOError(path_ + ": fsync: " + ErrnoText(errno));
-    return Status::OK();
-  }
-  Status Close() override {
-    Status flushed = fd_ >= 0 ? FlushStage() : Status::OK();
-    background_.reset();  // waits for a flush in flight, which uses fd_
-    if (direct_fd_ >= 0) {
-      int rc = close(direct_fd_);
-      direct_fd_ = -1;
-      alignment_ = 0;
-      if (rc != 0) return Status::IOError(path_ + ": close: " + ErrnoText(errno));
-    }
-    if (fd_ >= 0) {
-      int rc = close(fd_);
-      fd_ = -1;
-      if (rc != 0) return Status::IOError(path_ + ": close: " + ErrnoText(errno));
-    }
-    return flushed;
-  }
-  const std::string& path() const override { return path_; }
-
- private:
-  Status FlushStage() { return stage_ ? stage_->Flush() : Status::OK(); }
-  // n iovecs back to back at `offset` (pwritev, IOV_MAX at a time, retrying
-  // short writes and EINTR).
-  Status WriteIov(uint64_t offset, const iovec* in, size_t count) {
-    std::vector<iovec> iov(in, in + count);
     uint64_t total = 0;
-    for (const iovec& v : iov) total += v.iov_len;
+    for (std::string_view p : pieces) {
+      if (p.empty()) continue;
+      iov.push_back({const_cast<char*>(p.data()), p.size()});
+      total += p.size();
+    }
     size_t first = 0;  // iov[first..] is what is left, iov[first] possibly advanced
     uint64_t done = 0;
     while (first < iov.size()) {
@@ -206,6 +132,58 @@ class PosixWritableFile : public WritableFile {
     NoteWritten(total);
     return Status::OK();
   }
+  Status ReadAt(uint64_t offset, size_t n, char* out) override {
+    size_t done = 0;
+    while (done < n) {
+      ssize_t r = pread(fd_, out + done, n - done, static_cast<off_t>(offset + done));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return Status::IOError(path_ + ": read back at offset " + std::to_string(offset + done) + " failed");
+      done += static_cast<size_t>(r);
+    }
+    return Status::OK();
+  }
+  Status ZeroRange(uint64_t offset, uint64_t length) override {
+    if (length == 0) return Status::OK();
+    // Whole blocks in the range are freed, partial ones zeroed, the size kept.
+    if (fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+                  static_cast<off_t>(length)) == 0) {
+      return Status::OK();
+    }
+    return WritableFile::ZeroRange(offset, length);  // no hole punching here: write the zeros
+  }
+  Status Truncate(uint64_t size) override {
+    if (ftruncate(fd_, static_cast<off_t>(size)) != 0) {
+      return Status::IOError(path_ + ": truncate to " + std::to_string(size) + " bytes: " + ErrnoText(errno));
+    }
+    return Status::OK();
+  }
+  Status Sync() override {
+    if (background_) {
+      Status st = background_->Finish();
+      background_.reset();
+      MR_RETURN_IF_ERROR(st);
+    }
+    if (fdatasync(fd_) != 0) return Status::IOError(path_ + ": fsync: " + ErrnoText(errno));
+    return Status::OK();
+  }
+  Status Close() override {
+    background_.reset();  // waits for a flush in flight, which uses fd_
+    if (direct_fd_ >= 0) {
+      int rc = close(direct_fd_);
+      direct_fd_ = -1;
+      alignment_ = 0;
+      if (rc != 0) return Status::IOError(path_ + ": close: " + ErrnoText(errno));
+    }
+    if (fd_ >= 0) {
+      int rc = close(fd_);
+      fd_ = -1;
+      if (rc != 0) return Status::IOError(path_ + ": close: " + ErrnoText(errno));
+    }
+    return Status::OK();
+  }
+  const std::string& path() const override { return path_; }
+
+ private:
   // All n bytes at `offset` through `fd` (retrying short writes and EINTR).
   Status WriteAll(int fd, const char* what, uint64_t offset, const char* buf, size_t n) {
     size_t done = 0;
@@ -257,7 +235,6 @@ class PosixWritableFile : public WritableFile {
   int direct_fd_;     // O_DIRECT descriptor of the same file; -1: none
   size_t alignment_;  // its alignment; 0: no direct writes
   uint64_t unsynced_ = 0;  // bytes written since writeback was last started
-  std::unique_ptr<WindowStage> stage_;  // null: writes go out as they come
 };
 
 // The direct-I/O alignment of `fd` (opened O_DIRECT): statx(STATX_DIOALIGN)
@@ -320,7 +297,7 @@ class PosixFileSystem : public FileSystem {
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) override {
     int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return Status::IOError(path + ": create: " + ErrnoText(errno));
-    return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd, /*windows=*/true));
+    return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd));
   }
   Result<std::unique_ptr<WritableFile>> OpenWriteDirect(const std::string& path) override {
     int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -338,7 +315,7 @@ class PosixFileSystem : public FileSystem {
       if (direct_fd >= 0) close(direct_fd);
       return Status::IOError(path + ": truncate: " + ErrnoText(e));
     }
-    return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd, /*windows=*/true, direct_fd, alignment));
+    return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd, direct_fd, alignment));
   }
   Result<std::unique_ptr<WritableFile>> OpenUpdate(const std::string& path) override {
     int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
@@ -346,7 +323,7 @@ class PosixFileSystem : public FileSystem {
       if (errno == ENOENT) return Status::NotFound(path + ": no such file");
       return Status::IOError(path + ": open for update: " + ErrnoText(errno));
     }
-    return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd, /*windows=*/false));
+    return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd));
   }
   Result<std::unique_ptr<WritableFile>> OpenUpdateNoFollow(const std::string& path) override {
     int fd = open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -366,7 +343,7 @@ class PosixFileSystem : public FileSystem {
       close(fd);
       return Status::Corruption(path + ": is a " + std::string(FileKindName(st.st_mode)) + ", not a regular file");
     }
-    return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd, /*windows=*/false));
+    return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd));
   }
   Status Rename(const std::string& from, const std::string& to) override {
     if (rename(from.c_str(), to.c_str()) != 0) {

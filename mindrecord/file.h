@@ -77,9 +77,7 @@ class FileSystem {
   // Opens for O_DIRECT reads (a DirectFile, see direct_file.h). NotSupported
   // naming the file when the file system refuses O_DIRECT.
   virtual Result<std::unique_ptr<RandomAccessFile>> OpenDirect(const std::string& path) = 0;
-  // Creates or truncates. The POSIX file hands buffered writes to the kernel
-  // in whole 2 MiB windows (mindrecord/window_stage.h): until Sync, Close, a
-  // ReadAt or the destructor, other readers of the path may not see them.
+  // Creates or truncates.
   virtual Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) = 0;
   // Creates or truncates, as OpenWrite, and opens the file for direct writes
   // too (WritableFile::WriteDirect) where its file system takes them; where

@@ -49,8 +49,7 @@ struct WriterOptions {
   // Write new shards' pages with O_DIRECT from reused aligned buffers, on
   // background I/O threads (3 per writer), where the output's file system
   // takes direct writes; otherwise, and always for appends, pages are written
-  // buffered (pwritev through the page cache, new files a whole 2 MiB window
-  // per call, see mindrecord/window_stage.h; writeback is started every 8
+  // buffered (pwritev through the page cache; writeback is started every 8
   // MiB and the file flushed by a helper thread every 32 MiB, see
   // mindrecord/background_sync.h, so Commit's fsync finds little left). The
   // bytes written are the same either way. Direct: no copy into the page

@@ -1,9 +1,7 @@
 // Mapped shards that fit in memory are advised as huge-page memory
 // (RandomAccessFile::AdviseHugePages from ShardReader::Open): pages read in
 // through the mapping come into the page cache as 2 MiB folios, which this
-// and every later mapping of the file map as 2 MiB pages. A shard just
-// written is mapped so too: its writes went out in whole 2 MiB windows
-// (mindrecord/window_stage.h).
+// and every later mapping of the file map as 2 MiB pages.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -76,45 +74,14 @@ bool FileHugePagesWork(const TempDir& dir) {
 #endif
 }
 
-// Whether a file written in whole 2 MiB-aligned write calls is mapped as
-// 2 MiB pages without being read back in (large folios in the file system's
-// write path, e.g. ext4 since 6.16): a probe file in `dir`.
-bool WrittenHugePagesWork(const TempDir& dir) {
-#ifdef MADV_HUGEPAGE
-  const std::string probe = dir.Join("probe_written.bin");
-  constexpr size_t kBytes = size_t{8} << 20, kChunk = size_t{2} << 20;
-  const int fd = ::open(probe.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return false;
-  const std::string chunk(kChunk, 'x');
-  for (size_t at = 0; at < kBytes; at += kChunk) {
-    if (::pwrite(fd, chunk.data(), kChunk, static_cast<off_t>(at)) != static_cast<ssize_t>(kChunk)) {
-      ::close(fd);
-      return false;
-    }
-  }
-  void* p = ::mmap(nullptr, kBytes, PROT_READ, MAP_SHARED, fd, 0);
-  ::close(fd);
-  if (p == MAP_FAILED) return false;
-  (void)::madvise(p, kBytes, MADV_HUGEPAGE);
-  volatile char sum = 0;
-  for (size_t i = 0; i < kBytes; i += 4096) sum = sum + static_cast<const char*>(p)[i];
-  const long kb = PmdMappedKb(probe);
-  ::munmap(p, kBytes);
-  return kb > 0;
-#else
-  (void)dir;
-  return false;
-#endif
-}
-
-// A shard of `rows` rows holding 12 MiB of blobs, committed (its pages clean).
-std::string WriteRows(const TempDir& dir, const std::string& name, int rows = kRows) {
+// A shard of kRows rows holding 12 MiB of blobs, committed (its pages clean).
+std::string WriteRows(const TempDir& dir, const std::string& name) {
   auto w = *ShardWriter::Create(dir.Join(name), testing::IdNameImgSchema(), WriterOptions{});
   std::vector<Row> batch;
-  for (int i = 0; i < rows; ++i) {
+  for (int i = 0; i < kRows; ++i) {
     batch.push_back(Row{{"id", Value::Int(i)},
                         {"name", Value::String("row" + std::to_string(i))},
-                        {"img", Value::Bytes(std::string((12 << 20) / rows, static_cast<char>(i)))},
+                        {"img", Value::Bytes(std::string(128 << 10, static_cast<char>(i)))},
                         {"v", Value::ArrayOf<int32_t>(DataType::kInt32, {i, -i})}});
   }
   EXPECT_TRUE(w->WriteRows(batch).ok());
@@ -122,15 +89,14 @@ std::string WriteRows(const TempDir& dir, const std::string& name, int rows = kR
   return w->shard_paths()[0];
 }
 
-// Writes a shard in `dir` (its path in *path), drops its cached pages when
-// `drop`, opens it mapped (with `memory` as the figure a dataset is compared
-// with; 0: the machine's) and reads every row's bytes through the mapping;
-// returns the reader, which holds the mapping.
-std::unique_ptr<ShardReader> WriteAndRead(const TempDir& dir, uint64_t memory, bool drop, std::string* path_out,
-                                          int rows = kRows) {
-  const std::string path = *path_out = WriteRows(dir, "a.mindrecord", rows);
+// Writes a shard in `dir` (its path in *path), drops its cached pages, opens
+// it mapped (with `memory` as the figure a dataset is compared with; 0: the
+// machine's) and reads every row's bytes through the mapping; returns the
+// reader, which holds the mapping.
+std::unique_ptr<ShardReader> WriteDropAndRead(const TempDir& dir, uint64_t memory, std::string* path_out) {
+  const std::string path = *path_out = WriteRows(dir, "a.mindrecord");
   ReleaseRetainedMappings();
-  if (drop) DropCached(path);
+  DropCached(path);
   ReaderOptions o;
   o.io_mode = IoMode::kMmap;
   o.auto_direct_above = memory;
@@ -138,7 +104,7 @@ std::unique_ptr<ShardReader> WriteAndRead(const TempDir& dir, uint64_t memory, b
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   if (!r.ok()) return nullptr;
   uint64_t bytes = 0;
-  std::vector<uint64_t> ids(rows);
+  std::vector<uint64_t> ids(kRows);
   for (uint64_t i = 0; i < ids.size(); ++i) ids[i] = i;
   Status st = (*r)->ReadRowViews(ids, nullptr, [&](size_t, const Status& s, const RowView& v) {
     EXPECT_TRUE(s.ok()) << s.ToString();
@@ -154,7 +120,7 @@ TEST(HugePageMappingTest, MappedShardIsReadInAsTwoMiBPages) {
   TempDir dir;
   if (!FileHugePagesWork(dir)) GTEST_SKIP() << "file pages are not mapped as 2 MiB pages here";
   std::string path;
-  auto reader = WriteAndRead(dir, 0, /*drop=*/true, &path);
+  auto reader = WriteDropAndRead(dir, 0, &path);
   EXPECT_GE(PmdMappedKb(path), 2048) << "the shard's pages came in as small pages";
 }
 
@@ -162,18 +128,8 @@ TEST(HugePageMappingTest, ADatasetLargerThanMemoryIsNotAdvised) {
   TempDir dir;
   if (!FileHugePagesWork(dir)) GTEST_SKIP() << "file pages are not mapped as 2 MiB pages here";
   std::string path;
-  auto reader = WriteAndRead(dir, 1 << 20, /*drop=*/true, &path);
+  auto reader = WriteDropAndRead(dir, 1 << 20, &path);
   EXPECT_EQ(PmdMappedKb(path), 0) << "a dataset larger than memory read in 2 MiB pieces";
-}
-
-TEST(HugePageMappingTest, AShardIsMappedAsTwoMiBPagesStraightAfterItIsWritten) {
-  TempDir dir;
-  if (!WrittenHugePagesWork(dir)) GTEST_SKIP() << "written file pages are not mapped as 2 MiB pages here";
-  std::string path;
-  // 1 KiB rows: the writer's write calls cover 512 rows (IOV_MAX pieces) each.
-  auto reader = WriteAndRead(dir, 0, /*drop=*/false, &path, 12 << 10);
-  // 12 MiB of blobs from mid-window: at least 4 whole windows.
-  EXPECT_GE(PmdMappedKb(path), 4 * 2048) << "the writer's pages are in the page cache as small pages";
 }
 
 }  // namespace
