@@ -39,7 +39,7 @@ std::vector<nlohmann::json> Lines(const std::string& out) {
 }
 
 TEST(CacheCliTest, LsShowsCachesAndDropFreesThem) {
-  const std::string dir = ::testing::TempDir() + "/mr_cache_cli_" + std::to_string(::getpid());
+  const std::string dir = testing::ProcessTempDir() + "/cache_cli";
   std::filesystem::remove_all(dir);
   Fill({"alpha", 0, dir}, 5);
   Fill({"beta", 0, dir}, 3);

@@ -103,7 +103,7 @@ TEST_F(ByteCapsTest, BatchLargerThanTheQueueCapStillGoesThroughAlone) {
 
 // Rows stored as a few hundred bytes of zstd that inflate to 1 MiB each.
 std::string WriteInflatingDataset() {
-  const std::string dir = ::testing::TempDir() + "/mr_caps_" + std::to_string(::getpid());
+  const std::string dir = testing::ProcessTempDir() + "/caps";
   std::filesystem::create_directories(dir);
   const std::string path = dir + "/bomb.mindrecord";
   auto schema = Schema::FromUserJson(nlohmann::json::parse(R"({"id": {"type": "int64"}, "data": {"type": "bytes"}})"));

@@ -29,7 +29,7 @@ class CacheTest : public ::testing::Test {
     testing::RegisterTreeTestOps();
   }
   void SetUp() override {
-    root_ = ::testing::TempDir() + "/mr_cache_" + std::to_string(::getpid()) + "_" +
+    root_ = testing::ProcessTempDir() + "/cache_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name();
     std::filesystem::remove_all(root_);
     data_ = testing::WriteDataset("cache_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +

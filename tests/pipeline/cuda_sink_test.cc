@@ -44,7 +44,7 @@ class CudaSinkTest : public ::testing::Test {
   // (padded: the column's size changes from batch to batch, so the sink's
   // buffers grow while earlier batches are still in flight).
   static std::string WriteCudaDataset(const std::string& name, uint64_t rows) {
-    const std::string dir = ::testing::TempDir() + "/mr_cuda_" + std::to_string(::getpid());
+    const std::string dir = testing::ProcessTempDir() + "/cuda";
     std::filesystem::create_directories(dir);
     auto schema = Schema::FromUserJson(nlohmann::json::parse(
         R"({"id": {"type": "int64"}, "data": {"type": "bytes"},

@@ -19,6 +19,7 @@
 #include "pipeline/op_registry.h"
 #include "pipeline/pipeline.h"
 #include "readers/shard_reader.h"
+#include "tests/util/test_util.h"
 #include "writers/shard_writer.h"
 
 namespace mindrecord::testing {
@@ -34,7 +35,7 @@ inline std::string RowData(uint64_t k) {
 // RowData(k), vec = float32[4]; written to `shards` shards with small pages.
 inline std::string WriteDataset(const std::string& name, uint64_t rows, uint32_t shards, uint64_t classes = 7,
                                 uint64_t first = 0) {
-  const std::string dir = ::testing::TempDir() + "/mr_pipe_" + std::to_string(::getpid());
+  const std::string dir = testing::ProcessTempDir() + "/pipe";
   std::filesystem::create_directories(dir);
   const std::string path = dir + "/" + name;
   auto schema = Schema::FromUserJson(nlohmann::json::parse(

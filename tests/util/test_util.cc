@@ -12,16 +12,43 @@
 
 namespace mindrecord::testing {
 
-TempDir::TempDir() {
+namespace {
+
+// A new empty folder under $TMPDIR; aborts when none can be made (a
+// fallback such as /tmp itself would be removed with everything in it).
+std::string MakeTempDir() {
   const char* base = std::getenv("TMPDIR");
   std::string tmpl = std::string(base && *base ? base : "/tmp") + "/mindrecord-test-XXXXXX";
-  char* p = mkdtemp(tmpl.data());
-  path_ = p ? p : "/tmp";
+  if (mkdtemp(tmpl.data()) == nullptr) {
+    std::perror(("mkdtemp " + tmpl).c_str());
+    std::abort();
+  }
+  return tmpl;
 }
+
+}  // namespace
+
+TempDir::TempDir() : path_(MakeTempDir()) {}
 
 TempDir::~TempDir() {
   std::error_code ec;
   std::filesystem::remove_all(path_, ec);
+}
+
+const std::string& ProcessTempDir() {
+  // Removed only by the process that made it: a forked child that exits
+  // normally runs this destructor too.
+  struct Owned {
+    std::string path = MakeTempDir();
+    pid_t owner = ::getpid();
+    ~Owned() {
+      if (::getpid() != owner) return;
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  };
+  static Owned owned;
+  return owned.path;
 }
 
 int RunCommand(const std::string& cmd, std::string* output, bool merge_stderr) {

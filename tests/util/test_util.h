@@ -20,6 +20,12 @@ class TempDir {
   std::string path_;
 };
 
+// A folder under $TMPDIR for this process's shared scratch files (datasets
+// that several tests of one binary reuse), made on first use and removed
+// with everything in it when the process that made it exits (not by a
+// forked child).
+const std::string& ProcessTempDir();
+
 // Runs a shell command; returns its exit code and fills *output with stdout
 // (stderr too when merge_stderr).
 int RunCommand(const std::string& cmd, std::string* output = nullptr, bool merge_stderr = false);
