@@ -12,14 +12,13 @@
 // error carries the exception (PyExceptionDetail), and the consumer's
 // exception is chained to it.
 #include <atomic>
-#include <cstdlib>
 #include <cstring>
-#include <vector>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <random>
 #include <utility>
+#include <vector>
 
 #include "pipeline/op_registry.h"
 #include "python/py_common.h"
