@@ -1,6 +1,8 @@
 // Read and transform errors: policy fail (names shard and row) and skip
 // (counted, reported, remaining order unchanged, batches kept full).
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include "pipeline/sampler.h"
 #include "tests/pipeline/pipeline_test_util.h"
@@ -164,6 +166,28 @@ TEST_F(RuntimeErrorsTest, TransformErrorsFollowThePolicy) {
   p.on_error = ErrorPolicy::kSkip;
   batches = Drain(Pipeline::Open(p)->get());
   EXPECT_EQ(RowIds(batches), (std::vector<uint64_t>{0, 1, 3}));
+}
+
+// After a task fails, the workers claim no further task: the consumer never
+// gets past the error, so their batches would be work thrown away.
+TEST_F(RuntimeErrorsTest, NoTaskIsClaimedAfterOneFails) {
+  Plan p = BasePlan(ErrorPolicy::kFail);
+  p.columns = {"id"};
+  p.num_workers = 1;
+  p.queue_depth = 16;
+  p.batch.batch_size = 2;
+  auto reader = ShardReader::Open(*path_);
+  p.ops["id"] = {{{"op", "TestFailOn"}, {"value", (*reader)->ReadRow(0)->Get("id").as_int()}}};
+  auto pipe = Pipeline::Open(p);
+  ASSERT_TRUE(pipe.ok()) << pipe.status().ToString();
+  Batch b;
+  auto first = (*pipe)->Next(&b);
+  ASSERT_FALSE(first.ok());
+  EXPECT_NE(first.status().message().find("TestFailOn"), std::string::npos) << first.status().ToString();
+  // Time for the worker to claim the whole queue's depth if it went on.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ((*pipe)->stats().max_in_flight, 1u);
+  EXPECT_EQ((*pipe)->Next(&b).status().message(), first.status().message());
 }
 
 }  // namespace
