@@ -17,21 +17,26 @@ const char* StatusCodeName(StatusCode code) {
   return "Unknown";
 }
 
+const std::string& Status::message() const {
+  static const std::string kNone;
+  return state_ ? state_->message : kNone;
+}
+
 std::string Status::ToString() const {
   if (ok()) return "OK";
-  return std::string(StatusCodeName(code_)) + ": " + message_;
+  return std::string(StatusCodeName(state_->code)) + ": " + state_->message;
 }
 
 Status Status::WithContext(const std::string& prefix) const {
   if (ok()) return *this;
-  Status s(code_, prefix + ": " + message_);
-  s.detail_ = detail_;
+  Status s(state_->code, prefix + ": " + state_->message);
+  s.state_->detail = state_->detail;
   return s;
 }
 
 Status Status::WithDetail(std::shared_ptr<const StatusDetail> detail) const {
   Status s = *this;
-  s.detail_ = std::move(detail);
+  if (s.state_) s.state_->detail = std::move(detail);
   return s;
 }
 

@@ -35,10 +35,34 @@ class StatusDetail {
 };
 
 // Thread safety: a Status is a value; distinct objects may be used concurrently.
+// An OK status is a null pointer: making, passing and dropping one (every row
+// of a read goes through several) costs no more than a pointer; an error
+// holds its code, message and detail on the heap.
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  // A code of kOk makes an OK status (the message is dropped).
+  Status(StatusCode code, std::string message)
+      : state_(code == StatusCode::kOk ? nullptr : new State{code, std::move(message), nullptr}) {}
+  Status(const Status& o) : state_(o.state_ ? new State(*o.state_) : nullptr) {}
+  Status(Status&& o) noexcept : state_(o.state_) { o.state_ = nullptr; }
+  Status& operator=(const Status& o) {
+    if (this != &o) {
+      State* copy = o.state_ ? new State(*o.state_) : nullptr;
+      delete state_;
+      state_ = copy;
+    }
+    return *this;
+  }
+  Status& operator=(Status&& o) noexcept {
+    if (this != &o) {
+      delete state_;
+      state_ = o.state_;
+      o.state_ = nullptr;
+    }
+    return *this;
+  }
+  ~Status() { delete state_; }
 
   static Status OK() { return Status(); }
   static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
@@ -50,9 +74,9 @@ class [[nodiscard]] Status {
   static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
   static Status Cancelled(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
 
-  bool ok() const { return code_ == StatusCode::kOk; }
-  StatusCode code() const { return code_; }
-  const std::string& message() const { return message_; }
+  bool ok() const { return state_ == nullptr; }
+  StatusCode code() const { return state_ ? state_->code : StatusCode::kOk; }
+  const std::string& message() const;  // empty when OK
   // "Corruption: <message>"
   std::string ToString() const;
   // Returns a copy with `prefix + ": "` put before the message (the detail kept).
@@ -60,12 +84,15 @@ class [[nodiscard]] Status {
   // Returns a copy that carries `detail`.
   Status WithDetail(std::shared_ptr<const StatusDetail> detail) const;
   // The detail this error carries, or null.
-  const StatusDetail* detail() const { return detail_.get(); }
+  const StatusDetail* detail() const { return state_ ? state_->detail.get() : nullptr; }
 
  private:
-  StatusCode code_ = StatusCode::kOk;
-  std::string message_;
-  std::shared_ptr<const StatusDetail> detail_;
+  struct State {
+    StatusCode code;
+    std::string message;
+    std::shared_ptr<const StatusDetail> detail;
+  };
+  State* state_ = nullptr;
 };
 
 // A value or the Status that explains why there is none.
