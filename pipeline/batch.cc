@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstring>
 
+#include "pipeline/row_vectors.h"
+
 namespace mindrecord {
 
 namespace {
-std::string ShapeString(const std::vector<int64_t>& s) {
+std::string ShapeString(const Shape& s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); ++i) {
     if (i) out += ',';
@@ -36,8 +38,8 @@ void Fill(TensorType type, uint8_t* dst, size_t n, double v) {
 
 // Copies the region `r` (same rank) from the top-left corner of `src` (shape
 // `s`) to the top-left corner of `dst` (shape `d`).
-void CopyRegion(const uint8_t* src, const std::vector<int64_t>& s, uint8_t* dst, const std::vector<int64_t>& d,
-                const std::vector<int64_t>& r, size_t elem, size_t dim) {
+void CopyRegion(const uint8_t* src, const Shape& s, uint8_t* dst, const Shape& d, const Shape& r, size_t elem,
+                size_t dim) {
   if (r.empty()) {
     std::memcpy(dst, src, elem);
     return;
@@ -166,7 +168,7 @@ Status AssembleColumn(const std::vector<std::string>& names, size_t c, std::vect
         if (row_bytes) std::memcpy(dst + i * row_bytes, rows[i].columns[c].data(), row_bytes);
       }
     } else if (spec.mode == RaggedMode::kPad) {
-      std::vector<int64_t> maxs = first.shape();
+      std::vector<int64_t> maxs = first.shape().vec();
       for (size_t i = 0; i < n; ++i) {
         const Tensor& t = rows[i].columns[c];
         if (t.type() != first.type() || t.shape().size() != maxs.size()) {
@@ -202,8 +204,8 @@ Status AssembleColumn(const std::vector<std::string>& names, size_t c, std::vect
       Fill(first.type(), dst, row_elems * n, spec.pad_value);
       for (size_t i = 0; i < n; ++i) {
         const Tensor& t = rows[i].columns[c];
-        col.row_shapes.push_back(t.shape());
-        if (t.num_elements() > 0) CopyRegion(t.data(), t.shape(), dst + i * row_elems * elem, maxs, t.shape(), elem, 0);
+        col.row_shapes.push_back(t.shape().vec());
+        if (t.num_elements() > 0) CopyRegion(t.data(), t.shape(), dst + i * row_elems * elem, Shape(maxs), t.shape(), elem, 0);
       }
     } else if (spec.mode == RaggedMode::kError) {
       for (size_t i = 1; i < n; ++i) {
@@ -302,7 +304,7 @@ Status BatchBuilder::Add(RowTensors&& row) {
       data_[c] = std::move(col).value();
       base_[c] = data_[c].MutableData();
     } else {
-      const std::vector<int64_t>& s = data_[c].shape();
+      const Shape& s = data_[c].shape();
       if (t.type() != data_[c].type() || t.shape().size() + 1 != s.size() ||
           !std::equal(t.shape().begin(), t.shape().end(), s.begin() + 1)) {
         Unstream(c);
@@ -337,6 +339,9 @@ Result<Batch> BatchBuilder::Finish() && {
       MR_RETURN_IF_ERROR(AssembleColumn(names_, c, rows_, options_, alloc_, b.columns[c]));
     }
   }
+  // The rows' tensors are in the batch now: their vectors go back to this
+  // thread's spares (the worker that read them reads the next rows).
+  for (auto& r : rows_) GiveRowVector(std::move(r.columns));
   return b;
 }
 
@@ -357,11 +362,11 @@ std::vector<RowTensors> SplitBatch(Batch&& batch) {
       for (size_t i = 0; i < n; ++i) rows[i].columns.push_back(std::move(col.list[i]));
       continue;
     }
-    const std::vector<int64_t> row_shape(col.data.shape().begin() + 1, col.data.shape().end());
+    const Shape row_shape(col.data.shape().begin() + 1, col.data.shape().end());
     const size_t elem = TensorTypeSize(col.data.type());
     const size_t row_bytes = n ? col.data.size_bytes() / n : 0;
     for (size_t i = 0; i < n; ++i) {
-      const std::vector<int64_t>& shape = col.row_shapes.empty() ? row_shape : col.row_shapes[i];
+      const Shape shape = col.row_shapes.empty() ? row_shape : Shape(col.row_shapes[i]);
       Tensor t = Tensor::Make(col.data.type(), shape);
       if (t.num_elements() > 0) {
         CopyRegion(col.data.data() + i * row_bytes, row_shape, t.MutableData(), shape, shape, elem, 0);

@@ -218,7 +218,7 @@ Result<TensorType> ParseTensorType(std::string_view name) {
                                  "' (expected uint8, int8, int16, int32, int64, float32, float64, bytes, string)");
 }
 
-Tensor Tensor::Make(TensorType type, std::vector<int64_t> shape) {
+Tensor Tensor::Make(TensorType type, Shape shape) {
   Tensor t;
   t.type_ = type;
   t.shape_ = std::move(shape);
@@ -230,7 +230,7 @@ Tensor Tensor::Make(TensorType type, std::vector<int64_t> shape) {
   return t;
 }
 
-Tensor Tensor::Wrap(TensorType type, std::vector<int64_t> shape, std::shared_ptr<void> owner, uint8_t* data) {
+Tensor Tensor::Wrap(TensorType type, Shape shape, std::shared_ptr<void> owner, uint8_t* data) {
   Tensor t;
   t.type_ = type;
   t.shape_ = std::move(shape);
@@ -241,7 +241,7 @@ Tensor Tensor::Wrap(TensorType type, std::vector<int64_t> shape, std::shared_ptr
   return t;
 }
 
-Tensor Tensor::View(TensorType type, std::vector<int64_t> shape, std::shared_ptr<const void> owner,
+Tensor Tensor::View(TensorType type, Shape shape, std::shared_ptr<const void> owner,
                     const uint8_t* data) {
   Tensor t = Wrap(type, std::move(shape), std::const_pointer_cast<void>(std::move(owner)), const_cast<uint8_t*>(data));
   t.read_only_ = true;
@@ -313,7 +313,7 @@ Tensor Tensor::FromValue(const Value& v, DataType field_type) {
 }
 
 Tensor Tensor::FromFieldView(const FieldView& f, const std::shared_ptr<const void>& mapping) {
-  auto copy = [](TensorType type, std::vector<int64_t> shape, std::string_view bytes) {
+  auto copy = [](TensorType type, Shape shape, std::string_view bytes) {
     Tensor t = Make(type, std::move(shape));
     if (!bytes.empty()) std::memcpy(t.buf_.get(), bytes.data(), bytes.size());
     return t;
@@ -335,7 +335,7 @@ Tensor Tensor::FromFieldView(const FieldView& f, const std::shared_ptr<const voi
     case Value::Kind::kString:
     case Value::Kind::kBytes: {
       const TensorType type = f.kind == Value::Kind::kString ? TensorType::kString : TensorType::kBytes;
-      std::vector<int64_t> shape = {static_cast<int64_t>(f.data.size())};
+      Shape shape = {static_cast<int64_t>(f.data.size())};
       if (f.mapped && mapping) {
         return View(type, std::move(shape), mapping, reinterpret_cast<const uint8_t*>(f.data.data()));
       }
@@ -344,7 +344,7 @@ Tensor Tensor::FromFieldView(const FieldView& f, const std::shared_ptr<const voi
     case Value::Kind::kArray: {
       const TensorType type = FromDataType(field_type);
       const size_t es = TensorTypeSize(type);
-      std::vector<int64_t> shape = f.shape;
+      Shape shape = f.shape;
       const auto n = static_cast<int64_t>(f.data.size() / es);
       if (std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<int64_t>()) != n) shape = {n};
       if (f.mapped && mapping && reinterpret_cast<uintptr_t>(f.data.data()) % es == 0) {
@@ -383,7 +383,7 @@ Tensor Tensor::Subtensor(int64_t i) const {
   return t;
 }
 
-Tensor Tensor::Reshaped(std::vector<int64_t> shape) const {
+Tensor Tensor::Reshaped(Shape shape) const {
   Tensor t = *this;
   t.shape_ = std::move(shape);
   if (t.num_elements() != num_elements()) return Tensor();

@@ -11,6 +11,7 @@
 
 #include "mindrecord/row_view.h"
 #include "mindrecord/value.h"
+#include "pipeline/shape.h"
 
 namespace mindrecord {
 
@@ -79,16 +80,16 @@ class Tensor {
   Tensor() = default;
   // Uninitialized storage for prod(shape) elements (the bytes are not zeroed:
   // writers fill every element).
-  static Tensor Make(TensorType type, std::vector<int64_t> shape);
+  static Tensor Make(TensorType type, Shape shape);
   // A tensor over `data` (at least prod(shape) elements) that the caller
   // allocated, kept alive by `owner` and released with it when the last copy
   // of the tensor goes (e.g. a consumer's shared-memory segment). No copy.
-  static Tensor Wrap(TensorType type, std::vector<int64_t> shape, std::shared_ptr<void> owner, uint8_t* data);
+  static Tensor Wrap(TensorType type, Shape shape, std::shared_ptr<void> owner, uint8_t* data);
   // A read-only tensor over `data` that someone else owns (e.g. a row's
   // bytes in a mapped shard: RowView::mapping()), kept alive by `owner`. No
   // copy; MutableData() copies it first, so ops that write in place never
   // write through to the owner's bytes.
-  static Tensor View(TensorType type, std::vector<int64_t> shape, std::shared_ptr<const void> owner,
+  static Tensor View(TensorType type, Shape shape, std::shared_ptr<const void> owner,
                      const uint8_t* data);
   // A view tensor (View): its bytes must not be written through data().
   bool read_only() const { return read_only_; }
@@ -109,7 +110,7 @@ class Tensor {
   static Tensor FromFieldView(const FieldView& f, const std::shared_ptr<const void>& mapping);
 
   TensorType type() const { return type_; }
-  const std::vector<int64_t>& shape() const { return shape_; }
+  const Shape& shape() const { return shape_; }
   int64_t num_elements() const {
     return std::accumulate(shape_.begin(), shape_.end(), int64_t{1}, std::multiplies<int64_t>());
   }
@@ -125,13 +126,13 @@ class Tensor {
   Tensor Subtensor(int64_t i) const;
   // Same bytes, new shape with the same element count (a count mismatch gives
   // an undefined Tensor).
-  Tensor Reshaped(std::vector<int64_t> shape) const;
+  Tensor Reshaped(Shape shape) const;
   std::string DebugString() const;
   bool defined() const { return buf_ != nullptr; }
 
  private:
   TensorType type_ = TensorType::kUInt8;
-  std::vector<int64_t> shape_;
+  Shape shape_;
   std::shared_ptr<uint8_t[]> buf_;  // heap block (Make) or aliasing an external owner (Wrap)
   size_t capacity_ = 0;              // bytes at buf_
   size_t offset_ = 0;

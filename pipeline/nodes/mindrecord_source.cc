@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "pipeline/row_vectors.h"
+
 namespace mindrecord {
 
 Result<std::unique_ptr<MindRecordSource>> MindRecordSource::Open(const nlohmann::json& node,
@@ -98,7 +100,7 @@ Status MindRecordSource::Read(const std::vector<uint64_t>& ids, const SourceRowF
                                                         v.mapping().get())
                           : nullptr;
     }
-    std::vector<Tensor> cols;
+    std::vector<Tensor> cols = TakeRowVector();
     Status st = ColumnsOf(v, owner, &cols);
     if (!st.ok()) return fn(k, st, {}, 0);
     return fn(k, Status::OK(), std::move(cols), v.value_bytes());

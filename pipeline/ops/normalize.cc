@@ -84,7 +84,7 @@ Result<Tensor> NormalizeOp::Run(const Tensor& input, const OutputSlot* slot) con
     mean[k] = static_cast<float>(mean_[i]);
     inv[k] = static_cast<float>(1.0 / std_[i]);
   }
-  const std::vector<int64_t> shape = chw_ ? std::vector<int64_t>{d.c, d.h, d.w} : input.shape();
+  const Shape shape = chw_ ? Shape{d.c, d.h, d.w} : input.shape();
   const bool into = slot && slot->view.type() == TensorType::kFloat32 && slot->view.shape() == shape;
   Tensor out = into ? slot->view : Tensor::Make(TensorType::kFloat32, shape);
   float* dst = into ? reinterpret_cast<float*>(slot->data) : out.mutable_data_as<float>();

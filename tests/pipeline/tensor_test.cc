@@ -1,4 +1,5 @@
 #include "pipeline/tensor.h"
+#include "pipeline/row_vectors.h"
 #include "tests/util/smaps.h"
 
 #include <gtest/gtest.h>
@@ -23,6 +24,68 @@ TEST(TensorTest, TypeNamesRoundTrip) {
   EXPECT_EQ(TensorTypeSize(TensorType::kFloat64), 8u);
   EXPECT_EQ(TensorTypeSize(TensorType::kInt16), 2u);
   EXPECT_FALSE(ParseTensorType("complex64").ok());
+}
+
+// Shapes of up to Shape::kInline dimensions are held inline; longer ones on
+// the heap; both behave as the same value.
+TEST(TensorTest, ShapesInlineAndLong) {
+  Shape small = {2, 3, 4};
+  Shape big = {1, 2, 3, 4, 5, 6, 7};
+  ASSERT_GT(big.size(), Shape::kInline);
+  EXPECT_EQ(small.size(), 3u);
+  EXPECT_EQ(small, (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_EQ(big, (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(big.back(), 7);
+  EXPECT_FALSE(small == big);
+  Shape a = big, b = small;
+  a = small;  // heap -> inline
+  b = big;    // inline -> heap
+  EXPECT_EQ(a, small);
+  EXPECT_EQ(b, big);
+  Shape moved = std::move(b);
+  EXPECT_EQ(moved, big);
+  EXPECT_TRUE(b.empty());  // NOLINT(bugprone-use-after-move)
+  Shape m2 = std::move(a);
+  EXPECT_EQ(m2, small);
+  EXPECT_EQ(moved.vec(), (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7}));
+  std::ostringstream os;
+  os << small;
+  EXPECT_EQ(os.str(), "[2, 3, 4]");
+  Tensor t = Tensor::Make(TensorType::kUInt8, big);
+  EXPECT_EQ(t.num_elements(), 5040);
+  EXPECT_EQ(t.Subtensor(0).shape(), (std::vector<int64_t>{2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(t.Reshaped({5040}).shape(), (std::vector<int64_t>{5040}));
+  EXPECT_EQ(Tensor::Make(TensorType::kUInt8, {}).num_elements(), 1);
+}
+
+// A row's column vector given back is the next one taken on the same thread
+// (no allocation), emptied; other threads have their own spares; the spares
+// are bounded (1 MiB of vectors per thread).
+TEST(TensorTest, RowVectorsAreReusedPerThread) {
+  while (TakeRowVector().capacity() > 0) {
+  }
+  std::vector<Tensor> v;
+  v.reserve(3);
+  v.push_back(Tensor::Make(TensorType::kUInt8, {4}));
+  const Tensor* storage = v.data();
+  GiveRowVector(std::move(v));
+  std::thread([] { EXPECT_EQ(TakeRowVector().capacity(), 0u); }).join();
+  std::vector<Tensor> again = TakeRowVector();
+  EXPECT_TRUE(again.empty());
+  EXPECT_EQ(again.capacity(), 3u);
+  EXPECT_EQ(again.data(), storage);
+  EXPECT_EQ(TakeRowVector().capacity(), 0u);
+  // Past the cap, vectors are freed rather than kept.
+  const size_t per = 4 * sizeof(Tensor);
+  const size_t fit = (size_t{1} << 20) / per;
+  for (size_t i = 0; i < fit + 10; ++i) {
+    std::vector<Tensor> w;
+    w.reserve(4);
+    GiveRowVector(std::move(w));
+  }
+  size_t kept = 0;
+  while (TakeRowVector().capacity() > 0) kept++;
+  EXPECT_EQ(kept, fit);
 }
 
 TEST(TensorTest, MakeAndCopyOnWrite) {
