@@ -26,6 +26,7 @@ LMDB baseline measured in the same run:
 
 usage: PYTHONPATH=build/python python3 benchmarks/rows_vs_lmdb.py [--rows 200000] [--size 1024] [--runs 5]
        [--only TEXT ...]   (only the cases whose name contains TEXT)
+       [--workers N]       (num_parallel_workers of the batch(256) cases; default MindDataset's)
 Needs python3-lmdb (Debian). The machine's load is printed before and after.
 """
 import argparse
@@ -68,6 +69,8 @@ def main():
     ap.add_argument("--work", default=None)
     ap.add_argument("--only", action="append", default=[], metavar="TEXT",
                     help="run only the cases whose name contains TEXT (repeatable), e.g. --only 'batch(256)'")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="num_parallel_workers of the batch(256) cases (the Python loop and both C++ consumers)")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="rows_vs_lmdb_", dir=args.work)
     try:
@@ -138,13 +141,17 @@ def run(args, work):
             n += 1
         return n
 
+    def batched():
+        workers = {} if args.workers is None else {"num_parallel_workers": args.workers}
+        return mindrecord.MindDataset(path, columns_list=["data"], shuffle=True, seed=3, **workers).batch(256)
+
     def md_batches():
         n = 0
-        for b in mindrecord.MindDataset(path, columns_list=["data"], shuffle=True, seed=3).batch(256):
+        for b in batched():
             n += len(b["data"])
         return n
 
-    plan = mindrecord.MindDataset(path, columns_list=["data"], shuffle=True, seed=3).batch(256).plan()
+    plan = batched().plan()
 
     def cpp_batches():
         return _core.drain_pipeline(plan)[0]
