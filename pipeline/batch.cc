@@ -202,10 +202,11 @@ Status AssembleColumn(const std::vector<std::string>& names, size_t c, std::vect
       size_t row_elems = 1;
       for (int64_t d : maxs) row_elems *= static_cast<size_t>(d);
       Fill(first.type(), dst, row_elems * n, spec.pad_value);
+      const Shape padded(maxs);
       for (size_t i = 0; i < n; ++i) {
         const Tensor& t = rows[i].columns[c];
         col.row_shapes.push_back(t.shape().vec());
-        if (t.num_elements() > 0) CopyRegion(t.data(), t.shape(), dst + i * row_elems * elem, Shape(maxs), t.shape(), elem, 0);
+        if (t.num_elements() > 0) CopyRegion(t.data(), t.shape(), dst + i * row_elems * elem, padded, t.shape(), elem, 0);
       }
     } else if (spec.mode == RaggedMode::kError) {
       for (size_t i = 1; i < n; ++i) {

@@ -254,7 +254,7 @@ void Runtime::WorkerLoop(uint32_t index) {
     chunk.ready = true;
     // A failed task ends the run at its place: the consumer stops there, so
     // no task after it is claimed (those claimed before it still finish).
-    if (!chunk.status.ok() && !claims_done_) claims_done_ = true;
+    if (!chunk.status.ok()) claims_done_ = true;
     // The estimate follows the largest recent chunks up at once and down
     // slowly, so a run of small batches does not let big ones overshoot.
     est_chunk_bytes_ = std::max(chunk.bytes, est_chunk_bytes_ - est_chunk_bytes_ / 4 + chunk.bytes / 4);

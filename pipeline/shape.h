@@ -42,10 +42,6 @@ class Shape {
     }
     return *this;
   }
-  Shape& operator=(std::initializer_list<int64_t> dims) {
-    Assign(dims.begin(), dims.end());
-    return *this;
-  }
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
@@ -70,7 +66,6 @@ class Shape {
     }
     size_ = n;
   }
-  void assign(const int64_t* first, const int64_t* last) { Assign(first, last); }
 
   std::vector<int64_t> vec() const { return std::vector<int64_t>(begin(), end()); }
   explicit operator std::vector<int64_t>() const { return vec(); }

@@ -377,7 +377,7 @@ uint8_t* Tensor::MutableData() {
 Tensor Tensor::Subtensor(int64_t i) const {
   if (shape_.empty() || i < 0 || i >= shape_[0]) return Tensor();
   Tensor t = *this;
-  t.shape_.assign(shape_.begin() + 1, shape_.end());
+  t.shape_.Assign(shape_.begin() + 1, shape_.end());
   t.size_ = size_ / static_cast<size_t>(shape_[0]);
   t.offset_ = offset_ + static_cast<size_t>(i) * t.size_;
   return t;
