@@ -8,14 +8,6 @@
 namespace mindrecord {
 
 namespace {
-std::string ShapeString(const Shape& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i) out += ',';
-    out += std::to_string(s[i]);
-  }
-  return out + "]";
-}
 
 template <typename T>
 void FillAs(uint8_t* dst, size_t n, double v) {

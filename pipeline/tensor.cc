@@ -377,7 +377,7 @@ uint8_t* Tensor::MutableData() {
 Tensor Tensor::Subtensor(int64_t i) const {
   if (shape_.empty() || i < 0 || i >= shape_[0]) return Tensor();
   Tensor t = *this;
-  t.shape_.Assign(shape_.begin() + 1, shape_.end());
+  t.shape_.assign(shape_.begin() + 1, shape_.end());
   t.size_ = size_ / static_cast<size_t>(shape_[0]);
   t.offset_ = offset_ + static_cast<size_t>(i) * t.size_;
   return t;
@@ -392,9 +392,7 @@ Tensor Tensor::Reshaped(Shape shape) const {
 
 std::string Tensor::DebugString() const {
   std::ostringstream os;
-  os << "Tensor<" << TensorTypeName(type_) << ">[";
-  for (size_t i = 0; i < shape_.size(); ++i) os << (i ? "," : "") << shape_[i];
-  os << "]";
+  os << "Tensor<" << TensorTypeName(type_) << ">" << ShapeString(shape_);
   if (!defined()) os << "(undefined)";
   return os.str();
 }

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "mindrecord/status.h"
+#include "pipeline/inline_vector.h"
 
 namespace mindrecord {
 
@@ -38,32 +39,9 @@ struct Instr {
   uint64_t a = 0;    // kRead: row id; kStep: the node's epoch; kCache*: the key
   uint64_t b = 0;    // kStep: the node's position; kCacheGet: instructions skipped on a hit
 };
-// A row's instructions: up to kInline of them (a leaf's read and a step or
-// two, the common case) without an allocation, more on the heap.
-// Thread safety: a value type.
-class RowProgram {
- public:
-  void push_back(const Instr& in) {
-    if (heap_.empty() && n_ < kInline) {
-      inline_[n_++] = in;
-      return;
-    }
-    if (heap_.empty()) heap_.assign(inline_, inline_ + n_);
-    heap_.push_back(in);
-  }
-  size_t size() const { return heap_.empty() ? n_ : heap_.size(); }
-  bool empty() const { return size() == 0; }
-  const Instr* begin() const { return heap_.empty() ? inline_ : heap_.data(); }
-  const Instr* end() const { return begin() + size(); }
-  const Instr& operator[](size_t i) const { return begin()[i]; }
-  const Instr& front() const { return *begin(); }
-
- private:
-  static constexpr size_t kInline = 3;
-  Instr inline_[kInline];
-  uint8_t n_ = 0;
-  std::vector<Instr> heap_;
-};
+// A row's instructions: up to 3 of them (a leaf's read and a step or two,
+// the common case) without an allocation, more on the heap.
+using RowProgram = InlineVector<Instr, 3>;
 
 // Thread safety: Size and Resolve may be called from many threads at once
 // (nodes that cache per-epoch orders guard them).

@@ -1,9 +1,11 @@
 #include "pipeline/tensor.h"
+#include "pipeline/inline_vector.h"
 #include "pipeline/row_vectors.h"
 #include "tests/util/smaps.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <sstream>
@@ -50,12 +52,37 @@ TEST(TensorTest, ShapesInlineAndLong) {
   EXPECT_EQ(moved.vec(), (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7}));
   std::ostringstream os;
   os << small;
-  EXPECT_EQ(os.str(), "[2, 3, 4]");
+  EXPECT_EQ(os.str(), "[2,3,4]");
+  EXPECT_EQ(Tensor::Make(TensorType::kUInt8, big).DebugString(), "Tensor<uint8>[1,2,3,4,5,6,7]");
   Tensor t = Tensor::Make(TensorType::kUInt8, big);
   EXPECT_EQ(t.num_elements(), 5040);
   EXPECT_EQ(t.Subtensor(0).shape(), (std::vector<int64_t>{2, 3, 4, 5, 6, 7}));
   EXPECT_EQ(t.Reshaped({5040}).shape(), (std::vector<int64_t>{5040}));
   EXPECT_EQ(Tensor::Make(TensorType::kUInt8, {}).num_elements(), 1);
+}
+
+// push_back moves the elements to the heap when the (N+1)-th arrives; copies
+// and moves keep every element wherever it lives.
+TEST(TensorTest, InlineVectorGrowsPastItsInlineElements) {
+  InlineVector<int64_t, 2> v;
+  for (int64_t i = 0; i < 5; ++i) {
+    v.push_back(10 + i);
+    ASSERT_EQ(v.size(), static_cast<size_t>(i + 1));
+    for (int64_t k = 0; k <= i; ++k) ASSERT_EQ(v[k], 10 + k) << "after " << i + 1 << " elements";
+  }
+  EXPECT_EQ(v.front(), 10);
+  EXPECT_EQ(v.back(), 14);
+  InlineVector<int64_t, 2> copy = v;
+  InlineVector<int64_t, 2> moved = std::move(v);
+  EXPECT_TRUE(v.empty());  // NOLINT(bugprone-use-after-move)
+  EXPECT_TRUE(std::equal(copy.begin(), copy.end(), moved.begin(), moved.end()));
+  v.push_back(1);  // a moved-from vector is usable again
+  v.push_back(2);
+  v.push_back(3);
+  EXPECT_EQ(std::vector<int64_t>(v.begin(), v.end()), (std::vector<int64_t>{1, 2, 3}));
+  copy = v;  // heap -> heap, shorter
+  EXPECT_EQ(copy.size(), 3u);
+  EXPECT_EQ(copy[2], 3);
 }
 
 // A row's column vector given back is the next one taken on the same thread
