@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "mindrecord/checksum.h"
+#include "pipeline/row_vectors.h"
 
 namespace mindrecord {
 
@@ -89,7 +90,7 @@ Result<std::vector<Tensor>> DecodeCacheEntry(std::shared_ptr<const void> owner, 
     return bad(off, std::to_string(count) + " columns, expected " + std::to_string(num_columns));
   }
   off += 8;
-  std::vector<Tensor> cols;
+  std::vector<Tensor> cols = TakeRowVector();
   cols.reserve(count);
   for (uint64_t c = 0; c < count; ++c) {
     if (n - off < 8) return bad(off, "column " + std::to_string(c) + " is cut short");

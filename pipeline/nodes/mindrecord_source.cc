@@ -112,7 +112,7 @@ Status MindRecordSource::Read(const std::vector<uint64_t>& ids, const SourceRowF
   size_t i = 0;
   while (i < ids.size()) {
     if (ids[i] >= data_rows_) {
-      std::vector<Tensor> cols;
+      std::vector<Tensor> cols = TakeRowVector();
       Status st = ColumnsOf(padded_.row, &cols);
       MR_RETURN_IF_ERROR(st.ok() ? fn(i, st, std::move(cols), padded_.row.value_bytes()) : fn(i, st, {}, 0));
       ++i;

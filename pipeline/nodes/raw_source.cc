@@ -9,6 +9,7 @@
 
 #include <pugixml.hpp>
 
+#include "pipeline/row_vectors.h"
 #include "writers/convert/convert_context.h"
 #include "writers/convert/image_codec.h"
 #include "writers/convert/sources.h"
@@ -251,7 +252,7 @@ Status RawSource::Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) 
     const auto& plan = m.plans[rows_[id].first];
     const uint64_t item = rows_[id].second;
     Result<Row> row = plan.make_row(item);
-    std::vector<Tensor> cols;
+    std::vector<Tensor> cols = TakeRowVector();  // given back by the batch it goes into
     Status st = row.status();
     for (size_t c = 0; st.ok() && c < m.specs.size(); ++c) {
       auto t = Column(m.specs[c], *row, m.decode);

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "pipeline/op_registry.h"
+#include "pipeline/row_vectors.h"
 #include "pipeline/sampler.h"
 
 namespace mindrecord {
@@ -99,10 +100,11 @@ class ProjectStep : public RowStep {
  public:
   explicit ProjectStep(std::vector<size_t> idx) : idx_(std::move(idx)) {}
   Status Apply(uint64_t, uint64_t, std::vector<Tensor>* cols, bool*, BatchBuilder*) const override {
-    std::vector<Tensor> out;
+    std::vector<Tensor> out = TakeRowVector();
     out.reserve(idx_.size());
     for (size_t i : idx_) out.push_back((*cols)[i]);
-    *cols = std::move(out);
+    std::swap(*cols, out);
+    GiveRowVector(std::move(out));
     return Status::OK();
   }
 

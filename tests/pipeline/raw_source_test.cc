@@ -14,6 +14,7 @@
 #include "pipeline/nodes/raw_source.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/plan.h"
+#include "pipeline/row_vectors.h"
 
 namespace mindrecord {
 namespace {
@@ -49,6 +50,29 @@ class RawSourceTest : public ::testing::Test {
   }
   fs::path dir_;
 };
+
+// A row's column vector is this thread's spare (pipeline/row_vectors.h),
+// which the batch it goes into gives back: a raw source takes one per row as
+// a MindRecord source does, so workers reading raw folders reuse them too.
+TEST_F(RawSourceTest, RowsTakeTheThreadsSpareColumnVector) {
+  auto src = RawSource::Open(*NormalizeRawLeaf(Leaf("all"), "tree"));
+  ASSERT_TRUE(src.ok()) << src.status().ToString();
+  while (TakeRowVector().capacity() > 0) {
+  }
+  std::vector<Tensor> spare;
+  spare.reserve(8);
+  const Tensor* storage = spare.data();
+  GiveRowVector(std::move(spare));
+  const Tensor* got = nullptr;
+  Status st = (*src)->Read({3}, [&](size_t, const Status& s, std::vector<Tensor>&& cols, uint64_t) {
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(cols.size(), 2u);
+    got = cols.data();
+    return Status::OK();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(got, storage);
+}
 
 TEST_F(RawSourceTest, ReadsMindSporesColumnsInFileOrder) {
   auto node = NormalizeRawLeaf(Leaf("all"), "tree");
