@@ -38,24 +38,14 @@ Tensor CropBoxes(const Tensor& boxes, float x0, float y0, float x1, float y1) {
 }  // namespace
 
 Result<std::unique_ptr<TensorOp>> RandomCropWithBBoxOp::Make(const nlohmann::json& spec) {
-  const std::string op = "RandomCropWithBBox";
-  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"size", "padding", "pad_if_needed", "fill_value", "padding_mode"}));
   auto o = std::make_unique<RandomCropWithBBoxOp>();
-  MR_ASSIGN_OR_RETURN(o->size_, GetSize(spec, op, "size", true));
-  MR_ASSIGN_OR_RETURN(o->pad_, GetPadding(spec, op, "padding"));
-  if (spec.contains("padding")) o->padding_spec_ = spec["padding"];
-  MR_ASSIGN_OR_RETURN(o->pad_if_needed_, GetBool(spec, op, "pad_if_needed", false));
-  MR_ASSIGN_OR_RETURN(o->fill_, GetFillValue(spec, op, "fill_value", true));
-  MR_ASSIGN_OR_RETURN(o->mode_, GetPaddingMode(spec, op, "padding_mode"));
+  MR_ASSIGN_OR_RETURN(o->p_, RandomCropParams::FromJson(spec, "RandomCropWithBBox", "fill_value", true));
   return std::unique_ptr<TensorOp>(std::move(o));
 }
 
 nlohmann::json RandomCropWithBBoxOp::ToJson() const {
-  nlohmann::json j = {{"op", "RandomCropWithBBox"}, {"size", size_.ToJson()}};
-  if (!padding_spec_.is_null()) j["padding"] = padding_spec_;
-  j["pad_if_needed"] = pad_if_needed_;
-  j["fill_value"] = fill_.spec;
-  j["padding_mode"] = PaddingModeName(mode_);
+  nlohmann::json j = {{"op", "RandomCropWithBBox"}, {"size", p_.size.ToJson()}};
+  p_.ToJson(&j, "fill_value");
   return j;
 }
 
@@ -64,26 +54,18 @@ Result<std::vector<Tensor>> RandomCropWithBBoxOp::ApplyColumns(std::vector<Tenso
   const std::string op = "RandomCropWithBBox";
   MR_ASSIGN_OR_RETURN(auto in, Inputs(inputs, op));
   auto& [d, boxes] = in;
-  const int th = static_cast<int>(size_.h), tw = static_cast<int>(size_.w);
-  Padding p = pad_;
-  if (pad_if_needed_) {
-    const int pw = d.w + p.left + p.right, ph = d.h + p.top + p.bottom;
-    if (pw < tw) p.left += tw - pw, p.right += tw - pw;
-    if (ph < th) p.top += th - ph, p.bottom += th - ph;
-  }
+  const int th = static_cast<int>(p_.size.h), tw = static_cast<int>(p_.size.w);
+  const Padding p = p_.PaddingFor(d);
   Tensor img = std::move(inputs[0]);
   if (p.any()) {
-    MR_ASSIGN_OR_RETURN(img, PadImage(img, d, p, mode_, fill_, op));
+    MR_ASSIGN_OR_RETURN(img, PadImage(img, d, p, p_.mode, p_.fill, op));
     d.h += p.top + p.bottom;
     d.w += p.left + p.right;
     const int64_t n = boxes.shape()[0], k = boxes.shape()[1];
     float* b = boxes.mutable_data_as<float>();
     for (int64_t i = 0; i < n; ++i) b[i * k] += static_cast<float>(p.left), b[i * k + 1] += static_cast<float>(p.top);
   }
-  if (d.h < th || d.w < tw)
-    return Status::InvalidArgument(op + ": crop " + std::to_string(th) + "x" + std::to_string(tw) +
-                                   " is larger than the (padded) image " + std::to_string(d.h) + "x" +
-                                   std::to_string(d.w) + "; set pad_if_needed");
+  MR_RETURN_IF_ERROR(p_.CheckFits(d, op));
   if (d.h == th && d.w == tw) return Pair(std::move(img), std::move(boxes));
   const int top = static_cast<int>(RandInt(rng, 0, d.h - th));
   const int left = static_cast<int>(RandInt(rng, 0, d.w - tw));

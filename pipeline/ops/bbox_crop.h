@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "pipeline/ops/bbox.h"
+#include "pipeline/ops/crop.h"
 #include "pipeline/ops/pad.h"
 
 namespace mindrecord::ops {
@@ -26,12 +27,7 @@ class RandomCropWithBBoxOp : public ImageBoxesOp {
   Result<std::vector<Tensor>> ApplyColumns(std::vector<Tensor> inputs, std::mt19937_64& rng) const override;
 
  private:
-  Size2 size_;
-  Padding pad_;
-  nlohmann::json padding_spec_;
-  bool pad_if_needed_ = false;
-  FillValue fill_;
-  PaddingMode mode_ = PaddingMode::kConstant;
+  RandomCropParams p_;
 };
 
 // {"op":"BoundingBoxAugment","transform": spec,"ratio":0.3}: for each box in

@@ -63,47 +63,67 @@ Result<Tensor> CenterCropOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const
   return CropWindow(input, d, half(d.h - h), half(d.w - w), h, w);
 }
 
+Result<RandomCropParams> RandomCropParams::FromJson(const nlohmann::json& spec, const std::string& op,
+                                                   const char* fill_key, bool fill_byte_range) {
+  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"size", "padding", "pad_if_needed", fill_key, "padding_mode"}));
+  RandomCropParams r;
+  MR_ASSIGN_OR_RETURN(r.size, GetSize(spec, op, "size", true));
+  MR_ASSIGN_OR_RETURN(r.pad, GetPadding(spec, op, "padding"));
+  if (spec.contains("padding")) r.padding_spec = spec["padding"];
+  MR_ASSIGN_OR_RETURN(r.pad_if_needed, GetBool(spec, op, "pad_if_needed", false));
+  MR_ASSIGN_OR_RETURN(r.fill, GetFillValue(spec, op, fill_key, fill_byte_range));
+  MR_ASSIGN_OR_RETURN(r.mode, GetPaddingMode(spec, op, "padding_mode"));
+  return r;
+}
+
+void RandomCropParams::ToJson(nlohmann::json* j, const char* fill_key) const {
+  if (!padding_spec.is_null()) (*j)["padding"] = padding_spec;
+  (*j)["pad_if_needed"] = pad_if_needed;
+  (*j)[fill_key] = fill.spec;
+  (*j)["padding_mode"] = PaddingModeName(mode);
+}
+
+Padding RandomCropParams::PaddingFor(const ImageDims& d) const {
+  const int th = static_cast<int>(size.h), tw = static_cast<int>(size.w);
+  Padding p = pad;
+  if (pad_if_needed) {
+    const int pw = d.w + p.left + p.right, ph = d.h + p.top + p.bottom;
+    if (pw < tw) p.left += tw - pw, p.right += tw - pw;
+    if (ph < th) p.top += th - ph, p.bottom += th - ph;
+  }
+  return p;
+}
+
+Status RandomCropParams::CheckFits(const ImageDims& padded, const std::string& op) const {
+  if (padded.h >= size.h && padded.w >= size.w) return Status::OK();
+  return Status::InvalidArgument(op + ": crop " + std::to_string(size.h) + "x" + std::to_string(size.w) +
+                                 " is larger than the (padded) image " + std::to_string(padded.h) + "x" +
+                                 std::to_string(padded.w) + "; set pad_if_needed");
+}
+
 Result<std::unique_ptr<TensorOp>> RandomCropOp::Make(const nlohmann::json& spec) {
-  const std::string op = "RandomCrop";
-  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"size", "padding", "pad_if_needed", "fill", "padding_mode"}));
   auto o = std::make_unique<RandomCropOp>();
-  MR_ASSIGN_OR_RETURN(o->size_, GetSize(spec, op, "size", true));
-  MR_ASSIGN_OR_RETURN(o->pad_, GetPadding(spec, op, "padding"));
-  if (spec.contains("padding")) o->padding_spec_ = spec["padding"];
-  MR_ASSIGN_OR_RETURN(o->pad_if_needed_, GetBool(spec, op, "pad_if_needed", false));
-  MR_ASSIGN_OR_RETURN(o->fill_, GetFillValue(spec, op, "fill", false));
-  MR_ASSIGN_OR_RETURN(o->mode_, GetPaddingMode(spec, op, "padding_mode"));
+  MR_ASSIGN_OR_RETURN(o->p_, RandomCropParams::FromJson(spec, "RandomCrop", "fill", false));
   return std::unique_ptr<TensorOp>(std::move(o));
 }
 
 nlohmann::json RandomCropOp::ToJson() const {
-  nlohmann::json j = {{"op", "RandomCrop"}, {"size", size_.ToJson()}};
-  if (!padding_spec_.is_null()) j["padding"] = padding_spec_;
-  j["pad_if_needed"] = pad_if_needed_;
-  j["fill"] = fill_.spec;
-  j["padding_mode"] = PaddingModeName(mode_);
+  nlohmann::json j = {{"op", "RandomCrop"}, {"size", p_.size.ToJson()}};
+  p_.ToJson(&j, "fill");
   return j;
 }
 
 Result<Tensor> RandomCropOp::Apply(Tensor input, std::mt19937_64& rng) const {
   MR_ASSIGN_OR_RETURN(ImageDims d, CheckImage(input, "RandomCrop", true));
-  const int th = static_cast<int>(size_.h), tw = static_cast<int>(size_.w);
-  Padding p = pad_;
-  if (pad_if_needed_) {
-    const int pw = d.w + p.left + p.right, ph = d.h + p.top + p.bottom;
-    if (pw < tw) p.left += tw - pw, p.right += tw - pw;
-    if (ph < th) p.top += th - ph, p.bottom += th - ph;
-  }
+  const int th = static_cast<int>(p_.size.h), tw = static_cast<int>(p_.size.w);
+  const Padding p = p_.PaddingFor(d);
   Tensor img = input;
   if (p.any()) {
-    MR_ASSIGN_OR_RETURN(img, PadImage(input, d, p, mode_, fill_, "RandomCrop"));
+    MR_ASSIGN_OR_RETURN(img, PadImage(input, d, p, p_.mode, p_.fill, "RandomCrop"));
     d.h += p.top + p.bottom;
     d.w += p.left + p.right;
   }
-  if (d.h < th || d.w < tw)
-    return Status::InvalidArgument("RandomCrop: crop " + std::to_string(th) + "x" + std::to_string(tw) +
-                                   " is larger than the (padded) image " + std::to_string(d.h) + "x" +
-                                   std::to_string(d.w) + "; set pad_if_needed");
+  MR_RETURN_IF_ERROR(p_.CheckFits(d, "RandomCrop"));
   const int top = static_cast<int>(RandInt(rng, 0, d.h - th));
   const int left = static_cast<int>(RandInt(rng, 0, d.w - tw));
   if (th == d.h && tw == d.w) return img;

@@ -28,6 +28,29 @@ class CenterCropOp : public TensorOp {
   Size2 size_;
 };
 
+// The parameters RandomCrop and RandomCropWithBBox share: the window size
+// and the padding added first. `fill_key` is the fill parameter's name
+// ("fill" for RandomCrop, "fill_value" for RandomCropWithBBox, as MindSpore
+// names them).
+struct RandomCropParams {
+  Size2 size;
+  Padding pad;
+  nlohmann::json padding_spec;  // as given, for ToJson
+  bool pad_if_needed = false;
+  FillValue fill;
+  PaddingMode mode = PaddingMode::kConstant;
+
+  static Result<RandomCropParams> FromJson(const nlohmann::json& spec, const std::string& op, const char* fill_key,
+                                           bool fill_byte_range);
+  // Adds the parameters after j's "op" and "size".
+  void ToJson(nlohmann::json* j, const char* fill_key) const;
+  // The padding for an image of d: `pad`, grown to the window when
+  // pad_if_needed.
+  Padding PaddingFor(const ImageDims& d) const;
+  // After padding by `p`, the image `d` must hold the window.
+  Status CheckFits(const ImageDims& padded, const std::string& op) const;
+};
+
 // {"op":"RandomCrop","size":[h,w] | s,"padding":p | [lr,tb] | [l,t,r,b],
 //  "pad_if_needed":false,"fill":0 | [r,g,b],"padding_mode":"constant"}
 // (torchvision semantics; modes constant, edge, reflect, symmetric). After
@@ -43,12 +66,7 @@ class RandomCropOp : public TensorOp {
   Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
 
  private:
-  Size2 size_;
-  Padding pad_;
-  nlohmann::json padding_spec_;  // as given, for ToJson
-  bool pad_if_needed_ = false;
-  FillValue fill_;
-  PaddingMode mode_ = PaddingMode::kConstant;
+  RandomCropParams p_;
 };
 
 }  // namespace mindrecord::ops

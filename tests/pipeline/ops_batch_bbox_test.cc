@@ -213,7 +213,20 @@ TEST(OpsBBoxTest, RandomCropKeepsClipsAndDropsBoxes) {
   auto grown = Columns(*Op({{"op", "RandomCropWithBBox"}, {"size", {44, 50}}, {"pad_if_needed", true}}), {img, boxes}, 0);
   EXPECT_EQ(grown[0].shape(), (std::vector<int64_t>{44, 50, 3}));
   std::mt19937_64 rng(0);
-  EXPECT_FALSE(Op({{"op", "RandomCropWithBBox"}, {"size", 60}})->ApplyColumns({img, boxes}, rng).ok());
+  auto too_big = Op({{"op", "RandomCropWithBBox"}, {"size", 60}})->ApplyColumns({img, boxes}, rng);
+  ASSERT_FALSE(too_big.ok());
+  EXPECT_NE(too_big.status().message().find("RandomCropWithBBox: crop 60x60 is larger than the (padded) image"),
+            std::string::npos) << too_big.status().ToString();
+  // MindSpore names the fill parameter "fill_value" here ("fill" in RandomCrop);
+  // the spec round-trips with it.
+  const nlohmann::json spec = {{"op", "RandomCropWithBBox"}, {"size", {44, 50}}, {"padding", {1, 2}},
+                               {"pad_if_needed", true}, {"fill_value", {1, 2, 3}}, {"padding_mode", "edge"}};
+  EXPECT_EQ(Op(spec)->ToJson(), spec);
+  EXPECT_FALSE(MakeOp({{"op", "RandomCropWithBBox"}, {"size", 4}, {"fill", 1}}).ok());
+  EXPECT_FALSE(MakeOp({{"op", "RandomCrop"}, {"size", 4}, {"fill_value", 1}}).ok());
+  const nlohmann::json crop = {{"op", "RandomCrop"}, {"size", 4}, {"pad_if_needed", false}, {"fill", 5},
+                               {"padding_mode", "constant"}};
+  EXPECT_EQ(Op(crop)->ToJson(), crop);
 }
 
 TEST(OpsBBoxTest, BoundingBoxAugmentTransformsBoxRegions) {
