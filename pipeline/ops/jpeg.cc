@@ -47,7 +47,8 @@ std::string TjError(tjhandle h) {
 }
 
 Status CheckPixels(int64_t w, int64_t h, const char* format) {
-  if (w * h <= kMaxImagePixels) return Status::OK();
+  // Divided, not multiplied: a header's two 32-bit sizes overflow a product.
+  if (w >= 0 && h >= 0 && (h == 0 || w <= kMaxImagePixels / h)) return Status::OK();
   return Status::InvalidArgument(std::string(format) + " header claims " + std::to_string(w) + " x " +
                                  std::to_string(h) + " pixels, more than the " + std::to_string(kMaxImagePixels) +
                                  " decoded images may have; refused before decoding");

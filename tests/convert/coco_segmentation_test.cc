@@ -201,6 +201,48 @@ TEST(CocoSegmentationTest, MalformedSegmentationNamesTheFileAndAnnotation) {
   EXPECT_EQ(rows[0].Get("seg_rle_size").ArrayAs<int32_t>(), (std::vector<int32_t>{4, 4}));
 }
 
+// Integer fields that would be cut or wrapped into another value (a huge or
+// fractional category_id, an iscrowd beyond 32 bits) are corruption naming
+// the file, the annotation and the field; an integral 3.0 is the integer 3.
+TEST(CocoAnnotationTest, IntegerFieldsOutOfRangeNameTheField) {
+  auto write = [](const TempDir& dir, const std::string& fields) {
+    fixtures::WriteFile(dir / "img/a.jpg", fixtures::MakeJpeg(16, 16, 1));
+    const std::string path = dir / "bad_ann.json";
+    fixtures::WriteFile(path, R"({"images": [{"id": 1, "file_name": "a.jpg"}], "annotations": [{"id": 77,
+        "image_id": 1, "bbox": [1, 1, 4, 4], "area": 16, "segmentation": [[1, 1, 4, 1, 4, 4]], )" + fields + "}]}");
+    return path;
+  };
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"("category_id": 8.9e57, "iscrowd": 0)", "'category_id' is 8.9e+57, not an integer"},
+      {R"("category_id": 2.5, "iscrowd": 0)", "'category_id' is 2.5, not an integer"},
+      {R"("category_id": 4294967297, "iscrowd": 0)", "'category_id' is 4294967297, not an integer in [-2147483648"},
+      {R"("category_id": 18446744073709551615, "iscrowd": 0)", "'category_id' is 18446744073709551615"},
+      {R"("category_id": 1, "iscrowd": 1e30)", "'iscrowd' is 1e+30, not an integer"},
+      {R"("iscrowd": 0)", "missing or non-numeric 'category_id'"},
+  };
+  for (const auto& [fields, why] : cases) {
+    TempDir dir;
+    ConvertOptions o = SmallOptions();
+    o.annotations = write(dir, fields);
+    auto r = Convert("coco", dir / "img", dir / "out.mindrecord", o);
+    ASSERT_FALSE(r.ok()) << fields;
+    const std::string msg = r.status().ToString();
+    EXPECT_NE(msg.find("bad_ann.json"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("annotation id 77"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(why), std::string::npos) << msg;
+    EXPECT_FALSE(fs::exists(dir / "out.mindrecord"));
+  }
+  TempDir dir;
+  ConvertOptions o = SmallOptions();
+  o.annotations = write(dir, R"("category_id": 3.0, "iscrowd": 1)");
+  auto r = Convert("coco", dir / "img", dir / "out.mindrecord", o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto rows = ReadAll(dir / "out.mindrecord");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].Get("category_id").ArrayAs<int32_t>(), (std::vector<int32_t>{3}));
+  EXPECT_EQ(rows[0].Get("iscrowd").ArrayAs<int32_t>(), (std::vector<int32_t>{1}));
+}
+
 TEST(CocoPanopticTest, PngBytesAreStored) {
   TempDir dir;
   auto data = fixtures::WriteCocoPanoptic(dir / "coco", 12, 5);

@@ -213,8 +213,14 @@ TEST(OpsDecodeTest, RefusesImagesClaimingTooManyPixels) {
           << r.status().ToString();
     }
   }
-  // At the limit's scale an ordinary image still decodes.
+  // A PNG header's two 32-bit sizes at their largest: their product does not
+  // fit 64 bits, and the check still refuses them itself.
   auto dec = Op({{"op", "Decode"}});
+  auto huge = dec->Apply(patch(EncodeRgb(rgb, ".png"), 16, 0xFFFFFF1Fu, 0xFFFFFFFFu, true), rng);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("claims 4294967295 x 4294967071 pixels"), std::string::npos)
+      << huge.status().ToString();
+  // At the limit's scale an ordinary image still decodes.
   EXPECT_TRUE(dec->Apply(jpeg, rng).ok());
 }
 

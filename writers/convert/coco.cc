@@ -10,7 +10,9 @@
 //   captioning: captions: string (a JSON array of the captions)
 // and always image: bytes (+ image_shape under --encode raw), file_name:
 // string, image_id: int64.
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -42,10 +44,32 @@ struct CocoData {
   size_t keypoint_width = 0;     // K for the keypoint task
 };
 
-Result<double> Num(const json& obj, const char* key) {
+// obj[key] as an integer in [lo, hi]: a JSON integer, or a number without a
+// fractional part (some tools write ids as 3.0). Anything else would be cut
+// or wrapped into a wrong value, so it is corruption naming the key.
+Result<int64_t> Int(const json& obj, const char* key, int64_t lo, int64_t hi) {
   auto it = obj.find(key);
   if (it == obj.end() || !it->is_number()) return Status::Corruption(std::string("missing or non-numeric '") + key + "'");
-  return it->get<double>();
+  bool ok = false;
+  int64_t v = 0;
+  if (it->is_number_unsigned()) {
+    const uint64_t u = it->get<uint64_t>();
+    ok = hi >= 0 && u <= static_cast<uint64_t>(hi);
+    v = ok ? static_cast<int64_t>(u) : 0;
+  } else if (it->is_number_integer()) {
+    v = it->get<int64_t>();
+    ok = v >= lo && v <= hi;
+  } else {
+    const double d = it->get<double>();
+    // 2^63 bounds the cast; [lo, hi] is then checked on the integer.
+    ok = std::isfinite(d) && d == std::floor(d) && d >= -9.2e18 && d <= 9.2e18;
+    v = ok ? static_cast<int64_t>(d) : 0;
+    ok = ok && v >= lo && v <= hi;
+  }
+  if (!ok)
+    return Status::Corruption(std::string("'") + key + "' is " + it->dump() + ", not an integer in [" +
+                              std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
 }
 
 // "annotation id N" (or "annotation N of the image") for messages.
@@ -94,16 +118,26 @@ Status AddAnnotations(Task task, const CocoData& data, const CocoImage& img, Row
       bbox.push_back(v.get<float>());
     }
     if (bbox[bbox.size() - 2] < 0 || bbox[bbox.size() - 1] < 0) return Status::Corruption("bbox with a negative size");
-    MR_ASSIGN_OR_RETURN(double cat, Num(*o, "category_id"));
-    if (data.has_categories && !data.categories.count(static_cast<int64_t>(cat)))
-      return Status::Corruption("unknown category_id " + std::to_string(static_cast<int64_t>(cat)) +
-                                " (not in 'categories')");
+    constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min(), kInt32Max = std::numeric_limits<int32_t>::max();
+    // An integer field of this annotation; errors name the annotation.
+    auto field = [&](const char* key, int64_t lo, int64_t hi) -> Result<int64_t> {
+      auto v = Int(*o, key, lo, hi);
+      if (!v.ok()) return v.status().WithContext(AnnotationName(*o, idx));
+      return v;
+    };
+    MR_ASSIGN_OR_RETURN(int64_t cat, field("category_id", kInt32Min, kInt32Max));
+    if (data.has_categories && !data.categories.count(cat))
+      return Status::Corruption("unknown category_id " + std::to_string(cat) + " (not in 'categories')");
     category.push_back(static_cast<int32_t>(cat));
-    iscrowd.push_back(o->contains("iscrowd") && (*o)["iscrowd"].is_number() ? (*o)["iscrowd"].get<int32_t>() : 0);
+    int64_t crowd = 0;
+    if (o->contains("iscrowd") && (*o)["iscrowd"].is_number()) {
+      MR_ASSIGN_OR_RETURN(crowd, field("iscrowd", kInt32Min, kInt32Max));
+    }
+    iscrowd.push_back(static_cast<int32_t>(crowd));
     area.push_back(o->contains("area") && (*o)["area"].is_number() ? (*o)["area"].get<float>() : 0.f);
     if (task == Task::kPanoptic) {
-      MR_ASSIGN_OR_RETURN(double id, Num(*o, "id"));
-      segment_id.push_back(static_cast<int64_t>(id));
+      MR_ASSIGN_OR_RETURN(int64_t id, field("id", std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()));
+      segment_id.push_back(id);
     }
     if (task == Task::kKeypoint) {
       auto k = o->find("keypoints");
@@ -113,8 +147,11 @@ Status AddAnnotations(Task task, const CocoData& data, const CocoImage& img, Row
         if (!v.is_number()) return Status::Corruption("non-numeric keypoint value");
         keypoints.push_back(v.get<float>());
       }
-      num_keypoints.push_back(o->contains("num_keypoints") && (*o)["num_keypoints"].is_number()
-                                  ? (*o)["num_keypoints"].get<int32_t>() : 0);
+      int64_t visible = 0;
+      if (o->contains("num_keypoints") && (*o)["num_keypoints"].is_number()) {
+        MR_ASSIGN_OR_RETURN(visible, field("num_keypoints", 0, kInt32Max));
+      }
+      num_keypoints.push_back(static_cast<int32_t>(visible));
     }
   }
   if (task == Task::kCaptioning) {
