@@ -219,6 +219,28 @@ bool DecodeStrip(const uint8_t* data, size_t size, JpegScale scale, int x, int y
   return ok;
 }
 
+// The image size in a JPEG header as libjpeg reads it (it accepts headers
+// libturbojpeg's header call refuses, e.g. unusual sampling factors, and
+// OpenCV's decoder is libjpeg). False when libjpeg cannot read the header.
+bool LibjpegDims(const uint8_t* data, size_t size, int64_t* w, int64_t* h) {
+  jpeg_decompress_struct ci;
+  JpegErrors err;
+  ci.err = jpeg_std_error(&err.mgr);
+  err.mgr.error_exit = JpegErrorExit;
+  err.mgr.emit_message = JpegEmit;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_decompress(&ci);
+    return false;
+  }
+  jpeg_create_decompress(&ci);
+  jpeg_mem_src(&ci, data, static_cast<unsigned long>(size));
+  const bool ok = jpeg_read_header(&ci, TRUE) == JPEG_HEADER_OK;
+  *w = ci.image_width;
+  *h = ci.image_height;
+  jpeg_destroy_decompress(&ci);
+  return ok;
+}
+
 }  // namespace
 
 Result<Tensor> DecodeJpegWindow(const uint8_t* data, size_t size, JpegScale scale, int x, int y, int w, int h) {
@@ -257,8 +279,13 @@ Result<Tensor> DecodeImage(const uint8_t* data, size_t size, int min_w, int min_
       // Refused here, not left to the OpenCV fallback (which would decode it).
       if (Status st = CheckPixels(w, ht, "JPEG"); !st.ok()) return st.WithContext(op);
       if (min_w > 0 || min_h > 0) scale = ChooseJpegScale(w, ht, min_w, min_h, all_factors);
-    } else if (h) {
-      (void)TjError(h);
+    } else {
+      if (h) (void)TjError(h);
+      // The OpenCV fallback below would allocate whatever this header claims.
+      int64_t lw = 0, lh = 0;
+      if (LibjpegDims(data, size, &lw, &lh)) {
+        if (Status st = CheckPixels(lw, lh, "JPEG"); !st.ok()) return st.WithContext(op);
+      }
     }
     auto r = DecodeJpeg(data, size, scale);
     if (r.ok()) return r;

@@ -213,6 +213,17 @@ TEST(OpsDecodeTest, RefusesImagesClaimingTooManyPixels) {
           << r.status().ToString();
     }
   }
+  // A JPEG whose header libturbojpeg refuses (chroma sampled 1x2 under a 2x2
+  // luma: no subsampling type it knows) goes to the OpenCV fallback, whose
+  // libjpeg reads it: refused from libjpeg's reading of the header.
+  std::string odd(reinterpret_cast<const char*>(big_jpeg.data()), big_jpeg.size_bytes());
+  ASSERT_EQ(static_cast<uint8_t>(odd[sof + 9]), 3);  // three components
+  odd[sof + 14] = 0x12;
+  for (const nlohmann::json& spec : std::vector<nlohmann::json>{{{"op", "Decode"}}, {{"op", "DecodeResize"}, {"size", 224}}}) {
+    auto r = Op(spec)->Apply(Tensor::FromString(TensorType::kBytes, odd), rng);
+    ASSERT_FALSE(r.ok()) << spec.dump();
+    EXPECT_NE(r.status().message().find("claims 20000 x 20000 pixels"), std::string::npos) << r.status().ToString();
+  }
   // A PNG header's two 32-bit sizes at their largest: their product does not
   // fit 64 bits, and the check still refuses them itself.
   auto dec = Op({{"op", "Decode"}});
