@@ -16,6 +16,7 @@
 
 #include <jpeglib.h>
 
+#include "mindrecord/image_size.h"
 #include "pipeline/ops/op_util.h"
 
 namespace mindrecord::ops {
@@ -47,22 +48,17 @@ std::string TjError(tjhandle h) {
 }
 
 Status CheckPixels(int64_t w, int64_t h, const char* format) {
-  // Divided, not multiplied: a header's two 32-bit sizes overflow a product.
-  if (w >= 0 && h >= 0 && (h == 0 || w <= kMaxImagePixels / h)) return Status::OK();
+  if (WithinPixelLimit(w, h)) return Status::OK();
   return Status::InvalidArgument(std::string(format) + " header claims " + std::to_string(w) + " x " +
                                  std::to_string(h) + " pixels, more than the " + std::to_string(kMaxImagePixels) +
                                  " decoded images may have; refused before decoding");
 }
 
-uint32_t BigEndian32(const uint8_t* p) {
-  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
-}
-
 Result<Tensor> DecodeWithOpenCv(const uint8_t* data, size_t size, const char* op) {
-  // PNG: the IHDR chunk (always first) gives the size OpenCV would allocate.
-  static constexpr uint8_t kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-  if (size >= 24 && std::memcmp(data, kPng, 8) == 0 && std::memcmp(data + 12, "IHDR", 4) == 0) {
-    Status st = CheckPixels(BigEndian32(data + 16), BigEndian32(data + 20), "PNG");
+  // A JPEG or PNG header gives the size OpenCV would allocate (a JPEG comes
+  // here when libturbojpeg refused its header or data).
+  if (auto claimed = ReadClaimedImageSize(data, size)) {
+    Status st = CheckPixels(claimed->width, claimed->height, claimed->format);
     if (!st.ok()) return st.WithContext(op);
   }
   Tensor out;
@@ -219,28 +215,6 @@ bool DecodeStrip(const uint8_t* data, size_t size, JpegScale scale, int x, int y
   return ok;
 }
 
-// The image size in a JPEG header as libjpeg reads it (it accepts headers
-// libturbojpeg's header call refuses, e.g. unusual sampling factors, and
-// OpenCV's decoder is libjpeg). False when libjpeg cannot read the header.
-bool LibjpegDims(const uint8_t* data, size_t size, int64_t* w, int64_t* h) {
-  jpeg_decompress_struct ci;
-  JpegErrors err;
-  ci.err = jpeg_std_error(&err.mgr);
-  err.mgr.error_exit = JpegErrorExit;
-  err.mgr.emit_message = JpegEmit;
-  if (setjmp(err.jump)) {
-    jpeg_destroy_decompress(&ci);
-    return false;
-  }
-  jpeg_create_decompress(&ci);
-  jpeg_mem_src(&ci, data, static_cast<unsigned long>(size));
-  const bool ok = jpeg_read_header(&ci, TRUE) == JPEG_HEADER_OK;
-  *w = ci.image_width;
-  *h = ci.image_height;
-  jpeg_destroy_decompress(&ci);
-  return ok;
-}
-
 }  // namespace
 
 Result<Tensor> DecodeJpegWindow(const uint8_t* data, size_t size, JpegScale scale, int x, int y, int w, int h) {
@@ -281,10 +255,9 @@ Result<Tensor> DecodeImage(const uint8_t* data, size_t size, int min_w, int min_
       if (min_w > 0 || min_h > 0) scale = ChooseJpegScale(w, ht, min_w, min_h, all_factors);
     } else {
       if (h) (void)TjError(h);
-      // The OpenCV fallback below would allocate whatever this header claims.
-      int64_t lw = 0, lh = 0;
-      if (LibjpegDims(data, size, &lw, &lh)) {
-        if (Status st = CheckPixels(lw, lh, "JPEG"); !st.ok()) return st.WithContext(op);
+      // The OpenCV fallback below would decode the size libjpeg reads.
+      if (auto claimed = ReadClaimedImageSize(data, size)) {
+        if (Status st = CheckPixels(claimed->width, claimed->height, "JPEG"); !st.ok()) return st.WithContext(op);
       }
     }
     auto r = DecodeJpeg(data, size, scale);

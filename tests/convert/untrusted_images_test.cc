@@ -42,13 +42,34 @@ std::string PngClaiming30000() {
   return p;
 }
 
+// The same with chroma sampled 1x2 under a 2x2 luma: libturbojpeg's header
+// call refuses it, libjpeg (OpenCV's decoder) reads it.
+std::string OddSampledJpegClaiming20000() {
+  std::string j = JpegClaiming20000();
+  const size_t sof = j.find("\xFF\xC0");
+  j[sof + 14] = 0x12;  // the second component's sampling factors
+  return j;
+}
+
+// A PNG whose IHDR sizes are near 2^32 each (their product needs 64 bits).
+std::string PngClaimingNear2To32() {
+  std::string p = Encode(".png");
+  for (size_t i = 0; i < 8; ++i) p[16 + i] = static_cast<char>(0xFF);
+  p[23] = static_cast<char>(0x1F);
+  return p;
+}
+
 TEST(UntrustedImagesTest, DecodingConvertsRefuseImageBombs) {
   struct Case {
     const char* file;
     std::string bytes;
     const char* words;
+    const char* raw_words = nullptr;  // --encode raw, when it differs (raw checks the JPEG first)
   } cases[] = {{"bomb.jpg", JpegClaiming20000(), "JPEG header claims 20000 x 20000 pixels, more than the 178956970"},
-               {"bomb.png", PngClaiming30000(), "PNG header claims 30000 x 30000 pixels, more than the 178956970"}};
+               {"bomb.png", PngClaiming30000(), "PNG header claims 30000 x 30000 pixels, more than the 178956970"},
+               {"odd.jpg", OddSampledJpegClaiming20000(), "JPEG header claims 20000 x 20000 pixels",
+                "undecodable JPEG: tjDecompressHeader3(): Could not determine subsampling type"},
+               {"huge.png", PngClaimingNear2To32(), "PNG header claims 4294967295 x 4294967071 pixels"}};
   for (const Case& c : cases) {
     for (EncodeMode mode : {EncodeMode::kRaw, EncodeMode::kJpeg, EncodeMode::kPng}) {
       TempDir dir;
@@ -58,7 +79,8 @@ TEST(UntrustedImagesTest, DecodingConvertsRefuseImageBombs) {
       o.encode = mode;
       auto r = Convert("imagefolder", dir / "src", dir / "out.mindrecord", o);
       ASSERT_FALSE(r.ok()) << c.file;
-      EXPECT_NE(r.status().message().find(c.words), std::string::npos) << r.status().ToString();
+      const char* words = mode == EncodeMode::kRaw && c.raw_words ? c.raw_words : c.words;
+      EXPECT_NE(r.status().message().find(words), std::string::npos) << r.status().ToString();
       EXPECT_NE(r.status().message().find(c.file), std::string::npos) << r.status().ToString();
       o.on_error = OnError::kSkip;
       r = Convert("imagefolder", dir / "src", dir / "skip.mindrecord", o);

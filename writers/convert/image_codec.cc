@@ -15,6 +15,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "mindrecord/image_size.h"
 #include "mindrecord/limits.h"
 
 namespace mindrecord::convert {
@@ -73,28 +74,11 @@ Status CheckPng(std::string_view b) {
 // x 20000 was decoded into 1.2 GB). Other formats are bounded by OpenCV's
 // own limit (2^30 pixels).
 Status CheckPixels(std::string_view b) {
-  int64_t w = 0, h = 0;
-  if (IsJpeg(b)) {
-    int jw = 0, jh = 0, subsamp = 0, colorspace = 0;
-    tjhandle th = t_header_reader.h;
-    if (!th) return Status::Internal("libturbojpeg: cannot create a decompressor");
-    if (tjDecompressHeader3(th, reinterpret_cast<const unsigned char*>(b.data()), static_cast<unsigned long>(b.size()),
-                            &jw, &jh, &subsamp, &colorspace) == 0) {
-      w = jw, h = jh;
-    } else {
-      tjDestroy(th);  // left mid-stream (see HeaderReader); the decode reports the bad header
-      t_header_reader.h = tjInitDecompress();
-    }
-  } else if (IsPng(b) && b.size() >= 24) {
-    const auto* p = reinterpret_cast<const uint8_t*>(b.data());
-    auto be32 = [&](size_t off) {
-      return (uint32_t{p[off]} << 24) | (uint32_t{p[off + 1]} << 16) | (uint32_t{p[off + 2]} << 8) | p[off + 3];
-    };
-    w = be32(16), h = be32(20);
-  }
-  if (w * h <= kMaxImagePixels) return Status::OK();
-  return Status::Corruption((IsJpeg(b) ? "JPEG" : "PNG") + std::string(" header claims ") + std::to_string(w) + " x " +
-                            std::to_string(h) + " pixels, more than the " + std::to_string(kMaxImagePixels) +
+  auto claimed = ReadClaimedImageSize(reinterpret_cast<const uint8_t*>(b.data()), b.size());
+  if (!claimed || WithinPixelLimit(claimed->width, claimed->height)) return Status::OK();
+  return Status::Corruption(std::string(claimed->format) + " header claims " + std::to_string(claimed->width) + " x " +
+                            std::to_string(claimed->height) + " pixels, more than the " +
+                            std::to_string(kMaxImagePixels) +
                             " an image may have to be decoded (keep its bytes as they are with --encode keep)");
 }
 
