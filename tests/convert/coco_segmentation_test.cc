@@ -241,6 +241,16 @@ TEST(CocoAnnotationTest, IntegerFieldsOutOfRangeNameTheField) {
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].Get("category_id").ArrayAs<int32_t>(), (std::vector<int32_t>{3}));
   EXPECT_EQ(rows[0].Get("iscrowd").ArrayAs<int32_t>(), (std::vector<int32_t>{1}));
+  // A category's name of another type than a string is only shown in the
+  // convert's notes (it threw out of the planner before).
+  TempDir dir2;
+  fixtures::WriteFile(dir2 / "img/a.jpg", fixtures::MakeJpeg(16, 16, 1));
+  fixtures::WriteFile(dir2 / "ann.json", R"({"images": [{"id": 1, "file_name": "a.jpg"}], "annotations": [],
+      "categories": [{"id": 1, "name": 5}, {"id": 2, "name": ["x"]}, {"id": 3}]})");
+  o.annotations = dir2 / "ann.json";
+  r = Convert("coco", dir2 / "img", dir2 / "out.mindrecord", o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(ReadAll(dir2 / "out.mindrecord").size(), 1u);
 }
 
 TEST(CocoPanopticTest, PngBytesAreStored) {

@@ -266,7 +266,7 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
     for (const json& c : doc["categories"]) {
       if (c.is_object() && c.contains("id") && c["id"].is_number_integer()) {
         data->categories.insert(c["id"].get<int64_t>());
-        names[std::to_string(c["id"].get<int64_t>())] = c.value("name", "");
+        names[std::to_string(c["id"].get<int64_t>())] = c.contains("name") ? c["name"] : json("");  // as given
       }
     }
     ctx.Note("coco categories (id -> name): " + names.dump());
