@@ -156,6 +156,37 @@ TEST(AppendTest, KeepsCompressionAndItsDictionary) {
   EXPECT_TRUE(Verify(paths[0], {.deep = true}).ok());
 }
 
+// A header whose compression byte counts are not numbers (a sealed header
+// rewritten by someone else) is corruption naming the file, not a crash.
+TEST(AppendTest, RefusesAHeaderWhoseCompressionCountsAreNotNumbers) {
+  TempDir dir;
+  WriterOptions o = SmallPages(1);
+  o.compression = *ParseCompression("zstd:3");
+  auto paths = WriteOnce(dir.Join("z"), {20}, o);
+  std::fstream f(paths[0], std::ios::in | std::ios::out | std::ios::binary);
+  uint64_t len = 0;
+  f.read(reinterpret_cast<char*>(&len), 8);
+  std::string text(len, '\0');
+  f.read(text.data(), static_cast<std::streamsize>(len));
+  const size_t at = text.find("\"raw_bytes\":");
+  ASSERT_NE(at, std::string::npos) << text;
+  const size_t end = text.find_first_not_of("0123456789", at + 12);
+  text.replace(at, end - at, "\"raw_bytes\":\"many\"");
+  SealHeaderChecksum(&text);
+  len = text.size();
+  f.seekp(0);
+  f.write(reinterpret_cast<const char*>(&len), 8);
+  f.write(text.data(), static_cast<std::streamsize>(len));
+  f.close();
+  ASSERT_TRUE(ShardReader::Open(paths[0]).ok());  // reading does not need the counts
+  Status st = Append(paths[0], 5, 20);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), StatusCode::kCorruption) << st.ToString();
+  EXPECT_NE(st.message().find(".raw_bytes is \"many\", not a byte count"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find(paths[0]), std::string::npos) << st.ToString();
+  ExpectRows(paths[0], 20);
+}
+
 TEST(AppendTest, AppendsToMindSporeFiles) {
   const std::string compat = testing::CompatDir();
   MR_SKIP_WITHOUT_COMPAT(compat);
