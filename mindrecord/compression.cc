@@ -425,4 +425,17 @@ Status BlobDecompressor::DecompressBlob(const RowCodec& codec, std::string_view 
   return Status::OK();
 }
 
+Status ReadBlobByteCounts(const nlohmann::json& compression, const std::string& path, uint64_t* raw, uint64_t* stored) {
+  for (auto [key, total] : {std::pair<const char*, uint64_t*>{"raw_bytes", raw}, {"stored_bytes", stored}}) {
+    *total = 0;
+    auto it = compression.find(key);
+    if (it == compression.end()) continue;
+    if (!it->is_number_unsigned())
+      return Status::Corruption(path + ": header \"" + std::string(kCompressionKey) + "\"." + key + " is " + it->dump() +
+                                ", not a byte count");
+    *total = it->get<uint64_t>();
+  }
+  return Status::OK();
+}
+
 }  // namespace mindrecord

@@ -46,6 +46,11 @@ struct CompressionOptions {
 // "none", "lz4", "zstd", "zstd:N", "zstd:N+dict", "zstd+dict", each codec
 // optionally followed by "+raw" ("zstd:3+dict+raw", "lz4+raw").
 Result<CompressionOptions> ParseCompression(std::string_view spec);
+
+// The blob byte counts ("raw_bytes", "stored_bytes") a header's compression
+// object carries: 0 when absent; corruption naming `path` when one is not an
+// unsigned integer. Thread safety: a pure function.
+Status ReadBlobByteCounts(const nlohmann::json& compression, const std::string& path, uint64_t* raw, uint64_t* stored);
 // The inverse of ParseCompression ("zstd:3+dict").
 std::string CompressionSpec(const CompressionOptions& o);
 // The version string a dataset with this codec carries ("3.0" for none).

@@ -4,6 +4,7 @@
 
 #include "index/index_reader.h"
 #include "mindrecord/checksum.h"
+#include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
 #include "readers/header_io.h"
 
@@ -68,8 +69,7 @@ Result<CheckedShard> VerifyShardFile(const std::string& path, const std::string&
   }
   auto compression = h.extra.find(kCompressionKey);
   if (compression != h.extra.end()) {
-    out.totals.raw_bytes = compression->value("raw_bytes", uint64_t{0});
-    out.totals.stored_bytes = compression->value("stored_bytes", uint64_t{0});
+    MR_RETURN_IF_ERROR(ReadBlobByteCounts(*compression, path, &out.totals.raw_bytes, &out.totals.stored_bytes));
   }
   auto part = h.extra.find(kPartKey);
   if (part == h.extra.end()) {

@@ -323,16 +323,8 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::OpenForAppend(const std::strin
     o.compression = decompressor->options();
     MR_ASSIGN_OR_RETURN(impl->compressor, BlobCompressor::Create(o.compression, decompressor->dictionary()));
     // The blob byte counts the header carries, added to as rows are appended.
-    const nlohmann::json& c = h0.extra.at(kCompressionKey);
-    for (auto [key, total] : {std::pair<const char*, uint64_t*>{"raw_bytes", &impl->raw_blob_bytes},
-                              {"stored_bytes", &impl->stored_blob_bytes}}) {
-      auto it = c.find(key);
-      if (it == c.end()) continue;
-      if (!it->is_number_unsigned())
-        return Status::Corruption(paths[0] + ": header \"" + std::string(kCompressionKey) + "\"." + key + " is " +
-                                  it->dump() + ", not a byte count");
-      *total = it->get<uint64_t>();
-    }
+    MR_RETURN_IF_ERROR(ReadBlobByteCounts(h0.extra.at(kCompressionKey), paths[0], &impl->raw_blob_bytes,
+                                          &impl->stored_blob_bytes));
   }
   impl->final_paths = paths;
   impl->appended_to = h0;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixtures/convert_fixtures.h"
+#include "mindrecord/checksum.h"
 #include "mindrecord/file.h"
 #include "readers/header_io.h"
 #include "tests/convert/convert_test_util.h"
@@ -359,6 +361,59 @@ TEST(DistributedConvertTest, ResumeWritesAgainThePartsWhoseInputsChanged) {
   EXPECT_NE(log.find("shard 0: its part was written from other inputs or options"), std::string::npos) << log;
   Convert1(dir / "in", dir / "ref/data", 4);
   EXPECT_TRUE(DatasetFiles(dir / "out") == DatasetFiles(dir / "ref"));
+}
+
+// A part whose header (sealed again by someone else) holds a fingerprint or
+// a compressed byte count of another type is written again, as a part from
+// other inputs is (the fingerprint threw out of the resume before).
+TEST(DistributedConvertTest, ResumeWritesAgainAPartWhoseHeaderFieldsHaveOtherTypes) {
+  ASSERT_TRUE(CliBuilt());
+  struct Case {
+    std::string options, field, replacement, note;
+  } cases[] = {
+      {"", "\"fingerprint\":", "\"fingerprint\":12", "shard 0: its part was written from other inputs or options"},
+      {" --compress zstd:3", "\"raw_bytes\":", "\"raw_bytes\":\"many\"",
+       "raw_bytes is \\\"many\\\", not a byte count); writing it again"},  // as --json escapes it
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.field);
+    TempDir dir;
+    fixtures::WriteImageFolder(dir / "in", 1, 4, 8, 8, 4);
+    fs::create_directories(dir / "out");
+    std::string log;
+    ASSERT_EQ(RunCli("convert imagefolder '" + (dir / "in") + "' '" + (dir / "out/data") +
+                         "' --shards 4 --rank 0 --world-size 2" + c.options + kLayout,
+                     &log),
+              0)
+        << log;
+    const std::string part = dir / "out/.data0.mr-part";
+    ASSERT_TRUE(fs::exists(part));
+    {
+      std::fstream f(part, std::ios::in | std::ios::out | std::ios::binary);
+      uint64_t len = 0;
+      f.read(reinterpret_cast<char*>(&len), 8);
+      std::string text(len, '\0');
+      f.read(text.data(), static_cast<std::streamsize>(len));
+      const size_t at = text.find(c.field);
+      ASSERT_NE(at, std::string::npos) << text;
+      const size_t end = text.find_first_of(",}", at + c.field.size());
+      text.replace(at, end - at, c.replacement);
+      SealHeaderChecksum(&text);
+      len = text.size();
+      f.seekp(0);
+      f.write(reinterpret_cast<const char*>(&len), 8);
+      f.write(text.data(), static_cast<std::streamsize>(len));
+    }
+    ASSERT_EQ(RunCli("convert imagefolder '" + (dir / "in") + "' '" + (dir / "out/data") + "' --shards 4 --resume --json" +
+                         c.options + kLayout,
+                     &log),
+              0)
+        << log;
+    EXPECT_EQ(JsonIn(log)["kept"], nlohmann::json::parse("[[1]]")) << log;
+    EXPECT_NE(log.find(c.note), std::string::npos) << log;
+    Convert1(dir / "in", dir / "ref/data", 4, c.options);
+    EXPECT_TRUE(DatasetFiles(dir / "out") == DatasetFiles(dir / "ref"));
+  }
 }
 
 TEST(DistributedConvertTest, SkippedInputsOfEveryRankAreListedInInputOrder) {

@@ -64,7 +64,7 @@ std::optional<ShardDone> KeepShard(const SplitPlan& plan, const std::vector<std:
     if (!c.ok()) {
       ctx.Note("shard " + std::to_string(s) + ": its part does not verify (" + c.status().message() +
                "); writing it again");
-    } else if (!c->info.is_object() || c->info.value("fingerprint", std::string()) != fingerprint) {
+    } else if (!c->info.is_object() || !c->info.contains("fingerprint") || c->info["fingerprint"] != fingerprint) {
       ctx.Note("shard " + std::to_string(s) + ": its part was written from other inputs or options; writing it again");
     } else {
       ShardDone d;
