@@ -363,15 +363,17 @@ TEST(DistributedConvertTest, ResumeWritesAgainThePartsWhoseInputsChanged) {
   EXPECT_TRUE(DatasetFiles(dir / "out") == DatasetFiles(dir / "ref"));
 }
 
-// A part whose header (sealed again by someone else) holds a fingerprint or
-// a compressed byte count of another type is written again, as a part from
-// other inputs is (the fingerprint threw out of the resume before).
+// A part whose header (sealed again by someone else) holds a fingerprint, a
+// list of skipped inputs or a compressed byte count of another shape is
+// written again, as a part from other inputs is (each threw out of the resume
+// before).
 TEST(DistributedConvertTest, ResumeWritesAgainAPartWhoseHeaderFieldsHaveOtherTypes) {
   ASSERT_TRUE(CliBuilt());
   struct Case {
     std::string options, field, replacement, note;
   } cases[] = {
       {"", "\"fingerprint\":", "\"fingerprint\":12", "shard 0: its part was written from other inputs or options"},
+      {"", "\"skipped\":", "\"skipped\":[1]", "shard 0: its part was written from other inputs or options"},
       {" --compress zstd:3", "\"raw_bytes\":", "\"raw_bytes\":\"many\"",
        "raw_bytes is \\\"many\\\", not a byte count); writing it again"},  // as --json escapes it
   };

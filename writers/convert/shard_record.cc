@@ -55,6 +55,19 @@ Result<ShardDone> ShardDoneFromJson(const json& j) {
   return d;
 }
 
+namespace {
+// A part's list of skipped inputs, [[input, "input: reason"], ...], as its
+// writer records it (anything else: the part is written again).
+bool SkippedListIsWellFormed(const json& info) {
+  auto it = info.find("skipped");
+  if (it == info.end()) return true;
+  if (!it->is_array()) return false;
+  for (const json& s : *it)
+    if (!s.is_array() || s.size() != 2 || !s[0].is_string() || !s[1].is_string()) return false;
+  return true;
+}
+}  // namespace
+
 std::optional<ShardDone> KeepShard(const SplitPlan& plan, const std::vector<std::string>& paths, uint32_t s,
                                    const std::string& fingerprint, bool keep_final, ConvertContext& ctx) {
   FileSystem* fs = FileSystem::Default();
@@ -64,7 +77,8 @@ std::optional<ShardDone> KeepShard(const SplitPlan& plan, const std::vector<std:
     if (!c.ok()) {
       ctx.Note("shard " + std::to_string(s) + ": its part does not verify (" + c.status().message() +
                "); writing it again");
-    } else if (!c->info.is_object() || !c->info.contains("fingerprint") || c->info["fingerprint"] != fingerprint) {
+    } else if (!c->info.is_object() || !c->info.contains("fingerprint") || c->info["fingerprint"] != fingerprint ||
+               !SkippedListIsWellFormed(c->info)) {
       ctx.Note("shard " + std::to_string(s) + ": its part was written from other inputs or options; writing it again");
     } else {
       ShardDone d;
