@@ -48,4 +48,10 @@ inline constexpr uint64_t kMaxIndexValueBytes = kMaxDecompressedRowBytes;
 // DecompressionBombError threshold.
 inline constexpr int64_t kMaxImagePixels = 178956970;
 
+// The bytes a decoder may hold for one image before converting it: an 8-bit
+// RGBA image at kMaxImagePixels. Wider samples or more of them (16-bit PNG or
+// TIFF, PAM with many channels, JPEG 2000's 32-bit samples) lower the pixels
+// allowed.
+inline constexpr int64_t kMaxImageSampleBytes = kMaxImagePixels * 4;
+
 }  // namespace mindrecord

@@ -48,19 +48,15 @@ std::string TjError(tjhandle h) {
 }
 
 Status CheckPixels(int64_t w, int64_t h, const char* format) {
-  if (WithinPixelLimit(w, h)) return Status::OK();
-  return Status::InvalidArgument(std::string(format) + " header claims " + std::to_string(w) + " x " +
-                                 std::to_string(h) + " pixels, more than the " + std::to_string(kMaxImagePixels) +
-                                 " decoded images may have; refused before decoding");
+  return CheckClaimedImageSize(ClaimedImageSize{format, w, h});
 }
 
 Result<Tensor> DecodeWithOpenCv(const uint8_t* data, size_t size, const char* op) {
-  // A JPEG or PNG header gives the size OpenCV would allocate (a JPEG comes
+  // Only an image whose header gives its size reaches OpenCV (a JPEG comes
   // here when libturbojpeg refused its header or data).
-  if (auto claimed = ReadClaimedImageSize(data, size)) {
-    Status st = CheckPixels(claimed->width, claimed->height, claimed->format);
-    if (!st.ok()) return st.WithContext(op);
-  }
+  auto claimed = ReadClaimedImageSize(data, size);
+  if (!claimed.ok()) return claimed.status().WithContext(op);
+  if (Status st = CheckClaimedImageSize(*claimed); !st.ok()) return st.WithContext(op);
   Tensor out;
   cv::Mat bgr;
   Status st = CatchCv(op, [&] {
@@ -73,8 +69,8 @@ Result<Tensor> DecodeWithOpenCv(const uint8_t* data, size_t size, const char* op
   });
   MR_RETURN_IF_ERROR(st);
   if (!out.defined())
-    return Status::InvalidArgument(std::string(op) + ": cannot decode image (" + std::to_string(size) +
-                                   " bytes): not a format OpenCV or libturbojpeg reads");
+    return Status::InvalidArgument(std::string(op) + ": cannot decode the " + claimed->format + " image (" +
+                                   std::to_string(size) + " bytes): corrupt or truncated");
   return out;
 }
 
@@ -255,9 +251,9 @@ Result<Tensor> DecodeImage(const uint8_t* data, size_t size, int min_w, int min_
       if (min_w > 0 || min_h > 0) scale = ChooseJpegScale(w, ht, min_w, min_h, all_factors);
     } else {
       if (h) (void)TjError(h);
-      // The OpenCV fallback below would decode the size libjpeg reads.
-      if (auto claimed = ReadClaimedImageSize(data, size)) {
-        if (Status st = CheckPixels(claimed->width, claimed->height, "JPEG"); !st.ok()) return st.WithContext(op);
+        // The OpenCV fallback below would decode the size libjpeg reads.
+      if (auto claimed = ReadClaimedImageSize(data, size); claimed.ok()) {
+        if (Status st = CheckClaimedImageSize(*claimed); !st.ok()) return st.WithContext(op);
       }
     }
     auto r = DecodeJpeg(data, size, scale);

@@ -184,3 +184,41 @@ def test_deeply_nested_header_json_is_an_error_not_a_crash(tmp_path):
         mindrecord.FileReader(path)
     with pytest.raises(mindrecord.CorruptionError, match="nests deeper than 64 levels"):
         mindrecord.MindDataset(path)
+
+
+def _webp(claimed=None):
+    """A 16 x 12 lossless WebP; with claimed, its header claims that width and height."""
+    import io
+    from PIL import Image
+    buf = io.BytesIO()
+    Image.new("RGB", (16, 12), (10, 20, 30)).save(buf, "WEBP", lossless=True)
+    data = bytearray(buf.getvalue())
+    if claimed:
+        assert data[12:16] == b"VP8L"
+        data[21:25] = ((claimed[0] - 1) | (claimed[1] - 1) << 14).to_bytes(4, "little")
+    return bytes(data)
+
+
+def test_decode_sizes_every_format_before_decoding(tmp_path):
+    # A 38-byte WebP can claim 16384 x 16384 pixels; a real one of 16000 x
+    # 16000 (9.8 KB) made OpenCV hold 933 MB. Decode refuses it from its header.
+    from mindrecord import vision
+    path = str(tmp_path / "images.mindrecord")
+    w = mindrecord.FileWriter(path)
+    w.add_schema({"image": {"type": "bytes"}, "id": {"type": "int32"}})
+    hdr = b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 4 +X 4\n" + b"\x80" * 64
+    w.write_raw_data([{"image": _webp(), "id": 0}, {"image": _webp((16384, 16384)), "id": 1},
+                      {"image": hdr, "id": 2}])
+    w.commit()
+
+    def decoded(row_id):
+        ds = mindrecord.MindDataset(path, shuffle=False).filter(lambda i: i == row_id, input_columns=["id"])
+        ds = ds.map(operations=[vision.Decode()], input_columns="image")
+        return [r["image"].shape for r in ds.create_dict_iterator(output_numpy=True)]
+
+    assert decoded(0) == [(12, 16, 3)]
+    with pytest.raises(RuntimeError, match=r"WebP header claims 16384 x 16384 pixels, more than the 178956970"):
+        decoded(1)
+    with pytest.raises(RuntimeError, match=r"Radiance HDR images are not decoded \(OpenCV's decoder for them "
+                                           r"writes the bytes to a temporary file\)"):
+        decoded(2)

@@ -97,5 +97,44 @@ TEST(UntrustedImagesTest, DecodingConvertsRefuseImageBombs) {
   EXPECT_EQ(ReadAll(dir / "keep.mindrecord").size(), 2u);
 }
 
+// Other formats are decoded to be checked even when kept as they are; their
+// headers are sized first. A 9.8 KB lossless WebP of 16000 x 16000 pixels
+// made OpenCV hold 933 MB.
+TEST(UntrustedImagesTest, OtherFormatsAreSizedBeforeTheyAreDecoded) {
+  std::string webp = Encode(".webp");
+  ASSERT_EQ(webp.substr(12, 4), "VP8L");
+  const uint32_t sizes = 16383u | (16383u << 14);  // width - 1 and height - 1, 14 bits each
+  for (int i = 0; i < 4; ++i) webp[21 + i] = static_cast<char>((sizes >> (8 * i)) & 0xFF);
+  std::string bmp = Encode(".bmp");
+  for (size_t at : {18, 22}) bmp[at] = static_cast<char>(0x20), bmp[at + 1] = static_cast<char>(0x4E);  // 20000
+  struct Case {
+    const char* file;
+    std::string bytes;
+    const char* words;
+  } cases[] = {{"bomb.webp", webp, "WebP header claims 16384 x 16384 pixels, more than the 178956970"},
+               {"bomb.bmp", bmp, "BMP header claims 20000 x 20000 pixels"},
+               {"picture.tif", "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 4 +X 4\n" + std::string(64, '\x80'),
+                "Radiance HDR images are not decoded"}};
+  for (const Case& c : cases) {
+    for (EncodeMode mode : {EncodeMode::kDefault, EncodeMode::kRaw, EncodeMode::kJpeg}) {
+      TempDir dir;
+      fixtures::WriteImageFolder(dir / "src", 1, 2, 8, 8, 1);
+      fixtures::WriteFile(dir / "src/class_00/" + c.file, c.bytes);
+      ConvertOptions o = SmallOptions();
+      o.encode = mode;
+      auto r = Convert("imagefolder", dir / "src", dir / "out.mindrecord", o);
+      ASSERT_FALSE(r.ok()) << c.file;
+      EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
+      EXPECT_NE(r.status().message().find(c.words), std::string::npos) << r.status().ToString();
+      EXPECT_NE(r.status().message().find(c.file), std::string::npos) << r.status().ToString();
+      EXPECT_EQ(r.status().message().find("--encode keep"), std::string::npos) << r.status().ToString();
+      o.on_error = OnError::kSkip;
+      r = Convert("imagefolder", dir / "src", dir / "skip.mindrecord", o);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      EXPECT_EQ(ReadAll(dir / "skip.mindrecord").size(), 2u) << c.file;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mindrecord::convert

@@ -184,6 +184,29 @@ smallest = lambda pattern, n: sorted(glob.glob(os.path.join(compat, pattern)), k
 for img in smallest("sources/*/*/*.jpg", 2) + smallest("sources/voc2012/SegmentationObject/*.png", 2):
     for op in range(4):
         put("image_decode", "%s.%d" % (os.path.basename(img), op), bytes([op]) + read(img))
+# The other formats whose headers are read before OpenCV decodes them: PNM and
+# PAM by hand; BMP, TIFF (raw and deflated), WebP and JPEG 2000 through Pillow
+# where the interpreter has it.
+others = {"pgm": b"P5\n# seed\n4 3\n255\n" + bytes(range(12)),
+          "pam": b"P7\nWIDTH 2\nHEIGHT 2\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\n" + bytes(range(12))}
+try:
+    import io
+    from PIL import Image
+    pil_image = Image.new("RGB", (16, 12), (10, 20, 30))
+    for ext, fmt, kw in [("bmp", "BMP", {}), ("tif", "TIFF", {}), ("deflate.tif", "TIFF", {"compression": "tiff_deflate"}),
+                         ("webp", "WEBP", {"lossless": True}), ("lossy.webp", "WEBP", {}), ("jp2", "JPEG2000", {}),
+                         ("j2k", "JPEG2000", {"irreversible": True})]:
+        buf = io.BytesIO()
+        try:
+            pil_image.save(buf, fmt, **kw)
+        except (OSError, KeyError, ValueError):
+            continue  # a Pillow built without that codec
+        others[ext] = buf.getvalue()
+except ImportError:
+    pass
+for ext, data in sorted(others.items()):
+    for op in range(4):
+        put("image_decode", "synthetic.%s.%d" % (ext, op), bytes([op]) + data)
 for js in sorted(glob.glob(os.path.join(compat, "sources/coco/annotations/*.json"))):
     put("coco", os.path.basename(js), read(js))
 for tf in sorted(glob.glob(os.path.join(compat, "sources/tfrecord/*.tfrecord"))):

@@ -1,8 +1,12 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
+#include <string>
 #include <thread>
+#include <vector>
 
+#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <turbojpeg.h>
 
@@ -233,6 +237,123 @@ TEST(OpsDecodeTest, RefusesImagesClaimingTooManyPixels) {
       << huge.status().ToString();
   // At the limit's scale an ordinary image still decodes.
   EXPECT_TRUE(dec->Apply(jpeg, rng).ok());
+}
+
+// Every format reaches its decoder only after its header was read here: the
+// formats OpenCV decodes in memory are sized as their decoders size them, the
+// ones its decoders read through a temporary file are refused, and so are
+// bytes of no known format.
+std::string EncodeMat(const cv::Mat& m, const char* ext) {
+  std::vector<uchar> buf;
+  EXPECT_TRUE(cv::imencode(ext, m, buf)) << ext;
+  return std::string(buf.begin(), buf.end());
+}
+
+void PutLittle(std::string& b, size_t at, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) b[at + i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+}
+void PutBig(std::string& b, size_t at, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) b[at + i] = static_cast<char>((v >> (8 * (bytes - 1 - i))) & 0xFF);
+}
+
+// A little-endian TIFF's first-directory entry for a tag (SHORT or LONG) set to v.
+std::string PatchTiffTag(std::string b, uint16_t tag, uint32_t v) {
+  const uint32_t ifd = static_cast<uint8_t>(b[4]) | static_cast<uint8_t>(b[5]) << 8;
+  const int entries = static_cast<uint8_t>(b[ifd]) | static_cast<uint8_t>(b[ifd + 1]) << 8;
+  for (int i = 0; i < entries; ++i) {
+    const size_t e = ifd + 2 + 12 * i;
+    if ((static_cast<uint8_t>(b[e]) | static_cast<uint8_t>(b[e + 1]) << 8) != tag) continue;
+    const bool is_short = b[e + 2] == 3;
+    PutLittle(b, e + 8, v, is_short ? 2 : 4);
+    return b;
+  }
+  ADD_FAILURE() << "no tag " << tag;
+  return b;
+}
+
+// A JPEG 2000 codestream's SIZ marker (and a JP2 file's ihdr box) set to a w
+// x h image in one tile.
+std::string PatchJpeg2000Size(std::string b, uint32_t w, uint32_t h) {
+  const size_t siz = b.find("\xFF\x51");
+  EXPECT_NE(siz, std::string::npos);
+  PutBig(b, siz + 6, w, 4), PutBig(b, siz + 10, h, 4);    // Xsiz, Ysiz
+  PutBig(b, siz + 22, w, 4), PutBig(b, siz + 26, h, 4);   // XTsiz, YTsiz
+  if (const size_t ihdr = b.find("ihdr"); ihdr != std::string::npos) {  // a JP2 file's header box agrees
+    PutBig(b, ihdr + 4, h, 4), PutBig(b, ihdr + 8, w, 4);
+  }
+  return b;
+}
+
+TEST(OpsDecodeTest, EveryFormatIsSizedBeforeItsDecoder) {
+  const cv::Mat rgb = SyntheticRgb(64, 48);
+  cv::Mat bgr, gray, bgra16;
+  cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
+  cv::cvtColor(rgb, gray, cv::COLOR_RGB2GRAY);
+  cv::cvtColor(bgr, bgra16, cv::COLOR_BGR2BGRA);
+  bgra16.convertTo(bgra16, CV_16UC4, 257);
+  auto decode = Op({{"op", "Decode"}});
+  auto resize = Op({{"op", "DecodeResize"}, {"size", 24}});
+  std::mt19937_64 rng(0);
+
+  // Ordinary images of every format read here still decode.
+  for (const auto& [ext, image] : std::vector<std::pair<const char*, cv::Mat>>{
+           {".bmp", bgr}, {".ppm", bgr}, {".pgm", gray}, {".pam", bgr}, {".tiff", bgr}, {".tiff", bgra16},
+           {".webp", bgr}, {".jp2", bgr}}) {
+    SCOPED_TRACE(ext);
+    const Tensor bytes = Tensor::FromString(TensorType::kBytes, EncodeMat(image, ext));
+    auto r = decode->Apply(bytes, rng);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->shape(), (std::vector<int64_t>{64, 48, 3}));
+    ASSERT_TRUE(resize->Apply(bytes, rng).ok());
+  }
+  EXPECT_TRUE(testing::SameBytes(RunOp(*decode, Tensor::FromString(TensorType::kBytes, EncodeMat(bgr, ".bmp"))),
+                                 MatToTensor(rgb)));
+
+  std::string bmp = EncodeMat(bgr, ".bmp");
+  PutLittle(bmp, 18, 20000, 4), PutLittle(bmp, 22, static_cast<uint32_t>(-20000), 4);  // top-down rows
+  const std::string tiff = EncodeMat(bgr, ".tiff");
+  std::string tiff16 = EncodeMat(bgra16, ".tiff");
+  std::string webp = EncodeMat(bgr, ".webp");
+  ASSERT_EQ(webp.substr(12, 4), "VP8L");
+  PutLittle(webp, 21, (16383u) | (16383u << 14), 4);  // width - 1 and height - 1, 14 bits each
+  const std::string jp2 = EncodeMat(bgr, ".jp2");
+  const std::string j2k = jp2.substr(jp2.find("\xFF\x4F\xFF\x51"));
+  struct Case {
+    const char* what;
+    std::string bytes;
+    const char* words;
+  } cases[] = {
+      {"BMP", bmp, "BMP header claims 20000 x 20000 pixels, more than the 178956970"},
+      {"PPM", "P6\n# a comment\n20000 20000\n255\n" + std::string(64, 'x'), "PNM header claims 20000 x 20000 pixels"},
+      {"PAM of 8 16-bit channels", "P7\nWIDTH 10000\nHEIGHT 10000\nDEPTH 8\nMAXVAL 65535\nENDHDR\n" + std::string(64, 'x'),
+       "PAM header claims 10000 x 10000 pixels of 8 x 2 bytes, more than the 715827880 bytes"},
+      {"TIFF", PatchTiffTag(PatchTiffTag(tiff, 256, 20000), 257, 20000), "TIFF header claims 20000 x 20000 pixels"},
+      {"16-bit RGBA TIFF", PatchTiffTag(PatchTiffTag(tiff16, 256, 10000), 257, 10000),
+       "TIFF header claims 10000 x 10000 pixels of 4 x 2 bytes"},
+      {"WebP", webp, "WebP header claims 16384 x 16384 pixels, more than the 178956970"},
+      {"JPEG 2000 codestream", PatchJpeg2000Size(j2k, 20000, 20000), "JPEG 2000 header claims 20000 x 20000 pixels"},
+      {"JP2", PatchJpeg2000Size(jp2, 8000, 8000), "JPEG 2000 header claims 8000 x 8000 pixels of 3 x 4 bytes"},
+      {"PAM without ENDHDR", "P7\nWIDTH 4\nHEIGHT 4\nDEPTH 3\nMAXVAL 255\n", "unreadable PAM header: truncated"},
+      {"PAM WIDTH twice", "P7\nWIDTH 4\nWIDTH 40000\nHEIGHT 4\nDEPTH 3\nMAXVAL 255\nENDHDR\n",
+       "unreadable PAM header: WIDTH given twice"},
+      {"PPM with a size past 2^31", "P6\n4294967296 1\n255\n", "unreadable PNM header"},
+      {"Radiance HDR", "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 4 +X 4\n" + std::string(64, '\x80'),
+       "Radiance HDR images are not decoded (OpenCV's decoder for them writes the bytes to a temporary file)"},
+      {"Sun raster", std::string("\x59\xA6\x6A\x95", 4) + std::string(64, '\0'), "Sun raster images are not decoded"},
+      {"PFM", "PF\n4 4\n-1.0\n" + std::string(192, '\0'), "PFM images are not decoded"},
+      {"DICOM", std::string(128, '\0') + "DICM" + std::string(64, '\0'), "DICOM images are not decoded"},
+      {"OpenEXR", std::string("\x76\x2F\x31\x01", 4) + std::string(64, '\0'), "OpenEXR images are not decoded"},
+      {"GIF", "GIF89a" + std::string(64, '\0'), "not an image format that is decoded"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    for (const auto* op : {decode.get(), resize.get()}) {
+      auto r = op->Apply(Tensor::FromString(TensorType::kBytes, c.bytes), rng);
+      ASSERT_FALSE(r.ok());
+      EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+      EXPECT_NE(r.status().message().find(c.words), std::string::npos) << r.status().ToString();
+    }
+  }
 }
 
 TEST(OpsDecodeTest, DecodeResizeCloseToDecodeThenResize) {

@@ -69,17 +69,17 @@ Status CheckPng(std::string_view b) {
   return Status::OK();
 }
 
-// Before a decode: a JPEG or PNG header claiming more than kMaxImagePixels
-// is refused before any buffer is allocated (a 633-byte JPEG claiming 20000
-// x 20000 was decoded into 1.2 GB). Other formats are bounded by OpenCV's
-// own limit (2^30 pixels).
+// Before a decode: only an image whose header gives its size reaches a
+// decoder, and none claiming more than the limits (a 633-byte JPEG claiming
+// 20000 x 20000 was decoded into 1.2 GB).
 Status CheckPixels(std::string_view b) {
   auto claimed = ReadClaimedImageSize(reinterpret_cast<const uint8_t*>(b.data()), b.size());
-  if (!claimed || WithinPixelLimit(claimed->width, claimed->height)) return Status::OK();
-  return Status::Corruption(std::string(claimed->format) + " header claims " + std::to_string(claimed->width) + " x " +
-                            std::to_string(claimed->height) + " pixels, more than the " +
-                            std::to_string(kMaxImagePixels) +
-                            " an image may have to be decoded (keep its bytes as they are with --encode keep)");
+  if (!claimed.ok()) return Status::Corruption("undecodable image: " + claimed.status().message());
+  Status st = CheckClaimedImageSize(*claimed);
+  if (st.ok()) return st;
+  // JPEG and PNG files are checked without a decode when kept as they are.
+  return Status::Corruption(st.message() +
+                            (IsJpeg(b) || IsPng(b) ? " (keep its bytes as they are with --encode keep)" : ""));
 }
 
 Result<cv::Mat> Decode(std::string_view bytes) {
