@@ -18,7 +18,8 @@ using OpFactory = std::function<Result<std::unique_ptr<TensorOp>>(const nlohmann
 
 // Makes specs {"op": name, ...} build through `factory`; registered names take
 // precedence over the built-in ops. Thread safety: may be called from any
-// thread; pipelines already open keep the ops they built.
+// thread; pipelines already open keep the ops they built. An exception an
+// op's Apply throws becomes its row's error (Internal), as a returned error.
 void RegisterOp(const std::string& name, OpFactory factory);
 void UnregisterOp(const std::string& name);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <optional>
 
 namespace mindrecord {
@@ -375,6 +376,18 @@ Status Runtime::CachePut(const Instr& in, const std::vector<Tensor>& cols) const
 }
 
 Status Runtime::Transform(PendingRow* row, BatchBuilder* builder) const {
+  try {
+    return RunProgram(row, builder);
+  } catch (const std::bad_alloc&) {
+    return Status::Internal("out of memory transforming the row");
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("an op threw an exception: ") + e.what());
+  } catch (...) {
+    return Status::Internal("an op threw an exception of an unknown type");
+  }
+}
+
+Status Runtime::RunProgram(PendingRow* row, BatchBuilder* builder) const {
   const RowProgram& prog = row->program;
   // A step, on the frame `cols`; false in *keep: a filter dropped the row.
   auto step = [&](size_t pc, std::vector<Tensor>* cols, bool* keep) {

@@ -136,8 +136,11 @@ class Runtime {
   // Resolves and reads the task's rows, in position order.
   Status ReadRows(const Task& task, std::vector<PendingRow>* rows, Chunk* chunk);
   // Runs a row's program; `builder`: the batch the row goes to, whose slots
-  // the row's last step may write to (nullptr: none).
+  // the row's last step may write to (nullptr: none). An exception an op
+  // lets out (a C++ user's op among them) becomes the row's error: it would
+  // terminate the process on a worker thread.
   Status Transform(PendingRow* row, BatchBuilder* builder) const;
+  Status RunProgram(PendingRow* row, BatchBuilder* builder) const;
   // Reads the row of a kRead on this thread (a cached row whose entry missed).
   Status ReadOne(const Instr& in, std::vector<Tensor>* cols) const;
   // A kCacheGet: true with the row in *cols when the entry is there and sound.

@@ -251,7 +251,7 @@ Status RawSource::Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) 
     if (id >= rows_.size()) return Status::InvalidArgument("row " + std::to_string(id) + " of " + std::to_string(rows_.size()));
     const auto& plan = m.plans[rows_[id].first];
     const uint64_t item = rows_[id].second;
-    Result<Row> row = plan.make_row(item);
+    Result<Row> row = plan.MakeRow(item);
     std::vector<Tensor> cols = TakeRowVector();  // given back by the batch it goes into
     Status st = row.status();
     for (size_t c = 0; st.ok() && c < m.specs.size(); ++c) {

@@ -6,6 +6,7 @@
 #include "fixtures/convert_fixtures.h"
 #include "tests/convert/convert_test_util.h"
 #include "writers/convert/convert_context.h"
+#include "writers/convert/convert_engine.h"
 
 namespace mindrecord::convert {
 namespace {
@@ -225,6 +226,46 @@ TEST(ConvertBadInputTest, ExistingOutputAndBadOptions) {
   EXPECT_EQ(SplitOutputPath("/a/b.mindrecord", "train"), "/a/b_train.mindrecord");
   EXPECT_EQ(SplitOutputPath("/a/b", "test"), "/a/b_test.mindrecord");
   EXPECT_EQ(SplitOutputPath("/a/b", ""), "/a/b");
+}
+
+// A source's row builder runs on worker threads: an exception it lets out
+// (a JSON value of another type than a reader expected, or any other) is that
+// item's error, under the on_error policy, instead of terminating the process.
+TEST(ConvertEngineTest, ARowBuildersExceptionIsItsItemsError) {
+  std::vector<Field> fields(1);
+  fields[0] = {.name = "id", .type = DataType::kInt64};
+  SplitPlan plan;
+  plan.schema = *Schema::Make(fields, "ids");
+  plan.num_items = 6;
+  plan.item_name = [](size_t i) { return "item" + std::to_string(i) + ".json"; };
+  plan.make_row = [](size_t i) -> Result<Row> {
+    if (i == 2) return Row({{"id", Value::Int(nlohmann::json("seven").get<int64_t>())}});
+    if (i == 4) throw std::runtime_error("a reader's own fault");
+    return Row({{"id", Value::Int(static_cast<int64_t>(i))}});
+  };
+  TempDir dir;
+  {
+    ConvertContext ctx(SmallOptions());
+    auto r = RunPlans({plan}, dir / "fail.mindrecord", ctx);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kCorruption) << r.status().ToString();
+    EXPECT_NE(r.status().message().find("item2.json: unexpected JSON value: [json.exception.type_error.302]"),
+              std::string::npos)
+        << r.status().ToString();
+    EXPECT_FALSE(std::filesystem::exists(dir / "fail.mindrecord"));
+  }
+  ConvertOptions o = SmallOptions();
+  o.on_error = OnError::kSkip;
+  ConvertContext ctx(o);
+  auto r = RunPlans({plan}, dir / "skip.mindrecord", ctx);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::vector<int64_t> ids;
+  for (const Row& row : ReadAll(dir / "skip.mindrecord")) ids.push_back(row.Get("id").as_int());
+  EXPECT_EQ(ids, (std::vector<int64_t>{0, 1, 3, 5}));
+  ASSERT_EQ(ctx.skipped().size(), 2u);
+  EXPECT_NE(ctx.skipped()[1].find("item4.json: building the row threw an exception: a reader's own fault"),
+            std::string::npos)
+      << ctx.skipped()[1];
 }
 
 }  // namespace

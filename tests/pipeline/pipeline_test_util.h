@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -135,6 +136,24 @@ class FailOnOp : public TensorOp {
   int64_t v_;
 };
 
+// Test op "TestThrowOn": throws on an int64 scalar equal to "value", as a C++
+// user's op might.
+class ThrowOnOp : public TensorOp {
+ public:
+  explicit ThrowOnOp(int64_t v) : v_(v) {}
+  std::string name() const override { return "TestThrowOn"; }
+  nlohmann::json ToJson() const override { return {{"op", "TestThrowOn"}, {"value", v_}}; }
+  Result<Tensor> Apply(Tensor in, std::mt19937_64&) const override {
+    if (in.type() == TensorType::kInt64 && *in.data_as<int64_t>() == v_) {
+      throw std::runtime_error("TestThrowOn hit " + std::to_string(v_));
+    }
+    return in;
+  }
+
+ private:
+  int64_t v_;
+};
+
 // Test op "TestCount": counts rows transformed (for memory-bound checks).
 inline std::atomic<uint64_t> g_transformed{0};
 class CountOp : public TensorOp {
@@ -197,6 +216,9 @@ inline void RegisterTestOps() {
   });
   RegisterOp("TestFailOn", [](const nlohmann::json& j) -> Result<std::unique_ptr<TensorOp>> {
     return std::unique_ptr<TensorOp>(new FailOnOp(j.value("value", int64_t{-1})));
+  });
+  RegisterOp("TestThrowOn", [](const nlohmann::json& j) -> Result<std::unique_ptr<TensorOp>> {
+    return std::unique_ptr<TensorOp>(new ThrowOnOp(j.value("value", int64_t{-1})));
   });
   RegisterOp("TestCount", [](const nlohmann::json&) -> Result<std::unique_ptr<TensorOp>> {
     return std::unique_ptr<TensorOp>(new CountOp());

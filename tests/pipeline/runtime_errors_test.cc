@@ -168,6 +168,33 @@ TEST_F(RuntimeErrorsTest, TransformErrorsFollowThePolicy) {
   EXPECT_EQ(RowIds(batches), (std::vector<uint64_t>{0, 1, 3}));
 }
 
+// An op that throws (a C++ user's op may) fails its row as an op's error
+// does, on any worker (the row's own or a helping one), instead of
+// terminating the process.
+TEST_F(RuntimeErrorsTest, AnOpsExceptionIsItsRowsError) {
+  auto reader = ShardReader::Open(*path_);
+  const int64_t v = (*reader)->ReadRow(2)->Get("id").as_int();
+  for (uint32_t workers : {1u, 2u}) {
+    SCOPED_TRACE(workers);
+    Plan p = BasePlan(ErrorPolicy::kFail);
+    p.source = {*path_};
+    p.columns = {"id"};
+    p.num_workers = workers;
+    p.sampler = {{"type", "subset"}, {"indices", {0, 1, 2, 3}}};
+    p.batch.batch_size = 2;
+    p.ops["id"] = {{{"op", "TestThrowOn"}, {"value", v}}};
+    Status err;
+    auto batches = Drain(Pipeline::Open(p)->get(), SIZE_MAX, &err);
+    EXPECT_EQ(batches.size(), 1u);
+    EXPECT_NE(err.message().find("an op threw an exception: TestThrowOn hit " + std::to_string(v)), std::string::npos)
+        << err.ToString();
+    EXPECT_NE(err.message().find("row 2"), std::string::npos) << err.ToString();
+    p.on_error = ErrorPolicy::kSkip;
+    batches = Drain(Pipeline::Open(p)->get());
+    EXPECT_EQ(RowIds(batches), (std::vector<uint64_t>{0, 1, 3}));
+  }
+}
+
 // After a task fails, the workers claim no further task: the consumer never
 // gets past the error, so their batches would be work thrown away.
 TEST_F(RuntimeErrorsTest, NoTaskIsClaimedAfterOneFails) {

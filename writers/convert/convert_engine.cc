@@ -8,7 +8,10 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "mindrecord/file.h"
 #include "writers/shard_writer.h"
@@ -57,6 +60,20 @@ class Progress {
 
 }  // namespace
 
+Result<Row> SplitPlan::MakeRow(size_t i) const {
+  try {
+    return make_row(i);
+  } catch (const nlohmann::json::exception& e) {
+    return Status::Corruption(std::string("unexpected JSON value: ") + e.what());
+  } catch (const std::bad_alloc&) {
+    return Status::Internal("out of memory building the row");
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("building the row threw an exception: ") + e.what());
+  } catch (...) {
+    return Status::Internal("building the row threw an exception of an unknown type");
+  }
+}
+
 // Rows are built on `workers` threads into a window of ordered slots; the
 // calling thread takes them in order and hands batches to the sink.
 Status RunSegments(const SplitPlan& plan, const std::vector<Segment>& segments, const RowSink& sink,
@@ -96,7 +113,7 @@ Status RunSegments(const SplitPlan& plan, const std::vector<Segment>& segments, 
         space_cv.wait(lock, [&] { return stop || p < consumed + window; });
         if (stop) return;
       }
-      Result<Row> row = plan.make_row(items[p]);
+      Result<Row> row = plan.MakeRow(items[p]);
       bool wake = false;
       {
         std::lock_guard<std::mutex> lock(mu);

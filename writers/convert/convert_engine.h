@@ -32,6 +32,12 @@ struct SplitPlan {
   // balanced; 0 for a file that cannot be read (it fails when converted).
   // Thread-safe. Null: every item weighs the same (fixed-size records).
   std::function<uint64_t(size_t)> item_bytes;
+
+  // make_row(i) for callers on worker threads, where an exception would
+  // terminate the process: one make_row lets out becomes item i's error (a
+  // JSON value of another type than expected: Corruption; anything else:
+  // Internal). Thread safety: as make_row.
+  Result<Row> MakeRow(size_t i) const;
 };
 
 // Items [begin, end) of a plan, all written to one shard, in order.
