@@ -95,9 +95,10 @@ Result<ImageHeader> ReadImageHeader(const uint8_t* data, size_t size) {
     hdr.is_jpeg = true;
     return hdr;
   }
-  MR_ASSIGN_OR_RETURN(Tensor t, DecodeWithOpenCv(data, size, "ReadImageHeader"));
-  hdr.height = static_cast<int>(t.shape()[0]);
-  hdr.width = static_cast<int>(t.shape()[1]);
+  MR_ASSIGN_OR_RETURN(ClaimedImageSize claimed, ReadClaimedImageSize(data, size));
+  MR_RETURN_IF_ERROR(CheckClaimedImageSize(claimed));
+  hdr.height = static_cast<int>(claimed.height);  // within the pixel limit: fits
+  hdr.width = static_cast<int>(claimed.width);
   return hdr;
 }
 

@@ -27,15 +27,13 @@ struct JpegScale {
   int Scaled(int dim) const { return (dim * num + denom - 1) / denom; }  // TJSCALED
 };
 
-// kMaxImagePixels (mindrecord/limits.h) bounds every decode below.
-
 bool LooksLikeJpeg(const uint8_t* data, size_t size);
 
 // Width and height from the header alone (JPEG: tjDecompressHeader3; other
-// formats: a full OpenCV decode, so call only when needed). Every function
-// here refuses an image above kMaxImagePixels with InvalidArgument (JPEG and
-// PNG are checked from their headers before decoding; other formats decoded
-// by OpenCV are bounded by its own limit, 2^30 pixels).
+// formats: ReadClaimedImageSize). Every function here refuses, with
+// InvalidArgument and before decoding, an image whose header claims more
+// than the limits (CheckClaimedImageSize) or whose format's header is not
+// read (mindrecord/image_size.h).
 Result<ImageHeader> ReadImageHeader(const uint8_t* data, size_t size);
 
 // The smallest scale <= 1 (from tjGetScalingFactors, restricted to 1/1, 1/2,

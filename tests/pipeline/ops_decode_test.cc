@@ -305,6 +305,10 @@ TEST(OpsDecodeTest, EveryFormatIsSizedBeforeItsDecoder) {
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(r->shape(), (std::vector<int64_t>{64, 48, 3}));
     ASSERT_TRUE(resize->Apply(bytes, rng).ok());
+    auto hdr = ops::ReadImageHeader(bytes.data(), bytes.size_bytes());  // from the header alone
+    ASSERT_TRUE(hdr.ok()) << hdr.status().ToString();
+    EXPECT_EQ(hdr->width, 48);
+    EXPECT_EQ(hdr->height, 64);
   }
   EXPECT_TRUE(testing::SameBytes(RunOp(*decode, Tensor::FromString(TensorType::kBytes, EncodeMat(bgr, ".bmp"))),
                                  MatToTensor(rgb)));
