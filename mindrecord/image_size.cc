@@ -198,7 +198,7 @@ Result<ClaimedImageSize> Pam(const uint8_t* data, size_t size) {
         value += static_cast<char>(code);
         code = c.Get();
       }
-      if (code < 0) return Unreadable("PAM", "truncated or overlong line");
+      if (code != '\n' && code != '\r') return Unreadable("PAM", "truncated or overlong line");
       while (!value.empty() && IsSpace(static_cast<unsigned char>(value.back()))) value.pop_back();
     }
     if (ident == "ENDHDR") break;
