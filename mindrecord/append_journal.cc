@@ -29,6 +29,14 @@ std::string DiscardAdvice(const std::string& dataset) {
 
 using Region = AppendJournal::ShardState::Region;
 
+// A size, offset or file identity: a JSON integer >= 0. nlohmann's
+// get<uint64_t>() casts a float (undefined behaviour beyond uint64's range;
+// 2.5 silently becomes 2) and wraps a negative integer.
+uint64_t Unsigned(const nlohmann::json& v, const char* what) {
+  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  throw nlohmann::json::type_error::create(302, std::string(what) + " is not an integer >= 0: " + v.dump(), &v);
+}
+
 struct Journal {
   std::string shard;                // base name of the shard this journal restores
   std::string master;               // base name of the master's shard
@@ -82,11 +90,11 @@ Result<Journal> ReadJournal(const std::string& path, const std::string& dataset,
     out.master = j.at("master").get<std::string>();
     out.append_id = j.at("append_id").get<std::string>();
     if (j.contains("shards")) out.shards = j.at("shards").get<std::vector<std::string>>();
-    out.identity.device = j.at("device").get<uint64_t>();
-    out.identity.inode = j.at("inode").get<uint64_t>();
-    out.size = j.at("size").get<uint64_t>();
-    out.header_size = j.at("header_size").get<uint64_t>();
-    const uint64_t len = j.at("header_bytes").get<uint64_t>();
+    out.identity.device = Unsigned(j.at("device"), "device");
+    out.identity.inode = Unsigned(j.at("inode"), "inode");
+    out.size = Unsigned(j.at("size"), "size");
+    out.header_size = Unsigned(j.at("header_size"), "header_size");
+    const uint64_t len = Unsigned(j.at("header_bytes"), "header_bytes");
     std::string_view rest(text);
     rest.remove_prefix(eol + 1);
     if (ChecksumHex(Xxh3(rest)) != j.at("xxh3").get<std::string>()) return bad("checksum mismatch");
@@ -97,8 +105,8 @@ Result<Journal> ReadJournal(const std::string& path, const std::string& dataset,
     if (!regions.is_array()) return bad("regions is not a list");
     for (const auto& r : regions) {
       Region g;
-      g.offset = r.at(0).get<uint64_t>();
-      g.length = r.at(1).get<uint64_t>();
+      g.offset = Unsigned(r.at(0), "a region's offset");
+      g.length = Unsigned(r.at(1), "a region's length");
       if (r.at(2).get<bool>()) {  // stored bytes
         if (g.length > rest.size()) return bad("region bytes truncated");
         g.bytes = rest.substr(0, g.length);

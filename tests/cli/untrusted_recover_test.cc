@@ -154,6 +154,35 @@ TEST(UntrustedRecoverTest, OldFormatAndDamagedJournalsAreDiscardedOnRequest) {
   }
 }
 
+// A journal whose sizes or identities are not integers >= 0 is damaged. A
+// size of 2.09e62 was cast to uint64 (undefined behaviour; found by the
+// recovery fuzz target), -5 wrapped and 20.5 became 20.
+TEST(UntrustedRecoverTest, JournalNumbersOfOtherKindsAreDamage) {
+  for (const char* size : {"2.0888888e62", "-5", "20.5", "\"20\""}) {
+    SCOPED_TRACE(size);
+    TempDir dir;
+    auto a = Write(dir.Join("d"), 2);
+    const std::string before = ReadFile(a[0]);
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) _exit(ShardWriter::OpenForAppend(a[0]).ok() ? 0 : 3);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    std::string j = ReadFile(JournalPath(a[0]));
+    const size_t at = j.find("\"size\":");
+    ASSERT_NE(at, std::string::npos) << j.substr(0, 300);
+    const size_t end = j.find_first_of(",}", at);
+    j.replace(at, end - at, std::string("\"size\":") + size);
+    WriteFile(JournalPath(a[0]), j);
+    std::string out;
+    EXPECT_EQ(Cli("inspect " + a[1], &out), 2) << out;
+    EXPECT_NE(out.find("append journal is damaged"), std::string::npos) << out;
+    EXPECT_NE(out.find("size"), std::string::npos) << out;
+    EXPECT_EQ(ReadFile(a[0]), before);
+  }
+}
+
 // A commit record that does not match the files beside it is discarded on
 // request; with nothing left, recover says so.
 TEST(UntrustedRecoverTest, UnmatchedCommitRecordIsDiscardedOnRequest) {
