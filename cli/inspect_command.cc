@@ -24,19 +24,27 @@ json ValueJson(const Value& v) {
 }
 
 // The dataset's blob compression: codec, dictionary, blob bytes before and
-// after compression and their ratio.
-json DescribeCompression(const ShardHeader& h) {
+// after compression and their ratio. Corruption naming `path` when the
+// header's numbers are not unsigned integers.
+Result<json> DescribeCompression(const ShardHeader& h, const std::string& path) {
   const CompressionOptions o = CompressionFromHeader(h);
   json j = {{"codec", CompressionSpec(o)}};
   auto it = h.extra.find(kCompressionKey);
   if (!o.enabled() || it == h.extra.end()) return j;
   const json& c = *it;
-  j["dict_id"] = c.value("dict_id", 0u);
+  j["dict_id"] = 0;
+  if (c.contains("dict_id")) {
+    if (!c["dict_id"].is_number_unsigned() || c["dict_id"].get<uint64_t>() > UINT32_MAX)
+      return Status::Corruption(path + ": header \"" + std::string(kCompressionKey) + "\".dict_id is " +
+                                c["dict_id"].dump() + ", not a dictionary id");
+    j["dict_id"] = c["dict_id"];
+  }
   if (c.contains("dictionary") && c["dictionary"].is_string()) {
     const std::string& b64 = c["dictionary"].get<std::string>();
     j["dict_bytes"] = b64.size() / 4 * 3 - static_cast<size_t>(std::count(b64.end() - std::min<size_t>(2, b64.size()), b64.end(), '='));
   }
-  const uint64_t raw = c.value("raw_bytes", uint64_t{0}), stored = c.value("stored_bytes", uint64_t{0});
+  uint64_t raw = 0, stored = 0;
+  MR_RETURN_IF_ERROR(ReadBlobByteCounts(c, path, &raw, &stored));
   j["raw_bytes"] = raw;
   j["stored_bytes"] = stored;
   j["ratio"] = stored ? static_cast<double>(raw) / static_cast<double>(stored) : 0.0;
@@ -105,6 +113,8 @@ int Run(const std::string& path, bool as_json, bool pages, const std::string& hi
   json shards = json::array();
   for (uint32_t s = 0; s < r.num_shards(); ++s) shards.push_back(DescribeShard(r, s, pages));
   const ShardHeader& h0 = r.header(0);
+  auto comp = DescribeCompression(h0, r.shard_paths()[0]);
+  if (!comp.ok()) return ReportStatus("inspect", comp.status());
   if (as_json) {
     json out = {{"version", r.version()},
                 {"num_rows", r.num_rows()},
@@ -117,7 +127,7 @@ int Run(const std::string& path, bool as_json, bool pages, const std::string& hi
                 {"header_size", r.header_size()},
                 {"page_size", r.page_size()},
                 {"compression_size", h0.compression_size},
-                {"compression", DescribeCompression(h0)},
+                {"compression", *comp},
                 {"warnings", r.warnings()}};
     if (hist) out["histogram"] = HistogramJson(*hist, names);
     std::cout << out.dump(2) << "\n";
@@ -128,15 +138,15 @@ int Run(const std::string& path, bool as_json, bool pages, const std::string& hi
   std::printf("rows:         %llu\n", static_cast<unsigned long long>(r.num_rows()));
   std::printf("header_size:  %llu\npage_size:    %llu\n", static_cast<unsigned long long>(r.header_size()),
               static_cast<unsigned long long>(r.page_size()));
-  const json comp = DescribeCompression(h0);
-  if (comp.contains("raw_bytes")) {
-    std::string dict = comp["dict_id"].get<uint32_t>() ? ", dictionary " + comp["dict_id"].dump() + " (" +
-                                                             comp.value("dict_bytes", json(0)).dump() + " bytes)"
-                                                       : "";
+  if (comp->contains("raw_bytes")) {
+    const json& c = *comp;
+    std::string dict = c["dict_id"].get<uint32_t>() ? ", dictionary " + c["dict_id"].dump() + " (" +
+                                                          c.value("dict_bytes", json(0)).dump() + " bytes)"
+                                                    : "";
     const bool raw_too = CompressionFromHeader(h0).raw;
-    std::printf("compression:  %s%s; %s bytes %llu -> %llu (ratio %.2f)\n", comp["codec"].get<std::string>().c_str(),
-                dict.c_str(), raw_too ? "row" : "blob", comp["raw_bytes"].get<unsigned long long>(),
-                comp["stored_bytes"].get<unsigned long long>(), comp["ratio"].get<double>());
+    std::printf("compression:  %s%s; %s bytes %llu -> %llu (ratio %.2f)\n", c["codec"].get<std::string>().c_str(),
+                dict.c_str(), raw_too ? "row" : "blob", c["raw_bytes"].get<unsigned long long>(),
+                c["stored_bytes"].get<unsigned long long>(), c["ratio"].get<double>());
   } else {
     std::printf("compression:  none\n");
   }

@@ -73,6 +73,38 @@ TEST(UntrustedCliTest, DeeplyNestedHeaderJsonIsRefusedNotACrash) {
   }
 }
 
+// inspect reports a compressed dataset's byte counts from its header:
+// numbers of another kind are corruption naming the field. A
+// float beyond uint64 was cast (undefined behaviour) and a string threw out
+// of the command as a bare JSON type error.
+TEST(UntrustedCliTest, InspectRefusesCompressionNumbersOfOtherKinds) {
+  for (const char* edit : {"\"raw_bytes\":1e300", "\"raw_bytes\":\"many\"", "\"stored_bytes\":-3"}) {
+    SCOPED_TRACE(edit);
+    TempDir dir;
+    const std::string d = testing::WriteIdNameImg(dir.Join("d"), Rows(20),
+                                                  {.header_size = 1 * kMiB, .checksums = false, .compression = "zstd:3"})[0];
+    std::string out;
+    ASSERT_EQ(Cli("inspect " + d, &out), 0) << out;
+    const std::string key = std::string(edit).substr(1, std::string(edit).find('"', 1) - 1);
+    RewriteHeaderJson(d, [&](std::string j) {
+      const size_t at = j.find("\"mr_compression\":{");
+      EXPECT_NE(at, std::string::npos) << j;
+      const size_t old = j.find("\"" + key + "\":", at);  // its value, if the writer wrote one
+      if (old != std::string::npos && old < j.find('}', at)) {
+        const size_t end = j.find_first_of(",}", old);
+        if (j[end] == ',') j.erase(old, end + 1 - old);
+        else j.erase(old - 1, end - old + 1);  // the last member: its leading comma goes
+      }
+      return j.insert(at + 18, std::string(edit) + ",");
+    });
+    for (const char* flags : {"", "--json "}) {
+      EXPECT_EQ(Cli(std::string("inspect ") + flags + d, &out), 2) << out;
+      EXPECT_NE(out.find("\"mr_compression\"." + key + " is "), std::string::npos) << out;
+      EXPECT_NE(out.find(d), std::string::npos) << out;
+    }
+  }
+}
+
 TEST(UntrustedCliTest, HeaderWithTooManyJsonElementsIsRefused) {
   TempDir dir;
   const std::string d = WriteDataset(dir.Join("d"), 16 * kMiB);

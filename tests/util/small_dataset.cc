@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "mindrecord/append_journal.h"
+#include "mindrecord/compression.h"
 #include "tests/util/test_rows.h"
 #include "writers/shard_writer.h"
 
@@ -30,6 +31,11 @@ std::vector<std::string> WriteIdNameImg(const std::string& path, const std::vect
   o.page_size = kMinPageSize;
   o.checksums = options.checksums;
   o.overwrite = options.overwrite;
+  if (!options.compression.empty()) {
+    auto c = ParseCompression(options.compression);
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    if (c.ok()) o.compression = *c;
+  }
   auto w = ShardWriter::Create(path, IdNameImgSchema(), o);
   EXPECT_TRUE(w.ok()) << path << ": " << w.status().ToString();
   if (!w.ok()) return {};

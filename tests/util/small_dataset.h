@@ -20,6 +20,7 @@ struct SmallDatasetOptions {
   uint64_t header_size = kMinHeaderSize;
   bool checksums = true;
   bool overwrite = false;
+  std::string compression;  // a --compression spec ("zstd:3"); empty: none
 };
 
 // Writes and commits `rows` (smallest page size); returns the shard paths.
