@@ -281,7 +281,8 @@ CompressionOptions CompressionFromHeader(const ShardHeader& h) {
   auto it = h.extra.find(kCompressionKey);
   if (!IsCompressedVersion(h.version) || it == h.extra.end() || !it->is_object()) return o;
   const json& j = *it;
-  std::string codec = j.value("codec", "");
+  const auto c = j.find("codec");
+  const std::string codec = c != j.end() && c->is_string() ? c->get<std::string>() : "";
   if (codec == "lz4") o.codec = Codec::kLz4;
   if (codec == "zstd") o.codec = Codec::kZstd;
   if (j.contains("level") && j["level"].is_number_integer() && j["level"].get<int>() > 0) o.level = j["level"];
@@ -300,11 +301,13 @@ Result<std::unique_ptr<BlobDecompressor>> BlobDecompressor::FromHeader(const Sha
   d->options_ = CompressionFromHeader(h);
   const Codec want = h.version == kVersion3Lz4 ? Codec::kLz4 : Codec::kZstd;
   if (d->options_.codec != want) {
-    return bad("version " + h.version + " but \"" + kCompressionKey + "\" names codec " + it->value("codec", "?"));
+    return bad("version " + h.version + " but \"" + kCompressionKey + "\" names codec " +
+               (it->contains("codec") ? (*it)["codec"].dump() : std::string("none")));
   }
   const json& j = *it;
   if (j.contains("raw") && !j["raw"].is_boolean()) return bad("\"raw\" is not true or false");
-  if (!j.contains("dict_id") || !j["dict_id"].is_number_unsigned()) return bad("dict_id missing");
+  if (!j.contains("dict_id") || !j["dict_id"].is_number_unsigned() || j["dict_id"].get<uint64_t>() > UINT32_MAX)
+    return bad("dict_id missing or not a dictionary id");
   d->dict_id_ = j["dict_id"].get<uint32_t>();
   auto dict = j.find("dictionary");
   if (d->dict_id_ != 0) {

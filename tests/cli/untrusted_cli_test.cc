@@ -105,6 +105,42 @@ TEST(UntrustedCliTest, InspectRefusesCompressionNumbersOfOtherKinds) {
   }
 }
 
+// A compressed dataset's codec and dictionary id of another type: the header
+// is corruption naming the file. A codec that is not a string threw a bare
+// JSON type error out of every opener (cat, inspect, Python's readers).
+TEST(UntrustedCliTest, CompressionSettingsOfOtherTypesAreCorruption) {
+  struct Case {
+    const char* key;
+    const char* value;
+    const char* words;
+  } cases[] = {{"codec", "5", "\"mr_compression\" names codec 5"},
+               {"codec", "null", "\"mr_compression\" names codec null"},
+               {"dict_id", "4294967296", "dict_id missing or not a dictionary id"}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.value);
+    TempDir dir;
+    const std::string d = testing::WriteIdNameImg(dir.Join("d"), Rows(20),
+                                                  {.header_size = 1 * kMiB, .checksums = false, .compression = "zstd:3"})[0];
+    RewriteHeaderJson(d, [&](std::string j) {
+      const size_t at = j.find("\"mr_compression\":{");
+      EXPECT_NE(at, std::string::npos) << j;
+      const size_t old = j.find("\"" + std::string(c.key) + "\":", at);
+      if (old != std::string::npos && old < j.find('}', at)) {
+        const size_t end = j.find_first_of(",}", old);
+        if (j[end] == ',') j.erase(old, end + 1 - old);
+        else j.erase(old - 1, end - old + 1);
+      }
+      return j.insert(at + 18, "\"" + std::string(c.key) + "\":" + c.value + ",");
+    });
+    for (const char* verb : {"cat", "inspect"}) {
+      std::string out;
+      EXPECT_EQ(Cli(std::string(verb) + " " + d, &out), 2) << out;
+      EXPECT_NE(out.find(d + ": compressed dataset: "), std::string::npos) << out;
+      EXPECT_NE(out.find(c.words), std::string::npos) << out;
+    }
+  }
+}
+
 TEST(UntrustedCliTest, HeaderWithTooManyJsonElementsIsRefused) {
   TempDir dir;
   const std::string d = WriteDataset(dir.Join("d"), 16 * kMiB);
