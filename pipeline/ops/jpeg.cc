@@ -252,7 +252,7 @@ Result<Tensor> DecodeImage(const uint8_t* data, size_t size, int min_w, int min_
       if (min_w > 0 || min_h > 0) scale = ChooseJpegScale(w, ht, min_w, min_h, all_factors);
     } else {
       if (h) (void)TjError(h);
-        // The OpenCV fallback below would decode the size libjpeg reads.
+      // The OpenCV fallback below would decode the size libjpeg reads.
       if (auto claimed = ReadClaimedImageSize(data, size); claimed.ok()) {
         if (Status st = CheckClaimedImageSize(*claimed); !st.ok()) return st.WithContext(op);
       }
