@@ -37,6 +37,17 @@ std::vector<std::string> Write(const std::string& path, uint32_t shards) {
 // rewritten only when it commits).
 void InterruptedAppend(const std::string& path) { testing::InterruptedAppend(path, Rows(30, 100)); }
 
+// An append to the dataset of `shard` that exits after opening, before it
+// writes anything: its journal is left beside the shard.
+void JournalOfAnAppendThatWroteNothing(const std::string& shard) {
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) _exit(ShardWriter::OpenForAppend(shard).ok() ? 0 : 3);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int Lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
 bool HasJournal(const std::vector<std::string>& shards) {
@@ -126,13 +137,7 @@ TEST(UntrustedRecoverTest, OldFormatAndDamagedJournalsAreDiscardedOnRequest) {
     TempDir dir;
     auto a = Write(dir.Join("d"), 2);
     const std::string before = ReadFile(a[1]);
-    // A journal left by an append that had not yet written anything.
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) _exit(ShardWriter::OpenForAppend(a[0]).ok() ? 0 : 3);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ASSERT_NO_FATAL_FAILURE(JournalOfAnAppendThatWroteNothing(a[0]));
     std::string j = ReadFile(JournalPath(a[0]));
     if (old_format) {
       j.replace(0, j.find('\n'), "mindrecord-append-journal 1");
@@ -163,12 +168,7 @@ TEST(UntrustedRecoverTest, JournalNumbersOfOtherKindsAreDamage) {
     TempDir dir;
     auto a = Write(dir.Join("d"), 2);
     const std::string before = ReadFile(a[0]);
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) _exit(ShardWriter::OpenForAppend(a[0]).ok() ? 0 : 3);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ASSERT_NO_FATAL_FAILURE(JournalOfAnAppendThatWroteNothing(a[0]));
     std::string j = ReadFile(JournalPath(a[0]));
     const size_t at = j.find("\"size\":");
     ASSERT_NE(at, std::string::npos) << j.substr(0, 300);
