@@ -11,6 +11,7 @@
 #include "mindrecord/checksum.h"
 #include "mindrecord/constants.h"
 #include "mindrecord/json_guard.h"
+#include "mindrecord/json_number.h"
 #include "mindrecord/limits.h"
 #include "mindrecord/own_file.h"
 
@@ -29,11 +30,9 @@ std::string DiscardAdvice(const std::string& dataset) {
 
 using Region = AppendJournal::ShardState::Region;
 
-// A size, offset or file identity: a JSON integer >= 0. nlohmann's
-// get<uint64_t>() casts a float (undefined behaviour beyond uint64's range;
-// 2.5 silently becomes 2) and wraps a negative integer.
+// A size, offset or file identity: a JSON integer >= 0.
 uint64_t Unsigned(const nlohmann::json& v, const char* what) {
-  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  if (auto u = JsonUnsigned(v)) return *u;
   throw nlohmann::json::type_error::create(302, std::string(what) + " is not an integer >= 0: " + v.dump(), &v);
 }
 

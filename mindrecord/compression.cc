@@ -11,6 +11,7 @@
 
 #include "mindrecord/constants.h"
 #include "mindrecord/header.h"
+#include "mindrecord/json_number.h"
 #include "mindrecord/row_codec.h"
 
 namespace mindrecord {
@@ -285,7 +286,8 @@ CompressionOptions CompressionFromHeader(const ShardHeader& h) {
   const std::string codec = c != j.end() && c->is_string() ? c->get<std::string>() : "";
   if (codec == "lz4") o.codec = Codec::kLz4;
   if (codec == "zstd") o.codec = Codec::kZstd;
-  if (j.contains("level") && j["level"].is_number_integer() && j["level"].get<int>() > 0) o.level = j["level"];
+  // Only appends use the level; one our writer would refuse leaves the default.
+  if (auto l = j.contains("level") ? JsonInt(j["level"], 1, ZSTD_maxCLevel()) : std::nullopt) o.level = static_cast<int>(*l);
   o.dictionary = j.contains("dictionary");
   o.raw = j.contains("raw") && j["raw"].is_boolean() && j["raw"].get<bool>();
   return o;
@@ -433,10 +435,11 @@ Status ReadBlobByteCounts(const nlohmann::json& compression, const std::string& 
     *total = 0;
     auto it = compression.find(key);
     if (it == compression.end()) continue;
-    if (!it->is_number_unsigned())
+    const auto n = JsonUnsigned(*it);
+    if (!n)
       return Status::Corruption(path + ": header \"" + std::string(kCompressionKey) + "\"." + key + " is " + it->dump() +
                                 ", not a byte count");
-    *total = it->get<uint64_t>();
+    *total = *n;
   }
   return Status::OK();
 }

@@ -1,10 +1,10 @@
 #include "mindrecord/header.h"
 
-#include "mindrecord/json_guard.h"
-#include "mindrecord/limits.h"
-
 #include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
+#include "mindrecord/json_guard.h"
+#include "mindrecord/json_number.h"
+#include "mindrecord/limits.h"
 
 namespace mindrecord {
 
@@ -47,15 +47,9 @@ Status Bad(const std::string& what, const std::string& why) {
 
 bool GetU64(const json& j, const char* key, uint64_t* out) {
   auto it = j.find(key);
-  if (it == j.end() || !it->is_number_unsigned()) {
-    if (it != j.end() && it->is_number_integer() && it->get<int64_t>() >= 0) {
-      *out = static_cast<uint64_t>(it->get<int64_t>());
-      return true;
-    }
-    return false;
-  }
-  *out = it->get<uint64_t>();
-  return true;
+  const auto v = it == j.end() ? std::nullopt : JsonUnsigned(*it);
+  if (v) *out = *v;
+  return v.has_value();
 }
 
 Result<PageInfo> ParsePage(const json& j, const std::string& what, size_t pos) {
@@ -68,6 +62,7 @@ Result<PageInfo> ParsePage(const json& j, const std::string& what, size_t pos) {
       !GetU64(j, "end_row_id", &p.end_row_id) || !GetU64(j, "page_size", &p.used_bytes)) {
     return Bad(what, where + " lacks one of page_id, shard_id, page_type_id, start_row_id, end_row_id, page_size");
   }
+  if (shard > UINT32_MAX) return Bad(what, where + " has shard_id " + std::to_string(shard) + ", beyond 32 bits");
   p.shard_id = static_cast<uint32_t>(shard);
   auto type = j.find("page_type");
   if (type == j.end() || !type->is_string()) return Bad(what, where + " has no page_type");

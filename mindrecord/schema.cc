@@ -5,6 +5,8 @@
 #include <limits>
 #include <set>
 
+#include "mindrecord/json_number.h"
+
 namespace mindrecord {
 
 using nlohmann::json;
@@ -88,10 +90,12 @@ static Result<Field> FieldFromJson(const std::string& name, const json& spec) {
     if (!sh->is_array()) return Status::InvalidArgument("field '" + name + "': \"shape\" must be a list");
     f.has_shape = true;
     for (const auto& d : *sh) {
-      if (!d.is_number_integer()) {
-        return Status::InvalidArgument("field '" + name + "': shape dims must be integers");
+      // 2^64-1 must not wrap to -1 (a variable dimension).
+      const auto dim = JsonInt(d, -1, std::numeric_limits<int64_t>::max());
+      if (!dim) {
+        return Status::InvalidArgument("field '" + name + "': shape dims must be integers > 0 or -1, not " + d.dump());
       }
-      f.shape.push_back(d.get<int64_t>());
+      f.shape.push_back(*dim);
     }
   }
   return f;

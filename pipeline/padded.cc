@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "mindrecord/json_number.h"
+
 namespace mindrecord {
 
 namespace {
@@ -72,8 +74,9 @@ Result<Value> PaddedValueFromJson(const nlohmann::json& j, const Field& f) {
     if (!j.is_string()) return Bad("column '" + f.name + "': expected a string, got " + j.dump());
     v = Value::String(j.get<std::string>());
   } else if (IsIntegerType(f.type)) {
-    if (!j.is_number_integer()) return Bad("column '" + f.name + "': expected an integer, got " + j.dump());
-    v = Value::Int(j.is_number_unsigned() && j.get<uint64_t>() > INT64_MAX ? INT64_MAX : j.get<int64_t>());
+    const auto i = JsonInt(j, INT64_MIN, INT64_MAX);
+    if (!i) return Bad("column '" + f.name + "': expected a 64-bit integer, got " + j.dump());
+    v = Value::Int(*i);
   } else {
     if (!j.is_number()) return Bad("column '" + f.name + "': expected a number, got " + j.dump());
     v = Value::Float(j.get<double>());

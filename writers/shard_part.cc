@@ -6,6 +6,7 @@
 #include "mindrecord/checksum.h"
 #include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
+#include "mindrecord/json_number.h"
 #include "readers/header_io.h"
 
 namespace mindrecord {
@@ -15,16 +16,13 @@ nlohmann::json PartTotals::ToJson() const {
 }
 
 Result<PartTotals> PartTotals::FromJson(const nlohmann::json& j) {
-  if (!j.is_object() || !j.value("packing_saved", nlohmann::json()).is_number_integer() ||
-      !j.value("raw_bytes", nlohmann::json()).is_number_unsigned() ||
-      !j.value("stored_bytes", nlohmann::json()).is_number_unsigned()) {
+  const auto member = [&](const char* key) { return j.is_object() ? j.value(key, nlohmann::json()) : nlohmann::json(); };
+  const auto saved = JsonInt(member("packing_saved"), INT64_MIN, INT64_MAX);
+  const auto raw = JsonUnsigned(member("raw_bytes")), stored = JsonUnsigned(member("stored_bytes"));
+  if (!saved || !raw || !stored) {
     return Status::InvalidArgument("shard totals are not {packing_saved, raw_bytes, stored_bytes}: " + j.dump());
   }
-  PartTotals t;
-  t.packing_saved = j["packing_saved"].get<int64_t>();
-  t.raw_bytes = j["raw_bytes"].get<uint64_t>();
-  t.stored_bytes = j["stored_bytes"].get<uint64_t>();
-  return t;
+  return PartTotals{*saved, *raw, *stored};
 }
 
 std::string ShardPartPath(const std::string& final_shard) {
@@ -77,11 +75,11 @@ Result<CheckedShard> VerifyShardFile(const std::string& path, const std::string&
     out.totals.packing_saved = static_cast<int64_t>(h.compression_size);
     return out;
   }
-  if (!part->is_object() || !part->contains("packing_saved") || !(*part)["packing_saved"].is_number_integer()) {
-    return Status::Corruption(path + ": the part info " + part->dump() + " holds no packing_saved");
-  }
+  const auto saved = part->is_object() && part->contains("packing_saved")
+                         ? JsonInt((*part)["packing_saved"], INT64_MIN, INT64_MAX) : std::nullopt;
+  if (!saved) return Status::Corruption(path + ": the part info " + part->dump() + " holds no packing_saved");
   out.info = *part;
-  out.totals.packing_saved = out.info["packing_saved"].get<int64_t>();
+  out.totals.packing_saved = *saved;
   out.info.erase("packing_saved");
   return out;
 }

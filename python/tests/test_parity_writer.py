@@ -54,6 +54,9 @@ def test_writer_parameters_as_mindspore_checks_them(tmp_path):
     w = FileWriter(str(tmp_path / "c"))
     with pytest.raises(Exception, match="Schema format is error"):
         w.add_schema({"file_name": {"type": "str"}, "label": {"type": "int32"}}, "bad")
+    # 2**64 - 1 is not -1 (a variable dimension)
+    with pytest.raises(MRMInvalidSchemaError, match="shape dims must be integers > 0 or -1, not 18446744073709551615"):
+        w.add_schema({"v": {"type": "int32", "shape": [2**64 - 1]}}, "bad")
     w.add_schema(CV_SCHEMA, "ok")
     with pytest.raises(MRMDefineIndexError):
         w.add_index(["data"])  # a bytes field is not primitive

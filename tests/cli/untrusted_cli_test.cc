@@ -141,6 +141,38 @@ TEST(UntrustedCliTest, CompressionSettingsOfOtherTypesAreCorruption) {
   }
 }
 
+TEST(UntrustedCliTest, SchemaDimensionsBeyondInt64AreCorruption) {
+  // 2^64-1 read as int64 is -1, a variable dimension: the file would open with another schema.
+  TempDir dir;
+  const std::string d = WriteDataset(dir.Join("d"), 1 * kMiB);
+  RewriteHeaderJson(d, [](std::string j) {
+    const std::string id = "\"id\":{\"type\":\"int64\"}";
+    const size_t at = j.find(id);
+    EXPECT_NE(at, std::string::npos) << j;
+    return j.replace(at, id.size(), "\"id\":{\"shape\":[18446744073709551615],\"type\":\"int64\"}");
+  });
+  for (const char* verb : {"cat", "inspect"}) {
+    std::string out;
+    EXPECT_EQ(Cli(std::string(verb) + " " + d, &out), 2) << out;
+    EXPECT_NE(out.find(d), std::string::npos) << out;
+    EXPECT_NE(out.find("shape dims must be integers > 0 or -1, not 18446744073709551615"), std::string::npos) << out;
+  }
+}
+
+TEST(UntrustedCliTest, PageShardIdsBeyond32BitsAreCorruption) {
+  TempDir dir;
+  const std::string d = WriteDataset(dir.Join("d"), 1 * kMiB);
+  RewriteHeaderJson(d, [](std::string j) {
+    const size_t at = j.find("\"shard_id\":0");  // page 0's: "page" sorts before the top-level key
+    EXPECT_LT(at, j.find("\"shard_addresses\"")) << j;
+    return j.replace(at, 12, "\"shard_id\":4294967296");
+  });
+  std::string out;
+  EXPECT_EQ(Cli("cat " + d, &out), 2) << out;
+  EXPECT_NE(out.find(d + ": invalid header: page entry 0 has shard_id 4294967296, beyond 32 bits"), std::string::npos)
+      << out;
+}
+
 TEST(UntrustedCliTest, HeaderWithTooManyJsonElementsIsRefused) {
   TempDir dir;
   const std::string d = WriteDataset(dir.Join("d"), 16 * kMiB);

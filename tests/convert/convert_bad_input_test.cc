@@ -112,6 +112,24 @@ TEST(ConvertBadInputTest, CocoCompatBadAnnotations) {
   }
 }
 
+TEST(ConvertBadInputTest, CocoIdsBeyondInt64AreBadInput) {
+  // Image id 2^64-1 read as int64 is -1: it took the annotations of image_id -1 and was written as -1.
+  MR_REQUIRE_COMPAT(compat);
+  const std::string src = compat + "/sources/coco";
+  TempDir out;
+  std::string doc = Slurp(src + "/annotations/train.json");
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"\"id\": 391895", "\"id\": 18446744073709551615"},
+                                 {"\"image_id\": 391895", "\"image_id\": -1"}}) {
+    ASSERT_NE(doc.find(from), std::string::npos) << from;
+    for (size_t at; (at = doc.find(from)) != std::string::npos;) doc.replace(at, from.size(), to);
+  }
+  fixtures::WriteFile(out / "train.json", doc);
+  ConvertOptions o = SmallOptions();
+  o.annotations = out / "train.json";
+  TempDir none;
+  ExpectFails("coco", src + "/train", none.str(), o, {"images[0]", "an image needs a 64-bit integer 'id'"});
+}
+
 TEST(ConvertBadInputTest, TruncatedMnistAndCountsThatDisagree) {
   TempDir dir;
   fixtures::WriteMnist(dir / "trunc", "train", 30, true, 1, /*drop_image_bytes=*/100);

@@ -31,6 +31,10 @@ TEST(SchemaTest, RejectsBadSchemasWithClearMessages) {
       {R"({"a":{"type":"int32","shape":[-1,-1]}})", "more than one -1"},
       {R"({"a":{"type":"int16"}})", "unknown field type 'int16'"},
       {R"({"a":{"type":"int32","shape":[0]}})", "invalid dimension 0"},
+      // 2^64-1 is not -1 (a variable dimension), 2^63 not INT64_MIN, 2.0 not 2.
+      {R"({"a":{"type":"int32","shape":[18446744073709551615]}})", "not 18446744073709551615"},
+      {R"({"a":{"type":"int32","shape":[9223372036854775808]}})", "not 9223372036854775808"},
+      {R"({"a":{"type":"int32","shape":[2.0]}})", "not 2.0"},
       {R"({"a":{"shape":[1]}})", "missing \"type\""},
       {R"({})", "no fields"},
   };

@@ -569,6 +569,11 @@ TEST_F(RuntimeTest, PaddedRowsAreSampledAfterTheDataset) {
   EXPECT_EQ(Pipeline::Open(bad).status().code(), StatusCode::kInvalidArgument);
   bad.padded = {{"count", 1}, {"row", {{"id", 1}, {"vec", row["vec"]}}}};
   EXPECT_EQ(Pipeline::Open(bad).status().code(), StatusCode::kInvalidArgument);  // vec is not read
+  bad.padded = {{"count", 1}, {"row", {{"id", UINT64_MAX}}}};  // not clamped to INT64_MAX
+  auto too_big = Pipeline::Open(bad);
+  ASSERT_FALSE(too_big.ok());
+  EXPECT_EQ(too_big.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(too_big.status().message().find("18446744073709551615"), std::string::npos) << too_big.status().message();
 }
 
 TEST_F(RuntimeTest, CudaSinkFallback) {

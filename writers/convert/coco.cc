@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mindrecord/json_number.h"
 #include "writers/convert/coco_segmentation.h"
 #include "writers/convert/image_codec.h"
 #include "writers/convert/sources.h"
@@ -50,32 +51,22 @@ struct CocoData {
 Result<int64_t> Int(const json& obj, const char* key, int64_t lo, int64_t hi) {
   auto it = obj.find(key);
   if (it == obj.end() || !it->is_number()) return Status::Corruption(std::string("missing or non-numeric '") + key + "'");
-  bool ok = false;
-  int64_t v = 0;
-  if (it->is_number_unsigned()) {
-    const uint64_t u = it->get<uint64_t>();
-    ok = hi >= 0 && u <= static_cast<uint64_t>(hi);
-    v = ok ? static_cast<int64_t>(u) : 0;
-  } else if (it->is_number_integer()) {
-    v = it->get<int64_t>();
-    ok = v >= lo && v <= hi;
-  } else {
-    const double d = it->get<double>();
-    // 2^63 bounds the cast; [lo, hi] is then checked on the integer.
-    ok = std::isfinite(d) && d == std::floor(d) && d >= -9.2e18 && d <= 9.2e18;
-    v = ok ? static_cast<int64_t>(d) : 0;
-    ok = ok && v >= lo && v <= hi;
-  }
-  if (!ok)
+  const auto v = JsonInt(*it, lo, hi, /*integral_floats=*/true);
+  if (!v)
     return Status::Corruption(std::string("'") + key + "' is " + it->dump() + ", not an integer in [" +
                               std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  return v;
+  return *v;
+}
+
+// An id: a JSON integer that fits int64 (2^64-1 is not -1).
+std::optional<int64_t> Int64(const json& v) {
+  return JsonInt(v, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
 }
 
 // "annotation id N" (or "annotation N of the image") for messages.
 std::string AnnotationName(const json& a, size_t k) {
   auto id = a.is_object() ? a.find("id") : a.end();
-  if (id != a.end() && id->is_number_integer()) return "annotation id " + std::to_string(id->get<int64_t>());
+  if (id != a.end() && id->is_number_integer()) return "annotation id " + id->dump();
   return "annotation " + std::to_string(k) + " of the image";
 }
 
@@ -246,13 +237,13 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
   std::map<int64_t, size_t> by_id;
   for (size_t i = 0; i < doc["images"].size(); ++i) {
     const json& im = doc["images"][i];
-    if (!im.is_object() || !im.contains("id") || !im["id"].is_number_integer() || !im.contains("file_name") ||
-        !im["file_name"].is_string()) {
+    const auto id = im.is_object() && im.contains("id") ? Int64(im["id"]) : std::nullopt;
+    if (!id || !im.contains("file_name") || !im["file_name"].is_string()) {
       MR_RETURN_IF_ERROR(ctx.BadInput(ann_path + " images[" + std::to_string(i) + "]",
-                                      Status::Corruption("an image needs an integer 'id' and a 'file_name'")));
+                                      Status::Corruption("an image needs a 64-bit integer 'id' and a 'file_name'")));
       continue;
     }
-    CocoImage img{im["id"].get<int64_t>(), im["file_name"].get<std::string>(), {}};
+    CocoImage img{*id, im["file_name"].get<std::string>(), {}};
     if (!by_id.emplace(img.id, data->images.size()).second) {
       MR_RETURN_IF_ERROR(ctx.BadInput(ann_path + " images[" + std::to_string(i) + "]",
                                       Status::Corruption("duplicate image id " + std::to_string(img.id))));
@@ -264,9 +255,9 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
     data->has_categories = true;
     json names = json::object();
     for (const json& c : doc["categories"]) {
-      if (c.is_object() && c.contains("id") && c["id"].is_number_integer()) {
-        data->categories.insert(c["id"].get<int64_t>());
-        names[std::to_string(c["id"].get<int64_t>())] = c.contains("name") ? c["name"] : json("");  // as given
+      if (const auto id = c.is_object() && c.contains("id") ? Int64(c["id"]) : std::nullopt) {
+        data->categories.insert(*id);
+        names[std::to_string(*id)] = c.contains("name") ? c["name"] : json("");  // as given
       }
     }
     ctx.Note("coco categories (id -> name): " + names.dump());
@@ -274,8 +265,8 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
   const json& anns = doc["annotations"];
   for (size_t i = 0; i < anns.size(); ++i) {
     const json& a = anns[i];
-    auto it = a.is_object() && a.contains("image_id") && a["image_id"].is_number_integer()
-                  ? by_id.find(a["image_id"].get<int64_t>()) : by_id.end();
+    const auto image_id = a.is_object() && a.contains("image_id") ? Int64(a["image_id"]) : std::nullopt;
+    auto it = image_id ? by_id.find(*image_id) : by_id.end();
     if (it == by_id.end()) {
       MR_RETURN_IF_ERROR(ctx.BadInput(ann_path + " annotations[" + std::to_string(i) + "]",
                                       Status::Corruption("'image_id' names no entry of 'images'")));
