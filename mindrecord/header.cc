@@ -1,5 +1,7 @@
 #include "mindrecord/header.h"
 
+#include <algorithm>
+
 #include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
 #include "mindrecord/json_guard.h"
@@ -52,6 +54,12 @@ bool GetU64(const json& j, const char* key, uint64_t* out) {
   return v.has_value();
 }
 
+bool IsChecksumHex(const json& v) {
+  if (!v.is_string()) return false;
+  const std::string& s = v.get_ref<const std::string&>();
+  return s.size() == 16 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
 Result<PageInfo> ParsePage(const json& j, const std::string& what, size_t pos) {
   const std::string where = "page entry " + std::to_string(pos);
   if (!j.is_object()) return Bad(what, where + " is not an object");
@@ -90,6 +98,12 @@ Result<PageInfo> ParsePage(const json& j, const std::string& what, size_t pos) {
     bool known = false;
     for (const char* k : kKnown) known = known || it.key() == k;
     if (!known) p.extra[it.key()] = it.value();
+  }
+  // Readers verify a page whose checksum is a string; any other value must
+  // not pass for "no checksum".
+  auto sum = p.extra.find(kPageChecksumKey);
+  if (sum != p.extra.end() && !IsChecksumHex(*sum)) {
+    return Bad(what, where + " has checksum " + sum->dump() + ", not 16 lowercase hex digits");
   }
   return p;
 }

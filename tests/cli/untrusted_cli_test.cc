@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "mindrecord/checksum.h"
 #include "mindrecord/constants.h"
 #include "tests/util/small_dataset.h"
 #include "tests/util/test_rows.h"
@@ -171,6 +172,29 @@ TEST(UntrustedCliTest, PageShardIdsBeyond32BitsAreCorruption) {
   EXPECT_EQ(Cli("cat " + d, &out), 2) << out;
   EXPECT_NE(out.find(d + ": invalid header: page entry 0 has shard_id 4294967296, beyond 32 bits"), std::string::npos)
       << out;
+}
+
+TEST(UntrustedCliTest, PageChecksumsOfOtherTypesAreCorruption) {
+  // A sealed header whose page checksum is a number: readers took it for "no checksum" and read the page unverified.
+  for (const char* value : {"5", "\"abc\"", "null"}) {
+    SCOPED_TRACE(value);
+    TempDir dir;
+    const std::string d =
+        testing::WriteIdNameImg(dir.Join("d"), Rows(20), {.header_size = 1 * kMiB, .checksums = true})[0];
+    RewriteHeaderJson(d, [&](std::string j) {
+      const std::string key = "\"" + std::string(kPageChecksumKey) + "\":";
+      const size_t at = j.find(key);
+      EXPECT_NE(at, std::string::npos) << j;
+      j.replace(at + key.size(), 18, value);  // the quoted 16 hex digits
+      SealHeaderChecksum(&j);
+      return j;
+    });
+    for (const char* verb : {"cat", "verify"}) {
+      std::string out;
+      EXPECT_EQ(Cli(std::string(verb) + " " + d, &out), 2) << out;
+      EXPECT_NE(out.find(d + ": invalid header: page entry 0 has checksum " + value), std::string::npos) << out;
+    }
+  }
 }
 
 TEST(UntrustedCliTest, HeaderWithTooManyJsonElementsIsRefused) {
