@@ -2,15 +2,14 @@
 
 #include <algorithm>
 #include <csetjmp>
-#include <cstdio>  // jpeglib.h needs FILE
 #include <cstring>
 #include <string>
 
-#include <jpeglib.h>
 #include <openjpeg.h>
 #include <tiffio.h>
 #include <webp/decode.h>
 
+#include "mindrecord/jpeg_errors.h"
 #include "mindrecord/limits.h"
 
 namespace mindrecord {
@@ -38,20 +37,11 @@ uint16_t LittleEndian16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | 
 
 // --- JPEG: libjpeg's header read ---------------------------------------------
 
-struct HeaderErrors {
-  jpeg_error_mgr mgr;
-  std::jmp_buf jump;
-};
-void HeaderErrorExit(j_common_ptr c) { std::longjmp(reinterpret_cast<HeaderErrors*>(c->err)->jump, 1); }
-void HeaderQuiet(j_common_ptr, int) {}
-
 // Plain C types only between setjmp and longjmp.
 bool JpegHeader(const uint8_t* data, size_t size, int64_t* w, int64_t* h, int64_t* components, int64_t* precision) {
   jpeg_decompress_struct ci;
-  HeaderErrors err;
-  ci.err = jpeg_std_error(&err.mgr);
-  err.mgr.error_exit = HeaderErrorExit;
-  err.mgr.emit_message = HeaderQuiet;
+  JpegErrors err;
+  UseJpegErrors(&ci, &err);
   if (setjmp(err.jump)) {
     jpeg_destroy_decompress(&ci);
     return false;

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <csetjmp>
-#include <cstdio>  // jpeglib.h needs FILE
 #include <cstring>
 #include <memory>
 #include <string>
@@ -14,9 +13,8 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include <jpeglib.h>
-
 #include "mindrecord/image_size.h"
+#include "mindrecord/jpeg_errors.h"
 #include "pipeline/ops/op_util.h"
 
 namespace mindrecord::ops {
@@ -139,17 +137,6 @@ Result<Tensor> DecodeJpeg(const uint8_t* data, size_t size, JpegScale scale) {
 
 namespace {
 
-struct JpegErrors {
-  jpeg_error_mgr mgr;
-  std::jmp_buf jump;
-  bool warned = false;
-};
-
-void JpegErrorExit(j_common_ptr c) { std::longjmp(reinterpret_cast<JpegErrors*>(c->err)->jump, 1); }
-void JpegEmit(j_common_ptr c, int level) {
-  if (level < 0) reinterpret_cast<JpegErrors*>(c->err)->warned = true;  // corrupt-data warnings
-}
-
 // The window [x, x+w) x [y, y+h) of the scaled image plus `margin` pixels
 // around it (clamped to the image; columns widened by libjpeg to iMCU
 // boundaries) into `strip` (row length *out_w pixels, first row y0 =
@@ -161,9 +148,7 @@ bool DecodeStrip(const uint8_t* data, size_t size, JpegScale scale, int x, int y
                  uint8_t* strip, size_t strip_bytes, int* out_x0, int* out_w) {
   jpeg_decompress_struct ci;
   JpegErrors err;
-  ci.err = jpeg_std_error(&err.mgr);
-  err.mgr.error_exit = JpegErrorExit;
-  err.mgr.emit_message = JpegEmit;
+  UseJpegErrors(&ci, &err);
   if (setjmp(err.jump)) {
     jpeg_destroy_decompress(&ci);
     return false;
