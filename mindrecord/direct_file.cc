@@ -52,17 +52,7 @@ Result<std::unique_ptr<DirectFile>> DirectFile::Open(const std::string& path) {
     return Status::IOError(path + ": open with O_DIRECT: " + ErrnoText(e));
   }
   std::unique_ptr<DirectFile> f;
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    const int e = errno;
-    close(fd);
-    return Status::IOError(path + ": stat: " + ErrnoText(e));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    return Status::Corruption(path + ": is a " + std::string(FileKindName(st.st_mode)) +
-                              ", not a regular file; a dataset file must be a regular file");
-  }
+  MR_ASSIGN_OR_RETURN(const uint64_t size, RegularFileSizeOrClose(fd, path));
   size_t alignment = kMinAlignment;
 #ifdef STATX_DIOALIGN
   struct statx sx;
@@ -75,7 +65,7 @@ Result<std::unique_ptr<DirectFile>> DirectFile::Open(const std::string& path) {
     alignment = std::max<size_t>({alignment, sx.stx_dio_offset_align, sx.stx_dio_mem_align});
   }
 #endif
-  f.reset(new DirectFile(path, fd, static_cast<uint64_t>(st.st_size), alignment));
+  f.reset(new DirectFile(path, fd, size, alignment));
   if (f->size_ > 0) {
     // Some file systems accept the flag at open and refuse the reads.
     MR_ASSIGN_OR_RETURN(AlignedBuffer probe, AlignedBuffer::Allocate(alignment, alignment));

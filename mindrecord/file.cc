@@ -271,19 +271,8 @@ class PosixFileSystem : public FileSystem {
       if (errno == ENOENT) return Status::NotFound(path + ": no such file");
       return Status::IOError(path + ": open: " + ErrnoText(errno));
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-      int e = errno;
-      close(fd);
-      return Status::IOError(path + ": stat: " + ErrnoText(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-      close(fd);
-      return Status::Corruption(path + ": is a " + std::string(FileKindName(st.st_mode)) +
-                                ", not a regular file; a dataset file must be a regular file");
-    }
+    MR_ASSIGN_OR_RETURN(const uint64_t size, RegularFileSizeOrClose(fd, path));
     const char* map = nullptr;
-    uint64_t size = static_cast<uint64_t>(st.st_size);
     if (use_mmap && size > 0) {
       void* p = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
       if (p != MAP_FAILED) map = static_cast<const char*>(p);
@@ -333,16 +322,7 @@ class PosixFileSystem : public FileSystem {
       if (e == ELOOP) return Status::Corruption(path + ": is a symbolic link; it is not written through");
       return Status::IOError(path + ": open for update: " + ErrnoText(e));
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-      const int e = errno;
-      close(fd);
-      return Status::IOError(path + ": stat: " + ErrnoText(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-      close(fd);
-      return Status::Corruption(path + ": is a " + std::string(FileKindName(st.st_mode)) + ", not a regular file");
-    }
+    MR_RETURN_IF_ERROR(RegularFileSizeOrClose(fd, path).status());
     return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd));
   }
   Status Rename(const std::string& from, const std::string& to) override {
@@ -533,7 +513,10 @@ std::string BaseName(const std::string& path) {
 }
 
 Status WriteWholeFileAtomically(const std::string& path, std::string_view text, FileSystem* fs) {
-  const std::string tmp = JoinPath(DirName(path), "." + BaseName(path) + ".tmp-" + std::to_string(getpid()));
+  // Appended, not "." + BaseName(...): GCC 12 warns falsely about the operator+ (-Wrestrict, its bug 105651).
+  std::string name = ".";
+  name.append(BaseName(path)).append(".tmp-").append(std::to_string(getpid()));
+  const std::string tmp = JoinPath(DirName(path), name);
   MR_ASSIGN_OR_RETURN(auto f, fs->OpenWrite(tmp));
   Status st = f->WriteAt(0, text);
   if (st.ok()) st = f->Sync();

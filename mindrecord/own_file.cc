@@ -1,6 +1,7 @@
 #include "mindrecord/own_file.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -37,6 +38,21 @@ Result<FileIdentity> StatOwnFile(const std::string& path) {
   }
   return FileIdentity{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
                       static_cast<uint64_t>(st.st_size)};
+}
+
+Result<uint64_t> RegularFileSizeOrClose(int fd, const std::string& path) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    const int e = errno;
+    close(fd);
+    return Status::IOError(path + ": stat: " + std::strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return Status::Corruption(path + ": is a " + std::string(FileKindName(st.st_mode)) +
+                              ", not a regular file; a dataset file must be a regular file");
+  }
+  return static_cast<uint64_t>(st.st_size);
 }
 
 Status CheckNotSpecialFile(const std::string& path) {

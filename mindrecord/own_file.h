@@ -36,6 +36,11 @@ Result<FileIdentity> StatOwnFile(const std::string& path);
 // never is and whose open or read could block forever.
 Status CheckNotSpecialFile(const std::string& path);
 
+// fstat(2) of `fd`, opened from `path`: its size when it is a regular file.
+// Otherwise closes `fd` and returns IOError, or Corruption naming the path
+// and what it is.
+Result<uint64_t> RegularFileSizeOrClose(int fd, const std::string& path);
+
 // "FIFO", "directory", ... for an st_mode.
 const char* FileKindName(unsigned mode);
 
