@@ -9,6 +9,7 @@
 
 #include "mindrecord/checksum.h"
 #include "mindrecord/constants.h"
+#include "mindrecord/schema.h"
 #include "tests/util/small_dataset.h"
 #include "tests/util/test_rows.h"
 #include "tests/util/test_util.h"
@@ -158,6 +159,22 @@ TEST(UntrustedCliTest, SchemaDimensionsBeyondInt64AreCorruption) {
     EXPECT_NE(out.find(d), std::string::npos) << out;
     EXPECT_NE(out.find("shape dims must be integers > 0 or -1, not 18446744073709551615"), std::string::npos) << out;
   }
+}
+
+TEST(UntrustedCliTest, ClassNamesWhoseLabelsDoNotFitAreNotShown) {
+  // class_to_label 2^64-1 read as int64 is -1: rows labelled -1 were shown under its name.
+  TempDir dir;
+  auto schema = Schema::FromUserJsonString(R"({"label":{"type":"int64"}})",
+                                           R"({"class_to_label":{"huge":18446744073709551615,"neg":-2}})");
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  auto w = ShardWriter::Create(dir.Join("d.mindrecord"), *schema, {});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE((*w)->WriteRows({Row{{"label", Value::Int(-1)}}, Row{{"label", Value::Int(-2)}}}).ok());
+  ASSERT_TRUE((*w)->Commit().ok());
+  std::string out;
+  ASSERT_EQ(Cli("inspect " + dir.Join("d.mindrecord") + " --histogram label", &out), 0) << out;
+  EXPECT_NE(out.find("-2 (neg)"), std::string::npos) << out;
+  EXPECT_EQ(out.find("(huge)"), std::string::npos) << out;
 }
 
 TEST(UntrustedCliTest, PageShardIdsBeyond32BitsAreCorruption) {
