@@ -30,7 +30,10 @@ SEEDS=$BUILD/seeds
 rm -rf "$SEEDS"
 mkdir -p "$SEEDS"
 if [ -d "$COMPAT" ]; then
-  python3 "$ROOT/tests/fuzz/make_seeds.py" "$COMPAT" "$SEEDS"
+  # Debian's interpreter has Pillow (seeds of the other image formats); the first python3 on PATH may not.
+  PY=/usr/bin/python3
+  [ -x "$PY" ] || PY=python3
+  "$PY" "$ROOT/tests/fuzz/make_seeds.py" "$COMPAT" "$SEEDS"
 else
   echo "run.sh: $COMPAT not found: fuzzing from empty corpora" >&2
 fi
