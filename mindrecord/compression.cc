@@ -287,7 +287,8 @@ CompressionOptions CompressionFromHeader(const ShardHeader& h) {
   if (codec == "lz4") o.codec = Codec::kLz4;
   if (codec == "zstd") o.codec = Codec::kZstd;
   // Only appends use the level; one our writer would refuse leaves the default.
-  if (auto l = j.contains("level") ? JsonInt(j["level"], 1, ZSTD_maxCLevel()) : std::nullopt) o.level = static_cast<int>(*l);
+  const auto level = j.contains("level") ? JsonInt(j["level"], 1, ZSTD_maxCLevel()) : std::nullopt;
+  if (level) o.level = static_cast<int>(*level);
   o.dictionary = j.contains("dictionary");
   o.raw = j.contains("raw") && j["raw"].is_boolean() && j["raw"].get<bool>();
   return o;

@@ -57,7 +57,8 @@ bool GetU64(const json& j, const char* key, uint64_t* out) {
 bool IsChecksumHex(const json& v) {
   if (!v.is_string()) return false;
   const std::string& s = v.get_ref<const std::string&>();
-  return s.size() == 16 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  return s.size() == 16 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 Result<PageInfo> ParsePage(const json& j, const std::string& what, size_t pos) {
