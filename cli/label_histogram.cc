@@ -69,7 +69,7 @@ std::map<int64_t, std::string> ClassNames(const Schema& schema) {
   const auto d = nlohmann::json::parse(schema.desc(), nullptr, /*allow_exceptions=*/false);
   if (!d.is_object() || !d.contains("class_to_label") || !d["class_to_label"].is_object()) return out;
   for (const auto& [name, label] : d["class_to_label"].items()) {
-    if (const auto l = JsonInt(label, INT64_MIN, INT64_MAX)) out[*l] = name;
+    if (const auto l = JsonInt64(label)) out[*l] = name;
   }
   return out;
 }

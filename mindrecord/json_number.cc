@@ -1,6 +1,7 @@
 #include "mindrecord/json_number.h"
 
 #include <cmath>
+#include <limits>
 
 namespace mindrecord {
 
@@ -29,6 +30,10 @@ std::optional<int64_t> JsonInt(const nlohmann::json& v, int64_t lo, int64_t hi, 
   }
   if (x < lo || x > hi) return std::nullopt;
   return x;
+}
+
+std::optional<int64_t> JsonInt64(const nlohmann::json& v) {
+  return JsonInt(v, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
 }
 
 }  // namespace mindrecord

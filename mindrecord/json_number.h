@@ -20,4 +20,7 @@ std::optional<uint64_t> JsonUnsigned(const nlohmann::json& v);
 // when `integral_floats` says so.
 std::optional<int64_t> JsonInt(const nlohmann::json& v, int64_t lo, int64_t hi, bool integral_floats = false);
 
+// `v` as a JSON integer that fits int64 (2^64-1 is not -1); nothing otherwise.
+std::optional<int64_t> JsonInt64(const nlohmann::json& v);
+
 }  // namespace mindrecord

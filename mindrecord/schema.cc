@@ -90,8 +90,8 @@ static Result<Field> FieldFromJson(const std::string& name, const json& spec) {
     if (!sh->is_array()) return Status::InvalidArgument("field '" + name + "': \"shape\" must be a list");
     f.has_shape = true;
     for (const auto& d : *sh) {
-      // 2^64-1 must not wrap to -1 (a variable dimension).
-      const auto dim = JsonInt(d, -1, std::numeric_limits<int64_t>::max());
+      // 2^64-1 must not wrap to -1 (a variable dimension); Make checks the range.
+      const auto dim = JsonInt64(d);
       if (!dim) {
         return Status::InvalidArgument("field '" + name + "': shape dims must be integers > 0 or -1, not " + d.dump());
       }

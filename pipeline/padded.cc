@@ -74,7 +74,7 @@ Result<Value> PaddedValueFromJson(const nlohmann::json& j, const Field& f) {
     if (!j.is_string()) return Bad("column '" + f.name + "': expected a string, got " + j.dump());
     v = Value::String(j.get<std::string>());
   } else if (IsIntegerType(f.type)) {
-    const auto i = JsonInt(j, INT64_MIN, INT64_MAX);
+    const auto i = JsonInt64(j);
     if (!i) return Bad("column '" + f.name + "': expected a 64-bit integer, got " + j.dump());
     v = Value::Int(*i);
   } else {

@@ -17,7 +17,7 @@ nlohmann::json PartTotals::ToJson() const {
 
 Result<PartTotals> PartTotals::FromJson(const nlohmann::json& j) {
   const auto member = [&](const char* key) { return j.is_object() ? j.value(key, nlohmann::json()) : nlohmann::json(); };
-  const auto saved = JsonInt(member("packing_saved"), INT64_MIN, INT64_MAX);
+  const auto saved = JsonInt64(member("packing_saved"));
   const auto raw = JsonUnsigned(member("raw_bytes")), stored = JsonUnsigned(member("stored_bytes"));
   if (!saved || !raw || !stored) {
     return Status::InvalidArgument("shard totals are not {packing_saved, raw_bytes, stored_bytes}: " + j.dump());
@@ -26,7 +26,10 @@ Result<PartTotals> PartTotals::FromJson(const nlohmann::json& j) {
 }
 
 std::string ShardPartPath(const std::string& final_shard) {
-  return JoinPath(DirName(final_shard), "." + BaseName(final_shard) + kPartSuffix);
+  // Appended, not "." + BaseName(...): GCC 12 warns falsely about the operator+ (-Wrestrict, its bug 105651).
+  std::string name = ".";
+  name.append(BaseName(final_shard)).append(kPartSuffix);
+  return JoinPath(DirName(final_shard), name);
 }
 
 namespace {
@@ -76,7 +79,7 @@ Result<CheckedShard> VerifyShardFile(const std::string& path, const std::string&
     return out;
   }
   const auto saved = part->is_object() && part->contains("packing_saved")
-                         ? JsonInt((*part)["packing_saved"], INT64_MIN, INT64_MAX) : std::nullopt;
+                         ? JsonInt64((*part)["packing_saved"]) : std::nullopt;
   if (!saved) return Status::Corruption(path + ": the part info " + part->dump() + " holds no packing_saved");
   out.info = *part;
   out.totals.packing_saved = *saved;

@@ -58,11 +58,6 @@ Result<int64_t> Int(const json& obj, const char* key, int64_t lo, int64_t hi) {
   return *v;
 }
 
-// An id: a JSON integer that fits int64 (2^64-1 is not -1).
-std::optional<int64_t> Int64(const json& v) {
-  return JsonInt(v, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
-}
-
 // "annotation id N" (or "annotation N of the image") for messages.
 std::string AnnotationName(const json& a, size_t k) {
   auto id = a.is_object() ? a.find("id") : a.end();
@@ -237,7 +232,7 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
   std::map<int64_t, size_t> by_id;
   for (size_t i = 0; i < doc["images"].size(); ++i) {
     const json& im = doc["images"][i];
-    const auto id = im.is_object() && im.contains("id") ? Int64(im["id"]) : std::nullopt;
+    const auto id = im.is_object() && im.contains("id") ? JsonInt64(im["id"]) : std::nullopt;
     if (!id || !im.contains("file_name") || !im["file_name"].is_string()) {
       MR_RETURN_IF_ERROR(ctx.BadInput(ann_path + " images[" + std::to_string(i) + "]",
                                       Status::Corruption("an image needs a 64-bit integer 'id' and a 'file_name'")));
@@ -255,7 +250,7 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
     data->has_categories = true;
     json names = json::object();
     for (const json& c : doc["categories"]) {
-      if (const auto id = c.is_object() && c.contains("id") ? Int64(c["id"]) : std::nullopt) {
+      if (const auto id = c.is_object() && c.contains("id") ? JsonInt64(c["id"]) : std::nullopt) {
         data->categories.insert(*id);
         names[std::to_string(*id)] = c.contains("name") ? c["name"] : json("");  // as given
       }
@@ -265,7 +260,7 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
   const json& anns = doc["annotations"];
   for (size_t i = 0; i < anns.size(); ++i) {
     const json& a = anns[i];
-    const auto image_id = a.is_object() && a.contains("image_id") ? Int64(a["image_id"]) : std::nullopt;
+    const auto image_id = a.is_object() && a.contains("image_id") ? JsonInt64(a["image_id"]) : std::nullopt;
     auto it = image_id ? by_id.find(*image_id) : by_id.end();
     if (it == by_id.end()) {
       MR_RETURN_IF_ERROR(ctx.BadInput(ann_path + " annotations[" + std::to_string(i) + "]",
