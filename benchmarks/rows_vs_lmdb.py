@@ -19,7 +19,7 @@ LMDB baseline measured in the same run:
   torch rows     for row in mindrecord.torch.MindRecordDataset(path, columns=["data"])
                  (batch_size=None, in process; shuffled) vs the shuffled txn.get loop
                  (only when torch imports)
-  variants       the shuffled rows with do_copy=False (memoryviews of the mapped shard),
+  variants       the shuffled rows and batches with do_copy=False (views of the mapped shard),
                  and with MindSpore's value types (bytes as uint8 arrays, what MindDataset
                  returns once its types follow MindSpore's: the same C++ row stream with
                  value_style="mindspore"); FileReader with do_copy=False
@@ -151,6 +151,12 @@ def run(args, work):
             n += len(b["data"])
         return n
 
+    def md_batches_nocopy():
+        n = 0
+        for b in batched().create_dict_iterator(num_epochs=1, output_numpy=True, do_copy=False):
+            n += len(b["data"])
+        return n
+
     plan = batched().plan()
 
     def cpp_batches():
@@ -188,6 +194,7 @@ def run(args, work):
              ("rows as MindSpore types, shuffled", md_rows_mindspore_types),
              ("lmdb getmulti x256, shuffled", lmdb_getmulti),
              ("MindDataset batch(256), shuffled", md_batches),
+             ("MindDataset batch(256) do_copy=False, shuffled", md_batches_nocopy),
              ("C++ consumer batch(256), shuffled", cpp_batches),
              ("C++ consumer copying, batch(256), shuffled", cpp_batches_copy),
              ("lmdb txn.get, key order", lmdb_get(keys)),
@@ -201,7 +208,7 @@ def run(args, work):
             raise SystemExit("--only %s: no case matches" % args.only)
     results = timed_rounds(cases, args.runs, args.rows)
     for name, _ in cases:
-        print("%-42s %12.0f rows/s" % (name, results[name]))
+        print("%-48s %12.0f rows/s" % (name, results[name]))
     print()
     for ours, base in (("MindDataset rows, shuffled", "lmdb txn.get, shuffled"),
                        ("MindDataset rows do_copy=False, shuffled", "lmdb txn.get, shuffled"),
@@ -209,12 +216,13 @@ def run(args, work):
                        ("MindDataset batch(256), shuffled", "lmdb getmulti x256, shuffled"),
                        ("MindDataset batch(256), shuffled", "C++ consumer batch(256), shuffled"),
                        ("MindDataset batch(256), shuffled", "C++ consumer copying, batch(256), shuffled"),
+                       ("MindDataset batch(256) do_copy=False, shuffled", "C++ consumer batch(256), shuffled"),
                        ("FileReader.get_next, row order", "lmdb txn.get, key order"),
                        ("FileReader do_copy=False, row order", "lmdb txn.get, key order"),
                        ("torch MindRecordDataset rows, shuffled", "lmdb txn.get, shuffled")):
         if ours not in results or base not in results:
             continue
-        print("%-42s / %-32s = %5.2fx" % (ours, base, results[ours] / results[base]))
+        print("%-48s / %-42s = %5.2fx" % (ours, base, results[ours] / results[base]))
     print("\nload after: %s" % (os.getloadavg(),))
     print(json.dumps({"rows": args.rows, "size": args.size, "rows_per_s": results}))
 

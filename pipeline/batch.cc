@@ -265,6 +265,7 @@ void BatchBuilder::Unstream(size_t c) {
   const size_t row_bytes = rows_.empty() ? 0 : data_[c].size_bytes() / expected_;
   const std::vector<int64_t> shape(data_[c].shape().begin() + 1, data_[c].shape().end());
   for (size_t i = 0; i < rows_.size(); ++i) {
+    if (rows_[i].columns[c].defined()) continue;  // a view Add kept
     Tensor t = Tensor::Make(data_[c].type(), shape);
     if (row_bytes) std::memcpy(t.MutableData(), data_[c].data() + i * row_bytes, row_bytes);
     rows_[i].columns[c] = std::move(t);
@@ -287,6 +288,12 @@ Status BatchBuilder::Add(RowTensors&& row) {
     if (i == 0) {
       std::vector<int64_t> shape = {static_cast<int64_t>(expected_)};
       shape.insert(shape.end(), t.shape().begin(), t.shape().end());
+      if (expected_ == 1 && t.read_only() && !alloc_) {
+        // A batch of one view (unbatched rows of a mapped shard): the view
+        // itself, not a copy of it.
+        data_[c] = t.Reshaped(shape);
+        continue;
+      }
       // An allocator error is left to Finish (AssembleBatch reports it there,
       // and only when the rows are batched at all).
       auto col = NewColumn(alloc_, t.type(), shape, names_[c]);
@@ -307,7 +314,9 @@ Status BatchBuilder::Add(RowTensors&& row) {
     const size_t row_bytes = t.size_bytes();
     uint8_t* dst = base_[c] + i * row_bytes;
     if (row_bytes && t.data() != dst) std::memcpy(dst, t.data(), row_bytes);
-    t = Tensor();
+    // A view (e.g. of a mapped shard) costs nothing to keep: should the
+    // column stop streaming, Unstream hands the row its view, not a copy.
+    if (!t.read_only()) t = Tensor();
   }
   rows_.push_back(std::move(row));
   return Status::OK();

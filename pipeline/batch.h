@@ -94,8 +94,9 @@ Result<Batch> AssembleBatch(const std::vector<std::string>& names, std::vector<R
 // and shape is copied into the batch buffer as its row arrives, so the row's
 // tensor is freed at once (its buffer reused, still in cache, by the next
 // row) instead of living until the batch is complete. A column that turns
-// out ragged is copied back to per-row tensors and batched as AssembleBatch
-// does, so Finish() gives exactly what AssembleBatch gives for the same rows.
+// out ragged is copied back to per-row tensors (rows that were views keep
+// their views) and batched as AssembleBatch does, so Finish() gives exactly
+// what AssembleBatch gives for the same rows.
 // Thread safety: none; one builder per thread.
 class BatchBuilder {
  public:
@@ -131,7 +132,7 @@ class BatchBuilder {
   std::vector<Tensor> data_;     // per streamed column: [expected_, ...]
   std::vector<uint8_t*> base_;   // data_[c]'s bytes (taken once: row views share the buffer)
   std::vector<OutputSlot> slots_;
-  std::vector<RowTensors> rows_;  // streamed columns' tensors are left undefined
+  std::vector<RowTensors> rows_;  // streamed columns' tensors are left undefined, views kept
 };
 
 // The inverse of AssembleBatch: one RowTensors per row (padding removed).

@@ -93,6 +93,11 @@ class Tensor {
                      const uint8_t* data);
   // A view tensor (View): its bytes must not be written through data().
   bool read_only() const { return read_only_; }
+  // The owner of the bytes (for a View, the owner given to View): holding a
+  // copy keeps data() valid. Tensors over one owner give owners that
+  // SameOwner() tells apart from others without comparing addresses.
+  std::shared_ptr<const void> owner() const { return buf_; }
+  bool SameOwner(const Tensor& o) const { return !buf_.owner_before(o.buf_) && !o.buf_.owner_before(buf_); }
   // The deleter of the owner given to Wrap when it is of type D, else nullptr
   // (lets the owner's creator recognise its own buffers).
   template <typename D>

@@ -38,12 +38,12 @@ py::object TensorToPyScalarList(const Tensor& t, int64_t rows) {
   return out;
 }
 
-py::object OneTensor(const Tensor& t) {
+py::object OneTensor(const Tensor& t, bool zero_copy = false) {
   if (t.type() == TensorType::kString)
     return py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
         reinterpret_cast<const char*>(t.data()), static_cast<Py_ssize_t>(t.size_bytes()), "surrogateescape"));
   if (t.type() == TensorType::kBytes) return py::bytes(reinterpret_cast<const char*>(t.data()), t.size_bytes());
-  return TensorToArray(t);
+  return TensorToArray(t, zero_copy);
 }
 
 // Releases a batch buffer that a Python allocator provided: drops the strong
@@ -113,13 +113,22 @@ std::vector<std::string_view> TextRows(const BatchColumn& c, int64_t rows, Tenso
 // that allocator returned; ragged numeric columns in list mode become lists
 // of arrays. Bytes and string columns become lists of bytes / str, or with
 // kMindSpore MindSpore's batched values (BytesRowsToMindSpore /
-// StringRowsToMindSpore).
-py::dict BatchToPy(Batch&& b, ValueStyle style) {
+// StringRowsToMindSpore). `zero_copy`: rows of bytes (kMindSpore) and ragged
+// arrays that lie in a mapped shard become read-only arrays over it
+// (BytesTensorsToMindSporeViews, TensorToArray) instead of copies.
+py::dict BatchToPy(Batch&& b, ValueStyle style, bool zero_copy) {
   py::dict d;
   const auto rows = static_cast<int64_t>(b.size());
   for (auto& c : b.columns) {
     if (style == ValueStyle::kMindSpore) {
       const TensorType first = c.is_list() ? (c.list.empty() ? TensorType::kUInt8 : c.list.front().type()) : c.data.type();
+      if (zero_copy && first == TensorType::kBytes && (c.is_list() || rows == 1)) {
+        py::object v = BytesTensorsToMindSporeViews(c.is_list() ? c.list : std::vector<Tensor>{c.data});
+        if (v) {
+          d[py::str(c.name)] = std::move(v);
+          continue;
+        }
+      }
       if (first == TensorType::kBytes || first == TensorType::kString) {
         std::vector<std::string_view> text = TextRows(c, rows, first);
         if (!text.empty()) {
@@ -130,7 +139,7 @@ py::dict BatchToPy(Batch&& b, ValueStyle style) {
     }
     if (c.is_list()) {
       py::list l;
-      for (auto& t : c.list) l.append(OneTensor(t));
+      for (auto& t : c.list) l.append(OneTensor(t, zero_copy));
       d[py::str(c.name)] = l;
     } else if (c.data.type() == TensorType::kBytes || c.data.type() == TensorType::kString) {
       d[py::str(c.name)] = TensorToPyScalarList(c.data, rows);
@@ -159,9 +168,10 @@ class PyPipeline {
   // `alloc`: optional Python batch allocator (see PyAllocator).
   // `style`: kMindSpore hands out bytes and string columns as MindSpore
   // batches them (see BatchToPy); other styles as lists of bytes / str.
+  // `zero_copy` (kMindSpore): bytes rows in a mapped shard as read-only views.
   PyPipeline(const std::string& plan_json, const std::optional<std::string>& resume_json, py::object alloc,
-             const std::string& style)
-      : alloc_(std::move(alloc)), style_(ValueOrThrow(ParseValueStyle(style))) {
+             const std::string& style, bool zero_copy)
+      : alloc_(std::move(alloc)), style_(ValueOrThrow(ParseValueStyle(style))), zero_copy_(zero_copy) {
     Plan plan = ValueOrThrow(Plan::Parse(plan_json));
     std::optional<PipelineState> resume;
     if (resume_json) resume = ValueOrThrow(PipelineState::FromJson(ParseJson(*resume_json)));
@@ -190,7 +200,7 @@ class PyPipeline {
     py::array_t<uint64_t> ids(static_cast<ssize_t>(b.row_ids.size()));
     std::copy(b.row_ids.begin(), b.row_ids.end(), ids.mutable_data());
     const uint64_t epoch = b.epoch;
-    return py::make_tuple(BatchToPy(std::move(b), style_), ids, epoch);
+    return py::make_tuple(BatchToPy(std::move(b), style_, zero_copy_), ids, epoch);
   }
   // Workers may be waiting for the GIL (Python callables): never join them
   // while holding it.
@@ -223,6 +233,7 @@ class PyPipeline {
   }
   py::object alloc_;  // outlives pipe_ (members are destroyed in reverse order)
   ValueStyle style_;
+  bool zero_copy_;
   Batch b_;  // declared before pipe_: released after the pipeline stops
   std::unique_ptr<Pipeline> pipe_;
   std::string closed_state_, closed_stats_;
@@ -349,9 +360,9 @@ void BindPipeline(py::module_& m) {
     while (!LivePipelines().empty()) (*LivePipelines().begin())->Close();
   }));
   py::class_<PyPipeline>(m, "Pipeline")
-      .def(py::init<const std::string&, const std::optional<std::string>&, py::object, const std::string&>(),
+      .def(py::init<const std::string&, const std::optional<std::string>&, py::object, const std::string&, bool>(),
            py::arg("plan_json"), py::arg("resume_json") = py::none(), py::arg("alloc") = py::none(),
-           py::arg("style") = "python")
+           py::arg("style") = "python", py::arg("zero_copy") = false)
       .def("next", &PyPipeline::Next)
       .def("state", &PyPipeline::State)
       .def("stats", &PyPipeline::Stats)

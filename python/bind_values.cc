@@ -315,6 +315,20 @@ void CopyRows(const std::vector<std::string_view>& rows, char* dst) {
 }
 }  // namespace
 
+namespace {
+// A writable 1-D uint8 array of the `n` bytes at `at`, which lie in `block`
+// (a numpy array that the new array keeps alive).
+py::object BlockRow(char* at, size_t n, const py::object& block) {
+  const npy& api = npy::get();
+  const auto len = static_cast<int64_t>(n);
+  py::object a = Steal(api.PyArray_NewFromDescr_(api.PyArray_Type_, api.PyArray_DescrFromType_(npy::NPY_UINT8_), 1,
+                                                 reinterpret_cast<Py_intptr_t*>(const_cast<int64_t*>(&len)), nullptr,
+                                                 at, npy::NPY_ARRAY_C_CONTIGUOUS_ | npy::NPY_ARRAY_WRITEABLE_, nullptr));
+  if (api.PyArray_SetBaseObject_(a.ptr(), block.inc_ref().ptr()) != 0) throw py::error_already_set();
+  return a;
+}
+}  // namespace
+
 py::object BytesRowsToMindSpore(const std::vector<std::string_view>& rows) {
   size_t total = 0;
   bool same = true;
@@ -322,7 +336,6 @@ py::object BytesRowsToMindSpore(const std::vector<std::string_view>& rows) {
     total += r.size();
     same = same && r.size() == rows.front().size();
   }
-  const npy& api = npy::get();
   if (same && !rows.empty()) {
     const int64_t dims[2] = {static_cast<int64_t>(rows.size()), static_cast<int64_t>(rows.front().size())};
     py::object a = CopyArray(npy::NPY_UINT8_, 2, dims, nullptr, 0);
@@ -335,14 +348,60 @@ py::object BytesRowsToMindSpore(const std::vector<std::string_view>& rows) {
   CopyRows(rows, dst);
   py::list out(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
-    const int64_t n = static_cast<int64_t>(rows[i].size());
-    py::object a = Steal(api.PyArray_NewFromDescr_(api.PyArray_Type_, api.PyArray_DescrFromType_(npy::NPY_UINT8_), 1,
-                                                   reinterpret_cast<Py_intptr_t*>(const_cast<int64_t*>(&n)), nullptr,
-                                                   dst, npy::NPY_ARRAY_C_CONTIGUOUS_ | npy::NPY_ARRAY_WRITEABLE_,
-                                                   nullptr));
-    if (api.PyArray_SetBaseObject_(a.ptr(), block.inc_ref().ptr()) != 0) throw py::error_already_set();
-    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), a.release().ptr());
+    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), BlockRow(dst, rows[i].size(), block).release().ptr());
     dst += rows[i].size();
+  }
+  return out;
+}
+
+py::object BytesTensorsToMindSporeViews(const std::vector<Tensor>& rows) {
+  std::vector<std::string_view> text;
+  text.reserve(rows.size());
+  bool same = true;
+  for (const Tensor& t : rows) {
+    if (t.type() != TensorType::kBytes) return py::object();
+    text.emplace_back(reinterpret_cast<const char*>(t.data()), t.size_bytes());
+    same = same && t.size_bytes() == rows.front().size_bytes();
+  }
+  auto keep = [](const Tensor& t) {
+    auto* owner = new std::shared_ptr<const void>(t.owner());
+    return py::capsule(owner, [](void* k) { delete static_cast<std::shared_ptr<const void>*>(k); });
+  };
+  if (rows.size() == 1 && rows.front().read_only()) {
+    const int64_t dims[2] = {1, static_cast<int64_t>(text.front().size())};
+    return ViewArray(npy::NPY_UINT8_, 2, dims, text.front().data(), keep(rows.front()));
+  }
+  size_t views = 0;
+  for (const Tensor& t : rows) views += t.read_only();
+  if (same || views == 0) return BytesRowsToMindSpore(text);
+  // The rows that are not views are copied into one block (as
+  // BytesRowsToMindSpore does); views share one owner object per owner.
+  std::vector<std::string_view> copied;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (!rows[i].read_only()) copied.push_back(text[i]);
+  py::object block;
+  char* dst = nullptr;
+  if (!copied.empty()) {
+    int64_t total = 0;
+    for (const auto& r : copied) total += static_cast<int64_t>(r.size());
+    block = CopyArray(npy::NPY_UINT8_, 1, &total, nullptr, 0);
+    dst = py::detail::array_proxy(block.ptr())->data;
+    CopyRows(copied, dst);
+  }
+  std::vector<std::pair<const Tensor*, py::object>> owners;  // few: one per shard mapping
+  py::list out(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int64_t n = static_cast<int64_t>(text[i].size());
+    py::object a;
+    if (rows[i].read_only()) {
+      auto it = std::find_if(owners.begin(), owners.end(), [&](const auto& o) { return o.first->SameOwner(rows[i]); });
+      if (it == owners.end()) it = owners.insert(owners.end(), {&rows[i], keep(rows[i])});
+      a = ViewArray(npy::NPY_UINT8_, 1, &n, text[i].data(), it->second);
+    } else {
+      a = BlockRow(dst, text[i].size(), block);
+      dst += text[i].size();
+    }
+    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), a.release().ptr());
   }
   return out;
 }

@@ -120,6 +120,15 @@ class RowChunk {
 // shared buffer: one allocation per batch, not per row); strings as one numpy
 // str array. Needs the GIL.
 py::object BytesRowsToMindSpore(const std::vector<std::string_view>& rows);
+// As BytesRowsToMindSpore for a batch column of bytes tensors, handing out
+// the rows that are read-only views (Tensor::View: bytes in a mapped shard)
+// as read-only arrays over the same bytes, kept alive by one object per
+// owner (a mapping stays mapped while an array over it lives), without
+// copying them: rows of different lengths, or a single row (a [1, length]
+// array). Rows of one length in a batch of several are stacked into a copy
+// as MindSpore does; other rows are copied as BytesRowsToMindSpore copies.
+// A null object when some row is not of type kBytes. Needs the GIL.
+py::object BytesTensorsToMindSporeViews(const std::vector<Tensor>& rows);
 py::object StringRowsToMindSpore(const std::vector<std::string_view>& rows);
 
 }  // namespace mindrecord::py_binding

@@ -270,14 +270,18 @@ py::dtype TensorDtype(TensorType t) {
   }
 }
 
-py::array TensorToArray(Tensor t) {
+py::array TensorToArray(Tensor t, bool view_read_only) {
   auto* owned = new Tensor(std::move(t));
   py::capsule keep(owned, [](void* p) { delete static_cast<Tensor*>(p); });
   std::vector<ssize_t> shape(owned->shape().begin(), owned->shape().end());
   // Handed-out batch buffers are owned by nobody else, so the array may
-  // write; a view of a mapped shard (Tensor::View) is copied first.
-  uint8_t* data = owned->read_only() ? owned->MutableData() : const_cast<uint8_t*>(owned->data());
-  return py::array(TensorDtype(owned->type()), shape, {}, data, keep);
+  // write; a view of a mapped shard (Tensor::View) is copied first, or
+  // handed out read-only.
+  const bool view = owned->read_only() && view_read_only;
+  uint8_t* data = owned->read_only() && !view ? owned->MutableData() : const_cast<uint8_t*>(owned->data());
+  py::array a(TensorDtype(owned->type()), shape, {}, data, keep);
+  if (view) py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return a;
 }
 
 }  // namespace mindrecord::py_binding

@@ -53,7 +53,10 @@ py::dict RowToPy(Row&& row);
 // numpy dtype of a numeric tensor type.
 py::dtype TensorDtype(TensorType t);
 // A numpy array over the tensor's buffer; the array keeps the buffer alive.
-py::array TensorToArray(Tensor t);
+// A read-only tensor (Tensor::View, e.g. of a mapped shard) is copied into a
+// writable array, or with `view_read_only` handed out as a read-only array
+// over the same bytes.
+py::array TensorToArray(Tensor t, bool view_read_only = false);
 
 void BindIo(py::module_& m);
 void BindPipeline(py::module_& m);

@@ -126,7 +126,8 @@ class RowStream:
 
 class Pipeline:
     def __init__(self, plan_json: str, resume_json: Optional[str] = None,
-                 alloc: Optional[Callable[..., Any]] = None, style: str = "python") -> None: ...
+                 alloc: Optional[Callable[..., Any]] = None, style: str = "python",
+                 zero_copy: bool = False) -> None: ...
     def next(self) -> Optional[Tuple[Dict[str, Any], np.ndarray, int]]:
         """(columns, row ids, epoch) of the next batch, or None at the end."""
     def state(self) -> str: ...

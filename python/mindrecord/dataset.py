@@ -575,10 +575,11 @@ class MindDataset:
         default) gives mindrecord.Tensor values (numpy arrays with
         MindSpore's asnumpy()); True gives numpy arrays. An array holds its
         buffer (the pipeline never reuses one an array holds). do_copy=False
-        (MindSpore's "skip the copy") makes rows read without map ops or
-        batch hand out bytes and array values that lie in a mapped shard as
-        read-only views of it (numpy arrays), without copying them; batches
-        are built in fresh buffers either way."""
+        (MindSpore's "skip the copy") hands out bytes and array values that
+        lie in a mapped shard as read-only views of it (numpy arrays),
+        without copying them: in rows, and in the lists a batch makes of rows
+        of different lengths; stacked batch columns are built in fresh
+        buffers either way."""
         return DictIterator(self, epochs_arg(num_epochs), columns=None, tuples=False,
                             tensors=not bool_arg("output_numpy", output_numpy), do_copy=do_copy)
 

@@ -118,8 +118,9 @@ class DictIterator:
                                              not do_copy)
             else:
                 # Bytes and string columns come out as MindSpore batches them
-                # (made in C++: uint8 arrays, stacked when their lengths agree).
-                self._pipe = _core.Pipeline(json.dumps(plan), resume, None, "mindspore")
+                # (made in C++: uint8 arrays, stacked when their lengths agree;
+                # with do_copy=False, rows in a mapped shard as views of it).
+                self._pipe = _core.Pipeline(json.dumps(plan), resume, None, "mindspore", not do_copy)
         except BaseException:
             self._release_pools()
             raise

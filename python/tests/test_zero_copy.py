@@ -101,3 +101,82 @@ def test_ragged_arrays_of_a_mapped_shard_come_out_writable_without_touching_the_
     again = next(iter(mindrecord.MindDataset(path, shuffle=False).batch(4).create_dict_iterator(
         num_epochs=1, output_numpy=True)))
     assert np.array_equal(again["vec"][1], np.arange(2, dtype=np.float32) + 1)
+
+
+
+def _address(a):
+    return a.__array_interface__["data"][0]
+
+
+def _two_epochs(path, do_copy, batch, io_mode="mmap"):
+    """{row id: value of `column`} per epoch, two epochs of one iterator (one
+    reader: a view of a row has the same address in both)."""
+    ds = mindrecord.MindDataset(path, shuffle=True, seed=5, io_mode=io_mode).batch(batch)
+    it = ds.create_dict_iterator(num_epochs=2, output_numpy=True, do_copy=do_copy)
+    epochs = []
+    for _ in range(2):  # each loop over the iterator is one epoch, as in MindSpore
+        epochs.append({rid: b for b in it for rid in b["id"].tolist()})
+    return epochs
+
+
+def test_batches_do_copy_false_hand_out_views_of_the_mapped_shard(tmp_path):
+    path = _write(str(tmp_path / "b.mindrecord"), rows=60)  # rows of 100-159 bytes
+    before = _digest(path)
+    viewed, copied = _two_epochs(path, False, 8), _two_epochs(path, True, 8)
+    gc.collect()  # the datasets and iterators are gone: the views keep the mapping
+    for epochs in (viewed, copied):
+        assert [sorted(e) for e in epochs] == [list(range(60))] * 2
+
+    def value(batch, rid):
+        return batch["data"][batch["id"].tolist().index(rid)]
+
+    for i in range(60):
+        data, again = value(viewed[0][i], i), value(viewed[1][i], i)
+        assert data.dtype == np.uint8 and not data.flags.writeable
+        assert data.tobytes() == bytes([i % 251]) * (100 + i)
+        # A view of the shard, not a copy: the same bytes in both epochs.
+        assert _address(data) == _address(again)
+        with pytest.raises(ValueError):
+            data[0] = 1
+        c_data, c_again = value(copied[0][i], i), value(copied[1][i], i)
+        assert c_data.flags.writeable and c_data.tobytes() == data.tobytes()
+        assert _address(c_data) != _address(c_again)
+        c_data[:] = 0
+    assert _digest(path) == before
+    # Read with pread there is no mapping to view: writable copies either way.
+    for b in _two_epochs(path, False, 8, io_mode="pread")[0].values():
+        assert all(a.flags.writeable for a in b["data"])
+
+
+def test_batched_ragged_arrays_do_copy_false_are_views(tmp_path):
+    path = str(tmp_path / "a.mindrecord")
+    w = mindrecord.FileWriter(path, 1)
+    # One blob field: every array stays 4-aligned in its page, so it can be viewed.
+    w.add_schema({"id": {"type": "int64"}, "vec": {"type": "float32", "shape": [-1]}}, "ragged arrays")
+    w.write_raw_data([{"id": i, "vec": np.arange(1 + i % 5, dtype=np.float32) + i} for i in range(60)])
+    w.commit()
+    viewed = _two_epochs(path, False, 4)
+    for i in range(60):
+        b, again = viewed[0][i], viewed[1][i]
+        vec = b["vec"][b["id"].tolist().index(i)]
+        assert not vec.flags.writeable and np.array_equal(vec, np.arange(1 + i % 5, dtype=np.float32) + i)
+        assert _address(vec) == _address(again["vec"][again["id"].tolist().index(i)])
+    copied = _two_epochs(path, True, 4)
+    assert all(a.flags.writeable for e in copied for b in e.values() for a in b["vec"])
+
+
+def test_bytes_of_one_length_are_stacked_copies_and_single_rows_views_with_do_copy_false(tmp_path):
+    path = _write(str(tmp_path / "s.mindrecord"))
+    ds = mindrecord.MindDataset(path, columns_list=["data"], shuffle=False, io_mode="mmap")
+    ds = ds.map(lambda d: d[:50], input_columns=["data"]).batch(5)  # every row 50 bytes
+    b = next(ds.create_dict_iterator(num_epochs=1, output_numpy=True, do_copy=False))
+    assert b["data"].shape == (5, 50) and b["data"].flags.writeable  # stacked, as MindSpore batches them
+    assert b["data"][3].tobytes() == bytes([3]) * 50
+    # Unbatched rows through the pipeline (a map on another column): each
+    # row's bytes are a view, as on the rows path; copies by default.
+    for do_copy in (False, True):
+        ds = mindrecord.MindDataset(path, shuffle=False, io_mode="mmap").map(lambda i: i + 1, input_columns=["id"])
+        rows = list(ds.create_dict_iterator(num_epochs=1, output_numpy=True, do_copy=do_copy))
+        assert [int(r["id"]) for r in rows] == list(range(1, 51))
+        assert [r["data"].tobytes() for r in rows] == [bytes([i % 251]) * (100 + i) for i in range(50)]
+        assert all(r["data"].flags.writeable == do_copy and r["data"].ndim == 1 for r in rows)

@@ -195,5 +195,52 @@ TEST(BatchTest, BuilderUsesTheAllocatorAndGivesRowsBack) {
   EXPECT_NE(r.status().ToString().find("no shared memory"), std::string::npos);
 }
 
+TEST(BatchTest, BuilderKeepsViewsOfRowsAsViews) {
+  // Rows of bytes that are views of someone else's buffer (a mapped shard).
+  static const uint8_t kShard[] = "abcdefghijklmnopqrstuvwxyz";
+  auto owner = std::make_shared<int>(0);
+  auto view = [&](size_t at, int64_t n) { return Tensor::View(TensorType::kBytes, {n}, owner, kShard + at); };
+  const std::vector<std::string> names = {"data"};
+  const BatchOptions defaults;
+  const BatchAllocator no_alloc;
+  // Of different lengths: a list of the views themselves, the first row included
+  // (it was copied into the batch buffer before the column turned out ragged).
+  BatchBuilder ragged(names, 3, 0, defaults, no_alloc);
+  for (auto [at, n] : {std::pair<size_t, int64_t>{0, 3}, {5, 4}, {10, 2}}) {
+    RowTensors r;
+    r.columns.push_back(view(at, n));
+    ASSERT_TRUE(ragged.Add(std::move(r)).ok());
+  }
+  auto b = std::move(ragged).Finish();
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  ASSERT_TRUE(b->columns[0].is_list());
+  ASSERT_EQ(b->columns[0].list.size(), 3u);
+  EXPECT_EQ(b->columns[0].list[0].data(), kShard);
+  EXPECT_EQ(b->columns[0].list[1].data(), kShard + 5);
+  EXPECT_EQ(b->columns[0].list[2].data(), kShard + 10);
+  for (const Tensor& t : b->columns[0].list) EXPECT_TRUE(t.read_only() && t.SameOwner(view(0, 1)));
+  // A batch of one view (unbatched rows) is that view, shaped [1, n].
+  BatchBuilder one(names, 1, 0, defaults, no_alloc);
+  RowTensors r;
+  r.columns.push_back(view(7, 5));
+  ASSERT_TRUE(one.Add(std::move(r)).ok());
+  b = std::move(one).Finish();
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->columns[0].data.data(), kShard + 7);
+  EXPECT_EQ(b->columns[0].data.shape(), Shape({1, 5}));
+  EXPECT_TRUE(b->columns[0].data.read_only());
+  // Rows of one length are still stacked into a new writable buffer.
+  BatchBuilder same(names, 2, 0, defaults, no_alloc);
+  for (size_t at : {0, 4}) {
+    RowTensors row;
+    row.columns.push_back(view(at, 4));
+    ASSERT_TRUE(same.Add(std::move(row)).ok());
+  }
+  b = std::move(same).Finish();
+  ASSERT_TRUE(b.ok());
+  EXPECT_FALSE(b->columns[0].data.read_only());
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(b->columns[0].data.data()), 8), "abcdefgh");
+}
+
 }  // namespace
 }  // namespace mindrecord
