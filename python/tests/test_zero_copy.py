@@ -180,3 +180,35 @@ def test_bytes_of_one_length_are_stacked_copies_and_single_rows_views_with_do_co
         assert [int(r["id"]) for r in rows] == list(range(1, 51))
         assert [r["data"].tobytes() for r in rows] == [bytes([i % 251]) * (100 + i) for i in range(50)]
         assert all(r["data"].flags.writeable == do_copy and r["data"].ndim == 1 for r in rows)
+
+
+def test_batches_of_compressed_rows_with_do_copy_false_are_copies(tmp_path):
+    w = mindrecord.FileWriter(str(tmp_path / "zb.mindrecord"), 1, compression="zstd")
+    w.add_schema({"id": {"type": "int64"}, "data": {"type": "bytes"}}, "rows")
+    w.write_raw_data([{"id": i, "data": bytes([i]) * (300 + i)} for i in range(20)])
+    w.commit()
+    ds = mindrecord.MindDataset(str(tmp_path / "zb.mindrecord"), shuffle=False, io_mode="mmap").batch(6)
+    seen = 0
+    for b in ds.create_dict_iterator(num_epochs=1, output_numpy=True, do_copy=False):
+        for rid, a in zip(b["id"].tolist(), b["data"]):
+            # Decompressed bytes are no view of the file: writable copies.
+            assert a.flags.writeable and a.tobytes() == bytes([rid]) * (300 + rid)
+            seen += 1
+    assert seen == 20
+
+
+def test_a_batch_of_views_and_copies_with_do_copy_false(tmp_path):
+    # A concat of a compressed dataset (rows decompressed: copies) and a plain
+    # one (rows viewed in the mapping); a batch spans both.
+    w = mindrecord.FileWriter(str(tmp_path / "c.mindrecord"), 1, compression="zstd")
+    w.add_schema({"id": {"type": "int64"}, "data": {"type": "bytes"}}, "rows")
+    w.write_raw_data([{"id": i, "data": bytes([i]) * (300 + i)} for i in range(5)])
+    w.commit()
+    plain = _write(str(tmp_path / "p.mindrecord"), rows=5)
+    ds = (mindrecord.MindDataset(str(tmp_path / "c.mindrecord"), shuffle=False, io_mode="mmap")
+          + mindrecord.MindDataset(plain, shuffle=False, io_mode="mmap")).batch(10)
+    b = next(ds.create_dict_iterator(num_epochs=1, output_numpy=True, do_copy=False))
+    assert b["id"].tolist() == list(range(5)) * 2
+    assert [a.tobytes() for a in b["data"]] == ([bytes([i]) * (300 + i) for i in range(5)]
+                                                + [bytes([i]) * (100 + i) for i in range(5)])
+    assert [a.flags.writeable for a in b["data"]] == [True] * 5 + [False] * 5
