@@ -248,8 +248,11 @@ def main():
                  "parsed with protobuf (TensorFlow's field numbers); 256 KiB buffered sequential reader, 1 MiB "
                  "buffered writer; **+ .idx** = DALI-style sidecar of record offsets for random access (pread).")
     lines.append("- **plain files**: one file per sample in class folders (ImageFolder), open + fstat + read.")
-    lines.append("- **LMDB** (open workload; liblmdb): the same serialized tf.train.Example records under 8-byte "
-                 "big-endian row-id keys, one read-only environment file (MDB_NOSUBDIR | MDB_NOLOCK), one mdb_get.")
+    lines.append("- **LMDB** (`benchmarks/baselines/lmdb_store.*`, liblmdb): the same serialized tf.train.Example "
+                 "records under 8-byte big-endian row-id keys in one environment file (MDB_NOSUBDIR | MDB_NOLOCK); "
+                 "written in one transaction with MDB_APPEND and made durable at the end (fsync), read in one "
+                 "read-only transaction: mdb_get per record, a cursor for the sequential scan, each record parsed "
+                 "as TFRecord's are.")
     lines.append("- **Ceilings**: memcpy of the same bytes in memory; `cat` = read(2) of the same files into a "
                  "1 MiB buffer; for images, the bare decode + resize(224) loop and the pipeline's own ops on JPEGs "
                  "already in memory (the pipeline fuses decode with the crop, DCT-domain downscaling, and the "

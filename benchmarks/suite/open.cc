@@ -3,7 +3,6 @@
 // MindRecord, TFRecord (+ .idx, scanned, sequential) and LMDB (the same
 // records under 8-byte big-endian row-id keys), each measured in a fresh child process (the suite's own binary,
 // exec'ed with --open-child) so nothing of the parent is counted.
-#include <lmdb.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 #include <filesystem>
 #include <random>
 
+#include "benchmarks/baselines/lmdb_store.h"
 #include "benchmarks/baselines/tf_example.h"
 #include "benchmarks/baselines/tfrecord_io.h"
 #include "benchmarks/suite/harness.h"
@@ -23,17 +23,6 @@ extern char** environ;
 
 namespace mindrecord::bench {
 namespace {
-
-// The LMDB baseline's records: key = row id as 8 big-endian bytes.
-std::string LmdbKey(uint64_t i) {
-  std::string k(8, '\0');
-  for (int b = 0; b < 8; ++b) k[b] = static_cast<char>(i >> (56 - 8 * b));
-  return k;
-}
-
-void LmdbCheck(int rc, const char* what) {
-  if (rc != MDB_SUCCESS) Check(Status::IOError(std::string("lmdb ") + what + ": " + mdb_strerror(rc)), "open workload");
-}
 
 struct ChildResult {
   double open_s = 0;   // open + read one record from the middle
@@ -79,15 +68,11 @@ int OpenChildMain(const std::string& system, const std::string& path) {
   std::unique_ptr<ShardReader> mr;
   std::unique_ptr<TfRecordRandomReader> tf;
   std::unique_ptr<TfRecordReader> tf_seq;
-  MDB_env* env = nullptr;
+  std::unique_ptr<LmdbReader> lmdb;
   if (system == "none") {
   } else if (system == "LMDB") {
-    LmdbCheck(mdb_env_create(&env), "env_create");
-    LmdbCheck(mdb_env_set_mapsize(env, uint64_t{1} << 34), "set_mapsize");
-    LmdbCheck(mdb_env_open(env, path.c_str(), MDB_RDONLY | MDB_NOSUBDIR | MDB_NOLOCK, 0644), "env_open");
-    MDB_stat st;
-    LmdbCheck(mdb_env_stat(env, &st), "env_stat");
-    rows = st.ms_entries;
+    lmdb = Unwrap(LmdbReader::Open(path), "open " + path);
+    rows = lmdb->rows();
   } else if (system == "MindRecord (pread)" || system == "MindRecord (mmap)") {
     ReaderOptions ro;
     ro.io_mode = system == "MindRecord (mmap)" ? IoMode::kMmap : IoMode::kPread;
@@ -117,18 +102,10 @@ int OpenChildMain(const std::string& system, const std::string& path) {
     std::string_view rec;
     Unwrap(tf_seq->Next(&rec), "read");
   }
-  if (env) {
-    MDB_txn* txn;
-    MDB_dbi dbi;
-    LmdbCheck(mdb_txn_begin(env, nullptr, MDB_RDONLY, &txn), "txn_begin");
-    LmdbCheck(mdb_dbi_open(txn, nullptr, 0, &dbi), "dbi_open");
-    std::string key = LmdbKey(rows / 2);
-    MDB_val k{key.size(), key.data()}, v;
-    LmdbCheck(mdb_get(txn, dbi, &k, &v), "get");
+  if (lmdb) {
     tf::Example ex;
-    Check(ParseExample(std::string_view(static_cast<const char*>(v.mv_data), v.mv_size), &ex), "parse");
+    Check(ParseExample(Unwrap(lmdb->Get(rows / 2), "read"), &ex), "parse");
     probe = Unwrap(Int64Feature(ex, "label"), "label");
-    mdb_txn_abort(txn);
   }
   const double first_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("{\"open_s\": %.9f, \"first_s\": %.9f, \"hwm_kb\": %llu, \"rows\": %llu, \"probe\": %llu}\n",
@@ -152,14 +129,7 @@ void RunOpenWorkload(const SuiteOptions& o, Results& results, const std::string&
     auto schema = Schema::Make({{"label", DataType::kInt64, false, {}}, {"text", DataType::kBytes, false, {}}}).value();
     auto w = Unwrap(ShardWriter::Create(mr_path, schema, wo), "create");
     auto tw = Unwrap(TfRecordWriter::Create(tf_path, tf_path + ".idx"), "create");
-    MDB_env* env;
-    MDB_txn* txn;
-    MDB_dbi dbi;
-    LmdbCheck(mdb_env_create(&env), "env_create");
-    LmdbCheck(mdb_env_set_mapsize(env, uint64_t{1} << 34), "set_mapsize");
-    LmdbCheck(mdb_env_open(env, lmdb_path.c_str(), MDB_NOSUBDIR | MDB_NOSYNC, 0644), "env_open");
-    LmdbCheck(mdb_txn_begin(env, nullptr, 0, &txn), "txn_begin");
-    LmdbCheck(mdb_dbi_open(txn, nullptr, 0, &dbi), "dbi_open");
+    auto lw = Unwrap(LmdbWriter::Create(lmdb_path, uint64_t{1} << 34), "create " + lmdb_path);
     std::mt19937_64 rng(3);
     std::vector<Row> batch;
     for (uint64_t i = 0; i < n; ++i) {
@@ -167,9 +137,7 @@ void RunOpenWorkload(const SuiteOptions& o, Results& results, const std::string&
       const int64_t label = static_cast<int64_t>(rng() % 1000);
       std::string ex = MakeExample("text", text, "label", label);
       Check(tw->Append(ex), "append");
-      std::string key = LmdbKey(i);
-      MDB_val k{key.size(), key.data()}, v{ex.size(), ex.data()};
-      LmdbCheck(mdb_put(txn, dbi, &k, &v, MDB_APPEND), "put");
+      Check(lw->Append(ex), "append");
       batch.push_back(Row{{"label", Value::Int(label)}, {"text", Value::Bytes(std::move(text))}});
       if (batch.size() == 10000 || i + 1 == n) {
         Check(w->WriteRows(batch), "write");
@@ -178,8 +146,7 @@ void RunOpenWorkload(const SuiteOptions& o, Results& results, const std::string&
     }
     Check(w->Commit(), "commit");
     Check(tw->Close(), "close");
-    LmdbCheck(mdb_txn_commit(txn), "txn_commit");
-    mdb_env_close(env);
+    Check(lw->Close(/*sync=*/false), "close");
   }
   results.Set("open", {{"rows", n}});
   struct Sys {

@@ -1,12 +1,14 @@
 // Workload 1: ~1 KiB text-like records with an int label. Write, sequential
 // scan, shuffled epoch and batches of 256 random ids, for MindRecord, the
-// TFRecord baseline and plain files, against memcpy / cat ceilings.
+// TFRecord and LMDB baselines (the same serialized tf.train.Example records)
+// and plain files, against memcpy / cat ceilings.
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <numeric>
 #include <random>
 
+#include "benchmarks/baselines/lmdb_store.h"
 #include "benchmarks/baselines/plain_files.h"
 #include "benchmarks/baselines/tf_example.h"
 #include "benchmarks/baselines/tfrecord_io.h"
@@ -55,7 +57,7 @@ struct Digest {
 };
 
 struct Paths {
-  std::string mr, tf, idx, plain;
+  std::string mr, tf, idx, lmdb, plain;
 };
 
 Schema RecordSchema() {
@@ -89,6 +91,14 @@ void WriteTfRecord(const Corpus& c, const Paths& p) {
   Check(w->Close(/*sync=*/true), "close " + p.tf);
 }
 
+// One write transaction, made durable at the end as the other writers are;
+// the map may grow to 4x the records' bytes.
+void WriteLmdb(const Corpus& c, const std::string& path) {
+  auto w = Unwrap(LmdbWriter::Create(path, 4 * (c.arena.size() + 64 * c.size()) + (64 << 20)), "create " + path);
+  for (size_t i = 0; i < c.size(); ++i) Check(w->Append(MakeExample("text", c.text(i), "label", c.label[i])), path);
+  Check(w->Close(/*sync=*/true), "close " + path);
+}
+
 void WritePlain(const Corpus& c, const std::string& root) {
   for (size_t i = 0; i < c.size(); ++i)
     Check(WriteWholeFile(PlainFilePath(root, i, c.label[i], ".txt"), c.text(i)), "write plain file");
@@ -108,18 +118,21 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
   const std::string dir = o.work_dir + "/records";
   RemoveAll(dir);
   std::filesystem::create_directories(dir);
-  const Paths p{dir + "/records.mindrecord", dir + "/records.tfrecord", dir + "/records.tfrecord.idx", dir + "/plain"};
+  const Paths p{dir + "/records.mindrecord", dir + "/records.tfrecord", dir + "/records.tfrecord.idx",
+                dir + "/records.lmdb", dir + "/plain"};
   const uint64_t payload = c.arena.size() + 8 * n;
   results.Set("records", {{"rows", n}, {"payload_bytes", payload}});
 
   // ---- write ----
   {
-    // Interleaved: the two writers' ratio is what the report compares, and a
+    // Interleaved: the writers' ratios are what the report compares, and a
     // shared machine's load drifts between runs.
     std::vector<std::vector<double>> cpu;
-    auto secs = TimeInterleaved(o, {[&] { WriteMindRecord(c, p.mr); }, [&] { WriteTfRecord(c, p); }}, &cpu);
+    auto secs = TimeInterleaved(o, {[&] { WriteMindRecord(c, p.mr); }, [&] { WriteTfRecord(c, p); },
+                                    [&] { WriteLmdb(c, p.lmdb); }}, &cpu);
     Add(results, "write", "MindRecord", "ours", "rows", n, payload, secs[0], cpu[0]);
     Add(results, "write", "TFRecord + .idx", "baseline", "rows", n, payload, secs[1], cpu[1]);
+    Add(results, "write", "LMDB", "baseline", "rows", n, payload, secs[2], cpu[2]);
   }
   if (o.records_write_only) {
     RemoveAll(dir);
@@ -141,7 +154,8 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
     auto j = [](const DiskUsage& u) { return nlohmann::json{{"files", u.files}, {"bytes", u.bytes}, {"allocated", u.allocated}}; };
     results.Set("records_sizes", {{"payload", payload}, {"MindRecord (.mindrecord + .db)", j(mr)},
                                   {"MindRecord data file", j(UsageOf({p.mr}))},
-                                  {"TFRecord + .idx", j(tf)}, {"plain files", j(pl)}});
+                                  {"TFRecord + .idx", j(tf)}, {"LMDB", j(UsageOf({p.lmdb}))},
+                                  {"plain files", j(pl)}});
   }
 
   // ---- readers ----
@@ -150,6 +164,7 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
   mmo.io_mode = IoMode::kMmap;
   auto mr_mmap = Unwrap(ShardReader::Open(p.mr, mmo), "open " + p.mr);
   auto tf_rand = Unwrap(TfRecordRandomReader::Open(p.tf, Unwrap(ReadIndexFile(p.idx), p.idx)), "open " + p.tf);
+  auto lmdb = Unwrap(LmdbReader::Open(p.lmdb), "open " + p.lmdb);
   std::vector<std::string> plain_path(n);
   for (size_t i = 0; i < n; ++i) plain_path[i] = PlainFilePath(p.plain, i, c.label[i], ".txt");
 
@@ -160,12 +175,13 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
   };
   tf::Example ex;
   std::string scratch;
-  auto read_tf = [&](uint64_t id, Digest& d) {
-    std::string_view rec = Unwrap(tf_rand->Read(id, &scratch), "read tfrecord");
+  auto digest_example = [&](std::string_view rec, Digest& d) {
     Check(ParseExample(rec, &ex), "parse");
     d.labels += static_cast<uint64_t>(Unwrap(Int64Feature(ex, "label"), "label"));
     d.bytes += Unwrap(BytesFeature(ex, "text"), "text").size();
   };
+  auto read_tf = [&](uint64_t id, Digest& d) { digest_example(Unwrap(tf_rand->Read(id, &scratch), "read tfrecord"), d); };
+  auto read_lmdb = [&](uint64_t id, Digest& d) { digest_example(Unwrap(lmdb->Get(id), "read lmdb"), d); };
   auto read_plain = [&](uint64_t id, Digest& d) {
     Check(ReadWholeFile(plain_path[id], &scratch), "read plain");
     d.labels += static_cast<uint64_t>(c.label[id]);  // from the folder name
@@ -255,12 +271,16 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
           auto r = Unwrap(TfRecordReader::Open(p.tf), p.tf);
           Digest d;
           std::string_view rec;
-          while (Unwrap(r->Next(&rec), p.tf)) {
-            Check(ParseExample(rec, &ex), "parse");
-            d.labels += static_cast<uint64_t>(Unwrap(Int64Feature(ex, "label"), "label"));
-            d.bytes += Unwrap(BytesFeature(ex, "text"), "text").size();
-          }
+          while (Unwrap(r->Next(&rec), p.tf)) digest_example(rec, d);
           if (!(d == want)) Check(Status::Internal("TFRecord scan read other data"), "scan");
+        }));
+    Add(results, "sequential scan", "LMDB (cursor)", "baseline", "rows", n, b, TimeRuns(o, [&] {
+          Digest d;
+          Check(lmdb->Scan([&](std::string_view rec) {
+            digest_example(rec, d);
+            return Status::OK();
+          }), "lmdb scan");
+          if (!(d == want)) Check(Status::Internal("LMDB scan read other data"), "scan");
         }));
     const std::vector<std::string> listed = ListFiles(p.plain);  // ImageFolder order
     Add(results, "sequential scan", "plain files", "baseline", "rows", n, b, TimeRuns(o, [&] {
@@ -287,6 +307,7 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
       read_views(*mr_mmap, ids, d);
     }, "rows", n);
     measure(t, "TFRecord + .idx", "baseline", perm, read_tf, "rows", n);
+    measure(t, "LMDB", "baseline", perm, read_lmdb, "rows", n);
     measure(t, "plain files", "baseline", perm, read_plain, "rows", n);
     measure(t, "memcpy", "ceiling", perm, copy_ceiling, "rows", n);
   }
@@ -305,6 +326,7 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
       read_views(*mr_mmap, b, d);
     }, u, batches);
     measure(t, "TFRecord + .idx", "baseline", ids, read_tf, u, batches);
+    measure(t, "LMDB", "baseline", ids, read_lmdb, u, batches);
     measure(t, "plain files", "baseline", ids, read_plain, u, batches);
     measure(t, "memcpy", "ceiling", ids, copy_ceiling, u, batches);
   }
