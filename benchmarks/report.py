@@ -261,6 +261,7 @@ def main():
     losses = []
     sections = [("records", "Workload 1: ~1 KiB text records + int label"),
                 ("images", "Workload 2: ~100 KB JPEGs"),
+                ("python", "Python row loops (against python3-lmdb)"),
                 ("torch", "PyTorch DataLoader"),
                 ("recipes", "Training recipes (classification and detection)"),
                 ("open", "Workload 3: open time and peak RSS")]
@@ -280,6 +281,18 @@ def main():
                          f"{im['source_bytes'] / im['images'] / 1e3:.0f} KB each on average), crops of the compat "
                          f"COCO/VOC photos at 800x600, re-encoded. The transform runs use {im['pipeline_images']:,} "
                          "of them in a shuffled order, batch 32.")
+            lines.append("")
+        if wl == "python" and "python" in res:
+            py = res["python"]
+            lines.append(f"{py['rows']:,} rows of ~{py['size']:,} bytes (each +-64) in one `bytes` column "
+                         "(benchmarks/rows_vs_lmdb.py), the same values in an LMDB environment under 8-byte "
+                         "big-endian keys; load average "
+                         f"{' '.join(py['load_before'])} before the run. Every case runs once per round, so load "
+                         "changes fall on all alike. Shuffled rows: `for row in MindDataset(..., shuffle=True)` against "
+                         "`txn.get` over the same shuffled keys; batches: `.batch(256)` against `cursor.getmulti` of 256 "
+                         "shuffled keys, with the same pipeline drained by its C++ consumer (counting the rows, or "
+                         "copying each batch's bytes out) as the ceilings; rows in key order: `FileReader.get_next()`. "
+                         "`do_copy=False` hands out read-only views of the mapped shard.")
             lines.append("")
         if wl == "torch" and "torch" in res:
             t = res["torch"]

@@ -45,10 +45,30 @@ import mindrecord
 from mindrecord import _core
 
 
+# The cases the benchmark report shows (benchmarks/run.sh, --out): case ->
+# (task, system, role). A "ceiling" is the same pipeline drained in C++.
+REPORTED = {
+    "lmdb txn.get, shuffled": ("shuffled rows", "LMDB txn.get (python3-lmdb)", "baseline"),
+    "MindDataset rows, shuffled": ("shuffled rows", "MindDataset rows", "ours"),
+    "MindDataset rows do_copy=False, shuffled": ("shuffled rows", "MindDataset rows, do_copy=False", "ours"),
+    "torch MindRecordDataset rows, shuffled": ("shuffled rows", "torch MindRecordDataset rows", "ours"),
+    "lmdb getmulti x256, shuffled": ("shuffled batches of 256", "LMDB cursor.getmulti (python3-lmdb)", "baseline"),
+    "MindDataset batch(256), shuffled": ("shuffled batches of 256", "MindDataset batch(256)", "ours"),
+    "MindDataset batch(256) do_copy=False, shuffled": ("shuffled batches of 256",
+                                                       "MindDataset batch(256), do_copy=False", "ours"),
+    "C++ consumer batch(256), shuffled": ("shuffled batches of 256", "C++ consumer of the same pipeline", "ceiling"),
+    "C++ consumer copying, batch(256), shuffled": ("shuffled batches of 256",
+                                                   "C++ consumer of the same pipeline, copying", "ceiling"),
+    "lmdb txn.get, key order": ("rows in key order", "LMDB txn.get (python3-lmdb)", "baseline"),
+    "FileReader.get_next, row order": ("rows in key order", "FileReader.get_next", "ours"),
+    "FileReader do_copy=False, row order": ("rows in key order", "FileReader.get_next, do_copy=False", "ours"),
+}
+
+
 def timed_rounds(cases, runs, rows):
     """Runs every case once per round, `runs` rounds after a warm-up round, so
     that changes in the machine's load fall on all cases alike; returns the
-    median rows/s of each."""
+    seconds of each round per case."""
     secs = {name: [] for name, _ in cases}
     for r in range(runs + 1):
         for name, fn in cases:
@@ -58,7 +78,7 @@ def timed_rounds(cases, runs, rows):
             assert n == rows, (name, n)
             if r > 0:  # the first round warms the page cache and is dropped
                 secs[name].append(dt)
-    return {name: rows / statistics.median(s) for name, s in secs.items()}
+    return secs
 
 
 def main():
@@ -67,6 +87,7 @@ def main():
     ap.add_argument("--size", type=int, default=1024, help="bytes per row (each row's size varies by +-64)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--work", default=None)
+    ap.add_argument("--out", default=None, help="also write the measurements as JSON for benchmarks/report.py")
     ap.add_argument("--only", action="append", default=[], metavar="TEXT",
                     help="run only the cases whose name contains TEXT (repeatable), e.g. --only 'batch(256)'")
     ap.add_argument("--workers", type=int, default=None,
@@ -96,7 +117,8 @@ def run(args, work):
             txn.put(k, v)
     shuffled = keys[:]
     random.Random(2).shuffle(shuffled)
-    print("load before: %s" % (os.getloadavg(),))
+    load_before = os.getloadavg()
+    print("load before: %s" % (load_before,))
     print("%d rows of ~%d bytes; median of %d rounds (after one warm-up round)\n" % (args.rows, args.size, args.runs))
 
     def lmdb_get(order):
@@ -206,7 +228,8 @@ def run(args, work):
         cases = [(name, fn) for name, fn in cases if any(t in name for t in args.only)]
         if not cases:
             raise SystemExit("--only %s: no case matches" % args.only)
-    results = timed_rounds(cases, args.runs, args.rows)
+    secs = timed_rounds(cases, args.runs, args.rows)
+    results = {name: args.rows / statistics.median(s) for name, s in secs.items()}
     for name, _ in cases:
         print("%-48s %12.0f rows/s" % (name, results[name]))
     print()
@@ -225,6 +248,15 @@ def run(args, work):
         print("%-48s / %-42s = %5.2fx" % (ours, base, results[ours] / results[base]))
     print("\nload after: %s" % (os.getloadavg(),))
     print(json.dumps({"rows": args.rows, "size": args.size, "rows_per_s": results}))
+    if args.out:
+        nbytes = sum(len(v) for v in values)
+        ms = [{"workload": "python", "task": REPORTED[name][0], "system": REPORTED[name][1],
+               "role": REPORTED[name][2], "unit": "rows", "items": args.rows, "bytes": nbytes, "seconds": secs[name],
+               "median_s": statistics.median(secs[name]), "extra": {}}
+              for name, _ in cases if name in REPORTED]
+        with open(args.out, "w") as f:
+            json.dump({"measurements": ms, "python": {"rows": args.rows, "size": args.size,
+                                                      "load_before": ["%.2f" % x for x in load_before]}}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -8,8 +8,10 @@
 # --scale multiplies every workload size (1 = 200k records, 20k JPEGs, 1M
 # records for the open test). Generated JPEGs are kept in the work folder
 # between runs; everything else written there is removed. The PyTorch rows
-# need the Python module (--python-dir, default BUILD/python; a build with
-# -DMINDRECORD_BUILD_PYTHON=ON) and are left out without it.
+# and the Python row loops against python3-lmdb (rows_vs_lmdb.py, with the
+# records workload) need the Python module (--python-dir, default
+# BUILD/python; a build with -DMINDRECORD_BUILD_PYTHON=ON) and are left out
+# without it.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build
@@ -55,6 +57,10 @@ if [ "$SMOKE" = 1 ]; then
       --out "$TMP/torch.json" >/dev/null
     PYTHONPATH=$PYDIR "$PY" "$ROOT/benchmarks/recipe_bench.py" --count 32 --runs 1 --warmup 0 --max-workers 1 \
       --work "$TMP/recipes" --out "$TMP/recipes.json" >/dev/null
+    PYTHONPATH=$PYDIR "$PY" "$ROOT/benchmarks/rows_vs_lmdb.py" --rows 2000 --runs 1 --work "$TMP" \
+      --out "$TMP/python.json" >/dev/null
+    "$PY" "$ROOT/benchmarks/report.py" "$TMP/results.json" --extra "$TMP/python.json" --out "$TMP/report"
+    grep -q "Python row loops" "$TMP/report/REPORT.md"
   fi
   echo "benchmarks smoke run: OK"
   exit 0
@@ -71,13 +77,21 @@ echo "run.sh: scale $SCALE, $RUNS runs after $WARMUP warm-up; load: $(cut -d' ' 
   --work "$WORK" --out "$OUT/results.json"
 EXTRA=()
 case ",$WORKLOADS," in
+  *,records,*)
+    if ls "$PYDIR"/mindrecord/_core*.so >/dev/null 2>&1; then
+      ROWS=$("$PY" -c "print(max(2000, round(200000 * $SCALE)))")
+      PYTHONPATH=$PYDIR "$PY" "$ROOT/benchmarks/rows_vs_lmdb.py" --rows "$ROWS" --runs "$RUNS" --work "$WORK" \
+        --out "$OUT/python.json" && EXTRA+=(--extra "$OUT/python.json")
+    fi ;;
+esac
+case ",$WORKLOADS," in
   *,images,*)
     if ls "$PYDIR"/mindrecord/_core*.so >/dev/null 2>&1; then
       N=$("$PY" -c "print(max(32, round(20000 * $SCALE)))")
       COUNT=$("$PY" -c "print(max(32, round(1000 * $SCALE)))")
       PYTHONPATH=$PYDIR "$PY" "$ROOT/benchmarks/torch_bench.py" --images-dir "$WORK/images_$N/src" \
         --mindrecord-cli "$BUILD/mindrecord" --count "$COUNT" --runs "$RUNS" --warmup "$WARMUP" --work "$WORK" \
-        --out "$OUT/torch.json" && EXTRA=(--extra "$OUT/torch.json")
+        --out "$OUT/torch.json" && EXTRA+=(--extra "$OUT/torch.json")
       RC=$("$PY" -c "print(max(32, round(512 * $SCALE)))")
       PYTHONPATH=$PYDIR "$PY" "$ROOT/benchmarks/recipe_bench.py" --images-dir "$WORK/images_$N/src" --count "$RC" \
         --runs "$RUNS" --warmup "$WARMUP" --work "$WORK/recipes" --out "$OUT/recipes.json" &&
