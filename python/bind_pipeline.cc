@@ -113,9 +113,10 @@ std::vector<std::string_view> TextRows(const BatchColumn& c, int64_t rows, Tenso
 // that allocator returned; ragged numeric columns in list mode become lists
 // of arrays. Bytes and string columns become lists of bytes / str, or with
 // kMindSpore MindSpore's batched values (BytesRowsToMindSpore /
-// StringRowsToMindSpore). `zero_copy`: rows of bytes (kMindSpore) and ragged
-// arrays that lie in a mapped shard become read-only arrays over it
-// (BytesTensorsToMindSporeViews, TensorToArray) instead of copies.
+// StringRowsToMindSpore). `zero_copy`: rows of bytes (kMindSpore), ragged
+// arrays and an unbatched row's array that lie in a mapped shard become
+// read-only arrays over it (BytesTensorsToMindSporeViews, TensorToArray)
+// instead of copies.
 py::dict BatchToPy(Batch&& b, ValueStyle style, bool zero_copy) {
   py::dict d;
   const auto rows = static_cast<int64_t>(b.size());
@@ -147,7 +148,7 @@ py::dict BatchToPy(Batch&& b, ValueStyle style, bool zero_copy) {
       d[py::str(c.name)] = py::reinterpret_borrow<py::object>(own->obj);
       c.data = Tensor();  // its reference dropped here, under the GIL, not by a worker
     } else {
-      d[py::str(c.name)] = TensorToArray(std::move(c.data));
+      d[py::str(c.name)] = TensorToArray(std::move(c.data), zero_copy);
     }
   }
   return d;

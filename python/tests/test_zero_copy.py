@@ -163,6 +163,15 @@ def test_batched_ragged_arrays_do_copy_false_are_views(tmp_path):
         assert _address(vec) == _address(again["vec"][again["id"].tolist().index(i)])
     copied = _two_epochs(path, True, 4)
     assert all(a.flags.writeable for e in copied for b in e.values() for a in b["vec"])
+    # Unbatched rows through the pipeline (a map on another column): each
+    # row's array is a view too; a copy by default.
+    for do_copy in (False, True):
+        ds = mindrecord.MindDataset(path, shuffle=False, io_mode="mmap").map(lambda i: i + 1, input_columns=["id"])
+        rows = list(ds.create_dict_iterator(num_epochs=1, output_numpy=True, do_copy=do_copy))
+        assert [int(r["id"]) for r in rows] == list(range(1, 61))
+        for i, r in enumerate(rows):
+            assert np.array_equal(r["vec"], np.arange(1 + i % 5, dtype=np.float32) + i)
+            assert r["vec"].flags.writeable == do_copy
 
 
 def test_bytes_of_one_length_are_stacked_copies_and_single_rows_views_with_do_copy_false(tmp_path):
