@@ -68,6 +68,13 @@ py::object ViewArray(int typenum, int nd, const int64_t* dims, const char* data,
   return a;
 }
 
+// An object that keeps `owner` (e.g. a shard's mapping) alive while it lives:
+// the base of arrays over the owner's bytes.
+py::capsule KeepAlive(std::shared_ptr<const void> owner) {
+  auto* keep = new std::shared_ptr<const void>(std::move(owner));
+  return py::capsule(keep, [](void* k) { delete static_cast<std::shared_ptr<const void>*>(k); });
+}
+
 // Fetches the lines of `n` bytes at `p` (at most 4 KiB) into the cache ahead
 // of their copy: values of a mapped shard lie at random places.
 void PrefetchValue(const char* p, size_t n) {
@@ -139,9 +146,7 @@ void RowChunk::Clear() {
 RowChunk::Objects::Mapping& RowChunk::MappingOf(const Cell& c, Objects* objects) const {
   for (auto& m : objects->mappings)
     if (m.owner == c.owner) return m;
-  auto* keep = new std::shared_ptr<const void>(*c.owner);
-  objects->mappings.push_back(
-      {c.owner, py::capsule(keep, [](void* k) { delete static_cast<std::shared_ptr<const void>*>(k); }), py::object()});
+  objects->mappings.push_back({c.owner, KeepAlive(*c.owner), py::object()});
   return objects->mappings.back();
 }
 
@@ -313,9 +318,17 @@ void CopyRows(const std::vector<std::string_view>& rows, char* dst) {
     dst += rows[i].size();
   }
 }
-}  // namespace
 
-namespace {
+// A new 1-D uint8 array holding `rows` one after another; `*dst` its bytes.
+py::object RowsBlock(const std::vector<std::string_view>& rows, char** dst) {
+  int64_t total = 0;
+  for (const auto& r : rows) total += static_cast<int64_t>(r.size());
+  py::object block = CopyArray(npy::NPY_UINT8_, 1, &total, nullptr, 0);
+  *dst = py::detail::array_proxy(block.ptr())->data;
+  CopyRows(rows, *dst);
+  return block;
+}
+
 // A writable 1-D uint8 array of the `n` bytes at `at`, which lie in `block`
 // (a numpy array that the new array keeps alive).
 py::object BlockRow(char* at, size_t n, const py::object& block) {
@@ -330,22 +343,16 @@ py::object BlockRow(char* at, size_t n, const py::object& block) {
 }  // namespace
 
 py::object BytesRowsToMindSpore(const std::vector<std::string_view>& rows) {
-  size_t total = 0;
   bool same = true;
-  for (const auto& r : rows) {
-    total += r.size();
-    same = same && r.size() == rows.front().size();
-  }
+  for (const auto& r : rows) same = same && r.size() == rows.front().size();
   if (same && !rows.empty()) {
     const int64_t dims[2] = {static_cast<int64_t>(rows.size()), static_cast<int64_t>(rows.front().size())};
     py::object a = CopyArray(npy::NPY_UINT8_, 2, dims, nullptr, 0);
     CopyRows(rows, py::detail::array_proxy(a.ptr())->data);
     return a;
   }
-  const int64_t size = static_cast<int64_t>(total);
-  py::object block = CopyArray(npy::NPY_UINT8_, 1, &size, nullptr, 0);
-  char* dst = py::detail::array_proxy(block.ptr())->data;
-  CopyRows(rows, dst);
+  char* dst = nullptr;
+  py::object block = RowsBlock(rows, &dst);
   py::list out(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), BlockRow(dst, rows[i].size(), block).release().ptr());
@@ -355,39 +362,25 @@ py::object BytesRowsToMindSpore(const std::vector<std::string_view>& rows) {
 }
 
 py::object BytesTensorsToMindSporeViews(const std::vector<Tensor>& rows) {
-  std::vector<std::string_view> text;
+  std::vector<std::string_view> text, copied;  // every row; the rows that are not views
   text.reserve(rows.size());
   bool same = true;
   for (const Tensor& t : rows) {
     if (t.type() != TensorType::kBytes) return py::object();
     text.emplace_back(reinterpret_cast<const char*>(t.data()), t.size_bytes());
     same = same && t.size_bytes() == rows.front().size_bytes();
+    if (!t.read_only()) copied.push_back(text.back());
   }
-  auto keep = [](const Tensor& t) {
-    auto* owner = new std::shared_ptr<const void>(t.owner());
-    return py::capsule(owner, [](void* k) { delete static_cast<std::shared_ptr<const void>*>(k); });
-  };
-  if (rows.size() == 1 && rows.front().read_only()) {
+  if (rows.size() == 1 && copied.empty()) {
     const int64_t dims[2] = {1, static_cast<int64_t>(text.front().size())};
-    return ViewArray(npy::NPY_UINT8_, 2, dims, text.front().data(), keep(rows.front()));
+    return ViewArray(npy::NPY_UINT8_, 2, dims, text.front().data(), KeepAlive(rows.front().owner()));
   }
-  size_t views = 0;
-  for (const Tensor& t : rows) views += t.read_only();
-  if (same || views == 0) return BytesRowsToMindSpore(text);
+  if (same || copied.size() == rows.size()) return BytesRowsToMindSpore(text);
   // The rows that are not views are copied into one block (as
   // BytesRowsToMindSpore does); views share one owner object per owner.
-  std::vector<std::string_view> copied;
-  for (size_t i = 0; i < rows.size(); ++i)
-    if (!rows[i].read_only()) copied.push_back(text[i]);
   py::object block;
   char* dst = nullptr;
-  if (!copied.empty()) {
-    int64_t total = 0;
-    for (const auto& r : copied) total += static_cast<int64_t>(r.size());
-    block = CopyArray(npy::NPY_UINT8_, 1, &total, nullptr, 0);
-    dst = py::detail::array_proxy(block.ptr())->data;
-    CopyRows(copied, dst);
-  }
+  if (!copied.empty()) block = RowsBlock(copied, &dst);
   std::vector<std::pair<const Tensor*, py::object>> owners;  // few: one per shard mapping
   py::list out(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -395,7 +388,7 @@ py::object BytesTensorsToMindSporeViews(const std::vector<Tensor>& rows) {
     py::object a;
     if (rows[i].read_only()) {
       auto it = std::find_if(owners.begin(), owners.end(), [&](const auto& o) { return o.first->SameOwner(rows[i]); });
-      if (it == owners.end()) it = owners.insert(owners.end(), {&rows[i], keep(rows[i])});
+      if (it == owners.end()) it = owners.insert(owners.end(), {&rows[i], KeepAlive(rows[i].owner())});
       a = ViewArray(npy::NPY_UINT8_, 1, &n, text[i].data(), it->second);
     } else {
       a = BlockRow(dst, text[i].size(), block);
