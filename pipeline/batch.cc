@@ -217,6 +217,41 @@ Status AssembleColumn(const std::vector<std::string>& names, size_t c, std::vect
   return Status::OK();
 }
 
+// Copies the rows of list column `col` that are views one after another
+// into one new buffer, each from a multiple of its element size, and makes
+// each such row a writable tensor over its bytes there.
+void CopyViewsIntoBlock(BatchColumn& col) {
+  size_t total = 0;
+  auto at = [](size_t off, const Tensor& t) {
+    const size_t a = TensorTypeSize(t.type());
+    return (off + a - 1) / a * a;
+  };
+  for (const Tensor& t : col.list)
+    if (t.read_only()) total = at(total, t) + t.size_bytes();
+  if (total == 0) return;
+  Tensor block = Tensor::Make(TensorType::kUInt8, {static_cast<int64_t>(total)});
+  uint8_t* dst = block.MutableData();
+  // Views of a mapped shard lie at random places: the lines of the rows a
+  // few ahead are fetched while a row is copied, not one row at a time.
+  constexpr size_t kAhead = 4, kPrefetchBytes = 4096;
+  auto prefetch = [&](size_t i) {
+    const Tensor& t = col.list[i];
+    if (!t.read_only()) return;
+    for (size_t b = 0; b < std::min(t.size_bytes(), kPrefetchBytes); b += 64) __builtin_prefetch(t.data() + b);
+  };
+  for (size_t i = 0; i < std::min(kAhead, col.list.size()); ++i) prefetch(i);
+  size_t off = 0;
+  for (size_t i = 0; i < col.list.size(); ++i) {
+    if (i + kAhead < col.list.size()) prefetch(i + kAhead);
+    Tensor& t = col.list[i];
+    if (!t.read_only()) continue;
+    off = at(off, t);
+    if (t.size_bytes()) std::memcpy(dst + off, t.data(), t.size_bytes());
+    t = block.Region(off, t.type(), t.shape());
+    off += t.size_bytes();
+  }
+}
+
 Status CheckRow(const std::vector<std::string>& names, const RowTensors& r) {
   if (r.columns.size() != names.size()) return Status::Internal("AssembleBatch: row has the wrong column count");
   return Status::OK();
@@ -288,7 +323,7 @@ Status BatchBuilder::Add(RowTensors&& row) {
     if (i == 0) {
       std::vector<int64_t> shape = {static_cast<int64_t>(expected_)};
       shape.insert(shape.end(), t.shape().begin(), t.shape().end());
-      if (expected_ == 1 && t.read_only() && !alloc_) {
+      if (expected_ == 1 && t.read_only() && !alloc_ && !copy_views_) {
         // A batch of one view (unbatched rows of a mapped shard): the view
         // itself, not a copy of it.
         data_[c] = t.Reshaped(shape);
@@ -341,6 +376,7 @@ Result<Batch> BatchBuilder::Finish() && {
       MR_RETURN_IF_ERROR(AssembleColumn(names_, c, rows_, options_, alloc_, b.columns[c]));
     }
   }
+  if (copy_views_) CopyListViews(b);
   // The rows' tensors are in the batch now: their vectors go back to this
   // thread's spares (the worker that read them reads the next rows).
   for (auto& r : rows_) GiveRowVector(std::move(r.columns));
@@ -350,6 +386,11 @@ Result<Batch> BatchBuilder::Finish() && {
 std::vector<RowTensors> BatchBuilder::TakeRows() && {
   for (size_t c = 0; c < names_.size(); ++c) Unstream(c);
   return std::move(rows_);
+}
+
+void CopyListViews(Batch& batch) {
+  for (auto& col : batch.columns)
+    if (col.is_list()) CopyViewsIntoBlock(col);
 }
 
 std::vector<RowTensors> SplitBatch(Batch&& batch) {

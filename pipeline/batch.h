@@ -113,6 +113,11 @@ class BatchBuilder {
   const OutputSlot* Slot(size_t c);
   Status Add(RowTensors&& row);
   size_t size() const { return rows_.size(); }
+  // Rows that are views (of a mapped shard) end up in buffers the batch
+  // owns: ragged columns' views as CopyListViews copies them, a batch of one
+  // view is copied too. For consumers that would copy them anyway: the copy
+  // runs in the worker, while the rows' bytes are still in its cache.
+  void CopyViews() { copy_views_ = true; }
   // Whether column c was streamed to the end (false: its rows were ragged).
   bool streamed(size_t c) const { return streaming_[c]; }
   // Exactly the promised number of rows must have been added.
@@ -128,12 +133,20 @@ class BatchBuilder {
   uint64_t epoch_;
   const BatchOptions& options_;
   const BatchAllocator& alloc_;
+  bool copy_views_ = false;
   std::vector<bool> streaming_;  // per column: rows copied into data_[c]
   std::vector<Tensor> data_;     // per streamed column: [expected_, ...]
   std::vector<uint8_t*> base_;   // data_[c]'s bytes (taken once: row views share the buffer)
   std::vector<OutputSlot> slots_;
   std::vector<RowTensors> rows_;  // streamed columns' tensors are left undefined, views kept
 };
+
+// Copies the rows of each list column that are views (Tensor::read_only,
+// e.g. of a mapped shard) one after another into one new buffer per column,
+// each such row then a writable tensor over its part of it: the batch owns
+// every buffer it holds (a consumer that would copy the views anyway).
+// Thread safety: a pure function of `batch`.
+void CopyListViews(Batch& batch);
 
 // The inverse of AssembleBatch: one RowTensors per row (padding removed).
 // Copies contiguous columns; list columns are moved.

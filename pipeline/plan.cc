@@ -95,6 +95,7 @@ nlohmann::json Plan::ToJson() const {
   if (autotune.enabled || autotune.cpu_budget != 0 || autotune.interval != 0) j["autotune"] = autotune.ToJson();
   if (!padded.is_null()) j["padded"] = padded;
   if (source_list) j["source_list"] = true;
+  if (copy_views) j["copy_views"] = true;
   if (RemoteToJson(read.remote) != RemoteToJson(RemoteOptions())) j["remote"] = RemoteToJson(read.remote);
   if (!tree.is_null()) {
     // What to read is the tree's: the flat keys stay out.
@@ -176,6 +177,9 @@ Result<Plan> Plan::FromJson(const nlohmann::json& j) {
         return Bad("'" + k + "' must be an integer in [1, 1024], got " + v.dump());
       }
       (k == "num_workers" ? p.num_workers : p.queue_depth) = v.get<uint32_t>();
+    } else if (k == "copy_views") {
+      if (!v.is_boolean()) return Bad("'copy_views' must be true or false, got " + v.dump());
+      p.copy_views = v.get<bool>();
     } else if (k == "queue_bytes" || k == "max_batch_bytes") {
       if (!v.is_number_unsigned() || v.get<uint64_t>() == 0) {
         return Bad("'" + k + "' must be a byte count >= 1, got " + v.dump());
@@ -227,6 +231,7 @@ uint64_t Plan::SequenceFingerprint() const {
   j.erase("queue_depth");
   j.erase("queue_bytes");
   j.erase("max_batch_bytes");
+  j.erase("copy_views");
   j.erase("sink");
   j.erase("io_mode");
   j.erase("direct_fallback");

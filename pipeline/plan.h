@@ -93,6 +93,12 @@ struct Plan {
   // task holds at most this plus one row (itself <= 256 MiB decompressed,
   // mindrecord/limits.h). >= 1; default 2 GiB.
   uint64_t max_batch_bytes = 2ull << 30;
+  // Rows that the reader hands over as views of a mapped shard (ragged
+  // columns batched as lists, an unbatched row) are copied by the workers
+  // into buffers each batch owns (BatchBuilder::CopyViews), for consumers
+  // that would copy them anyway (Python iterators with do_copy=True). Does
+  // not change the output.
+  bool copy_views = false;
   // JSON "autotune" (pipeline/autotune.h): the runtime picks and adjusts the
   // worker threads (num_workers is where it starts, within the CPU budget)
   // and the queue depth while it runs; queue_bytes still caps the bytes

@@ -527,6 +527,7 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
                 !ragged_[k].load(std::memory_order_relaxed);
   }
   BatchBuilder builder(names, raw.size(), task.epoch, tree_.batch, alloc_, std::move(stream));
+  if (plan_.copy_views) builder.CopyViews();
   // Batches row `i` once transformed by `t`, applying the byte cap, the
   // error policy and the filters.
   auto accept = [&](size_t i, const Status& t) {

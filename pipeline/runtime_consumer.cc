@@ -83,6 +83,7 @@ Status Runtime::EmitCarry(size_t n, uint64_t epoch, uint64_t epoch_after, uint64
     b = AssembleBatch(tree_.root->columns(), std::move(take), epoch, tree_.batch, alloc_);
   }
   MR_RETURN_IF_ERROR(b.status());
+  if (plan_.copy_views) CopyListViews(*b);
   return Emit(std::move(b).value(), false, std::move(tags), epoch_after, position_after, cut);
 }
 

@@ -383,6 +383,16 @@ Tensor Tensor::Subtensor(int64_t i) const {
   return t;
 }
 
+Tensor Tensor::Region(size_t offset, TensorType type, Shape shape) const {
+  Tensor t = *this;
+  t.type_ = type;
+  t.shape_ = std::move(shape);
+  t.size_ = static_cast<size_t>(std::max<int64_t>(0, t.num_elements())) * TensorTypeSize(type);
+  if (offset > size_ || t.size_ > size_ - offset) return Tensor();
+  t.offset_ = offset_ + offset;
+  return t;
+}
+
 Tensor Tensor::Reshaped(Shape shape) const {
   Tensor t = *this;
   t.shape_ = std::move(shape);

@@ -129,6 +129,9 @@ class Tensor {
   // Element i of the first dimension (shape()[1:]) over the same bytes,
   // sharing the buffer: no copy. `i` must be in [0, shape()[0]).
   Tensor Subtensor(int64_t i) const;
+  // `type` and `shape` over the bytes from `offset` on, sharing the buffer
+  // (and read_only()): no copy. Those bytes must lie within size_bytes().
+  Tensor Region(size_t offset, TensorType type, Shape shape) const;
   // Same bytes, new shape with the same element count (a count mismatch gives
   // an undefined Tensor).
   Tensor Reshaped(Shape shape) const;

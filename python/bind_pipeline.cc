@@ -113,22 +113,30 @@ std::vector<std::string_view> TextRows(const BatchColumn& c, int64_t rows, Tenso
 // that allocator returned; ragged numeric columns in list mode become lists
 // of arrays. Bytes and string columns become lists of bytes / str, or with
 // kMindSpore MindSpore's batched values (BytesRowsToMindSpore /
-// StringRowsToMindSpore). `zero_copy`: rows of bytes (kMindSpore), ragged
+// StringRowsToMindSpore; bytes in buffers the batch owns without a copy:
+// BytesTensorsToMindSpore). `zero_copy`: rows of bytes (kMindSpore), ragged
 // arrays and an unbatched row's array that lie in a mapped shard become
-// read-only arrays over it (BytesTensorsToMindSporeViews, TensorToArray)
-// instead of copies.
+// read-only arrays over it (BytesTensorsToMindSpore, TensorToArray) instead
+// of copies.
 py::dict BatchToPy(Batch&& b, ValueStyle style, bool zero_copy) {
   py::dict d;
   const auto rows = static_cast<int64_t>(b.size());
   for (auto& c : b.columns) {
     if (style == ValueStyle::kMindSpore) {
       const TensorType first = c.is_list() ? (c.list.empty() ? TensorType::kUInt8 : c.list.front().type()) : c.data.type();
-      if (zero_copy && first == TensorType::kBytes && (c.is_list() || rows == 1)) {
-        py::object v = BytesTensorsToMindSporeViews(c.is_list() ? c.list : std::vector<Tensor>{c.data});
+      // Buffers from the consumer's allocator are its to reuse: copied.
+      const bool allocated = !c.is_list() && c.data.owner_deleter<PyBufferRelease>() != nullptr;
+      if (first == TensorType::kBytes && (c.is_list() || rows == 1) && !allocated) {
+        py::object v = BytesTensorsToMindSpore(c.is_list() ? c.list : std::vector<Tensor>{c.data}, zero_copy);
         if (v) {
           d[py::str(c.name)] = std::move(v);
           continue;
         }
+      }
+      if (first == TensorType::kBytes && !c.is_list() && !allocated && !c.data.read_only() && c.row_shapes.empty()) {
+        // Rows of one length, stacked by the worker into the batch's own buffer.
+        d[py::str(c.name)] = TensorToArray(std::move(c.data));
+        continue;
       }
       if (first == TensorType::kBytes || first == TensorType::kString) {
         std::vector<std::string_view> text = TextRows(c, rows, first);
@@ -174,6 +182,9 @@ class PyPipeline {
              const std::string& style, bool zero_copy)
       : alloc_(std::move(alloc)), style_(ValueOrThrow(ParseValueStyle(style))), zero_copy_(zero_copy) {
     Plan plan = ValueOrThrow(Plan::Parse(plan_json));
+    // Rows handed out as copies are copied by the workers, in parallel and
+    // while the rows are in their caches, not by this thread under the GIL.
+    if (style_ == ValueStyle::kMindSpore && !zero_copy_) plan.copy_views = true;
     std::optional<PipelineState> resume;
     if (resume_json) resume = ValueOrThrow(PipelineState::FromJson(ParseJson(*resume_json)));
     BatchAllocator batch_alloc = alloc_.is_none() ? nullptr : PyAllocator(alloc_.ptr());

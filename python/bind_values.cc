@@ -361,38 +361,47 @@ py::object BytesRowsToMindSpore(const std::vector<std::string_view>& rows) {
   return out;
 }
 
-py::object BytesTensorsToMindSporeViews(const std::vector<Tensor>& rows) {
-  std::vector<std::string_view> text, copied;  // every row; the rows that are not views
+py::object BytesTensorsToMindSpore(const std::vector<Tensor>& rows, bool views) {
+  std::vector<std::string_view> text, copied;  // every row; the rows to copy
   text.reserve(rows.size());
   bool same = true;
   for (const Tensor& t : rows) {
     if (t.type() != TensorType::kBytes) return py::object();
     text.emplace_back(reinterpret_cast<const char*>(t.data()), t.size_bytes());
     same = same && t.size_bytes() == rows.front().size_bytes();
-    if (!t.read_only()) copied.push_back(text.back());
+    if (t.read_only() && !views) copied.push_back(text.back());
   }
   if (rows.size() == 1 && copied.empty()) {
+    const Tensor& t = rows.front();
     const int64_t dims[2] = {1, static_cast<int64_t>(text.front().size())};
-    return ViewArray(npy::NPY_UINT8_, 2, dims, text.front().data(), KeepAlive(rows.front().owner()));
+    if (t.read_only()) return ViewArray(npy::NPY_UINT8_, 2, dims, text.front().data(), KeepAlive(t.owner()));
+    return TensorToArray(t.Reshaped({dims[0], dims[1]}));
   }
   if (same || copied.size() == rows.size()) return BytesRowsToMindSpore(text);
-  // The rows that are not views are copied into one block (as
-  // BytesRowsToMindSpore does); views share one owner object per owner.
+  // Rows to copy go into one block (as BytesRowsToMindSpore copies them);
+  // the others share one owner object per run of rows over one owner.
   py::object block;
   char* dst = nullptr;
   if (!copied.empty()) block = RowsBlock(copied, &dst);
-  std::vector<std::pair<const Tensor*, py::object>> owners;  // few: one per shard mapping
+  std::vector<std::pair<const Tensor*, py::object>> mappings;  // few: one per shard mapping
+  const Tensor* last_owned = nullptr;
+  py::object owned;
   py::list out(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
+    const Tensor& t = rows[i];
     const int64_t n = static_cast<int64_t>(text[i].size());
     py::object a;
-    if (rows[i].read_only()) {
-      auto it = std::find_if(owners.begin(), owners.end(), [&](const auto& o) { return o.first->SameOwner(rows[i]); });
-      if (it == owners.end()) it = owners.insert(owners.end(), {&rows[i], KeepAlive(rows[i].owner())});
+    if (t.read_only() && views) {
+      auto it = std::find_if(mappings.begin(), mappings.end(), [&](const auto& o) { return o.first->SameOwner(t); });
+      if (it == mappings.end()) it = mappings.insert(mappings.end(), {&t, KeepAlive(t.owner())});
       a = ViewArray(npy::NPY_UINT8_, 1, &n, text[i].data(), it->second);
-    } else {
+    } else if (t.read_only()) {
       a = BlockRow(dst, text[i].size(), block);
       dst += text[i].size();
+    } else {
+      if (last_owned == nullptr || !last_owned->SameOwner(t)) owned = KeepAlive(t.owner());
+      last_owned = &t;
+      a = BlockRow(const_cast<char*>(text[i].data()), text[i].size(), owned);
     }
     PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), a.release().ptr());
   }

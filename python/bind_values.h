@@ -120,15 +120,18 @@ class RowChunk {
 // shared buffer: one allocation per batch, not per row); strings as one numpy
 // str array. Needs the GIL.
 py::object BytesRowsToMindSpore(const std::vector<std::string_view>& rows);
-// As BytesRowsToMindSpore for a batch column of bytes tensors, handing out
-// the rows that are read-only views (Tensor::View: bytes in a mapped shard)
-// as read-only arrays over the same bytes, kept alive by one object per
-// owner (a mapping stays mapped while an array over it lives), without
-// copying them: rows of different lengths, or a single row (a [1, length]
-// array). Rows of one length in a batch of several are stacked into a copy
-// as MindSpore does; other rows are copied as BytesRowsToMindSpore copies.
-// A null object when some row is not of type kBytes. Needs the GIL.
-py::object BytesTensorsToMindSporeViews(const std::vector<Tensor>& rows);
+// As BytesRowsToMindSpore for a batch column of bytes tensors, without
+// copying what need not be: rows that are the batch's own buffers (not
+// read-only: nobody else holds them, e.g. rows the workers copied,
+// Plan::copy_views) become writable arrays over them; read-only views
+// (Tensor::View: bytes in a mapped shard) become read-only arrays over the
+// same bytes with `views` (do_copy=False), else copies. Arrays over one
+// owner share one object keeping it alive (a mapping stays mapped while an
+// array over it lives). Applies to rows of different lengths and to a
+// single row (a [1, length] array); rows of one length in a batch of
+// several are stacked into a copy as MindSpore does. A null object when
+// some row is not of type kBytes. Needs the GIL.
+py::object BytesTensorsToMindSpore(const std::vector<Tensor>& rows, bool views);
 py::object StringRowsToMindSpore(const std::vector<std::string_view>& rows);
 
 }  // namespace mindrecord::py_binding

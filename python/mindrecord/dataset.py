@@ -579,7 +579,8 @@ class MindDataset:
         lie in a mapped shard as read-only views of it (numpy arrays),
         without copying them: in rows, and in the lists a batch makes of rows
         of different lengths; stacked batch columns are built in fresh
-        buffers either way."""
+        buffers either way. With do_copy=True the worker threads copy the
+        rows out of the mapping, not the thread calling next()."""
         return DictIterator(self, epochs_arg(num_epochs), columns=None, tuples=False,
                             tensors=not bool_arg("output_numpy", output_numpy), do_copy=do_copy)
 

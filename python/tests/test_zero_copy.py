@@ -221,3 +221,40 @@ def test_a_batch_of_views_and_copies_with_do_copy_false(tmp_path):
     assert [a.tobytes() for a in b["data"]] == ([bytes([i]) * (300 + i) for i in range(5)]
                                                 + [bytes([i]) * (100 + i) for i in range(5)])
     assert [a.flags.writeable for a in b["data"]] == [True] * 5 + [False] * 5
+
+
+def test_default_batches_are_buffers_the_workers_filled_and_the_caller_owns(tmp_path):
+    # do_copy=True (the default): the workers copy a batch's ragged rows out
+    # of the mapping into one buffer per batch (Plan copy_views), so the
+    # consumer wraps them without copying: writable arrays over that buffer
+    # (their base keeps it alive), each row its own bytes.
+    path = _write(str(tmp_path / "d.mindrecord"), rows=60)
+    before = _digest(path)
+    epochs = _two_epochs(path, True, 8)
+    gc.collect()
+    for e in epochs:
+        for rid, b in e.items():
+            assert len(b["data"]) == len(b["id"])
+    for i in range(60):
+        b = epochs[0][i]
+        arrays = b["data"]
+        a = arrays[b["id"].tolist().index(i)]
+        assert a.flags.writeable and a.tobytes() == bytes([i % 251]) * (100 + i)
+        assert not isinstance(a.base, np.ndarray)  # not a block the consumer copied into
+        a[:] = 7  # the caller's own bytes: nothing else changes
+        for rid, other in zip(b["id"].tolist(), arrays):
+            if rid != i:
+                assert other.tobytes() == bytes([rid % 251]) * (100 + rid) or other.tobytes() == b"\x07" * len(other)
+        again = epochs[1][i]
+        assert again["data"][again["id"].tolist().index(i)].tobytes() == bytes([i % 251]) * (100 + i)
+    assert _digest(path) == before
+    # Bytes of one length: the batch the workers stacked, handed out as it is.
+    ds = mindrecord.MindDataset(path, columns_list=["data"], shuffle=False, io_mode="mmap")
+    ds = ds.map(lambda d: d[:50], input_columns=["data"]).batch(5)
+    it = ds.create_dict_iterator(num_epochs=2, output_numpy=True)
+    first = [b["data"] for b in it]
+    for k, a in enumerate(first):
+        assert a.shape == (5, 50) and a.flags.writeable
+        assert [r.tobytes() for r in a] == [bytes([i]) * 50 for i in range(5 * k, 5 * k + 5)]
+        a[:] = 0
+    assert [b["data"][1].tobytes() for b in it][:2] == [bytes([1]) * 50, bytes([6]) * 50]

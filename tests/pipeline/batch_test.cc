@@ -242,5 +242,66 @@ TEST(BatchTest, BuilderKeepsViewsOfRowsAsViews) {
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(b->columns[0].data.data()), 8), "abcdefgh");
 }
 
+TEST(BatchTest, BuilderCopiesViewsIntoOneBufferTheBatchOwns) {
+  static const uint8_t kShard[] = "abcdefghijklmnopqrstuvwxyz";
+  auto owner = std::make_shared<int>(0);
+  auto view = [&](size_t at, int64_t n) { return Tensor::View(TensorType::kBytes, {n}, owner, kShard + at); };
+  const std::vector<std::string> names = {"data", "ids"};
+  const BatchOptions defaults;
+  const BatchAllocator no_alloc;
+  // Ragged views and a ragged int32 column whose second row is not a view
+  // (e.g. a decompressed row): the views are copied one after another into
+  // one buffer, the int32 row aligned to 4 bytes; the other row is kept.
+  static const int32_t kInts[] = {7, 8, 9};
+  Tensor own = Tensor::Make(TensorType::kInt32, {1});
+  *own.mutable_data_as<int32_t>() = 42;
+  BatchBuilder ragged(names, 3, 0, defaults, no_alloc, {false, false});
+  ragged.CopyViews();
+  const std::vector<std::pair<size_t, int64_t>> at = {{0, 3}, {5, 4}, {10, 1}};
+  for (size_t i = 0; i < at.size(); ++i) {
+    RowTensors r;
+    r.columns.push_back(view(at[i].first, at[i].second));
+    r.columns.push_back(i == 1 ? own
+                               : Tensor::View(TensorType::kInt32, {static_cast<int64_t>(i + 1)}, owner,
+                                              reinterpret_cast<const uint8_t*>(kInts)));
+    ASSERT_TRUE(ragged.Add(std::move(r)).ok());
+  }
+  auto b = std::move(ragged).Finish();
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  const auto& data = b->columns[0].list;
+  ASSERT_EQ(data.size(), 3u);
+  for (size_t i = 0; i < data.size(); ++i) {
+    EXPECT_FALSE(data[i].read_only());
+    EXPECT_FALSE(data[i].SameOwner(view(0, 1)));
+    EXPECT_TRUE(data[i].SameOwner(data[0]));
+    EXPECT_EQ(data[i].shape(), Shape({at[i].second}));
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(data[i].data()), data[i].size_bytes()),
+              std::string(reinterpret_cast<const char*>(kShard) + at[i].first, at[i].second));
+  }
+  EXPECT_EQ(data[1].data(), data[0].data() + 3);  // one after another
+  EXPECT_EQ(data[2].data(), data[1].data() + 4);
+  const auto& ids = b->columns[1].list;
+  ASSERT_EQ(ids.size(), 3u);
+  EXPECT_TRUE(ids[1].SameOwner(own));
+  EXPECT_EQ(ids[0].data_as<int32_t>()[0], 7);
+  EXPECT_EQ(ids[2].shape(), Shape({3}));
+  EXPECT_EQ(ids[2].data_as<int32_t>()[2], 9);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(ids[2].data()) % 4, 0u);
+  EXPECT_FALSE(ids[0].read_only() || ids[2].read_only());
+  EXPECT_TRUE(ids[2].SameOwner(ids[0]));
+  // A batch of one view is copied too.
+  const std::vector<std::string> one_name = {"data"};
+  BatchBuilder one(one_name, 1, 0, defaults, no_alloc);
+  one.CopyViews();
+  RowTensors r;
+  r.columns.push_back(view(7, 5));
+  ASSERT_TRUE(one.Add(std::move(r)).ok());
+  b = std::move(one).Finish();
+  ASSERT_TRUE(b.ok());
+  EXPECT_FALSE(b->columns[0].data.read_only());
+  EXPECT_NE(b->columns[0].data.data(), kShard + 7);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(b->columns[0].data.data()), 5), "hijkl");
+}
+
 }  // namespace
 }  // namespace mindrecord

@@ -26,6 +26,7 @@ TEST(PlanTest, RoundTripsThroughJson) {
   p.seed = 1234567890123ULL;
   p.epochs = 0;
   p.on_error = ErrorPolicy::kSkip;
+  p.copy_views = true;
   const std::string text = p.ToString();
   auto q = Plan::Parse(text);
   ASSERT_TRUE(q.ok()) << q.status().ToString();
@@ -45,6 +46,13 @@ TEST(PlanTest, RoundTripsThroughJson) {
   other.read.direct_fallback = false;
   other.read.auto_direct_above = 1;
   EXPECT_EQ(other.SequenceFingerprint(), p.SequenceFingerprint());
+  // Nor who copies the rows.
+  other.copy_views = false;
+  EXPECT_EQ(other.SequenceFingerprint(), p.SequenceFingerprint());
+  EXPECT_FALSE(d.copy_views);
+  auto bad = Plan::Parse(R"({"source": "x", "copy_views": 1})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("copy_views"), std::string::npos) << bad.status().ToString();
 }
 
 TEST(PlanTest, DefaultsFromMinimalJson) {

@@ -101,5 +101,35 @@ TEST(ZeroCopyTest, OpsWritingInPlaceNeverWriteTheMappedFile) {
   EXPECT_EQ(testing::ReadFile(path), before);
 }
 
+TEST(ZeroCopyTest, CopyViewsHandsOutRowsInBuffersEachBatchOwns) {
+  testing::RegisterTestOps();
+  const std::string path = testing::WriteDataset("cv.mindrecord", 300, 1);
+  for (bool copy : {false, true}) {
+    SCOPED_TRACE(copy);
+    Plan p;
+    p.source = {path};
+    p.columns = {"data", "id"};
+    p.read.io_mode = IoMode::kMmap;
+    p.batch.batch_size = 8;
+    p.copy_views = copy;
+    p.sampler = nlohmann::json{{"type", "shuffle"}, {"mode", "global"}};
+    auto pipe = *Pipeline::Open(p);
+    uint64_t rows = 0, views = 0;
+    for (const Batch& b : Drain(pipe.get())) {
+      const BatchColumn* data = b.column("data");
+      ASSERT_TRUE(data && data->is_list());
+      for (size_t i = 0; i < b.size(); ++i, ++rows) {
+        const Tensor& t = data->list[i];
+        EXPECT_EQ(std::string(reinterpret_cast<const char*>(t.data()), t.size_bytes()), RowData(b.row_ids[i]));
+        views += t.read_only();
+      }
+    }
+    EXPECT_EQ(rows, 300u);
+    // Without: all but the rows of the batches that found the column ragged.
+    if (copy) EXPECT_EQ(views, 0u);
+    else EXPECT_GT(views, 200u);
+  }
+}
+
 }  // namespace
 }  // namespace mindrecord
