@@ -63,7 +63,10 @@ class FileReader:
     unpack, and datasets read with direct I/O, come as copies. It pays off
     for large values: a view costs more to make than a copy of ~1 KiB (see
     benchmarks/README.md). The default, `do_copy=True`, gives `bytes` and
-    writable arrays, read with pread(2).
+    writable arrays, copied from the same mapping (a dataset larger than the
+    available memory is read with pread(2)). As for any mmap reader, do not
+    truncate or rewrite the files while a FileReader reads them (a mapped
+    page that disappears is a SIGBUS).
 
     Thread safety: one FileReader per thread; a generator from get_next() is
     not shared between threads, apart from close(), which may be called from
@@ -90,9 +93,10 @@ class FileReader:
             raise ParamTypeError("columns", "list")
         if columns is not None and not all(isinstance(c, str) for c in columns):
             raise ParamTypeError("columns item", "str")
-        # Views need the mapping; copies read faster with pread(2) from a
-        # fresh reader (a new mapping faults its pages in again).
-        self._reader = _open_reader(file_name, columns, mapped=self._zero_copy, remote=remote)
+        # Mapped when the dataset fits in memory, copies too: each row is then
+        # copied once, from the page cache (pread(2) copied it into a buffer
+        # first), and a later reader of the same file shares the mapping.
+        self._reader = _open_reader(file_name, columns, mapped=True, remote=remote)
         self._threads = num_consumer
         self._columns = list(columns) if columns else None
         self._chunk: list = []  # the chunk get_next() hands out now; close() empties it

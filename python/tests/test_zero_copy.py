@@ -51,6 +51,20 @@ def test_file_reader_do_copy_false_gives_read_only_views_that_outlive_close(tmp_
         mindrecord.FileReader(path, do_copy=0)
 
 
+def test_file_reader_copies_rows_out_of_the_mapping_by_default(tmp_path):
+    # A dataset that fits in memory is mapped for copies too (one copy per
+    # row, from the page cache); the copies are the caller's, the file stays.
+    path = _write(str(tmp_path / "m.mindrecord"))
+    before = _digest(path)
+    r = mindrecord.FileReader(path)
+    assert r._reader.shard_io_modes == ["mmap"]
+    rows = list(r.get_next())
+    r.close()
+    assert [x["data"] for x in rows] == [bytes([i % 251]) * (100 + i) for i in range(50)]
+    assert all(type(x["data"]) is bytes for x in rows)
+    assert _digest(path) == before
+
+
 def test_file_reader_views_of_compressed_rows_are_copies(tmp_path):
     w = mindrecord.FileWriter(str(tmp_path / "zc.mindrecord"), 1, compression="zstd")
     w.add_schema({"id": {"type": "int64"}, "data": {"type": "bytes"}}, "rows")
