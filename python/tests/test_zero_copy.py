@@ -62,6 +62,10 @@ def test_file_reader_copies_rows_out_of_the_mapping_by_default(tmp_path):
     r.close()
     assert [x["data"] for x in rows] == [bytes([i % 251]) * (100 + i) for i in range(50)]
     assert all(type(x["data"]) is bytes for x in rows)
+    page = mindrecord.MindPage(path)
+    assert page._reader.shard_io_modes == ["mmap"]
+    page.category_field = "id"
+    assert page.read_at_page_by_name("7", 0, 1)[0]["data"] == bytes([7]) * 107
     assert _digest(path) == before
 
 
