@@ -19,14 +19,15 @@ def warn_reader(reader, stacklevel=3):
         warnings.warn(message, RuntimeWarning, stacklevel=stacklevel)
 
 
-def _open_reader(file_name, columns, mapped=False, remote=None):
+def _open_reader(file_name, columns, remote=None):
     """A _core.Reader: one path and its siblings, or exactly the listed
-    files (MindSpore's file lists). `mapped`: read through a mapping (for
-    zero-copy rows) when the dataset fits in memory. `remote`: the remote=
-    keyword (datasets named by URL)."""
+    files (MindSpore's file lists), read through a mapping when the dataset
+    fits in memory (copies are then made once, from the page cache, and
+    views are possible). `remote`: the remote= keyword (datasets named by
+    URL)."""
     paths = check_file_names(file_name)
     listed = isinstance(file_name, (list, tuple))
-    reader = _core.Reader(paths[0], list(columns or []), "auto", paths if listed else [], mapped,
+    reader = _core.Reader(paths[0], list(columns or []), "auto", paths if listed else [], True,
                           remote_json(remote))
     warn_reader(reader, 4)
     return reader
@@ -96,7 +97,7 @@ class FileReader:
         # Mapped when the dataset fits in memory, copies too: each row is then
         # copied once, from the page cache (pread(2) copied it into a buffer
         # first), and a later reader of the same file shares the mapping.
-        self._reader = _open_reader(file_name, columns, mapped=True, remote=remote)
+        self._reader = _open_reader(file_name, columns, remote=remote)
         self._threads = num_consumer
         self._columns = list(columns) if columns else None
         self._chunk: list = []  # the chunk get_next() hands out now; close() empties it

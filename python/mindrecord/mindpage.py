@@ -39,7 +39,7 @@ class MindPage:
                  remote: dict[str, object] | None = None) -> None:
         # num_consumer is checked as MindSpore does; pages are small reads, made by one thread.
         check_num_consumer(num_consumer)
-        self._reader = _open_reader(file_name, None, mapped=True, remote=remote)  # as FileReader
+        self._reader = _open_reader(file_name, None, remote=remote)
         self._candidates = list(self._reader.index_fields)
         self._category_field: str | None = None
         self._categories: list[tuple[str, list[int]]] | None = None  # [(name, [row ids])]
