@@ -116,7 +116,7 @@ class BatchBuilder {
   // Rows that are views (of a mapped shard) end up in buffers the batch
   // owns: ragged columns' views as CopyListViews copies them, a batch of one
   // view is copied too. For consumers that would copy them anyway: the copy
-  // runs in the worker, while the rows' bytes are still in its cache.
+  // runs in the workers, beside the consumer, not in its thread.
   void CopyViews() { copy_views_ = true; }
   // Whether column c was streamed to the end (false: its rows were ragged).
   bool streamed(size_t c) const { return streaming_[c]; }
