@@ -327,17 +327,17 @@ def main():
             # The baselines that read a record from the middle (the others
             # scan or read the first record).
             random_access = [m for m in rows if m["system"] in ("TFRecord + .idx", "LMDB")]
+            best = min(ours, key=lambda m: m["median_s"]) if ours else None
+            b_rss = base["extra"]["peak_rss_kb"] if base else 0
+            r_ours = min(m["extra"].get("peak_rss_kb", 0) for m in ours) - b_rss if ours else 0
             for other in random_access if ours else []:
                 name = other["system"]
-                best = min(ours, key=lambda m: m["median_s"])
                 r = best["median_s"] / other["median_s"] if other["median_s"] > 0 else 0
                 if r > 1:
                     lines.append("")
                     lines.append(f"**We lose on open time**: {best['system']} takes {r:.1f}× as long as "
                                  f"{name} to open and read a record from the middle.")
                     losses.append(f"open: {best['system']} opens {r:.1f}× slower than {name}")
-                b_rss = base["extra"]["peak_rss_kb"] if base else 0
-                r_ours = min(m["extra"].get("peak_rss_kb", 0) for m in ours) - b_rss
                 r_other = other["extra"].get("peak_rss_kb", 0) - b_rss
                 if r_other > 0 and r_ours > r_other:
                     lines.append("")

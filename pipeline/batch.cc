@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "mindrecord/prefetch.h"
 #include "pipeline/row_vectors.h"
 
 namespace mindrecord {
@@ -231,13 +232,9 @@ void CopyViewsIntoBlock(BatchColumn& col) {
   if (total == 0) return;
   Tensor block = Tensor::Make(TensorType::kUInt8, {static_cast<int64_t>(total)});
   uint8_t* dst = block.MutableData();
-  // Views of a mapped shard lie at random places: the lines of the rows a
-  // few ahead are fetched while a row is copied, not one row at a time.
-  constexpr size_t kAhead = 4, kPrefetchBytes = 4096;
+  constexpr size_t kAhead = kPrefetchValuesAhead;
   auto prefetch = [&](size_t i) {
-    const Tensor& t = col.list[i];
-    if (!t.read_only()) return;
-    for (size_t b = 0; b < std::min(t.size_bytes(), kPrefetchBytes); b += 64) __builtin_prefetch(t.data() + b);
+    if (col.list[i].read_only()) PrefetchValue(col.list[i].data(), col.list[i].size_bytes());
   };
   for (size_t i = 0; i < std::min(kAhead, col.list.size()); ++i) prefetch(i);
   size_t off = 0;

@@ -182,8 +182,8 @@ class PyPipeline {
              const std::string& style, bool zero_copy)
       : alloc_(std::move(alloc)), style_(ValueOrThrow(ParseValueStyle(style))), zero_copy_(zero_copy) {
     Plan plan = ValueOrThrow(Plan::Parse(plan_json));
-    // Rows handed out as copies are copied by the workers, in parallel and
-    // while the rows are in their caches, not by this thread under the GIL.
+    // Rows handed out as copies are copied by the workers, beside this
+    // thread, not by it under the GIL.
     if (style_ == ValueStyle::kMindSpore && !zero_copy_) plan.copy_views = true;
     std::optional<PipelineState> resume;
     if (resume_json) resume = ValueOrThrow(PipelineState::FromJson(ParseJson(*resume_json)));

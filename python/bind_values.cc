@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <deque>
 
+#include "mindrecord/prefetch.h"
+
 namespace mindrecord::py_binding {
 
 namespace {
@@ -73,13 +75,6 @@ py::object ViewArray(int typenum, int nd, const int64_t* dims, const char* data,
 py::capsule KeepAlive(std::shared_ptr<const void> owner) {
   auto* keep = new std::shared_ptr<const void>(std::move(owner));
   return py::capsule(keep, [](void* k) { delete static_cast<std::shared_ptr<const void>*>(k); });
-}
-
-// Fetches the lines of `n` bytes at `p` (at most 4 KiB) into the cache ahead
-// of their copy: values of a mapped shard lie at random places.
-void PrefetchValue(const char* p, size_t n) {
-  constexpr size_t kPrefetchBytes = 4096;
-  for (size_t at = 0; at < std::min(n, kPrefetchBytes); at += 64) __builtin_prefetch(p + at);
 }
 
 // numpy's scalar types and numpy.array, looked up once (numpy outlives us).
@@ -194,7 +189,7 @@ void RowChunk::Place(ValueStyle style, bool zero_copy) {
   size_t used = 0, size = 0;
   // A mapped value is copied from a random place in the shard: its lines are
   // prefetched a few cells ahead (as CopyRows does).
-  constexpr size_t kPrefetchCells = 4;
+  constexpr size_t kPrefetchCells = kPrefetchValuesAhead;
   auto prefetch = [&](size_t i) {
     const Cell& c = cells_[i];
     if (c.mapped) PrefetchValue(c.ptr, c.len);
@@ -307,7 +302,7 @@ namespace {
 // random places: each row's lines are prefetched a few rows ahead, so the
 // copy does not wait for them one row at a time.
 void CopyRows(const std::vector<std::string_view>& rows, char* dst) {
-  constexpr size_t kAhead = 4;
+  constexpr size_t kAhead = kPrefetchValuesAhead;
   auto prefetch = [&](size_t i) {
     PrefetchValue(rows[i].data(), rows[i].size());
   };
