@@ -10,10 +10,14 @@ namespace mindrecord {
 
 namespace {
 
-// Prefixes not covered by held or mapped bytes are read this many bytes at a
-// time: a page of small rows costs one read per 16 KiB, a page of large rows
-// reads little beyond each prefix.
+// Prefixes not covered by held or mapped bytes are read kWalkWindow bytes at
+// a time, so that a page of large rows reads little beyond each prefix; the
+// reads double while each holds kGrowAfterPrefixes prefixes or more (small
+// rows), up to kMaxWalkWindow: a 32 MiB page of ~50-byte rows takes ~40
+// reads, not 2,048.
 constexpr uint64_t kWalkWindow = 16 << 10;
+constexpr uint64_t kMaxWalkWindow = 1 << 20;
+constexpr uint64_t kGrowAfterPrefixes = 8;
 
 const char* PartName(RowMap::Part part) { return part == RowMap::Part::kBlob ? "blob" : "raw"; }
 
@@ -115,62 +119,123 @@ bool RowMap::Walked(size_t group, Part part) const {
   return groups_[group].offsets[static_cast<int>(part)].load(std::memory_order_acquire) != nullptr;
 }
 
-Status RowMap::Walk(size_t group, Part part, const RandomAccessFile& file, const PageBytes& held) const {
-  const Group& g = groups_[group];
-  auto& slot = g.offsets[static_cast<int>(part)];
-  if (slot.load(std::memory_order_acquire) != nullptr) return Status::OK();
-  const uint64_t n = g.end_row - g.first_row;
-  const uint64_t page = GroupPage(group, part);
-  const uint64_t end = GroupEnd(group, part);
-  const uint64_t page_off = header_size_ + page * page_size_;
-  const char* map = file.MappedData();
-  std::unique_ptr<uint32_t[]> off(new uint32_t[n + 1]);
-  std::string window;
-  uint64_t win_first = 0, win_end = 0;
-  auto bad = [&](uint64_t pos, uint64_t row, const std::string& why) {
-    return Status::Corruption(path_ + ": page " + std::to_string(page) + " offset " + std::to_string(pos) + ": " +
-                              PartName(part) + " part of row " + std::to_string(row) + " " + why);
-  };
-  const char* what = part == Part::kBlob ? "page" : "row group";
-  uint64_t pos = GroupBegin(group, part);
-  for (uint64_t i = 0; i < n; ++i) {
-    const uint64_t row = g.first_row + i;
-    if (end - pos < kLengthPrefix) {
-      return bad(pos, row, "starts past the end of its " + std::string(what) + " (at offset " + std::to_string(end) +
-                               ")");
+RowMap::PartWalk::PartWalk(const RowMap& map, size_t group, Part part)
+    : map_(map),
+      group_(group),
+      part_(part),
+      first_row_(map.groups_[group].first_row),
+      n_(map.groups_[group].end_row - map.groups_[group].first_row),
+      end_(map.GroupEnd(group, part)),
+      pos_(map.GroupBegin(group, part)),
+      off_(new uint32_t[n_ + 1]) {}
+
+Status RowMap::PartWalk::Bad(uint64_t pos, uint64_t row, const std::string& why) const {
+  return Status::Corruption(map_.path_ + ": page " + std::to_string(map_.GroupPage(group_, part_)) + " offset " +
+                            std::to_string(pos) + ": " + PartName(part_) + " part of row " + std::to_string(row) +
+                            " " + why);
+}
+
+Status RowMap::PartWalk::TooLong(uint64_t len) const {
+  return Bad(pos_, first_row_ + row_,
+             "has length " + std::to_string(len) + ", past the end of its " +
+                 (part_ == Part::kBlob ? "page" : "row group") + " (at offset " + std::to_string(end_) + ")");
+}
+
+Status RowMap::PartWalk::PastTheEnd() const {
+  return Bad(pos_, first_row_ + row_,
+             "starts past the end of its " + std::string(part_ == Part::kBlob ? "page" : "row group") +
+                 " (at offset " + std::to_string(end_) + ")");
+}
+
+Status RowMap::PartWalk::Feed(uint64_t first, const char* data, uint64_t size) {
+  const uint64_t last = first + size;
+  uint64_t len;
+  if (carry_len_ > 0) {
+    if (first == carry_end_ && row_ < n_) {
+      const uint64_t take = std::min(kLengthPrefix - carry_len_, size);
+      std::memcpy(carry_ + carry_len_, data, take);
+      carry_len_ += take;
+      carry_end_ += take;
+      if (carry_len_ < kLengthPrefix) return Status::OK();
+      std::memcpy(&len, carry_, kLengthPrefix);
+      if (len > end_ - pos_ - kLengthPrefix) return TooLong(len);
+      off_[row_++] = static_cast<uint32_t>(pos_);
+      pos_ += kLengthPrefix + len;
     }
-    uint64_t len;
-    if (held.data && pos >= held.first && pos + kLengthPrefix <= held.end) {
-      std::memcpy(&len, held.data + (pos - held.first), kLengthPrefix);
-    } else if (map) {
-      std::memcpy(&len, map + page_off + pos, kLengthPrefix);
-    } else {
-      if (pos < win_first || pos + kLengthPrefix > win_end) {
-        win_first = pos;
-        win_end = std::min(end, pos + kWalkWindow);
-        window.resize(win_end - win_first);
-        MR_RETURN_IF_ERROR(file.ReadAt(page_off + pos, window.size(), window.data()));
-      }
-      std::memcpy(&len, window.data() + (pos - win_first), kLengthPrefix);
+    carry_len_ = 0;
+  }
+  // The hot loop works on locals (one dependent load per row).
+  uint64_t pos = pos_, row = row_;
+  while (row < n_) {
+    if (end_ - pos < kLengthPrefix) {
+      pos_ = pos, row_ = row;
+      return PastTheEnd();
     }
-    if (len > end - pos - kLengthPrefix) {
-      return bad(pos, row, "has length " + std::to_string(len) + ", past the end of its " + what + " (at offset " +
-                               std::to_string(end) + ")");
+    if (pos < first || pos >= last) break;
+    if (last - pos < kLengthPrefix) {
+      carry_len_ = last - pos;
+      carry_end_ = last;
+      std::memcpy(carry_, data + (pos - first), carry_len_);
+      break;
     }
-    off[i] = static_cast<uint32_t>(pos);
+    std::memcpy(&len, data + (pos - first), kLengthPrefix);
+    if (len > end_ - pos - kLengthPrefix) {
+      pos_ = pos, row_ = row;
+      return TooLong(len);
+    }
+    off_[row++] = static_cast<uint32_t>(pos);
     pos += kLengthPrefix + len;
   }
-  if (pos != end) {
-    return bad(pos, g.end_row - 1, "is followed by " + std::to_string(end - pos) + " bytes that are no row (the " +
-                                       what + " ends at offset " + std::to_string(end) + ")");
+  pos_ = pos, row_ = row;
+  return Status::OK();
+}
+
+Status RowMap::PartWalk::Finish() {
+  if (!done()) return Status::Internal(map_.path_ + ": a walk finished before its last row");
+  if (pos_ != end_) {
+    return Bad(pos_, first_row_ + n_ - 1,
+               "is followed by " + std::to_string(end_ - pos_) + " bytes that are no row (the " +
+                   (part_ == Part::kBlob ? "page" : "row group") + " ends at offset " + std::to_string(end_) + ")");
   }
-  off[n] = static_cast<uint32_t>(pos);
+  off_[n_] = static_cast<uint32_t>(pos_);
   uint32_t* expected = nullptr;
-  if (slot.compare_exchange_strong(expected, off.get(), std::memory_order_acq_rel)) {
-    off.release();
-    walked_bytes_.fetch_add((n + 1) * sizeof(uint32_t), std::memory_order_relaxed);
+  auto& slot = map_.groups_[group_].offsets[static_cast<int>(part_)];
+  if (slot.compare_exchange_strong(expected, off_.get(), std::memory_order_acq_rel)) {
+    off_.release();
+    map_.walked_bytes_.fetch_add((n_ + 1) * sizeof(uint32_t), std::memory_order_relaxed);
   }
   return Status::OK();
+}
+
+Status RowMap::Walk(size_t group, Part part, const RandomAccessFile& file, const PageBytes& held) const {
+  if (Walked(group, part)) return Status::OK();
+  PartWalk walk(*this, group, part);
+  const uint64_t end = GroupEnd(group, part);
+  const uint64_t page_off = header_size_ + GroupPage(group, part) * page_size_;
+  const char* map = file.MappedData();
+  std::string window;
+  uint64_t window_size = kWalkWindow;
+  while (!walk.done()) {
+    const uint64_t pos = walk.next();
+    if (held.data && pos >= held.first && pos + kLengthPrefix <= held.end) {
+      MR_RETURN_IF_ERROR(walk.Feed(held.first, held.data, held.end - held.first));
+    } else if (map) {
+      MR_RETURN_IF_ERROR(walk.Feed(pos, map + page_off + pos, end - pos));
+    } else if (end - pos < kLengthPrefix) {
+      MR_RETURN_IF_ERROR(walk.Feed(pos, nullptr, 0));  // the error for a prefix past the end
+    } else {
+      // Rows small enough that a read holds many prefixes are read in
+      // larger pieces (fewer calls); large rows keep reading little beyond
+      // each prefix.
+      window.resize(std::min(end - pos, window_size));
+      MR_RETURN_IF_ERROR(file.ReadAt(page_off + pos, window.size(), window.data()));
+      const uint64_t before = walk.rows_done();
+      MR_RETURN_IF_ERROR(walk.Feed(pos, window.data(), window.size()));
+      window_size = walk.rows_done() - before >= kGrowAfterPrefixes ? std::min(window_size * 2, kMaxWalkWindow)
+                                                                       : kWalkWindow;
+    }
+  }
+  return walk.Finish();
 }
 
 Status RowMap::Adopt(size_t group, Part part, const std::vector<std::pair<uint64_t, uint64_t>>& ranges,

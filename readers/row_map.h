@@ -60,10 +60,43 @@ class RowMap {
   bool Walked(size_t group, Part part) const;
 
   // Walks the group's part if not done yet: reads each row's length prefix
-  // (from `held` where it covers it, else from `file`, 16 KiB at a time) and
-  // checks it stays inside the part's range and that the last row ends it.
-  // Corruption naming the file, page, offset and row otherwise.
+  // (from `held` where it covers it, else from `file`: the mapping, or reads
+  // of 16 KiB that grow to 1 MiB while they hold many prefixes) and checks it
+  // stays inside the part's range and that the last row ends it. Corruption
+  // naming the file, page, offset and row otherwise.
   Status Walk(size_t group, Part part, const RandomAccessFile& file, const PageBytes& held = {}) const;
+
+  // A walk of one group's part from page bytes handed to it as they come
+  // (Walk's checks and errors): for bytes read anyway, such as the pieces a
+  // page's checksum is computed from. Used by one thread at a time.
+  class PartWalk {
+   public:
+    PartWalk(const RowMap& map, size_t group, Part part);
+    // Every row's prefix has been read.
+    bool done() const { return row_ == n_; }
+    // The page offset of the next prefix wanted.
+    uint64_t next() const { return pos_; }
+    uint64_t rows_done() const { return row_; }
+    // Reads the prefixes that page bytes [first, first + size) hold from the
+    // next one on; a prefix cut by their end is completed by the bytes that
+    // follow them, if those come next. Skips ranges without it.
+    Status Feed(uint64_t first, const char* data, uint64_t size);
+    // Once done(): checks that the last row ends the part and publishes the
+    // offsets (as Walk does; a group walked meanwhile keeps its offsets).
+    Status Finish();
+
+   private:
+    Status TooLong(uint64_t len) const;  // the prefix at pos_ holds `len`
+    Status PastTheEnd() const;           // no room for the prefix at pos_
+    Status Bad(uint64_t pos, uint64_t row, const std::string& why) const;
+    const RowMap& map_;
+    size_t group_;
+    Part part_;
+    uint64_t first_row_, n_, end_, pos_, row_ = 0;
+    std::unique_ptr<uint32_t[]> off_;
+    char carry_[8];                           // a prefix's bytes [pos_, carry_end_)
+    uint64_t carry_len_ = 0, carry_end_ = 0;  // none when carry_len_ == 0
+  };
   // Publishes a group's part from elsewhere, for a group whose walk failed:
   // `ranges[i]` is row i's [begin, end) in the part's page (the SQLite index
   // records them). They must tile the part's range, each at least a length

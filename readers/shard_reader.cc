@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "mindrecord/checksum.h"
 #include "mindrecord/constants.h"
@@ -45,23 +46,36 @@ Result<std::string_view> reader_internal::Framed(const Shard& s, std::string_vie
 Status ShardReader::Impl::EnsureWalked(const Shard& s, size_t g, RowMap::Part part, const PageBytes& held) const {
   if (s.rows->Walked(g, part)) return Status::OK();
   const uint32_t page = s.rows->GroupPage(g, part);
-  // The checksum first: a damaged page is reported as such, not as a bad length.
-  MR_RETURN_IF_ERROR(VerifyPage(s, page));
-  Status walked = s.rows->Walk(g, part, *s.file, held);
+  // The checksum first: a damaged page is reported as such, not as a bad
+  // length. A page hashed now is walked from the pieces it is hashed from,
+  // so its bytes are read once, not twice.
+  std::optional<Status> walked;
+  if (NeedsVerify(s, page)) {
+    RowMap::PartWalk walk(*s.rows, g, part);
+    Status fed;
+    MR_RETURN_IF_ERROR(VerifyPage(s, page, nullptr, [&](uint64_t first, const char* data, uint64_t size) {
+      if (fed.ok() && !walk.done()) fed = walk.Feed(first, data, size);
+    }));
+    if (!fed.ok() || walk.done()) walked = fed.ok() ? walk.Finish() : fed;
+  }
+  if (!walked) {
+    MR_RETURN_IF_ERROR(VerifyPage(s, page));
+    walked = s.rows->Walk(g, part, *s.file, held);
+  }
   // (Not for remote shards: their .db is fetched for field queries only.)
-  if (walked.ok() || walked.code() != StatusCode::kCorruption || s.remote || !s.index) return walked;
+  if (walked->ok() || walked->code() != StatusCode::kCorruption || s.remote || !s.index) return *walked;
   // A damaged length prefix: where the index is there, it locates the group's
   // other rows, and only the damaged row fails (its prefix disagrees).
   const bool blob = part == RowMap::Part::kBlob;
   const uint64_t first = s.rows->group_first_row(g);
   auto locs = s.index->LoadLocatorRange(first, s.rows->group_end_row(g) - first);
-  if (!locs.ok()) return walked;
+  if (!locs.ok()) return *walked;
   std::vector<std::pair<uint64_t, uint64_t>> ranges;
   for (const RowLocator& l : *locs) {
-    if ((blob ? l.blob_page : l.raw_page) != page) return walked;
+    if ((blob ? l.blob_page : l.raw_page) != page) return *walked;
     ranges.emplace_back(blob ? l.blob_begin : l.raw_begin, blob ? l.blob_end : l.raw_end);
   }
-  if (!s.rows->Adopt(g, part, ranges, s.index->path()).ok()) return walked;
+  if (!s.rows->Adopt(g, part, ranges, s.index->path()).ok()) return *walked;
   UnshareRowMap(s.rows.get());  // offsets from this reader's index: not for readers opened later
   return Status::OK();
 }
@@ -81,7 +95,8 @@ bool ShardReader::Impl::NeedsVerify(const Shard& s, uint64_t page) const {
   return it != s.header.pages[page].extra.end() && it->is_string();
 }
 
-Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page, const char* data) const {
+Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page, const char* data,
+                                     const PieceSink& each_piece) const {
   uint8_t state = s.page_state[page].load(std::memory_order_acquire);
   if (state == 1) return Status::OK();
   const PageInfo& p = s.header.pages[page];
@@ -102,17 +117,24 @@ Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page, const char* 
   }
   if (data == nullptr && s.file->MappedData() != nullptr) data = s.file->MappedData() + off;
   std::string computed;
-  if (data != nullptr) {
+  if (data != nullptr && !each_piece) {
     computed = ChecksumHex(Xxh3(std::string_view(data, p.used_bytes)));
   } else {
-    // Read in pieces: a random row's first touch of a page costs kVerifyChunk
-    // of memory, not the page.
+    // In pieces: a random row's first touch of a page read here costs
+    // kVerifyChunk of memory, not the page, and each piece is handed on
+    // while it is in the cache.
     Xxh3Stream hash;
-    std::string buf(std::min<uint64_t>(p.used_bytes, kVerifyChunk), '\0');
-    for (uint64_t done = 0; done < p.used_bytes; done += buf.size()) {
-      if (p.used_bytes - done < buf.size()) buf.resize(p.used_bytes - done);
-      MR_RETURN_IF_ERROR(s.file->ReadAt(off + done, buf.size(), buf.data()));
-      hash.Update(buf);
+    std::string buf;
+    for (uint64_t done = 0; done < p.used_bytes; done += kVerifyChunk) {
+      const uint64_t n = std::min(p.used_bytes - done, kVerifyChunk);
+      const char* piece = data != nullptr ? data + done : nullptr;
+      if (piece == nullptr) {
+        buf.resize(n);
+        MR_RETURN_IF_ERROR(s.file->ReadAt(off + done, n, buf.data()));
+        piece = buf.data();
+      }
+      hash.Update(std::string_view(piece, n));
+      if (each_piece) each_piece(done, piece, n);
     }
     computed = ChecksumHex(hash.Digest());
   }

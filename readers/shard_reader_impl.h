@@ -6,8 +6,8 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -120,7 +120,11 @@ struct ShardReader::Impl {
   // The wanted parts of shard-local row `local`.
   Status LocateRow(const Shard& s, uint64_t local, bool want_raw, bool want_blob, CompactLocator* out) const;
   // `data`: the page's bytes when the caller has them; otherwise they are read.
-  Status VerifyPage(const Shard& s, uint64_t page, const char* data = nullptr) const;
+  // `each_piece`, when set and the page is hashed here: called with each
+  // piece of the page hashed (page offset, bytes, size), in order, before the
+  // checksum is compared.
+  using PieceSink = std::function<void(uint64_t first, const char* data, uint64_t size)>;
+  Status VerifyPage(const Shard& s, uint64_t page, const char* data = nullptr, const PieceSink& each_piece = {}) const;
   // Whether VerifyPage would read the page (not yet verified, has a checksum).
   bool NeedsVerify(const Shard& s, uint64_t page) const;
   Result<std::string_view> Fetch(const Shard& s, uint64_t page, uint64_t begin, uint64_t end,

@@ -8,9 +8,14 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <thread>
+#include <tuple>
 
+#include "mindrecord/checksum.h"
+#include "readers/header_io.h"
+#include "readers/row_map.h"
 #include "readers/row_map_cache.h"
 #include "readers/shard_reader.h"
 #include "readers/verified_pages.h"
@@ -27,11 +32,11 @@ using testing::TempDir;
 using testing::WriteFile;
 
 std::string Write(const TempDir& dir, const std::string& name, int rows, bool checksums, uint32_t shards = 1,
-                  int img_bytes = 300, uint64_t header_size = kMinHeaderSize) {
+                  int img_bytes = 300, uint64_t header_size = kMinHeaderSize, uint64_t page_size = kMinPageSize) {
   WriterOptions o;
   o.shard_count = shards;
   o.header_size = header_size;
-  o.page_size = kMinPageSize;
+  o.page_size = page_size;
   o.checksums = checksums;
   auto w = *ShardWriter::Create(dir.Join(name), testing::IdNameImgSchema(), o);
   std::vector<Row> batch;
@@ -112,9 +117,27 @@ uint64_t PrefixOffset(const std::string& bytes, uint64_t page_off, uint64_t firs
   return pos;
 }
 
-TEST(RowMapTest, CorruptLengthPrefixIsCorruptionNamingFilePageAndOffset) {
+// Gives page `page` of the shard image `bytes` the checksum of what it holds
+// now and seals the header again: a damaged file that looks whole.
+void ResealPage(std::string* bytes, const ShardHeader& h, uint64_t page) {
+  const PageInfo& p = h.pages[page];
+  const std::string stored = p.extra.at(kPageChecksumKey).get<std::string>();
+  const std::string now = ChecksumHex(Xxh3(std::string_view(bytes->data() + h.PageOffset(page), p.used_bytes)));
+  uint64_t len;
+  std::memcpy(&len, bytes->data(), 8);
+  std::string json = bytes->substr(8, len);
+  const size_t at = json.find(stored);
+  ASSERT_NE(at, std::string::npos);
+  json.replace(at, stored.size(), now);
+  SealHeaderChecksum(&json);
+  bytes->replace(8, len, json);
+}
+
+// Pages with checksums are walked from the pieces their checksum is computed
+// from; a damaged prefix under a checksum that matches it is found the same.
+void CheckCorruptLengthPrefix(bool checksums) {
   TempDir dir;
-  const std::string path = Write(dir, "c.mindrecord", 40, /*checksums=*/false);
+  const std::string path = Write(dir, "c.mindrecord", 40, checksums);
   const std::string good = ReadFile(path);
   auto r = *ShardReader::Open(path);
   const ShardHeader& h = r->header(0);
@@ -135,6 +158,7 @@ TEST(RowMapTest, CorruptLengthPrefixIsCorruptionNamingFilePageAndOffset) {
     std::string bad = good;
     const uint64_t huge = 1ull << 40;
     std::memcpy(bad.data() + page_off + pos, &huge, 8);
+    if (checksums) ResealPage(&bad, h, p.page_id);
     WriteFile(path, bad);
     // The raw page's first group holds the rows of the blob page it names.
     uint64_t group_first = p.start_row_id;
@@ -184,12 +208,103 @@ TEST(RowMapTest, CorruptLengthPrefixIsCorruptionNamingFilePageAndOffset) {
   const uint64_t last_blob_off = h.PageOffset(blob->page_id);
   const uint64_t huge = 1ull << 40;
   std::memcpy(bad.data() + last_blob_off + PrefixOffset(good, last_blob_off, 0, 2), &huge, 8);
+  if (checksums) ResealPage(&bad, h, blob->page_id);
   WriteFile(path, bad);
   std::filesystem::remove(path + ".db");
   auto rd = *ShardReader::Open(path);
   uint64_t ok_rows = 0;
   for (uint64_t i = 0; i < rd->num_rows(); ++i) ok_rows += rd->ReadRow(i).ok();
   EXPECT_EQ(ok_rows, rd->num_rows() - (blob->end_row_id - blob->start_row_id));
+}
+
+TEST(RowMapTest, CorruptLengthPrefixIsCorruptionNamingFilePageAndOffset) { CheckCorruptLengthPrefix(false); }
+
+TEST(RowMapTest, CorruptLengthPrefixUnderAMatchingChecksumIsFoundAsThePageIsHashed) {
+  CheckCorruptLengthPrefix(true);
+}
+
+// What the process has read through read(2) / pread(2) so far: bytes
+// (`rchar:`) or calls (`syscr:`); 0 where the kernel does not say.
+uint64_t ReadSoFar(const std::string& what) {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  uint64_t value = 0;
+  while (io >> key >> value) {
+    if (key == what) return value;
+  }
+  return 0;
+}
+
+TEST(RowMapTest, FirstReadOfAPageReadsItOnce) {
+  // Small rows on 4 MiB pages: the first read of a row verifies its pages'
+  // checksums and walks their prefixes from the same reads; a page without
+  // a checksum is walked in reads that grow with the prefixes they hold.
+  for (bool checksums : {true, false}) {
+    SCOPED_TRACE(checksums ? "checksums" : "no checksums");
+    TempDir dir;
+    const std::string path = Write(dir, "once.mindrecord", 60000, checksums, 1, 20, kMinHeaderSize, 4 << 20);
+    ReaderOptions o;
+    o.io_mode = IoMode::kPread;
+    auto r = *ShardReader::Open(path, o);
+    const ShardHeader& h = r->header(0);
+    const PageInfo* blob = nullptr;
+    const PageInfo* raw = nullptr;
+    for (const auto& p : h.pages) {
+      if (p.is_blob && !blob) blob = &p;
+      if (!p.is_blob && !raw) raw = &p;
+    }
+    ASSERT_TRUE(blob && raw);
+    ASSERT_GT(blob->used_bytes, 3u << 20);
+    const uint64_t before = ReadSoFar("rchar:"), calls_before = ReadSoFar("syscr:");
+    if (before == 0) GTEST_SKIP() << "/proc/self/io gives no rchar";
+    auto row = r->ReadRow((blob->start_row_id + blob->end_row_id) / 2);
+    ASSERT_TRUE(row.ok()) << row.status().ToString();
+    const uint64_t read = ReadSoFar("rchar:") - before, calls = ReadSoFar("syscr:") - calls_before;
+    // The blob page and the raw page (this group's part of it, without checksums).
+    EXPECT_LE(read, blob->used_bytes + raw->used_bytes + (1 << 20)) << blob->used_bytes << " + " << raw->used_bytes;
+    EXPECT_GE(read, blob->used_bytes);
+    // In pieces of up to 1 MiB, not of 16 KiB (256 of them for the blob page).
+    EXPECT_LE(calls, 40u);
+  }
+}
+
+TEST(RowMapTest, WalksFedInPiecesOfAnySizeAgreeWithTheWalk) {
+  // Prefixes cut anywhere by the pieces a page is hashed in (1 MiB) must read
+  // as whole ones: pieces of 1 to 9 bytes cut every prefix somewhere.
+  TempDir dir;
+  const std::string path = Write(dir, "p.mindrecord", 2000, true, 1, 5);
+  auto file = *FileSystem::Default()->OpenRead(path);
+  const ShardHeader h = *ReadShardHeader(*file, true);
+  const std::string bytes = ReadFile(path);
+  auto want = *RowMap::Build(h, path);
+  ASSERT_GT(want->num_groups(), 1u);
+  for (size_t g = 0; g < want->num_groups(); ++g) {
+    for (auto part : {RowMap::Part::kRaw, RowMap::Part::kBlob}) ASSERT_TRUE(want->Walk(g, part, *file).ok());
+  }
+  for (uint64_t piece : {1, 3, 7, 8, 9, 64, 1 << 20}) {
+    SCOPED_TRACE(piece);
+    auto got = *RowMap::Build(h, path);
+    for (size_t g = 0; g < got->num_groups(); ++g) {
+      for (auto part : {RowMap::Part::kRaw, RowMap::Part::kBlob}) {
+        RowMap::PartWalk walk(*got, g, part);
+        const uint64_t page = got->GroupPage(g, part), page_off = h.PageOffset(page);
+        const uint64_t used = h.pages[page].used_bytes;
+        for (uint64_t first = 0; first < used && !walk.done(); first += piece) {
+          ASSERT_TRUE(walk.Feed(first, bytes.data() + page_off + first, std::min(piece, used - first)).ok());
+        }
+        ASSERT_TRUE(walk.done());
+        ASSERT_TRUE(walk.Finish().ok());
+      }
+      for (uint64_t row = got->group_first_row(g); row < got->group_end_row(g); ++row) {
+        CompactLocator a{}, b{};
+        want->Fill(g, row, true, true, &a);
+        got->Fill(g, row, true, true, &b);
+        ASSERT_EQ(std::tie(a.raw_page, a.raw_begin, a.raw_end, a.blob_page, a.blob_begin, a.blob_end),
+                  std::tie(b.raw_page, b.raw_begin, b.raw_end, b.blob_page, b.blob_begin, b.blob_end))
+            << "row " << row;
+      }
+    }
+  }
 }
 
 TEST(RowMapTest, OpenReadsNoRowsAndLocatorsStaySmall) {
