@@ -232,21 +232,22 @@ void CopyViewsIntoBlock(BatchColumn& col) {
   if (total == 0) return;
   Tensor block = Tensor::Make(TensorType::kUInt8, {static_cast<int64_t>(total)});
   uint8_t* dst = block.MutableData();
-  constexpr size_t kAhead = kPrefetchValuesAhead;
-  auto prefetch = [&](size_t i) {
-    if (col.list[i].read_only()) PrefetchValue(col.list[i].data(), col.list[i].size_bytes());
-  };
-  for (size_t i = 0; i < std::min(kAhead, col.list.size()); ++i) prefetch(i);
   size_t off = 0;
-  for (size_t i = 0; i < col.list.size(); ++i) {
-    if (i + kAhead < col.list.size()) prefetch(i + kAhead);
-    Tensor& t = col.list[i];
-    if (!t.read_only()) continue;
-    off = at(off, t);
-    if (t.size_bytes()) std::memcpy(dst + off, t.data(), t.size_bytes());
-    t = block.Region(off, t.type(), t.shape());
-    off += t.size_bytes();
-  }
+  CopyEachPrefetched(
+      col.list.size(),
+      [&](size_t i) {
+        const Tensor& t = col.list[i];
+        return t.read_only() ? std::string_view(reinterpret_cast<const char*>(t.data()), t.size_bytes())
+                             : std::string_view();
+      },
+      [&](size_t i) {
+        Tensor& t = col.list[i];
+        if (!t.read_only()) return;
+        off = at(off, t);
+        if (t.size_bytes()) std::memcpy(dst + off, t.data(), t.size_bytes());
+        t = block.Region(off, t.type(), t.shape());
+        off += t.size_bytes();
+      });
 }
 
 Status CheckRow(const std::vector<std::string>& names, const RowTensors& r) {

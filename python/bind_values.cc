@@ -188,32 +188,28 @@ void RowChunk::Place(ValueStyle style, bool zero_copy) {
   uint8_t* data = nullptr;
   size_t used = 0, size = 0;
   // A mapped value is copied from a random place in the shard: its lines are
-  // prefetched a few cells ahead (as CopyRows does).
-  constexpr size_t kPrefetchCells = kPrefetchValuesAhead;
-  auto prefetch = [&](size_t i) {
-    const Cell& c = cells_[i];
-    if (c.mapped) PrefetchValue(c.ptr, c.len);
-  };
-  for (size_t i = 0; i < std::min(kPrefetchCells, cells_.size()); ++i) prefetch(i);
-  for (size_t i = 0; i < cells_.size(); ++i) {
-    if (i + kPrefetchCells < cells_.size()) prefetch(i + kPrefetchCells);
-    Cell& c = cells_[i];
-    if (!Placed(c, style, zero_copy)) continue;
-    char scalar[8];
-    const std::string_view bytes = PlacedBytes(c, scalar);
-    size_t at = (used + 15) & ~size_t{15};  // every element type aligned
-    if (data == nullptr || at + bytes.size() > size) {
-      size = std::max(std::min(kArrayBlock, left), bytes.size());
-      blocks_.push_back(Tensor::Make(TensorType::kUInt8, {static_cast<int64_t>(size)}));
-      data = blocks_.back().MutableData();
-      at = 0;
-    }
-    if (!bytes.empty()) std::memcpy(data + at, bytes.data(), bytes.size());
-    c.block = static_cast<int32_t>(blocks_.size() - 1);
-    c.block_at = at;
-    used = at + bytes.size();
-    left -= std::min(left, bytes.size() + 15);
-  }
+  // prefetched a few cells ahead.
+  CopyEachPrefetched(
+      cells_.size(),
+      [&](size_t i) { return cells_[i].mapped ? std::string_view(cells_[i].ptr, cells_[i].len) : std::string_view(); },
+      [&](size_t i) {
+        Cell& c = cells_[i];
+        if (!Placed(c, style, zero_copy)) return;
+        char scalar[8];
+        const std::string_view bytes = PlacedBytes(c, scalar);
+        size_t at = (used + 15) & ~size_t{15};  // every element type aligned
+        if (data == nullptr || at + bytes.size() > size) {
+          size = std::max(std::min(kArrayBlock, left), bytes.size());
+          blocks_.push_back(Tensor::Make(TensorType::kUInt8, {static_cast<int64_t>(size)}));
+          data = blocks_.back().MutableData();
+          at = 0;
+        }
+        if (!bytes.empty()) std::memcpy(data + at, bytes.data(), bytes.size());
+        c.block = static_cast<int32_t>(blocks_.size() - 1);
+        c.block_at = at;
+        used = at + bytes.size();
+        left -= std::min(left, bytes.size() + 15);
+      });
 }
 
 py::object RowChunk::BlockArray(const Cell& c, int typenum, int nd, const int64_t* dims, Objects* objects) const {
@@ -302,16 +298,12 @@ namespace {
 // random places: each row's lines are prefetched a few rows ahead, so the
 // copy does not wait for them one row at a time.
 void CopyRows(const std::vector<std::string_view>& rows, char* dst) {
-  constexpr size_t kAhead = kPrefetchValuesAhead;
-  auto prefetch = [&](size_t i) {
-    PrefetchValue(rows[i].data(), rows[i].size());
-  };
-  for (size_t i = 0; i < std::min(kAhead, rows.size()); ++i) prefetch(i);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (i + kAhead < rows.size()) prefetch(i + kAhead);
-    if (!rows[i].empty()) std::memcpy(dst, rows[i].data(), rows[i].size());
-    dst += rows[i].size();
-  }
+  CopyEachPrefetched(
+      rows.size(), [&](size_t i) { return rows[i]; },
+      [&](size_t i) {
+        if (!rows[i].empty()) std::memcpy(dst, rows[i].data(), rows[i].size());
+        dst += rows[i].size();
+      });
 }
 
 // A new 1-D uint8 array holding `rows` one after another; `*dst` its bytes.
