@@ -1,15 +1,63 @@
 // A whole single-shard dataset through ShardReader: the input is the .db
 // file, the file separator, then the shard file (named as the index's
 // SHARD_NAME says). Opens it, reads rows by id, scans, groups by index field;
-// then the same without the .db.
+// then the same without the .db. Then all of it again with the shard's page
+// and header checksums made to match its bytes: a crafted dataset's
+// checksums are as easy to compute, and only then are the pages past the
+// checksum (and the walks made while hashing them) reached.
+#include <cstring>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
+#include "mindrecord/checksum.h"
+#include "mindrecord/constants.h"
 #include "readers/shard_reader.h"
 #include "tests/fuzz/fuzz_util.h"
 #include "tests/fuzz/sqlite_peek.h"
 #include "tests/fuzz/fuzz_target.h"
 
 using namespace mindrecord;
+
+namespace {
+
+// `shard` with every page's checksum set to that of its bytes (added where
+// missing) and the header's sealed; empty when its header JSON does not
+// parse or no longer fits.
+std::string WithMatchingChecksums(std::string_view shard) {
+  uint64_t len;
+  if (shard.size() < 8) return {};
+  std::memcpy(&len, shard.data(), 8);
+  if (len > shard.size() - 8) return {};
+  auto j = nlohmann::json::parse(shard.substr(8, len), nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("page") || !j["page"].is_array()) return {};
+  const auto hs = j.value("header_size", nlohmann::json()), ps = j.value("page_size", nlohmann::json());
+  if (!hs.is_number_unsigned() || !ps.is_number_unsigned()) return {};
+  const uint64_t header_size = hs.get<uint64_t>(), page_size = ps.get<uint64_t>();
+  if (header_size < 8 || header_size > shard.size()) return {};
+  for (auto& p : j["page"]) {
+    if (!p.is_object()) continue;
+    const auto id = p.value("page_id", nlohmann::json()), used = p.value("page_size", nlohmann::json());
+    if (!id.is_number_unsigned() || !used.is_number_unsigned() || page_size == 0) continue;
+    const uint64_t page = id.get<uint64_t>(), n = used.get<uint64_t>();
+    if (page > (shard.size() - header_size) / page_size || n > page_size) continue;
+    const uint64_t off = header_size + page * page_size;
+    if (off > shard.size() || n > shard.size() - off) continue;
+    p[kPageChecksumKey] = ChecksumHex(Xxh3(shard.substr(off, n)));
+  }
+  j[kHeaderChecksumKey] = std::string(16, '0');
+  std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  SealHeaderChecksum(&text);
+  if (text.size() > header_size - 8) return {};
+  std::string out(shard);
+  const uint64_t n = text.size();
+  std::memcpy(out.data(), &n, 8);
+  std::memset(out.data() + 8, 0, header_size - 8);
+  std::memcpy(out.data() + 8, text.data(), n);
+  return out;
+}
+
+}  // namespace
 
 MINDRECORD_FUZZ_TARGET(shard_reader) {
   auto parts = fuzz::SplitFiles(std::string_view(reinterpret_cast<const char*>(data), size), 2);
@@ -18,10 +66,16 @@ MINDRECORD_FUZZ_TARGET(shard_reader) {
   const std::string name = fuzz::PeekIndex((dir / "probe.db").string()).shard_name;
   const std::string shard = (dir / name).string();
   std::filesystem::rename(dir / "probe.db", shard + ".db");
-  fuzz::WriteFile(shard, parts[1]);
+  const std::string sealed = WithMatchingChecksums(parts[1]);
   // With the index, then without it: rows are located from the pages alone
   // (the lazy walk), and with the index a group whose walk fails falls back to it.
-  for (bool with_index : {true, false}) {
+  for (int pass = 0; pass < 4; ++pass) {
+    const bool with_index = pass % 2 == 0;
+    if (pass == 2 && sealed.empty()) break;
+    if (pass == 0 || pass == 2) {
+      fuzz::WriteFile(shard, pass == 0 ? parts[1] : std::string_view(sealed));
+      if (pass == 2) fuzz::WriteFile(shard + ".db", parts[0]);
+    }
     if (!with_index) std::filesystem::remove(shard + ".db");
     for (IoMode mode : {IoMode::kPread, IoMode::kMmap, IoMode::kDirect}) {
       ReaderOptions options;
