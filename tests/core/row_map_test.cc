@@ -263,7 +263,7 @@ TEST(RowMapTest, FirstReadOfAPageReadsItOnce) {
     // The blob page and the raw page (this group's part of it, without checksums).
     EXPECT_LE(read, blob->used_bytes + raw->used_bytes + (1 << 20)) << blob->used_bytes << " + " << raw->used_bytes;
     EXPECT_GE(read, blob->used_bytes);
-    // In pieces of up to 1 MiB, not of 16 KiB (256 of them for the blob page).
+    // In pieces of up to 1 MiB (hashed) or 256 KiB (walked), not of 16 KiB (256 of them for the blob page).
     EXPECT_LE(calls, 40u);
   }
 }
