@@ -21,6 +21,8 @@ constexpr uint64_t kMaxWalkWindow = 256 << 10;
 constexpr uint64_t kGrowAfterPrefixes = 8;
 
 const char* PartName(RowMap::Part part) { return part == RowMap::Part::kBlob ? "blob" : "raw"; }
+// What a part's bytes end with: a blob part is its whole page.
+const char* PartSpan(RowMap::Part part) { return part == RowMap::Part::kBlob ? "page" : "row group"; }
 
 }  // namespace
 
@@ -139,12 +141,12 @@ Status RowMap::PartWalk::Bad(uint64_t pos, uint64_t row, const std::string& why)
 Status RowMap::PartWalk::TooLong(uint64_t len) const {
   return Bad(pos_, first_row_ + row_,
              "has length " + std::to_string(len) + ", past the end of its " +
-                 (part_ == Part::kBlob ? "page" : "row group") + " (at offset " + std::to_string(end_) + ")");
+                 PartSpan(part_) + " (at offset " + std::to_string(end_) + ")");
 }
 
 Status RowMap::PartWalk::PastTheEnd() const {
   return Bad(pos_, first_row_ + row_,
-             "starts past the end of its " + std::string(part_ == Part::kBlob ? "page" : "row group") +
+             "starts past the end of its " + std::string(PartSpan(part_)) +
                  " (at offset " + std::to_string(end_) + ")");
 }
 
@@ -196,15 +198,10 @@ Status RowMap::PartWalk::Finish() {
   if (pos_ != end_) {
     return Bad(pos_, first_row_ + n_ - 1,
                "is followed by " + std::to_string(end_ - pos_) + " bytes that are no row (the " +
-                   (part_ == Part::kBlob ? "page" : "row group") + " ends at offset " + std::to_string(end_) + ")");
+                   PartSpan(part_) + " ends at offset " + std::to_string(end_) + ")");
   }
   off_[n_] = static_cast<uint32_t>(pos_);
-  uint32_t* expected = nullptr;
-  auto& slot = map_.groups_[group_].offsets[static_cast<int>(part_)];
-  if (slot.compare_exchange_strong(expected, off_.get(), std::memory_order_acq_rel)) {
-    off_.release();
-    map_.walked_bytes_.fetch_add((n_ + 1) * sizeof(uint32_t), std::memory_order_relaxed);
-  }
+  map_.Publish(group_, part_, std::move(off_));
   return Status::OK();
 }
 
@@ -264,13 +261,17 @@ Status RowMap::Adopt(size_t group, Part part, const std::vector<std::pair<uint64
     return bad("the rows end at " + std::to_string(pos) + ", the part at " + std::to_string(GroupEnd(group, part)));
   }
   off[n] = static_cast<uint32_t>(pos);
-  uint32_t* expected = nullptr;
-  auto& slot = g.offsets[static_cast<int>(part)];
-  if (slot.compare_exchange_strong(expected, off.get(), std::memory_order_acq_rel)) {
-    off.release();
-    walked_bytes_.fetch_add((n + 1) * sizeof(uint32_t), std::memory_order_relaxed);
-  }
+  Publish(group, part, std::move(off));
   return Status::OK();
+}
+
+void RowMap::Publish(size_t group, Part part, std::unique_ptr<uint32_t[]> offsets) const {
+  const Group& g = groups_[group];
+  uint32_t* expected = nullptr;
+  if (g.offsets[static_cast<int>(part)].compare_exchange_strong(expected, offsets.get(), std::memory_order_acq_rel)) {
+    offsets.release();
+    walked_bytes_.fetch_add((g.end_row - g.first_row + 1) * sizeof(uint32_t), std::memory_order_relaxed);
+  }
 }
 
 void RowMap::Fill(size_t group, uint64_t row, bool want_raw, bool want_blob, CompactLocator* out) const {

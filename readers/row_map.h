@@ -121,6 +121,9 @@ class RowMap {
     mutable std::atomic<uint32_t*> offsets[2] = {nullptr, nullptr};
   };
   RowMap() = default;
+  // Makes `offsets` the group's part's offsets unless a walk published some
+  // first (then they are dropped).
+  void Publish(size_t group, Part part, std::unique_ptr<uint32_t[]> offsets) const;
   std::string path_;
   uint64_t header_size_ = 0, page_size_ = 0;
   std::unique_ptr<Group[]> groups_;  // non-empty blob pages, by first_row
