@@ -220,7 +220,10 @@ Status AssembleColumn(const std::vector<std::string>& names, size_t c, std::vect
 
 // Copies the rows of list column `col` that are views one after another
 // into one new buffer, each from a multiple of its element size, and makes
-// each such row a writable tensor over its bytes there.
+// each such row a writable tensor over its bytes there. The bytes are all
+// copied before any tensor is re-pointed: re-pointing one takes an atomic
+// reference on the buffer, which waits for every copy still in flight
+// (stores to memory not in cache), so interleaving the two serialises them.
 void CopyViewsIntoBlock(BatchColumn& col) {
   size_t total = 0;
   auto at = [](size_t off, const Tensor& t) {
@@ -241,13 +244,19 @@ void CopyViewsIntoBlock(BatchColumn& col) {
                              : std::string_view();
       },
       [&](size_t i) {
-        Tensor& t = col.list[i];
+        const Tensor& t = col.list[i];
         if (!t.read_only()) return;
         off = at(off, t);
         if (t.size_bytes()) std::memcpy(dst + off, t.data(), t.size_bytes());
-        t = block.Region(off, t.type(), t.shape());
         off += t.size_bytes();
       });
+  off = 0;
+  for (Tensor& t : col.list) {
+    if (!t.read_only()) continue;
+    off = at(off, t);
+    t = block.Region(off, t.type(), t.shape());
+    off += t.size_bytes();
+  }
 }
 
 Status CheckRow(const std::vector<std::string>& names, const RowTensors& r) {
