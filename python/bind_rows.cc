@@ -28,8 +28,15 @@ namespace mindrecord::py_binding {
 
 namespace {
 
-// Rows per chunk at most; the chunk's stored bytes are capped separately.
-constexpr size_t kChunkRows = 1024;
+// Rows per chunk: the first chunk (read while the caller waits) holds up to
+// kFirstChunkRows, each next one twice as many as the one before, up to
+// kChunkRows. Every chunk costs a handoff between two threads (a few futex
+// calls: 20-30 us each on a virtual machine); chunks of 4,096 rows of
+// ~1 KiB read a shuffled epoch 1.25x as fast as chunks of 1,024 and
+// faster than chunks of 8,192 (which fall out of the cache). The chunk's
+// stored bytes are capped separately.
+constexpr size_t kFirstChunkRows = 256;
+constexpr size_t kChunkRows = 4096;
 
 // Where the next chunk starts: an epoch and a position in its order.
 struct Cursor {
@@ -229,7 +236,10 @@ class PyRowStream {
       lk.lock();
       a.prepared = std::move(p);
       a.ready = true;
+      // Woken after the unlock, the caller does not wait for this mutex.
+      lk.unlock();
       a.cv.notify_all();
+      lk.lock();
     }
   }
 
@@ -273,12 +283,13 @@ class PyRowStream {
         a.ids = ValueOrThrow(a.sampler->Epoch(plan_.seed, at.epoch));
         a.ids_epoch = static_cast<int64_t>(at.epoch);
       }
-      // A chunk: up to kChunkRows rows, cut short before the row that takes
+      // A chunk: up to chunk_rows_ rows, cut short before the row that takes
       // its stored bytes, or the bytes its values hold (compressed rows
       // inflate beyond what they store), past chunk_bytes_ (at least one
       // row). Views of a mapped shard are kept as references, other rows
       // copied once.
-      const uint64_t end = std::min<uint64_t>(size_, at.position + kChunkRows);
+      const uint64_t end = std::min<uint64_t>(size_, at.position + chunk_rows_);
+      chunk_rows_ = std::min(chunk_rows_ * 2, kChunkRows);
       const std::vector<uint64_t> ids(a.ids.begin() + static_cast<ptrdiff_t>(at.position),
                                       a.ids.begin() + static_cast<ptrdiff_t>(end));
       RowChunk& c = *p.chunk;
@@ -313,6 +324,9 @@ class PyRowStream {
 
   Plan plan_;
   uint64_t chunk_bytes_;  // half the read-ahead: two chunks are held at once
+  // Rows of the next chunk at most. Read() runs on one thread at a time (the
+  // caller's, or the reader thread's between a Request and its Await).
+  mutable size_t chunk_rows_ = kFirstChunkRows;
   std::unique_ptr<ShardReader> reader_;
   Projection projection_;
   ValueStyle style_ = ValueStyle::kNumpy;

@@ -19,7 +19,7 @@ from mindrecord import _core, _mp_pool
 from mindrecord.callback import CallbackRunner
 
 # Unbatched iteration without map ops reads rows ahead in chunks of at most
-# 1,024 rows, holding two chunks (the one handed out, the next one read
+# 4,096 rows (256 at first, doubling), holding two chunks (the one handed out, the next one read
 # meanwhile) of at most half this many bytes of row data each, as stored and
 # as read (compressed rows count decompressed).
 ROW_READ_AHEAD_BYTES = 16 << 20
