@@ -5,6 +5,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import mindrecord  # noqa: E402
 from mindrecord.torch import MindRecordDataset  # noqa: E402
 from conftest import block_placement_order, write_simple  # noqa: E402
 
@@ -349,6 +350,23 @@ def test_rows_cross_into_python_per_chunk(mixed, workers):
     assert out["rows"] == 202
     # A few calls per batch of rows, none per row.
     assert out["calls"] < out["rows"] // 8, out
+
+
+def test_small_rows_cross_into_python_256_at_a_time(tmp_path):
+    # Rows of a few bytes (at most 16 KiB as stored) come through the
+    # pipeline 256 at a time: 4,095 rows in 16 handoffs, a few calls each
+    # (64 at a time took 317 calls); rows with ops, 64 at a time.
+    path = str(tmp_path / "small.mindrecord")
+    w = mindrecord.FileWriter(path, 1)
+    w.add_schema({"id": {"type": "int64"}, "data": {"type": "bytes"}}, "small rows")
+    w.write_raw_data([{"id": i, "data": b"x" * 100} for i in range(4096)])
+    w.commit()
+    ds = MindRecordDataset(path, columns=["id", "data"], seed=1)
+    (out,) = list(torch.utils.data.DataLoader(_CallsPerRow(ds), batch_size=None, num_workers=0))
+    assert out["rows"] == 4095
+    assert out["calls"] < 120, out
+    ids = [int(r["id"]) for r in MindRecordDataset(path, columns=["id"], seed=1)]
+    assert sorted(ids) == list(range(4096))
 
 
 @pytest.mark.parametrize("world", [2, 3])
