@@ -82,6 +82,11 @@ struct ReaderOptions {
   // Random rows are latency-bound, so more requests in flight is what makes
   // them faster; each holds one aligned buffer of its part's size.
   uint32_t direct_rows_in_flight = 32;
+  // kPread: bytes of row groups' raw parts (the scalar fields) a reader may
+  // keep, each group read whole once its rows' raw parts have been read one
+  // by one about as often as a read of the whole costs (RawGroupCache): a
+  // row is then one read instead of two. 0: every raw part read on its own.
+  uint64_t raw_group_cache_bytes = 64ull << 20;
   // Shard files go through this seam (tests refuse O_DIRECT); nullptr: POSIX.
   FileSystem* file_system = nullptr;
   // Check the header checksum at open and each page's checksum the first

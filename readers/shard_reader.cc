@@ -164,6 +164,28 @@ Result<std::string_view> ShardReader::Impl::Fetch(const Shard& s, uint64_t page,
   return Framed(s, std::string_view(p, n), off, part, row);
 }
 
+Result<std::string_view> ShardReader::Impl::FetchRaw(const Shard& s, const CompactLocator& l, uint64_t row,
+                                                     std::string* scratch) const {
+  if (s.raw_groups) {
+    const size_t g = s.rows->GroupOf(row);
+    const uint64_t begin = s.rows->GroupBegin(g, RowMap::Part::kRaw), end = s.rows->GroupEnd(g, RowMap::Part::kRaw);
+    const std::string* group = s.raw_groups->Get(g);
+    if (group == nullptr && s.raw_groups->CountRead(g, end - begin)) {
+      MR_RETURN_IF_ERROR(VerifyPage(s, l.raw_page));
+      std::string bytes(end - begin, '\0');
+      MR_RETURN_IF_ERROR(s.file->ReadAt(s.header.PageOffset(l.raw_page) + begin, bytes.size(), bytes.data()));
+      group = s.raw_groups->Put(g, std::move(bytes));
+    }
+    // The walk keeps every row inside its group's range; a row outside it
+    // (never) is read on its own.
+    if (group != nullptr && l.raw_begin >= begin && l.raw_end <= end && l.raw_begin <= l.raw_end) {
+      return Framed(s, std::string_view(*group).substr(l.raw_begin - begin, l.raw_end - l.raw_begin),
+                    s.header.PageOffset(l.raw_page) + l.raw_begin, "raw", row);
+    }
+  }
+  return Fetch(s, l.raw_page, l.raw_begin, l.raw_end, scratch, "raw", row);
+}
+
 Status ShardReader::Impl::FetchParts(const Shard& s, const CompactLocator& l, uint64_t row, bool want_raw,
                                      bool want_blob, RowParts* out) const {
   if (s.direct && want_raw && want_blob) {
@@ -181,7 +203,7 @@ Status ShardReader::Impl::FetchParts(const Shard& s, const CompactLocator& l, ui
     return Status::OK();
   }
   if (want_raw) {
-    MR_ASSIGN_OR_RETURN(out->raw, Fetch(s, l.raw_page, l.raw_begin, l.raw_end, &out->raw_buf, "raw", row));
+    MR_ASSIGN_OR_RETURN(out->raw, FetchRaw(s, l, row, &out->raw_buf));
   }
   if (want_blob) {
     MR_ASSIGN_OR_RETURN(out->blob, Fetch(s, l.blob_page, l.blob_begin, l.blob_end, &out->blob_buf, "blob", row));
@@ -364,6 +386,7 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
     }
   }
   DropStaleMappings();
+  std::shared_ptr<std::atomic<uint64_t>> raw_budget;  // the shards' RawGroupCaches share it
   for (auto& s : impl->shards) {
     // A mapping of the same unchanged file that another reader made lately
     // is reused with its page tables (readers/mapping_cache.h).
@@ -379,6 +402,10 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
     if (s->io_mode == IoMode::kMmap) {
       s->mapping = s->file;
       s->mapped_bytes = std::string_view(s->file->MappedData(), s->file->size());
+    }
+    if (s->io_mode == IoMode::kPread && !s->remote && options.raw_group_cache_bytes > 0) {
+      if (!raw_budget) raw_budget = std::make_shared<std::atomic<uint64_t>>(options.raw_group_cache_bytes);
+      s->raw_groups = std::make_unique<RawGroupCache>(s->rows->num_groups(), raw_budget);
     }
   }
   const ShardHeader& h0 = impl->shards[0]->header;
@@ -412,6 +439,12 @@ bool ShardReader::has_index(uint32_t s) const {
 uint64_t ShardReader::locator_bytes() const {
   uint64_t n = 0;
   for (const auto& s : impl_->shards) n += s->rows->MemoryBytes();
+  return n;
+}
+
+uint64_t ShardReader::raw_group_bytes() const {
+  uint64_t n = 0;
+  for (const auto& s : impl_->shards) n += s->raw_groups ? s->raw_groups->MemoryBytes() : 0;
   return n;
 }
 

@@ -73,6 +73,9 @@ class ShardReader {
   // in one process share these (readers/row_map_cache.h): the figure counts
   // what any of them walked.
   uint64_t locator_bytes() const;
+  // Bytes of row groups' raw parts this reader keeps (pread shards;
+  // ReaderOptions::raw_group_cache_bytes at most).
+  uint64_t raw_group_bytes() const;
 
   // Empty `columns`: all fields. Unknown names are an error.
   Result<Projection> MakeProjection(const std::vector<std::string>& columns) const;

@@ -18,6 +18,7 @@
 #include "mindrecord/file.h"
 #include "mindrecord/row_codec.h"
 #include "mindrecord/row_view.h"
+#include "readers/raw_group_cache.h"
 #include "readers/remote_file.h"
 #include "readers/row_map.h"
 #include "readers/shard_reader.h"
@@ -54,6 +55,9 @@ struct Shard {
   // The file's identity at open, for pages verified by earlier readers
   // (readers/verified_pages.h); invalid with a custom file system.
   FileIdentity identity;
+  // kPread shards (not remote): row groups' raw parts read whole; null
+  // otherwise or when ReaderOptions::raw_group_cache_bytes is 0.
+  std::unique_ptr<RawGroupCache> raw_groups;
 };
 
 // Whether Open's dataset is named by URL (the path, or every listed file);
@@ -129,6 +133,10 @@ struct ShardReader::Impl {
   bool NeedsVerify(const Shard& s, uint64_t page) const;
   Result<std::string_view> Fetch(const Shard& s, uint64_t page, uint64_t begin, uint64_t end,
                                  std::string* scratch, const char* part, uint64_t row) const;
+  // A row's raw part: from its group's bytes when the shard's RawGroupCache
+  // holds them (reading them now when it is time), else as Fetch reads it.
+  Result<std::string_view> FetchRaw(const Shard& s, const CompactLocator& l, uint64_t row,
+                                    std::string* scratch) const;
   // One row's parts (`raw`, `blob` when wanted) and the buffers behind them.
   struct RowParts {
     std::string raw_buf, blob_buf;

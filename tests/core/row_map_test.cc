@@ -223,18 +223,6 @@ TEST(RowMapTest, CorruptLengthPrefixUnderAMatchingChecksumIsFoundAsThePageIsHash
   CheckCorruptLengthPrefix(true);
 }
 
-// What the process has read through read(2) / pread(2) so far: bytes
-// (`rchar:`) or calls (`syscr:`); 0 where the kernel does not say.
-uint64_t ReadSoFar(const std::string& what) {
-  std::ifstream io("/proc/self/io");
-  std::string key;
-  uint64_t value = 0;
-  while (io >> key >> value) {
-    if (key == what) return value;
-  }
-  return 0;
-}
-
 TEST(RowMapTest, FirstReadOfAPageReadsItOnce) {
   // Small rows on 4 MiB pages: the first read of a row verifies its pages'
   // checksums and walks their prefixes from the same reads; a page without
@@ -255,11 +243,12 @@ TEST(RowMapTest, FirstReadOfAPageReadsItOnce) {
     }
     ASSERT_TRUE(blob && raw);
     ASSERT_GT(blob->used_bytes, 3u << 20);
-    const uint64_t before = ReadSoFar("rchar:"), calls_before = ReadSoFar("syscr:");
+    using testing::ProcSelfIo;
+    const uint64_t before = ProcSelfIo("rchar:"), calls_before = ProcSelfIo("syscr:");
     if (before == 0) GTEST_SKIP() << "/proc/self/io gives no rchar";
     auto row = r->ReadRow((blob->start_row_id + blob->end_row_id) / 2);
     ASSERT_TRUE(row.ok()) << row.status().ToString();
-    const uint64_t read = ReadSoFar("rchar:") - before, calls = ReadSoFar("syscr:") - calls_before;
+    const uint64_t read = ProcSelfIo("rchar:") - before, calls = ProcSelfIo("syscr:") - calls_before;
     // The blob page and the raw page (this group's part of it, without checksums).
     EXPECT_LE(read, blob->used_bytes + raw->used_bytes + (1 << 20)) << blob->used_bytes << " + " << raw->used_bytes;
     EXPECT_GE(read, blob->used_bytes);

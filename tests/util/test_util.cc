@@ -88,4 +88,14 @@ void WriteFile(const std::string& path, const std::string& bytes) {
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
+uint64_t ProcSelfIo(const std::string& what) {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  uint64_t value = 0;
+  while (io >> key >> value) {
+    if (key == what) return value;
+  }
+  return 0;
+}
+
 }  // namespace mindrecord::testing

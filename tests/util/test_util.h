@@ -40,6 +40,11 @@ int Cli(const std::string& args, std::string* output = nullptr, bool merge_stder
 std::string ReadFile(const std::string& path);
 void WriteFile(const std::string& path, const std::string& bytes);
 
+// What this process has read through read(2) / pread(2) so far, from
+// /proc/self/io: bytes ("rchar:") or calls ("syscr:"); 0 where the kernel
+// does not say.
+uint64_t ProcSelfIo(const std::string& what);
+
 }  // namespace mindrecord::testing
 
 #define MR_SKIP_WITHOUT_COMPAT(dir)                                                         \
