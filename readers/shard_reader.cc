@@ -173,8 +173,11 @@ Result<std::string_view> ShardReader::Impl::FetchRaw(const Shard& s, const Compa
     if (group == nullptr && s.raw_groups->CountRead(g, end - begin)) {
       MR_RETURN_IF_ERROR(VerifyPage(s, l.raw_page));
       std::string bytes(end - begin, '\0');
-      MR_RETURN_IF_ERROR(s.file->ReadAt(s.header.PageOffset(l.raw_page) + begin, bytes.size(), bytes.data()));
-      group = s.raw_groups->Put(g, std::move(bytes));
+      // A failed read (the file shrank since it was opened, an I/O error)
+      // keeps nothing: the row is read on its own below, and fails alone.
+      if (s.file->ReadAt(s.header.PageOffset(l.raw_page) + begin, bytes.size(), bytes.data()).ok()) {
+        group = s.raw_groups->Put(g, std::move(bytes));
+      }
     }
     // The walk keeps every row inside its group's range; a row outside it
     // (never) is read on its own.

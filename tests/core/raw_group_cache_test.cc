@@ -180,5 +180,44 @@ TEST(RawGroupCacheTest, DamagedRawPartsGiveTheMappingsErrors) {
   EXPECT_EQ(ReadAll(*r, ids), want);
 }
 
+TEST(RawGroupCacheTest, AGroupThatCannotBeReadWholeLeavesItsRowsToBeReadAlone) {
+  // The file loses its tail after the reader walked group 0: the group's raw
+  // parts can no longer be read whole, and each row whose own bytes are
+  // still there reads as before.
+  TempDir dir;
+  const std::string path = Write(dir, 20000, false);
+  ReaderOptions o;
+  o.io_mode = IoMode::kPread;
+  auto r = *ShardReader::Open(path, o);
+  ASSERT_TRUE(r->ReadRow(0).ok());  // walks group 0
+  const ShardHeader& h = r->header(0);
+  const PageInfo* raw = nullptr;
+  for (const auto& p : h.pages) {
+    if (!p.is_blob && !raw) raw = &p;
+  }
+  ASSERT_NE(raw, nullptr);
+  const std::string bytes = testing::ReadFile(path);
+  const uint64_t off = h.PageOffset(raw->page_id);
+  uint64_t pos = 0;
+  for (int row = 0; row < 100; ++row) {
+    uint64_t len;
+    std::memcpy(&len, bytes.data() + off + pos, 8);
+    pos += 8 + len;
+  }
+  std::filesystem::resize_file(path, off + pos + 4);  // in the middle of row 100's raw part
+  auto proj = *r->MakeProjection({"id"});
+  std::vector<uint64_t> ids(200);
+  std::iota(ids.begin(), ids.end(), 0);
+  for (int pass = 0; pass < 2; ++pass) {
+    std::vector<bool> ok(ids.size());
+    ASSERT_TRUE(r->ReadRows(ids, &proj, [&](size_t i, Result<Row>&& row) {
+                  ok[i] = row.ok() && row->Get("id").as_int() == static_cast<int64_t>(i);
+                  return Status::OK();
+                }).ok());
+    for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ok[i], i < 100) << i;
+  }
+  EXPECT_EQ(r->raw_group_bytes(), 0u);
+}
+
 }  // namespace
 }  // namespace mindrecord
