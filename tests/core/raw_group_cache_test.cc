@@ -41,6 +41,14 @@ std::string Write(const TempDir& dir, int rows, bool checksums = true) {
   return w->shard_paths()[0];
 }
 
+std::unique_ptr<ShardReader> Open(const std::string& path, IoMode mode) {
+  ReaderOptions o;
+  o.io_mode = mode;
+  auto r = ShardReader::Open(path, o);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? std::move(r).value() : nullptr;
+}
+
 std::vector<uint64_t> Shuffled(uint64_t n) {
   std::vector<uint64_t> ids(n);
   std::iota(ids.begin(), ids.end(), 0);
@@ -62,9 +70,8 @@ std::vector<std::string> ReadAll(const ShardReader& r, const std::vector<uint64_
 TEST(RawGroupCacheTest, ShuffledPreadIsOneReadPerRowOnceGroupsAreKept) {
   TempDir dir;
   const std::string path = Write(dir, 20000);
-  ReaderOptions o;
-  o.io_mode = IoMode::kPread;
-  auto r = *ShardReader::Open(path, o);
+  auto r = Open(path, IoMode::kPread);
+  ASSERT_NE(r, nullptr);
   ASSERT_GE(r->header(0).pages.size(), 4u);
   const auto ids = Shuffled(r->num_rows());
   ReadAll(*r, ids);  // walks the groups, reads them whole once their rows ask often enough
@@ -76,9 +83,7 @@ TEST(RawGroupCacheTest, ShuffledPreadIsOneReadPerRowOnceGroupsAreKept) {
   EXPECT_LE(calls, r->num_rows() + 100) << calls;
   EXPECT_GT(r->raw_group_bytes(), 0u);
   // The same rows as the mapping gives.
-  ReaderOptions m;
-  m.io_mode = IoMode::kMmap;
-  EXPECT_EQ(got, ReadAll(**ShardReader::Open(path, m), ids));
+  EXPECT_EQ(got, ReadAll(*Open(path, IoMode::kMmap), ids));
 }
 
 TEST(RawGroupCacheTest, ThreadsReadingAtOnceKeepEachGroupOnce) {
@@ -88,19 +93,15 @@ TEST(RawGroupCacheTest, ThreadsReadingAtOnceKeepEachGroupOnce) {
   TempDir dir;
   const std::string path = Write(dir, 20000);
   const auto ids = Shuffled(20000);
-  ReaderOptions m;
-  m.io_mode = IoMode::kMmap;
-  const auto want = ReadAll(**ShardReader::Open(path, m), ids);
-  ReaderOptions o;
-  o.io_mode = IoMode::kPread;
-  auto r = *ShardReader::Open(path, o);
+  const auto want = ReadAll(*Open(path, IoMode::kMmap), ids);
+  auto r = Open(path, IoMode::kPread);
+  ASSERT_NE(r, nullptr);
   std::vector<std::vector<std::string>> got(4);
   std::vector<std::thread> threads;
   for (auto& g : got) threads.emplace_back([&] { g = ReadAll(*r, ids); });
   for (auto& t : threads) t.join();
   for (const auto& g : got) EXPECT_EQ(g, want);
-  ReaderOptions all = o;
-  auto one = *ShardReader::Open(path, all);
+  auto one = Open(path, IoMode::kPread);
   ReadAll(*one, ids);
   EXPECT_EQ(r->raw_group_bytes(), one->raw_group_bytes());
 }
@@ -126,9 +127,8 @@ TEST(RawGroupCacheTest, KeptBytesStayWithinTheBudget) {
 TEST(RawGroupCacheTest, AFewRowsNeverReadAGroupWhole) {
   TempDir dir;
   const std::string path = Write(dir, 20000);
-  ReaderOptions o;
-  o.io_mode = IoMode::kPread;
-  auto r = *ShardReader::Open(path, o);
+  auto r = Open(path, IoMode::kPread);
+  ASSERT_NE(r, nullptr);
   for (uint64_t i = 0; i < 10; ++i) ASSERT_TRUE(r->ReadRow(i * 1999).ok());
   EXPECT_EQ(r->raw_group_bytes(), 0u);
 }
@@ -165,16 +165,13 @@ TEST(RawGroupCacheTest, DamagedRawPartsGiveTheMappingsErrors) {
   }
   testing::WriteFile(path, bytes);
   const auto ids = Shuffled(20000);
-  ReaderOptions m;
-  m.io_mode = IoMode::kMmap;
-  const auto want = ReadAll(**ShardReader::Open(path, m), ids);
+  const auto want = ReadAll(*Open(path, IoMode::kMmap), ids);
   const size_t bad = std::count_if(want.begin(), want.end(), [](const std::string& s) { return s.rfind("ok", 0); });
   EXPECT_GE(bad, 1u);
   const auto at = std::find_if(want.begin(), want.end(), [](const std::string& s) { return s.rfind("ok", 0); });
   EXPECT_NE(at->find(path), std::string::npos) << *at;
-  ReaderOptions o;
-  o.io_mode = IoMode::kPread;
-  auto r = *ShardReader::Open(path, o);
+  auto r = Open(path, IoMode::kPread);
+  ASSERT_NE(r, nullptr);
   EXPECT_EQ(ReadAll(*r, ids), want);
   EXPECT_GT(r->raw_group_bytes(), 0u);
   EXPECT_EQ(ReadAll(*r, ids), want);
@@ -186,9 +183,8 @@ TEST(RawGroupCacheTest, AGroupThatCannotBeReadWholeLeavesItsRowsToBeReadAlone) {
   // still there reads as before.
   TempDir dir;
   const std::string path = Write(dir, 20000, false);
-  ReaderOptions o;
-  o.io_mode = IoMode::kPread;
-  auto r = *ShardReader::Open(path, o);
+  auto r = Open(path, IoMode::kPread);
+  ASSERT_NE(r, nullptr);
   ASSERT_TRUE(r->ReadRow(0).ok());  // walks group 0
   const ShardHeader& h = r->header(0);
   const PageInfo* raw = nullptr;
