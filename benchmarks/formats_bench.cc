@@ -4,6 +4,7 @@
 // it and writes the report.
 //
 //   formats_bench [--scale F] [--runs N] [--warmup N] [--work DIR] [--out FILE]
+//                 (no --out: the table on stdout only)
 //                 [--workloads records,images,open] [--max-workers N]
 //                 [--records-write-only]
 #include <sys/utsname.h>
@@ -82,7 +83,9 @@ int main(int argc, char** argv) {
     ::getloadavg(load, 3);
     results.Set("load_after_" + w, {load[0], load[1], load[2]});
   }
-  b::Check(results.Save(o.out), "save");
-  std::fprintf(stderr, "formats_bench: wrote %s\n", o.out.c_str());
+  if (!o.out.empty()) {
+    b::Check(results.Save(o.out), "save");
+    std::fprintf(stderr, "formats_bench: wrote %s\n", o.out.c_str());
+  }
   return 0;
 }

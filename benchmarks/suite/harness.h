@@ -18,7 +18,10 @@ struct SuiteOptions {
   int runs = 5;         // measured runs per figure (the median is reported)
   int warmup = 1;       // untimed runs before them
   std::string work_dir = "/tmp/mr_bench";  // generated data (kept between invocations)
-  std::string out = "benchmarks/results/results.json";
+  // The measurements as JSON (benchmarks/run.sh gives its results folder);
+  // empty: the table on stdout only, so that a run of one workload never
+  // overwrites the committed results.
+  std::string out;
   std::vector<std::string> workloads = {"records", "images", "open"};
   int max_workers = 2;  // pipeline workloads run at 1..max_workers (powers of two)
   // records: only the MindRecord and TFRecord writers (for profiling the write path).
