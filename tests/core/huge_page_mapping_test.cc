@@ -79,10 +79,7 @@ std::string WriteRows(const TempDir& dir, const std::string& name) {
   auto w = *ShardWriter::Create(dir.Join(name), testing::IdNameImgSchema(), WriterOptions{});
   std::vector<Row> batch;
   for (int i = 0; i < kRows; ++i) {
-    batch.push_back(Row{{"id", Value::Int(i)},
-                        {"name", Value::String("row" + std::to_string(i))},
-                        {"img", Value::Bytes(std::string(128 << 10, static_cast<char>(i)))},
-                        {"v", Value::ArrayOf<int32_t>(DataType::kInt32, {i, -i})}});
+    batch.push_back(testing::IdNameImgRow(i, 128 << 10));
   }
   EXPECT_TRUE(w->WriteRows(batch).ok());
   EXPECT_TRUE(w->Commit().ok());

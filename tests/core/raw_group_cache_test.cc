@@ -31,10 +31,7 @@ std::string Write(const TempDir& dir, int rows, bool checksums = true) {
   auto w = *ShardWriter::Create(dir.Join("r.mindrecord"), testing::IdNameImgSchema(), o);
   std::vector<Row> batch;
   for (int i = 0; i < rows; ++i) {
-    batch.push_back(Row{{"id", Value::Int(i)},
-                        {"name", Value::String("row" + std::to_string(i))},
-                        {"img", Value::Bytes(std::string(100 + i % 37, static_cast<char>(i)))},
-                        {"v", Value::ArrayOf<int32_t>(DataType::kInt32, {i, -i})}});
+    batch.push_back(testing::IdNameImgRow(i, 100 + i % 37));
   }
   EXPECT_TRUE(w->WriteRows(batch).ok());
   EXPECT_TRUE(w->Commit().ok());

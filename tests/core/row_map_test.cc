@@ -41,10 +41,7 @@ std::string Write(const TempDir& dir, const std::string& name, int rows, bool ch
   auto w = *ShardWriter::Create(dir.Join(name), testing::IdNameImgSchema(), o);
   std::vector<Row> batch;
   for (int i = 0; i < rows; ++i) {
-    batch.push_back(Row{{"id", Value::Int(i)},
-                        {"name", Value::String("row" + std::to_string(i))},
-                        {"img", Value::Bytes(std::string(img_bytes + i % 97, static_cast<char>(i)))},
-                        {"v", Value::ArrayOf<int32_t>(DataType::kInt32, {i, -i})}});
+    batch.push_back(testing::IdNameImgRow(i, img_bytes + i % 97));
   }
   EXPECT_TRUE(w->WriteRows(batch).ok());
   EXPECT_TRUE(w->Commit().ok());
