@@ -127,7 +127,10 @@ py::dict BatchToPy(Batch&& b, ValueStyle style, bool zero_copy) {
       // Buffers from the consumer's allocator are its to reuse: copied.
       const bool allocated = !c.is_list() && c.data.owner_deleter<PyBufferRelease>() != nullptr;
       if (first == TensorType::kBytes && (c.is_list() || rows == 1) && !allocated) {
-        py::object v = BytesTensorsToMindSpore(c.is_list() ? c.list : std::vector<Tensor>{c.data}, zero_copy);
+        // (Not `c.is_list() ? c.list : std::vector<Tensor>{c.data}`: that
+        // copies the list, a reference count taken and dropped per row.)
+        py::object v = c.is_list() ? BytesTensorsToMindSpore(c.list, zero_copy)
+                                   : BytesTensorsToMindSpore(std::vector<Tensor>{c.data}, zero_copy);
         if (v) {
           d[py::str(c.name)] = std::move(v);
           continue;
