@@ -135,6 +135,7 @@ Runtime::~Runtime() {
     stop_ = true;
   }
   work_cv_.notify_all();
+  park_cv_.notify_all();
   consumer_cv_.notify_all();
   for (auto& t : workers_) t.join();
 }
@@ -160,7 +161,7 @@ Runtime::Claim Runtime::ClaimWork(uint32_t index, Task* task, SharedRows** help)
     if (stop_) return Claim::kStop;
     if (index >= active_workers_) {
       // Parked by autotune: not counted as blocked (it is not working).
-      work_cv_.wait(lock);
+      park_cv_.wait(lock);
       continue;
     }
     if (!claims_done_) {
@@ -247,23 +248,30 @@ void Runtime::WorkerLoop(uint32_t index) {
     }
     Chunk chunk = RunTask(task);
     std::vector<Batch> spent;  // released after the lock (declared before it)
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stop_) return;
-    for (Batch& b : spent_) spent.push_back(std::move(b));
-    spent_.clear();
-    spent_bytes_ = 0;
-    chunk.ready = true;
-    // A failed task ends the run at its place: the consumer stops there, so
-    // no task after it is claimed (those claimed before it still finish).
-    if (!chunk.status.ok()) claims_done_ = true;
-    // The estimate follows the largest recent chunks up at once and down
-    // slowly, so a run of small batches does not let big ones overshoot.
-    est_chunk_bytes_ = std::max(chunk.bytes, est_chunk_bytes_ - est_chunk_bytes_ / 4 + chunk.bytes / 4);
-    held_bytes_ += chunk.bytes;
-    max_held_bytes_ = std::max(max_held_bytes_, held_bytes_);
-    done_unconsumed_++;
-    slots_[task.seq % slots_.size()] = std::move(chunk);
-    consumer_cv_.notify_all();
+    bool wake_consumer = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stop_) return;
+      for (Batch& b : spent_) spent.push_back(std::move(b));
+      spent_.clear();
+      spent_bytes_ = 0;
+      chunk.ready = true;
+      // A failed task ends the run at its place: the consumer stops there, so
+      // no task after it is claimed (those claimed before it still finish).
+      if (!chunk.status.ok()) claims_done_ = true;
+      // The estimate follows the largest recent chunks up at once and down
+      // slowly, so a run of small batches does not let big ones overshoot.
+      est_chunk_bytes_ = std::max(chunk.bytes, est_chunk_bytes_ - est_chunk_bytes_ / 4 + chunk.bytes / 4);
+      held_bytes_ += chunk.bytes;
+      max_held_bytes_ = std::max(max_held_bytes_, held_bytes_);
+      done_unconsumed_++;
+      slots_[task.seq % slots_.size()] = std::move(chunk);
+      // The consumer takes chunks in order: one finished ahead of the one it
+      // waits for does not wake it.
+      wake_consumer = consumer_waits_for_ == task.seq;
+    }
+    // Woken after the unlock, so the woken thread does not block on mu_ at once.
+    if (wake_consumer) consumer_cv_.notify_one();
     work_cv_.notify_all();
   }
 }
@@ -499,6 +507,7 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
   } else {
     c.status = task.status;
   }
+  bool wake_workers = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     reading_--;
@@ -508,11 +517,12 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
       shared.raw = &raw;
       shared.done.resize(raw.size());
       open_.push_back(&shared);
-      work_cv_.notify_all();
+      wake_workers = true;
     } else if (claims_done_ && reading_ == 0) {
-      work_cv_.notify_all();  // idle workers waiting for rows to open may stop
+      wake_workers = true;  // idle workers waiting for rows to open may stop
     }
   }
+  if (wake_workers) work_cv_.notify_all();
   if (!c.status.ok()) return c;
   const auto t0 = Clock::now();
   const std::vector<std::string>& names = tree_.root->columns();

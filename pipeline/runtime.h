@@ -184,7 +184,8 @@ class Runtime {
   std::unique_ptr<std::atomic<bool>[]> ragged_;
 
   mutable std::mutex mu_;
-  std::condition_variable work_cv_;      // workers: a slot freed or stop
+  std::condition_variable work_cv_;      // workers that may claim: a slot freed, rows open, or stop
+  std::condition_variable park_cv_;      // workers autotune parked: the setting changed, or stop
   std::condition_variable consumer_cv_;  // consumer: a chunk is ready
   bool stop_ = false;
   // Task cursor (claims) and consumption.
@@ -193,6 +194,9 @@ class Runtime {
   bool claims_done_ = false;
   std::map<uint64_t, uint64_t> claim_ends_;  // epoch -> ClaimEnd
   uint64_t consumed_seq_ = 0;
+  // The task whose chunk the consumer waits for in Next (kNotWaiting: none).
+  static constexpr uint64_t kNotWaiting = UINT64_MAX;
+  uint64_t consumer_waits_for_ = kNotWaiting;
   std::vector<Chunk> slots_;
   // Bytes of finished chunks not yet taken by the consumer; their high-water
   // mark; the running estimate of one chunk's bytes (0: none finished yet).

@@ -206,7 +206,9 @@ Result<bool> Runtime::Next(Batch* out) {
       if (finished_) return false;
       const auto t0 = Clock::now();
       Chunk& slot = slots_[consumed_seq_ % slots_.size()];
+      consumer_waits_for_ = consumed_seq_;
       consumer_cv_.wait(lock, [&] { return slot.ready || (claims_done_ && consumed_seq_ == claim_seq_) || stop_; });
+      consumer_waits_for_ = kNotWaiting;
       wait_ns_ += NanosSince(t0);
       if (!slot.ready) {
         finished_ = true;
@@ -223,7 +225,9 @@ Result<bool> Runtime::Next(Batch* out) {
         continue;
       }
     }
-    work_cv_.notify_all();
+    // One slot freed: one blocked worker may claim a task (a worker that
+    // finishes one wakes the others again).
+    work_cv_.notify_one();
     if (!chunk.status.ok()) {
       error_ = chunk.status;
       return error_;
@@ -250,6 +254,7 @@ void Runtime::Tune() {
   active_workers_ = next->workers;
   depth_ = next->queue_depth;
   work_cv_.notify_all();
+  park_cv_.notify_all();
   if (tune_log_) std::fprintf(stderr, "[INFO] MD mindrecord autotune: %s\n", tuner_->decisions().back().c_str());
 }
 
