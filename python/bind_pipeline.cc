@@ -212,10 +212,14 @@ class PyPipeline {
     ReleaseQueuedExceptions();
     if (!more.ok()) throw StatusError(more.status());
     if (!*more) return py::none();
+    const uint64_t epoch = b.epoch;
+    // The row-id array (a 2 KiB buffer at 256 rows) is made after the
+    // columns' arrays (see ListOf in bind_values.cc); BatchToPy takes only
+    // the batch's columns.
+    py::dict columns = BatchToPy(std::move(b), style_, zero_copy_);
     py::array_t<uint64_t> ids(static_cast<ssize_t>(b.row_ids.size()));
     std::copy(b.row_ids.begin(), b.row_ids.end(), ids.mutable_data());
-    const uint64_t epoch = b.epoch;
-    return py::make_tuple(BatchToPy(std::move(b), style_, zero_copy_), ids, epoch);
+    return py::make_tuple(std::move(columns), ids, epoch);
   }
   // Workers may be waiting for the GIL (Python callables): never join them
   // while holding it.

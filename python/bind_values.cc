@@ -327,6 +327,37 @@ py::object BlockRow(char* at, size_t n, const py::object& block) {
   if (api.PyArray_SetBaseObject_(a.ptr(), block.inc_ref().ptr()) != 0) throw py::error_already_set();
   return a;
 }
+
+// A list of the `n` objects make(i) returns, made before the list itself.
+// The list's item array is a malloc of 1 KiB or more at 128+ items, which
+// makes glibc merge its free small chunks (malloc_consolidate): made first,
+// it merged the ones the previous batch's arrays had just freed (numpy's
+// per-array shape buffers), and each new array's then came from the slow
+// path. The items wait on the stack (up to kScratchRows of them).
+constexpr size_t kScratchRows = 512;
+template <class Make>
+py::list ListOf(size_t n, Make&& make) {
+  PyObject* on_stack[kScratchRows];
+  std::vector<PyObject*> on_heap(n > kScratchRows ? n : 0);
+  PyObject** items = n > kScratchRows ? on_heap.data() : on_stack;
+  size_t made = 0;
+  auto drop = [&] {
+    for (size_t i = 0; i < made; ++i) Py_DECREF(items[i]);
+  };
+  try {
+    for (; made < n; ++made) items[made] = make(made).release().ptr();
+  } catch (...) {
+    drop();
+    throw;
+  }
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
+  if (list == nullptr) {
+    drop();
+    throw py::error_already_set();
+  }
+  for (size_t i = 0; i < n; ++i) PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), items[i]);
+  return py::reinterpret_steal<py::list>(list);
+}
 }  // namespace
 
 py::object BytesRowsToMindSpore(const std::vector<std::string_view>& rows) {
@@ -340,59 +371,66 @@ py::object BytesRowsToMindSpore(const std::vector<std::string_view>& rows) {
   }
   char* dst = nullptr;
   py::object block = RowsBlock(rows, &dst);
-  py::list out(rows.size());
-  for (size_t i = 0; i < rows.size(); ++i) {
-    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), BlockRow(dst, rows[i].size(), block).release().ptr());
+  return ListOf(rows.size(), [&](size_t i) {
+    py::object a = BlockRow(dst, rows[i].size(), block);
     dst += rows[i].size();
-  }
-  return out;
+    return a;
+  });
 }
 
 py::object BytesTensorsToMindSpore(const std::vector<Tensor>& rows, bool views) {
-  std::vector<std::string_view> text, copied;  // every row; the rows to copy
-  text.reserve(rows.size());
   bool same = true;
+  size_t to_copy = 0;  // read-only rows handed out as copies
   for (const Tensor& t : rows) {
     if (t.type() != TensorType::kBytes) return py::object();
-    text.emplace_back(reinterpret_cast<const char*>(t.data()), t.size_bytes());
     same = same && t.size_bytes() == rows.front().size_bytes();
-    if (t.read_only() && !views) copied.push_back(text.back());
+    to_copy += t.read_only() && !views;
   }
-  if (rows.size() == 1 && copied.empty()) {
+  auto text = [&rows](size_t i) {
+    return std::string_view(reinterpret_cast<const char*>(rows[i].data()), rows[i].size_bytes());
+  };
+  if (rows.size() == 1 && to_copy == 0) {
     const Tensor& t = rows.front();
-    const int64_t dims[2] = {1, static_cast<int64_t>(text.front().size())};
-    if (t.read_only()) return ViewArray(npy::NPY_UINT8_, 2, dims, text.front().data(), KeepAlive(t.owner()));
+    const int64_t dims[2] = {1, static_cast<int64_t>(t.size_bytes())};
+    if (t.read_only()) return ViewArray(npy::NPY_UINT8_, 2, dims, text(0).data(), KeepAlive(t.owner()));
     return TensorToArray(t.Reshaped({dims[0], dims[1]}));
   }
-  if (same || copied.size() == rows.size()) return BytesRowsToMindSpore(text);
+  if (same || to_copy == rows.size()) {
+    std::vector<std::string_view> all(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) all[i] = text(i);
+    return BytesRowsToMindSpore(all);
+  }
   // Rows to copy go into one block (as BytesRowsToMindSpore copies them);
   // the others share one owner object per run of rows over one owner.
   py::object block;
   char* dst = nullptr;
-  if (!copied.empty()) block = RowsBlock(copied, &dst);
+  if (to_copy > 0) {
+    std::vector<std::string_view> copied;
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (rows[i].read_only()) copied.push_back(text(i));
+    block = RowsBlock(copied, &dst);
+  }
   std::vector<std::pair<const Tensor*, py::object>> mappings;  // few: one per shard mapping
   const Tensor* last_owned = nullptr;
   py::object owned;
-  py::list out(rows.size());
-  for (size_t i = 0; i < rows.size(); ++i) {
+  return ListOf(rows.size(), [&](size_t i) {
     const Tensor& t = rows[i];
-    const int64_t n = static_cast<int64_t>(text[i].size());
-    py::object a;
+    const std::string_view row = text(i);
+    const int64_t n = static_cast<int64_t>(row.size());
     if (t.read_only() && views) {
       auto it = std::find_if(mappings.begin(), mappings.end(), [&](const auto& o) { return o.first->SameOwner(t); });
       if (it == mappings.end()) it = mappings.insert(mappings.end(), {&t, KeepAlive(t.owner())});
-      a = ViewArray(npy::NPY_UINT8_, 1, &n, text[i].data(), it->second);
-    } else if (t.read_only()) {
-      a = BlockRow(dst, text[i].size(), block);
-      dst += text[i].size();
-    } else {
-      if (last_owned == nullptr || !last_owned->SameOwner(t)) owned = KeepAlive(t.owner());
-      last_owned = &t;
-      a = BlockRow(const_cast<char*>(text[i].data()), text[i].size(), owned);
+      return ViewArray(npy::NPY_UINT8_, 1, &n, row.data(), it->second);
     }
-    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), a.release().ptr());
-  }
-  return out;
+    if (t.read_only()) {
+      py::object a = BlockRow(dst, row.size(), block);
+      dst += row.size();
+      return a;
+    }
+    if (last_owned == nullptr || !last_owned->SameOwner(t)) owned = KeepAlive(t.owner());
+    last_owned = &t;
+    return BlockRow(const_cast<char*>(row.data()), row.size(), owned);
+  });
 }
 
 py::object StringRowsToMindSpore(const std::vector<std::string_view>& rows) {
