@@ -404,7 +404,7 @@ py::object BytesTensorsToMindSpore(const std::vector<Tensor>& rows, bool views) 
   // the others share one owner object per run of rows over one owner.
   py::object block;
   char* dst = nullptr;
-  if (to_copy > 0) {
+  if (to_copy > 0) {  // only without views, so every read-only row is copied
     std::vector<std::string_view> copied;
     for (size_t i = 0; i < rows.size(); ++i)
       if (rows[i].read_only()) copied.push_back(text(i));
