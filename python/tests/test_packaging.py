@@ -102,7 +102,8 @@ def test_pip_install_into_a_target_folder(tmp_path):
 def _mypy(tmp_path, *targets):
     pytest.importorskip("mypy")
     env = dict(os.environ, MYPYPATH=os.path.join(ROOT, "python"))
-    return subprocess.run([sys.executable, "-m", "mypy", "--ignore-missing-imports", "--follow-imports=silent",
+    # The project's settings (pyproject.toml [tool.mypy]), as `mypy` in the checkout uses them.
+    return subprocess.run([sys.executable, "-m", "mypy", "--config-file", os.path.join(ROOT, "pyproject.toml"),
                            "--cache-dir", str(tmp_path / "mypy_cache"), *targets],
                           capture_output=True, text=True, env=env, cwd=str(tmp_path))
 
