@@ -43,6 +43,12 @@ class PosixReadFile : public RandomAccessFile {
     if (map_) (void)madvise(const_cast<char*>(map_), size_, MADV_HUGEPAGE);
 #endif
   }
+  void ReleaseMapped(uint64_t offset, uint64_t n) const override {
+    if (!map_ || n == 0 || offset >= size_) return;
+    static const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    const uint64_t first = offset - offset % page, end = std::min(offset + n, size_);
+    (void)madvise(const_cast<char*>(map_) + first, end - first, MADV_DONTNEED);
+  }
   Status ReadAt(uint64_t offset, size_t n, char* out) const override {
     if (offset > size_ || n > size_ - offset) {
       return Status::Corruption(path_ + ": read of " + std::to_string(n) + " bytes at offset " +

@@ -14,7 +14,7 @@
 
 namespace mindrecord {
 
-// Thread safety: ReadAt and AdviseHugePages may be called from any number of
+// Thread safety: ReadAt, AdviseHugePages and ReleaseMapped may be called from any number of
 // threads at once.
 class RandomAccessFile {
  public:
@@ -30,6 +30,16 @@ class RandomAccessFile {
   // the file map with one fault and one TLB entry per 2 MiB. Pages already
   // cached keep their size. Advice only: no-op when unmapped or refused.
   virtual void AdviseHugePages() const {}
+  // Drops this process's page-table entries for the mapped bytes around
+  // [offset, offset + n) (the whole memory pages covering them): they stop
+  // counting in its resident memory and stay in the page cache, where the
+  // next touch maps them again. For bytes read once to check them, not to
+  // hand them out (Linux MADV_DONTNEED of the read-only shared mapping; views
+  // into it stay valid). No-op when unmapped.
+  // Callers release in steps ending at multiples of kReleaseStep (a 2 MiB
+  // huge page is then released whole rather than split).
+  virtual void ReleaseMapped(uint64_t /*offset*/, uint64_t /*n*/) const {}
+  static constexpr uint64_t kReleaseStep = uint64_t{2} << 20;
   virtual uint64_t size() const = 0;
   virtual const std::string& path() const = 0;
 };

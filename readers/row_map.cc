@@ -218,7 +218,14 @@ Status RowMap::Walk(size_t group, Part part, const RandomAccessFile& file, const
     if (held.data && pos >= held.first && pos + kLengthPrefix <= held.end) {
       MR_RETURN_IF_ERROR(walk.Feed(held.first, held.data, held.end - held.first));
     } else if (map) {
-      MR_RETURN_IF_ERROR(walk.Feed(pos, map + page_off + pos, end - pos));
+      // Through the mapping in steps, each let go of once walked: the walk
+      // reads prefixes only, and one row read must not leave its group's
+      // bytes in this process's resident memory (RandomAccessFile::
+      // ReleaseMapped). A step holds at least the next prefix whole.
+      const uint64_t at = page_off + pos, step = RandomAccessFile::kReleaseStep;
+      const uint64_t stop = std::min(page_off + end, ((at + kLengthPrefix) / step + 1) * step);
+      MR_RETURN_IF_ERROR(walk.Feed(pos, map + at, stop - at));
+      file.ReleaseMapped(at, stop - at);
     } else if (end - pos < kLengthPrefix) {
       MR_RETURN_IF_ERROR(walk.Feed(pos, nullptr, 0));  // the error for a prefix past the end
     } else {
