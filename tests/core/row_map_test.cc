@@ -221,6 +221,25 @@ TEST(RowMapTest, CorruptLengthPrefixUnderAMatchingChecksumIsFoundAsThePageIsHash
   CheckCorruptLengthPrefix(true);
 }
 
+// A shard of `rows` small rows (~20-byte images) on pages of `page_size`,
+// opened in `mode`; its path in *path when given.
+std::unique_ptr<ShardReader> WriteAndOpen(const TempDir& dir, const std::string& name, int rows, bool checksums,
+                                          uint64_t page_size, IoMode mode, std::string* path = nullptr) {
+  const std::string written = Write(dir, name, rows, checksums, 1, 20, kMinHeaderSize, page_size);
+  if (path) *path = written;
+  ReaderOptions o;
+  o.io_mode = mode;
+  return *ShardReader::Open(written, o);
+}
+
+// The header's first blob page (or raw page); null when it has none.
+const PageInfo* FirstPage(const ShardHeader& h, bool blob) {
+  for (const auto& p : h.pages) {
+    if (p.is_blob == blob) return &p;
+  }
+  return nullptr;
+}
+
 TEST(RowMapTest, FirstReadOfAPageReadsItOnce) {
   // Small rows on 4 MiB pages: the first read of a row verifies its pages'
   // checksums and walks their prefixes from the same reads; a page without
@@ -228,17 +247,9 @@ TEST(RowMapTest, FirstReadOfAPageReadsItOnce) {
   for (bool checksums : {true, false}) {
     SCOPED_TRACE(checksums ? "checksums" : "no checksums");
     TempDir dir;
-    const std::string path = Write(dir, "once.mindrecord", 60000, checksums, 1, 20, kMinHeaderSize, 4 << 20);
-    ReaderOptions o;
-    o.io_mode = IoMode::kPread;
-    auto r = *ShardReader::Open(path, o);
-    const ShardHeader& h = r->header(0);
-    const PageInfo* blob = nullptr;
-    const PageInfo* raw = nullptr;
-    for (const auto& p : h.pages) {
-      if (p.is_blob && !blob) blob = &p;
-      if (!p.is_blob && !raw) raw = &p;
-    }
+    auto r = WriteAndOpen(dir, "once.mindrecord", 60000, checksums, 4 << 20, IoMode::kPread);
+    const PageInfo* blob = FirstPage(r->header(0), true);
+    const PageInfo* raw = FirstPage(r->header(0), false);
     ASSERT_TRUE(blob && raw);
     ASSERT_GT(blob->used_bytes, 3u << 20);
     using testing::ProcSelfIo;
@@ -264,14 +275,9 @@ TEST(RowMapTest, FirstReadOfAMappedPageMapsLittleMoreThanTheRow) {
   for (bool checksums : {true, false}) {
     SCOPED_TRACE(checksums ? "checksums" : "no checksums");
     TempDir dir;
-    const std::string path = Write(dir, "mapped.mindrecord", 120000, checksums, 1, 20, kMinHeaderSize, 8 << 20);
-    ReaderOptions o;
-    o.io_mode = IoMode::kMmap;
-    auto r = *ShardReader::Open(path, o);
-    const PageInfo* blob = nullptr;
-    for (const auto& p : r->header(0).pages) {
-      if (p.is_blob && !blob) blob = &p;
-    }
+    std::string path;
+    auto r = WriteAndOpen(dir, "mapped.mindrecord", 120000, checksums, 8 << 20, IoMode::kMmap, &path);
+    const PageInfo* blob = FirstPage(r->header(0), true);
     ASSERT_TRUE(blob);
     ASSERT_GT(blob->used_bytes, 6u << 20);
     const uint64_t id = (blob->start_row_id + blob->end_row_id) / 2;
