@@ -36,10 +36,7 @@ class RandomAccessFile {
   // next touch maps them again. For bytes read once to check them, not to
   // hand them out (Linux MADV_DONTNEED of the read-only shared mapping; views
   // into it stay valid). No-op when unmapped.
-  // Callers release in steps ending at multiples of kReleaseStep (a 2 MiB
-  // huge page is then released whole rather than split).
   virtual void ReleaseMapped(uint64_t /*offset*/, uint64_t /*n*/) const {}
-  static constexpr uint64_t kReleaseStep = uint64_t{2} << 20;
   virtual uint64_t size() const = 0;
   virtual const std::string& path() const = 0;
 };

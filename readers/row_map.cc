@@ -18,6 +18,8 @@ namespace {
 // measured no faster (the window leaves the L2 cache; a new buffer faults).
 constexpr uint64_t kWalkWindow = 16 << 10;
 constexpr uint64_t kMaxWalkWindow = 256 << 10;
+// Mapped bytes are walked this much at a time, each step let go of once walked.
+constexpr uint64_t kMappedWalkStep = 1 << 20;
 constexpr uint64_t kGrowAfterPrefixes = 8;
 
 const char* PartName(RowMap::Part part) { return part == RowMap::Part::kBlob ? "blob" : "raw"; }
@@ -221,9 +223,8 @@ Status RowMap::Walk(size_t group, Part part, const RandomAccessFile& file, const
       // Through the mapping in steps, each let go of once walked: the walk
       // reads prefixes only, and one row read must not leave its group's
       // bytes in this process's resident memory (RandomAccessFile::
-      // ReleaseMapped). A step holds at least the next prefix whole.
-      const uint64_t at = page_off + pos, step = RandomAccessFile::kReleaseStep;
-      const uint64_t stop = std::min(page_off + end, ((at + kLengthPrefix) / step + 1) * step);
+      // ReleaseMapped). A step holds the next prefix whole.
+      const uint64_t at = page_off + pos, stop = std::min(page_off + end, at + kMappedWalkStep);
       MR_RETURN_IF_ERROR(walk.Feed(pos, map + at, stop - at));
       file.ReleaseMapped(at, stop - at);
     } else if (end - pos < kLengthPrefix) {

@@ -131,7 +131,6 @@ Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page, const char* 
     // while it is in the cache.
     Xxh3Stream hash;
     std::string buf;
-    uint64_t released = off;  // file offset the mapping is released up to
     for (uint64_t done = 0; done < p.used_bytes; done += kVerifyChunk) {
       const uint64_t n = std::min(p.used_bytes - done, kVerifyChunk);
       const char* piece = data != nullptr ? data + done : nullptr;
@@ -142,13 +141,8 @@ Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page, const char* 
       }
       hash.Update(std::string_view(piece, n));
       if (each_piece) each_piece(done, piece, n);
-      const uint64_t step = RandomAccessFile::kReleaseStep, upto = (off + done + n) / step * step;
-      if (release && upto > released) {
-        s.file->ReleaseMapped(released, upto - released);
-        released = upto;
-      }
+      if (release) s.file->ReleaseMapped(off + done, n);
     }
-    if (release) s.file->ReleaseMapped(released, off + p.used_bytes - released);
     computed = ChecksumHex(hash.Digest());
   }
   if (computed != it->get<std::string>()) {

@@ -270,7 +270,7 @@ TEST(RowMapTest, FirstReadOfAMappedPageMapsLittleMoreThanTheRow) {
   // A mapped shard's page hashed or walked for one row is let go of from the
   // mapping as it goes (RandomAccessFile::ReleaseMapped): the row stays
   // mapped, not the 8 MiB page around it (open + one row of a 1M-row shard
-  // held 57 MB of resident memory; by pread, 9 MB). The walk, in 2 MiB steps
+  // held 57 MB of resident memory; by pread, 9 MB). The walk, in 1 MiB steps
   // cut anywhere in a prefix, still locates every row of the page.
   for (bool checksums : {true, false}) {
     SCOPED_TRACE(checksums ? "checksums" : "no checksums");
