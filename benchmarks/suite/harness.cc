@@ -80,11 +80,13 @@ double ProcessCpuSeconds() {
 }  // namespace
 
 std::vector<std::vector<double>> TimeInterleaved(const SuiteOptions& o, const std::vector<std::function<void()>>& fns,
-                                                 std::vector<std::vector<double>>* cpu) {
+                                                 std::vector<std::vector<double>>* cpu,
+                                                 const std::function<void()>& prepare) {
   std::vector<std::vector<double>> out(fns.size());
   if (cpu) cpu->assign(fns.size(), {});
   for (int i = 0; i < o.warmup + o.runs; ++i) {
     for (size_t k = 0; k < fns.size(); ++k) {
+      if (prepare) prepare();
       const double c0 = ProcessCpuSeconds();
       auto t0 = std::chrono::steady_clock::now();
       fns[k]();

@@ -2,6 +2,8 @@
 // scan, shuffled epoch and batches of 256 random ids, for MindRecord, the
 // TFRecord and LMDB baselines (the same serialized tf.train.Example records)
 // and plain files, against memcpy / cat ceilings.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -126,10 +128,19 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
   // ---- write ----
   {
     // Interleaved: the writers' ratios are what the report compares, and a
-    // shared machine's load drifts between runs.
+    // shared machine's load drifts between runs. Each writer starts, untimed,
+    // with no earlier output to replace (deleting a 200 MB file is the file
+    // system's work, done inside a rename or an O_TRUNC open) and nothing left
+    // to write back (sync): otherwise one writer's fsync also waits for what
+    // the previous one or an earlier workload left to the disk.
+    const std::vector<std::string> outputs = {p.mr, p.mr + ".db", p.tf, p.idx, p.lmdb, p.lmdb + "-lock"};
+    auto settle = [&] {
+      for (const auto& f : outputs) RemoveAll(f);
+      ::sync();
+    };
     std::vector<std::vector<double>> cpu;
     auto secs = TimeInterleaved(o, {[&] { WriteMindRecord(c, p.mr); }, [&] { WriteTfRecord(c, p); },
-                                    [&] { WriteLmdb(c, p.lmdb); }}, &cpu);
+                                    [&] { WriteLmdb(c, p.lmdb); }}, &cpu, settle);
     Add(results, "write", "MindRecord", "ours", "rows", n, payload, secs[0], cpu[0]);
     Add(results, "write", "TFRecord + .idx", "baseline", "rows", n, payload, secs[1], cpu[1]);
     Add(results, "write", "LMDB", "baseline", "rows", n, payload, secs[2], cpu[2]);
