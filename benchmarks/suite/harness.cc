@@ -81,12 +81,12 @@ double ProcessCpuSeconds() {
 
 std::vector<std::vector<double>> TimeInterleaved(const SuiteOptions& o, const std::vector<std::function<void()>>& fns,
                                                  std::vector<std::vector<double>>* cpu,
-                                                 const std::function<void()>& prepare) {
+                                                 const std::function<void(size_t)>& prepare) {
   std::vector<std::vector<double>> out(fns.size());
   if (cpu) cpu->assign(fns.size(), {});
   for (int i = 0; i < o.warmup + o.runs; ++i) {
     for (size_t k = 0; k < fns.size(); ++k) {
-      if (prepare) prepare();
+      if (prepare) prepare(k);
       const double c0 = ProcessCpuSeconds();
       auto t0 = std::chrono::steady_clock::now();
       fns[k]();

@@ -66,10 +66,10 @@ std::vector<double> TimeRuns(const SuiteOptions& o, const std::function<void()>&
 // of machine load hits all of them alike; returns each fn's measured durations.
 // With `cpu`, also each fn's process CPU time (user + system, all threads)
 // per measured run: at full load of every core, wall time alone cannot say
-// which system does less work. `prepare` (untimed) runs before each fn.
+// which system does less work. `prepare(k)` (untimed) runs before fns[k].
 std::vector<std::vector<double>> TimeInterleaved(const SuiteOptions& o, const std::vector<std::function<void()>>& fns,
                                                  std::vector<std::vector<double>>* cpu = nullptr,
-                                                 const std::function<void()>& prepare = {});
+                                                 const std::function<void(size_t)>& prepare = {});
 
 double Median(std::vector<double> v);
 

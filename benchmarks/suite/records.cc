@@ -129,13 +129,15 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
   {
     // Interleaved: the writers' ratios are what the report compares, and a
     // shared machine's load drifts between runs. Each writer starts, untimed,
-    // with no earlier output to replace (deleting a 200 MB file is the file
-    // system's work, done inside a rename or an O_TRUNC open) and nothing left
-    // to write back (sync): otherwise one writer's fsync also waits for what
-    // the previous one or an earlier workload left to the disk.
-    const std::vector<std::string> outputs = {p.mr, p.mr + ".db", p.tf, p.idx, p.lmdb, p.lmdb + "-lock"};
-    auto settle = [&] {
-      for (const auto& f : outputs) RemoveAll(f);
+    // with its earlier output deleted (deleting a 200 MB file is the file
+    // system's work, done inside the rename that commits MindRecord's file or
+    // the O_TRUNC open of TFRecord's) and nothing left to write back (sync):
+    // otherwise one writer's fsync also waits for what the previous one or an
+    // earlier workload left to the disk.
+    const std::vector<std::vector<std::string>> outputs = {
+        {p.mr, p.mr + ".db"}, {p.tf, p.idx}, {p.lmdb, p.lmdb + "-lock"}};
+    auto settle = [&](size_t k) {
+      for (const auto& f : outputs[k]) RemoveAll(f);
       ::sync();
     };
     std::vector<std::vector<double>> cpu;
