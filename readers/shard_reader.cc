@@ -21,6 +21,8 @@ namespace mindrecord {
 namespace {
 // Pages verified without their bytes in hand are read this much at a time.
 constexpr uint64_t kVerifyChunk = 1 << 20;
+// A piece walked as it is hashed goes on to the walk this much at a time:
+// hashed just before, the step is still in L1 (48 KiB here).
 constexpr uint64_t kHandOnStep = 16 << 10;
 }  // namespace
 
