@@ -142,16 +142,13 @@ Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page, const char* 
         MR_RETURN_IF_ERROR(s.file->ReadAt(off + done, n, buf.data()));
         piece = buf.data();
       }
-      if (!each_piece) {
-        hash.Update(std::string_view(piece, n));
-      } else {
-        // Hashed and handed on a step at a time, so the walk's dependent
-        // loads find the step's lines in L1, not L2.
-        for (uint64_t at = 0; at < n; at += kHandOnStep) {
-          const uint64_t m = std::min(n - at, kHandOnStep);
-          hash.Update(std::string_view(piece + at, m));
-          each_piece(done + at, piece + at, m);
-        }
+      // Handed on a step at a time, each just after it is hashed, so the
+      // walk's dependent loads find the step's lines in L1, not L2.
+      const uint64_t step = each_piece ? kHandOnStep : n;
+      for (uint64_t at = 0; at < n; at += step) {
+        const uint64_t m = std::min(n - at, step);
+        hash.Update(std::string_view(piece + at, m));
+        if (each_piece) each_piece(done + at, piece + at, m);
       }
       if (release) s.file->ReleaseMapped(off + done, n);
     }
