@@ -1,5 +1,11 @@
 #include "pipeline/ops/normalize.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include <algorithm>
+
 #include "pipeline/ops/layout.h"
 
 namespace mindrecord::ops {
@@ -40,6 +46,45 @@ void NormalizePlanarLoop(const T* src, float* dst, int64_t pixels, int c, const 
   }
   for (int k = 0; k < c; ++k)
     for (int64_t i = 0; i < pixels; ++i) dst[k * pixels + i] = (static_cast<float>(src[i * c + k]) - mean[k]) * inv_std[k];
+}
+
+// Outputs of at least this many bytes written into a batch slot go out with
+// non-temporal stores: the batch buffer is far larger than the cache and is
+// read later by the consumer, so ordinary stores would first read every line
+// of it from memory only to overwrite it.
+constexpr size_t kStreamMinBytes = size_t{128} << 10;
+// Pixels normalized into a cache-resident buffer before they are streamed out.
+constexpr int64_t kStreamPixels = 1024;
+
+// dst[0, n) = src[0, n), bypassing the cache where the target allows.
+void StreamOut(float* dst, const float* src, int64_t n) {
+  int64_t i = 0;
+#if defined(__SSE2__)
+  for (; i < n && (reinterpret_cast<uintptr_t>(dst + i) & 15) != 0; ++i) dst[i] = src[i];
+  for (; i + 4 <= n; i += 4) _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
+#endif
+  for (; i < n; ++i) dst[i] = src[i];
+}
+
+// As the loops above, a chunk of pixels at a time through a buffer in L1,
+// streamed out to `dst` (the image's [H, W, C] or, `chw`, [C, H, W] floats).
+template <typename T>
+void NormalizeStreamed(const T* src, float* dst, int64_t pixels, int c, bool chw, const float* mean,
+                       const float* inv_std) {
+  float buf[kStreamPixels * 4];  // CheckImage: at most 4 channels
+  for (int64_t p0 = 0; p0 < pixels; p0 += kStreamPixels) {
+    const int64_t n = std::min(kStreamPixels, pixels - p0);
+    if (chw) {
+      NormalizePlanarLoop(src + p0 * c, buf, n, c, mean, inv_std);
+      for (int k = 0; k < c; ++k) StreamOut(dst + k * pixels + p0, buf + k * n, n);
+    } else {
+      NormalizeLoop(src + p0 * c, buf, n, c, mean, inv_std);
+      StreamOut(dst + p0 * c, buf, n * c);
+    }
+  }
+#if defined(__SSE2__)
+  _mm_sfence();  // the streamed stores are ordered before whatever hands the batch on
+#endif
 }
 
 Result<std::unique_ptr<TensorOp>> MakeNormalize(const nlohmann::json& spec, bool chw) {
@@ -90,6 +135,11 @@ Result<Tensor> NormalizeOp::Run(const Tensor& input, const OutputSlot* slot) con
   float* dst = into ? reinterpret_cast<float*>(slot->data) : out.mutable_data_as<float>();
   const int64_t pixels = static_cast<int64_t>(d.h) * d.w;
   const bool u8 = input.type() == TensorType::kUInt8;
+  if (into && static_cast<size_t>(pixels) * d.c * sizeof(float) >= kStreamMinBytes) {
+    if (u8) NormalizeStreamed(input.data_as<uint8_t>(), dst, pixels, d.c, chw_, mean, inv);
+    else NormalizeStreamed(input.data_as<float>(), dst, pixels, d.c, chw_, mean, inv);
+    return out;
+  }
   if (chw_ && u8) NormalizePlanarLoop(input.data_as<uint8_t>(), dst, pixels, d.c, mean, inv);
   else if (chw_) NormalizePlanarLoop(input.data_as<float>(), dst, pixels, d.c, mean, inv);
   else if (u8) NormalizeLoop(input.data_as<uint8_t>(), dst, pixels, d.c, mean, inv);

@@ -168,6 +168,47 @@ TEST(OpsLayoutTest, NormalizeHwc2ChwFusedIsExactlyThePair) {
   EXPECT_NE(flat.status().message().find("NormalizeHWC2CHW"), std::string::npos) << flat.status().message();
 }
 
+// A slot large enough that Normalize streams its output past the cache: the
+// same values as Apply, for every input type, channel count and layout, in a
+// slot that is not 16-byte aligned and an image that is not a whole number of
+// the pixel chunks it is normalized in.
+TEST(OpsLayoutTest, NormalizeIntoALargeSlotIsExactlyApply) {
+  const int64_t h = 183, w = 191;  // 34,953 pixels: 34 full chunks and a short one
+  for (const char* name : {"Normalize", "NormalizeHWC2CHW"}) {
+    for (TensorType type : {TensorType::kUInt8, TensorType::kFloat32}) {
+      for (int64_t c : {1, 3, 4}) {
+        SCOPED_TRACE(std::string(name) + ", " + TensorTypeName(type) + ", " + std::to_string(c) + " channels");
+        Tensor in = Tensor::Make(type, {h, w, c});
+        for (int64_t i = 0; i < in.num_elements(); ++i) {
+          if (type == TensorType::kUInt8) in.MutableData()[i] = static_cast<uint8_t>(i * 13 + 5);
+          else in.mutable_data_as<float>()[i] = static_cast<float>(i % 977) * 1.5f - 20.f;
+        }
+        nlohmann::json n = {{"op", name}, {"mean", nlohmann::json::array()}, {"std", nlohmann::json::array()}};
+        for (int64_t k = 0; k < c; ++k) {
+          n["mean"].push_back(10.0 * static_cast<double>(k + 1));
+          n["std"].push_back(2.0 + static_cast<double>(k));
+        }
+        auto op = Op(n);
+        const Tensor want = RunOp(*op, in);
+        ASSERT_GE(want.size_bytes(), size_t{128} << 10);
+        // A batch of 3 such rows after a 4-byte lead: row 1's slot is unaligned.
+        Tensor buf = Tensor::Make(TensorType::kUInt8, {static_cast<int64_t>(4 + 3 * want.size_bytes())});
+        uint8_t* base = buf.MutableData();
+        std::memset(base, 0xAB, buf.size_bytes());
+        uint8_t* at = base + 4 + want.size_bytes();
+        OutputSlot slot{Tensor::Wrap(TensorType::kFloat32, want.shape(), std::shared_ptr<void>(), at), at};
+        std::mt19937_64 rng(0);
+        auto got = op->ApplyInto(in, rng, slot);
+        ASSERT_TRUE(got.ok()) << got.status().ToString();
+        EXPECT_EQ(got->data(), at);
+        EXPECT_EQ(std::memcmp(at, want.data(), want.size_bytes()), 0);
+        EXPECT_EQ(at[-1], 0xAB);  // the neighbours untouched
+        EXPECT_EQ(at[want.size_bytes()], 0xAB);
+      }
+    }
+  }
+}
+
 TEST(OpsLayoutTest, MakeOpToJsonRoundTrip) {
   const std::vector<nlohmann::json> specs = {
       {{"op", "Decode"}},
