@@ -135,10 +135,11 @@ Result<Tensor> DecodeRandomResizedCropOp::Apply(Tensor input, std::mt19937_64& r
       // Only the window's rows and columns are decoded: the same pixels as a
       // full decode, so the same output.
       const ScaledWindow win = ScaleWindow(r, s, s.Scaled(hdr->width), s.Scaled(hdr->height));
-      auto part = DecodeJpegWindow(data, size, s, win.x0, win.y0, win.x1 - win.x0, win.y1 - win.y0);
+      const int ww = win.x1 - win.x0, wh = win.y1 - win.y0;
+      auto part = DecodeJpegStrip(data, size, s, win.x0, win.y0, ww, wh);
       if (part.ok()) {
         rng = probe;
-        return ResizeWindow(*part, {0, 0, win.x1 - win.x0, win.y1 - win.y0}, oh, ow, p_.interp, op);
+        return ResizeWindow(part->pixels, {part->x, part->y, part->x + ww, part->y + wh}, oh, ow, p_.interp, op);
       }
       auto img = DecodeJpeg(data, size, s);
       if (img.ok()) {

@@ -141,11 +141,11 @@ namespace {
 // around it (clamped to the image; columns widened by libjpeg to iMCU
 // boundaries) into `strip` (row length *out_w pixels, first row y0 =
 // max(0, y - margin), first column *out_x0). `strip_bytes` must hold
-// (w + 2 margin + 64) * (h + 2 margin) * 3 bytes. Plain C types only: a
-// libjpeg error longjmps out of here. False on any error or warning, or a
-// window outside the image.
+// (w + 2 margin + 64) * (h + 2 margin) * 3 bytes; *out_rows rows are
+// decoded. Plain C types only: a libjpeg error longjmps out of here. False
+// on any error or warning, or a window outside the image.
 bool DecodeStrip(const uint8_t* data, size_t size, JpegScale scale, int x, int y, int w, int h, int margin,
-                 uint8_t* strip, size_t strip_bytes, int* out_x0, int* out_w) {
+                 uint8_t* strip, size_t strip_bytes, int* out_x0, int* out_w, int* out_rows) {
   jpeg_decompress_struct ci;
   JpegErrors err;
   UseJpegErrors(&ci, &err);
@@ -191,6 +191,7 @@ bool DecodeStrip(const uint8_t* data, size_t size, JpegScale scale, int x, int y
   }
   *out_x0 = static_cast<int>(xoff);
   *out_w = static_cast<int>(ci.output_width);
+  *out_rows = y1 - y0;
   const bool ok = !err.warned;
   jpeg_abort_decompress(&ci);  // the rows below are not needed
   jpeg_destroy_decompress(&ci);
@@ -199,7 +200,7 @@ bool DecodeStrip(const uint8_t* data, size_t size, JpegScale scale, int x, int y
 
 }  // namespace
 
-Result<Tensor> DecodeJpegWindow(const uint8_t* data, size_t size, JpegScale scale, int x, int y, int w, int h) {
+Result<JpegStrip> DecodeJpegStrip(const uint8_t* data, size_t size, JpegScale scale, int x, int y, int w, int h) {
   if (w <= 0 || h <= 0 || x < 0 || y < 0) return Status::InvalidArgument("JPEG window outside the image");
   // Upsampled chroma near a cut edge depends on the pixels beyond it: decode
   // a margin around the window (4 px is more than any sampling factor needs).
@@ -208,17 +209,25 @@ Result<Tensor> DecodeJpegWindow(const uint8_t* data, size_t size, JpegScale scal
   constexpr int kMargin = 4;
   const size_t strip_bytes =
       static_cast<size_t>(w + 2 * kMargin + 64) * 3 * static_cast<size_t>(h + 2 * kMargin);
-  std::unique_ptr<uint8_t[]> strip(new uint8_t[strip_bytes]);
-  int sx0 = 0, sww = 0;
-  if (!DecodeStrip(data, size, scale, x, y, w, h, kMargin, strip.get(), strip_bytes, &sx0, &sww) || sx0 > x ||
-      sx0 + sww < x + w)
+  Tensor strip = Tensor::Make(TensorType::kUInt8, {static_cast<int64_t>(strip_bytes)});
+  int sx0 = 0, sww = 0, rows = 0;
+  if (!DecodeStrip(data, size, scale, x, y, w, h, kMargin, strip.MutableData(), strip_bytes, &sx0, &sww, &rows) ||
+      sx0 > x || sx0 + sww < x + w)
     return Status::InvalidArgument("JPEG window decode failed (or the window is outside the image)");
   const int y0 = std::max(0, y - kMargin);
+  JpegStrip out{strip.Region(0, TensorType::kUInt8, {rows, sww, 3}), x - sx0, y - y0};
+  if (!out.pixels.defined() || out.y + h > rows) return Status::Internal("JPEG window decode: strip too small");
+  return out;
+}
+
+Result<Tensor> DecodeJpegWindow(const uint8_t* data, size_t size, JpegScale scale, int x, int y, int w, int h) {
+  MR_ASSIGN_OR_RETURN(JpegStrip strip, DecodeJpegStrip(data, size, scale, x, y, w, h));
+  const int sww = static_cast<int>(strip.pixels.shape()[1]);
   Tensor out = Tensor::Make(TensorType::kUInt8, {h, w, 3});
   uint8_t* dst = out.MutableData();
   for (int r = 0; r < h; ++r) {
     std::memcpy(dst + static_cast<size_t>(r) * w * 3,
-                strip.get() + (static_cast<size_t>(y - y0 + r) * sww + static_cast<size_t>(x - sx0)) * 3,
+                strip.pixels.data() + (static_cast<size_t>(strip.y + r) * sww + static_cast<size_t>(strip.x)) * 3,
                 static_cast<size_t>(w) * 3);
   }
   return out;

@@ -55,6 +55,15 @@ Result<Tensor> DecodeJpeg(const uint8_t* data, size_t size, JpegScale scale);
 // about (e.g. truncated).
 Result<Tensor> DecodeJpegWindow(const uint8_t* data, size_t size, JpegScale scale, int x, int y, int w, int h);
 
+// The rows and columns DecodeJpegWindow decodes, uncopied: `pixels` [rows,
+// cols, 3] holds the window at column x, row y (its pixels byte for byte as
+// DecodeJpegWindow gives them), with the margin libjpeg decoded around it.
+struct JpegStrip {
+  Tensor pixels;
+  int x = 0, y = 0;
+};
+Result<JpegStrip> DecodeJpegStrip(const uint8_t* data, size_t size, JpegScale scale, int x, int y, int w, int h);
+
 // Any format: JPEG at the scale chosen for (min_w, min_h) (<= 0: full size),
 // others via OpenCV at full size. `op` names the caller in errors.
 Result<Tensor> DecodeImage(const uint8_t* data, size_t size, int min_w, int min_h, const char* op,
