@@ -52,6 +52,7 @@ constexpr Entry kOps[] = {
     {"Pad", &ops::PadOp::Make},
     {"RandomRotation", &ops::RandomRotationOp::Make},
     {"Rescale", &ops::RescaleOp::Make},
+    {"ToTensor", &ops::ToTensorOp::Make},
     {"RandomColorAdjust", &ops::RandomColorAdjustOp::Make},
     {"ConvertColor", &ops::ConvertColorOp::Make},
     {"Grayscale", &ops::GrayscaleOp::Make},

@@ -147,6 +147,35 @@ Result<Tensor> NormalizeOp::Run(const Tensor& input, const OutputSlot* slot) con
   return out;
 }
 
+Result<std::unique_ptr<TensorOp>> ToTensorOp::Make(const nlohmann::json& spec) {
+  const std::string op = "ToTensor";
+  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"output_type"}));
+  MR_ASSIGN_OR_RETURN(std::string name, GetString(spec, op, "output_type", "float32"));
+  auto t = ParseTensorType(name);
+  if (!t.ok()) return t.status().WithContext(op);
+  if (*t == TensorType::kBytes || *t == TensorType::kString)
+    return Status::InvalidArgument(op + ": parameter 'output_type' must be a numeric type, got " + name);
+  return std::unique_ptr<TensorOp>(new ToTensorOp(*t));
+}
+
+Result<Tensor> ToTensorOp::Run(Tensor input, std::mt19937_64& rng, const OutputSlot* slot) const {
+  if (input.defined() && input.shape().size() == 2) {  // HW: one channel
+    Tensor hw1 = input.Reshaped({input.shape()[0], input.shape()[1], 1});
+    if (hw1.defined()) input = std::move(hw1);
+  }
+  MR_RETURN_IF_ERROR(CheckImage(input, name(), true).status());
+  if (out_ == TensorType::kFloat32)
+    return slot ? scale_.ApplyInto(std::move(input), rng, *slot) : scale_.Apply(std::move(input), rng);
+  MR_ASSIGN_OR_RETURN(Tensor f, scale_.Apply(std::move(input), rng));
+  return CastTensor(f, out_, name(), slot);
+}
+
+Result<Tensor> ToTensorOp::Apply(Tensor input, std::mt19937_64& rng) const { return Run(std::move(input), rng, nullptr); }
+
+Result<Tensor> ToTensorOp::ApplyInto(Tensor input, std::mt19937_64& rng, const OutputSlot& slot) const {
+  return Run(std::move(input), rng, &slot);
+}
+
 Result<std::unique_ptr<TensorOp>> RescaleOp::Make(const nlohmann::json& spec) {
   const std::string op = "Rescale";
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"rescale", "shift"}));

@@ -36,6 +36,27 @@ class NormalizeOp : public TensorOp {
   bool chw_;  // output planar [C, H, W]
 };
 
+// {"op":"ToTensor","output_type":"float32"}: MindSpore's vision.ToTensor: an
+// [H, W, C] or [H, W] uint8 or float32 image -> [C, H, W] (C = 1 for an HW
+// image) holding x / 255, in `output_type` (any numeric type; default
+// float32: the values NormalizeHWC2CHW with mean 0 and std 255 gives, in one
+// pass, written into a batch slot where it can be).
+// Thread safety: immutable; Apply is safe from many threads.
+class ToTensorOp : public TensorOp {
+ public:
+  static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
+  explicit ToTensorOp(TensorType out) : out_(out), scale_({0.0}, {255.0}, true) {}
+  std::string name() const override { return "ToTensor"; }
+  nlohmann::json ToJson() const override { return {{"op", "ToTensor"}, {"output_type", TensorTypeName(out_)}}; }
+  Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
+  Result<Tensor> ApplyInto(Tensor input, std::mt19937_64& rng, const OutputSlot& slot) const override;
+
+ private:
+  Result<Tensor> Run(Tensor input, std::mt19937_64& rng, const OutputSlot* slot) const;
+  TensorType out_;
+  NormalizeOp scale_;
+};
+
 // {"op":"Rescale","rescale":r,"shift":s}: MindSpore's vision.Rescale, any
 // numeric tensor -> float32 x * r + s (e.g. r = 1/255, s = 0 for [0, 1]).
 // Thread safety: immutable; Apply is safe from many threads.

@@ -94,17 +94,29 @@ class HWC2CHW(TensorOperation):
         super().__init__("HWC2CHW")
 
 
+def _dtype_name(data_type):
+    name = getattr(data_type, "__name__", None) or str(data_type)
+    try:
+        import numpy as np
+        name = np.dtype(data_type).name
+    except TypeError:
+        pass
+    return name
+
+
 class TypeCast(TensorOperation):
     """Casts a numeric tensor to `data_type` (a numpy dtype or its name)."""
 
     def __init__(self, data_type: str) -> None:
-        name = getattr(data_type, "__name__", None) or str(data_type)
-        try:
-            import numpy as np
-            name = np.dtype(data_type).name
-        except TypeError:
-            pass
-        super().__init__("TypeCast", type=name)
+        super().__init__("TypeCast", type=_dtype_name(data_type))
+
+
+class ToTensor(TensorOperation):
+    """MindSpore's ToTensor: an HWC (or HW) uint8/float32 image -> CHW
+    (C = 1 for HW) holding x / 255, as `output_type` (default float32)."""
+
+    def __init__(self, output_type="float32") -> None:
+        super().__init__("ToTensor", output_type=_dtype_name(output_type))
 
 
 # The ops beyond the basic ones live in their own modules; all are vision.X.
@@ -119,7 +131,7 @@ from mindrecord._vision_bbox import (BoundingBoxAugment, RandomCropWithBBox, Ran
 __all__ = [
     "Inter", "Border", "ConvertMode", "AutoAugmentPolicy", "ImageBatchFormat",
     "Decode", "Resize", "CenterCrop", "RandomCrop", "RandomResizedCrop", "RandomHorizontalFlip", "Normalize",
-    "HWC2CHW", "TypeCast", "Rescale", "RandomColorAdjust", "ConvertColor", "Grayscale", "Pad",
+    "HWC2CHW", "ToTensor", "TypeCast", "Rescale", "RandomColorAdjust", "ConvertColor", "Grayscale", "Pad",
     "RandomVerticalFlip", "RandomRotation", "RandomCropDecodeResize", "CutOut", "RandomErasing",
     "RandomSelectSubpolicy", "AutoAugment", "RandAugment", "MixUpBatch", "CutMixBatch",
     "RandomHorizontalFlipWithBBox", "RandomVerticalFlipWithBBox", "RandomCropWithBBox", "ResizeWithBBox",

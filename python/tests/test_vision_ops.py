@@ -415,6 +415,37 @@ def test_recipe_in_a_pipeline_same_for_any_worker_count(tmp_path):
         np.testing.assert_array_equal(x["label"], y["label"])
 
 
+def test_to_tensor_is_chw_over_255(tmp_path):
+    """MindSpore's ToTensor: HWC (or HW) -> CHW (1 x H x W) holding x / 255,
+    as output_type; in a batch (a large image: written straight into the
+    batch) the same values as eagerly."""
+    want = IMG.transpose(2, 0, 1).astype(np.float32) * np.float32(1 / 255)
+    out = vision.ToTensor()(IMG)
+    assert out.dtype == np.float32 and out.shape == (3,) + IMG.shape[:2]
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_allclose(out, IMG.transpose(2, 0, 1) / 255.0, rtol=1e-6)
+    gray = IMG[:, :, 0]
+    np.testing.assert_array_equal(vision.ToTensor()(gray), want[:1])
+    f64 = vision.ToTensor(np.float64)(IMG)
+    assert f64.dtype == np.float64
+    np.testing.assert_array_equal(f64, want.astype(np.float64))
+    np.testing.assert_allclose(vision.ToTensor()(IMG.astype(np.float32)), want, rtol=1e-6)
+    with pytest.raises(Exception, match="ToTensor"):
+        vision.ToTensor()(np.zeros((2, 2, 2, 2), np.uint8))
+    with pytest.raises(Exception, match="ToTensor"):
+        vision.ToTensor("string")(IMG)
+    path = _image_dataset(tmp_path, n=6)
+    ops = [vision.Decode(), vision.Resize((200, 240))]
+    ds = mindrecord.MindDataset(path, shuffle=False).map(ops + [vision.ToTensor()], input_columns="image")
+    batches = list(ds.batch(3).create_dict_iterator(output_numpy=True))
+    rows = [r["image"] for r in mindrecord.FileReader(path).get_next()]
+    got = np.concatenate([b["image"] for b in batches])
+    assert got.shape == (6, 3, 200, 240) and got.dtype == np.float32
+    for g, raw in zip(got, rows):
+        img = vision.Resize((200, 240))(vision.Decode()(raw))
+        np.testing.assert_array_equal(g, vision.ToTensor()(img))
+
+
 def test_wrong_types_name_op_and_argument():
     with pytest.raises(TypeError, match="Pad: padding"):
         vision.Pad("1")

@@ -225,6 +225,7 @@ TEST(OpsLayoutTest, MakeOpToJsonRoundTrip) {
       {{"op", "DecodeResize"}, {"size", 224}},
       {{"op", "DecodeRandomResizedCrop"}, {"size", 224}, {"all_factors", true}},
       {{"op", "NormalizeHWC2CHW"}, {"mean", {1.0, 2.0, 3.0}}, {"std", {4.0, 5.0, 6.0}}},
+      {{"op", "ToTensor"}, {"output_type", "float64"}},
   };
   for (const auto& spec : specs) {
     auto op = Op(spec);
