@@ -123,14 +123,21 @@ Result<Tensor> CastTensor(const Tensor& t, TensorType to, const std::string& op,
   return out;
 }
 
+Result<TensorType> GetNumericType(const nlohmann::json& spec, const std::string& op, const std::string& key,
+                                  const std::string& fallback) {
+  MR_ASSIGN_OR_RETURN(std::string name, GetString(spec, op, key.c_str(), fallback));
+  if (name.empty()) return Status::InvalidArgument(op + ": parameter '" + key + "' is required");
+  auto t = ParseTensorType(name);
+  if (!t.ok()) return t.status().WithContext(op);
+  if (!IsNumeric(*t))
+    return Status::InvalidArgument(op + ": parameter '" + key + "' must be a numeric type, got " + name);
+  return *t;
+}
+
 Result<std::unique_ptr<TensorOp>> TypeCastOp::Make(const nlohmann::json& spec) {
   MR_RETURN_IF_ERROR(CheckKeys(spec, "TypeCast", {"type"}));
-  MR_ASSIGN_OR_RETURN(std::string name, GetString(spec, "TypeCast", "type", ""));
-  if (name.empty()) return Status::InvalidArgument("TypeCast: parameter 'type' is required");
-  auto t = ParseTensorType(name);
-  if (!t.ok()) return t.status().WithContext("TypeCast");
-  if (!IsNumeric(*t)) return Status::InvalidArgument("TypeCast: parameter 'type' must be a numeric type, got " + name);
-  return std::unique_ptr<TensorOp>(new TypeCastOp(*t));
+  MR_ASSIGN_OR_RETURN(TensorType t, GetNumericType(spec, "TypeCast", "type", ""));
+  return std::unique_ptr<TensorOp>(new TypeCastOp(t));
 }
 
 Result<Tensor> TypeCastOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {

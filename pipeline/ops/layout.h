@@ -27,6 +27,12 @@ class HWC2CHWOp : public TensorOp {
 // slot->view returned) unless no conversion is needed.
 Result<Tensor> CastTensor(const Tensor& t, TensorType to, const std::string& op, const OutputSlot* slot = nullptr);
 
+// The numeric element type named by spec[key] (`fallback` when absent; an
+// empty fallback makes the parameter required). InvalidArgument naming `op`
+// and `key` otherwise.
+Result<TensorType> GetNumericType(const nlohmann::json& spec, const std::string& op, const std::string& key,
+                                  const std::string& fallback);
+
 // {"op":"TypeCast","type":"float32"}: any numeric type to uint8, int8, int16,
 // int32, int64, float32 or float64 (see CastTensor). Bytes/string inputs or
 // targets are InvalidArgument. Thread safety: immutable; Apply is safe from many threads.

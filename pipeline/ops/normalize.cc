@@ -150,12 +150,8 @@ Result<Tensor> NormalizeOp::Run(const Tensor& input, const OutputSlot* slot) con
 Result<std::unique_ptr<TensorOp>> ToTensorOp::Make(const nlohmann::json& spec) {
   const std::string op = "ToTensor";
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"output_type"}));
-  MR_ASSIGN_OR_RETURN(std::string name, GetString(spec, op, "output_type", "float32"));
-  auto t = ParseTensorType(name);
-  if (!t.ok()) return t.status().WithContext(op);
-  if (*t == TensorType::kBytes || *t == TensorType::kString)
-    return Status::InvalidArgument(op + ": parameter 'output_type' must be a numeric type, got " + name);
-  return std::unique_ptr<TensorOp>(new ToTensorOp(*t));
+  MR_ASSIGN_OR_RETURN(TensorType t, GetNumericType(spec, op, "output_type", "float32"));
+  return std::unique_ptr<TensorOp>(new ToTensorOp(t));
 }
 
 Result<Tensor> ToTensorOp::Run(Tensor input, std::mt19937_64& rng, const OutputSlot* slot) const {
