@@ -256,7 +256,8 @@ class MindDataset:
         self._repeat_after = 1   # pipeline epochs per epoch handed out (repeat after batch); 0: endless
         self._repeat_count = 1   # get_repeat_count()
         self._split_base: dict[str, Any] | None = None  # a split()'s subset spec, which use_sampler() draws from
-        self._state: dict | None = None  # resume state for the next iteration
+        self._state: dict | None = None  # where the next iteration starts
+        self._stopped: dict | None = None  # where the last iteration stopped (state_dict())
         self._live = None       # the running iterator, if any
         self._epoch_rows = None
         self._callbacks: list = []  # (DSCallback, its map is before the batch) of every map, in order
@@ -535,6 +536,8 @@ class MindDataset:
         elastic epoch), for an elastic resume (load_state_dict)."""
         if self._live is not None and self._live._pipe is not None:
             return _elastic.dataset_state(self, self._live.state())
+        if self._stopped is not None:
+            return _elastic.dataset_state(self, dict(self._stopped))
         if self._state is not None:
             return _elastic.dataset_state(self, dict(self._state))
         plan = self._full_plan(1)
@@ -563,13 +566,20 @@ class MindDataset:
         if self._live is not None:
             self._live.close()
         self._state = dict(state, fingerprint=str(fp))
+        self._stopped = None
+
+    def _start_state(self):
+        """The resume state the next iteration starts from (None: the start)."""
+        return _elastic.dataset_state(self, dict(self._state)) if self._state is not None else None
 
     # ---- iteration ------------------------------------------------------------
 
     def create_dict_iterator(self, num_epochs: int = -1, output_numpy: bool = False,
                              do_copy: bool = True) -> DictIterator:
         """An iterator of dicts over `num_epochs` epochs (-1: endless),
-        continuing from state_dict(). As in MindSpore, each loop over it runs
+        from the start of the epoch the last iterator left unfinished (the
+        next epoch after a finished one; a load_state_dict() state exactly).
+        As in MindSpore, each loop over it runs
         one epoch: the epoch's end raises StopIteration and the next loop
         continues with the next epoch. output_numpy=False (MindSpore's
         default) gives mindrecord.Tensor values (numpy arrays with
@@ -624,6 +634,7 @@ class MindDataset:
         out = copy.copy(self)
         out._plan = copy.deepcopy(self._plan)
         out._state = None
+        out._stopped = None
         out._live = None
         out._epoch_rows = None
         out._size_counted = None

@@ -95,7 +95,7 @@ def use_sampler(self: "MindDataset", new_sampler: Any) -> None:
     except BaseException:
         self._plan["sampler"] = old
         raise
-    self._state = None
+    self._state = self._stopped = None
     self._epoch_rows = None
 
 
@@ -141,6 +141,7 @@ def reset(self: "MindDataset") -> None:
     state = self.state_dict()
     if int(state["position"]) > 0:
         self._state = dict(state, epoch=int(state["epoch"]) + 1, position=0)
+        self._stopped = None
 
 
 def get_batch_size(self: "MindDataset") -> int:

@@ -82,9 +82,11 @@ class DictIterator:
         self._pipe = None
         self._last_stats = None
         if ds._live is not None:
-            ds._live.close()  # one iteration at a time: the new one continues where it stopped
+            ds._live.close()  # one iteration at a time (see close() for where the new one starts)
         self._ds = ds
         self._repeat = ds._repeat_after
+        self._begin = dict(ds._state) if ds._state is not None else None  # where this one starts
+        self._finished = False  # the pipeline ran out (num_epochs done)
         start = ds._start_epoch()
         outer = self._outer(start)
         if num_epochs == -1 or self._repeat == 0:
@@ -92,7 +94,7 @@ class DictIterator:
         else:
             total = (outer + num_epochs) * self._repeat
         plan = ds._full_plan(total)
-        resume = ds.state_dict() if ds._state is not None else None
+        resume = ds._start_state()
         if resume is None and start:
             resume = {"seed": plan["seed"], "epoch": start, "position": 0, "rows": 0}
         if resume is not None:
@@ -155,6 +157,7 @@ class DictIterator:
                 self.close()
                 raise
             if item is None:
+                self._finished = True
                 self.close()
                 return None
             if self._rows:
@@ -238,19 +241,36 @@ class DictIterator:
         return self._last_stats
 
     def close(self):
-        """Stops the pipeline; the dataset keeps where it stopped (state_dict())."""
+        """Stops the pipeline. The dataset's state_dict() keeps exactly where
+        it stopped; the dataset's next iterator starts, as a new MindSpore
+        iterator does, at the start of the epoch this one left unfinished
+        (where this one started, if that was in the same epoch: a
+        load_state_dict() state), or after a finished epoch at the next one."""
         if self._pipe is not None and self._pid != os.getpid():
             abandon_in_forked_child(self._pipe)
             self._pipe = None
             return
         if self._pipe is not None:
-            self._ds._state = self.state()
+            state = self.state()
+            self._ds._stopped = state
+            self._ds._state = state if self._finished else self._restart(state)
             self._last_stats = json.loads(self._pipe.stats())
             self._pipe.close()
             self._pipe = None
             if self._ds._live is self:
                 self._ds._live = None
         self._release_pools()
+
+    def _restart(self, state):
+        """Where the next iterator starts after this one stopped at `state`."""
+        epoch = int(state["epoch"])
+        at_start = int(state["position"]) == 0 and (epoch == 0 if self._repeat == 0 else epoch % self._repeat == 0)
+        if at_start:
+            return state  # an epoch's start (the next epoch's first item may have been read ahead)
+        outer = self._outer(epoch)
+        if self._begin is not None and self._outer(int(self._begin["epoch"])) == outer:
+            return dict(self._begin)
+        return {"seed": state["seed"], "epoch": outer * self._repeat, "position": 0, "rows": 0}
 
     def _release_pools(self):
         pools, self._pools = getattr(self, "_pools", ()), ()

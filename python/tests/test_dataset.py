@@ -82,12 +82,48 @@ def test_exact_resume_across_worker_counts(simple):
         head.extend(next(it)["id"].tolist())
     state = ds.state_dict()  # read from the running pipeline
     assert state["epoch"] == 1 and state["position"] == 45
-    del it  # abandoning the iterator keeps the dataset's place
-    assert ids_of(ds, num_epochs=1) == full[len(head):]
+    del it  # abandoned: state_dict() keeps the exact place ...
+    assert ds.state_dict() == state
+    # ... and a new iterator starts that epoch afresh, as MindSpore's does
+    assert ids_of(ds, num_epochs=1) == full[103:]
     ds2 = mindrecord.MindDataset(simple + "0", seed=999, num_parallel_workers=5).batch(5)
     ds2.load_state_dict(state)  # takes the seed from the state
     rest = ids_of(ds2)
     assert head + rest == full
+
+
+@pytest.mark.parametrize("batch", [None, 5])
+def test_new_iterator_starts_the_unfinished_epoch_afresh(simple, batch):
+    # MindSpore builds a fresh pipeline per create_*_iterator: a peek with
+    # next() and then a loop gives the loop the whole epoch.
+    def make():
+        ds = mindrecord.MindDataset(simple + "0", seed=11, num_parallel_workers=2)
+        return ds.batch(batch) if batch else ds
+    full = ids_of(make(), num_epochs=3)
+    ds = make()
+    peek = next(ds.create_dict_iterator(output_numpy=True))
+    assert np.atleast_1d(peek["id"]).tolist() == full[:len(np.atleast_1d(peek["id"]))]
+    assert ids_of(ds) == full[:103]
+    # A finished epoch: the next iterator goes on with the next one (a new shuffle).
+    assert ids_of(ds) == full[103:206]
+    # A loop left by break: state_dict() keeps where it stopped, the next
+    # iterator starts the epoch again.
+    taken = []
+    for b in ds.create_dict_iterator(output_numpy=True):
+        taken.extend(np.atleast_1d(b["id"]).tolist())
+        if len(taken) >= 20:
+            break
+    assert taken == full[206:206 + len(taken)]
+    assert ds.state_dict()["epoch"] == 2 and ds.state_dict()["position"] == len(taken)
+    assert ids_of(ds) == full[206:]
+    # load_state_dict() resumes exactly, and an iterator left unfinished after
+    # it starts again where the loaded state started.
+    ds = make()
+    ds.load_state_dict(dict(ds.state_dict(), epoch=1, position=20))
+    it = ds.create_dict_iterator(output_numpy=True)
+    next(it)
+    del it
+    assert ids_of(ds) == full[123:206]
 
 
 def test_resume_state_from_other_dataset_refused(simple):
