@@ -118,6 +118,7 @@ class _Slot:
         self.address = self.ctrl + _CTRL
         self.gen = 0
         self.local = False  # a tensor in this process still uses the buffer
+        self.kept_ident = None  # (dev, ino, size) when taken over from the parent's kept buffers
 
     def free(self):
         """No tensor here uses it and every copy sent was released."""
@@ -167,7 +168,8 @@ class _Ring:
                 k.map.madvise(_MADV_POPULATE_WRITE, _CTRL, k.size - _CTRL)
             except (OSError, ValueError):
                 pass
-            self.slots[index] = _Slot(index, k.size - _CTRL, os.dup(k.fd), k.map)
+            slot = self.slots[index] = _Slot(index, k.size - _CTRL, os.dup(k.fd), k.map)
+            slot.kept_ident = k.ident  # the parent maps it already: batches in it cross without a descriptor
             self.adopted += 1
 
     def take(self, nbytes):
@@ -233,8 +235,28 @@ class _RingTensor(torch.Tensor):
             from torch.multiprocessing.reductions import reduce_tensor
             return reduce_tensor(self.as_subclass(torch.Tensor))
         offset = self.data_ptr() - slot.address
-        return (_rebuild_ring_tensor, (DupFd(slot.fd), key, slot.index, str(self.dtype).split(".")[1],
-                                       tuple(self.shape), self.stride(), offset))
+        layout = (key, slot.index, str(self.dtype).split(".")[1], tuple(self.shape), self.stride(), offset)
+        if slot.kept_ident is not None:
+            return (_rebuild_adopted_tensor, (slot.kept_ident, os.getpid(), slot.fd) + layout)
+        return (_rebuild_ring_tensor, (DupFd(slot.fd),) + layout)
+
+
+class _InlineTensor(torch.Tensor):
+    """A small batch column (under _RING_MIN_BYTES) built in a worker:
+    pickled by value, so sending it passes no file descriptor (a connection
+    to the worker's descriptor-sharing thread each, as torch shared memory
+    needs) and maps nothing. Results of operations on it are plain tensors."""
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+    def __reduce_ex__(self, protocol):
+        t = self.as_subclass(torch.Tensor).contiguous()
+        return (_rebuild_inline_tensor, (t.numpy().tobytes(), str(t.dtype).split(".")[1], tuple(t.shape)))
+
+
+def _rebuild_inline_tensor(data, dtype, shape):
+    if not data:
+        return torch.empty(shape, dtype=_DTYPES[dtype])
+    return torch.frombuffer(bytearray(data), dtype=_DTYPES[dtype]).view(shape)
 
 
 class _Kept:
@@ -281,35 +303,60 @@ def _rebuild_ring_tensor(fd_dup, key, index, dtype, shape, stride, offset):
     The buffer's mapping is kept and reused for later batches in it; when
     the tensor's storage is freed (no tensor or view uses it any more), the
     buffer's `released` counter tells the worker it may reuse it."""
-    fd = fd_dup.detach()
-    k = slots = None
+    return _tensor_over(fd_dup.detach(), key, index, dtype, shape, stride, offset)
+
+
+def _rebuild_adopted_tensor(ident, pid, worker_fd, key, index, dtype, shape, stride, offset):
+    """As _rebuild_ring_tensor, for a buffer the worker took over from this
+    process's kept buffers: mapped here already. A receiver that does not
+    keep it (another process, or its kept buffer at `index` was replaced
+    since) opens the worker's descriptor through /proc."""
+    with _kept_lock:
+        k = _kept.get(key, {}).get(index)
+    if k is not None and k.ident == tuple(ident):
+        return _tensor_over(None, key, index, dtype, shape, stride, offset, k)
     try:
-        st = os.fstat(fd)
-        with _kept_lock:
-            slots = _kept.setdefault(key, {}) if key[0] in _kept_tokens else None
-            k = slots.get(index) if slots is not None else None
-            if k is None or k.ident != (st.st_dev, st.st_ino, st.st_size):
-                k = _Kept(fd, st, mmap.mmap(fd, st.st_size, flags=mmap.MAP_SHARED | _POPULATE))
-                fd = -1
-                if slots is not None:
-                    old, slots[index] = slots.get(index), k
-                    if old is not None:
-                        old.close()
-    finally:
-        if fd >= 0:
-            os.close(fd)
+        fd = os.open("/proc/%d/fd/%d" % (pid, worker_fd), os.O_RDWR | os.O_CLOEXEC)
+    except OSError as e:
+        raise RuntimeError("mindrecord.torch: cannot open the batch buffer of DataLoader worker %d (%s)"
+                           % (pid, e)) from e
+    return _tensor_over(fd, key, index, dtype, shape, stride, offset)
+
+
+def _tensor_over(fd, key, index, dtype, shape, stride, offset, k=None):
+    """A tensor over the kept buffer `k`, or over buffer `fd` (this takes
+    it: kept with its mapping while the dataset lives here, else closed and
+    mapped as long as the tensor lives)."""
+    kept = k is not None
+    if k is None:
+        try:
+            st = os.fstat(fd)
+            with _kept_lock:
+                slots = _kept.setdefault(key, {}) if key[0] in _kept_tokens else None
+                k = slots.get(index) if slots is not None else None
+                if k is None or k.ident != (st.st_dev, st.st_ino, st.st_size):
+                    k = _Kept(fd, st, mmap.mmap(fd, st.st_size, flags=mmap.MAP_SHARED | _POPULATE))
+                    fd = -1
+                    if slots is not None:
+                        old, slots[index] = slots.get(index), k
+                        if old is not None:
+                            old.close()
+            kept = slots is not None
+        finally:
+            if fd >= 0:
+                os.close(fd)
     item = torch.empty(0, dtype=_DTYPES[dtype]).element_size()
     view = np.frombuffer(k.map, np.uint8, count=(k.size - _CTRL) // item * item, offset=_CTRL)
     # torch.from_numpy keeps `view` referenced until the storage is freed.
     weakref.finalize(view, _release, k.map, k.ctrl).atexit = False
-    if slots is None:
+    if not kept:
         k.close()  # not kept: the mapping lives as long as the tensor
     return torch.from_numpy(view).view(_DTYPES[dtype]).as_strided(shape, stride, offset // item)
 
 
 def _worker_batch_buffer(key, dtype, shape):
-    """Batch allocator in DataLoader workers: large columns in the ring,
-    the rest (and everything while the ring is busy) in torch shared memory."""
+    """Batch allocator in DataLoader workers: large columns in the ring (in
+    torch shared memory while the ring is busy), small ones pickled by value."""
     item = torch.empty(0, dtype=_DTYPES[dtype]).element_size()
     nbytes = math.prod(shape) * item
     if nbytes >= _RING_MIN_BYTES:
@@ -322,7 +369,9 @@ def _worker_batch_buffer(key, dtype, shape):
             t = torch.from_numpy(base).view(_DTYPES[dtype]).view(shape).as_subclass(_RingTensor)
             t._mr_ring = (ring, slot, slot.gen, key)
             return t, slot.address, nbytes
-    return _shared_batch_buffer(dtype, shape)
+        return _shared_batch_buffer(dtype, shape)
+    t = torch.empty(shape, dtype=_DTYPES[dtype]).as_subclass(_InlineTensor)
+    return t, t.data_ptr(), nbytes
 
 
 def _tensor(value):

@@ -96,24 +96,29 @@ def test_python_callables_in_ops(simple, workers):
 class _InWorker(torch.utils.data.IterableDataset):
     """Iterates a MindRecordDataset where it runs (a DataLoader worker or the
     main process) and reports whether each batch column was in shared memory
-    there, before the DataLoader moved it."""
+    there, or built to be pickled by value, before the DataLoader moved it."""
 
     def __init__(self, ds):
         super().__init__()
         self.ds = ds
 
     def __iter__(self):
+        import mindrecord.torch as mt
         for b in self.ds:
             yield {"id": b["id"], "vec": b["vec"],
-                   "shared": torch.tensor([b["id"].is_shared(), b["vec"].is_shared()])}
+                   "shared": torch.tensor([b["id"].is_shared(), b["vec"].is_shared()]),
+                   "inline": torch.tensor([isinstance(b["id"], mt._InlineTensor),
+                                           isinstance(b["vec"], mt._InlineTensor)])}
 
 
-def test_worker_batches_are_built_in_shared_memory(simple):
+def test_worker_batches_small_columns_cross_by_value(simple):
     ds = MindRecordDataset(simple, columns=["id", "vec"], batch_size=10, seed=3)
     got = list(torch.utils.data.DataLoader(_InWorker(ds), batch_size=None, num_workers=2))
-    # Built by the C++ batcher straight into torch shared memory in the worker:
-    # sending them to the main process copies nothing.
-    assert all(bool(b["shared"].all()) for b in got)
+    # Columns under 64 KiB are built by the C++ batcher in the worker's own
+    # memory and pickled by value: no shared memory, no descriptor to pass
+    # (large columns: the ring buffers, tests below).
+    assert all(bool(b["inline"].all()) and not bool(b["shared"].any()) for b in got)
+    assert all(type(b["id"]) is torch.Tensor and type(b["vec"]) is torch.Tensor for b in got)
     ids = torch.cat([b["id"] for b in got])
     assert sorted(ids.tolist()) == list(range(97))
     vec = torch.cat([b["vec"] for b in got])
@@ -121,7 +126,7 @@ def test_worker_batches_are_built_in_shared_memory(simple):
     # Same rows and values as in one process (C++ memory, not shared), and
     # the same sequence again for the same seed.
     in_proc = list(torch.utils.data.DataLoader(_InWorker(ds), batch_size=None, num_workers=0))
-    assert not any(bool(b["shared"].any()) for b in in_proc)
+    assert not any(bool(b["shared"].any()) or bool(b["inline"].any()) for b in in_proc)
     rows = sorted(zip(ids.tolist(), vec.tolist()))
     assert rows == sorted(zip(torch.cat([b["id"] for b in in_proc]).tolist(),
                               torch.cat([b["vec"] for b in in_proc]).tolist()))
@@ -262,6 +267,67 @@ def test_two_loaders_over_one_dataset_do_not_share_buffers(wide):
             _check_big(y)
             n += 2
     assert n == 120
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_batches_cross_without_descriptors_once_buffers_are_kept(wide, workers, monkeypatch):
+    # Passing a file descriptor costs a connection to the worker per batch
+    # column. Small columns are pickled by value; large ones are built in
+    # buffers the main process keeps mapped, which fresh workers take over
+    # (after the first epoch), so only the first epoch passes descriptors.
+    import multiprocessing
+    import multiprocessing.reduction
+    import mindrecord.torch as mt
+    passed = multiprocessing.Value("i", 0)
+
+    def counting(real):
+        def dup(fd):
+            with passed.get_lock():
+                passed.value += 1
+            return real(fd)
+        return dup
+    # Workers are forked from this process: they call these.
+    monkeypatch.setattr(mt, "DupFd", counting(mt.DupFd))
+    monkeypatch.setattr(multiprocessing.reduction, "DupFd", counting(multiprocessing.reduction.DupFd))
+    ds = MindRecordDataset(wide, columns=["id", "big"], batch_size=8, seed=2)
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=workers)
+    per_epoch = []
+    for epoch in range(3):
+        ds.set_epoch(epoch)
+        passed.value = 0
+        ids = []
+        for b in loader:
+            _check_big(b)
+            assert b["id"].dtype == torch.int64 and type(b["id"]) is torch.Tensor
+            ids.extend(b["id"].tolist())
+        del b  # its buffer goes back to the workers
+        assert sorted(ids) == list(range(120))
+        per_epoch.append(passed.value)
+    # 15 batches an epoch, each with a small and a large column (30 descriptors
+    # per epoch before). A worker may still make a buffer it had not needed
+    # before (more batches in flight at once), whose descriptor crosses once.
+    assert per_epoch[0] > 0 and max(per_epoch[1:]) <= 2, per_epoch
+
+
+def test_taken_over_buffer_reaches_a_process_that_no_longer_keeps_it(wide):
+    # Fresh workers take over the buffers the main process keeps and send
+    # their batches without a descriptor; had the main process dropped its
+    # copy meanwhile, it opens the worker's buffer itself.
+    import mindrecord.torch as mt
+    ds = MindRecordDataset(wide, columns=["id", "big"], batch_size=8, seed=2)
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=1)
+    assert sorted(i for b in loader for i in b["id"].tolist()) == list(range(120))
+    it = iter(loader)  # the worker is forked here, with the kept buffers
+    with mt._kept_lock:
+        dropped = mt._kept.pop((ds._token, 0))
+    assert dropped
+    ids = []
+    for b in it:
+        _check_big(b)
+        ids.extend(b["id"].tolist())
+    assert sorted(ids) == list(range(120))
+    for k in dropped.values():
+        k.close()
 
 
 @pytest.fixture(scope="module")
