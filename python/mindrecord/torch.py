@@ -17,13 +17,13 @@ Mid-epoch resume: StatefulDataLoader (torchdata's API) counts what the
 DataLoader hands out; see _torch_resume.py. int32 columns come out as int64
 (what torch losses take for class indices) unless int32_as_int64=False.
 
-Inside a DataLoader worker, the C++ batcher builds each batch's numeric
-columns straight into shared memory, so passing the batch to the main
-process copies nothing (only a file descriptor crosses). Large columns go to
-a per-worker ring of reused shared-memory buffers (_Ring), which saves the
-page faults of a fresh segment per batch; small ones to torch shared memory.
-The main process maps each ring buffer once and keeps it while the dataset
-object lives; workers started afresh each epoch inherit those buffers.
+Inside a DataLoader worker, the C++ batcher builds each batch's large
+numeric columns straight into a per-worker ring of reused shared-memory
+buffers (_Ring), so passing the batch to the main process copies nothing
+and no fresh segment is faulted in per batch. The main process maps each
+ring buffer once and keeps it while the dataset object lives; workers
+started afresh each epoch take those buffers over, and their batches then
+cross without a file descriptor. Small columns are pickled by value.
 """
 import json
 import math
@@ -221,7 +221,8 @@ def _worker_ring(key):
 
 class _RingTensor(torch.Tensor):
     """A batch column in a _Ring buffer. Pickling it (DataLoader sending it
-    to the main process) passes the buffer's file descriptor, not the data.
+    to the main process) passes the buffer's file descriptor (or, for a
+    buffer taken over from the receiver, its name), not the data.
     Results of operations on it are plain tensors."""
     __torch_function__ = torch._C._disabled_torch_function_impl
 
@@ -438,8 +439,9 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
     decoding, ops) per DataLoader worker process, or in the main process
     with num_workers=0; default 1 in a worker (the workers are the
     parallelism) and 2 in the main process. bytes / string columns stay
-    Python lists (bytes / str per row). In DataLoader workers, batched numeric
-    columns are built in shared memory (no copy to reach the main process).
+    Python lists (bytes / str per row). In DataLoader workers, large batched
+    numeric columns are built in shared memory (no copy to reach the main
+    process); small ones (< 64 KiB) are pickled by value.
 
     Without `batch_size`, rows come from the pipeline's batches of 64, split
     into rows in C (Tensor.unbind, zip, dict) and chained, so no Python
