@@ -73,6 +73,9 @@ constexpr Entry kOps[] = {
     {"RandomChoice", &ops::RandomChoiceOp::Make},
     {"RandomOrder", &ops::RandomOrderOp::Make},
     {"OneHot", &ops::OneHotOp::Make},
+    {"Rotate", &ops::RotateOp::Make},
+    {"Affine", &ops::AffineOp::Make},
+    {"RandomAffine", &ops::RandomAffineOp::Make},
 };
 
 }  // namespace
