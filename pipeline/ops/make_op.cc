@@ -78,6 +78,7 @@ constexpr Entry kOps[] = {
     {"Affine", &ops::AffineOp::Make},
     {"RandomAffine", &ops::RandomAffineOp::Make},
     {"GaussianBlur", &ops::GaussianBlurOp::Make},
+    {"UniformAugment", &ops::UniformAugmentOp::Make},
 };
 
 }  // namespace
