@@ -190,6 +190,35 @@ Result<std::vector<Tensor>> RandomOrderOp::ApplyColumns(std::vector<Tensor> inpu
   return ops_.Run(std::move(inputs), order, rng, name_);
 }
 
+Result<std::unique_ptr<TensorOp>> UniformAugmentOp::Make(const nlohmann::json& spec) {
+  const std::string op = "UniformAugment";
+  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"transforms", "num_ops"}));
+  MR_ASSIGN_OR_RETURN(OpList ops, OpList::Build(spec, op));
+  MR_ASSIGN_OR_RETURN(double n, GetNumber(spec, op, "num_ops", 2));
+  if (n != static_cast<int>(n) || n < 1 || n > static_cast<double>(ops.size()))
+    return Status::InvalidArgument(op + ": parameter 'num_ops' must be an integer in [1, " +
+                                   std::to_string(ops.size()) + "] (the number of transforms), got " +
+                                   nlohmann::json(n).dump());
+  int in = 1, out = 1;
+  MR_RETURN_IF_ERROR(CheckUniform(ops, op, true, &in, &out));
+  return std::unique_ptr<TensorOp>(new UniformAugmentOp(std::move(ops), in, out, static_cast<int>(n)));
+}
+
+Result<std::vector<Tensor>> UniformAugmentOp::ApplyColumns(std::vector<Tensor> inputs, std::mt19937_64& rng) const {
+  MR_ASSIGN_OR_RETURN(inputs, CheckInputs(std::move(inputs)));
+  // Selection sampling: op i is picked with probability (still needed) / (ops left).
+  std::vector<size_t> picked;
+  const size_t n = ops_.size();
+  const auto k = static_cast<size_t>(num_ops_);
+  for (size_t i = 0; i < n && picked.size() < k; ++i)
+    if (static_cast<size_t>(RandInt(rng, 0, static_cast<int64_t>(n - i) - 1)) < k - picked.size()) picked.push_back(i);
+  for (size_t i : picked) {
+    if (RandInt(rng, 0, 1) == 1) continue;  // MindSpore skips a picked op on a coin flip
+    MR_ASSIGN_OR_RETURN(inputs, ops_.Run(std::move(inputs), {i}, rng, name_));
+  }
+  return inputs;
+}
+
 Result<std::unique_ptr<TensorOp>> RandomSelectSubpolicyOp::Make(const nlohmann::json& spec) {
   const std::string op = "RandomSelectSubpolicy";
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"policy"}));

@@ -1,5 +1,6 @@
 // Ops over ops (MindSpore's mindspore.dataset.transforms): Compose,
-// RandomApply, RandomChoice, RandomOrder; and vision.RandomSelectSubpolicy. Their "transforms" are nested op
+// RandomApply, RandomChoice, RandomOrder; and vision.UniformAugment,
+// vision.RandomSelectSubpolicy. Their "transforms" are nested op
 // specs, built like a column's op list (registered ops such as Python
 // callables included, runs of built-in ops fused), so they nest freely.
 #pragma once
@@ -114,6 +115,28 @@ class RandomOrderOp : public CombinatorOp {
 
  private:
   using CombinatorOp::CombinatorOp;
+};
+
+// {"op":"UniformAugment","transforms":[...],"num_ops":2}: MindSpore's
+// UniformAugment. Picks num_ops of the ops uniformly without replacement,
+// kept in list order (std::sample's selection sampling: one draw per op
+// considered), then runs each picked op with probability 1/2 (one draw before
+// the op's own draws), as MindSpore's UniformAugOp does. 1 <= num_ops <=
+// the number of ops; every op gives as many columns as it takes, the same
+// for all.
+class UniformAugmentOp : public CombinatorOp {
+ public:
+  static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
+  nlohmann::json ToJson() const override {
+    return {{"op", "UniformAugment"}, {"transforms", ops_.ToJson()}, {"num_ops", num_ops_}};
+  }
+  bool is_random() const override { return true; }
+  Result<std::vector<Tensor>> ApplyColumns(std::vector<Tensor> inputs, std::mt19937_64& rng) const override;
+
+ private:
+  UniformAugmentOp(OpList ops, int in, int out, int num_ops)
+      : CombinatorOp("UniformAugment", std::move(ops), in, out), num_ops_(num_ops) {}
+  int num_ops_;
 };
 
 // {"op":"RandomSelectSubpolicy","policy":[[{"transform": spec, "prob": p}, ...], ...]}:

@@ -5,6 +5,7 @@
 #include "pipeline/ops/batch_mix.h"
 #include "pipeline/ops/bbox.h"
 #include "pipeline/ops/bbox_crop.h"
+#include "pipeline/ops/blur.h"
 #include "pipeline/ops/color_adjust.h"
 #include "pipeline/ops/compose.h"
 #include "pipeline/ops/convert_color.h"
@@ -73,6 +74,11 @@ constexpr Entry kOps[] = {
     {"RandomChoice", &ops::RandomChoiceOp::Make},
     {"RandomOrder", &ops::RandomOrderOp::Make},
     {"OneHot", &ops::OneHotOp::Make},
+    {"Rotate", &ops::RotateOp::Make},
+    {"Affine", &ops::AffineOp::Make},
+    {"RandomAffine", &ops::RandomAffineOp::Make},
+    {"GaussianBlur", &ops::GaussianBlurOp::Make},
+    {"UniformAugment", &ops::UniformAugmentOp::Make},
 };
 
 }  // namespace

@@ -81,6 +81,22 @@ def check_range(value, op, name, lo=None, hi=None):
     return [a, b]
 
 
+def check_numbers(value, op, name, lengths, lo=None, hi=None):
+    """A list or tuple of numbers in [lo, hi] whose length is one of `lengths`."""
+    if not isinstance(value, (list, tuple)) or len(value) not in lengths:
+        raise TypeError("%s: %s must be a sequence of %s numbers, got %r"
+                        % (op, name, " or ".join(str(n) for n in lengths), value))
+    return [check_float(v, op, name, lo, hi) for v in value]
+
+
+def check_pairs(values, op, name):
+    """Consecutive (min, max) pairs with min <= max."""
+    for i in range(0, len(values), 2):
+        if values[i] > values[i + 1]:
+            raise ValueError("%s: %s must be (min, max) pairs with min <= max, got %r" % (op, name, values))
+    return values
+
+
 def check_fill(value, op, name="fill_value"):
     """An int in [0, 255] (all channels) or a (R, G, B) tuple of them."""
     if isinstance(value, (list, tuple)):

@@ -1,5 +1,6 @@
-"""Geometry and erasing ops of mindrecord.vision: Pad, RandomVerticalFlip,
-RandomRotation, RandomCropDecodeResize, CutOut, RandomErasing (MindSpore's
+"""Geometry, blur and erasing ops of mindrecord.vision: Pad,
+RandomVerticalFlip, Rotate, RandomRotation, Affine, RandomAffine,
+GaussianBlur, RandomCropDecodeResize, CutOut, RandomErasing (MindSpore's
 parameters, defaults and checks).
 
 Thread safety: op objects are immutable values.
@@ -8,8 +9,8 @@ import numbers
 
 import numpy as np
 
-from mindrecord._ops_base import (TensorOperation, check_fill, check_float, check_int, check_padding, check_prob,
-                                  check_range, check_size)
+from mindrecord._ops_base import (TensorOperation, check_fill, check_float, check_int, check_numbers, check_padding,
+                                  check_pairs, check_prob, check_range, check_size)
 from mindrecord._vision_enums import Border, Inter, choice, interp
 
 
@@ -29,6 +30,37 @@ class RandomVerticalFlip(TensorOperation):
         super().__init__("RandomVerticalFlip", p=check_prob(prob, "RandomVerticalFlip"))
 
 
+def _is_number(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _check_center(center, op):
+    if center is None:
+        return None
+    if not isinstance(center, (list, tuple)) or len(center) != 2:
+        raise TypeError("%s: center must be None or (x, y), got %r" % (op, center))
+    return [check_float(c, op, "center") for c in center]
+
+
+def _check_expand(expand, op):
+    if not isinstance(expand, bool):
+        raise TypeError("%s: expand must be a bool, got %r" % (op, expand))
+    return expand
+
+
+class Rotate(TensorOperation):
+    """Rotates by `degrees` counter-clockwise about `center` (x, y) (default
+    the image centre); `expand` grows the output to hold the whole rotated
+    image. Input: HW or HWC, uint8 or float32."""
+
+    def __init__(self, degrees, resample=Inter.NEAREST, expand: bool = False, center=None, fill_value=0) -> None:
+        op = "Rotate"
+        # MindSpore passes degrees % 360 on: the same turn.
+        super().__init__(op, degrees=check_float(degrees, op, "degrees") % 360,
+                         resample=interp(resample, op, "resample"), expand=_check_expand(expand, op),
+                         center=_check_center(center, op), fill_value=check_fill(fill_value, op))
+
+
 class RandomRotation(TensorOperation):
     """Rotates by an angle drawn from (-degrees, degrees) or (min, max),
     counter-clockwise about `center` (x, y) (default the image centre);
@@ -41,14 +73,91 @@ class RandomRotation(TensorOperation):
             degrees = [-d, d]
         else:
             degrees = check_range(degrees, op, "degrees")
-        if not isinstance(expand, bool):
-            raise TypeError("%s: expand must be a bool, got %r" % (op, expand))
-        if center is not None:
-            if not isinstance(center, (list, tuple)) or len(center) != 2:
-                raise TypeError("%s: center must be None or (x, y), got %r" % (op, center))
-            center = [check_float(c, op, "center") for c in center]
-        super().__init__(op, degrees=degrees, resample=interp(resample, op, "resample"), expand=expand,
-                         center=center, fill_value=check_fill(fill_value, op))
+        super().__init__(op, degrees=degrees, resample=interp(resample, op, "resample"),
+                         expand=_check_expand(expand, op), center=_check_center(center, op),
+                         fill_value=check_fill(fill_value, op))
+
+
+class Affine(TensorOperation):
+    """One affine warp about the image centre: rotation by `degrees`
+    clockwise ([-180, 180]), translation by `translate` (tx, ty) fractions of
+    the width and height ([-1, 1]), `scale` > 0, and `shear` in degrees
+    ([-180, 180]): a number shears along x, (sx, sy) along x and y. Output has
+    the input's size. Input: HW or HWC, uint8 or float32."""
+
+    def __init__(self, degrees, translate, scale, shear, resample=Inter.NEAREST, fill_value=0) -> None:
+        op = "Affine"
+        if _is_number(shear):
+            shear = [check_float(shear, op, "shear", -180.0, 180.0), 0.0]
+        else:
+            shear = check_numbers(shear, op, "shear", (2,), -180.0, 180.0)
+        super().__init__(op, degrees=check_float(degrees, op, "degrees", -180.0, 180.0),
+                         translate=check_numbers(translate, op, "translate", (2,), -1.0, 1.0),
+                         scale=check_float(scale, op, "scale", 0.0, lo_open=True), shear=shear,
+                         resample=interp(resample, op, "resample"), fill_value=check_fill(fill_value, op))
+
+
+class RandomAffine(TensorOperation):
+    """Affine with parameters drawn per image: angle from (-degrees, degrees)
+    or (min, max); translation from (tx_min, tx_max[, ty_min, ty_max])
+    fractions of the width / height ([-1, 1]); scale from (min, max); shear
+    from (-shear, shear) along x, (x_min, x_max) or (x_min, x_max, y_min,
+    y_max). None leaves that part out. Input: HW or HWC, uint8 or float32."""
+
+    def __init__(self, degrees, translate=None, scale=None, shear=None, resample=Inter.NEAREST,
+                 fill_value=0) -> None:
+        op = "RandomAffine"
+        if _is_number(degrees):
+            d = check_float(degrees, op, "degrees", 0.0)
+            degrees = [-d, d]
+        else:
+            degrees = check_range(degrees, op, "degrees")
+        if translate is None:
+            translate = [0.0, 0.0, 0.0, 0.0]
+        else:
+            translate = check_pairs(check_numbers(translate, op, "translate", (2, 4), -1.0, 1.0), op, "translate")
+            translate += [0.0] * (4 - len(translate))
+        if scale is None:
+            scale = [1.0, 1.0]
+        else:
+            scale = check_range(scale, op, "scale", 0.0)
+            if scale[1] <= 0:
+                raise ValueError("%s: scale must have max > 0, got %r" % (op, scale))
+        if shear is None:
+            shear = [0.0, 0.0, 0.0, 0.0]
+        elif _is_number(shear):
+            s = check_float(shear, op, "shear", 0.0, lo_open=True)
+            shear = [-s, s, 0.0, 0.0]
+        else:
+            shear = check_pairs(check_numbers(shear, op, "shear", (2, 4)), op, "shear")
+            shear += [0.0] * (4 - len(shear))
+        super().__init__(op, degrees=degrees, translate=translate, scale=scale, shear=shear,
+                         resample=interp(resample, op, "resample"), fill_value=check_fill(fill_value, op))
+
+
+class GaussianBlur(TensorOperation):
+    """Blurs with a Gaussian kernel: `kernel_size` k or (width, height), odd
+    and positive; `sigma` s or (sigma_x, sigma_y), >= 0. None or 0 derives
+    sigma from the kernel size as ((k - 1) * 0.5 - 1) * 0.3 + 0.8; one value
+    (or None) serves both axes, derived from the width, as in MindSpore. The
+    border is reflected. Input: HW or HWC, uint8 or float32."""
+
+    def __init__(self, kernel_size, sigma=None) -> None:
+        op = "GaussianBlur"
+        if isinstance(kernel_size, (list, tuple)):
+            if len(kernel_size) != 2:
+                raise TypeError("%s: kernel_size must be an int or (width, height), got %r" % (op, kernel_size))
+            kernel = [check_int(k, op, "kernel_size", 1, 2 ** 24) for k in kernel_size]
+        else:
+            kernel = [check_int(kernel_size, op, "kernel_size", 1, 2 ** 24)] * 2
+        if any(k % 2 == 0 for k in kernel):
+            raise ValueError("%s: kernel_size must be odd, got %r" % (op, kernel_size))
+        if sigma is not None:
+            if _is_number(sigma):
+                sigma = check_float(sigma, op, "sigma", 0.0)
+            else:
+                sigma = check_numbers(sigma, op, "sigma", (2,), 0.0)
+        super().__init__(op, kernel_size=kernel, sigma=sigma)
 
 
 class RandomCropDecodeResize(TensorOperation):

@@ -1,10 +1,11 @@
 """Augmentation policies and batch ops of mindrecord.vision:
-RandomSelectSubpolicy, AutoAugment, RandAugment, MixUpBatch, CutMixBatch
-(MindSpore's parameters, defaults and checks).
+RandomSelectSubpolicy, UniformAugment, AutoAugment, RandAugment, MixUpBatch,
+CutMixBatch (MindSpore's parameters, defaults and checks).
 
 Thread safety: op objects are immutable values.
 """
-from mindrecord._ops_base import TensorOperation, check_fill, check_float, check_int, check_prob, to_specs
+from mindrecord._ops_base import (TensorOperation, check_fill, check_float, check_int, check_prob, check_transforms,
+                                  to_specs)
 from mindrecord._vision_enums import AutoAugmentPolicy, ImageBatchFormat, Inter, choice, interp
 
 
@@ -31,6 +32,27 @@ class RandomSelectSubpolicy(TensorOperation):
             specs.append(steps)
         super().__init__(op, policy=specs)
         self.policy = policy
+
+
+class UniformAugment(TensorOperation):
+    """Picks num_ops of `transforms` uniformly at random (without
+    replacement, kept in list order), then applies each picked one with
+    probability 1/2, as MindSpore's kernel does. Transforms may be mindrecord
+    ops or Python callables; each must give what it takes."""
+
+    def __init__(self, transforms: list, num_ops: int = 2) -> None:
+        op = "UniformAugment"
+        transforms = check_transforms(transforms, op)
+        for i, t in enumerate(transforms):
+            if not isinstance(t, TensorOperation) and not callable(t):
+                raise TypeError("%s: transforms[%d] must be a mindrecord op or a Python callable, got %r" % (op, i, t))
+        num_ops = check_int(num_ops, op, "num_ops", 1)
+        if num_ops > len(transforms):
+            raise ValueError("%s: num_ops must not exceed the number of transforms (%d), got %d"
+                             % (op, len(transforms), num_ops))
+        super().__init__(op, transforms=to_specs(transforms), num_ops=num_ops)
+        self.transforms = transforms
+        self.num_ops = num_ops
 
 
 class AutoAugment(TensorOperation):

@@ -121,10 +121,11 @@ class ToTensor(TensorOperation):
 
 # The ops beyond the basic ones live in their own modules; all are vision.X.
 from mindrecord._vision_color import ConvertColor, Grayscale, RandomColorAdjust, Rescale  # noqa: E402
-from mindrecord._vision_geometry import (CutOut, Pad, RandomCropDecodeResize, RandomErasing,  # noqa: E402
-                                         RandomRotation, RandomVerticalFlip)
+from mindrecord._vision_geometry import (Affine, CutOut, GaussianBlur, Pad, RandomAffine,  # noqa: E402
+                                         RandomCropDecodeResize, RandomErasing, RandomRotation, RandomVerticalFlip,
+                                         Rotate)
 from mindrecord._vision_policy import (AutoAugment, CutMixBatch, MixUpBatch, RandAugment,  # noqa: E402
-                                       RandomSelectSubpolicy)
+                                       RandomSelectSubpolicy, UniformAugment)
 from mindrecord._vision_bbox import (BoundingBoxAugment, RandomCropWithBBox, RandomHorizontalFlipWithBBox,  # noqa: E402
                                      RandomVerticalFlipWithBBox, ResizeWithBBox)
 
@@ -135,5 +136,5 @@ __all__ = [
     "RandomVerticalFlip", "RandomRotation", "RandomCropDecodeResize", "CutOut", "RandomErasing",
     "RandomSelectSubpolicy", "AutoAugment", "RandAugment", "MixUpBatch", "CutMixBatch",
     "RandomHorizontalFlipWithBBox", "RandomVerticalFlipWithBBox", "RandomCropWithBBox", "ResizeWithBBox",
-    "BoundingBoxAugment",
+    "BoundingBoxAugment", "Rotate", "Affine", "RandomAffine", "GaussianBlur", "UniformAugment",
 ]

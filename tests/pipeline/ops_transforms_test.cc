@@ -1,4 +1,5 @@
-// Ops over ops (Compose, RandomApply, RandomChoice, RandomOrder) and OneHot.
+// Ops over ops (Compose, RandomApply, RandomChoice, RandomOrder,
+// UniformAugment, RandomSelectSubpolicy) and OneHot.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -162,6 +163,59 @@ TEST_F(OpsTransformsTest, CombinatorsNest) {
   EXPECT_GT(counts[134], 0);
   EXPECT_GT(counts[234], 0);
   EXPECT_EQ(Op(op->ToJson())->ToJson(), op->ToJson());
+}
+
+TEST_F(OpsTransformsTest, UniformAugmentPicksInListOrderAndAppliesEachByACoin) {
+  // num_ops = all three: each op runs with probability 1/2, in list order, so
+  // the 8 increasing digit strings come out equally often.
+  auto all = Op({{"op", "UniformAugment"}, {"transforms", {Digit(1), Digit(2), Digit(3)}}, {"num_ops", 3}});
+  ASSERT_NE(all, nullptr);
+  EXPECT_TRUE(all->is_random());
+  std::map<int64_t, int> counts;
+  const int n = 8000;
+  for (int seed = 0; seed < n; ++seed) {
+    const int64_t v = Value(RunOp(*all, Int(0), seed));
+    ASSERT_EQ(Value(RunOp(*all, Int(0), seed)), v);  // same seed, same draws
+    counts[v]++;
+  }
+  ASSERT_EQ(counts.size(), 8u);
+  for (int64_t v : {0, 1, 2, 3, 12, 13, 23, 123}) ExpectProportion(counts[v], n, 1.0 / 8, std::to_string(v));
+  // num_ops = 2 of 4: a pair picked uniformly (6 pairs), each picked op kept
+  // with probability 1/2: digit d shows with probability 1/4, nothing with 1/4.
+  auto two = Op({{"op", "UniformAugment"}, {"transforms", {Digit(1), Digit(2), Digit(3), Digit(4)}}});
+  ASSERT_EQ(two->ToJson()["num_ops"], 2);  // MindSpore's default
+  counts.clear();
+  int shows[5] = {0, 0, 0, 0, 0};
+  for (int seed = 0; seed < n; ++seed) {
+    const int64_t v = Value(RunOp(*two, Int(0), seed));
+    counts[v]++;
+    const std::string digits = v ? std::to_string(v) : "";
+    ASSERT_LE(digits.size(), 2u) << v;
+    ASSERT_TRUE(std::is_sorted(digits.begin(), digits.end()) && std::adjacent_find(digits.begin(), digits.end()) ==
+                                                                     digits.end())
+        << v;
+    for (char c : digits) shows[c - '0']++;
+  }
+  ExpectProportion(counts[0], n, 0.25, "none applied");
+  for (int d = 1; d <= 4; ++d) ExpectProportion(shows[d], n, 0.25, "digit " + std::to_string(d));
+  ExpectProportion(counts[13], n, 0.25 / 6, "the pair 1, 3 both applied");
+  EXPECT_EQ(Op(two->ToJson())->ToJson(), two->ToJson());
+  for (const nlohmann::json& num : {nlohmann::json(0), nlohmann::json(5), nlohmann::json(1.5), nlohmann::json("2")}) {
+    auto r = MakeOp({{"op", "UniformAugment"}, {"transforms", {Digit(1), Digit(2), Digit(3), Digit(4)}},
+                     {"num_ops", num}});
+    ASSERT_FALSE(r.ok()) << num.dump();
+    EXPECT_NE(r.status().message().find("UniformAugment: parameter 'num_ops'"), std::string::npos)
+        << r.status().message();
+  }
+  auto empty = MakeOp({{"op", "UniformAugment"}, {"transforms", nlohmann::json::array()}});
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().message().find("UniformAugment: parameter 'transforms'"), std::string::npos);
+  // Image ops nest too: a flip kept or not, on a real image.
+  Tensor img = MatToTensor(SyntheticRgb(10, 12));
+  auto flip = Op({{"op", "UniformAugment"}, {"transforms", {{{"op", "RandomVerticalFlip"}, {"p", 1.0}}}}, {"num_ops", 1}});
+  int flipped = 0;
+  for (int seed = 0; seed < 400; ++seed) flipped += !SameBytes(RunOp(*flip, img, seed), img);
+  ExpectProportion(flipped, 400, 0.5, "UniformAugment of one flip");
 }
 
 TEST_F(OpsTransformsTest, RandomSelectSubpolicyPicksOneAndAppliesStepsByProb) {

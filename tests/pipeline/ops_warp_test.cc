@@ -1,5 +1,6 @@
-// Geometric and erasing ops: Pad, RandomVerticalFlip, RandomRotation, the
-// policies' affine warps, CutOut, RandomErasing; references written here.
+// Geometric and erasing ops: Pad, RandomVerticalFlip, Rotate, RandomRotation,
+// Affine, RandomAffine, the policies' affine warps, CutOut, RandomErasing;
+// references written here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -138,6 +139,141 @@ TEST(OpsWarpTest, RandomRotationDrawsTheAngleUniformly) {
   auto full = Op({{"op", "RandomRotation"}, {"degrees", 5}, {"center", {3.5, 2}}, {"expand", true},
                   {"resample", "bicubic"}, {"fill_value", 7}});
   EXPECT_EQ(Op(full->ToJson())->ToJson(), full->ToJson());
+}
+
+TEST(OpsWarpTest, RotateIsRandomRotationWithOneAngle) {
+  Tensor img = Distinct(13, 17);
+  for (double d : {90.0, 33.0, 250.0}) {
+    for (bool expand : {false, true}) {
+      auto fixed = Op({{"op", "Rotate"}, {"degrees", d}, {"expand", expand}, {"fill_value", {4, 5, 6}}});
+      auto drawn = Op({{"op", "RandomRotation"}, {"degrees", {d, d}}, {"expand", expand}, {"fill_value", {4, 5, 6}}});
+      EXPECT_FALSE(fixed->is_random());
+      EXPECT_TRUE(SameBytes(RunOp(*fixed, img, 1), RunOp(*drawn, img, 2))) << d << " " << expand;
+    }
+  }
+  auto full = Op({{"op", "Rotate"}, {"degrees", -20.5}, {"center", {3, 4.5}}, {"resample", "bilinear"}});
+  EXPECT_EQ(full->ToJson()["expand"], false);
+  EXPECT_EQ(Op(full->ToJson())->ToJson(), full->ToJson());
+  EXPECT_FALSE(MakeOp({{"op", "Rotate"}}).ok());
+  EXPECT_FALSE(MakeOp({{"op", "Rotate"}, {"degrees", "10"}}).ok());
+  EXPECT_FALSE(MakeOp({{"op", "Rotate"}, {"degrees", 10}, {"center", {1}}}).ok());
+  EXPECT_FALSE(MakeOp({{"op", "Rotate"}, {"degrees", 10}, {"resample", "lanczos"}}).ok());
+  EXPECT_FALSE(MakeOp({{"op", "Rotate"}, {"degrees", 10}, {"fill_value", 256}}).ok());
+}
+
+TEST(OpsWarpTest, AffineTranslatesByFractionsRotatesClockwiseAndShears) {
+  Tensor img = Distinct(16, 24);
+  auto affine = [](double deg, double tx, double ty, double scale, nlohmann::json shear) {
+    return Op({{"op", "Affine"}, {"degrees", deg}, {"translate", {tx, ty}}, {"scale", scale}, {"shear", shear}});
+  };
+  // Identity, nearest and bilinear alike.
+  EXPECT_TRUE(SameBytes(RunOp(*affine(0, 0, 0, 1, 0), img), img));
+  EXPECT_TRUE(SameBytes(
+      RunOp(*Op({{"op", "Affine"}, {"degrees", 0}, {"translate", {0, 0}}, {"scale", 1}, {"shear", {0, 0}},
+                 {"resample", "bilinear"}}),
+            img),
+      img));
+  // translate (0.25, -0.5) of 24 x 16 is (6, -8) pixels: out(y, x) = in(y + 8, x - 6).
+  Tensor t = RunOp(*affine(0, 0.25, -0.5, 1, 0), img);
+  for (int y = 0; y < 16; ++y)
+    for (int x = 0; x < 24; ++x) ASSERT_EQ(Px(t, y, x, 1), y < 8 && x >= 6 ? Px(img, y + 8, x - 6, 1) : 0);
+  // +90 degrees is clockwise (unlike Rotate): out(y, x) = in(n - 1 - x, y).
+  Tensor sq = Distinct(9, 9);
+  Tensor r = RunOp(*affine(90, 0, 0, 1, 0), sq);
+  for (int y = 0; y < 9; ++y)
+    for (int x = 0; x < 9; ++x) ASSERT_EQ(Px(r, y, x, 2), Px(sq, 8 - x, y, 2));
+  // One shear number is a shear along x: out(y, x) = in(y, x + tan(s) (y - cy)).
+  Tensor sh = RunOp(*affine(0, 0, 0, 1, 20), img);
+  EXPECT_TRUE(SameBytes(sh, RunOp(*affine(0, 0, 0, 1, {20, 0}), img)));
+  int differ = 0;
+  for (int y = 0; y < 16; ++y)
+    for (int x = 0; x < 24; ++x) {
+      const int src = static_cast<int>(std::lround(x + std::tan(20 * M_PI / 180) * (y - 7.5)));
+      differ += Px(sh, y, x, 0) != (src >= 0 && src < 24 ? Px(img, y, src, 0) : 0);
+    }
+  EXPECT_LE(differ, 16);  // ties at half pixels may round either way
+  // Scale 2 about the centre (3.5, 3.5), nearest: out(y, x) = in(3.5 + (y - 3.5) / 2, ...), no ties.
+  Tensor small = Distinct(8, 8);
+  Tensor z = RunOp(*affine(0, 0, 0, 2, 0), small);
+  auto half = [](int v) { return static_cast<int>(std::lround(3.5 + (v - 3.5) / 2)); };
+  for (int y = 0; y < 8; ++y)
+    for (int x = 0; x < 8; ++x) ASSERT_EQ(Px(z, y, x, 0), Px(small, half(y), half(x), 0)) << y << "," << x;
+  auto full = Op({{"op", "Affine"}, {"degrees", -15}, {"translate", {0.1, 0.2}}, {"scale", 1.5}, {"shear", {3, -4}},
+                  {"resample", "bicubic"}, {"fill_value", {1, 2, 3}}});
+  EXPECT_EQ(full->ToJson()["shear"], nlohmann::json({3.0, -4.0}));
+  EXPECT_EQ(Op(full->ToJson())->ToJson(), full->ToJson());
+  const nlohmann::json base = {{"op", "Affine"}, {"degrees", 0}, {"translate", {0, 0}}, {"scale", 1}, {"shear", 0}};
+  for (const char* key : {"degrees", "translate", "scale", "shear"}) {
+    nlohmann::json missing = base;
+    missing.erase(key);
+    EXPECT_FALSE(MakeOp(missing).ok()) << key;
+  }
+  for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"degrees", 181}, {"translate", {0.5}}, {"translate", {1.5, 0}}, {"scale", 0}, {"scale", -1},
+           {"shear", {1, 2, 3}}, {"shear", 200}, {"resample", "lanczos"}}) {
+    nlohmann::json bad = base;
+    bad[key] = value;
+    auto made = MakeOp(bad);
+    ASSERT_FALSE(made.ok()) << bad.dump();
+    EXPECT_NE(made.status().message().find("Affine: parameter '" + key + "'"), std::string::npos)
+        << made.status().message();
+  }
+}
+
+TEST(OpsWarpTest, RandomAffineWithOneValueRangesIsAffine) {
+  Tensor img = Distinct(15, 22);
+  const nlohmann::json fixed = {{"op", "Affine"}, {"degrees", 30},   {"translate", {0.1, -0.2}},
+                                {"scale", 1.2},   {"shear", {5, -3}}, {"resample", "bilinear"},
+                                {"fill_value", 9}};
+  const nlohmann::json drawn = {{"op", "RandomAffine"}, {"degrees", {30, 30}},         {"translate", {0.1, 0.1, -0.2, -0.2}},
+                                {"scale", {1.2, 1.2}},  {"shear", {5, 5, -3, -3}}, {"resample", "bilinear"},
+                                {"fill_value", 9}};
+  EXPECT_TRUE(SameBytes(RunOp(*Op(drawn), img, 7), RunOp(*Op(fixed), img)));
+  // Defaults are the identity; the shorthands expand as MindSpore's do.
+  EXPECT_TRUE(SameBytes(RunOp(*Op({{"op", "RandomAffine"}, {"degrees", 0}}), img, 3), img));
+  auto short_form = Op({{"op", "RandomAffine"}, {"degrees", 10}, {"translate", {-0.1, 0.2}}, {"shear", 4}});
+  EXPECT_EQ(short_form->ToJson()["degrees"], nlohmann::json({-10.0, 10.0}));
+  EXPECT_EQ(short_form->ToJson()["translate"], nlohmann::json({-0.1, 0.2, 0.0, 0.0}));
+  EXPECT_EQ(short_form->ToJson()["scale"], nlohmann::json({1.0, 1.0}));
+  EXPECT_EQ(short_form->ToJson()["shear"], nlohmann::json({-4.0, 4.0, 0.0, 0.0}));
+  EXPECT_EQ(Op({{"op", "RandomAffine"}, {"degrees", 0}, {"shear", {1, 2}}})->ToJson()["shear"],
+            nlohmann::json({1.0, 2.0, 0.0, 0.0}));
+  EXPECT_EQ(Op(short_form->ToJson())->ToJson(), short_form->ToJson());
+  for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"degrees", -5}, {"degrees", {10, -10}}, {"translate", {0.5, 0.1}}, {"translate", {0, 1.5}},
+           {"translate", {0, 0, 0}}, {"scale", {2, 1}}, {"scale", {-1, 1}}, {"scale", {0, 0}}, {"shear", 0},
+           {"shear", -3}, {"shear", {0, 1, 5, 2}}, {"resample", "lanczos"}, {"fill_value", {1, 2}}}) {
+    nlohmann::json bad = {{"op", "RandomAffine"}, {"degrees", 0}};
+    bad[key] = value;
+    auto made = MakeOp(bad);
+    ASSERT_FALSE(made.ok()) << bad.dump();
+    EXPECT_NE(made.status().message().find("RandomAffine: parameter '" + key + "'"), std::string::npos)
+        << made.status().message();
+  }
+}
+
+TEST(OpsWarpTest, RandomAffineDrawsTheTranslationUniformly) {
+  // One bright pixel at the centre of a 41-wide row: where it lands is -tx.
+  Tensor dot = Tensor::Make(TensorType::kUInt8, {1, 41, 1});
+  std::memset(dot.MutableData(), 0, dot.size_bytes());
+  dot.MutableData()[20] = 255;
+  auto op = Op({{"op", "RandomAffine"}, {"degrees", 0}, {"translate", {-0.25, 0.25}}});
+  int left = 0, right = 0;
+  for (int seed = 0; seed < 400; ++seed) {
+    Tensor out = RunOp(*op, dot, seed);
+    EXPECT_TRUE(SameBytes(RunOp(*op, dot, seed), out));
+    int at = -1;
+    for (int x = 0; x < 41; ++x)
+      if (out.data()[x] == 255) at = x;
+    ASSERT_GE(at, 0) << seed;
+    ASSERT_LE(std::abs(at - 20), 11) << seed;  // |tx| <= 0.25 * 41, rounded
+    left += at < 15;
+    right += at > 25;
+  }
+  // tx ~ U[-10.25, 10.25]: the pixel lands left of 15 when tx < -5.5.
+  const double p = 4.75 / 20.5, bound = 5 * std::sqrt(p * (1 - p) / 400);
+  EXPECT_NEAR(left / 400.0, p, bound);
+  EXPECT_NEAR(right / 400.0, p, bound);
 }
 
 TEST(OpsWarpTest, PolicyShearAndTranslate) {
