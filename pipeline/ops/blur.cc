@@ -22,7 +22,7 @@ Result<std::unique_ptr<TensorOp>> GaussianBlurOp::Make(const nlohmann::json& spe
   const std::string kernel_form = op + ": parameter 'kernel_size' must be an odd integer k or [kx, ky] in [1, 2^24]";
   if (k.size() != 2) return Status::InvalidArgument(kernel_form);
   for (double v : k)
-    if (v != static_cast<int>(v) || v < 1 || v > (1 << 24) || static_cast<int>(v) % 2 == 0)
+    if (!(v >= 1 && v <= (1 << 24)) || v != static_cast<int>(v) || static_cast<int>(v) % 2 == 0)
       return Status::InvalidArgument(kernel_form + ", got " + spec["kernel_size"].dump());
   auto o = std::make_unique<GaussianBlurOp>();
   o->kx_ = static_cast<int>(k[0]);

@@ -195,7 +195,7 @@ Result<std::unique_ptr<TensorOp>> UniformAugmentOp::Make(const nlohmann::json& s
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"transforms", "num_ops"}));
   MR_ASSIGN_OR_RETURN(OpList ops, OpList::Build(spec, op));
   MR_ASSIGN_OR_RETURN(double n, GetNumber(spec, op, "num_ops", 2));
-  if (n != static_cast<int>(n) || n < 1 || n > static_cast<double>(ops.size()))
+  if (!(n >= 1 && n <= static_cast<double>(ops.size())) || n != static_cast<int>(n))
     return Status::InvalidArgument(op + ": parameter 'num_ops' must be an integer in [1, " +
                                    std::to_string(ops.size()) + "] (the number of transforms), got " +
                                    nlohmann::json(n).dump());

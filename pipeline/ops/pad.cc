@@ -35,7 +35,7 @@ Result<PaddingMode> GetPaddingMode(const nlohmann::json& spec, const std::string
 Result<Padding> GetPadding(const nlohmann::json& spec, const std::string& op, const char* key) {
   MR_ASSIGN_OR_RETURN(std::vector<double> p, GetNumbers(spec, op, key, {0}));
   for (double v : p)
-    if (v < 0 || v != static_cast<int>(v) || v > 65536)
+    if (!(v >= 0 && v <= 65536) || v != static_cast<int>(v))
       return Status::InvalidArgument(op + ": parameter '" + key + "' must hold integers in [0, 65536]");
   if (p.size() == 1) return Padding{int(p[0]), int(p[0]), int(p[0]), int(p[0])};
   if (p.size() == 2) return Padding{int(p[0]), int(p[1]), int(p[0]), int(p[1])};

@@ -95,7 +95,7 @@ TEST(OpsBlurTest, MatchesSeparableGaussian) {
 
 TEST(OpsBlurTest, BadSpecsAndInputsNameTheParameter) {
   for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
-           {"kernel_size", 4}, {"kernel_size", 0}, {"kernel_size", -3}, {"kernel_size", 2.5}, {"kernel_size", {3, 4}},
+           {"kernel_size", 4}, {"kernel_size", 0}, {"kernel_size", -3}, {"kernel_size", 2.5}, {"kernel_size", 1e30}, {"kernel_size", {3, 4}},
            {"kernel_size", {3, 3, 3}}, {"sigma", -1}, {"sigma", {1, -1}}, {"sigma", {1, 2, 3}}, {"sigma", "1"}}) {
     nlohmann::json bad = {{"op", "GaussianBlur"}, {"kernel_size", 3}};
     bad[key] = value;

@@ -252,6 +252,7 @@ TEST(OpsLayoutTest, BadParamsRejected) {
       {{"op", "CenterCrop"}, {"size", "big"}},
       {{"op", "RandomCrop"}, {"size", 8}, {"padding", {1, 2, 3}}},
       {{"op", "RandomCrop"}, {"size", 8}, {"padding", -1}},
+      {{"op", "RandomCrop"}, {"size", 8}, {"padding", 1e30}},
       {{"op", "RandomCrop"}, {"size", 8}, {"padding_mode", "wrap"}},
       {{"op", "RandomResizedCrop"}, {"size", 8}, {"scale", {0.9, 0.1}}},
       {{"op", "RandomResizedCrop"}, {"size", 8}, {"ratio", {0.0, 1.0}}},

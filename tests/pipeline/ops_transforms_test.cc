@@ -200,7 +200,8 @@ TEST_F(OpsTransformsTest, UniformAugmentPicksInListOrderAndAppliesEachByACoin) {
   for (int d = 1; d <= 4; ++d) ExpectProportion(shows[d], n, 0.25, "digit " + std::to_string(d));
   ExpectProportion(counts[13], n, 0.25 / 6, "the pair 1, 3 both applied");
   EXPECT_EQ(Op(two->ToJson())->ToJson(), two->ToJson());
-  for (const nlohmann::json& num : {nlohmann::json(0), nlohmann::json(5), nlohmann::json(1.5), nlohmann::json("2")}) {
+  for (const nlohmann::json& num :
+       {nlohmann::json(0), nlohmann::json(5), nlohmann::json(1.5), nlohmann::json(1e30), nlohmann::json("2")}) {
     auto r = MakeOp({{"op", "UniformAugment"}, {"transforms", {Digit(1), Digit(2), Digit(3), Digit(4)}},
                      {"num_ops", num}});
     ASSERT_FALSE(r.ok()) << num.dump();
