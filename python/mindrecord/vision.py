@@ -120,7 +120,11 @@ class ToTensor(TensorOperation):
 
 
 # The ops beyond the basic ones live in their own modules; all are vision.X.
-from mindrecord._vision_color import ConvertColor, Grayscale, RandomColorAdjust, Rescale  # noqa: E402
+from mindrecord._vision_color import (AdjustBrightness, AdjustContrast, AdjustGamma, AdjustHue,  # noqa: E402
+                                     AdjustSaturation, AdjustSharpness, AutoContrast, ConvertColor, Equalize,
+                                     Grayscale, Invert, Posterize, RandomAdjustSharpness, RandomAutoContrast,
+                                     RandomColorAdjust, RandomEqualize, RandomInvert, RandomPosterize,
+                                     RandomSharpness, RandomSolarize, Rescale, Solarize)
 from mindrecord._vision_geometry import (CutOut, Pad, RandomCropDecodeResize, RandomErasing,  # noqa: E402
                                          RandomRotation, RandomVerticalFlip)
 from mindrecord._vision_policy import (AutoAugment, CutMixBatch, MixUpBatch, RandAugment,  # noqa: E402
@@ -135,5 +139,8 @@ __all__ = [
     "RandomVerticalFlip", "RandomRotation", "RandomCropDecodeResize", "CutOut", "RandomErasing",
     "RandomSelectSubpolicy", "AutoAugment", "RandAugment", "MixUpBatch", "CutMixBatch",
     "RandomHorizontalFlipWithBBox", "RandomVerticalFlipWithBBox", "RandomCropWithBBox", "ResizeWithBBox",
-    "BoundingBoxAugment",
+    "BoundingBoxAugment", "AutoContrast", "Equalize", "Invert", "Posterize", "Solarize", "AdjustSharpness",
+    "AdjustBrightness", "AdjustContrast", "AdjustSaturation", "AdjustHue", "AdjustGamma", "RandomAutoContrast",
+    "RandomEqualize", "RandomInvert", "RandomPosterize", "RandomSolarize", "RandomSharpness",
+    "RandomAdjustSharpness",
 ]
