@@ -107,6 +107,13 @@ Result<double> GetNumberIn(const nlohmann::json& spec, const std::string& op, co
   return x;
 }
 
+Status GetAutoContrastParams(const nlohmann::json& spec, const std::string& op, PointOp::Params* p) {
+  MR_ASSIGN_OR_RETURN(p->cutoff, GetNumber(spec, op, "cutoff", 0.0));
+  if (p->cutoff < 0 || p->cutoff >= 50) return Bad(op, "cutoff", "must be in [0, 50), got " + Num(p->cutoff));
+  MR_ASSIGN_OR_RETURN(p->ignore, GetIgnore(spec, op));
+  return Status::OK();
+}
+
 Result<Tensor> AdjustGamma(const Tensor& img, double gamma, double gain, const std::string& op) {
   MR_RETURN_IF_ERROR(CheckGammaInput(img, op));
   // float arithmetic throughout, as MindSpore's kernel
@@ -146,13 +153,10 @@ Result<std::unique_ptr<TensorOp>> PointOp::Make(const nlohmann::json& spec) {
   if (info == nullptr) return Status::InvalidArgument("PointOp: unknown op '" + op + "'");
   Params p;
   switch (info->kind) {
-    case Kind::kAutoContrast: {
+    case Kind::kAutoContrast:
       MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"cutoff", "ignore"}));
-      MR_ASSIGN_OR_RETURN(p.cutoff, GetNumber(spec, op, "cutoff", 0.0));
-      if (p.cutoff < 0 || p.cutoff >= 50) return Bad(op, "cutoff", "must be in [0, 50), got " + Num(p.cutoff));
-      MR_ASSIGN_OR_RETURN(p.ignore, GetIgnore(spec, op));
+      MR_RETURN_IF_ERROR(GetAutoContrastParams(spec, op, &p));
       break;
-    }
     case Kind::kEqualize:
     case Kind::kInvert:
       MR_RETURN_IF_ERROR(CheckKeys(spec, op, {}));

@@ -82,5 +82,7 @@ Result<int> GetIntIn(const nlohmann::json& spec, const std::string& op, const ch
 // A finite number in [lo, hi]; `def` when absent, required without one.
 Result<double> GetNumberIn(const nlohmann::json& spec, const std::string& op, const char* key, double lo,
                            double hi, std::optional<double> def);
+// AutoContrast's "cutoff" and "ignore" into `p`.
+Status GetAutoContrastParams(const nlohmann::json& spec, const std::string& op, PointOp::Params* p);
 
 }  // namespace mindrecord::ops

@@ -73,18 +73,10 @@ Result<std::unique_ptr<TensorOp>> RandomPointOp::Make(const nlohmann::json& spec
   PointOp::Params p;
   double prob = 0.5, lo = 0, hi = 0;
   switch (info->kind) {
-    case Kind::kRandomAutoContrast: {
+    case Kind::kRandomAutoContrast:
       MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"cutoff", "ignore", "prob"}));
-      // AutoContrast's own parsing checks cutoff and ignore.
-      nlohmann::json inner = spec;
-      inner.erase("prob");
-      inner["op"] = "AutoContrast";
-      MR_ASSIGN_OR_RETURN(auto made, PointOp::Make(inner));
-      const nlohmann::json j = made->ToJson();
-      p.cutoff = j["cutoff"].get<double>();
-      p.ignore = j["ignore"].get<std::vector<int>>();
+      MR_RETURN_IF_ERROR(GetAutoContrastParams(spec, op, &p));
       break;
-    }
     case Kind::kRandomEqualize:
     case Kind::kRandomInvert:
       MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"prob"}));

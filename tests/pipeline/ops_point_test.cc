@@ -362,6 +362,15 @@ TEST(OpsPointTest, SpecsRoundTripAndBadOnesAreRefused) {
       {{"op", "RandomSharpness"}, {"degrees", 0.5}},
   };
   for (const json& spec : bad) EXPECT_FALSE(MakeOp(spec).ok()) << spec.dump();
+  // Errors name the op given and the parameter.
+  for (const auto& [spec, words] : std::vector<std::pair<json, std::string>>{
+           {{{"op", "RandomAutoContrast"}, {"cutoff", 60}}, "RandomAutoContrast: parameter 'cutoff'"},
+           {{{"op", "AdjustHue"}, {"hue_factor", 1}}, "AdjustHue: parameter 'hue_factor'"},
+           {{{"op", "RandomSolarize"}, {"threshold", {9, 1}}}, "RandomSolarize: parameter 'threshold'"}}) {
+    auto r = MakeOp(spec);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().ToString().find(words), std::string::npos) << r.status().ToString();
+  }
 }
 
 }  // namespace
