@@ -15,10 +15,8 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-// out = table[x] per channel value.
-Result<Tensor> Lut(const Tensor& img, const uint8_t (&table)[256], const std::string& op) {
-  MR_ASSIGN_OR_RETURN(ImageDims d, CheckRgb(img, op));
-  (void)d;
+// out = table[x] per value, for an image already checked.
+Tensor Lut(const Tensor& img, const uint8_t (&table)[256]) {
   Tensor out = Tensor::Make(img.type(), img.shape());
   const uint8_t* src = img.data();
   uint8_t* dst = out.MutableData();
@@ -26,41 +24,80 @@ Result<Tensor> Lut(const Tensor& img, const uint8_t (&table)[256], const std::st
   return out;
 }
 
+// MindSpore's ComputeUpperAndLowerPercentiles: cuts `percent` of the pixels
+// counted in `hist` from its low end, then as many from its high end
+// (counted before either cut, in float), and returns the lowest and highest
+// levels left (hi < lo when none is).
+void CutPercentiles(int64_t (&hist)[256], int percent, int* lo, int* hi) {
+  int64_t n = 0;
+  for (int64_t h : hist) n += h;
+  const auto cut_n = static_cast<int64_t>((static_cast<float>(percent) / 100.0f) * static_cast<float>(n));
+  int64_t cut = cut_n;
+  for (int v = 0; v < 256 && cut > 0; ++v) {
+    const int64_t take = std::min(cut, hist[v]);
+    hist[v] -= take;
+    cut -= take;
+  }
+  cut = cut_n;
+  for (int v = 255; v >= 0 && cut > 0; --v) {
+    const int64_t take = std::min(cut, hist[v]);
+    hist[v] -= take;
+    cut -= take;
+  }
+  *lo = 0;
+  *hi = 255;
+  while (*lo < *hi && hist[*lo] == 0) ++*lo;
+  while (*hi >= 0 && hist[*hi] == 0) --*hi;
+}
+
 }  // namespace
 
 Result<Tensor> Posterize(const Tensor& img, int bits, const std::string& op) {
   if (bits < 0 || bits > 8) return Status::InvalidArgument(op + ": posterize bits must be in [0, 8]");
+  MR_RETURN_IF_ERROR(CheckImage(img, op, false).status());
   const uint8_t mask = static_cast<uint8_t>(~((1u << (8 - bits)) - 1u));
   uint8_t table[256];
   for (int i = 0; i < 256; ++i) table[i] = static_cast<uint8_t>(i & mask);
-  return Lut(img, table, op);
+  return Lut(img, table);
+}
+
+Result<Tensor> Solarize(const Tensor& img, double lo, double hi, const std::string& op) {
+  MR_RETURN_IF_ERROR(CheckGrayOrRgb(img, op).status());
+  uint8_t table[256];
+  for (int i = 0; i < 256; ++i) {
+    const bool inside = lo == hi ? i >= lo : (i >= lo && i <= hi);
+    table[i] = static_cast<uint8_t>(inside ? 255 - i : i);
+  }
+  return Lut(img, table);
 }
 
 Result<Tensor> Solarize(const Tensor& img, double threshold, const std::string& op) {
-  uint8_t table[256];
-  for (int i = 0; i < 256; ++i) table[i] = static_cast<uint8_t>(i >= threshold ? 255 - i : i);
-  return Lut(img, table, op);
+  return Solarize(img, threshold, threshold, op);
 }
 
 Result<Tensor> Invert(const Tensor& img, const std::string& op) {
+  MR_RETURN_IF_ERROR(CheckRgb(img, op).status());
   uint8_t table[256];
   for (int i = 0; i < 256; ++i) table[i] = static_cast<uint8_t>(255 - i);
-  return Lut(img, table, op);
+  return Lut(img, table);
 }
 
-Result<Tensor> AutoContrast(const Tensor& img, const std::string& op) {
-  MR_ASSIGN_OR_RETURN(ImageDims d, CheckRgb(img, op));
+Result<Tensor> AutoContrast(const Tensor& img, double cutoff, const std::vector<int>& ignore,
+                            const std::string& op) {
+  if (!(cutoff >= 0 && cutoff < 50)) return Status::InvalidArgument(op + ": cutoff must be in [0, 50)");
+  for (int v : ignore)
+    if (v < 0 || v > 255) return Status::InvalidArgument(op + ": ignore values must be in [0, 255]");
+  MR_ASSIGN_OR_RETURN(ImageDims d, CheckGrayOrRgb(img, op));
   Tensor out = Tensor::Make(img.type(), img.shape());
   const uint8_t* src = img.data();
   uint8_t* dst = out.MutableData();
   const size_t px = static_cast<size_t>(d.h) * d.w;
   for (int c = 0; c < d.c; ++c) {
-    int lo = 255, hi = 0;
-    for (size_t i = 0; i < px; ++i) {
-      const int v = src[i * d.c + c];
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-    }
+    int64_t hist[256] = {0};  // 64-bit: an image may hold more than 2^31 pixels of one level
+    for (size_t i = 0; i < px; ++i) ++hist[src[i * d.c + c]];
+    for (int v : ignore) hist[v] = 0;
+    int lo = 0, hi = 255;
+    CutPercentiles(hist, static_cast<int>(cutoff), &lo, &hi);
     uint8_t table[256];
     if (hi <= lo) {
       for (int i = 0; i < 256; ++i) table[i] = static_cast<uint8_t>(i);
@@ -75,8 +112,10 @@ Result<Tensor> AutoContrast(const Tensor& img, const std::string& op) {
   return out;
 }
 
+Result<Tensor> AutoContrast(const Tensor& img, const std::string& op) { return AutoContrast(img, 0.0, {}, op); }
+
 Result<Tensor> Equalize(const Tensor& img, const std::string& op) {
-  MR_ASSIGN_OR_RETURN(ImageDims d, CheckRgb(img, op));
+  MR_ASSIGN_OR_RETURN(ImageDims d, CheckGrayOrRgb(img, op));
   Tensor out = Tensor::Make(img.type(), img.shape());
   out.MutableData();
   MR_RETURN_IF_ERROR(CatchCv(op, [&] {
@@ -90,7 +129,7 @@ Result<Tensor> Equalize(const Tensor& img, const std::string& op) {
 }
 
 Result<Tensor> Sharpness(const Tensor& img, double factor, const std::string& op) {
-  MR_ASSIGN_OR_RETURN(ImageDims d, CheckRgb(img, op));
+  MR_ASSIGN_OR_RETURN(ImageDims d, CheckImage(img, op, false));
   Tensor out = Tensor::Make(img.type(), img.shape());
   out.MutableData();
   MR_RETURN_IF_ERROR(CatchCv(op, [&] {

@@ -23,6 +23,14 @@ Result<ImageDims> CheckRgb(const Tensor& t, const std::string& op) {
   return d;
 }
 
+Result<ImageDims> CheckGrayOrRgb(const Tensor& t, const std::string& op) {
+  MR_ASSIGN_OR_RETURN(ImageDims d, CheckImage(t, op, false));
+  if (d.c != 1 && d.c != 3)
+    return Status::InvalidArgument(op + ": expected an HW image or an HWC one with 1 or 3 channels, got " +
+                                   t.DebugString());
+  return d;
+}
+
 Result<Tensor> AdjustBrightness(const Tensor& img, double factor, const std::string& op) {
   MR_ASSIGN_OR_RETURN(ImageDims d, CheckRgb(img, op));
   Tensor out = NewLike(img);

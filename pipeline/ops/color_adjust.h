@@ -45,5 +45,7 @@ class RandomColorAdjustOp : public TensorOp {
 
 // Checks an HWC uint8 image with 3 channels for `op`.
 Result<ImageDims> CheckRgb(const Tensor& t, const std::string& op);
+// Checks an HW uint8 image, or an HWC one with 1 or 3 channels, for `op`.
+Result<ImageDims> CheckGrayOrRgb(const Tensor& t, const std::string& op);
 
 }  // namespace mindrecord::ops

@@ -19,6 +19,8 @@
 #include "pipeline/ops/one_hot.h"
 #include "pipeline/ops/pad.h"
 #include "pipeline/ops/op.h"
+#include "pipeline/ops/point_ops.h"
+#include "pipeline/ops/random_point_ops.h"
 #include "pipeline/ops/random_resized_crop.h"
 #include "pipeline/ops/resize.h"
 #include "pipeline/ops/warp.h"
@@ -79,6 +81,24 @@ constexpr Entry kOps[] = {
     {"RandomAffine", &ops::RandomAffineOp::Make},
     {"GaussianBlur", &ops::GaussianBlurOp::Make},
     {"UniformAugment", &ops::UniformAugmentOp::Make},
+    {"AutoContrast", &ops::PointOp::Make},
+    {"Equalize", &ops::PointOp::Make},
+    {"Invert", &ops::PointOp::Make},
+    {"Posterize", &ops::PointOp::Make},
+    {"Solarize", &ops::PointOp::Make},
+    {"AdjustSharpness", &ops::PointOp::Make},
+    {"AdjustBrightness", &ops::PointOp::Make},
+    {"AdjustContrast", &ops::PointOp::Make},
+    {"AdjustSaturation", &ops::PointOp::Make},
+    {"AdjustHue", &ops::PointOp::Make},
+    {"AdjustGamma", &ops::PointOp::Make},
+    {"RandomAutoContrast", &ops::RandomPointOp::Make},
+    {"RandomEqualize", &ops::RandomPointOp::Make},
+    {"RandomInvert", &ops::RandomPointOp::Make},
+    {"RandomAdjustSharpness", &ops::RandomPointOp::Make},
+    {"RandomPosterize", &ops::RandomPointOp::Make},
+    {"RandomSolarize", &ops::RandomPointOp::Make},
+    {"RandomSharpness", &ops::RandomPointOp::Make},
 };
 
 }  // namespace

@@ -120,7 +120,11 @@ class ToTensor(TensorOperation):
 
 
 # The ops beyond the basic ones live in their own modules; all are vision.X.
-from mindrecord._vision_color import ConvertColor, Grayscale, RandomColorAdjust, Rescale  # noqa: E402
+from mindrecord._vision_color import (AdjustBrightness, AdjustContrast, AdjustGamma, AdjustHue,  # noqa: E402
+                                     AdjustSaturation, AdjustSharpness, AutoContrast, ConvertColor, Equalize,
+                                     Grayscale, Invert, Posterize, RandomAdjustSharpness, RandomAutoContrast,
+                                     RandomColorAdjust, RandomEqualize, RandomInvert, RandomPosterize,
+                                     RandomSharpness, RandomSolarize, Rescale, Solarize)
 from mindrecord._vision_geometry import (Affine, CutOut, GaussianBlur, Pad, RandomAffine,  # noqa: E402
                                          RandomCropDecodeResize, RandomErasing, RandomRotation, RandomVerticalFlip,
                                          Rotate)
@@ -137,4 +141,8 @@ __all__ = [
     "RandomSelectSubpolicy", "AutoAugment", "RandAugment", "MixUpBatch", "CutMixBatch",
     "RandomHorizontalFlipWithBBox", "RandomVerticalFlipWithBBox", "RandomCropWithBBox", "ResizeWithBBox",
     "BoundingBoxAugment", "Rotate", "Affine", "RandomAffine", "GaussianBlur", "UniformAugment",
+    "AutoContrast", "Equalize", "Invert", "Posterize", "Solarize", "AdjustSharpness",
+    "AdjustBrightness", "AdjustContrast", "AdjustSaturation", "AdjustHue", "AdjustGamma", "RandomAutoContrast",
+    "RandomEqualize", "RandomInvert", "RandomPosterize", "RandomSolarize", "RandomSharpness",
+    "RandomAdjustSharpness",
 ]
