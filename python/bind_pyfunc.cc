@@ -88,11 +88,10 @@ Result<Tensor> PyToTensor(py::handle obj, const std::string& who) {
     py::object item = arr.attr("item")();
     return PyToTensor(item, who);
   }
-  if (kind == 'b') arr = np.attr("asarray")(arr, "u1");
   static const std::pair<const char*, TensorType> kTypes[] = {
-      {"uint8", TensorType::kUInt8},     {"int8", TensorType::kInt8},       {"int16", TensorType::kInt16},
-      {"int32", TensorType::kInt32},     {"int64", TensorType::kInt64},     {"float32", TensorType::kFloat32},
-      {"float64", TensorType::kFloat64}};
+      {"bool", TensorType::kBool},   {"uint8", TensorType::kUInt8},     {"int8", TensorType::kInt8},
+      {"int16", TensorType::kInt16}, {"int32", TensorType::kInt32},     {"int64", TensorType::kInt64},
+      {"float32", TensorType::kFloat32}, {"float64", TensorType::kFloat64}};
   const std::string dtype = py::str(arr.dtype().attr("name")).cast<std::string>();
   const TensorType* type = nullptr;
   for (const auto& [n, t] : kTypes) {

@@ -115,6 +115,7 @@ class ProjectStep : public RowStep {
 Result<double> ScalarValue(const Tensor& t) {
   if (t.num_elements() != 1) return Status::InvalidArgument("it returned " + t.DebugString() + ", not one value");
   switch (t.type()) {
+    case TensorType::kBool: return *t.data_as<uint8_t>() != 0 ? 1.0 : 0.0;
     case TensorType::kUInt8: return static_cast<double>(*t.data_as<uint8_t>());
     case TensorType::kInt8: return static_cast<double>(*t.data_as<int8_t>());
     case TensorType::kInt16: return static_cast<double>(*t.data_as<int16_t>());
