@@ -290,7 +290,8 @@ void BindPyFunc(py::module_& m) {
   });
   // One op applied by hand (vision ops are callable, as MindSpore's are):
   // `value` is the op's one input, or a tuple of its inputs for a
-  // multi-column op (image and boxes; a batch's images and labels). Values
+  // multi-column op (image and boxes; a batch's images and labels; the
+  // arrays Concatenate joins). Values
   // are what a map op's callable takes and returns (bytes, str or array); an
   // op that gives several columns returns a tuple.
   m.def(
@@ -307,7 +308,8 @@ void BindPyFunc(py::module_& m) {
         } else {
           inputs.push_back(ValueOrThrow(PyToTensor(value, "the value given to " + op.name())));
         }
-        if (static_cast<int>(inputs.size()) != op.num_inputs())
+        // num_inputs() -1: any number of columns (Concatenate).
+        if (op.num_inputs() >= 0 && static_cast<int>(inputs.size()) != op.num_inputs())
           throw StatusError(Status::InvalidArgument(op.name() + " takes " + std::to_string(op.num_inputs()) +
                                                     " input(s), got " + std::to_string(inputs.size())));
         std::mt19937_64 rng(seed.is_none() ? std::random_device{}() : seed.cast<uint64_t>());

@@ -258,10 +258,15 @@ Result<std::unique_ptr<RowStep>> MakeColumnOpsStep(const std::vector<std::string
     if (!built.ok()) return built.status().WithContext("plan: ops of column '" + it.key() + "'");
     for (const auto& op : *built) {
       // Ops of any column count (-1) take one here, as a map of one column.
-      if (op->num_inputs() > 1 || op->num_outputs() > 1) {
+      if (op->num_inputs() > 1) {
         return Status::InvalidArgument("plan: ops of column '" + it.key() + "': op " + op->name() + " takes " +
                                        std::to_string(op->num_inputs()) +
                                        " columns; per-column ops take one (use a map node)");
+      }
+      if (op->num_outputs() > 1) {
+        return Status::InvalidArgument("plan: ops of column '" + it.key() + "': op " + op->name() + " gives " +
+                                       std::to_string(op->num_outputs()) +
+                                       " columns; name them with the map's output_columns (a map node)");
       }
     }
     per[c - columns.begin()] = std::move(built).value();
