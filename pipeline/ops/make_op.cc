@@ -20,6 +20,8 @@
 #include "pipeline/ops/op.h"
 #include "pipeline/ops/random_resized_crop.h"
 #include "pipeline/ops/resize.h"
+#include "pipeline/ops/tensor_ops.h"
+#include "pipeline/ops/tensor_shape_ops.h"
 #include "pipeline/ops/warp.h"
 
 namespace mindrecord {
@@ -73,6 +75,13 @@ constexpr Entry kOps[] = {
     {"RandomChoice", &ops::RandomChoiceOp::Make},
     {"RandomOrder", &ops::RandomOrderOp::Make},
     {"OneHot", &ops::OneHotOp::Make},
+    {"Fill", &ops::FillOp::Make},
+    {"Mask", &ops::MaskOp::Make},
+    {"Duplicate", &ops::DuplicateOp::Make},
+    {"Unique", &ops::UniqueOp::Make},
+    {"Slice", &ops::SliceOp::Make},
+    {"PadEnd", &ops::PadEndOp::Make},
+    {"Concatenate", &ops::ConcatenateOp::Make},
 };
 
 }  // namespace
