@@ -26,6 +26,7 @@ void Fill(TensorType type, uint8_t* dst, size_t n, double v) {
     case TensorType::kInt64: FillAs<int64_t>(dst, n, v); break;
     case TensorType::kFloat32: FillAs<float>(dst, n, v); break;
     case TensorType::kFloat64: FillAs<double>(dst, n, v); break;
+    case TensorType::kBool: FillAs<uint8_t>(dst, n, v != 0); break;
   }
 }
 

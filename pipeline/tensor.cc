@@ -26,7 +26,7 @@ constexpr TypeInfo kTypes[] = {
     {TensorType::kInt16, "int16", 2},     {TensorType::kInt32, "int32", 4},
     {TensorType::kInt64, "int64", 8},     {TensorType::kFloat32, "float32", 4},
     {TensorType::kFloat64, "float64", 8}, {TensorType::kBytes, "bytes", 1},
-    {TensorType::kString, "string", 1},
+    {TensorType::kString, "string", 1},   {TensorType::kBool, "bool", 1},
 };
 
 // Size classes of pooled buffers: 4 per power of two from
@@ -215,7 +215,7 @@ Result<TensorType> ParseTensorType(std::string_view name) {
   if (name == "float") return TensorType::kFloat32;
   if (name == "double") return TensorType::kFloat64;
   return Status::InvalidArgument("unknown tensor type '" + std::string(name) +
-                                 "' (expected uint8, int8, int16, int32, int64, float32, float64, bytes, string)");
+                                 "' (expected bool, uint8, int8, int16, int32, int64, float32, float64, bytes, string)");
 }
 
 Tensor Tensor::Make(TensorType type, Shape shape) {

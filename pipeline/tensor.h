@@ -26,6 +26,7 @@ enum class TensorType : uint8_t {
   kFloat64 = 6,
   kBytes = 7,   // opaque bytes (e.g. an encoded JPEG): 1-D, element size 1
   kString = 8,  // UTF-8 text: 1-D, element size 1
+  kBool = 9,    // numpy's bool: one byte per element, 0 or 1
 };
 
 size_t TensorTypeSize(TensorType t);

@@ -88,11 +88,10 @@ Result<Tensor> PyToTensor(py::handle obj, const std::string& who) {
     py::object item = arr.attr("item")();
     return PyToTensor(item, who);
   }
-  if (kind == 'b') arr = np.attr("asarray")(arr, "u1");
   static const std::pair<const char*, TensorType> kTypes[] = {
-      {"uint8", TensorType::kUInt8},     {"int8", TensorType::kInt8},       {"int16", TensorType::kInt16},
-      {"int32", TensorType::kInt32},     {"int64", TensorType::kInt64},     {"float32", TensorType::kFloat32},
-      {"float64", TensorType::kFloat64}};
+      {"bool", TensorType::kBool},   {"uint8", TensorType::kUInt8},     {"int8", TensorType::kInt8},
+      {"int16", TensorType::kInt16}, {"int32", TensorType::kInt32},     {"int64", TensorType::kInt64},
+      {"float32", TensorType::kFloat32}, {"float64", TensorType::kFloat64}};
   const std::string dtype = py::str(arr.dtype().attr("name")).cast<std::string>();
   const TensorType* type = nullptr;
   for (const auto& [n, t] : kTypes) {
@@ -291,7 +290,8 @@ void BindPyFunc(py::module_& m) {
   });
   // One op applied by hand (vision ops are callable, as MindSpore's are):
   // `value` is the op's one input, or a tuple of its inputs for a
-  // multi-column op (image and boxes; a batch's images and labels). Values
+  // multi-column op (image and boxes; a batch's images and labels; the
+  // arrays Concatenate joins). Values
   // are what a map op's callable takes and returns (bytes, str or array); an
   // op that gives several columns returns a tuple.
   m.def(
@@ -308,7 +308,8 @@ void BindPyFunc(py::module_& m) {
         } else {
           inputs.push_back(ValueOrThrow(PyToTensor(value, "the value given to " + op.name())));
         }
-        if (static_cast<int>(inputs.size()) != op.num_inputs())
+        // num_inputs() -1: any number of columns (Concatenate).
+        if (op.num_inputs() >= 0 && static_cast<int>(inputs.size()) != op.num_inputs())
           throw StatusError(Status::InvalidArgument(op.name() + " takes " + std::to_string(op.num_inputs()) +
                                                     " input(s), got " + std::to_string(inputs.size())));
         std::mt19937_64 rng(seed.is_none() ? std::random_device{}() : seed.cast<uint64_t>());

@@ -266,6 +266,7 @@ py::dtype TensorDtype(TensorType t) {
     case TensorType::kInt64: return py::dtype("<i8");
     case TensorType::kFloat32: return py::dtype("<f4");
     case TensorType::kFloat64: return py::dtype("<f8");
+    case TensorType::kBool: return py::dtype("?");
     default: return py::dtype("u1");
   }
 }

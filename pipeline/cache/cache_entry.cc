@@ -95,7 +95,7 @@ Result<std::vector<Tensor>> DecodeCacheEntry(std::shared_ptr<const void> owner, 
   for (uint64_t c = 0; c < count; ++c) {
     if (n - off < 8) return bad(off, "column " + std::to_string(c) + " is cut short");
     const uint8_t type = p[off], rank = p[off + 1];
-    if (type > static_cast<uint8_t>(TensorType::kString)) return bad(off, "unknown tensor type " + std::to_string(type));
+    if (type > static_cast<uint8_t>(TensorType::kBool)) return bad(off, "unknown tensor type " + std::to_string(type));
     if (rank > kCacheEntryMaxRank) return bad(off + 1, "rank " + std::to_string(rank) + " is above 16");
     off += 8;
     if ((n - off) / 8 < size_t{rank} + 1) return bad(off, "column " + std::to_string(c) + " is cut short");

@@ -115,6 +115,7 @@ class ProjectStep : public RowStep {
 Result<double> ScalarValue(const Tensor& t) {
   if (t.num_elements() != 1) return Status::InvalidArgument("it returned " + t.DebugString() + ", not one value");
   switch (t.type()) {
+    case TensorType::kBool: return *t.data_as<uint8_t>() != 0 ? 1.0 : 0.0;
     case TensorType::kUInt8: return static_cast<double>(*t.data_as<uint8_t>());
     case TensorType::kInt8: return static_cast<double>(*t.data_as<int8_t>());
     case TensorType::kInt16: return static_cast<double>(*t.data_as<int16_t>());
@@ -257,10 +258,15 @@ Result<std::unique_ptr<RowStep>> MakeColumnOpsStep(const std::vector<std::string
     if (!built.ok()) return built.status().WithContext("plan: ops of column '" + it.key() + "'");
     for (const auto& op : *built) {
       // Ops of any column count (-1) take one here, as a map of one column.
-      if (op->num_inputs() > 1 || op->num_outputs() > 1) {
+      if (op->num_inputs() > 1) {
         return Status::InvalidArgument("plan: ops of column '" + it.key() + "': op " + op->name() + " takes " +
                                        std::to_string(op->num_inputs()) +
                                        " columns; per-column ops take one (use a map node)");
+      }
+      if (op->num_outputs() > 1) {
+        return Status::InvalidArgument("plan: ops of column '" + it.key() + "': op " + op->name() + " gives " +
+                                       std::to_string(op->num_outputs()) +
+                                       " columns; name them with the map's output_columns (a map node)");
       }
     }
     per[c - columns.begin()] = std::move(built).value();

@@ -9,7 +9,10 @@ namespace mindrecord::ops {
 
 namespace {
 
-std::string Count(int n) { return std::to_string(n) + (n == 1 ? " column" : " columns"); }
+std::string Count(int n) {
+  if (n < 0) return "any number of columns";
+  return std::to_string(n) + (n == 1 ? " column" : " columns");
+}
 
 }  // namespace
 
@@ -51,7 +54,7 @@ Result<std::vector<Tensor>> OpList::Run(std::vector<Tensor> cols, const std::vec
                                         std::mt19937_64& rng, const std::string& op) const {
   for (size_t i : order) {
     const TensorOp& o = *ops_[i];
-    if (static_cast<int>(cols.size()) != o.num_inputs())
+    if (o.num_inputs() >= 0 && static_cast<int>(cols.size()) != o.num_inputs())
       return Status::InvalidArgument(op + ": " + o.name() + " takes " + Count(o.num_inputs()) + ", got " +
                                      Count(static_cast<int>(cols.size())));
     if (o.num_inputs() == 1 && o.num_outputs() == 1) {
@@ -63,7 +66,7 @@ Result<std::vector<Tensor>> OpList::Run(std::vector<Tensor> cols, const std::vec
     auto r = o.ApplyColumns(std::move(cols), rng);
     if (!r.ok()) return r.status().WithContext(op);
     cols = std::move(r).value();
-    if (static_cast<int>(cols.size()) != o.num_outputs())
+    if (o.num_outputs() >= 0 && static_cast<int>(cols.size()) != o.num_outputs())
       return Status::Internal(op + ": " + o.name() + " gave " + Count(static_cast<int>(cols.size())) +
                               ", declared " + Count(o.num_outputs()));
   }
@@ -88,19 +91,21 @@ Status CombinatorOp::CheckUniform(const OpList& ops, const std::string& op, bool
 }
 
 Result<std::vector<Tensor>> CombinatorOp::CheckInputs(std::vector<Tensor> inputs) const {
-  if (static_cast<int>(inputs.size()) != in_)
+  if (in_ >= 0 && static_cast<int>(inputs.size()) != in_)
     return Status::InvalidArgument(name_ + ": takes " + Count(in_) + ", got " + Count(static_cast<int>(inputs.size())));
   return inputs;
 }
 
 Result<Tensor> CombinatorOp::Apply(Tensor input, std::mt19937_64& rng) const {
-  if (in_ != 1 || out_ != 1)
+  // -1: any number of columns (in) or as many as it gives (out).
+  if ((in_ >= 0 && in_ != 1) || (out_ >= 0 && out_ != 1))
     return Status::InvalidArgument(name_ + ": takes " + Count(in_) + " and gives " + Count(out_) +
                                    "; it cannot run on one column");
   std::vector<Tensor> cols;
   cols.push_back(std::move(input));
   auto r = ApplyColumns(std::move(cols), rng);
   if (!r.ok()) return r.status();
+  if (r->size() != 1) return Status::InvalidArgument(name_ + ": gave " + Count(static_cast<int>(r->size())) + ", not one");
   return std::move((*r)[0]);
 }
 
@@ -109,7 +114,8 @@ Result<std::unique_ptr<TensorOp>> ComposeOp::Make(const nlohmann::json& spec) {
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"transforms"}));
   MR_ASSIGN_OR_RETURN(OpList ops, OpList::Build(spec, op));
   for (size_t i = 1; i < ops.size(); ++i)
-    if (ops.at(i).num_inputs() != ops.at(i - 1).num_outputs())
+    if (ops.at(i).num_inputs() >= 0 && ops.at(i - 1).num_outputs() >= 0 &&
+        ops.at(i).num_inputs() != ops.at(i - 1).num_outputs())
       return Status::InvalidArgument(op + ": " + ops.at(i - 1).name() + " gives " +
                                      Count(ops.at(i - 1).num_outputs()) + " but the next transform, " +
                                      ops.at(i).name() + ", takes " + Count(ops.at(i).num_inputs()));

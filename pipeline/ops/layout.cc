@@ -44,6 +44,15 @@ void CastLoop(const void* src, void* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) d[i] = Saturate<D>(s[i]);
 }
 
+// To bool as numpy's astype(bool): any non-zero value (NaN too) is true.
+// Bool elements are stored as uint8 0 / 1.
+template <typename S>
+void CastToBool(const void* src, void* dst, int64_t n) {
+  const S* s = static_cast<const S*>(src);
+  uint8_t* d = static_cast<uint8_t*>(dst);
+  for (int64_t i = 0; i < n; ++i) d[i] = s[i] != 0;
+}
+
 template <typename S>
 void CastFrom(const void* src, void* dst, int64_t n, TensorType to) {
   switch (to) {
@@ -54,6 +63,7 @@ void CastFrom(const void* src, void* dst, int64_t n, TensorType to) {
     case TensorType::kInt64: return CastLoop<S, int64_t>(src, dst, n);
     case TensorType::kFloat32: return CastLoop<S, float>(src, dst, n);
     case TensorType::kFloat64: return CastLoop<S, double>(src, dst, n);
+    case TensorType::kBool: return CastToBool<S>(src, dst, n);
     default: return;
   }
 }
@@ -110,7 +120,15 @@ Result<Tensor> CastTensor(const Tensor& t, TensorType to, const std::string& op,
   const void* s = t.data();
   void* d = into ? static_cast<void*>(slot->data) : static_cast<void*>(out.MutableData());
   const int64_t n = t.num_elements();
+  std::vector<uint8_t> bits;
+  if (t.type() == TensorType::kBool) {  // read as 0 / 1 whatever non-zero byte a true holds
+    const uint8_t* b = t.data_as<uint8_t>();
+    bits.assign(b, b + n);
+    for (auto& v : bits) v = v != 0;
+    s = bits.data();
+  }
   switch (t.type()) {
+    case TensorType::kBool:
     case TensorType::kUInt8: CastFrom<uint8_t>(s, d, n, to); break;
     case TensorType::kInt8: CastFrom<int8_t>(s, d, n, to); break;
     case TensorType::kInt16: CastFrom<int16_t>(s, d, n, to); break;

@@ -21,7 +21,8 @@ class HWC2CHWOp : public TensorOp {
 };
 
 // Converts numeric elements between types. Float -> integer rounds to
-// nearest and saturates (NaN -> 0); integer -> narrower integer saturates.
+// nearest and saturates (NaN -> 0); integer -> narrower integer saturates;
+// to bool, non-zero (NaN too) is true; bool reads as 0 / 1.
 // Any type -> the same type returns the input unchanged.
 // With `slot` of type `to` and t's shape, the result is written there (and
 // slot->view returned) unless no conversion is needed.
@@ -33,8 +34,8 @@ Result<Tensor> CastTensor(const Tensor& t, TensorType to, const std::string& op,
 Result<TensorType> GetNumericType(const nlohmann::json& spec, const std::string& op, const std::string& key,
                                   const std::string& fallback);
 
-// {"op":"TypeCast","type":"float32"}: any numeric type to uint8, int8, int16,
-// int32, int64, float32 or float64 (see CastTensor). Bytes/string inputs or
+// {"op":"TypeCast","type":"float32"}: any numeric type (bool included) to
+// bool, uint8, int8, int16, int32, int64, float32 or float64 (see CastTensor). Bytes/string inputs or
 // targets are InvalidArgument. Thread safety: immutable; Apply is safe from many threads.
 class TypeCastOp : public TensorOp {
  public:

@@ -23,6 +23,8 @@
 #include "pipeline/ops/random_point_ops.h"
 #include "pipeline/ops/random_resized_crop.h"
 #include "pipeline/ops/resize.h"
+#include "pipeline/ops/tensor_ops.h"
+#include "pipeline/ops/tensor_shape_ops.h"
 #include "pipeline/ops/warp.h"
 
 namespace mindrecord {
@@ -99,6 +101,13 @@ constexpr Entry kOps[] = {
     {"RandomPosterize", &ops::RandomPointOp::Make},
     {"RandomSolarize", &ops::RandomPointOp::Make},
     {"RandomSharpness", &ops::RandomPointOp::Make},
+    {"Fill", &ops::FillOp::Make},
+    {"Mask", &ops::MaskOp::Make},
+    {"Duplicate", &ops::DuplicateOp::Make},
+    {"Unique", &ops::UniqueOp::Make},
+    {"Slice", &ops::SliceOp::Make},
+    {"PadEnd", &ops::PadEndOp::Make},
+    {"Concatenate", &ops::ConcatenateOp::Make},
 };
 
 }  // namespace

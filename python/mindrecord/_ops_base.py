@@ -7,9 +7,17 @@ type, ValueError for a value out of range, each naming the op and argument).
 Thread safety: op objects are immutable values; the helpers are pure.
 """
 import json
+import math
 import numbers
+import warnings
+
+import numpy as np
 
 from mindrecord import _core
+
+INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
+# The element types of the C++ tensors (pipeline/tensor.h), bool included.
+NUMERIC_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float32", "float64")
 
 
 class TensorOperation:
@@ -128,6 +136,57 @@ def check_padding(padding, op, name="padding"):
             raise ValueError("%s: %s must be an int or a sequence of 2 or 4 ints, got %r" % (op, name, padding))
         return [check_int(p, op, name, 0) for p in padding]
     return check_int(padding, op, name, 0)
+
+
+def check_scalar(value, op, name):
+    """A scalar as MindSpore's tensor ops take it (Fill's fill_value, Mask's
+    constant, PadEnd's pad_value): str, bytes, int, float or bool, as its op
+    spec holds it (pipeline/ops/scalar.h): bytes as the str they decode to
+    (UTF-8), ints within int64, floats JSON cannot hold as {"float": "nan"}."""
+    if not isinstance(value, (str, bytes, bool, int, float)):
+        raise TypeError("%s: %s must be a str, bytes, int, float or bool, got %r" % (op, name, value))
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError("%s: %s must be UTF-8 text, got %r" % (op, name, value)) from None
+    if isinstance(value, bool) or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise ValueError("%s: %s must fit int64, got %r" % (op, name, value))
+        return int(value)
+    return float_json(float(value))
+
+
+def float_json(value):
+    """A float as op specs hold it: a JSON number, or {"float": "nan" | "inf"
+    | "-inf"}."""
+    if math.isnan(value):
+        return {"float": "nan"}
+    if math.isinf(value):
+        return {"float": "inf" if value > 0 else "-inf"}
+    return value
+
+
+def check_numeric_dtype(value, op, name):
+    """One of NUMERIC_DTYPES, given as a numpy dtype, type or name, or as a
+    MindSpore mstype (str(mstype.int32) is 'Int32', of mstype.bool_ 'Bool');
+    returns its name. TypeError naming the op and argument otherwise."""
+    found = None
+    if value is not None and not isinstance(value, bool):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                found = np.dtype(value).name
+        except (TypeError, ValueError):
+            pass
+        if found not in NUMERIC_DTYPES:
+            found = {"bool_": "bool"}.get(str(value).lower(), str(value).lower())
+    if found not in NUMERIC_DTYPES:
+        raise TypeError("%s: %s must be one of %s (a numpy dtype or its name), got %r"
+                        % (op, name, ", ".join(NUMERIC_DTYPES), value))
+    return found
 
 
 def check_transforms(transforms, op):

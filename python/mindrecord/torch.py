@@ -54,7 +54,7 @@ __all__ = ["MindRecordDataset", "StatefulDataLoader"]
 
 
 _DTYPES = {"uint8": torch.uint8, "int8": torch.int8, "int16": torch.int16, "int32": torch.int32,
-           "int64": torch.int64, "float32": torch.float32, "float64": torch.float64}
+           "int64": torch.int64, "float32": torch.float32, "float64": torch.float64, "bool": torch.bool}
 
 
 def _shared_batch_buffer(dtype, shape):

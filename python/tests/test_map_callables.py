@@ -33,6 +33,30 @@ def test_callable_changes_dtype_and_shape(simple):
     assert batches[-1]["vec"].shape == (2, 2, 3)
 
 
+def test_callable_bool_arrays_stay_bool(simple):
+    # numpy bool results keep their dtype, row by row and batched, and a
+    # later callable or TypeCast gets them as bool.
+    seen = []
+
+    def odd(v):
+        return v.astype(np.int64) % 2 == 1
+
+    def record(v):
+        seen.append(v.dtype)
+        return v
+
+    ds = mindrecord.MindDataset(simple + "0", shuffle=False).map([odd, record], input_columns="vec")
+    rows = list(ds)
+    assert seen and all(d == np.bool_ for d in seen)
+    for r in rows:
+        assert r["vec"].dtype == np.bool_ and r["vec"].tolist() == [int(r["id"]) % 2 == 1] * 3
+    b = next(iter(ds.batch(4)))
+    assert b["vec"].dtype == np.bool_ and b["vec"].shape == (4, 3)
+    as_int = mindrecord.MindDataset(simple + "0", shuffle=False).map([odd, vision.TypeCast("int32")],
+                                                                     input_columns="vec")
+    assert [r["vec"].tolist() for r in as_int] == [[int(r["id"]) % 2] * 3 for r in rows]
+
+
 def test_mixed_list_runs_in_order(simple):
     seen = []
 

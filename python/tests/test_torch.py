@@ -93,6 +93,21 @@ def test_python_callables_in_ops(simple, workers):
     assert n == 97
 
 
+def is_negative(v):
+    return v < 0
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_bool_columns_become_bool_tensors(simple, workers):
+    ds = MindRecordDataset(simple, columns=["id", "vec"], ops={"vec": [negate, is_negative]}, seed=4, batch_size=10)
+    n = 0
+    for b in torch.utils.data.DataLoader(ds, batch_size=None, num_workers=workers):
+        assert b["vec"].dtype == torch.bool
+        assert torch.equal(b["vec"], (b["id"] > 0)[:, None].expand(-1, 3))
+        n += b["id"].shape[0]
+    assert n == 97
+
+
 class _InWorker(torch.utils.data.IterableDataset):
     """Iterates a MindRecordDataset where it runs (a DataLoader worker or the
     main process) and reports whether each batch column was in shared memory

@@ -286,23 +286,29 @@ TEST(CacheEntryTest, RoundTripsAndRefusesEveryFlippedByteAndTruncation) {
   for (int i = 0; i < 45; ++i) img.mutable_data_as<uint8_t>()[i] = static_cast<uint8_t>(i * 7);
   Tensor label = Tensor::Make(TensorType::kInt64, {});
   *label.mutable_data_as<int64_t>() = -9;
-  const std::string e = EncodeCacheEntry(77, 5, {img, label, Tensor::FromString(TensorType::kBytes, "abc")});
+  Tensor flags = Tensor::Make(TensorType::kBool, {2});
+  flags.MutableData()[0] = 1;
+  flags.MutableData()[1] = 0;
+  const std::string e =
+      EncodeCacheEntry(77, 5, {img, label, Tensor::FromString(TensorType::kBytes, "abc"), flags});
   auto bytes = [](const std::string& s) { return std::make_shared<std::vector<uint8_t>>(s.begin(), s.end()); };
-  auto back = DecodeCacheEntry(bytes(e), 77, 5, 3, "e");
+  auto back = DecodeCacheEntry(bytes(e), 77, 5, 4, "e");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ((*back)[0].shape(), img.shape());
   EXPECT_EQ(0, std::memcmp((*back)[0].data(), img.data(), 45));
   EXPECT_EQ(*(*back)[1].data_as<int64_t>(), -9);
   EXPECT_EQ(std::string(reinterpret_cast<const char*>((*back)[2].data()), 3), "abc");
+  EXPECT_EQ((*back)[3].type(), TensorType::kBool);
+  EXPECT_EQ((*back)[3].data()[0], 1);
   EXPECT_EQ(reinterpret_cast<uintptr_t>((*back)[0].data()) % 16, 0u);  // columns start 16-byte aligned
-  EXPECT_FALSE(DecodeCacheEntry(bytes(e), 78, 5, 3, "e").ok());  // another cache
-  EXPECT_FALSE(DecodeCacheEntry(bytes(e), 77, 6, 3, "e").ok());  // another row
-  EXPECT_FALSE(DecodeCacheEntry(bytes(e), 77, 5, 2, "e").ok());  // other columns
+  EXPECT_FALSE(DecodeCacheEntry(bytes(e), 78, 5, 4, "e").ok());  // another cache
+  EXPECT_FALSE(DecodeCacheEntry(bytes(e), 77, 6, 4, "e").ok());  // another row
+  EXPECT_FALSE(DecodeCacheEntry(bytes(e), 77, 5, 3, "e").ok());  // other columns
   for (size_t i = 0; i < e.size(); ++i) {
     std::string bad = e;
     bad[i] ^= 0x10;
-    EXPECT_FALSE(DecodeCacheEntry(bytes(bad), 77, 5, 3, "e").ok()) << "byte " << i;
-    auto cut = DecodeCacheEntry(bytes(e.substr(0, i)), 77, 5, 3, "e");
+    EXPECT_FALSE(DecodeCacheEntry(bytes(bad), 77, 5, 4, "e").ok()) << "byte " << i;
+    auto cut = DecodeCacheEntry(bytes(e.substr(0, i)), 77, 5, 4, "e");
     EXPECT_EQ(cut.status().code(), StatusCode::kCorruption) << "cut at " << i;
   }
 }

@@ -74,9 +74,20 @@ TEST(OpsLayoutTest, TypeCast) {
   EXPECT_EQ(i8.data_as<int8_t>()[1], 127);
   Tensor u = RunOp(*Op({{"op", "TypeCast"}, {"type", "uint8"}}), i64);
   EXPECT_EQ(u.data()[0], 0);
-  // Every numeric pair works and keeps the shape.
-  for (int a = 0; a <= 6; ++a)
-    for (int b = 0; b <= 6; ++b) {
+  // To bool: non-zero (NaN too) is true, as numpy's astype(bool); bool reads
+  // as 0 / 1 whatever non-zero byte a true holds.
+  Tensor g = Tensor::Make(TensorType::kFloat32, {4});
+  const float gv[] = {0.0f, -0.0f, 0.25f, std::nanf("")};
+  std::memcpy(g.MutableData(), gv, sizeof(gv));
+  Tensor flags = RunOp(*Op({{"op", "TypeCast"}, {"type", "bool"}}), g);
+  ASSERT_EQ(flags.type(), TensorType::kBool);
+  EXPECT_EQ(std::vector<uint8_t>(flags.data(), flags.data() + 4), (std::vector<uint8_t>{0, 0, 1, 1}));
+  flags.MutableData()[3] = 7;
+  Tensor bi = RunOp(*Op({{"op", "TypeCast"}, {"type", "int32"}}), flags);
+  EXPECT_EQ(std::vector<int32_t>(bi.data_as<int32_t>(), bi.data_as<int32_t>() + 4), (std::vector<int32_t>{0, 0, 1, 1}));
+  // Every numeric pair works and keeps the shape (6: float64; 9: bool).
+  for (int a : {0, 1, 2, 3, 4, 5, 6, 9})
+    for (int b : {0, 1, 2, 3, 4, 5, 6, 9}) {
       Tensor in = Tensor::Make(static_cast<TensorType>(a), {2, 3});
       std::memset(in.MutableData(), 0, in.size_bytes());
       Tensor out = RunOp(*Op({{"op", "TypeCast"}, {"type", TensorTypeName(static_cast<TensorType>(b))}}), in);

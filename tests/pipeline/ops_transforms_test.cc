@@ -1,10 +1,15 @@
 // Ops over ops (Compose, RandomApply, RandomChoice, RandomOrder,
-// UniformAugment, RandomSelectSubpolicy) and OneHot.
+// UniformAugment, RandomSelectSubpolicy), OneHot and the general tensor ops
+// (Fill, Mask, Duplicate, Unique, Slice, PadEnd, Concatenate), against values
+// worked out by hand from MindSpore's kernels.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <map>
+#include <vector>
 
 #include "pipeline/op_registry.h"
 #include "tests/pipeline/ops_test_util.h"
@@ -281,6 +286,302 @@ TEST_F(OpsTransformsTest, OneHotEncodesLabels) {
   EXPECT_FALSE(MakeOp({{"op", "OneHot"}, {"num_classes", 0}}).ok());
   EXPECT_FALSE(MakeOp({{"op", "OneHot"}, {"num_classes", 3}, {"smoothing_rate", 1.5}}).ok());
   EXPECT_EQ(Op(op->ToJson())->ToJson(), op->ToJson());
+}
+
+
+// ---- general tensor ops -------------------------------------------------------
+
+template <typename T>
+Tensor Vec(TensorType type, std::vector<int64_t> shape, const std::vector<T>& v) {
+  Tensor t = Tensor::Make(type, shape);
+  EXPECT_EQ(static_cast<size_t>(t.num_elements()), v.size());
+  if (!v.empty()) std::memcpy(t.MutableData(), v.data(), v.size() * sizeof(T));
+  return t;
+}
+
+template <typename T>
+std::vector<T> Values(const Tensor& t) {
+  return std::vector<T>(t.data_as<T>(), t.data_as<T>() + t.num_elements());
+}
+
+std::vector<uint8_t> Bytes(const Tensor& t) { return std::vector<uint8_t>(t.data(), t.data() + t.size_bytes()); }
+
+// The error of op(spec) on `in`; empty when it succeeds.
+std::string ErrorOf(const nlohmann::json& spec, Tensor in) {
+  auto op = MakeOp(spec);
+  if (!op.ok()) return op.status().message();
+  std::mt19937_64 rng(0);
+  auto r = (*op)->Apply(std::move(in), rng);
+  return r.ok() ? "" : r.status().message();
+}
+
+std::string SpecError(const nlohmann::json& spec) {
+  auto op = MakeOp(spec);
+  return op.ok() ? "" : op.status().message();
+}
+
+bool Has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+TEST(OpsTensorTest, FillConvertsTheValueToTheInputType) {
+  const Tensor i32 = Vec<int32_t>(TensorType::kInt32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor out = RunOp(*Op({{"op", "Fill"}, {"fill_value", 2.7}}), i32);
+  ASSERT_EQ(out.type(), TensorType::kInt32);
+  EXPECT_EQ(out.shape(), i32.shape());
+  EXPECT_EQ(Values<int32_t>(out), std::vector<int32_t>(6, 2));  // static_cast truncates
+  const Tensor u8 = Vec<uint8_t>(TensorType::kUInt8, {3}, {1, 2, 3});
+  EXPECT_EQ(Values<uint8_t>(RunOp(*Op({{"op", "Fill"}, {"fill_value", 300}}), u8)), std::vector<uint8_t>(3, 44));
+  EXPECT_EQ(Values<uint8_t>(RunOp(*Op({{"op", "Fill"}, {"fill_value", -1.5}}), u8)), std::vector<uint8_t>(3, 0));
+  const Tensor f64 = Vec<double>(TensorType::kFloat64, {2}, {1, 2});
+  EXPECT_EQ(Values<double>(RunOp(*Op({{"op", "Fill"}, {"fill_value", true}}), f64)), std::vector<double>(2, 1.0));
+  Tensor nan = RunOp(*Op({{"op", "Fill"}, {"fill_value", {{"float", "nan"}}}}), f64);
+  EXPECT_TRUE(std::isnan(nan.data_as<double>()[0]) && std::isnan(nan.data_as<double>()[1]));
+  Tensor flags = RunOp(*Op({{"op", "Fill"}, {"fill_value", 0.25}}), Vec<uint8_t>(TensorType::kBool, {2}, {0, 0}));
+  EXPECT_EQ(flags.type(), TensorType::kBool);
+  EXPECT_EQ(Bytes(flags), (std::vector<uint8_t>{1, 1}));
+  // Bytes are a uint8 array; a string value is one string.
+  Tensor bytes = RunOp(*Op({{"op", "Fill"}, {"fill_value", 7}}), Tensor::FromString(TensorType::kBytes, "abc"));
+  EXPECT_EQ(bytes.type(), TensorType::kUInt8);
+  EXPECT_EQ(Values<uint8_t>(bytes), std::vector<uint8_t>(3, 7));
+  Tensor text = RunOp(*Op({{"op", "Fill"}, {"fill_value", "xy"}}), Tensor::FromString(TensorType::kString, "abc"));
+  EXPECT_EQ(text.type(), TensorType::kString);
+  EXPECT_EQ(Bytes(text), (std::vector<uint8_t>{'x', 'y'}));
+  EXPECT_TRUE(Has(ErrorOf({{"op", "Fill"}, {"fill_value", "x"}}, i32), "Fill: fill_value is a string"));
+  EXPECT_TRUE(Has(ErrorOf({{"op", "Fill"}, {"fill_value", 1}}, Tensor::FromString(TensorType::kString, "a")),
+                  "Fill: fill_value 1 is not a string"));
+  EXPECT_TRUE(Has(SpecError({{"op", "Fill"}}), "Fill: parameter 'fill_value' is required"));
+  EXPECT_TRUE(Has(SpecError({{"op", "Fill"}, {"fill_value", {1, 2}}}), "Fill: parameter 'fill_value'"));
+  EXPECT_TRUE(Has(SpecError({{"op", "Fill"}, {"fill_value", {{"float", "big"}}}}), "Fill: parameter 'fill_value'"));
+  EXPECT_TRUE(Has(SpecError({{"op", "Fill"}, {"fill_value", 1}, {"value", 2}}), "unknown parameter 'value'"));
+  for (const nlohmann::json& v : {nlohmann::json(3), nlohmann::json(-2.5), nlohmann::json(false),
+                                  nlohmann::json("s"), nlohmann::json{{"float", "-inf"}}}) {
+    auto op = Op({{"op", "Fill"}, {"fill_value", v}});
+    EXPECT_EQ(Op(op->ToJson())->ToJson(), op->ToJson());
+    EXPECT_EQ(op->ToJson()["fill_value"], v);
+  }
+}
+
+TEST(OpsTensorTest, MaskComparesWithTheConstantInTheInputType) {
+  const Tensor i32 = Vec<int32_t>(TensorType::kInt32, {2, 2}, {1, 2, 3, 4});
+  auto mask = [&](const char* rel, const nlohmann::json& c, const Tensor& in, const char* dtype = "bool") {
+    return RunOp(*Op({{"op", "Mask"}, {"operator", rel}, {"constant", c}, {"dtype", dtype}}), in);
+  };
+  Tensor ge = mask("GE", 2.5, i32);  // 2.5 -> int32 2
+  ASSERT_EQ(ge.type(), TensorType::kBool);
+  EXPECT_EQ(ge.shape(), i32.shape());
+  EXPECT_EQ(Bytes(ge), (std::vector<uint8_t>{0, 1, 1, 1}));
+  const Tensor f32 = Vec<float>(TensorType::kFloat32, {4}, {1.0f, 2.5f, 3.0f, -1.0f});
+  const std::map<std::string, std::vector<uint8_t>> want = {
+      {"EQ", {0, 1, 0, 0}}, {"NE", {1, 0, 1, 1}}, {"GT", {0, 0, 1, 0}},
+      {"GE", {0, 1, 1, 0}}, {"LT", {1, 0, 0, 1}}, {"LE", {1, 1, 0, 1}}};
+  for (const auto& [rel, bits] : want) EXPECT_EQ(Bytes(mask(rel.c_str(), 2.5, f32)), bits) << rel;
+  Tensor as_int = mask("EQ", 3, i32, "int32");
+  ASSERT_EQ(as_int.type(), TensorType::kInt32);
+  EXPECT_EQ(Values<int32_t>(as_int), (std::vector<int32_t>{0, 0, 1, 0}));
+  EXPECT_EQ(Values<float>(mask("LT", 3, i32, "float32")), (std::vector<float>{1, 1, 0, 0}));
+  // uint8 input: 300 wraps to 44, as a C++ cast does.
+  EXPECT_EQ(Bytes(mask("EQ", 300, Vec<uint8_t>(TensorType::kUInt8, {2}, {44, 45}))), (std::vector<uint8_t>{1, 0}));
+  EXPECT_EQ(Bytes(mask("EQ", true, Vec<uint8_t>(TensorType::kBool, {2}, {0, 1}))), (std::vector<uint8_t>{0, 1}));
+  Tensor word = mask("GT", "abc", Tensor::FromString(TensorType::kString, "abd"));
+  EXPECT_EQ(word.shape().size(), 0u);
+  EXPECT_EQ(word.data()[0], 1);
+  EXPECT_TRUE(Has(ErrorOf({{"op", "Mask"}, {"operator", "EQ"}, {"constant", "a"}}, i32),
+                  "must both be numeric or both be strings"));
+  EXPECT_TRUE(Has(ErrorOf({{"op", "Mask"}, {"operator", "EQ"}, {"constant", 1}},
+                          Tensor::FromString(TensorType::kString, "a")),
+                  "Mask: the input"));
+  EXPECT_TRUE(Has(SpecError({{"op", "Mask"}, {"operator", "XX"}, {"constant", 1}}), "Mask: parameter 'operator'"));
+  EXPECT_TRUE(Has(SpecError({{"op", "Mask"}, {"operator", "EQ"}}), "Mask: parameter 'constant' is required"));
+  EXPECT_TRUE(Has(SpecError({{"op", "Mask"}, {"operator", "EQ"}, {"constant", 1}, {"dtype", "string"}}),
+                  "Mask: parameter 'dtype' must be a numeric type"));
+  auto op = Op({{"op", "Mask"}, {"operator", "LE"}, {"constant", 2.5}});
+  EXPECT_EQ(op->ToJson()["dtype"], "bool");  // MindSpore's default
+  EXPECT_EQ(Op(op->ToJson())->ToJson(), op->ToJson());
+}
+
+TEST(OpsTensorTest, DuplicateAndUniqueGiveSeveralColumns) {
+  std::mt19937_64 rng(0);
+  auto dup = Op({{"op", "Duplicate"}});
+  ASSERT_EQ(dup->num_inputs(), 1);
+  ASSERT_EQ(dup->num_outputs(), 2);
+  const Tensor x = Vec<int64_t>(TensorType::kInt64, {3}, {5, 6, 7});
+  auto two = dup->ApplyColumns({x}, rng);
+  ASSERT_TRUE(two.ok()) << two.status().ToString();
+  ASSERT_EQ(two->size(), 2u);
+  EXPECT_TRUE(SameBytes((*two)[0], x) && SameBytes((*two)[1], x));
+  EXPECT_NE((*two)[0].data(), (*two)[1].data());  // a copy: they do not alias
+  EXPECT_TRUE(Has(ErrorOf({{"op", "Duplicate"}}, x), "output_columns"));  // one column out is not enough
+  EXPECT_FALSE(dup->ApplyColumns({x, x}, rng).ok());
+
+  auto uniq = Op({{"op", "Unique"}});
+  ASSERT_EQ(uniq->num_outputs(), 3);
+  auto r = uniq->ApplyColumns({Vec<int32_t>(TensorType::kInt32, {2, 3}, {0, 1, 2, 1, 2, 3})}, rng);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 3u);
+  EXPECT_EQ((*r)[0].type(), TensorType::kInt32);
+  EXPECT_EQ(Values<int32_t>((*r)[0]), (std::vector<int32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(Values<int32_t>((*r)[1]), (std::vector<int32_t>{0, 1, 2, 1, 2, 3}));
+  EXPECT_EQ(Values<int32_t>((*r)[2]), (std::vector<int32_t>{1, 2, 2, 1}));
+  // First-occurrence order (not sorted); 0.0 and -0.0 are one value.
+  auto f = uniq->ApplyColumns({Vec<double>(TensorType::kFloat64, {2, 2}, {3.5, -0.0, 0.0, 3.5})}, rng);
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ((*f)[0].type(), TensorType::kFloat64);
+  EXPECT_EQ(Values<double>((*f)[0]).size(), 2u);
+  EXPECT_EQ(Values<double>((*f)[0])[0], 3.5);
+  EXPECT_EQ(Values<int32_t>((*f)[1]), (std::vector<int32_t>{0, 1, 1, 0}));
+  EXPECT_EQ(Values<int32_t>((*f)[2]), (std::vector<int32_t>{2, 2}));
+  auto one_d = uniq->ApplyColumns({x}, rng);
+  ASSERT_FALSE(one_d.ok());
+  EXPECT_TRUE(Has(one_d.status().message(), "Unique: input must be at least 2-D"));
+  EXPECT_FALSE(uniq->ApplyColumns({Vec<uint8_t>(TensorType::kBool, {1, 2}, {0, 1})}, rng).ok());
+  EXPECT_FALSE(uniq->ApplyColumns({Tensor::FromString(TensorType::kString, "ab")}, rng).ok());
+  EXPECT_TRUE(Has(SpecError({{"op", "Unique"}, {"sorted", true}}), "Unique: unknown parameter 'sorted'"));
+}
+
+TEST(OpsTensorTest, SliceFollowsMindSporeIndexing) {
+  const Tensor v = Vec<int32_t>(TensorType::kInt32, {5}, {0, 1, 2, 3, 4});
+  auto slice = [](const nlohmann::json& slices, const Tensor& in) {
+    return RunOp(*Op({{"op", "Slice"}, {"slices", slices}}), in);
+  };
+  auto range = [](int64_t a, int64_t b, int64_t c) { return nlohmann::json{{"start", a}, {"stop", b}, {"step", c}}; };
+  auto only = [](const nlohmann::json& j) { return nlohmann::json::array({j}); };  // one dimension's entry
+  Tensor one = slice({{1}}, v);  // an index keeps its dimension
+  EXPECT_EQ(one.shape(), (std::vector<int64_t>{1}));
+  EXPECT_EQ(Values<int32_t>(one), (std::vector<int32_t>{1}));
+  EXPECT_EQ(Values<int32_t>(slice({{-1, 0, 3}}, v)), (std::vector<int32_t>{4, 0, 3}));
+  EXPECT_EQ(Values<int32_t>(slice(only(range(1, 4, 1)), v)), (std::vector<int32_t>{1, 2, 3}));
+  EXPECT_EQ(Values<int32_t>(slice(only(range(0, 5, 2)), v)), (std::vector<int32_t>{0, 2, 4}));
+  EXPECT_EQ(Values<int32_t>(slice(only(range(-2, 100, 1)), v)), (std::vector<int32_t>{3, 4}));  // clamped
+  EXPECT_EQ(Values<int32_t>(slice(only(range(4, 0, -1)), v)), (std::vector<int32_t>{4, 3, 2, 1}));
+  EXPECT_EQ(Values<int32_t>(slice(only(range(9, -9, -2)), v)), (std::vector<int32_t>{4, 2}));  // stop clamps to 0
+  EXPECT_EQ(slice(only(range(3, 1, 1)), v).shape(), (std::vector<int64_t>{0}));
+  EXPECT_TRUE(SameBytes(slice({true}, v), v));
+  EXPECT_TRUE(SameBytes(slice(nlohmann::json::array(), v), v));
+  // 2-D: rows 0 and 2, then every other column; a missing dimension stays whole.
+  const Tensor m = Vec<float>(TensorType::kFloat32, {3, 4}, {0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23});
+  Tensor sub = slice({{0, 2}, range(0, 4, 2)}, m);
+  EXPECT_EQ(sub.shape(), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(Values<float>(sub), (std::vector<float>{0, 2, 20, 22}));
+  Tensor rows = slice(only(range(1, 3, 1)), m);
+  EXPECT_EQ(rows.shape(), (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(Values<float>(rows), (std::vector<float>{10, 11, 12, 13, 20, 21, 22, 23}));
+  Tensor col = slice({true, {-1}}, m);
+  EXPECT_EQ(col.shape(), (std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(Values<float>(col), (std::vector<float>{3, 13, 23}));
+  Tensor bytes = slice(only(range(1, 3, 1)), Tensor::FromString(TensorType::kBytes, "abcd"));
+  EXPECT_EQ(bytes.type(), TensorType::kUInt8);
+  EXPECT_EQ(Bytes(bytes), (std::vector<uint8_t>{'b', 'c'}));
+  EXPECT_TRUE(Has(ErrorOf({{"op", "Slice"}, {"slices", {{5}}}}, v), "Slice: index 5 is out of bounds"));
+  EXPECT_TRUE(Has(ErrorOf({{"op", "Slice"}, {"slices", {{-6}}}}, v), "out of bounds"));
+  EXPECT_TRUE(Has(ErrorOf({{"op", "Slice"}, {"slices", {true, true}}}, v), "Slice: 2 slices for"));
+  EXPECT_TRUE(Has(ErrorOf({{"op", "Slice"}, {"slices", {true}}}, Tensor::FromString(TensorType::kString, "ab")),
+                  "Slice: a string value is a scalar"));
+  EXPECT_TRUE(Has(SpecError({{"op", "Slice"}, {"slices", {false}}}), "selects nothing"));
+  EXPECT_TRUE(Has(SpecError({{"op", "Slice"}, {"slices", {nlohmann::json::array()}}}), "empty list"));
+  EXPECT_TRUE(Has(SpecError({{"op", "Slice"}, {"slices", only(range(0, 3, 0))}}), "step must not be 0"));
+  EXPECT_TRUE(Has(SpecError({{"op", "Slice"}, {"slices", {{{"start", 1}}}}}), "needs integer start and stop"));
+  EXPECT_TRUE(Has(SpecError({{"op", "Slice"}, {"slices", {{1.5}}}}), "indices must be int64 integers"));
+  auto op = Op({{"op", "Slice"}, {"slices", {true, {1, -1}, {{"start", 0}, {"stop", 3}}}}});
+  EXPECT_EQ(op->ToJson()["slices"][2]["step"], 1);
+  EXPECT_EQ(Op(op->ToJson())->ToJson(), op->ToJson());
+}
+
+TEST(OpsTensorTest, PadEndPadsOrCutsEachDimension) {
+  const Tensor m = Vec<int32_t>(TensorType::kInt32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  auto pad = [](const nlohmann::json& shape, const nlohmann::json& value, const Tensor& in) {
+    return RunOp(*Op({{"op", "PadEnd"}, {"pad_shape", shape}, {"pad_value", value}}), in);
+  };
+  Tensor grown = pad({3, 2}, 7, m);
+  EXPECT_EQ(grown.shape(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(Values<int32_t>(grown), (std::vector<int32_t>{1, 2, 4, 5, 7, 7}));
+  EXPECT_EQ(Values<int32_t>(pad({nullptr, 4}, nullptr, m)), (std::vector<int32_t>{1, 2, 3, 0, 4, 5, 6, 0}));
+  // 1.7 -> float32 -> int32 1 (truncated).
+  EXPECT_EQ(Values<int32_t>(pad({2, 4}, 1.7, m)), (std::vector<int32_t>{1, 2, 3, 1, 4, 5, 6, 1}));
+  // Through float32: 2^24 + 1 pads as 2^24.
+  Tensor big = pad({3}, 16777217, Vec<int64_t>(TensorType::kInt64, {1}, {0}));
+  EXPECT_EQ(Values<int64_t>(big), (std::vector<int64_t>{0, 16777216, 16777216}));
+  EXPECT_TRUE(SameBytes(pad({2, 3}, 9, m), m));
+  EXPECT_EQ(pad({2, 3}, 9, m).data(), m.data());  // nothing to pad: the input itself
+  const Tensor scalar = Vec<float>(TensorType::kFloat32, {}, {1.5f});
+  EXPECT_TRUE(SameBytes(pad({4}, 0, scalar), scalar));
+  Tensor bytes = pad({4}, 120, Tensor::FromString(TensorType::kBytes, "ab"));
+  EXPECT_EQ(bytes.type(), TensorType::kUInt8);
+  EXPECT_EQ(Bytes(bytes), (std::vector<uint8_t>{'a', 'b', 'x', 'x'}));
+  Tensor flags = pad({3}, 2, Vec<uint8_t>(TensorType::kBool, {1}, {0}));
+  EXPECT_EQ(Bytes(flags), (std::vector<uint8_t>{0, 1, 1}));
+  const Tensor word = Tensor::FromString(TensorType::kString, "ab");
+  EXPECT_TRUE(SameBytes(pad({5}, "z", word), word));  // a string value is a scalar
+  EXPECT_TRUE(Has(ErrorOf({{"op", "PadEnd"}, {"pad_shape", {5}}, {"pad_value", 1}}, word), "must both be numeric"));
+  EXPECT_TRUE(Has(ErrorOf({{"op", "PadEnd"}, {"pad_shape", {5}}, {"pad_value", "z"}}, m), "must both be numeric"));
+  EXPECT_TRUE(Has(ErrorOf({{"op", "PadEnd"}, {"pad_shape", {5}}}, m), "PadEnd: pad_shape [5] has 1 dimensions"));
+  EXPECT_TRUE(Has(ErrorOf({{"op", "PadEnd"}, {"pad_shape", {int64_t{1} << 40, 8}}}, m), "over 1 TiB"));
+  EXPECT_TRUE(Has(SpecError({{"op", "PadEnd"}, {"pad_shape", {0}}}), "PadEnd: parameter 'pad_shape'"));
+  EXPECT_TRUE(Has(SpecError({{"op", "PadEnd"}, {"pad_shape", {2.5}}}), "PadEnd: parameter 'pad_shape'"));
+  EXPECT_TRUE(Has(SpecError({{"op", "PadEnd"}}), "PadEnd: parameter 'pad_shape'"));
+  auto op = Op({{"op", "PadEnd"}, {"pad_shape", {nullptr, 3}}});
+  EXPECT_TRUE(op->ToJson()["pad_value"].is_null());
+  EXPECT_EQ(Op(op->ToJson())->ToJson(), op->ToJson());
+}
+
+TEST(OpsTensorTest, ConcatenateJoinsOneDimensionalColumns) {
+  std::mt19937_64 rng(0);
+  const nlohmann::json pre = {{"dtype", "int32"}, {"values", {-1, -2}}};
+  const nlohmann::json post = {{"dtype", "int32"}, {"values", {9}}};
+  auto op = Op({{"op", "Concatenate"}, {"prepend", pre}, {"append", post}});
+  ASSERT_EQ(op->num_inputs(), -1);  // any number of columns
+  auto r = op->ApplyColumns({Vec<int32_t>(TensorType::kInt32, {2}, {1, 2}), Vec<int32_t>(TensorType::kInt32, {1}, {3})},
+                            rng);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ(Values<int32_t>((*r)[0]), (std::vector<int32_t>{-1, -2, 1, 2, 3, 9}));
+  EXPECT_EQ(Values<int32_t>(RunOp(*op, Vec<int32_t>(TensorType::kInt32, {0}, {}))), (std::vector<int32_t>{-1, -2, 9}));
+  // Bytes count as uint8.
+  Tensor joined = RunOp(*Op({{"op", "Concatenate"}, {"append", {{"dtype", "uint8"}, {"values", {33}}}}}),
+                        Tensor::FromString(TensorType::kBytes, "hi"));
+  EXPECT_EQ(Bytes(joined), (std::vector<uint8_t>{'h', 'i', '!'}));
+  EXPECT_TRUE(Has(ErrorOf({{"op", "Concatenate"}, {"prepend", pre}}, Vec<int64_t>(TensorType::kInt64, {1}, {1})),
+                  "Concatenate: prepend is int32"));
+  auto mixed = Op({{"op", "Concatenate"}})->ApplyColumns(
+      {Vec<int32_t>(TensorType::kInt32, {1}, {1}), Vec<float>(TensorType::kFloat32, {1}, {1})}, rng);
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_TRUE(Has(mixed.status().message(), "first input's type, int32"));
+  EXPECT_TRUE(Has(ErrorOf({{"op", "Concatenate"}}, Vec<int32_t>(TensorType::kInt32, {1, 2}, {1, 2})),
+                  "Concatenate: only 1-D inputs"));
+  EXPECT_TRUE(Has(ErrorOf({{"op", "Concatenate"}}, Tensor::FromString(TensorType::kString, "ab")), "string value"));
+  EXPECT_FALSE(Op({{"op", "Concatenate"}})->ApplyColumns({}, rng).ok());
+  EXPECT_TRUE(Has(SpecError({{"op", "Concatenate"}, {"axis", 1}}), "Concatenate: parameter 'axis' must be 0 or -1"));
+  EXPECT_TRUE(Has(SpecError({{"op", "Concatenate"}, {"prepend", {1, 2}}}), "Concatenate: parameter 'prepend'"));
+  const nlohmann::json text_array = {{"dtype", "string"}, {"values", nlohmann::json::array()}};
+  EXPECT_TRUE(Has(SpecError({{"op", "Concatenate"}, {"append", text_array}}), "dtype must be numeric"));
+  // Floats JSON cannot hold round-trip as {"float": ...}.
+  auto f = Op({{"op", "Concatenate"}, {"axis", -1},
+               {"append", {{"dtype", "float32"}, {"values", {1.5, {{"float", "nan"}}, {{"float", "-inf"}}}}}}});
+  Tensor fj = RunOp(*f, Vec<float>(TensorType::kFloat32, {1}, {0.0f}));
+  ASSERT_EQ(fj.num_elements(), 4);
+  EXPECT_TRUE(std::isnan(fj.data_as<float>()[2]));
+  EXPECT_EQ(fj.data_as<float>()[3], -std::numeric_limits<float>::infinity());
+  EXPECT_EQ(Op(f->ToJson())->ToJson(), f->ToJson());
+  EXPECT_EQ(f->ToJson()["append"]["values"][1], (nlohmann::json{{"float", "nan"}}));
+}
+
+// Ops of any column count run inside Compose; a Compose's counts come from
+// its first and last ops.
+TEST(OpsTensorTest, ComposeChainsColumnCounts) {
+  std::mt19937_64 rng(0);
+  auto op = Op({{"op", "Compose"}, {"transforms", {{{"op", "Duplicate"}}, {{"op", "Concatenate"}}}}});
+  ASSERT_EQ(op->num_inputs(), 1);
+  ASSERT_EQ(op->num_outputs(), 1);
+  Tensor twice = RunOp(*op, Vec<int64_t>(TensorType::kInt64, {2}, {4, 5}));
+  EXPECT_EQ(Values<int64_t>(twice), (std::vector<int64_t>{4, 5, 4, 5}));
+  auto any = Op({{"op", "Compose"}, {"transforms", {{{"op", "Concatenate"}}, {{"op", "Duplicate"}}}}});
+  ASSERT_EQ(any->num_inputs(), -1);
+  ASSERT_EQ(any->num_outputs(), 2);
+  auto r = any->ApplyColumns({Vec<int64_t>(TensorType::kInt64, {1}, {1}), Vec<int64_t>(TensorType::kInt64, {1}, {2})},
+                             rng);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ(Values<int64_t>((*r)[1]), (std::vector<int64_t>{1, 2}));
+  EXPECT_FALSE(MakeOp({{"op", "Compose"}, {"transforms", {{{"op", "Duplicate"}}, {{"op", "Fill"}, {"fill_value", 1}}}}})
+                   .ok());  // 2 columns into a 1-column op
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ namespace mindrecord {
 namespace {
 
 TEST(TensorTest, TypeNamesRoundTrip) {
-  for (int i = 0; i <= 8; ++i) {
+  for (int i = 0; i <= 9; ++i) {
     auto t = static_cast<TensorType>(i);
     auto parsed = ParseTensorType(TensorTypeName(t));
     ASSERT_TRUE(parsed.ok()) << TensorTypeName(t);
@@ -25,6 +25,8 @@ TEST(TensorTest, TypeNamesRoundTrip) {
   }
   EXPECT_EQ(TensorTypeSize(TensorType::kFloat64), 8u);
   EXPECT_EQ(TensorTypeSize(TensorType::kInt16), 2u);
+  EXPECT_EQ(TensorTypeSize(TensorType::kBool), 1u);
+  EXPECT_STREQ(TensorTypeName(TensorType::kBool), "bool");
   EXPECT_FALSE(ParseTensorType("complex64").ok());
 }
 
