@@ -148,7 +148,7 @@ class PadEnd(TensorOperation):
     def __init__(self, pad_shape: list, pad_value=None) -> None:
         if not isinstance(pad_shape, list):
             raise TypeError("PadEnd: pad_shape must be a list, got %r" % (pad_shape,))
-        dims = []
+        dims: list[int | None] = []
         for d in pad_shape:
             if d is None:
                 dims.append(None)
