@@ -76,7 +76,10 @@ Result<std::vector<int64_t>> Indices(const SliceDim* d, int64_t n, size_t dim) {
     int64_t a = bound(d->start);
     const int64_t b = bound(d->stop);
     if (d->step > 0) {
-      for (int64_t i = a; i < b; i += d->step) out.push_back(i);
+      for (int64_t i = a; i < b; i += d->step) {
+        out.push_back(i);
+        if (d->step >= b - i) break;  // the next index is past the end (and i + step may overflow)
+      }
     } else {
       a = std::min(a, n - 1);
       for (int64_t i = a; i > b; i += d->step) out.push_back(i);

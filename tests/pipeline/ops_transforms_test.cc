@@ -454,6 +454,11 @@ TEST(OpsTensorTest, SliceFollowsMindSporeIndexing) {
   EXPECT_EQ(Values<int32_t>(slice(only(range(4, 0, -1)), v)), (std::vector<int32_t>{4, 3, 2, 1}));
   EXPECT_EQ(Values<int32_t>(slice(only(range(9, -9, -2)), v)), (std::vector<int32_t>{4, 2}));  // stop clamps to 0
   EXPECT_EQ(slice(only(range(3, 1, 1)), v).shape(), (std::vector<int64_t>{0}));
+  // A step past every int64: one index, no overflow.
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(Values<int32_t>(slice(only(range(2, 5, big)), v)), (std::vector<int32_t>{2}));
+  EXPECT_EQ(Values<int32_t>(slice(only(range(4, 0, std::numeric_limits<int64_t>::min())), v)),
+            (std::vector<int32_t>{4}));
   EXPECT_TRUE(SameBytes(slice({true}, v), v));
   EXPECT_TRUE(SameBytes(slice(nlohmann::json::array(), v), v));
   // 2-D: rows 0 and 2, then every other column; a missing dimension stays whole.
