@@ -3,7 +3,6 @@ numpy arrays, and in MindDataset.map), each against an independent
 reference: numpy, PIL, or torchvision's functional op with the same
 parameters, within the tolerance stated at each check."""
 import io
-import math
 
 import numpy as np
 import pytest
@@ -15,31 +14,12 @@ from torchvision.transforms import InterpolationMode
 import mindrecord
 from mindrecord import vision
 from mindrecord.vision import Border, ConvertMode, Inter
+from image_util import natural, chw, hwc, diff, binomial_ok
 
 
-def natural(h=48, w=64, seed=0):
-    """A smooth image with some noise (colour gradients, not symmetric)."""
-    rs = np.random.RandomState(seed)
-    y, x = np.mgrid[0:h, 0:w]
-    img = np.stack([(x * 4) % 256, (y * 5) % 256, ((x + y) * 3) % 256], -1)
-    return np.clip(img + rs.randint(-20, 20, img.shape), 0, 255).astype(np.uint8)
 
 
-def chw(img):
-    return torch.from_numpy(np.ascontiguousarray(img)).permute(2, 0, 1)
 
-
-def hwc(t):
-    return t.permute(1, 2, 0).numpy()
-
-
-def diff(a, b):
-    assert a.shape == b.shape, (a.shape, b.shape)
-    return np.abs(a.astype(np.int64) - b.astype(np.int64))
-
-
-def binomial_ok(hits, n, p):
-    return abs(hits / n - p) <= 5 * math.sqrt(p * (1 - p) / n)
 
 
 IMG = natural()

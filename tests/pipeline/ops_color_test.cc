@@ -17,18 +17,10 @@ namespace {
 
 using testing::MatToTensor;
 using testing::Op;
+using testing::MaxDiff;
 using testing::RunOp;
 using testing::SameBytes;
 using testing::SyntheticRgb;
-
-// Largest |a - b| over all elements of two uint8 tensors of one shape.
-int MaxDiff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  int m = 0;
-  for (size_t i = 0; i < std::min(a.size_bytes(), b.size_bytes()); ++i)
-    m = std::max(m, std::abs(int(a.data()[i]) - int(b.data()[i])));
-  return m;
-}
 
 uint8_t Sat(double v) { return static_cast<uint8_t>(std::clamp(std::nearbyint(v), 0.0, 255.0)); }
 

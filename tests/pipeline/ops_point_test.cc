@@ -18,6 +18,7 @@ namespace {
 using nlohmann::json;
 using testing::MatToTensor;
 using testing::Op;
+using testing::MaxDiff;
 using testing::RunOp;
 using testing::SameBytes;
 using testing::SyntheticRgb;
@@ -86,14 +87,6 @@ Tensor AutoContrastRef(const Tensor& img, int percent, const std::vector<int>& i
     }
   }
   return out;
-}
-
-int MaxDiff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  int m = 0;
-  for (size_t i = 0; i < std::min(a.size_bytes(), b.size_bytes()); ++i)
-    m = std::max(m, std::abs(int(a.data()[i]) - int(b.data()[i])));
-  return m;
 }
 
 TEST(OpsPointTest, AutoContrastCutsAndIgnoresAsMindSpore) {

@@ -1,8 +1,10 @@
 // Synthetic images for the op tests.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -68,6 +70,15 @@ inline double MeanAbsDiff(const Tensor& a, const Tensor& b) {
 inline bool SameBytes(const Tensor& a, const Tensor& b) {
   return a.shape() == b.shape() && a.type() == b.type() && a.size_bytes() == b.size_bytes() &&
          std::memcmp(a.data(), b.data(), a.size_bytes()) == 0;
+}
+
+// Largest |a - b| over the bytes of two uint8 tensors of one shape.
+inline int MaxDiff(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  int m = 0;
+  for (size_t i = 0; i < std::min(a.size_bytes(), b.size_bytes()); ++i)
+    m = std::max(m, std::abs(int(a.data()[i]) - int(b.data()[i])));
+  return m;
 }
 
 // Builds an op, failing the test on error.
