@@ -115,6 +115,8 @@ constexpr Entry kOps[] = {
     {"ResizedCrop", &ops::ResizedCropOp::Make},
     {"RandomGrayscale", &ops::RandomGrayscaleOp::Make},
     {"Erase", &ops::EraseOp::Make},
+    {"PadToSize", &ops::PadToSizeOp::Make},
+    {"RandomResize", &ops::RandomResizeOp::Make},
 };
 
 }  // namespace

@@ -175,4 +175,70 @@ Result<Tensor> EraseOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
   return input;
 }
 
+Result<std::unique_ptr<TensorOp>> PadToSizeOp::Make(const nlohmann::json& spec) {
+  const std::string op = "PadToSize";
+  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"size", "offset", "fill_value", "padding_mode"}));
+  auto o = std::make_unique<PadToSizeOp>();
+  MR_ASSIGN_OR_RETURN(o->size_, GetSize(spec, op, "size", true));
+  if (spec.contains("offset") && !spec["offset"].is_null()) {
+    const auto& v = spec["offset"];
+    o->offset_spec_ = v;
+    o->has_offset_ = true;
+    if (v.is_array()) {
+      if (v.size() != 2) return Status::InvalidArgument(op + ": parameter 'offset' must be o or [top, left]");
+      MR_ASSIGN_OR_RETURN(o->off_top_, GetIntIn({{"offset", v[0]}}, op, "offset", 0));
+      MR_ASSIGN_OR_RETURN(o->off_left_, GetIntIn({{"offset", v[1]}}, op, "offset", 0));
+    } else {
+      MR_ASSIGN_OR_RETURN(o->off_top_, GetIntIn(spec, op, "offset", 0));
+      o->off_left_ = o->off_top_;
+    }
+  }
+  MR_ASSIGN_OR_RETURN(o->fill_, GetFillValue(spec, op, "fill_value", true));
+  MR_ASSIGN_OR_RETURN(o->mode_, GetPaddingMode(spec, op, "padding_mode"));
+  return std::unique_ptr<TensorOp>(std::move(o));
+}
+
+nlohmann::json PadToSizeOp::ToJson() const {
+  return {{"op", "PadToSize"},       {"size", size_.ToJson()},
+          {"offset", offset_spec_},  {"fill_value", fill_.spec},
+          {"padding_mode", PaddingModeName(mode_)}};
+}
+
+Result<Tensor> PadToSizeOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
+  MR_ASSIGN_OR_RETURN(ImageDims d, CheckImage(input, name(), true));
+  // Sizes are <= 2^20 and offsets < 2^31: int64 sums cannot overflow.
+  const int64_t dh = size_.h - d.h, dw = size_.w - d.w;
+  if (dh < 0 || dw < 0)
+    return Status::InvalidArgument(name() + ": size " + size_.ToJson().dump() + " is smaller than the image " +
+                                   input.DebugString());
+  const int64_t top = has_offset_ ? off_top_ : dh / 2, left = has_offset_ ? off_left_ : dw / 2;
+  if (top > dh || left > dw)
+    return Status::InvalidArgument(name() + ": offset " + offset_spec_.dump() + " puts the image beyond size " +
+                                   size_.ToJson().dump());
+  Padding p;
+  p.top = static_cast<int>(top);
+  p.left = static_cast<int>(left);
+  p.bottom = static_cast<int>(dh - top);
+  p.right = static_cast<int>(dw - left);
+  if (!p.any()) return input;
+  return PadImage(input, d, p, mode_, fill_, name());
+}
+
+Result<std::unique_ptr<TensorOp>> RandomResizeOp::Make(const nlohmann::json& spec) {
+  MR_RETURN_IF_ERROR(CheckKeys(spec, "RandomResize", {"size"}));
+  auto o = std::make_unique<RandomResizeOp>();
+  MR_ASSIGN_OR_RETURN(o->size_, GetSize(spec, "RandomResize", "size", true));
+  return std::unique_ptr<TensorOp>(std::move(o));
+}
+
+Result<Tensor> RandomResizeOp::Apply(Tensor input, std::mt19937_64& rng) const {
+  static constexpr Interpolation kModes[] = {Interpolation::kBilinear, Interpolation::kNearest,
+                                             Interpolation::kBicubic, Interpolation::kArea};
+  MR_ASSIGN_OR_RETURN(ImageDims d, CheckImage(input, name(), true));
+  const Interpolation interp = kModes[RandInt(rng, 0, 3)];
+  int oh = 0, ow = 0;
+  ResizeTarget(size_, d.h, d.w, &oh, &ow);
+  return ResizeImage(input, d, oh, ow, interp, name());
+}
+
 }  // namespace mindrecord::ops

@@ -7,6 +7,7 @@
 #include "pipeline/ops/flip.h"
 #include "pipeline/ops/op.h"
 #include "pipeline/ops/op_util.h"
+#include "pipeline/ops/pad.h"
 
 namespace mindrecord::ops {
 
@@ -100,6 +101,44 @@ class EraseOp : public TensorOp {
   int top_ = 0, left_ = 0, height_ = 1, width_ = 1;
   std::vector<double> value_{0};
   bool inplace_ = false;
+};
+
+// {"op":"PadToSize","size":s | [h,w],"offset":null | o | [top,left],
+//  "fill_value":0 | [r,g,b],"padding_mode":"constant"}: pads an HW/HWC
+// image (uint8 or float32) to size, with the image's top-left corner at
+// offset (null: centred, (size - image) / 2 rounded down). A size smaller
+// than the image, or offset + image beyond size, is InvalidArgument.
+// Thread safety: immutable; Apply is safe from many threads.
+class PadToSizeOp : public TensorOp {
+ public:
+  static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
+  std::string name() const override { return "PadToSize"; }
+  nlohmann::json ToJson() const override;
+  Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
+
+ private:
+  Size2 size_;
+  bool has_offset_ = false;
+  int off_top_ = 0, off_left_ = 0;
+  nlohmann::json offset_spec_;  // as given, for ToJson
+  FillValue fill_;
+  PaddingMode mode_ = PaddingMode::kConstant;
+};
+
+// {"op":"RandomResize","size":s | [h,w]}: Resize with an interpolation drawn
+// uniformly per image from bilinear, nearest, bicubic and area (MindSpore's
+// order). Draws one integer. Thread safety: immutable; Apply is safe from
+// many threads.
+class RandomResizeOp : public TensorOp {
+ public:
+  static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
+  std::string name() const override { return "RandomResize"; }
+  nlohmann::json ToJson() const override { return {{"op", "RandomResize"}, {"size", size_.ToJson()}}; }
+  bool is_random() const override { return true; }
+  Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
+
+ private:
+  Size2 size_;
 };
 
 }  // namespace mindrecord::ops

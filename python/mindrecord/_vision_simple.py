@@ -1,14 +1,14 @@
 """Fixed-parameter vision ops of mindrecord.vision (MindSpore 2.x):
 HorizontalFlip, VerticalFlip, Crop, ResizedCrop, RandomGrayscale, Erase,
-ToType. Each describes a C++ op (pipeline/ops/simple_vision.h; ToType is
+PadToSize, RandomResize, ToType. Each describes a C++ op (pipeline/ops/simple_vision.h; ToType is
 TypeCast's spec, as MindSpore's ToType is TypeCast by another name).
 
 Thread safety: op objects are immutable values.
 """
 import numbers
 
-from mindrecord._ops_base import TensorOperation, check_int, check_numeric_dtype, check_prob, check_size
-from mindrecord._vision_enums import Inter, interp
+from mindrecord._ops_base import TensorOperation, check_fill, check_int, check_numeric_dtype, check_prob, check_size
+from mindrecord._vision_enums import Border, Inter, choice, interp
 
 _INT32_MAX = 2 ** 31 - 1
 
@@ -101,3 +101,29 @@ class ToType(TensorOperation):
 
     def __init__(self, data_type) -> None:
         super().__init__("TypeCast", type=check_numeric_dtype(data_type, "ToType", "data_type"))
+
+
+class PadToSize(TensorOperation):
+    """Pads to `size` (int: square, or (height, width)) with the image's
+    top-left corner at `offset` (int: both, or (top, left); None: centred);
+    fill_value an int or (R, G, B) in [0, 255]; padding_mode a Border."""
+
+    def __init__(self, size, offset=None, fill_value=0, padding_mode=Border.CONSTANT) -> None:
+        op = "PadToSize"
+        if offset is not None:
+            if isinstance(offset, (list, tuple)):
+                if len(offset) != 2:
+                    raise TypeError("%s: offset must be None, an int or (top, left), got %r" % (op, offset))
+                offset = [check_int(o, op, "offset", 0, _INT32_MAX) for o in offset]
+            else:
+                offset = check_int(offset, op, "offset", 0, _INT32_MAX)
+        super().__init__(op, size=check_size(size, op), offset=offset, fill_value=check_fill(fill_value, op),
+                         padding_mode=choice(padding_mode, Border, op, "padding_mode"))
+
+
+class RandomResize(TensorOperation):
+    """Resize to `size` with an interpolation drawn per image from
+    BILINEAR, NEAREST, BICUBIC and AREA."""
+
+    def __init__(self, size) -> None:
+        super().__init__("RandomResize", size=check_size(size, "RandomResize"))

@@ -156,3 +156,37 @@ def test_ops_in_a_pipeline_equal_eager(tmp_path):
         for op in ops[1:]:
             x = op(x)
         np.testing.assert_array_equal(g, x)
+
+
+def test_pad_to_size_equals_numpy_pad():
+    # Centred by default: (60 - 48) // 2 = 6 on top, (70 - 64) // 2 = 3 left.
+    want = np.pad(IMG, ((6, 6), (3, 3), (0, 0)), constant_values=7)
+    np.testing.assert_array_equal(vision.PadToSize((60, 70), fill_value=7)(IMG), want)
+    want = np.pad(IMG, ((2, 10), (5, 1), (0, 0)), mode="edge")
+    np.testing.assert_array_equal(vision.PadToSize((60, 70), (2, 5), padding_mode=vision.Border.EDGE)(IMG), want)
+    np.testing.assert_array_equal(vision.PadToSize(80, 1, padding_mode=vision.Border.SYMMETRIC)(IMG),
+                                  np.pad(IMG, ((1, 31), (1, 15), (0, 0)), mode="symmetric"))
+    rgb = vision.PadToSize((50, 64), (0, 0), fill_value=(1, 2, 3))(IMG)
+    np.testing.assert_array_equal(rgb[48:], np.broadcast_to(np.array([1, 2, 3], np.uint8), (2, 64, 3)))
+    with pytest.raises(Exception, match="PadToSize.*smaller"):
+        vision.PadToSize((40, 70))(IMG)
+    with pytest.raises(Exception, match="PadToSize.*offset"):
+        vision.PadToSize((50, 70), (3, 0))(IMG)
+    with pytest.raises(ValueError, match="PadToSize: offset"):
+        vision.PadToSize(10, -1)
+    with pytest.raises(TypeError, match="PadToSize: offset"):
+        vision.PadToSize(10, (1, 2, 3))
+    with pytest.raises(ValueError, match="PadToSize: padding_mode"):
+        vision.PadToSize(10, padding_mode="wrap")
+    with pytest.raises(ValueError, match="PadToSize: fill_value"):
+        vision.PadToSize(10, fill_value=300)
+
+
+def test_random_resize_uses_each_interpolation():
+    outs = {vision.RandomResize((20, 30))(IMG, seed=s).tobytes() for s in range(60)}
+    want = {vision.Resize((20, 30), m)(IMG).tobytes()
+            for m in (Inter.BILINEAR, Inter.NEAREST, Inter.BICUBIC, Inter.AREA)}
+    assert outs == want  # every draw is one of the 4 modes, and all 4 occur
+    assert vision.RandomResize(24)(IMG, seed=1).shape == (24, 32, 3)
+    with pytest.raises(ValueError, match="RandomResize: size"):
+        vision.RandomResize(0)

@@ -2,6 +2,9 @@
 // results, ToJson round trips, and rejected parameters.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "tests/pipeline/ops_test_util.h"
 
 namespace mindrecord {
@@ -110,6 +113,45 @@ TEST(OpsSimpleTest, EraseFillsTheClippedWindow) {
       Rejected({{"op", "Erase"}, {"top", 0}, {"left", 0}, {"height", 1}, {"width", 1}, {"value", {1.0, 2.0}}}));
   EXPECT_TRUE(Rejected({{"op", "Erase"}, {"top", 0}, {"left", -1}, {"height", 1}, {"width", 1}}));
   EXPECT_TRUE(Rejected({{"op", "Erase"}, {"top", 0}, {"left", 0}, {"height", 1}, {"width", 1}, {"inplace", 1}}));
+}
+
+TEST(OpsSimpleTest, PadToSizeCentresOrOffsets) {
+  cv::Mat m = SyntheticRgb(4, 6);
+  nlohmann::json spec = {{"op", "PadToSize"}, {"size", {7, 9}}, {"offset", nullptr}, {"fill_value", 5},
+                         {"padding_mode", "constant"}};
+  Tensor out = RunOp(*Op(spec), MatToTensor(m));
+  cv::Mat want;
+  cv::copyMakeBorder(m, want, 1, 2, 1, 2, cv::BORDER_CONSTANT, cv::Scalar(5, 5, 5));
+  EXPECT_TRUE(SameBytes(out, MatToTensor(want)));
+  EXPECT_EQ(Op(spec)->ToJson(), spec);
+  spec["offset"] = {3, 0};
+  cv::copyMakeBorder(m, want, 3, 0, 0, 3, cv::BORDER_CONSTANT, cv::Scalar(5, 5, 5));
+  EXPECT_TRUE(SameBytes(RunOp(*Op(spec), MatToTensor(m)), MatToTensor(want)));
+  spec["offset"] = 4;  // 4 + 4 > 7
+  EXPECT_FALSE(ApplyStatus(spec, MatToTensor(m)).ok());
+  spec["offset"] = 2147483647;
+  EXPECT_FALSE(ApplyStatus(spec, MatToTensor(m)).ok());
+  spec["offset"] = nullptr;
+  spec["size"] = {3, 9};
+  EXPECT_FALSE(ApplyStatus(spec, MatToTensor(m)).ok());
+  EXPECT_TRUE(Rejected({{"op", "PadToSize"}, {"size", 5}, {"offset", -1}}));
+  EXPECT_TRUE(Rejected({{"op", "PadToSize"}, {"size", 5}, {"offset", 1e300}}));
+  EXPECT_TRUE(Rejected({{"op", "PadToSize"}, {"size", 5}, {"offset", {1, 2, 3}}}));
+  EXPECT_TRUE(Rejected({{"op", "PadToSize"}, {"size", 5}, {"padding_mode", "wrap"}}));
+}
+
+TEST(OpsSimpleTest, RandomResizeDrawsAMode) {
+  cv::Mat m = SyntheticRgb(12, 16);
+  auto op = Op({{"op", "RandomResize"}, {"size", {5, 7}}});
+  std::set<std::string> seen;
+  for (uint64_t s = 0; s < 40; ++s) {
+    Tensor out = RunOp(*op, MatToTensor(m), s);
+    ASSERT_EQ(out.shape(), (std::vector<int64_t>{5, 7, 3}));
+    seen.insert(std::string(reinterpret_cast<const char*>(out.data()), out.size_bytes()));
+  }
+  EXPECT_GE(seen.size(), 3u);  // several modes are drawn (area and bilinear may coincide)
+  EXPECT_TRUE(Rejected({{"op", "RandomResize"}}));
+  EXPECT_TRUE(Rejected({{"op", "RandomResize"}, {"size", 5}, {"interpolation", "nearest"}}));
 }
 
 }  // namespace
