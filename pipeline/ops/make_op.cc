@@ -23,6 +23,7 @@
 #include "pipeline/ops/random_point_ops.h"
 #include "pipeline/ops/random_resized_crop.h"
 #include "pipeline/ops/resize.h"
+#include "pipeline/ops/simple_vision.h"
 #include "pipeline/ops/tensor_ops.h"
 #include "pipeline/ops/tensor_shape_ops.h"
 #include "pipeline/ops/warp.h"
@@ -108,6 +109,14 @@ constexpr Entry kOps[] = {
     {"Slice", &ops::SliceOp::Make},
     {"PadEnd", &ops::PadEndOp::Make},
     {"Concatenate", &ops::ConcatenateOp::Make},
+    {"HorizontalFlip", &ops::FlipOp::MakeHorizontal},
+    {"VerticalFlip", &ops::FlipOp::MakeVertical},
+    {"Crop", &ops::CropOp::Make},
+    {"ResizedCrop", &ops::ResizedCropOp::Make},
+    {"RandomGrayscale", &ops::RandomGrayscaleOp::Make},
+    {"Erase", &ops::EraseOp::Make},
+    {"PadToSize", &ops::PadToSizeOp::Make},
+    {"RandomResize", &ops::RandomResizeOp::Make},
 };
 
 }  // namespace

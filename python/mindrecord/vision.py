@@ -130,6 +130,8 @@ from mindrecord._vision_geometry import (Affine, CutOut, GaussianBlur, Pad, Rand
                                          Rotate)
 from mindrecord._vision_policy import (AutoAugment, CutMixBatch, MixUpBatch, RandAugment,  # noqa: E402
                                        RandomSelectSubpolicy, UniformAugment)
+from mindrecord._vision_simple import (Crop, Erase, HorizontalFlip, PadToSize, RandomGrayscale,  # noqa: E402
+                                      RandomResize, ResizedCrop, ToType, VerticalFlip)
 from mindrecord._vision_bbox import (BoundingBoxAugment, RandomCropWithBBox, RandomHorizontalFlipWithBBox,  # noqa: E402
                                      RandomVerticalFlipWithBBox, ResizeWithBBox)
 
@@ -144,5 +146,6 @@ __all__ = [
     "AutoContrast", "Equalize", "Invert", "Posterize", "Solarize", "AdjustSharpness",
     "AdjustBrightness", "AdjustContrast", "AdjustSaturation", "AdjustHue", "AdjustGamma", "RandomAutoContrast",
     "RandomEqualize", "RandomInvert", "RandomPosterize", "RandomSolarize", "RandomSharpness",
-    "RandomAdjustSharpness",
+    "RandomAdjustSharpness", "HorizontalFlip", "VerticalFlip", "Crop", "ResizedCrop", "RandomGrayscale", "Erase",
+    "ToType", "PadToSize", "RandomResize",
 ]
