@@ -69,6 +69,28 @@ Result<Size2> GetSize(const nlohmann::json& spec, const std::string& op, const c
   return s;
 }
 
+Result<int> GetIntIn(const nlohmann::json& spec, const std::string& op, const char* key, int64_t lo, int64_t hi,
+                     std::optional<int> def) {
+  if (!spec.contains(key)) {
+    if (def) return *def;
+    return Bad(op, key, "is required");
+  }
+  const auto& v = spec[key];
+  const auto range = [&] { return "must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + v.dump(); };
+  if (v.is_number_integer()) {
+    // Unsigned JSON integers above INT64_MAX read as negative int64: compare unsigned.
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(hi)) return Bad(op, key, range());
+    const int64_t x = v.get<int64_t>();
+    if (x < lo || x > hi) return Bad(op, key, range());
+    return static_cast<int>(x);
+  }
+  if (!v.is_number_float()) return Bad(op, key, range());
+  const double x = v.get<double>();  // compared as a double before the (then defined) cast
+  if (!std::isfinite(x) || x != std::floor(x) || x < static_cast<double>(lo) || x > static_cast<double>(hi))
+    return Bad(op, key, range());
+  return static_cast<int>(x);
+}
+
 Result<double> GetNumber(const nlohmann::json& spec, const std::string& op, const char* key, double def) {
   if (!spec.contains(key)) return def;
   const auto& v = spec[key];

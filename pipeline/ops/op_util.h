@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@ struct Size2 {
 // Parameter readers: errors are InvalidArgument "<op>: <param>: ...".
 // "size": int or [h, w], all > 0.
 Result<Size2> GetSize(const nlohmann::json& spec, const std::string& op, const char* key, bool required);
+// An integer in [lo, hi]: a JSON integer or an integral finite number (3.0),
+// range-checked before the conversion; `def` when absent, required without one.
+Result<int> GetIntIn(const nlohmann::json& spec, const std::string& op, const char* key, int64_t lo, int64_t hi,
+                     std::optional<int> def = std::nullopt);
 // A number; `def` when absent.
 Result<double> GetNumber(const nlohmann::json& spec, const std::string& op, const char* key, double def);
 // A probability in [0, 1]; `def` when absent.

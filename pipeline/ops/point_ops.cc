@@ -85,20 +85,6 @@ Status CheckGammaInput(const Tensor& t, const std::string& op) {
 
 }  // namespace
 
-Result<int> GetIntIn(const nlohmann::json& spec, const std::string& op, const char* key, int lo, int hi,
-                     std::optional<int> def) {
-  if (!spec.contains(key)) {
-    if (def) return *def;
-    return Bad(op, key, "is required");
-  }
-  const auto& v = spec[key];
-  if (!v.is_number_integer()) return Bad(op, key, "must be an integer, got " + v.dump());
-  const int64_t x = v.get<int64_t>();
-  if (x < lo || x > hi)
-    return Bad(op, key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + v.dump());
-  return static_cast<int>(x);
-}
-
 Result<double> GetNumberIn(const nlohmann::json& spec, const std::string& op, const char* key, double lo,
                            double hi, std::optional<double> def) {
   if (!spec.contains(key) && !def) return Bad(op, key, "is required");

@@ -75,10 +75,8 @@ class PointOp : public TensorOp {
   Params params_;
 };
 
-// Parameter readers shared with the random point ops (errors name op and key).
-// An integer in [lo, hi]; `def` when absent, required without one.
-Result<int> GetIntIn(const nlohmann::json& spec, const std::string& op, const char* key, int lo, int hi,
-                     std::optional<int> def);
+// Parameter readers shared with the random point ops (errors name op and key;
+// GetIntIn is op_util.h's).
 // A finite number in [lo, hi]; `def` when absent, required without one.
 Result<double> GetNumberIn(const nlohmann::json& spec, const std::string& op, const char* key, double lo,
                            double hi, std::optional<double> def);

@@ -11,21 +11,7 @@ namespace mindrecord::ops {
 
 namespace {
 
-constexpr double kMaxCoord = 2147483647.0;  // INT32_MAX, MindSpore's bound
-
-// spec[key]: an integer in [lo, 2^31 - 1], range-checked as a double before
-// the cast (a huge double converted to int is undefined).
-Result<int> GetIntIn(const nlohmann::json& spec, const std::string& op, const char* key, double lo) {
-  if (!spec.contains(key)) return Status::InvalidArgument(op + ": parameter '" + key + "' is required");
-  const auto& v = spec[key];
-  if (!v.is_number_integer() && !(v.is_number_float() && std::isfinite(v.get<double>())))
-    return Status::InvalidArgument(op + ": parameter '" + key + "' must be an integer, got " + v.dump());
-  const double x = v.get<double>();
-  if (x != std::floor(x) || x < lo || x > kMaxCoord)
-    return Status::InvalidArgument(op + ": parameter '" + key + "' must be an integer in [" +
-                                   std::to_string(static_cast<int>(lo)) + ", 2^31 - 1], got " + v.dump());
-  return static_cast<int>(x);
-}
+constexpr int64_t kMaxCoord = 2147483647;  // INT32_MAX, MindSpore's bound
 
 }  // namespace
 
@@ -72,8 +58,8 @@ Result<std::unique_ptr<TensorOp>> CropOp::Make(const nlohmann::json& spec) {
   const auto c = spec.contains("coordinates") ? spec["coordinates"] : nlohmann::json();
   if (!c.is_array() || c.size() != 2)
     return Status::InvalidArgument(op + ": parameter 'coordinates' must be [top, left], got " + c.dump());
-  MR_ASSIGN_OR_RETURN(o->box_.top, GetIntIn({{"top", c[0]}}, op, "top", 0));
-  MR_ASSIGN_OR_RETURN(o->box_.left, GetIntIn({{"left", c[1]}}, op, "left", 0));
+  MR_ASSIGN_OR_RETURN(o->box_.top, GetIntIn({{"top", c[0]}}, op, "top", 0, kMaxCoord));
+  MR_ASSIGN_OR_RETURN(o->box_.left, GetIntIn({{"left", c[1]}}, op, "left", 0, kMaxCoord));
   MR_ASSIGN_OR_RETURN(o->box_.size, GetSize(spec, op, "size", true));
   return std::unique_ptr<TensorOp>(std::move(o));
 }
@@ -92,10 +78,10 @@ Result<std::unique_ptr<TensorOp>> ResizedCropOp::Make(const nlohmann::json& spec
   const std::string op = "ResizedCrop";
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"top", "left", "height", "width", "size", "interpolation"}));
   auto o = std::make_unique<ResizedCropOp>();
-  MR_ASSIGN_OR_RETURN(o->box_.top, GetIntIn(spec, op, "top", 0));
-  MR_ASSIGN_OR_RETURN(o->box_.left, GetIntIn(spec, op, "left", 0));
-  MR_ASSIGN_OR_RETURN(int h, GetIntIn(spec, op, "height", 1));
-  MR_ASSIGN_OR_RETURN(int w, GetIntIn(spec, op, "width", 1));
+  MR_ASSIGN_OR_RETURN(o->box_.top, GetIntIn(spec, op, "top", 0, kMaxCoord));
+  MR_ASSIGN_OR_RETURN(o->box_.left, GetIntIn(spec, op, "left", 0, kMaxCoord));
+  MR_ASSIGN_OR_RETURN(int h, GetIntIn(spec, op, "height", 1, kMaxCoord));
+  MR_ASSIGN_OR_RETURN(int w, GetIntIn(spec, op, "width", 1, kMaxCoord));
   o->box_.size.h = h;
   o->box_.size.w = w;
   MR_ASSIGN_OR_RETURN(o->size_, GetSize(spec, op, "size", true));
@@ -144,10 +130,10 @@ Result<std::unique_ptr<TensorOp>> EraseOp::Make(const nlohmann::json& spec) {
   const std::string op = "Erase";
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"top", "left", "height", "width", "value", "inplace"}));
   auto o = std::make_unique<EraseOp>();
-  MR_ASSIGN_OR_RETURN(o->top_, GetIntIn(spec, op, "top", 0));
-  MR_ASSIGN_OR_RETURN(o->left_, GetIntIn(spec, op, "left", 0));
-  MR_ASSIGN_OR_RETURN(o->height_, GetIntIn(spec, op, "height", 1));
-  MR_ASSIGN_OR_RETURN(o->width_, GetIntIn(spec, op, "width", 1));
+  MR_ASSIGN_OR_RETURN(o->top_, GetIntIn(spec, op, "top", 0, kMaxCoord));
+  MR_ASSIGN_OR_RETURN(o->left_, GetIntIn(spec, op, "left", 0, kMaxCoord));
+  MR_ASSIGN_OR_RETURN(o->height_, GetIntIn(spec, op, "height", 1, kMaxCoord));
+  MR_ASSIGN_OR_RETURN(o->width_, GetIntIn(spec, op, "width", 1, kMaxCoord));
   MR_ASSIGN_OR_RETURN(o->value_, GetNumbers(spec, op, "value", {0.0}));
   if (o->value_.size() != 1 && o->value_.size() != 3)
     return Status::InvalidArgument(op + ": parameter 'value' must be a number or [r, g, b]");
@@ -186,10 +172,10 @@ Result<std::unique_ptr<TensorOp>> PadToSizeOp::Make(const nlohmann::json& spec) 
     o->has_offset_ = true;
     if (v.is_array()) {
       if (v.size() != 2) return Status::InvalidArgument(op + ": parameter 'offset' must be o or [top, left]");
-      MR_ASSIGN_OR_RETURN(o->off_top_, GetIntIn({{"offset", v[0]}}, op, "offset", 0));
-      MR_ASSIGN_OR_RETURN(o->off_left_, GetIntIn({{"offset", v[1]}}, op, "offset", 0));
+      MR_ASSIGN_OR_RETURN(o->off_top_, GetIntIn({{"offset", v[0]}}, op, "offset", 0, kMaxCoord));
+      MR_ASSIGN_OR_RETURN(o->off_left_, GetIntIn({{"offset", v[1]}}, op, "offset", 0, kMaxCoord));
     } else {
-      MR_ASSIGN_OR_RETURN(o->off_top_, GetIntIn(spec, op, "offset", 0));
+      MR_ASSIGN_OR_RETURN(o->off_top_, GetIntIn(spec, op, "offset", 0, kMaxCoord));
       o->off_left_ = o->off_top_;
     }
   }

@@ -328,6 +328,9 @@ TEST(OpsPointTest, SpecsRoundTripAndBadOnesAreRefused) {
       {{"op", "Posterize"}},
       {{"op", "Posterize"}, {"bits", 9}},
       {{"op", "Posterize"}, {"bits", 2.5}},
+      {{"op", "Posterize"}, {"bits", 1e30}},
+      {{"op", "Posterize"}, {"bits", 18446744073709551615ull}},
+      {{"op", "Posterize"}, {"bits", "3"}},
       {{"op", "Solarize"}},
       {{"op", "Solarize"}, {"threshold", {200, 100}}},
       {{"op", "Solarize"}, {"threshold", 256}},
@@ -355,6 +358,8 @@ TEST(OpsPointTest, SpecsRoundTripAndBadOnesAreRefused) {
       {{"op", "RandomSharpness"}, {"degrees", 0.5}},
   };
   for (const json& spec : bad) EXPECT_FALSE(MakeOp(spec).ok()) << spec.dump();
+  // One rule for integer parameters: an integral number such as 3.0 is 3.
+  EXPECT_EQ(Op({{"op", "Posterize"}, {"bits", 3.0}})->ToJson()["bits"], json(3));
   // Errors name the op given and the parameter.
   for (const auto& [spec, words] : std::vector<std::pair<json, std::string>>{
            {{{"op", "RandomAutoContrast"}, {"cutoff", 60}}, "RandomAutoContrast: parameter 'cutoff'"},

@@ -52,6 +52,7 @@ TEST(OpsSimpleTest, CropIsTheWindowAndChecksBounds) {
   EXPECT_TRUE(Rejected({{"op", "Crop"}, {"coordinates", {1e300, 0}}, {"size", 5}}));
   EXPECT_TRUE(Rejected({{"op", "Crop"}, {"coordinates", {2147483648.0, 0}}, {"size", 5}}));
   EXPECT_TRUE(Rejected({{"op", "Crop"}, {"coordinates", {0.5, 0}}, {"size", 5}}));
+  EXPECT_TRUE(Rejected({{"op", "Crop"}, {"coordinates", {18446744073709551615ull, 0}}, {"size", 5}}));
   EXPECT_TRUE(Rejected({{"op", "Crop"}, {"coordinates", {0}}, {"size", 5}}));
   EXPECT_TRUE(Rejected({{"op", "Crop"}, {"size", 5}}));
   EXPECT_TRUE(Rejected({{"op", "Crop"}, {"coordinates", {0, 0}}}));
