@@ -101,7 +101,20 @@ Result<Tensor> ResizedCropOp::Apply(Tensor input, std::mt19937_64& /*rng*/) cons
   const int h = static_cast<int>(box_.size.h), w = static_cast<int>(box_.size.w);
   Tensor crop = CropWindow(input, d, box_.top, box_.left, h, w);
   int oh = 0, ow = 0;
-  ResizeTarget(size_, h, w, &oh, &ow);
+  if (size_.from_int) {
+    // MindSpore's rule (resized_crop_op.cc): the side given is chosen by the
+    // *image's* orientation, the other keeps the window's aspect ratio, rounded.
+    const float s = static_cast<float>(size_.h);  // float arithmetic, as MindSpore's
+    const double other = std::round(d.h < d.w ? static_cast<float>(w) / static_cast<float>(h) * s
+                                              : static_cast<float>(h) / static_cast<float>(w) * s);
+    if (other < 1 || other > kMaxCoord)
+      return Status::InvalidArgument(name() + ": the window " + std::to_string(h) + "x" + std::to_string(w) +
+                                     " resized to " + std::to_string(size_.h) + " has an empty or too large side");
+    oh = d.h < d.w ? static_cast<int>(size_.h) : static_cast<int>(other);
+    ow = d.h < d.w ? static_cast<int>(other) : static_cast<int>(size_.h);
+  } else {
+    ResizeTarget(size_, h, w, &oh, &ow);
+  }
   ImageDims cd = d;
   cd.h = h;
   cd.w = w;
@@ -152,6 +165,11 @@ Result<Tensor> EraseOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
   MR_ASSIGN_OR_RETURN(ImageDims d, CheckImage(input, name(), true));
   if (!d.has_channel_dim || d.c != 3)
     return Status::InvalidArgument(name() + ": expected an HWC image with 3 channels, got " + input.DebugString());
+  // As MindSpore (image_utils Erase): a box taller or wider than the image is
+  // an error; one that starts inside and runs past an edge is clipped.
+  if (height_ > d.h || width_ > d.w)
+    return Status::InvalidArgument(name() + ": the box " + std::to_string(height_) + "x" + std::to_string(width_) +
+                                   " is larger than the image " + input.DebugString());
   // FillWindow clips with int sums; top/left/h/w < 2^31 each, so clip the
   // extent here first (top + height could overflow int).
   const int h = static_cast<int>(std::min<int64_t>(height_, std::max<int64_t>(0, int64_t{d.h} - top_)));

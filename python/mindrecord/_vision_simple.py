@@ -48,8 +48,9 @@ def _check_size32(size, op):
 
 
 class ResizedCrop(TensorOperation):
-    """Crops (top, left, height, width), then resizes to `size` ((h, w), or
-    an int for the shorter side, keeping the aspect ratio)."""
+    """Crops (top, left, height, width), then resizes to `size`: (h, w), or
+    an int as MindSpore takes it: the height when the image is wider than
+    tall, else the width; the other side keeps the window's ratio, rounded."""
 
     def __init__(self, top, left, height, width, size, interpolation=Inter.BILINEAR) -> None:
         op = "ResizedCrop"

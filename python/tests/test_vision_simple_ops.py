@@ -69,8 +69,14 @@ def test_resized_crop_equals_crop_then_resize(inter, mode, tol):
     np.testing.assert_array_equal(out, vision.Resize((24, 32), inter)(IMG[4:34, 6:46]))
     ref = F.resized_crop(chw(IMG), 4, 6, 30, 40, [24, 32], mode, antialias=False).permute(1, 2, 0).numpy()
     assert np.abs(out.astype(int) - ref.astype(int)).max() <= tol
-    # An int size resizes the shorter side: 30x40 -> 15x20.
+    # An int size, MindSpore's rule: the side given follows the image's
+    # orientation (IMG is wider than tall: the height), the other keeps the
+    # window's ratio, rounded: 30x40 -> 15x20, and a tall 40x10 window -> 15x4.
+    assert IMG.shape[0] < IMG.shape[1]
     assert vision.ResizedCrop(4, 6, 30, 40, 15)(IMG).shape == (15, 20, 3)
+    assert vision.ResizedCrop(0, 0, 40, 10, 15)(IMG).shape == (15, 4, 3)
+    tall = np.ascontiguousarray(IMG.transpose(1, 0, 2))
+    assert vision.ResizedCrop(0, 0, 40, 10, 15)(tall).shape == (60, 15, 3)
 
 
 def test_resized_crop_errors():
@@ -107,7 +113,11 @@ def test_erase_equals_torchvision():
     np.testing.assert_array_equal(out, ref.permute(1, 2, 0).numpy())
     want = IMG.copy()
     want[40:, 50:] = 9
-    np.testing.assert_array_equal(vision.Erase(40, 50, 100, 100, 9, inplace=True)(IMG), want)  # clipped
+    # A box running past the edge is clipped; one larger than the image is an
+    # error (MindSpore's rule).
+    np.testing.assert_array_equal(vision.Erase(40, 50, 48, 64, 9, inplace=True)(IMG), want)
+    with pytest.raises(Exception, match="Erase.*larger than the image"):
+        vision.Erase(40, 50, 49, 10, 9)(IMG)
     f = IMG.astype(np.float32)
     want = f.copy()
     want[0:2, 0:3] = 0.5

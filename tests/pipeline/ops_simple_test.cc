@@ -67,9 +67,20 @@ TEST(OpsSimpleTest, ResizedCropIsCropThenResize) {
   cv::resize(m(cv::Rect(4, 2, 16, 12)), want, cv::Size(8, 6), 0, 0, cv::INTER_LINEAR);
   EXPECT_LE(testing::MeanAbsDiff(out, MatToTensor(want)), 0.5);
   EXPECT_EQ(Op(spec)->ToJson(), spec);
-  // An int size is the shorter side: 12x16 -> 6x8.
+  // An int size, MindSpore's rule: the image (20x30) is wider than tall, so the
+  // height becomes 6 and the width keeps the window's ratio, rounded: 12x16 -> 6x8.
   spec["size"] = 6;
   EXPECT_EQ(RunOp(*Op(spec), MatToTensor(m)).shape(), (std::vector<int64_t>{6, 8, 3}));
+  // A tall window in a wide image: the height is still the side given
+  // (12x5 -> 7 x round(5/12*7) = 7x3), not the window's shorter side.
+  nlohmann::json tall = {{"op", "ResizedCrop"}, {"top", 0}, {"left", 0}, {"height", 12}, {"width", 5}, {"size", 7}};
+  EXPECT_EQ(RunOp(*Op(tall), MatToTensor(m)).shape(), (std::vector<int64_t>{7, 3, 3}));
+  // A tall image: the width is the side given (round(12/16*7) = 5.25 -> 5).
+  tall = {{"op", "ResizedCrop"}, {"top", 0}, {"left", 0}, {"height", 12}, {"width", 16}, {"size", 7}};
+  EXPECT_EQ(RunOp(*Op(tall), MatToTensor(SyntheticRgb(30, 20))).shape(), (std::vector<int64_t>{5, 7, 3}));
+  // A side that rounds to nothing is an error, not an empty image.
+  tall = {{"op", "ResizedCrop"}, {"top", 0}, {"left", 0}, {"height", 20}, {"width", 1}, {"size", 1}};
+  EXPECT_FALSE(ApplyStatus(tall, MatToTensor(m)).ok());
   spec["top"] = 9;
   EXPECT_FALSE(ApplyStatus(spec, MatToTensor(m)).ok());
   EXPECT_TRUE(Rejected({{"op", "ResizedCrop"}, {"top", 0}, {"left", 0}, {"height", 0}, {"width", 1}, {"size", 2}}));
@@ -101,13 +112,20 @@ TEST(OpsSimpleTest, RandomGrayscaleKeepsThreeChannels) {
 
 TEST(OpsSimpleTest, EraseFillsTheClippedWindow) {
   cv::Mat m = SyntheticRgb(10, 12);
-  nlohmann::json spec = {{"op", "Erase"}, {"top", 6},  {"left", 8}, {"height", 2147483647}, {"width", 2147483647},
+  // A box running past the bottom-right edge is clipped (as MindSpore)...
+  nlohmann::json spec = {{"op", "Erase"}, {"top", 6},  {"left", 8}, {"height", 10}, {"width", 12},
                          {"value", {1.0, 2.0, 3.0}}, {"inplace", false}};
   Tensor out = RunOp(*Op(spec), MatToTensor(m));
   cv::Mat want = m.clone();
   want(cv::Rect(8, 6, 4, 4)).setTo(cv::Scalar(1, 2, 3));
   EXPECT_TRUE(SameBytes(out, MatToTensor(want)));
   EXPECT_EQ(Op(spec)->ToJson(), spec);
+  // ...but a box larger than the image is an error, as MindSpore's.
+  spec["height"] = 11;
+  EXPECT_FALSE(ApplyStatus(spec, MatToTensor(m)).ok());
+  spec["height"] = 2147483647;
+  spec["width"] = 2147483647;
+  EXPECT_FALSE(ApplyStatus(spec, MatToTensor(m)).ok());
   EXPECT_FALSE(ApplyStatus(spec, Tensor::Make(TensorType::kUInt8, {4, 4})).ok());  // HWC required
   EXPECT_TRUE(Rejected({{"op", "Erase"}, {"top", 0}, {"left", 0}, {"height", 1}, {"width", 1}, {"value", 256}}));
   EXPECT_TRUE(
