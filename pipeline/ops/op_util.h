@@ -33,6 +33,7 @@ struct Size2 {
 Result<Size2> GetSize(const nlohmann::json& spec, const std::string& op, const char* key, bool required);
 // An integer in [lo, hi]: a JSON integer or an integral finite number (3.0),
 // range-checked before the conversion; `def` when absent, required without one.
+// [lo, hi] must lie within int's range.
 Result<int> GetIntIn(const nlohmann::json& spec, const std::string& op, const char* key, int64_t lo, int64_t hi,
                      std::optional<int> def = std::nullopt);
 // A number; `def` when absent.
