@@ -2,6 +2,9 @@
 
 #include "pipeline/ops/cv_util.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace mindrecord::ops {
 
 namespace {
@@ -18,7 +21,24 @@ Status CheckFlippable(const Tensor& input, const std::string& op) {
   if (!input.defined() || input.shape().size() < 2 || input.shape().size() > 3 || input.type() == TensorType::kBytes ||
       input.type() == TensorType::kString)
     return Status::InvalidArgument(op + ": expected an HW or HWC image, got " + input.DebugString());
+  for (int64_t dim : input.shape())
+    if (dim > std::numeric_limits<int>::max())
+      return Status::InvalidArgument(op + ": image too large: " + input.DebugString());
   return Status::OK();
+}
+
+// Mirrors rows (vertical) or the pixels of each row (horizontal) of an
+// image whose pixels are `px` bytes, in place.
+void FlipBytes(uint8_t* p, size_t h, size_t w, size_t px, FlipAxis axis) {
+  const size_t row = w * px;
+  if (axis == FlipAxis::kVertical) {
+    for (size_t i = 0; i < h / 2; ++i) std::swap_ranges(p + i * row, p + (i + 1) * row, p + (h - 1 - i) * row);
+    return;
+  }
+  for (size_t i = 0; i < h; ++i) {
+    uint8_t* r = p + i * row;
+    for (size_t j = 0; j < w / 2; ++j) std::swap_ranges(r + j * px, r + (j + 1) * px, r + (w - 1 - j) * px);
+  }
 }
 
 }  // namespace
@@ -36,13 +56,20 @@ Result<Tensor> FlipImage(Tensor input, FlipAxis axis, const std::string& op) {
   const auto& s = input.shape();
   ImageDims d{static_cast<int>(s[0]), static_cast<int>(s[1]), s.size() == 3 ? static_cast<int>(s[2]) : 1,
               s.size() == 3};
-  if (d.h == 0 || d.w == 0) return input;
+  if (d.h == 0 || d.w == 0 || d.c == 0) return input;
   // In place: the input is this op's own, and cv::flip swaps mirrored pixels
   // pairwise, so no second image is allocated and written. A pixel is copied
-  // as opaque bytes, so any element type and channel count works.
-  const int px = d.c * static_cast<int>(TensorTypeSize(input.type()));
-  cv::Mat m(d.h, d.w, CV_8UC(px), input.MutableData());
-  MR_RETURN_IF_ERROR(CatchCv(op, [&] { cv::flip(m, m, axis == FlipAxis::kHorizontal ? 1 : 0); }));
+  // as opaque bytes, so any element type and channel count works (pixels
+  // wider than OpenCV's channel limit are swapped here).
+  const size_t px = static_cast<size_t>(d.c) * TensorTypeSize(input.type());
+  if (px > CV_CN_MAX) {
+    FlipBytes(input.MutableData(), d.h, d.w, px, axis);
+    return input;
+  }
+  MR_RETURN_IF_ERROR(CatchCv(op, [&] {
+    cv::Mat m(d.h, d.w, CV_8UC(static_cast<int>(px)), input.MutableData());
+    cv::flip(m, m, axis == FlipAxis::kHorizontal ? 1 : 0);
+  }));
   return input;
 }
 

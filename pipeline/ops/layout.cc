@@ -88,6 +88,9 @@ Result<Tensor> HWC2CHWOp::Run(const Tensor& input, const OutputSlot* slot) const
   const std::vector<int64_t> shape = {c, h, w};
   const bool into = slot && slot->view.type() == input.type() && slot->view.shape() == shape;
   Tensor out = into ? slot->view : Tensor::Make(input.type(), shape);
+  // An empty tensor (a zero dimension: any sizes may come with it) has
+  // nothing to move; otherwise h * w * c elements exist, so h * w fits.
+  if (h == 0 || w == 0 || c == 0) return out;
   const size_t es = TensorTypeSize(input.type());
   if (c <= 512 && h * w <= INT32_MAX) {
     // cv::split copies bits: pick an OpenCV depth of the same element size.

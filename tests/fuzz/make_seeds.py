@@ -298,3 +298,26 @@ def cache_entry(cols):
 
 put("cache_entry", "image_label", b"\1" + cache_entry([(0, [2, 3, 3], bytes(range(18))), (4, [], struct.pack("<q", 5))]))
 put("cache_entry", "bytes", b"\1" + cache_entry([(7, [5], b"hello")]))
+
+
+# op_spec_fuzz: byte 0 seeds the values; three 6-byte tensor descriptions
+# (type as pipeline/tensor.h TensorType, rank | 0x80 for a read-only view, four
+# dimensions); then an op's JSON spec, one per line of op_specs.jsonl (every
+# registered op with typical parameters).
+def op_input(seed, *descs):
+    descs = list(descs) + [(0, 0, 0, 0, 0, 0)] * (3 - len(descs))
+    return bytes([seed]) + b"".join(bytes(d) for d in descs)
+
+
+OP_INPUTS = {
+    "hwc": op_input(1, (0, 3, 12, 16, 3, 0), (5, 2, 2, 4, 0, 0), (3, 1, 5, 0, 0, 0)),  # + float32 boxes [2, 4]
+    "hwc_f32_view": op_input(2, (5, 3 | 0x80, 10, 8, 3, 0), (5, 2 | 0x80, 1, 4, 0, 0)),
+    "hw": op_input(4, (0, 2, 9, 7, 0, 0)),
+    "nhwc": op_input(6, (0, 4, 2, 6, 6, 3), (5, 2, 2, 5, 0, 0)),  # a batch of 2 + one-hot labels [2, 5]
+    "vector_i32": op_input(9, (3, 1, 10, 0, 0, 0)),
+}
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "op_specs.jsonl")) as f:
+    for i, line in enumerate(f):
+        spec = json.loads(line)
+        for kind, head in OP_INPUTS.items():
+            put("op_spec", "%02d_%s_%s" % (i, spec["op"], kind), head + json.dumps(spec).encode())

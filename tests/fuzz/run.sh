@@ -19,7 +19,8 @@ COMPAT=${MINDRECORD_COMPAT_DIR:-$ROOT/../shared/compat}
 BUILD=$ROOT/build-fuzz
 BIN=$BUILD/tests/fuzz
 ALL_TARGETS=(header recovery page_walker row_codec int_packing index shard_reader
-             mnist cifar pickle voc coco tfrecord csv image_decode encryption compression remote cache_entry)
+             mnist cifar pickle voc coco tfrecord csv image_decode encryption compression remote cache_entry
+             op_spec)
 if [ $# -gt 0 ]; then TARGETS=("$@"); else TARGETS=("${ALL_TARGETS[@]}"); fi
 
 cmake --preset fuzz >/dev/null
@@ -38,6 +39,10 @@ else
   echo "run.sh: $COMPAT not found: fuzzing from empty corpora" >&2
 fi
 
+# op_spec: a dictionary of the op names and parameter keys the specs use.
+{ grep -o '{"[A-Za-z0-9]*", &' "$ROOT/pipeline/ops/make_op.cc" | sed 's/{"\([A-Za-z0-9]*\)", &/"\\"\1\\""/'
+  grep -ho '"[a-z_0-9]*":' "$ROOT/tests/fuzz/op_specs.jsonl" | sort -u | sed 's/"\([a-z_0-9]*\)":/"\\"\1\\":"/'; } >"$BUILD/op_spec.dict"
+
 status=0
 for t in "${TARGETS[@]}"; do
   exe=$BIN/${t}_fuzz
@@ -48,6 +53,7 @@ for t in "${TARGETS[@]}"; do
   log=$BUILD/artifacts/$t.log
   if ! "$exe" -max_total_time="$SECONDS_PER_TARGET" -timeout=20 -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
         -max_len=1200000 -print_final_stats=1 -artifact_prefix="$artifacts/" \
+        $( [ "$t" = op_spec ] && echo "-dict=$BUILD/op_spec.dict" ) \
         "$corpus" "$SEEDS/$t" >"$log" 2>&1; then
     echo "!! $t: crash (log $log, inputs in $artifacts/)"
     grep -m1 -A30 -E "ERROR: |runtime error|deadly signal" "$log" || tail -40 "$log"

@@ -52,6 +52,13 @@ TEST(OpsLayoutTest, Hwc2ChwIndexMapping) {
   }
   std::mt19937_64 rng(0);
   EXPECT_FALSE(Op({{"op", "HWC2CHW"}})->Apply(Tensor::Make(TensorType::kUInt8, {4, 4}), rng).ok());
+  // Empty tensors (a dataset row may hold any shape; found by the op_spec
+  // fuzz target, which crashed in cv::split on [10, 0, 0]).
+  for (const Shape& s : {Shape{10, 0, 0}, Shape{0, 4, 3}, Shape{3, 4, 0}}) {
+    auto out = Op({{"op", "HWC2CHW"}})->Apply(Tensor::Make(TensorType::kInt8, s), rng);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(out->shape(), (Shape{s[2], s[0], s[1]}));
+  }
 }
 
 TEST(OpsLayoutTest, TypeCast) {

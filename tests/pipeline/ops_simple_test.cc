@@ -37,6 +37,32 @@ TEST(OpsSimpleTest, FixedFlipsMirror) {
   EXPECT_EQ(Op({{"op", "VerticalFlip"}})->ToJson(), (nlohmann::json{{"op", "VerticalFlip"}}));
 }
 
+// A dataset row may hold any shape: no channels, or pixels wider than
+// OpenCV's 512-byte channel limit (found by the op_spec fuzz target: the
+// first threw out of cv::Mat's constructor).
+TEST(OpsSimpleTest, FlipsAnyPixelWidth) {
+  Tensor empty = Tensor::Make(TensorType::kUInt8, {12, 16, 0});
+  std::mt19937_64 rng(0);
+  auto out = MakeOp({{"op", "HorizontalFlip"}}).value()->Apply(empty, rng);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->shape(), empty.shape());
+  const int h = 3, w = 5, c = 70;  // 70 float64 = 560 bytes a pixel
+  Tensor wide = Tensor::Make(TensorType::kFloat64, {h, w, c});
+  double* v = wide.mutable_data_as<double>();
+  for (int i = 0; i < h * w * c; ++i) v[i] = i;
+  for (const char* name : {"HorizontalFlip", "VerticalFlip"}) {
+    Tensor got = RunOp(*Op({{"op", name}}), wide);
+    const double* g = got.data_as<double>();
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        for (int k = 0; k < c; ++k) {
+          const int sy = std::string(name) == "VerticalFlip" ? h - 1 - y : y;
+          const int sx = std::string(name) == "HorizontalFlip" ? w - 1 - x : x;
+          ASSERT_EQ(g[(y * w + x) * c + k], v[(sy * w + sx) * c + k]) << name;
+        }
+  }
+}
+
 TEST(OpsSimpleTest, CropIsTheWindowAndChecksBounds) {
   cv::Mat m = SyntheticRgb(20, 30);
   nlohmann::json spec = {{"op", "Crop"}, {"coordinates", {3, 5}}, {"size", {10, 25}}};
