@@ -16,6 +16,7 @@
 #include "pipeline/ops/fused.h"
 #include "pipeline/ops/layout.h"
 #include "pipeline/ops/normalize.h"
+#include "pipeline/ops/normalize_pad.h"
 #include "pipeline/ops/one_hot.h"
 #include "pipeline/ops/pad.h"
 #include "pipeline/ops/random_color.h"
@@ -120,6 +121,7 @@ constexpr Entry kOps[] = {
     {"RandomResize", &ops::RandomResizeOp::Make},
     {"RandomColor", &ops::RandomColorOp::Make},
     {"RandomLighting", &ops::RandomLightingOp::Make},
+    {"NormalizePad", &ops::NormalizePadOp::Make},
 };
 
 }  // namespace
