@@ -16,8 +16,10 @@
 #include "pipeline/ops/fused.h"
 #include "pipeline/ops/layout.h"
 #include "pipeline/ops/normalize.h"
+#include "pipeline/ops/normalize_pad.h"
 #include "pipeline/ops/one_hot.h"
 #include "pipeline/ops/pad.h"
+#include "pipeline/ops/random_color.h"
 #include "pipeline/ops/op.h"
 #include "pipeline/ops/point_ops.h"
 #include "pipeline/ops/random_point_ops.h"
@@ -117,6 +119,9 @@ constexpr Entry kOps[] = {
     {"Erase", &ops::EraseOp::Make},
     {"PadToSize", &ops::PadToSizeOp::Make},
     {"RandomResize", &ops::RandomResizeOp::Make},
+    {"RandomColor", &ops::RandomColorOp::Make},
+    {"RandomLighting", &ops::RandomLightingOp::Make},
+    {"NormalizePad", &ops::NormalizePadOp::Make},
 };
 
 }  // namespace

@@ -132,6 +132,8 @@ from mindrecord._vision_policy import (AutoAugment, CutMixBatch, MixUpBatch, Ran
                                        RandomSelectSubpolicy, UniformAugment)
 from mindrecord._vision_simple import (Crop, Erase, HorizontalFlip, PadToSize, RandomGrayscale,  # noqa: E402
                                       RandomResize, ResizedCrop, ToType, VerticalFlip)
+from mindrecord._vision_pixel import (HsvToRgb, LinearTransformation, NormalizePad, RandomColor,  # noqa: E402
+                                      RandomLighting, RgbToHsv)
 from mindrecord._vision_bbox import (BoundingBoxAugment, RandomCropWithBBox, RandomHorizontalFlipWithBBox,  # noqa: E402
                                      RandomVerticalFlipWithBBox, ResizeWithBBox)
 
@@ -147,5 +149,6 @@ __all__ = [
     "AdjustBrightness", "AdjustContrast", "AdjustSaturation", "AdjustHue", "AdjustGamma", "RandomAutoContrast",
     "RandomEqualize", "RandomInvert", "RandomPosterize", "RandomSolarize", "RandomSharpness",
     "RandomAdjustSharpness", "HorizontalFlip", "VerticalFlip", "Crop", "ResizedCrop", "RandomGrayscale", "Erase",
-    "ToType", "PadToSize", "RandomResize",
+    "ToType", "PadToSize", "RandomResize", "RgbToHsv", "HsvToRgb", "LinearTransformation", "RandomColor",
+    "RandomLighting", "NormalizePad",
 ]
