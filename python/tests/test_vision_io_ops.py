@@ -254,3 +254,15 @@ def test_plugin_is_refused_clearly():
     with pytest.raises(TypeError, match="user_args"):
         transforms.Plugin("a.so", "f", 5)
     assert "Plugin" in transforms.__all__
+
+
+def test_codecs_and_file_reads_release_the_gil(tmp_path):
+    from test_gil import longest_pause_during
+    big = np.random.RandomState(0).randint(0, 256, (1500, 2000, 3), dtype=np.uint8)
+    pause, secs, png = longest_pause_during(lambda: vision.encode_png(big, 9))
+    assert secs > 0.05 and pause < 0.5 * secs, (pause, secs)  # the copy in holds the GIL, the encode does not
+    path = str(tmp_path / "big.png")
+    vision.write_file(path, png)
+    pause, secs, img = longest_pause_during(lambda: vision.read_image(path))
+    np.testing.assert_array_equal(img, big)
+    assert secs > 0.02 and pause < 0.5 * secs, (pause, secs)
