@@ -299,4 +299,5 @@ PYBIND11_MODULE(_core, m) {
   mb::BindRows(m);
   mb::BindCrypto(m);
   mb::BindBatchMap(m);
+  mb::BindImageIo(m);
 }

@@ -65,6 +65,7 @@ void BindPyFunc(py::module_& m);
 void BindRows(py::module_& m);
 void BindCrypto(py::module_& m);
 void BindBatchMap(py::module_& m);
+void BindImageIo(py::module_& m);
 
 // ---- Python callables (bind_pyfunc.cc), for the ops and batch maps that
 // call them. The GIL must be held.

@@ -32,7 +32,7 @@ from mindrecord._ops_base import (INT64_MAX, INT64_MIN, NUMERIC_DTYPES, TensorOp
 from mindrecord.vision import TypeCast
 
 __all__ = ["Compose", "RandomApply", "RandomChoice", "RandomOrder", "OneHot", "TypeCast", "Concatenate", "Duplicate",
-           "Fill", "Mask", "PadEnd", "Relational", "Slice", "Unique"]
+           "Fill", "Mask", "PadEnd", "Plugin", "Relational", "Slice", "Unique"]
 
 
 class Compose(TensorOperation):
@@ -242,3 +242,24 @@ class Slice(TensorOperation):
 
     def __init__(self, *slices) -> None:
         super().__init__("Slice", slices=[_slice_spec(s) for s in slices])
+
+
+class Plugin(TensorOperation):
+    """MindSpore's Plugin(lib_path, func_name, user_args=None) runs a function
+    of a MindData plugin library (a .so built against MindSpore's C++ plugin
+    API) as an op. Our pipeline cannot load those libraries: after
+    MindSpore's argument checks (TypeError for a non-str argument), this
+    raises NotImplementedError. Use a Python callable in map() instead."""
+
+    def __init__(self, lib_path: str, func_name: str, user_args: str | None = None) -> None:
+        for name, value in (("lib_path", lib_path), ("func_name", func_name)):
+            if not isinstance(value, str):
+                raise TypeError("Plugin: Argument %s with value %r is not of type [<class 'str'>], but got %s."
+                                % (name, value, type(value)))
+        if user_args is not None and not isinstance(user_args, str):
+            raise TypeError("Plugin: Argument user_args with value %r is not of type [<class 'str'>], but got %s."
+                            % (user_args, type(user_args)))
+        raise NotImplementedError(
+            "Plugin(%r, %r): MindSpore's MindData plugin libraries cannot be loaded by mindrecord's pipeline "
+            "(it does not implement MindSpore's C++ plugin API); run the function as a Python callable in "
+            "map(operations=...) instead" % (lib_path, func_name))

@@ -136,6 +136,8 @@ from mindrecord._vision_pixel import (HsvToRgb, LinearTransformation, NormalizeP
                                       RandomLighting, RgbToHsv)
 from mindrecord._vision_bbox import (BoundingBoxAugment, RandomCropWithBBox, RandomHorizontalFlipWithBBox,  # noqa: E402
                                      RandomVerticalFlipWithBBox, ResizeWithBBox)
+from mindrecord._vision_io import (ImageReadMode, encode_jpeg, encode_png, get_image_num_channels,  # noqa: E402
+                                   get_image_size, read_file, read_image, write_file, write_jpeg, write_png)
 
 __all__ = [
     "Inter", "Border", "ConvertMode", "AutoAugmentPolicy", "ImageBatchFormat",
@@ -151,4 +153,6 @@ __all__ = [
     "RandomAdjustSharpness", "HorizontalFlip", "VerticalFlip", "Crop", "ResizedCrop", "RandomGrayscale", "Erase",
     "ToType", "PadToSize", "RandomResize", "RgbToHsv", "HsvToRgb", "LinearTransformation", "RandomColor",
     "RandomLighting", "NormalizePad",
+    "ImageReadMode", "read_file", "read_image", "write_file", "write_jpeg", "write_png", "encode_jpeg", "encode_png",
+    "get_image_num_channels", "get_image_size",
 ]
