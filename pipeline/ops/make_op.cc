@@ -5,6 +5,7 @@
 #include "pipeline/ops/batch_mix.h"
 #include "pipeline/ops/bbox.h"
 #include "pipeline/ops/bbox_crop.h"
+#include "pipeline/ops/bbox_random.h"
 #include "pipeline/ops/blur.h"
 #include "pipeline/ops/color_adjust.h"
 #include "pipeline/ops/compose.h"
@@ -117,6 +118,10 @@ constexpr Entry kOps[] = {
     {"Erase", &ops::EraseOp::Make},
     {"PadToSize", &ops::PadToSizeOp::Make},
     {"RandomResize", &ops::RandomResizeOp::Make},
+    {"RandomResizedCropWithBBox", &ops::RandomResizedCropWithBBoxOp::Make},
+    {"RandomResizeWithBBox", &ops::RandomResizeWithBBoxOp::Make},
+    {"TrivialAugmentWide", &ops::TrivialAugmentWideOp::Make},
+    {"MixUp", &ops::MixUpOp::Make},
 };
 
 }  // namespace
