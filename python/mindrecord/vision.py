@@ -128,12 +128,13 @@ from mindrecord._vision_color import (AdjustBrightness, AdjustContrast, AdjustGa
 from mindrecord._vision_geometry import (Affine, CutOut, GaussianBlur, Pad, RandomAffine,  # noqa: E402
                                          RandomCropDecodeResize, RandomErasing, RandomRotation, RandomVerticalFlip,
                                          Rotate)
-from mindrecord._vision_policy import (AutoAugment, CutMixBatch, MixUpBatch, RandAugment,  # noqa: E402
-                                       RandomSelectSubpolicy, UniformAugment)
+from mindrecord._vision_policy import (AutoAugment, CutMixBatch, MixUp, MixUpBatch, RandAugment,  # noqa: E402
+                                       RandomSelectSubpolicy, TrivialAugmentWide, UniformAugment)
 from mindrecord._vision_simple import (Crop, Erase, HorizontalFlip, PadToSize, RandomGrayscale,  # noqa: E402
                                       RandomResize, ResizedCrop, ToType, VerticalFlip)
 from mindrecord._vision_bbox import (BoundingBoxAugment, RandomCropWithBBox, RandomHorizontalFlipWithBBox,  # noqa: E402
-                                     RandomVerticalFlipWithBBox, ResizeWithBBox)
+                                     RandomResizedCropWithBBox, RandomResizeWithBBox, RandomVerticalFlipWithBBox,
+                                     ResizeWithBBox)
 
 __all__ = [
     "Inter", "Border", "ConvertMode", "AutoAugmentPolicy", "ImageBatchFormat",
@@ -147,5 +148,6 @@ __all__ = [
     "AdjustBrightness", "AdjustContrast", "AdjustSaturation", "AdjustHue", "AdjustGamma", "RandomAutoContrast",
     "RandomEqualize", "RandomInvert", "RandomPosterize", "RandomSolarize", "RandomSharpness",
     "RandomAdjustSharpness", "HorizontalFlip", "VerticalFlip", "Crop", "ResizedCrop", "RandomGrayscale", "Erase",
-    "ToType", "PadToSize", "RandomResize",
+    "ToType", "PadToSize", "RandomResize", "RandomResizedCropWithBBox", "RandomResizeWithBBox",
+    "TrivialAugmentWide", "MixUp",
 ]
