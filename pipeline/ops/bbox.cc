@@ -69,7 +69,8 @@ Result<std::vector<Tensor>> ResizeWithBoxes(std::vector<Tensor> inputs, const Si
   int oh = 0, ow = 0;
   ResizeTarget(size, d.h, d.w, &oh, &ow);
   MR_ASSIGN_OR_RETURN(Tensor image, ResizeImage(inputs[0], d, oh, ow, interp, op));
-  ScaleBoxes(&boxes, static_cast<float>(ow) / static_cast<float>(d.w), static_cast<float>(oh) / static_cast<float>(d.h));
+  ScaleBoxes(&boxes, static_cast<float>(ow) / static_cast<float>(d.w),
+             static_cast<float>(oh) / static_cast<float>(d.h));
   return ImageBoxesOp::Pair(std::move(image), std::move(boxes));
 }
 

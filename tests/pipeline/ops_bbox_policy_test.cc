@@ -247,5 +247,22 @@ TEST(OpsBatchTest, MixUpMixesEachImageWithTheNextOne) {
   EXPECT_FALSE(MakeOp({{"op", "MixUp"}, {"batch_size", 4}, {"alpha", 1}, {"is_single", false}}).ok());
 }
 
+TEST(OpsPlanTest, NewOpsRoundTripThroughJson) {
+  for (const nlohmann::json& spec :
+       {nlohmann::json{{"op", "RandomResizedCropWithBBox"}, {"size", {8, 6}}, {"scale", {0.0, 0.5}},
+                       {"ratio", {0.5, 2.0}}, {"interpolation", "nearest"}, {"attempts", 3}},
+        nlohmann::json{{"op", "RandomResizeWithBBox"}, {"size", 7}},
+        nlohmann::json{{"op", "TrivialAugmentWide"}, {"num_magnitude_bins", 9}, {"interpolation", "bilinear"},
+                       {"fill_value", {1, 2, 3}}},
+        nlohmann::json{{"op", "MixUp"}, {"batch_size", 3}, {"alpha", 0.25}}}) {
+    auto op = Op(spec);
+    ASSERT_NE(op, nullptr);
+    auto again = MakeOp(op->ToJson());
+    ASSERT_TRUE(again.ok()) << op->ToJson().dump();
+    EXPECT_EQ((*again)->ToJson(), op->ToJson());
+    EXPECT_TRUE(op->is_random());
+  }
+}
+
 }  // namespace
 }  // namespace mindrecord
