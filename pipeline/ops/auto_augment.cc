@@ -68,14 +68,37 @@ const char* const kRandAugmentOps[] = {"AutoContrast", "Brightness", "Color",   
 // Round half to even, as MindSpore's Round.
 float RoundHalfEven(float v) { return std::nearbyint(v); }
 
+// Entry i of MindSpore's Linspace(start, end, n, scale, offset, round).
+float LinspaceAt(float start, float end, int n, int i, float scale = 1.0f, float offset = 0, bool round = false) {
+  const float step = n == 1 ? 0 : (end - start) / static_cast<float>(n - 1);
+  const float v = (start + static_cast<float>(i) * step) * scale + offset;
+  return round ? RoundHalfEven(v) : v;
+}
+
 std::vector<float> Linspace(float start, float end, int n, float scale = 1.0f, float offset = 0, bool round = false) {
   std::vector<float> out(n);
-  const float step = n == 1 ? 0 : (end - start) / static_cast<float>(n - 1);
-  for (int i = 0; i < n; ++i) {
-    out[i] = (start + static_cast<float>(i) * step) * scale + offset;
-    if (round) out[i] = RoundHalfEven(out[i]);
-  }
+  for (int i = 0; i < n; ++i) out[i] = LinspaceAt(start, end, n, i, scale, offset, round);
   return out;
+}
+
+// TrivialAugmentWide's magnitude range of one step (trivial_augment_wide_op.cc
+// GetSpace); `ranged` false: the step has no magnitude.
+struct WideRange {
+  bool ranged = false;
+  bool signed_ = false;
+  float start = 0, end = 0, scale = 1, offset = 0;
+  bool round = false;
+};
+WideRange TrivialAugmentWideRange(const std::string& name, int num_bins) {
+  if (name == "ShearX" || name == "ShearY" || name == "Brightness" || name == "Color" || name == "Contrast" ||
+      name == "Sharpness")
+    return {true, true, 0.0f, 0.99f};
+  if (name == "TranslateX" || name == "TranslateY") return {true, true, 0.0f, 32.0f};
+  if (name == "Rotate") return {true, true, 0.0f, 135.0f};
+  const float last = static_cast<float>(num_bins) - 1.0f;
+  if (name == "Posterize") return {true, false, 0.0f, last, -6.0f / last, 8.0f, true};
+  if (name == "Solarize") return {true, false, 255.0f, 0.0f};
+  return {};  // AutoContrast, Equalize, Identity
 }
 
 // "interpolation" (default nearest, as MindSpore's policies).
@@ -186,6 +209,36 @@ Result<Tensor> RandAugmentOp::Apply(Tensor input, std::mt19937_64& rng) const {
     MR_ASSIGN_OR_RETURN(img, ApplyAugment(img, name, magnitude, interp_, fill_, op));
   }
   return img;
+}
+
+Result<std::unique_ptr<TensorOp>> TrivialAugmentWideOp::Make(const nlohmann::json& spec) {
+  const std::string op = "TrivialAugmentWide";
+  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"num_magnitude_bins", "interpolation", "fill_value"}));
+  auto o = std::make_unique<TrivialAugmentWideOp>();
+  // MindSpore's range: [2, 2^24] (FLOAT_MAX_INTEGER).
+  MR_ASSIGN_OR_RETURN(o->bins_, GetIntIn(spec, op, "num_magnitude_bins", 2, 16777216, 31));
+  MR_ASSIGN_OR_RETURN(o->interp_, GetPolicyInterpolation(spec, op));
+  MR_ASSIGN_OR_RETURN(o->fill_, GetFillValue(spec, op, "fill_value", true));
+  return std::unique_ptr<TensorOp>(std::move(o));
+}
+
+nlohmann::json TrivialAugmentWideOp::ToJson() const {
+  return {{"op", "TrivialAugmentWide"}, {"num_magnitude_bins", bins_},
+          {"interpolation", InterpolationName(interp_)}, {"fill_value", fill_.spec}};
+}
+
+Result<Tensor> TrivialAugmentWideOp::Apply(Tensor input, std::mt19937_64& rng) const {
+  const std::string op = "TrivialAugmentWide";
+  MR_RETURN_IF_ERROR(CheckRgb(input, op).status());
+  // Draws in MindSpore's order: step, bin (ranged steps only), sign.
+  const std::string name = kRandAugmentOps[RandInt(rng, 0, std::size(kRandAugmentOps) - 1)];
+  const WideRange r = TrivialAugmentWideRange(name, bins_);
+  double magnitude = 0;
+  if (r.ranged)
+    magnitude = LinspaceAt(r.start, r.end, bins_, static_cast<int>(RandInt(rng, 0, bins_ - 1)), r.scale, r.offset,
+                           r.round);
+  if (RandInt(rng, 0, 1) == 1 && r.signed_) magnitude = -magnitude;
+  return ApplyAugment(input, name, magnitude, interp_, fill_, op);
 }
 
 }  // namespace mindrecord::ops

@@ -71,4 +71,27 @@ class RandAugmentOp : public TensorOp {
   FillValue fill_;
 };
 
+// {"op":"TrivialAugmentWide","num_magnitude_bins":31,"interpolation":"nearest",
+//  "fill_value":0 | [r,g,b]}: one of RandAugment's 14 steps, a magnitude bin
+// of num_magnitude_bins and a sign, each drawn uniformly (the bin only for
+// steps with a magnitude range), with MindSpore's TrivialAugmentWide ranges
+// (trivial_augment_wide_op.cc): shears and enhancements 0..0.99, translations
+// 0..32 pixels, rotation 0..135 degrees, posterize 8..2 bits, solarize
+// 255..0. Draws: step, bin (when it has a range), sign. Input: HWC uint8,
+// 3 channels. Thread safety: immutable; Apply is safe from many threads
+// (stateless per call).
+class TrivialAugmentWideOp : public TensorOp {
+ public:
+  static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
+  std::string name() const override { return "TrivialAugmentWide"; }
+  nlohmann::json ToJson() const override;
+  bool is_random() const override { return true; }
+  Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
+
+ private:
+  int bins_ = 31;
+  Interpolation interp_ = Interpolation::kNearest;
+  FillValue fill_;
+};
+
 }  // namespace mindrecord::ops

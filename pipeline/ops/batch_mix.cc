@@ -108,6 +108,50 @@ Result<std::vector<Tensor>> MixUpBatchOp::ApplyColumns(std::vector<Tensor> input
   return out;
 }
 
+Result<std::unique_ptr<TensorOp>> MixUpOp::Make(const nlohmann::json& spec) {
+  const std::string op = "MixUp";
+  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"batch_size", "alpha"}));
+  MR_ASSIGN_OR_RETURN(int batch_size, GetIntIn(spec, op, "batch_size", 1, 16777216));
+  if (!spec.contains("alpha")) return Status::InvalidArgument(op + ": parameter 'alpha' is required");
+  MR_ASSIGN_OR_RETURN(double alpha, GetAlpha(spec, op));
+  return std::unique_ptr<TensorOp>(new MixUpOp(batch_size, alpha));
+}
+
+Result<std::vector<Tensor>> MixUpOp::ApplyColumns(std::vector<Tensor> inputs, std::mt19937_64& rng) const {
+  const std::string op = "MixUp";
+  if (inputs.size() != 2) return Status::InvalidArgument(op + ": takes 2 columns (images, labels)");
+  const Tensor& images = inputs[0];
+  const Tensor& labels = inputs[1];
+  const int64_t n = batch_size_;
+  auto numeric = [](const Tensor& t) {
+    return t.defined() && t.type() != TensorType::kBytes && t.type() != TensorType::kString;
+  };
+  if (!numeric(images) || images.shape().size() != 4 || images.shape()[0] != n)
+    return Status::InvalidArgument(op + ": images must be a numeric batch of rank 4 with batch_size = " +
+                                   std::to_string(n) + " images (map it after batch), got " + images.DebugString());
+  if (!numeric(labels) || labels.shape().size() != 2 || labels.shape()[0] != n)
+    return Status::InvalidArgument(op + ": labels must be one-hot [batch_size = " + std::to_string(n) +
+                                   ", K] (apply OneHot before batch), got " + labels.DebugString());
+  MR_ASSIGN_OR_RETURN(Tensor x, CastTensor(images, TensorType::kFloat64, op));
+  MR_ASSIGN_OR_RETURN(Tensor y, CastTensor(labels, TensorType::kFloat64, op));
+  std::vector<double> lam(static_cast<size_t>(n));
+  for (double& l : lam) l = RandBeta(rng, alpha_, alpha_);
+  Tensor out_x = Tensor::Make(TensorType::kFloat64, x.shape());
+  Tensor out_y = Tensor::Make(TensorType::kFloat64, y.shape());
+  const int64_t xe = x.num_elements() / n, ye = y.num_elements() / n;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t j = (i + 1) % n;
+    Blend(x.data_as<double>() + i * xe, x.data_as<double>() + j * xe, out_x.mutable_data_as<double>() + i * xe, xe,
+          lam[i]);
+    Blend(y.data_as<double>() + i * ye, y.data_as<double>() + j * ye, out_y.mutable_data_as<double>() + i * ye, ye,
+          lam[i]);
+  }
+  std::vector<Tensor> out;
+  out.push_back(std::move(out_x));
+  out.push_back(std::move(out_y));
+  return out;
+}
+
 Result<std::unique_ptr<TensorOp>> CutMixBatchOp::Make(const nlohmann::json& spec) {
   const std::string op = "CutMixBatch";
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"image_batch_format", "alpha", "prob"}));

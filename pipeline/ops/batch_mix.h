@@ -34,6 +34,27 @@ class MixUpBatchOp : public BatchMixOp {
   double alpha_;
 };
 
+// {"op":"MixUp","batch_size":n,"alpha":a}: mindspore.dataset.vision.MixUp
+// with is_single=True (py_transforms_util.mix_up_single): per image i its
+// own lam_i ~ Beta(alpha, alpha) (n draws, in order), then image i becomes
+// lam_i * image[i] + (1 - lam_i) * image[(i + 1) % n] and label i likewise.
+// Images [n, ...] of rank 4, labels [n, K], any numeric type; both come out
+// float64 (numpy's type for MindSpore's float64 lam times the inputs).
+// Thread safety: immutable; ApplyColumns is safe from many threads
+// (stateless per call).
+class MixUpOp : public BatchMixOp {
+ public:
+  static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
+  MixUpOp(int batch_size, double alpha) : batch_size_(batch_size), alpha_(alpha) {}
+  std::string name() const override { return "MixUp"; }
+  nlohmann::json ToJson() const override { return {{"op", "MixUp"}, {"batch_size", batch_size_}, {"alpha", alpha_}}; }
+  Result<std::vector<Tensor>> ApplyColumns(std::vector<Tensor> inputs, std::mt19937_64& rng) const override;
+
+ private:
+  int batch_size_;
+  double alpha_;
+};
+
 // {"op":"CutMixBatch","image_batch_format":"NHWC" | "NCHW","alpha":1.0,"prob":1.0}:
 // a random permutation p of the batch; then per image i, lam ~ Beta(alpha,
 // alpha) and, with probability prob, a box of (1 - lam) of each side centred

@@ -1,5 +1,8 @@
 #include "pipeline/ops/bbox.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "pipeline/ops/flip.h"
 #include "pipeline/ops/layout.h"
 #include "pipeline/ops/resize.h"
@@ -24,6 +27,51 @@ Result<Tensor> CheckBoxes(const Tensor& boxes, int width, int height, const std:
                                      std::to_string(height) + " image");
   }
   return f;
+}
+
+Tensor CropBoxes(const Tensor& boxes, float x0, float y0, float x1, float y1) {
+  const int64_t n = boxes.shape()[0], k = boxes.shape()[1];
+  const float* b = boxes.data_as<float>();
+  std::vector<float> kept;
+  for (int64_t i = 0; i < n; ++i) {
+    const float* r = b + i * k;
+    const float bx1 = r[0] + r[2], by1 = r[1] + r[3];
+    if (r[0] > x1 || r[1] > y1 || bx1 < x0 || by1 < y0) continue;  // no overlap
+    const float nx0 = std::max(r[0], x0) - x0, ny0 = std::max(r[1], y0) - y0;
+    const float nx1 = std::min(bx1, x1) - x0, ny1 = std::min(by1, y1) - y0;
+    kept.insert(kept.end(), r, r + k);
+    float* o = kept.data() + kept.size() - k;
+    o[0] = nx0;
+    o[1] = ny0;
+    o[2] = nx1 - nx0;
+    o[3] = ny1 - ny0;
+  }
+  Tensor out = Tensor::Make(TensorType::kFloat32, {static_cast<int64_t>(kept.size()) / k, k});
+  if (!kept.empty()) std::memcpy(out.MutableData(), kept.data(), kept.size() * sizeof(float));
+  return out;
+}
+
+void ScaleBoxes(Tensor* boxes, float sx, float sy) {
+  const int64_t n = boxes->shape()[0], k = boxes->shape()[1];
+  float* b = boxes->mutable_data_as<float>();
+  for (int64_t i = 0; i < n; ++i) {
+    b[i * k] *= sx;
+    b[i * k + 1] *= sy;
+    b[i * k + 2] *= sx;
+    b[i * k + 3] *= sy;
+  }
+}
+
+Result<std::vector<Tensor>> ResizeWithBoxes(std::vector<Tensor> inputs, const Size2& size, Interpolation interp,
+                                            const std::string& op) {
+  MR_ASSIGN_OR_RETURN(auto in, ImageBoxesOp::Inputs(inputs, op));
+  auto& [d, boxes] = in;
+  int oh = 0, ow = 0;
+  ResizeTarget(size, d.h, d.w, &oh, &ow);
+  MR_ASSIGN_OR_RETURN(Tensor image, ResizeImage(inputs[0], d, oh, ow, interp, op));
+  ScaleBoxes(&boxes, static_cast<float>(ow) / static_cast<float>(d.w),
+             static_cast<float>(oh) / static_cast<float>(d.h));
+  return ImageBoxesOp::Pair(std::move(image), std::move(boxes));
 }
 
 Result<Tensor> ImageBoxesOp::Apply(Tensor /*input*/, std::mt19937_64& /*rng*/) const {
@@ -89,22 +137,7 @@ nlohmann::json ResizeWithBBoxOp::ToJson() const {
 }
 
 Result<std::vector<Tensor>> ResizeWithBBoxOp::ApplyColumns(std::vector<Tensor> inputs, std::mt19937_64&) const {
-  const std::string op = "ResizeWithBBox";
-  MR_ASSIGN_OR_RETURN(auto in, Inputs(inputs, op));
-  auto& [d, boxes] = in;
-  int oh = 0, ow = 0;
-  ResizeTarget(size_, d.h, d.w, &oh, &ow);
-  MR_ASSIGN_OR_RETURN(Tensor image, ResizeImage(inputs[0], d, oh, ow, interp_, op));
-  const float sx = static_cast<float>(ow) / static_cast<float>(d.w), sy = static_cast<float>(oh) / static_cast<float>(d.h);
-  const int64_t n = boxes.shape()[0], k = boxes.shape()[1];
-  float* b = boxes.mutable_data_as<float>();
-  for (int64_t i = 0; i < n; ++i) {
-    b[i * k] *= sx;
-    b[i * k + 1] *= sy;
-    b[i * k + 2] *= sx;
-    b[i * k + 3] *= sy;
-  }
-  return Pair(std::move(image), std::move(boxes));
+  return ResizeWithBoxes(std::move(inputs), size_, interp_, "ResizeWithBBox");
 }
 
 }  // namespace mindrecord::ops

@@ -14,6 +14,20 @@ namespace mindrecord::ops {
 // y + h <= height. Errors are InvalidArgument naming `op` and the box.
 Result<Tensor> CheckBoxes(const Tensor& boxes, int width, int height, const std::string& op);
 
+// MindSpore's UpdateBBoxesForCrop for the window [x0, x1) x [y0, y1) of
+// checked float32 boxes: boxes that do not touch the window are dropped, the
+// others clipped to it and moved into its coordinates (extra columns kept).
+Tensor CropBoxes(const Tensor& boxes, float x0, float y0, float x1, float y1);
+
+// MindSpore's UpdateBBoxesForResize: x and width times sx, y and height times
+// sy, in place on checked float32 boxes.
+void ScaleBoxes(Tensor* boxes, float sx, float sy);
+
+// ResizeWithBBox's kernel: the image resized to `size` (an int sets the
+// shorter side) with `interp`, and the boxes scaled along.
+Result<std::vector<Tensor>> ResizeWithBoxes(std::vector<Tensor> inputs, const Size2& size, Interpolation interp,
+                                            const std::string& op);
+
 // Shared base: (image, boxes) in and out; Apply on one column is an error.
 // Thread safety: immutable; ApplyColumns is safe from many threads.
 class ImageBoxesOp : public TensorOp {
@@ -22,7 +36,6 @@ class ImageBoxesOp : public TensorOp {
   int num_outputs() const override { return 2; }
   Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
 
- protected:
   // The image's dims and the checked boxes, for `op`.
   static Result<std::pair<ImageDims, Tensor>> Inputs(const std::vector<Tensor>& inputs, const std::string& op);
   static std::vector<Tensor> Pair(Tensor image, Tensor boxes);

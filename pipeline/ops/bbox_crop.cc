@@ -1,7 +1,5 @@
 #include "pipeline/ops/bbox_crop.h"
 
-#include <algorithm>
-#include <cmath>
 #include <cstring>
 
 #include "pipeline/op_registry.h"
@@ -9,33 +7,6 @@
 #include "pipeline/ops/resize.h"
 
 namespace mindrecord::ops {
-
-namespace {
-
-// MindSpore's UpdateBBoxesForCrop for the window [x0, x1) x [y0, y1).
-Tensor CropBoxes(const Tensor& boxes, float x0, float y0, float x1, float y1) {
-  const int64_t n = boxes.shape()[0], k = boxes.shape()[1];
-  const float* b = boxes.data_as<float>();
-  std::vector<float> kept;
-  for (int64_t i = 0; i < n; ++i) {
-    const float* r = b + i * k;
-    const float bx1 = r[0] + r[2], by1 = r[1] + r[3];
-    if (r[0] > x1 || r[1] > y1 || bx1 < x0 || by1 < y0) continue;  // no overlap
-    const float nx0 = std::max(r[0], x0) - x0, ny0 = std::max(r[1], y0) - y0;
-    const float nx1 = std::min(bx1, x1) - x0, ny1 = std::min(by1, y1) - y0;
-    kept.insert(kept.end(), r, r + k);
-    float* o = kept.data() + kept.size() - k;
-    o[0] = nx0;
-    o[1] = ny0;
-    o[2] = nx1 - nx0;
-    o[3] = ny1 - ny0;
-  }
-  Tensor out = Tensor::Make(TensorType::kFloat32, {static_cast<int64_t>(kept.size()) / k, k});
-  if (!kept.empty()) std::memcpy(out.MutableData(), kept.data(), kept.size() * sizeof(float));
-  return out;
-}
-
-}  // namespace
 
 Result<std::unique_ptr<TensorOp>> RandomCropWithBBoxOp::Make(const nlohmann::json& spec) {
   auto o = std::make_unique<RandomCropWithBBoxOp>();

@@ -5,6 +5,7 @@
 #include "pipeline/ops/batch_mix.h"
 #include "pipeline/ops/bbox.h"
 #include "pipeline/ops/bbox_crop.h"
+#include "pipeline/ops/bbox_random.h"
 #include "pipeline/ops/blur.h"
 #include "pipeline/ops/color_adjust.h"
 #include "pipeline/ops/compose.h"
@@ -122,6 +123,10 @@ constexpr Entry kOps[] = {
     {"RandomColor", &ops::RandomColorOp::Make},
     {"RandomLighting", &ops::RandomLightingOp::Make},
     {"NormalizePad", &ops::NormalizePadOp::Make},
+    {"RandomResizedCropWithBBox", &ops::RandomResizedCropWithBBoxOp::Make},
+    {"RandomResizeWithBBox", &ops::RandomResizeWithBBoxOp::Make},
+    {"TrivialAugmentWide", &ops::TrivialAugmentWideOp::Make},
+    {"MixUp", &ops::MixUpOp::Make},
 };
 
 }  // namespace

@@ -16,8 +16,9 @@ Result<RandomResizedCropParams> RandomResizedCropParams::FromJson(const nlohmann
   MR_ASSIGN_OR_RETURN(p.size, GetSize(spec, op, "size", true));
   MR_ASSIGN_OR_RETURN(std::vector<double> scale, GetNumbers(spec, op, "scale", {0.08, 1.0}));
   MR_ASSIGN_OR_RETURN(std::vector<double> ratio, GetNumbers(spec, op, "ratio", {3.0 / 4.0, 4.0 / 3.0}));
-  if (scale.size() != 2 || scale[0] <= 0 || scale[0] > scale[1])
-    return Status::InvalidArgument(op + ": parameter 'scale' must be [lo, hi] with 0 < lo <= hi");
+  // MindSpore allows lo == 0 (a zero-area draw is one failed attempt).
+  if (scale.size() != 2 || !(scale[0] >= 0) || scale[0] > scale[1] || !(scale[1] > 0))
+    return Status::InvalidArgument(op + ": parameter 'scale' must be [lo, hi] with 0 <= lo <= hi, hi > 0");
   if (ratio.size() != 2 || ratio[0] <= 0 || ratio[0] > ratio[1])
     return Status::InvalidArgument(op + ": parameter 'ratio' must be [lo, hi] with 0 < lo <= hi");
   p.scale_lo = scale[0];

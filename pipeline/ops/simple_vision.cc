@@ -235,11 +235,15 @@ Result<std::unique_ptr<TensorOp>> RandomResizeOp::Make(const nlohmann::json& spe
   return std::unique_ptr<TensorOp>(std::move(o));
 }
 
-Result<Tensor> RandomResizeOp::Apply(Tensor input, std::mt19937_64& rng) const {
+Interpolation DrawResizeInterpolation(std::mt19937_64& rng) {
   static constexpr Interpolation kModes[] = {Interpolation::kBilinear, Interpolation::kNearest,
                                              Interpolation::kBicubic, Interpolation::kArea};
+  return kModes[RandInt(rng, 0, 3)];
+}
+
+Result<Tensor> RandomResizeOp::Apply(Tensor input, std::mt19937_64& rng) const {
   MR_ASSIGN_OR_RETURN(ImageDims d, CheckImage(input, name(), true));
-  const Interpolation interp = kModes[RandInt(rng, 0, 3)];
+  const Interpolation interp = DrawResizeInterpolation(rng);
   int oh = 0, ow = 0;
   ResizeTarget(size_, d.h, d.w, &oh, &ow);
   return ResizeImage(input, d, oh, ow, interp, name());

@@ -125,6 +125,10 @@ class PadToSizeOp : public TensorOp {
   PaddingMode mode_ = PaddingMode::kConstant;
 };
 
+// RandomResize's draw: bilinear, nearest, bicubic or area, uniformly
+// (MindSpore's order), from one integer.
+Interpolation DrawResizeInterpolation(std::mt19937_64& rng);
+
 // {"op":"RandomResize","size":s | [h,w]}: Resize with an interpolation drawn
 // uniformly per image from bilinear, nearest, bicubic and area (MindSpore's
 // order). Draws one integer. Thread safety: immutable; Apply is safe from

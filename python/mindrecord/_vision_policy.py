@@ -1,6 +1,7 @@
 """Augmentation policies and batch ops of mindrecord.vision:
-RandomSelectSubpolicy, UniformAugment, AutoAugment, RandAugment, MixUpBatch,
-CutMixBatch (MindSpore's parameters, defaults and checks).
+RandomSelectSubpolicy, UniformAugment, AutoAugment, RandAugment,
+TrivialAugmentWide, MixUpBatch, MixUp, CutMixBatch (MindSpore's parameters,
+defaults and checks).
 
 Thread safety: op objects are immutable values.
 """
@@ -83,6 +84,17 @@ class RandAugment(TensorOperation):
                          interpolation=interp(interpolation, op), fill_value=check_fill(fill_value, op))
 
 
+class TrivialAugmentWide(TensorOperation):
+    """One step drawn out of RandAugment's 14 at a magnitude bin drawn out
+    of `num_magnitude_bins` (TrivialAugmentWide's wider ranges), signed
+    steps negated at random. Input: HWC uint8 RGB."""
+
+    def __init__(self, num_magnitude_bins: int = 31, interpolation=Inter.NEAREST, fill_value=0) -> None:
+        op = "TrivialAugmentWide"
+        super().__init__(op, num_magnitude_bins=check_int(num_magnitude_bins, op, "num_magnitude_bins", 2, 16777216),
+                         interpolation=interp(interpolation, op), fill_value=check_fill(fill_value, op))
+
+
 class MixUpBatch(TensorOperation):
     """MixUp on a batch: map it after batch with input_columns=[images,
     labels] (labels one-hot). `op(images, labels)` returns (images, labels)."""
@@ -100,3 +112,26 @@ class CutMixBatch(TensorOperation):
         super().__init__(op, image_batch_format=choice(image_batch_format, ImageBatchFormat, op,
                                                        "image_batch_format"),
                          alpha=check_float(alpha, op, "alpha", 0.0, lo_open=True), prob=check_prob(prob, op))
+
+
+class MixUp(TensorOperation):
+    """MindSpore's vision.MixUp: map it after batch(batch_size) with
+    input_columns=[images, labels] (labels one-hot [N, K]). Image i becomes
+    lam_i * image[i] + (1 - lam_i) * image[i + 1] (the last mixes with the
+    first), lam_i ~ Beta(alpha, alpha) per image; labels likewise; both
+    come out float64. `op(images, labels)` returns (images, labels).
+
+    is_single=False (mix each batch with the previous batch's output) is
+    not supported: it is a stateful op whose result depends on the order in
+    which batches are mapped; it raises ValueError."""
+
+    def __init__(self, batch_size: int, alpha: float, is_single: bool = True) -> None:
+        op = "MixUp"
+        if not isinstance(is_single, bool):
+            raise TypeError("%s: is_single must be a bool, got %r" % (op, is_single))
+        batch_size = check_int(batch_size, op, "batch_size", 1, 16777216)
+        alpha = check_float(alpha, op, "alpha", 0.0, lo_open=True)
+        if not is_single:
+            raise ValueError("%s: is_single=False (mixing with the previous batch's output) is not supported: "
+                             "it depends on the order batches are mapped in; use is_single=True" % op)
+        super().__init__(op, batch_size=batch_size, alpha=alpha)

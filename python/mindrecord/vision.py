@@ -128,14 +128,15 @@ from mindrecord._vision_color import (AdjustBrightness, AdjustContrast, AdjustGa
 from mindrecord._vision_geometry import (Affine, CutOut, GaussianBlur, Pad, RandomAffine,  # noqa: E402
                                          RandomCropDecodeResize, RandomErasing, RandomRotation, RandomVerticalFlip,
                                          Rotate)
-from mindrecord._vision_policy import (AutoAugment, CutMixBatch, MixUpBatch, RandAugment,  # noqa: E402
-                                       RandomSelectSubpolicy, UniformAugment)
+from mindrecord._vision_policy import (AutoAugment, CutMixBatch, MixUp, MixUpBatch, RandAugment,  # noqa: E402
+                                       RandomSelectSubpolicy, TrivialAugmentWide, UniformAugment)
 from mindrecord._vision_simple import (Crop, Erase, HorizontalFlip, PadToSize, RandomGrayscale,  # noqa: E402
                                       RandomResize, ResizedCrop, ToType, VerticalFlip)
 from mindrecord._vision_pixel import (HsvToRgb, LinearTransformation, NormalizePad, RandomColor,  # noqa: E402
                                       RandomLighting, RgbToHsv)
 from mindrecord._vision_bbox import (BoundingBoxAugment, RandomCropWithBBox, RandomHorizontalFlipWithBBox,  # noqa: E402
-                                     RandomVerticalFlipWithBBox, ResizeWithBBox)
+                                     RandomResizedCropWithBBox, RandomResizeWithBBox, RandomVerticalFlipWithBBox,
+                                     ResizeWithBBox)
 from mindrecord._vision_io import (ImageReadMode, encode_jpeg, encode_png, get_image_num_channels,  # noqa: E402
                                    get_image_size, read_file, read_image, write_file, write_jpeg, write_png)
 
@@ -152,7 +153,7 @@ __all__ = [
     "RandomEqualize", "RandomInvert", "RandomPosterize", "RandomSolarize", "RandomSharpness",
     "RandomAdjustSharpness", "HorizontalFlip", "VerticalFlip", "Crop", "ResizedCrop", "RandomGrayscale", "Erase",
     "ToType", "PadToSize", "RandomResize", "RgbToHsv", "HsvToRgb", "LinearTransformation", "RandomColor",
-    "RandomLighting", "NormalizePad",
+    "RandomLighting", "NormalizePad", "RandomResizedCropWithBBox", "RandomResizeWithBBox", "TrivialAugmentWide", "MixUp",
     "ImageReadMode", "read_file", "read_image", "write_file", "write_jpeg", "write_png", "encode_jpeg", "encode_png",
     "get_image_num_channels", "get_image_size",
 ]
