@@ -23,6 +23,11 @@ NUMERIC_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float32",
 class TensorOperation:
     """Base of the ops: a name and its JSON parameters."""
 
+    # The columns the op gives from its input (FiveCrop gives 5): a map whose
+    # list holds an op giving more than one runs as a map node, where later
+    # ops (e.g. a callable stacking the crops) take them all.
+    _gives = 1
+
     def __init__(self, name, **params):
         self._spec = dict(params)
         self._spec["op"] = name
