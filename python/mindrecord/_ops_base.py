@@ -58,6 +58,22 @@ class TensorOperation:
         return _core.apply_op(json.dumps(self._spec), tuple(values), seed)
 
 
+def is_pil_image(value):
+    """True for a PIL.Image.Image (checked without importing PIL)."""
+    return any(c.__module__.startswith("PIL.") and c.__name__ == "Image" for c in type(value).__mro__)
+
+
+def call_on_pil(op, image, seed):
+    """MindSpore's PIL-only ops (RandomPerspective, FiveCrop, TenCrop) take a
+    PIL image and give PIL images: `image` goes through the op as an array and
+    each result comes back as a PIL image (Image.fromarray's mode for it)."""
+    from PIL import Image
+    out = TensorOperation.__call__(op, np.asarray(image), seed=seed)
+    if isinstance(out, tuple):
+        return tuple(Image.fromarray(o) for o in out)
+    return Image.fromarray(out)
+
+
 def op_name(op):
     return op._spec["op"] if isinstance(op, TensorOperation) else type(op).__name__
 

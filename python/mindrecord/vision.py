@@ -9,7 +9,8 @@ MindSpore 2.x; see python/README.md for the list and the differences.
 Thread safety: op objects are immutable values.
 """
 from mindrecord._ops_base import TensorOperation, to_specs  # noqa: F401  (to_specs: used by dataset, torch)
-from mindrecord._vision_enums import AutoAugmentPolicy, Border, ConvertMode, ImageBatchFormat, Inter, interp as _interp
+from mindrecord._vision_enums import (AutoAugmentPolicy, Border, ConvertMode, ImageBatchFormat, Inter, SliceMode,
+                                     interp as _interp)
 
 
 def _size(size, name="size"):
@@ -132,11 +133,13 @@ from mindrecord._vision_policy import (AutoAugment, CutMixBatch, MixUpBatch, Ran
                                        RandomSelectSubpolicy, UniformAugment)
 from mindrecord._vision_simple import (Crop, Erase, HorizontalFlip, PadToSize, RandomGrayscale,  # noqa: E402
                                       RandomResize, ResizedCrop, ToType, VerticalFlip)
+from mindrecord._vision_perspective import Perspective, RandomPerspective  # noqa: E402
+from mindrecord._vision_patches import FiveCrop, SlicePatches, TenCrop  # noqa: E402
 from mindrecord._vision_bbox import (BoundingBoxAugment, RandomCropWithBBox, RandomHorizontalFlipWithBBox,  # noqa: E402
                                      RandomVerticalFlipWithBBox, ResizeWithBBox)
 
 __all__ = [
-    "Inter", "Border", "ConvertMode", "AutoAugmentPolicy", "ImageBatchFormat",
+    "Inter", "Border", "ConvertMode", "AutoAugmentPolicy", "ImageBatchFormat", "SliceMode",
     "Decode", "Resize", "CenterCrop", "RandomCrop", "RandomResizedCrop", "RandomHorizontalFlip", "Normalize",
     "HWC2CHW", "ToTensor", "TypeCast", "Rescale", "RandomColorAdjust", "ConvertColor", "Grayscale", "Pad",
     "RandomVerticalFlip", "RandomRotation", "RandomCropDecodeResize", "CutOut", "RandomErasing",
@@ -147,5 +150,5 @@ __all__ = [
     "AdjustBrightness", "AdjustContrast", "AdjustSaturation", "AdjustHue", "AdjustGamma", "RandomAutoContrast",
     "RandomEqualize", "RandomInvert", "RandomPosterize", "RandomSolarize", "RandomSharpness",
     "RandomAdjustSharpness", "HorizontalFlip", "VerticalFlip", "Crop", "ResizedCrop", "RandomGrayscale", "Erase",
-    "ToType", "PadToSize", "RandomResize",
+    "ToType", "PadToSize", "RandomResize", "Perspective", "RandomPerspective", "FiveCrop", "TenCrop", "SlicePatches",
 ]
