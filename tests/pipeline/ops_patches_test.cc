@@ -24,7 +24,9 @@ Result<std::vector<Tensor>> Columns(const nlohmann::json& spec, Tensor in) {
   return op.value()->ApplyColumns(std::move(cols), rng);
 }
 
-Tensor Roi(const cv::Mat& m, int top, int left, int h, int w) { return MatToTensor(m(cv::Rect(left, top, w, h)).clone()); }
+Tensor Roi(const cv::Mat& m, int top, int left, int h, int w) {
+  return MatToTensor(m(cv::Rect(left, top, w, h)).clone());
+}
 
 TEST(OpsPatchesTest, FiveCropGivesCornersThenCentre) {
   // 11 x 13 image, 8 x 8 crops: the centre's top is round(3 / 2) = 2 and its
