@@ -10,19 +10,10 @@ namespace mindrecord::ops {
 
 namespace {
 
-constexpr int64_t kMaxCropSize = 16777216;  // MindSpore's check_crop_size bound
-
 // Python's int(round(diff / 2.)) for diff >= 0: halves round to even.
 int HalfToEven(int diff) {
   const int k = diff / 2;
   return (diff % 2 == 1 && k % 2 == 1) ? k + 1 : k;
-}
-
-Result<Size2> GetCropSize(const nlohmann::json& spec, const std::string& op) {
-  MR_ASSIGN_OR_RETURN(Size2 s, GetSize(spec, op, "size", true));
-  if (s.h > kMaxCropSize || s.w > kMaxCropSize)
-    return Status::InvalidArgument(op + ": parameter 'size' must be at most 16777216");
-  return s;
 }
 
 Result<Tensor> OnlyInput(std::vector<Tensor>& inputs, const std::string& op) {
@@ -49,7 +40,7 @@ Result<std::vector<Tensor>> FiveCrops(const Tensor& img, const ImageDims& d, int
 Result<std::unique_ptr<TensorOp>> FiveCropOp::Make(const nlohmann::json& spec) {
   MR_RETURN_IF_ERROR(CheckKeys(spec, "FiveCrop", {"size"}));
   auto o = std::make_unique<FiveCropOp>();
-  MR_ASSIGN_OR_RETURN(o->size_, GetCropSize(spec, "FiveCrop"));
+  MR_ASSIGN_OR_RETURN(o->size_, GetSize(spec, "FiveCrop", "size", true));
   return std::unique_ptr<TensorOp>(std::move(o));
 }
 
@@ -67,7 +58,7 @@ Result<std::vector<Tensor>> FiveCropOp::ApplyColumns(std::vector<Tensor> inputs,
 Result<std::unique_ptr<TensorOp>> TenCropOp::Make(const nlohmann::json& spec) {
   MR_RETURN_IF_ERROR(CheckKeys(spec, "TenCrop", {"size", "use_vertical_flip"}));
   auto o = std::make_unique<TenCropOp>();
-  MR_ASSIGN_OR_RETURN(o->size_, GetCropSize(spec, "TenCrop"));
+  MR_ASSIGN_OR_RETURN(o->size_, GetSize(spec, "TenCrop", "size", true));
   MR_ASSIGN_OR_RETURN(o->vertical_, GetBool(spec, "TenCrop", "use_vertical_flip", false));
   return std::unique_ptr<TensorOp>(std::move(o));
 }
