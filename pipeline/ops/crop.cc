@@ -1,9 +1,12 @@
 #include "pipeline/ops/crop.h"
 
 #include "pipeline/ops/cv_util.h"
+#include "pipeline/ops/scalar.h"
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 #include <opencv2/core.hpp>
 
@@ -14,11 +17,21 @@ namespace {
 void FillPixels(uint8_t* dst, size_t count, TensorType type, double fill) {
   if (fill == 0) {
     std::memset(dst, 0, count * TensorTypeSize(type));
-  } else if (type == TensorType::kFloat32) {
-    std::fill_n(reinterpret_cast<float*>(dst), count, static_cast<float>(fill));
-  } else {
-    std::memset(dst, static_cast<uint8_t>(std::clamp(fill, 0.0, 255.0)), count);
+    return;
   }
+  VisitNumeric(type, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      FillElements<bool>(dst, static_cast<int64_t>(count), fill != 0);
+    } else if constexpr (std::is_integral_v<T>) {
+      // Clamped first: the conversion of an out-of-range double is undefined.
+      const double v = std::clamp(fill, static_cast<double>(std::numeric_limits<T>::lowest()),
+                                  static_cast<double>(std::numeric_limits<T>::max()));
+      FillElements<T>(dst, static_cast<int64_t>(count), static_cast<T>(v));
+    } else {
+      FillElements<T>(dst, static_cast<int64_t>(count), static_cast<T>(fill));
+    }
+  });
 }
 
 }  // namespace
@@ -44,6 +57,17 @@ Tensor CropWindow(const Tensor& img, const ImageDims& d, int top, int left, int 
                  fill);
   }
   return out;
+}
+
+Result<ImageDims> CropDims(const Tensor& t, const std::string& op) {
+  constexpr int64_t kMaxDim = 2147483647;  // INT32_MAX, MindSpore's bound
+  const auto& s = t.shape();
+  if (!t.defined() || s.size() < 2 || s.size() > 3 || !IsNumericType(t.type()))
+    return Status::InvalidArgument(op + ": expected an HW or HWC image, got " + t.DebugString());
+  if (s[0] > kMaxDim || s[1] > kMaxDim || (s.size() == 3 && s[2] > kMaxDim))
+    return Status::InvalidArgument(op + ": image too large: " + t.DebugString());
+  return ImageDims{static_cast<int>(s[0]), static_cast<int>(s[1]), s.size() == 3 ? static_cast<int>(s[2]) : 1,
+                   s.size() == 3};
 }
 
 Result<std::unique_ptr<TensorOp>> CenterCropOp::Make(const nlohmann::json& spec) {

@@ -10,8 +10,13 @@
 namespace mindrecord::ops {
 
 // The window [top, top+h) x [left, left+w) of `img`; parts outside the image
-// are filled with `fill`. Works for any element type.
+// are filled with `fill` (converted to the element type, saturating as
+// OpenCV's Scalar fill does). Works for any numeric element type.
 Tensor CropWindow(const Tensor& img, const ImageDims& d, int top, int left, int h, int w, double fill = 0);
+
+// The dims of an HW/HWC image of any numeric element type (ops that only
+// move pixels: crops, flips, patches); InvalidArgument naming `op` otherwise.
+Result<ImageDims> CropDims(const Tensor& t, const std::string& op);
 
 // {"op":"CenterCrop","size":[h,w] | s}. Window top = (H - h) / 2, left =
 // (W - w) / 2 (integer division); a crop larger than the image is padded with

@@ -16,10 +16,12 @@
 #include "pipeline/ops/flip.h"
 #include "pipeline/ops/fused.h"
 #include "pipeline/ops/layout.h"
+#include "pipeline/ops/multi_crop.h"
 #include "pipeline/ops/normalize.h"
 #include "pipeline/ops/normalize_pad.h"
 #include "pipeline/ops/one_hot.h"
 #include "pipeline/ops/pad.h"
+#include "pipeline/ops/perspective.h"
 #include "pipeline/ops/random_color.h"
 #include "pipeline/ops/op.h"
 #include "pipeline/ops/point_ops.h"
@@ -27,6 +29,7 @@
 #include "pipeline/ops/random_resized_crop.h"
 #include "pipeline/ops/resize.h"
 #include "pipeline/ops/simple_vision.h"
+#include "pipeline/ops/slice_patches.h"
 #include "pipeline/ops/tensor_ops.h"
 #include "pipeline/ops/tensor_shape_ops.h"
 #include "pipeline/ops/warp.h"
@@ -127,6 +130,11 @@ constexpr Entry kOps[] = {
     {"RandomResizeWithBBox", &ops::RandomResizeWithBBoxOp::Make},
     {"TrivialAugmentWide", &ops::TrivialAugmentWideOp::Make},
     {"MixUp", &ops::MixUpOp::Make},
+    {"Perspective", &ops::PerspectiveOp::Make},
+    {"RandomPerspective", &ops::RandomPerspectiveOp::Make},
+    {"FiveCrop", &ops::FiveCropOp::Make},
+    {"TenCrop", &ops::TenCropOp::Make},
+    {"SlicePatches", &ops::SlicePatchesOp::Make},
 };
 
 }  // namespace

@@ -39,18 +39,6 @@ Status CropBox::CheckInside(const ImageDims& d, const std::string& op) const {
   return Status::OK();
 }
 
-// Any numeric HW/HWC image: the crop copies pixels as bytes.
-static Result<ImageDims> CropDims(const Tensor& t, const std::string& op) {
-  const auto& s = t.shape();
-  if (!t.defined() || s.size() < 2 || s.size() > 3 || t.type() == TensorType::kBytes ||
-      t.type() == TensorType::kString)
-    return Status::InvalidArgument(op + ": expected an HW or HWC image, got " + t.DebugString());
-  if (s[0] > kMaxCoord || s[1] > kMaxCoord || (s.size() == 3 && s[2] > kMaxCoord))
-    return Status::InvalidArgument(op + ": image too large: " + t.DebugString());
-  return ImageDims{static_cast<int>(s[0]), static_cast<int>(s[1]), s.size() == 3 ? static_cast<int>(s[2]) : 1,
-                   s.size() == 3};
-}
-
 Result<std::unique_ptr<TensorOp>> CropOp::Make(const nlohmann::json& spec) {
   const std::string op = "Crop";
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"coordinates", "size"}));

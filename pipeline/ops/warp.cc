@@ -130,6 +130,24 @@ Result<Tensor> AffineImage(const Tensor& img, const ImageDims& d, double degrees
   return out;
 }
 
+Result<Tensor> WarpPerspectiveImage(const Tensor& img, const ImageDims& d, const Homography& m, bool inverse,
+                                    Interpolation interp, const std::string& op) {
+  MR_RETURN_IF_ERROR(CheckWarpable(d, interp, op));
+  for (double x : m)
+    if (!std::isfinite(x)) return Status::InvalidArgument(op + ": the perspective transform is not finite");
+  Tensor out = MakeImage(img.type(), d, d.h, d.w);
+  out.MutableData();
+  MR_RETURN_IF_ERROR(CatchCv(op, [&] {
+    Homography copy = m;  // cv::Mat wants a mutable pointer
+    cv::Mat mat(3, 3, CV_64F, copy.data());
+    cv::Mat dst = AsMat(out, d);
+    cv::warpPerspective(AsMat(img, d), dst, mat, cv::Size(d.w, d.h),
+                        WarpFlag(interp) | (inverse ? cv::WARP_INVERSE_MAP : 0), cv::BORDER_CONSTANT,
+                        cv::Scalar::all(0));
+  }));
+  return out;
+}
+
 Result<std::unique_ptr<TensorOp>> RotateOp::Make(const nlohmann::json& spec) {
   const std::string op = "Rotate";
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"degrees", "resample", "expand", "center", "fill_value"}));

@@ -1,6 +1,7 @@
-// Rotations and affine warps (MindSpore's Rotate / Affine kernels in
-// image_utils.cc), and the ops built on them: Rotate, RandomRotation, Affine,
-// RandomAffine.
+// Rotations, affine and perspective warps (MindSpore's Rotate / Affine /
+// Perspective kernels in image_utils.cc), and the ops built on the first two:
+// Rotate, RandomRotation, Affine, RandomAffine (perspective ops:
+// perspective.h).
 #pragma once
 
 #include <array>
@@ -29,6 +30,16 @@ Result<Tensor> RotateImage(const Tensor& img, const ImageDims& d, double degrees
 Result<Tensor> AffineImage(const Tensor& img, const ImageDims& d, double degrees, double tx, double ty,
                            double scale, double shear_x, double shear_y, Interpolation interp, const FillValue& fill,
                            const std::string& op);
+
+// A 3x3 homography, row-major.
+using Homography = std::array<double, 9>;
+
+// `img` warped by `m` with cv::warpPerspective, outside filled with 0 (OpenCV's
+// default constant border, as MindSpore's Perspective): with `inverse` m maps
+// output pixel coordinates to input ones (WARP_INVERSE_MAP), else input to
+// output. Output has the input's size. Area is taken as bilinear.
+Result<Tensor> WarpPerspectiveImage(const Tensor& img, const ImageDims& d, const Homography& m, bool inverse,
+                                    Interpolation interp, const std::string& op);
 
 // {"op":"Rotate","degrees":d,"resample":"nearest","expand":false,
 //  "center":null | [x, y],"fill_value":0 | [r,g,b]}: MindSpore's Rotate, a

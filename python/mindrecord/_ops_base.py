@@ -23,6 +23,11 @@ NUMERIC_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float32",
 class TensorOperation:
     """Base of the ops: a name and its JSON parameters."""
 
+    # The columns the op gives from its input (FiveCrop gives 5): a map whose
+    # list holds an op giving more than one runs as a map node, where later
+    # ops (e.g. a callable stacking the crops) take them all.
+    _gives = 1
+
     def __init__(self, name, **params):
         self._spec = dict(params)
         self._spec["op"] = name
@@ -51,6 +56,22 @@ class TensorOperation:
         if not values:
             raise TypeError("%s takes the input column(s) to transform, got none" % self._spec["op"])
         return _core.apply_op(json.dumps(self._spec), tuple(values), seed)
+
+
+def is_pil_image(value):
+    """True for a PIL.Image.Image (checked without importing PIL)."""
+    return any(c.__module__.startswith("PIL.") and c.__name__ == "Image" for c in type(value).__mro__)
+
+
+def call_on_pil(op, image, seed):
+    """MindSpore's PIL-only ops (RandomPerspective, FiveCrop, TenCrop) take a
+    PIL image and give PIL images: `image` goes through the op as an array and
+    each result comes back as a PIL image (Image.fromarray's mode for it)."""
+    from PIL import Image
+    out = TensorOperation.__call__(op, np.asarray(image), seed=seed)
+    if isinstance(out, tuple):
+        return tuple(Image.fromarray(o) for o in out)
+    return Image.fromarray(out)
 
 
 def op_name(op):

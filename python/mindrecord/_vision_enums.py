@@ -1,5 +1,5 @@
 """MindSpore's vision enums (Inter, Border, ConvertMode, AutoAugmentPolicy,
-ImageBatchFormat) as classes of constants holding the names our JSON op
+ImageBatchFormat, SliceMode) as classes of constants holding the names our JSON op
 specs use, and the helpers that read them. A MindSpore script's
 `Inter.BILINEAR` or `Border.EDGE` works unchanged; plain strings work too.
 
@@ -64,6 +64,13 @@ class ImageBatchFormat:
     """Layouts of a batch of images (MindSpore's vision.ImageBatchFormat)."""
     NHWC = "NHWC"
     NCHW = "NCHW"
+
+
+class SliceMode:
+    """How SlicePatches treats a size that does not divide (MindSpore's
+    vision.SliceMode): PAD pads the right and bottom, DROP drops the rest."""
+    PAD = "pad"
+    DROP = "drop"
 
 
 _INTERPOLATIONS = ("nearest", "bilinear", "bicubic", "area")

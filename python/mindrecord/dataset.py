@@ -112,6 +112,11 @@ def _process_workers(kwargs, num_parallel_workers):
     return _mp_pool.workers_arg(num_parallel_workers or None), _mp_pool.rowsize_arg(kwargs.get("max_rowsize"))
 
 
+def _op_list(operations):
+    """map()'s operations as a list (one op or callable, or a list of them)."""
+    return list(operations) if isinstance(operations, (list, tuple)) else [operations]
+
+
 def _positive(name, value):
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise ValueError("%s must be an int >= 1, got %r" % (name, value))
@@ -403,7 +408,8 @@ class MindDataset:
                 raise ValueError("map(cache=...) after batch() is not supported: cache the rows before batch()")
             out = _tree.map_node(self, specs, ins, outs)
             out = _tree.with_tree(out, map_cache._node(_tree.tree_of(out)))
-        elif not _tree.is_tree(self) and not self._batched and len(ins) == 1 and outs in ([], ins):
+        elif (not _tree.is_tree(self) and not self._batched and len(ins) == 1 and outs in ([], ins)
+              and all(getattr(op, "_gives", 1) == 1 for op in _op_list(operations))):
             # One column transformed in place: the flat plan's per-column ops.
             out = self._copy()
             out._plan["ops"].setdefault(ins[0], []).extend(specs)

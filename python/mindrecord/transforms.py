@@ -42,7 +42,14 @@ class Compose(TensorOperation):
 
     def __init__(self, transforms: list) -> None:
         transforms = check_transforms(transforms, "Compose")
-        super().__init__("Compose", transforms=to_specs(transforms))
+        specs = to_specs(transforms)
+        # A Python callable after the first op takes the columns the op before
+        # it gives: MindSpore's FiveCrop / TenCrop examples follow the crops
+        # with `lambda *images: ...` in a Compose.
+        for spec in specs[1:]:
+            if spec["op"] == "PyFunc":
+                spec["num_inputs"], spec["num_outputs"] = -1, 1
+        super().__init__("Compose", transforms=specs)
         self.transforms = transforms
 
 
@@ -123,6 +130,8 @@ class Duplicate(TensorOperation):
     """One column in, two identical columns out:
     ds.map(Duplicate(), input_columns=["x"], output_columns=["x", "y"])."""
 
+    _gives = 2
+
     def __init__(self) -> None:
         super().__init__("Duplicate")
 
@@ -133,6 +142,8 @@ class Unique(TensorOperation):
     (int32), over the flattened input. As in MindSpore, the input must be
     numeric (not bool) and at least 2-D: batch the column first.
     ds.map(Unique(), input_columns=["x"], output_columns=["x", "idx", "cnt"])."""
+
+    _gives = 3
 
     def __init__(self) -> None:
         super().__init__("Unique")

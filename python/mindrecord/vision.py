@@ -9,7 +9,8 @@ MindSpore 2.x; see python/README.md for the list and the differences.
 Thread safety: op objects are immutable values.
 """
 from mindrecord._ops_base import TensorOperation, to_specs  # noqa: F401  (to_specs: used by dataset, torch)
-from mindrecord._vision_enums import AutoAugmentPolicy, Border, ConvertMode, ImageBatchFormat, Inter, interp as _interp
+from mindrecord._vision_enums import (AutoAugmentPolicy, Border, ConvertMode, ImageBatchFormat, Inter, SliceMode,
+                                     interp as _interp)
 
 
 def _size(size, name="size"):
@@ -134,6 +135,8 @@ from mindrecord._vision_simple import (Crop, Erase, HorizontalFlip, PadToSize, R
                                       RandomResize, ResizedCrop, ToType, VerticalFlip)
 from mindrecord._vision_pixel import (HsvToRgb, LinearTransformation, NormalizePad, RandomColor,  # noqa: E402
                                       RandomLighting, RgbToHsv)
+from mindrecord._vision_perspective import Perspective, RandomPerspective  # noqa: E402
+from mindrecord._vision_patches import FiveCrop, SlicePatches, TenCrop  # noqa: E402
 from mindrecord._vision_bbox import (BoundingBoxAugment, RandomCropWithBBox, RandomHorizontalFlipWithBBox,  # noqa: E402
                                      RandomResizedCropWithBBox, RandomResizeWithBBox, RandomVerticalFlipWithBBox,
                                      ResizeWithBBox)
@@ -141,7 +144,7 @@ from mindrecord._vision_io import (ImageReadMode, encode_jpeg, encode_png, get_i
                                    get_image_size, read_file, read_image, write_file, write_jpeg, write_png)
 
 __all__ = [
-    "Inter", "Border", "ConvertMode", "AutoAugmentPolicy", "ImageBatchFormat",
+    "Inter", "Border", "ConvertMode", "AutoAugmentPolicy", "ImageBatchFormat", "SliceMode",
     "Decode", "Resize", "CenterCrop", "RandomCrop", "RandomResizedCrop", "RandomHorizontalFlip", "Normalize",
     "HWC2CHW", "ToTensor", "TypeCast", "Rescale", "RandomColorAdjust", "ConvertColor", "Grayscale", "Pad",
     "RandomVerticalFlip", "RandomRotation", "RandomCropDecodeResize", "CutOut", "RandomErasing",
@@ -155,5 +158,6 @@ __all__ = [
     "ToType", "PadToSize", "RandomResize", "RgbToHsv", "HsvToRgb", "LinearTransformation", "RandomColor",
     "RandomLighting", "NormalizePad", "RandomResizedCropWithBBox", "RandomResizeWithBBox", "TrivialAugmentWide", "MixUp",
     "ImageReadMode", "read_file", "read_image", "write_file", "write_jpeg", "write_png", "encode_jpeg", "encode_png",
-    "get_image_num_channels", "get_image_size",
+    "get_image_num_channels", "get_image_size", "Perspective", "RandomPerspective", "FiveCrop", "TenCrop",
+    "SlicePatches",
 ]

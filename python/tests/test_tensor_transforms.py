@@ -316,6 +316,13 @@ def test_pipeline_duplicate_adds_a_column(rows_path, workers):
     assert b["f2"].shape == (4, 4)
 
 
+def test_pipeline_duplicate_then_a_callable_in_a_one_column_map(rows_path):
+    # An op giving 2 columns in a one-column map: the callable after it takes both.
+    ds = dataset(rows_path, 2).map([transforms.Duplicate(), lambda a, b: a + 2 * b], input_columns="f")
+    for r, s in zip(ds.create_dict_iterator(output_numpy=True), source_rows(rows_path)):
+        np.testing.assert_array_equal(r["f"], 3 * s["f"])
+
+
 def test_pipeline_unique_gives_three_columns(rows_path):
     ds = dataset(rows_path).map(transforms.PadEnd([4], -1), input_columns="x").batch(3)
     ds = ds.map(transforms.Unique(), input_columns=["x"], output_columns=["x", "idx", "cnt"])
@@ -332,7 +339,7 @@ def test_pipeline_unique_gives_three_columns(rows_path):
 
 
 def test_pipeline_column_count_errors(rows_path):
-    with pytest.raises(ValueError, match="Duplicate gives 2 columns"):
+    with pytest.raises(ValueError, match="gives 2 column"):
         list(dataset(rows_path).map(transforms.Duplicate(), input_columns=["x"]))
     with pytest.raises(ValueError, match="the last op gives 3 column"):
         list(dataset(rows_path).map(transforms.Unique(), input_columns=["x"], output_columns=["a", "b"]))
