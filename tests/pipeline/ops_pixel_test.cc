@@ -16,16 +16,11 @@ namespace {
 using nlohmann::json;
 using testing::MatToTensor;
 using testing::Op;
+using testing::Noisy;
 using testing::RunOp;
 using testing::SameBytes;
 using testing::SyntheticRgb;
 
-Tensor Noisy(int h, int w, int c, uint64_t seed) {
-  Tensor t = Tensor::Make(TensorType::kUInt8, {h, w, c});
-  std::mt19937_64 rng(seed);
-  for (size_t i = 0; i < t.size_bytes(); ++i) t.MutableData()[i] = static_cast<uint8_t>(rng() % 256);
-  return t;
-}
 
 Result<Tensor> Try(const json& spec, const Tensor& in, uint64_t seed = 0) {
   auto op = MakeOp(spec);

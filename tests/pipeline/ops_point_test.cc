@@ -19,17 +19,11 @@ using nlohmann::json;
 using testing::MatToTensor;
 using testing::Op;
 using testing::MaxDiff;
+using testing::Noisy;
 using testing::RunOp;
 using testing::SameBytes;
 using testing::SyntheticRgb;
 
-// A noisy RGB image (every level shows up in some channel).
-Tensor Noisy(int h, int w, int c, uint64_t seed) {
-  Tensor t = Tensor::Make(TensorType::kUInt8, {h, w, c});
-  std::mt19937_64 rng(seed);
-  for (size_t i = 0; i < t.size_bytes(); ++i) t.MutableData()[i] = static_cast<uint8_t>(rng() % 256);
-  return t;
-}
 
 // Channel `c` of an HWC tensor as an HW one.
 Tensor Plane(const Tensor& t, int c) {

@@ -81,6 +81,14 @@ inline int MaxDiff(const Tensor& a, const Tensor& b) {
   return m;
 }
 
+// A noisy uint8 [h, w, c] image (every level shows up in some channel).
+inline Tensor Noisy(int h, int w, int c, uint64_t seed) {
+  Tensor t = Tensor::Make(TensorType::kUInt8, {h, w, c});
+  std::mt19937_64 rng(seed);
+  for (size_t i = 0; i < t.size_bytes(); ++i) t.MutableData()[i] = static_cast<uint8_t>(rng() % 256);
+  return t;
+}
+
 // Builds an op, failing the test on error.
 inline std::unique_ptr<TensorOp> Op(const nlohmann::json& spec) {
   auto r = MakeOp(spec);
