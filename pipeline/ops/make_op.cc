@@ -120,6 +120,7 @@ constexpr Entry kOps[] = {
     {"Crop", &ops::CropOp::Make},
     {"ResizedCrop", &ops::ResizedCropOp::Make},
     {"RandomGrayscale", &ops::RandomGrayscaleOp::Make},
+    {"ToPIL", &ops::ToPILOp::Make},
     {"Erase", &ops::EraseOp::Make},
     {"PadToSize", &ops::PadToSizeOp::Make},
     {"RandomResize", &ops::RandomResizeOp::Make},

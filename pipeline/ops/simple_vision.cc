@@ -127,6 +127,20 @@ Result<Tensor> RandomGrayscaleOp::Apply(Tensor input, std::mt19937_64& rng) cons
   return kGray3.Apply(std::move(input), rng);
 }
 
+Result<std::unique_ptr<TensorOp>> ToPILOp::Make(const nlohmann::json& spec) {
+  MR_RETURN_IF_ERROR(CheckKeys(spec, "ToPIL", {}));
+  return std::unique_ptr<TensorOp>(new ToPILOp());
+}
+
+Result<Tensor> ToPILOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
+  const auto& s = input.shape();
+  const bool numeric = input.defined() && input.type() != TensorType::kBytes && input.type() != TensorType::kString;
+  if (!numeric || (s.size() != 2 && s.size() != 3) || (s.size() == 3 && (s[2] < 1 || s[2] > 4)))
+    return Status::InvalidArgument(name() + ": expected a decoded HW or HWC image (1 to 4 channels), got " +
+                                   input.DebugString());
+  return input;
+}
+
 Result<std::unique_ptr<TensorOp>> EraseOp::Make(const nlohmann::json& spec) {
   const std::string op = "Erase";
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"top", "left", "height", "width", "value", "inplace"}));

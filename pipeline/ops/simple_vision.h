@@ -85,6 +85,21 @@ class RandomGrayscaleOp : public TensorOp {
   double prob_ = 0.1;
 };
 
+// {"op":"ToPIL"}: MindSpore's ToPIL turns a decoded array into a PIL image
+// for the PIL ops after it. Pipeline columns are arrays, and every op here
+// takes arrays, so in a pipeline it checks that the value is an image
+// PIL.Image.fromarray would take (a numeric HW or HWC array, 1 to 4 channels)
+// and passes it on unchanged; called by hand (python/mindrecord) it returns a
+// PIL image.
+// Thread safety: stateless; Apply is safe from many threads.
+class ToPILOp : public TensorOp {
+ public:
+  static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
+  std::string name() const override { return "ToPIL"; }
+  nlohmann::json ToJson() const override { return {{"op", "ToPIL"}}; }
+  Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
+};
+
 // {"op":"Erase","top":t,"left":l,"height":h,"width":w,"value":v | [r,g,b],
 //  "inplace":false}: sets the window (clipped to the image) of an HWC image
 // (uint8, saturated, or float32) to value. The op always writes its own

@@ -1,13 +1,16 @@
 """Fixed-parameter vision ops of mindrecord.vision (MindSpore 2.x):
-HorizontalFlip, VerticalFlip, Crop, ResizedCrop, RandomGrayscale, Erase,
-PadToSize, RandomResize, ToType. Each describes a C++ op (pipeline/ops/simple_vision.h; ToType is
+HorizontalFlip, VerticalFlip, Crop, ResizedCrop, RandomGrayscale, ToPIL,
+Erase, PadToSize, RandomResize, ToType. Each describes a C++ op (pipeline/ops/simple_vision.h; ToType is
 TypeCast's spec, as MindSpore's ToType is TypeCast by another name).
 
 Thread safety: op objects are immutable values.
 """
 import numbers
 
-from mindrecord._ops_base import TensorOperation, check_fill, check_int, check_numeric_dtype, check_prob, check_size
+import numpy as np
+
+from mindrecord._ops_base import (TensorOperation, check_fill, check_int, check_numeric_dtype, check_prob, check_size,
+                                  is_pil_image)
 from mindrecord._vision_enums import Border, Inter, choice, interp
 
 _INT32_MAX = 2 ** 31 - 1
@@ -66,6 +69,29 @@ class RandomGrayscale(TensorOperation):
 
     def __init__(self, prob: float = 0.1) -> None:
         super().__init__("RandomGrayscale", prob=check_prob(prob, "RandomGrayscale"))
+
+
+class ToPIL(TensorOperation):
+    """MindSpore's ToPIL: called by hand, a decoded numpy image becomes a PIL
+    image (`PIL.Image.fromarray`'s mode for its dtype; a PIL image is
+    returned as is). In a pipeline, where every op takes arrays, the image
+    passes on unchanged after a check that it is an HW or HWC image."""
+
+    def __init__(self) -> None:
+        super().__init__("ToPIL")
+
+    def __call__(self, *values: object, seed: int | None = None) -> object:
+        if len(values) != 1:
+            raise TypeError("ToPIL takes one image, got %d values" % len(values))
+        img = values[0]
+        if is_pil_image(img):
+            return img
+        if not isinstance(img, np.ndarray):
+            raise TypeError("ToPIL: the input image should be of type numpy.ndarray or PIL.Image.Image, got %s"
+                            % type(img).__name__)
+        super().__call__(img, seed=seed)  # the pipeline's check
+        from PIL import Image
+        return Image.fromarray(img)
 
 
 class Erase(TensorOperation):

@@ -132,7 +132,7 @@ from mindrecord._vision_geometry import (Affine, CutOut, GaussianBlur, Pad, Rand
 from mindrecord._vision_policy import (AutoAugment, CutMixBatch, MixUp, MixUpBatch, RandAugment,  # noqa: E402
                                        RandomSelectSubpolicy, TrivialAugmentWide, UniformAugment)
 from mindrecord._vision_simple import (Crop, Erase, HorizontalFlip, PadToSize, RandomGrayscale,  # noqa: E402
-                                      RandomResize, ResizedCrop, ToType, VerticalFlip)
+                                      RandomResize, ResizedCrop, ToPIL, ToType, VerticalFlip)
 from mindrecord._vision_pixel import (HsvToRgb, LinearTransformation, NormalizePad, RandomColor,  # noqa: E402
                                       RandomLighting, RgbToHsv)
 from mindrecord._vision_perspective import Perspective, RandomPerspective  # noqa: E402
@@ -158,6 +158,6 @@ __all__ = [
     "ToType", "PadToSize", "RandomResize", "RgbToHsv", "HsvToRgb", "LinearTransformation", "RandomColor",
     "RandomLighting", "NormalizePad", "RandomResizedCropWithBBox", "RandomResizeWithBBox", "TrivialAugmentWide", "MixUp",
     "ImageReadMode", "read_file", "read_image", "write_file", "write_jpeg", "write_png", "encode_jpeg", "encode_png",
-    "get_image_num_channels", "get_image_size", "Perspective", "RandomPerspective", "FiveCrop", "TenCrop",
+    "get_image_num_channels", "get_image_size", "ToPIL", "Perspective", "RandomPerspective", "FiveCrop", "TenCrop",
     "SlicePatches",
 ]

@@ -200,3 +200,32 @@ def test_random_resize_uses_each_interpolation():
     assert vision.RandomResize(24)(IMG, seed=1).shape == (24, 32, 3)
     with pytest.raises(ValueError, match="RandomResize: size"):
         vision.RandomResize(0)
+
+
+def test_to_pil_eagerly_and_in_a_pipeline(tmp_path):
+    # By hand: PIL.Image.fromarray's image (mode from the dtype); PIL images pass.
+    pil = vision.ToPIL()(IMG)
+    assert isinstance(pil, Image.Image) and pil.mode == "RGB" and pil.size == (64, 48)
+    np.testing.assert_array_equal(np.asarray(pil), IMG)
+    assert vision.ToPIL()(IMG[:, :, 0]).mode == "L"
+    assert vision.ToPIL()(pil) is pil
+    with pytest.raises(TypeError, match="ToPIL.*numpy.ndarray or PIL"):
+        vision.ToPIL()(IMG.tolist())
+    with pytest.raises(Exception, match="ToPIL: expected a decoded"):
+        vision.ToPIL()(np.zeros((2, 2, 5), np.uint8))
+    # In a pipeline (MindSpore's Compose([ToPIL(), RandomHorizontalFlip(...), ToTensor()])
+    # pattern): the ops after it take the image as an array.
+    path = str(tmp_path / "img.mindrecord")
+    w = mindrecord.FileWriter(path)
+    w.add_schema({"image": {"type": "bytes"}})
+    buf = io.BytesIO()
+    Image.fromarray(IMG).save(buf, format="PNG")
+    w.write_raw_data([{"image": buf.getvalue()}])
+    w.commit()
+    ops = [vision.Decode(), vision.ToPIL(), vision.RandomHorizontalFlip(1.0), vision.ToTensor()]
+    (row,) = list(mindrecord.MindDataset(path).map(ops, input_columns="image").create_dict_iterator(output_numpy=True))
+    np.testing.assert_allclose(row["image"], IMG[:, ::-1].transpose(2, 0, 1) / 255.0, atol=1e-6)
+    # Before Decode the column is bytes: an error naming ToPIL, not a silent pass.
+    ds = mindrecord.MindDataset(path).map([vision.ToPIL()], input_columns="image")
+    with pytest.raises(Exception, match="ToPIL"):
+        list(ds.create_dict_iterator(output_numpy=True))

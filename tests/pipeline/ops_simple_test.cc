@@ -199,5 +199,15 @@ TEST(OpsSimpleTest, RandomResizeDrawsAMode) {
   EXPECT_TRUE(Rejected({{"op", "RandomResize"}, {"size", 5}, {"interpolation", "nearest"}}));
 }
 
+TEST(OpsSimpleTest, ToPilPassesImagesOnAndRefusesOthers) {
+  cv::Mat m = SyntheticRgb(4, 5);
+  EXPECT_TRUE(SameBytes(RunOp(*Op({{"op", "ToPIL"}}), MatToTensor(m)), MatToTensor(m)));
+  EXPECT_EQ(RunOp(*Op({{"op", "ToPIL"}}), Tensor::Make(TensorType::kFloat32, {3, 2})).shape(), (Shape{3, 2}));
+  for (const Tensor& bad : {Tensor::FromString(TensorType::kBytes, "\xff\xd8"), Tensor::Make(TensorType::kUInt8, {2, 2, 5}),
+                            Tensor::Make(TensorType::kUInt8, {1, 2, 2, 3}), Tensor::Make(TensorType::kUInt8, {4})})
+    EXPECT_FALSE(ApplyStatus({{"op", "ToPIL"}}, bad).ok()) << bad.DebugString();
+  EXPECT_TRUE(Rejected({{"op", "ToPIL"}, {"mode", "RGB"}}));
+}
+
 }  // namespace
 }  // namespace mindrecord
