@@ -89,7 +89,9 @@ void NormalizeStreamed(const T* src, float* dst, int64_t pixels, int c, bool chw
 
 Result<std::unique_ptr<TensorOp>> MakeNormalize(const nlohmann::json& spec, bool chw) {
   const std::string op = chw ? "NormalizeHWC2CHW" : "Normalize";
-  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"mean", "std"}));
+  if (chw) MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"mean", "std"}));
+  else MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"mean", "std", "is_hwc"}));
+  MR_ASSIGN_OR_RETURN(bool is_hwc, GetBool(spec, op, "is_hwc", true));
   if (!spec.contains("mean") || !spec.contains("std"))
     return Status::InvalidArgument(op + ": parameters 'mean' and 'std' are required");
   MR_ASSIGN_OR_RETURN(std::vector<double> mean, GetNumbers(spec, op, "mean", {}));
@@ -98,7 +100,7 @@ Result<std::unique_ptr<TensorOp>> MakeNormalize(const nlohmann::json& spec, bool
     return Status::InvalidArgument(op + ": 'mean' and 'std' must have the same length (1 to 4)");
   for (double s : stdv)
     if (!(s > 0)) return Status::InvalidArgument(op + ": parameter 'std' values must be > 0");
-  return std::unique_ptr<TensorOp>(new NormalizeOp(std::move(mean), std::move(stdv), chw));
+  return std::unique_ptr<TensorOp>(new NormalizeOp(std::move(mean), std::move(stdv), chw, !is_hwc));
 }
 
 }  // namespace
@@ -117,6 +119,7 @@ Result<Tensor> NormalizeOp::ApplyInto(Tensor input, std::mt19937_64& /*rng*/, co
 
 Result<Tensor> NormalizeOp::Run(const Tensor& input, const OutputSlot* slot) const {
   const std::string op = name();
+  if (planar_in_) return RunPlanar(input);
   MR_ASSIGN_OR_RETURN(ImageDims d, CheckImage(input, op, true));
   if (chw_ && !d.has_channel_dim)
     return Status::InvalidArgument(op + ": expected a 3-D [H, W, C] image, got " + input.DebugString());
@@ -144,6 +147,33 @@ Result<Tensor> NormalizeOp::Run(const Tensor& input, const OutputSlot* slot) con
   else if (chw_) NormalizePlanarLoop(input.data_as<float>(), dst, pixels, d.c, mean, inv);
   else if (u8) NormalizeLoop(input.data_as<uint8_t>(), dst, pixels, d.c, mean, inv);
   else NormalizeLoop(input.data_as<float>(), dst, pixels, d.c, mean, inv);
+  return out;
+}
+
+// [C, H, W] in (uint8 or float32, C in 1..4), float32 [C, H, W] out.
+Result<Tensor> NormalizeOp::RunPlanar(const Tensor& input) const {
+  const std::string op = name();
+  const auto& s = input.shape();
+  const bool type_ok = input.type() == TensorType::kUInt8 || input.type() == TensorType::kFloat32;
+  if (!input.defined() || !type_ok || s.size() != 3 || s[0] < 1 || s[0] > 4 || s[1] < 1 || s[2] < 1)
+    return Status::InvalidArgument(op + ": is_hwc=False expects a uint8 or float32 [C, H, W] image (1 to 4 " +
+                                   "channels), got " + input.DebugString());
+  const int c = static_cast<int>(s[0]);
+  if (mean_.size() != 1 && static_cast<int>(mean_.size()) != c)
+    return Status::InvalidArgument(op + ": " + std::to_string(mean_.size()) + " mean/std values for an image with " +
+                                   std::to_string(c) + " channels " + input.DebugString());
+  Tensor out = Tensor::Make(TensorType::kFloat32, input.shape());
+  float* dst = out.mutable_data_as<float>();
+  const int64_t plane = s[1] * s[2];
+  for (int k = 0; k < c; ++k) {
+    const size_t i = mean_.size() == 1 ? 0 : k;
+    const float mean = static_cast<float>(mean_[i]), inv = static_cast<float>(1.0 / std_[i]);
+    float* out_plane = dst + k * plane;
+    if (input.type() == TensorType::kUInt8)
+      NormalizeLoop(input.data_as<uint8_t>() + k * plane, out_plane, plane, 1, &mean, &inv);
+    else
+      NormalizeLoop(input.data_as<float>() + k * plane, out_plane, plane, 1, &mean, &inv);
+  }
   return out;
 }
 

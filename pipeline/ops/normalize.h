@@ -13,6 +13,8 @@ namespace mindrecord::ops {
 // Values apply to the raw pixel range (MindSpore convention: for uint8 input
 // use e.g. mean [123.675, 116.28, 103.53], std [58.395, 57.12, 57.375]).
 // One value broadcasts to all channels; otherwise the count must equal C.
+// "is_hwc": false (MindSpore's argument) takes a [C, H, W] image and gives
+// float32 [C, H, W], plane by plane.
 // Thread safety: immutable; Apply is safe from many threads.
 //
 // {"op":"NormalizeHWC2CHW", same parameters} is Normalize then HWC2CHW in one
@@ -22,18 +24,24 @@ class NormalizeOp : public TensorOp {
  public:
   static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
   static Result<std::unique_ptr<TensorOp>> MakeHWC2CHW(const nlohmann::json& spec);
-  NormalizeOp(std::vector<double> mean, std::vector<double> std, bool chw = false)
-      : mean_(std::move(mean)), std_(std::move(std)), chw_(chw) {}
+  NormalizeOp(std::vector<double> mean, std::vector<double> std, bool chw = false, bool planar_in = false)
+      : mean_(std::move(mean)), std_(std::move(std)), chw_(chw), planar_in_(planar_in) {}
   std::string name() const override { return chw_ ? "NormalizeHWC2CHW" : "Normalize"; }
-  nlohmann::json ToJson() const override { return {{"op", name()}, {"mean", mean_}, {"std", std_}}; }
+  nlohmann::json ToJson() const override {
+    nlohmann::json j = {{"op", name()}, {"mean", mean_}, {"std", std_}};
+    if (planar_in_) j["is_hwc"] = false;
+    return j;
+  }
   Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
   Result<Tensor> ApplyInto(Tensor input, std::mt19937_64& rng, const OutputSlot& slot) const override;
 
  private:
   Result<Tensor> Run(const Tensor& input, const OutputSlot* slot) const;
+  Result<Tensor> RunPlanar(const Tensor& input) const;
   std::vector<double> mean_;
   std::vector<double> std_;
-  bool chw_;  // output planar [C, H, W]
+  bool chw_;        // output planar [C, H, W]
+  bool planar_in_;  // "is_hwc": false: input and output [C, H, W] (MindSpore's is_hwc)
 };
 
 // {"op":"ToTensor","output_type":"float32"}: MindSpore's vision.ToTensor: an

@@ -9,24 +9,16 @@ MindSpore 2.x; see python/README.md for the list and the differences.
 Thread safety: op objects are immutable values.
 """
 from mindrecord._ops_base import TensorOperation, to_specs  # noqa: F401  (to_specs: used by dataset, torch)
+from mindrecord._ops_base import (check_fill, check_int, check_numbers, check_padding, check_prob, check_range,
+                                  check_size)
 from mindrecord._vision_enums import (AutoAugmentPolicy, Border, ConvertMode, ImageBatchFormat, Inter, SliceMode,
                                      interp as _interp)
 
 
-def _size(size, name="size"):
-    if isinstance(size, int) and not isinstance(size, bool):
-        if size <= 0:
-            raise ValueError("%s must be > 0" % name)
-        return size
-    if isinstance(size, (list, tuple)) and len(size) == 2 and all(isinstance(s, int) and s > 0 for s in size):
-        return list(size)
-    raise ValueError("%s must be an int or (height, width), got %r" % (name, size))
-
-
-def _pair(value, name):
-    if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise ValueError("%s must be a (min, max) pair, got %r" % (name, value))
-    return [float(value[0]), float(value[1])]
+def _check_bool(value, op, name):
+    if not isinstance(value, bool):
+        raise TypeError("%s: %s must be a bool, got %r" % (op, name, value))
+    return value
 
 
 class Decode(TensorOperation):
@@ -35,11 +27,11 @@ class Decode(TensorOperation):
     scale no smaller than the target (faster when a resize follows)."""
 
     def __init__(self, to_pil: bool = False, target_size: int | list[int] | None = None) -> None:
-        if to_pil:
+        if _check_bool(to_pil, "Decode", "to_pil"):
             raise ValueError("Decode(to_pil=True) is not supported: images are decoded in C++")
         params = {}
         if target_size is not None:
-            params["target_size"] = _size(target_size, "target_size")
+            params["target_size"] = check_size(target_size, "Decode", "target_size")
         super().__init__("Decode", **params)
 
 
@@ -47,12 +39,12 @@ class Resize(TensorOperation):
     """Resizes to (h, w), or the shorter side to an int size keeping the aspect ratio."""
 
     def __init__(self, size: int | list[int], interpolation: str = Inter.BILINEAR) -> None:
-        super().__init__("Resize", size=_size(size), interpolation=_interp(interpolation))
+        super().__init__("Resize", size=check_size(size, "Resize"), interpolation=_interp(interpolation, "Resize"))
 
 
 class CenterCrop(TensorOperation):
     def __init__(self, size: int | list[int]) -> None:
-        super().__init__("CenterCrop", size=_size(size))
+        super().__init__("CenterCrop", size=check_size(size, "CenterCrop"))
 
 
 class RandomCrop(TensorOperation):
@@ -60,34 +52,49 @@ class RandomCrop(TensorOperation):
 
     def __init__(self, size: int | list[int], padding: int | list[int] | None = None, pad_if_needed: bool = False,
                  fill_value: int | list[int] = 0, padding_mode: str = "constant") -> None:
-        params = {"size": _size(size), "pad_if_needed": bool(pad_if_needed), "fill": fill_value,
+        op = "RandomCrop"
+        params = {"size": check_size(size, op), "pad_if_needed": _check_bool(pad_if_needed, op, "pad_if_needed"),
+                  "fill": check_fill(fill_value, op),
                   "padding_mode": str(getattr(padding_mode, "name", padding_mode)).lower()}
+        if params["padding_mode"] not in ("constant", "edge", "reflect", "symmetric"):
+            raise TypeError("%s: padding_mode must be a Border, got %r" % (op, padding_mode))
         if padding is not None:
-            params["padding"] = list(padding) if isinstance(padding, (list, tuple)) else int(padding)
-        super().__init__("RandomCrop", **params)
+            params["padding"] = check_padding(padding, op)
+        super().__init__(op, **params)
 
 
 class RandomResizedCrop(TensorOperation):
     def __init__(self, size: int | list[int], scale: tuple[float, float] = (0.08, 1.0),
                  ratio: tuple[float, float] = (3.0 / 4.0, 4.0 / 3.0), interpolation: str = Inter.BILINEAR,
                  max_attempts: int = 10) -> None:
-        super().__init__("RandomResizedCrop", size=_size(size), scale=_pair(scale, "scale"),
-                         ratio=_pair(ratio, "ratio"), interpolation=_interp(interpolation),
-                         attempts=int(max_attempts))
+        op = "RandomResizedCrop"
+        ratio = check_range(ratio, op, "ratio", 0.0)
+        if ratio[0] <= 0:
+            raise ValueError("%s: ratio must be positive, got %r" % (op, ratio))
+        super().__init__(op, size=check_size(size, op), scale=check_range(scale, op, "scale", 0.0), ratio=ratio,
+                         interpolation=_interp(interpolation, op), attempts=check_int(max_attempts, op, "max_attempts", 1))
 
 
 class RandomHorizontalFlip(TensorOperation):
     def __init__(self, prob: float = 0.5) -> None:
-        if not 0.0 <= float(prob) <= 1.0:
-            raise ValueError("prob must be in [0, 1], got %r" % (prob,))
-        super().__init__("RandomHorizontalFlip", p=float(prob))
+        super().__init__("RandomHorizontalFlip", p=check_prob(prob, "RandomHorizontalFlip"))
 
 
 class Normalize(TensorOperation):
-    """(x - mean) / std per channel on uint8 HWC input -> float32."""
+    """(x - mean) / std per channel -> float32: an HWC (or HW) image, or with
+    is_hwc=False a CHW one (MindSpore's argument). mean in [0, 255], std in
+    (0, 255], one value or one per channel."""
 
-    def __init__(self, mean: list[float], std: list[float]) -> None:
-        super().__init__("Normalize", mean=[float(m) for m in mean], std=[float(s) for s in std])
+    def __init__(self, mean: list[float], std: list[float], is_hwc: bool = True) -> None:
+        op = "Normalize"
+        mean = check_numbers(mean, op, "mean", (1, 2, 3, 4), 0.0, 255.0)
+        std = check_numbers(std, op, "std", (1, 2, 3, 4), 0.0, 255.0)
+        if len(mean) != len(std):
+            raise ValueError("%s: mean and std must have the same length, got %d and %d" % (op, len(mean), len(std)))
+        if min(std) <= 0:
+            raise ValueError("%s: std values must be in (0, 255], got %r" % (op, std))
+        params = {} if _check_bool(is_hwc, op, "is_hwc") else {"is_hwc": False}
+        super().__init__(op, mean=mean, std=std, **params)
 
 
 class HWC2CHW(TensorOperation):

@@ -478,3 +478,49 @@ def test_mindspore_eager_examples():
                vision.BoundingBoxAugment(vision.RandomRotation(degrees=90), 1.0)):
         img, box = op(data, bboxes)
         assert img.ndim == 3 and box.shape[1] == 4 and box.dtype == np.float32, op
+
+
+def test_normalize_is_hwc_false_takes_chw_images(tmp_path):
+    img = natural(12, 10)
+    mean, std = [10.0, 120.0, 240.0], [2.0, 30.0, 60.0]
+    want = (chw(img).numpy().astype(np.float32) - np.float32(mean)[:, None, None]) / np.float32(std)[:, None, None]
+    np.testing.assert_allclose(vision.Normalize(mean, std, is_hwc=False)(np.ascontiguousarray(chw(img).numpy())),
+                               want, rtol=1e-6, atol=1e-5)
+    # The same values as HWC Normalize then HWC2CHW, in a pipeline after HWC2CHW.
+    path = str(tmp_path / "img.mindrecord")
+    w = mindrecord.FileWriter(path)
+    w.add_schema({"image": {"type": "bytes"}})
+    buf = io.BytesIO()
+    Image.fromarray(img).save(buf, format="PNG")
+    w.write_raw_data([{"image": buf.getvalue()}])
+    w.commit()
+    ops = [vision.Decode(), vision.HWC2CHW(), vision.Normalize(mean, std, is_hwc=False)]
+    (row,) = list(mindrecord.MindDataset(path).map(ops, input_columns="image").create_dict_iterator(output_numpy=True))
+    np.testing.assert_allclose(row["image"], want, rtol=1e-6, atol=1e-5)
+    with pytest.raises(Exception, match="Normalize: is_hwc=False expects"):
+        vision.Normalize(mean, std, is_hwc=False)(img[:, :, :1].repeat(5, axis=2))
+
+
+@pytest.mark.parametrize("make, error", [
+    (lambda: vision.Normalize([1.0, 2.0, 3.0], [1.0, 2.0]), ValueError),
+    (lambda: vision.Normalize([1.0], [0.0]), ValueError),
+    (lambda: vision.Normalize([300.0], [1.0]), ValueError),
+    (lambda: vision.Normalize([1.0], [1.0], is_hwc=1), TypeError),
+    (lambda: vision.RandomResizedCrop(8, max_attempts=2.7), TypeError),
+    (lambda: vision.RandomResizedCrop(8, scale=(0.9, 0.1)), ValueError),
+    (lambda: vision.RandomResizedCrop(8, ratio=(0.0, 1.0)), ValueError),
+    (lambda: vision.RandomHorizontalFlip("0.5"), TypeError),
+    (lambda: vision.RandomHorizontalFlip(1.5), ValueError),
+    (lambda: vision.RandomCrop(4, pad_if_needed=1), TypeError),
+    (lambda: vision.RandomCrop(4, padding=-1), ValueError),
+    (lambda: vision.RandomCrop(4, fill_value=256), ValueError),
+    (lambda: vision.RandomCrop(4, padding_mode="wrap"), TypeError),
+    (lambda: vision.Resize(0), ValueError),
+    (lambda: vision.Resize(4.5), TypeError),
+    (lambda: vision.CenterCrop((4, "4")), TypeError),
+    (lambda: vision.Decode(to_pil=1), TypeError),
+])
+def test_basic_ops_check_arguments_as_mindspore(make, error):
+    # MindSpore's validators: a wrong type is a TypeError, a value out of range a ValueError.
+    with pytest.raises(error):
+        make()

@@ -227,6 +227,26 @@ TEST(OpsLayoutTest, NormalizeIntoALargeSlotIsExactlyApply) {
   }
 }
 
+// MindSpore's is_hwc=False: a [C, H, W] image normalized plane by plane; such
+// a Normalize is never fused with an HWC2CHW after it.
+TEST(OpsLayoutTest, NormalizePlanarInput) {
+  const int c = 3, h = 4, w = 5;
+  Tensor in = Tensor::Make(TensorType::kUInt8, {c, h, w});
+  for (size_t i = 0; i < in.size_bytes(); ++i) in.MutableData()[i] = static_cast<uint8_t>(i * 13 + 5);
+  const nlohmann::json spec = {{"op", "Normalize"}, {"mean", {1.0, 2.0, 3.0}}, {"std", {2.0, 4.0, 8.0}}, {"is_hwc", false}};
+  EXPECT_EQ(Op(spec)->ToJson(), spec);
+  Tensor out = RunOp(*Op(spec), in);
+  ASSERT_EQ(out.shape(), (Shape{c, h, w}));
+  const double mean[] = {1, 2, 3}, stdv[] = {2, 4, 8};
+  for (int k = 0; k < c; ++k)
+    for (int i = 0; i < h * w; ++i)
+      ASSERT_NEAR(out.data_as<float>()[k * h * w + i], (in.data()[k * h * w + i] - mean[k]) / stdv[k], 1e-5);
+  std::mt19937_64 rng(0);
+  EXPECT_FALSE(Op(spec)->Apply(Tensor::Make(TensorType::kUInt8, {h, w, c + 2}), rng).ok());  // 5 "channels"
+  EXPECT_EQ(FuseOps({spec, {{"op", "HWC2CHW"}}}).front(), spec);
+  EXPECT_FALSE(MakeOp({{"op", "NormalizeHWC2CHW"}, {"mean", {1.0}}, {"std", {1.0}}, {"is_hwc", false}}).ok());
+}
+
 TEST(OpsLayoutTest, MakeOpToJsonRoundTrip) {
   const std::vector<nlohmann::json> specs = {
       {{"op", "Decode"}},
