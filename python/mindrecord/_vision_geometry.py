@@ -170,8 +170,8 @@ class RandomCropDecodeResize(TensorOperation):
         op = "RandomCropDecodeResize"
         scale = check_range(scale, op, "scale", 0.0)
         ratio = check_range(ratio, op, "ratio", 0.0)
-        if scale[0] == 0 or ratio[0] == 0:
-            raise ValueError("%s: scale and ratio must be > 0, got %r, %r" % (op, scale, ratio))
+        if ratio[0] == 0:  # scale may start at 0, as MindSpore's check_random_resize_crop allows
+            raise ValueError("%s: ratio must be positive, got %r" % (op, ratio))
         super().__init__(op, size=check_size(size, op), scale=scale, ratio=ratio,
                          interpolation=interp(interpolation, op), attempts=check_int(max_attempts, op,
                                                                                      "max_attempts", 1, 1000))

@@ -72,7 +72,8 @@ class RandomResizedCrop(TensorOperation):
         if ratio[0] <= 0:
             raise ValueError("%s: ratio must be positive, got %r" % (op, ratio))
         super().__init__(op, size=check_size(size, op), scale=check_range(scale, op, "scale", 0.0), ratio=ratio,
-                         interpolation=_interp(interpolation, op), attempts=check_int(max_attempts, op, "max_attempts", 1))
+                         interpolation=_interp(interpolation, op),
+                         attempts=check_int(max_attempts, op, "max_attempts", 1, 1000))
 
 
 class RandomHorizontalFlip(TensorOperation):
@@ -163,7 +164,8 @@ __all__ = [
     "RandomEqualize", "RandomInvert", "RandomPosterize", "RandomSolarize", "RandomSharpness",
     "RandomAdjustSharpness", "HorizontalFlip", "VerticalFlip", "Crop", "ResizedCrop", "RandomGrayscale", "Erase",
     "ToType", "PadToSize", "RandomResize", "RgbToHsv", "HsvToRgb", "LinearTransformation", "RandomColor",
-    "RandomLighting", "NormalizePad", "RandomResizedCropWithBBox", "RandomResizeWithBBox", "TrivialAugmentWide", "MixUp",
+    "RandomLighting", "NormalizePad", "RandomResizedCropWithBBox", "RandomResizeWithBBox", "TrivialAugmentWide",
+    "MixUp",
     "ImageReadMode", "read_file", "read_image", "write_file", "write_jpeg", "write_png", "encode_jpeg", "encode_png",
     "get_image_num_channels", "get_image_size", "ToPIL", "Perspective", "RandomPerspective", "FiveCrop", "TenCrop",
     "SlicePatches",
