@@ -82,8 +82,11 @@ def interp(interpolation, op=None, name="interpolation"):
     value = str(getattr(interpolation, "name", interpolation)).lower()
     value = {"linear": "bilinear", "cubic": "bicubic"}.get(value, value)
     if value not in _INTERPOLATIONS:
-        raise ValueError("%s%s must be one of Inter.NEAREST, Inter.BILINEAR, Inter.BICUBIC, Inter.AREA, got %r"
-                         % (op + ": " if op else "", name, interpolation))
+        # As MindSpore's validators: a value that is no Inter mode at all is a
+        # TypeError; its PIL-only modes, which we do not implement, a ValueError.
+        error = ValueError if value in (Inter.PILCUBIC, Inter.ANTIALIAS) else TypeError
+        raise error("%s%s must be one of Inter.NEAREST, Inter.BILINEAR, Inter.BICUBIC, Inter.AREA, got %r"
+                    % (op + ": " if op else "", name, interpolation))
     return value
 
 

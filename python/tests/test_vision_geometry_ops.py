@@ -188,7 +188,7 @@ def test_random_affine_argument_errors_name_op_and_argument():
         vision.RandomAffine(0, shear=(1, 2, 3))
     with pytest.raises(ValueError, match="RandomAffine: shear"):
         vision.RandomAffine(0, shear=(0, 1, 5, 2))
-    with pytest.raises(ValueError, match="RandomAffine: resample"):
+    with pytest.raises(TypeError, match="RandomAffine: resample"):
         vision.RandomAffine(0, resample="lanczos")
     with pytest.raises(ValueError, match="RandomAffine: fill_value"):
         vision.RandomAffine(0, fill_value=-1)

@@ -439,7 +439,7 @@ def test_wrong_types_name_op_and_argument():
         vision.Rescale("a", 0)
     with pytest.raises(ValueError, match="RandomCropWithBBox: size"):
         vision.RandomCropWithBBox(0)
-    with pytest.raises(ValueError, match="interpolation"):
+    with pytest.raises(TypeError, match="interpolation"):
         vision.ResizeWithBBox(8, "lanczos")
 
 

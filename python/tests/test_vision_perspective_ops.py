@@ -101,7 +101,7 @@ def test_perspective_argument_errors():
         vision.Perspective(SQUARE, QUAD[:2] + [[2 ** 31, 0]] + QUAD[3:])
     with pytest.raises(ValueError, match="Perspective: three of start_points are collinear"):
         vision.Perspective([[0, 0], [5, 0], [9, 0], [0, 9]], QUAD)
-    with pytest.raises(ValueError, match="Perspective: interpolation"):
+    with pytest.raises(TypeError, match="Perspective: interpolation"):
         vision.Perspective(SQUARE, QUAD, "lanczos")
     with pytest.raises(ValueError, match="Perspective"):
         vision.Perspective(SQUARE, QUAD, Inter.PILCUBIC)

@@ -88,7 +88,7 @@ def test_resized_crop_errors():
         vision.ResizedCrop(0, 0, 0, 3, 8)
     with pytest.raises(TypeError, match="ResizedCrop: width"):
         vision.ResizedCrop(0, 0, 3, 3.0, 8)
-    with pytest.raises(ValueError, match="ResizedCrop: interpolation"):
+    with pytest.raises(TypeError, match="ResizedCrop: interpolation"):
         vision.ResizedCrop(0, 0, 3, 3, 8, "lanczos")
 
 
