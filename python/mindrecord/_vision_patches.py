@@ -16,13 +16,16 @@ import numbers
 from mindrecord._ops_base import TensorOperation, call_on_pil, check_int, is_pil_image
 from mindrecord._vision_enums import SliceMode
 
-_MAX_CROP = 16777216  # MindSpore's check_crop_size bound
+# MindSpore's check_crop_size allows 2^24; the pipeline's size parameters stop
+# at 2^20 (no image here is wider: the pixel limit), so the op refuses larger
+# sizes when made rather than when it runs.
+_MAX_CROP = 2 ** 20
 _INT32_MAX = 2 ** 31 - 1
 
 
 def _crop_size(size, op):
     """MindSpore's check_crop_size: an int or (height, width), each in
-    [1, 16777216]; TypeError for another type, ValueError out of range."""
+    [1, 2^20] (MindSpore: 2^24); TypeError for another type, ValueError out of range."""
     if isinstance(size, numbers.Integral) and not isinstance(size, bool):
         return check_int(size, op, "size", 1, _MAX_CROP)
     if isinstance(size, (list, tuple)) and len(size) == 2:
