@@ -31,6 +31,8 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(const Plan& plan, const Pipelin
   return p;
 }
 
+bool Pipeline::OnOwnThread() const { return runtime_ && runtime_->OnWorkerThread(); }
+
 Pipeline::~Pipeline() {
   if (::getpid() != opener_pid_) {
     // A forked copy: its threads, and the locks they may have held at the

@@ -59,6 +59,10 @@ class Pipeline {
   PipelineState state() const;
   PipelineStats stats() const;
   const Plan& plan() const { return plan_; }
+  // True on one of the pipeline's own worker threads (e.g. inside a Python
+  // callable of one of its maps): there the pipeline cannot be destroyed,
+  // since destruction joins those threads.
+  bool OnOwnThread() const;
 
  private:
   Pipeline() = default;

@@ -140,6 +140,13 @@ Runtime::~Runtime() {
   for (auto& t : workers_) t.join();
 }
 
+bool Runtime::OnWorkerThread() const {
+  const auto self = std::this_thread::get_id();
+  for (const auto& t : workers_)
+    if (t.get_id() == self) return true;
+  return false;
+}
+
 Result<uint64_t> Runtime::ClaimEnd(uint64_t epoch) {
   auto it = claim_ends_.find(epoch);
   if (it != claim_ends_.end()) return it->second;

@@ -58,6 +58,10 @@ class Runtime {
   // False at the end of the last epoch. What *out held is released by a
   // worker thread when one is running (see spent_).
   Result<bool> Next(Batch* out);
+  // True on one of this runtime's worker threads (which run the ops, Python
+  // callables included): such a thread must not destroy the runtime, which
+  // joins them.
+  bool OnWorkerThread() const;
   PipelineState state() const;
   PipelineStats stats() const;
   void AddSinkTime(double s);

@@ -1,10 +1,13 @@
 // Pipeline and Convert bindings of mindrecord._core.
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include <pybind11/stl.h>
 
@@ -173,6 +176,19 @@ std::set<PyPipeline*>& LivePipelines() {
   return *s;
 }
 
+// Pipelines being stopped by a thread of their own (PyPipeline::Close on
+// one of their workers). The exit hook waits for them: a worker still in a
+// Python callable must not meet a finalizing interpreter.
+struct StoppingPipelines {
+  std::mutex mu;
+  std::condition_variable cv;
+  int count = 0;
+  static StoppingPipelines& Get() {
+    static auto* s = new StoppingPipelines();
+    return *s;
+  }
+};
+
 // Thread safety: next() is for one thread at a time (the GIL serialises
 // Python callers); state() and stats() may be called at any time.
 class PyPipeline {
@@ -239,6 +255,34 @@ class PyPipeline {
     LivePipelines().erase(this);
     closed_state_ = pipe_->state().ToJson().dump();
     closed_stats_ = pipe_->stats().ToJson().dump();
+    if (pipe_->OnOwnThread()) {
+      // Closed from one of its own workers: a Python callable of this
+      // pipeline let the garbage collector collect the iterator that owned
+      // it. That thread cannot join itself, so another thread stops the
+      // pipeline once the callable has returned. It keeps the batch
+      // allocator alive until then, and drops it under the GIL if Python
+      // still runs (else it is left, as at exit).
+      PyObject* alloc = alloc_.inc_ref().ptr();
+      auto& stopping = StoppingPipelines::Get();
+      {
+        std::lock_guard<std::mutex> lock(stopping.mu);
+        ++stopping.count;
+      }
+      std::thread([pipe = std::move(pipe_), b = std::move(b_), alloc, &stopping]() mutable {
+        pipe.reset();
+        b = Batch();
+        if (Py_IsInitialized() && !_Py_IsFinalizing()) {
+          py::gil_scoped_acquire gil;
+          Py_DECREF(alloc);
+        }
+        {
+          std::lock_guard<std::mutex> lock(stopping.mu);
+          --stopping.count;
+        }
+        stopping.cv.notify_all();
+      }).detach();
+      return;
+    }
     py::gil_scoped_release nogil;
     pipe_.reset();
     b_ = Batch();
@@ -377,6 +421,10 @@ py::dict Convert(const std::string& source, const std::string& input, const std:
 void BindPipeline(py::module_& m) {
   py::module_::import("atexit").attr("register")(py::cpp_function([] {
     while (!LivePipelines().empty()) (*LivePipelines().begin())->Close();
+    auto& stopping = StoppingPipelines::Get();
+    py::gil_scoped_release nogil;  // their workers may be waiting for it
+    std::unique_lock<std::mutex> lock(stopping.mu);
+    stopping.cv.wait(lock, [&] { return stopping.count == 0; });
   }));
   py::class_<PyPipeline>(m, "Pipeline")
       .def(py::init<const std::string&, const std::optional<std::string>&, py::object, const std::string&, bool>(),

@@ -51,3 +51,46 @@ def test_pipeline_and_reads_release_the_gil(tmp_path):
     pause, secs, rows = longest_pause_during(lambda: reader.read(0, 40000))
     assert len(rows) == 40000
     assert pause < 0.8 * secs, (pause, secs)  # only the final dict building holds the GIL
+
+
+_COLLECTED_ON_ITS_OWN_WORKER = r'''
+import gc, sys, threading
+import mindrecord
+path = sys.argv[1]
+w = mindrecord.FileWriter(path)
+w.add_schema({"id": {"type": "int64"}})
+w.write_raw_data([{"id": i} for i in range(64)])
+w.commit()
+garbage, collected = threading.Event(), threading.Event()
+
+def f(x):
+    if int(x) == 1:  # a worker runs this while the main thread holds row 0
+        garbage.wait(30)
+        gc.collect()  # finds the abandoned iterator of this very pipeline
+        collected.set()
+    return x
+
+gc.disable()  # only the worker's explicit collection may find it
+it = mindrecord.MindDataset(path, shuffle=False, num_parallel_workers=1).map(
+    f, input_columns="id").create_dict_iterator(num_epochs=1, output_numpy=True)
+assert int(next(it)["id"]) == 0
+it.cycle = it  # reachable only through a reference cycle: the GC's to free
+del it
+garbage.set()
+assert collected.wait(30)
+print("ok")
+'''
+
+
+def test_an_iterator_collected_on_its_own_worker_thread_stops_its_pipeline(tmp_path):
+    # A map's Python callable can set off a garbage collection that frees the
+    # (abandoned) iterator of the pipeline running the callable. Closing that
+    # pipeline joins its workers, the calling thread among them: that aborted
+    # the process. The pipeline is now stopped by another thread.
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    r = subprocess.run([sys.executable, "-c", _COLLECTED_ON_ITS_OWN_WORKER, str(tmp_path / "c.mindrecord")],
+                       env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", (r.returncode, r.stdout, r.stderr[-2000:])
