@@ -13,15 +13,9 @@ namespace {
 
 using testing::MatToTensor;
 using testing::Op;
+using testing::RunColumns;
 using testing::SameBytes;
 using testing::SyntheticRgb;
-
-std::vector<Tensor> Columns(const TensorOp& op, std::vector<Tensor> in, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto r = op.ApplyColumns(std::move(in), rng);
-  EXPECT_TRUE(r.ok()) << op.name() << ": " << r.status().ToString();
-  return r.ok() ? std::move(r).value() : std::vector<Tensor>{};
-}
 
 // A batch of n distinct images [n, h, w, c] (or [n, c, h, w]) and one-hot int32 labels [n, n].
 std::pair<Tensor, Tensor> MakeBatch(int n, int h, int w, int c) {
@@ -51,7 +45,7 @@ TEST(OpsBatchTest, MixUpBlendsImagesAndLabelsWithOneLambda) {
   double sum = 0, sum2 = 0;
   int runs = 0;
   for (int seed = 0; seed < 600; ++seed) {
-    auto out = Columns(*op, {images, labels}, seed);
+    auto out = RunColumns(*op, {images, labels}, seed);
     ASSERT_EQ(out[1].type(), TensorType::kFloat32);
     // Recover the permutation and lambda from the labels (a row mixed with
     // another class holds lambda at its own class).
@@ -100,7 +94,7 @@ TEST(OpsBatchTest, CutMixPastesABoxAndWeighsLabelsByArea) {
       return t.data()[nchw ? ((i * 3 + c) * h + y) * w + x : ((i * h + y) * w + x) * 3 + c];
     };
     for (int seed = 0; seed < 100; ++seed) {
-      auto out = Columns(*op, {images, labels}, seed);
+      auto out = RunColumns(*op, {images, labels}, seed);
       for (int i = 0; i < n; ++i) {
         auto [own, other] = Mixed(out[1], i, n);
         // The pixels that changed form one box, copied from image `other`.
@@ -125,7 +119,7 @@ TEST(OpsBatchTest, CutMixPastesABoxAndWeighsLabelsByArea) {
       }
     }
     // prob 0: nothing changes (labels become float32).
-    auto none = Columns(*Op({{"op", "CutMixBatch"}, {"image_batch_format", format}, {"prob", 0.0}}), {images, labels}, 1);
+    auto none = RunColumns(*Op({{"op", "CutMixBatch"}, {"image_batch_format", format}, {"prob", 0.0}}), {images, labels}, 1);
     EXPECT_TRUE(SameBytes(none[0], images));
   }
   EXPECT_FALSE(MakeOp({{"op", "CutMixBatch"}}).ok());
@@ -149,14 +143,14 @@ std::vector<float> Row(const Tensor& t, int i) {
 TEST(OpsBBoxTest, FlipsMoveBoxesWithTheImage) {
   Tensor img = MatToTensor(SyntheticRgb(20, 30));
   Tensor boxes = Boxes({{2, 3, 10, 5, 7}, {0, 0, 30, 20, 1}});
-  auto h = Columns(*Op({{"op", "RandomHorizontalFlipWithBBox"}, {"p", 1.0}}), {img, boxes}, 0);
+  auto h = RunColumns(*Op({{"op", "RandomHorizontalFlipWithBBox"}, {"p", 1.0}}), {img, boxes}, 0);
   EXPECT_EQ(Row(h[1], 0), (std::vector<float>{18, 3, 10, 5, 7}));  // x' = W - x - w, extra column kept
   EXPECT_EQ(Row(h[1], 1), (std::vector<float>{0, 0, 30, 20, 1}));
   for (int y = 0; y < 20; ++y)
     for (int x = 0; x < 30; ++x) ASSERT_EQ(h[0].data()[(y * 30 + x) * 3], img.data()[(y * 30 + 29 - x) * 3]);
-  auto v = Columns(*Op({{"op", "RandomVerticalFlipWithBBox"}, {"p", 1.0}}), {img, boxes}, 0);
+  auto v = RunColumns(*Op({{"op", "RandomVerticalFlipWithBBox"}, {"p", 1.0}}), {img, boxes}, 0);
   EXPECT_EQ(Row(v[1], 0), (std::vector<float>{2, 12, 10, 5, 7}));  // y' = H - y - h
-  auto none = Columns(*Op({{"op", "RandomVerticalFlipWithBBox"}, {"p", 0.0}}), {img, boxes}, 0);
+  auto none = RunColumns(*Op({{"op", "RandomVerticalFlipWithBBox"}, {"p", 0.0}}), {img, boxes}, 0);
   EXPECT_TRUE(SameBytes(none[0], img));
   EXPECT_TRUE(SameBytes(none[1], boxes));
   // Boxes outside the image, negative, or of the wrong shape are refused, naming the box.
@@ -172,10 +166,10 @@ TEST(OpsBBoxTest, FlipsMoveBoxesWithTheImage) {
 
 TEST(OpsBBoxTest, ResizeScalesBoxes) {
   Tensor img = MatToTensor(SyntheticRgb(20, 40));
-  auto out = Columns(*Op({{"op", "ResizeWithBBox"}, {"size", {10, 10}}}), {img, Boxes({{4, 2, 20, 10}})}, 0);
+  auto out = RunColumns(*Op({{"op", "ResizeWithBBox"}, {"size", {10, 10}}}), {img, Boxes({{4, 2, 20, 10}})}, 0);
   EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{10, 10, 3}));
   EXPECT_EQ(Row(out[1], 0), (std::vector<float>{1, 1, 5, 5}));
-  auto shorter = Columns(*Op({{"op", "ResizeWithBBox"}, {"size", 10}}), {img, Boxes({{4, 2, 20, 10}})}, 0);
+  auto shorter = RunColumns(*Op({{"op", "ResizeWithBBox"}, {"size", 10}}), {img, Boxes({{4, 2, 20, 10}})}, 0);
   EXPECT_EQ(shorter[0].shape(), (std::vector<int64_t>{10, 20, 3}));
   EXPECT_EQ(Row(shorter[1], 0), (std::vector<float>{2, 1, 10, 5}));
 }
@@ -189,7 +183,7 @@ TEST(OpsBBoxTest, RandomCropKeepsClipsAndDropsBoxes) {
   auto op = Op({{"op", "RandomCropWithBBox"}, {"size", {20, 25}}});
   std::set<std::pair<int, int>> windows;
   for (int seed = 0; seed < 200; ++seed) {
-    auto out = Columns(*op, {img, boxes}, seed);
+    auto out = RunColumns(*op, {img, boxes}, seed);
     ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{20, 25, 3}));
     const int top = out[0].data()[0], left = out[0].data()[1];
     windows.insert({top, left});
@@ -208,9 +202,9 @@ TEST(OpsBBoxTest, RandomCropKeepsClipsAndDropsBoxes) {
   }
   EXPECT_GT(windows.size(), 100u);
   // Padding moves the boxes; pad_if_needed pads a small image up to the crop.
-  auto padded = Columns(*Op({{"op", "RandomCropWithBBox"}, {"size", {46, 56}}, {"padding", 3}}), {img, boxes}, 0);
+  auto padded = RunColumns(*Op({{"op", "RandomCropWithBBox"}, {"size", {46, 56}}, {"padding", 3}}), {img, boxes}, 0);
   EXPECT_EQ(Row(padded[1], 0), (std::vector<float>{8, 8, 10, 10, 1}));
-  auto grown = Columns(*Op({{"op", "RandomCropWithBBox"}, {"size", {44, 50}}, {"pad_if_needed", true}}), {img, boxes}, 0);
+  auto grown = RunColumns(*Op({{"op", "RandomCropWithBBox"}, {"size", {44, 50}}, {"pad_if_needed", true}}), {img, boxes}, 0);
   EXPECT_EQ(grown[0].shape(), (std::vector<int64_t>{44, 50, 3}));
   std::mt19937_64 rng(0);
   auto too_big = Op({{"op", "RandomCropWithBBox"}, {"size", 60}})->ApplyColumns({img, boxes}, rng);
@@ -233,7 +227,7 @@ TEST(OpsBBoxTest, BoundingBoxAugmentTransformsBoxRegions) {
   Tensor img = MatToTensor(SyntheticRgb(30, 40, 2));
   Tensor boxes = Boxes({{3, 4, 10, 6}, {20, 10, 15, 12}});
   auto op = Op({{"op", "BoundingBoxAugment"}, {"transform", {{"op", "RandomVerticalFlip"}, {"p", 1.0}}}, {"ratio", 1.0}});
-  auto out = Columns(*op, {img, boxes}, 0);
+  auto out = RunColumns(*op, {img, boxes}, 0);
   EXPECT_TRUE(SameBytes(out[1], boxes));
   // Reference: each box's region flipped top-bottom in place.
   Tensor want = img;
@@ -244,13 +238,13 @@ TEST(OpsBBoxTest, BoundingBoxAugmentTransformsBoxRegions) {
         std::swap(p[((b[1] + y) * 40 + b[0]) * 3 + x], p[((b[1] + b[3] - 1 - y) * 40 + b[0]) * 3 + x]);
   EXPECT_TRUE(SameBytes(out[0], want));
   // ratio 0: unchanged; ratio 0.5: each box with probability 1/2.
-  EXPECT_TRUE(SameBytes(Columns(*Op({{"op", "BoundingBoxAugment"}, {"transform", {{"op", "RandomVerticalFlip"}, {"p", 1.0}}},
+  EXPECT_TRUE(SameBytes(RunColumns(*Op({{"op", "BoundingBoxAugment"}, {"transform", {{"op", "RandomVerticalFlip"}, {"p", 1.0}}},
                                   {"ratio", 0.0}}),
                               {img, boxes}, 0)[0],
                         img));
   // A transform that changes the size is resized back into the box.
   auto grow = Op({{"op", "BoundingBoxAugment"}, {"transform", {{"op", "Resize"}, {"size", {3, 3}}}}, {"ratio", 1.0}});
-  EXPECT_EQ(Columns(*grow, {img, boxes}, 0)[0].shape(), img.shape());
+  EXPECT_EQ(RunColumns(*grow, {img, boxes}, 0)[0].shape(), img.shape());
   EXPECT_FALSE(MakeOp({{"op", "BoundingBoxAugment"}}).ok());
   EXPECT_FALSE(MakeOp({{"op", "BoundingBoxAugment"}, {"transform", {{"op", "MixUpBatch"}}}}).ok());
   EXPECT_EQ(Op(op->ToJson())->ToJson(), op->ToJson());
@@ -263,10 +257,10 @@ TEST(OpsBBoxTest, ComposeChainsImageAndBoxOps) {
   auto both = Op({{"op", "Compose"}, {"transforms", {hflip, vflip}}});
   ASSERT_EQ(both->num_inputs(), 2);
   Tensor img = MatToTensor(SyntheticRgb(10, 12));
-  auto out = Columns(*both, {img, Boxes({{1, 2, 3, 4}})}, 0);
+  auto out = RunColumns(*both, {img, Boxes({{1, 2, 3, 4}})}, 0);
   EXPECT_EQ(Row(out[1], 0), (std::vector<float>{8, 4, 3, 4}));
   auto maybe = Op({{"op", "RandomApply"}, {"transforms", {hflip}}, {"prob", 1.0}});
-  EXPECT_EQ(Row(Columns(*maybe, {img, Boxes({{1, 2, 3, 4}})}, 0)[1], 0), (std::vector<float>{8, 2, 3, 4}));
+  EXPECT_EQ(Row(RunColumns(*maybe, {img, Boxes({{1, 2, 3, 4}})}, 0)[1], 0), (std::vector<float>{8, 2, 3, 4}));
   auto mixed = MakeOp({{"op", "Compose"}, {"transforms", {hflip, {{"op", "Resize"}, {"size", 4}}}}});
   ASSERT_FALSE(mixed.ok());
   EXPECT_NE(mixed.status().message().find("gives 2 columns but the next transform, Resize, takes 1 column"),

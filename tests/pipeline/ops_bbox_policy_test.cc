@@ -19,17 +19,11 @@ namespace {
 
 using testing::MatToTensor;
 using testing::Op;
+using testing::RunColumns;
 using testing::RunOp;
 using testing::SameBytes;
 using testing::SyntheticRgb;
 using testing::TensorToMat;
-
-std::vector<Tensor> Columns(const TensorOp& op, std::vector<Tensor> in, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto r = op.ApplyColumns(std::move(in), rng);
-  EXPECT_TRUE(r.ok()) << op.name() << ": " << r.status().ToString();
-  return r.ok() ? std::move(r).value() : std::vector<Tensor>{};
-}
 
 Tensor Boxes(const std::vector<std::vector<float>>& rows) {
   const int64_t k = rows.empty() ? 4 : static_cast<int64_t>(rows[0].size());
@@ -56,7 +50,7 @@ TEST(OpsBBoxRandomTest, RandomResizedCropWithBBoxCutsAndScalesBoxes) {
   ASSERT_TRUE(p.ok());
   size_t dropped = 0;
   for (int seed = 0; seed < 100; ++seed) {
-    auto out = Columns(*op, {img, Boxes(boxes)}, seed);
+    auto out = RunColumns(*op, {img, Boxes(boxes)}, seed);
     ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{16, 24, 3}));
     // The window is RandomResizedCrop's for the same seed (its own sampler).
     std::mt19937_64 rng(seed);
@@ -88,7 +82,7 @@ TEST(OpsBBoxRandomTest, RandomResizedCropWithBBoxCutsAndScalesBoxes) {
   }
   EXPECT_GT(dropped, 0u);  // some windows miss a box
   // No boxes at all: an empty [0, 4] result.
-  auto empty = Columns(*op, {img, Boxes({})}, 1);
+  auto empty = RunColumns(*op, {img, Boxes({})}, 1);
   EXPECT_EQ(empty[1].shape(), (std::vector<int64_t>{0, 4}));
   // Bad boxes and parameters are refused, naming the op.
   std::mt19937_64 rng(0);
@@ -116,7 +110,7 @@ TEST(OpsBBoxRandomTest, RandomResizeWithBBoxDrawsTheInterpolation) {
   }
   ASSERT_EQ(by_mode.size(), 4u);
   for (int seed = 0; seed < 40; ++seed) {
-    auto out = Columns(*op, {img, Boxes({{4, 2, 20, 10, 9}})}, seed);
+    auto out = RunColumns(*op, {img, Boxes({{4, 2, 20, 10, 9}})}, seed);
     ASSERT_TRUE(SameBytes(out[0], RunOp(*plain, img, seed)));  // RandomResize's draw
     auto it = by_mode.find(std::string(reinterpret_cast<const char*>(out[0].data()), out[0].size_bytes()));
     ASSERT_NE(it, by_mode.end());
@@ -124,7 +118,7 @@ TEST(OpsBBoxRandomTest, RandomResizeWithBBoxDrawsTheInterpolation) {
     EXPECT_EQ(Rows(out[1])[0], (std::vector<float>{1.6f, 1, 8, 5, 9}));  // x, w * 16/40; y, h * 10/20
   }
   EXPECT_EQ(seen.size(), 4u);
-  auto shorter = Columns(*Op({{"op", "RandomResizeWithBBox"}, {"size", 10}}), {img, Boxes({{4, 2, 20, 10}})}, 0);
+  auto shorter = RunColumns(*Op({{"op", "RandomResizeWithBBox"}, {"size", 10}}), {img, Boxes({{4, 2, 20, 10}})}, 0);
   EXPECT_EQ(shorter[0].shape(), (std::vector<int64_t>{10, 20, 3}));
   EXPECT_EQ(Rows(shorter[1])[0], (std::vector<float>{2, 1, 10, 5}));
   std::mt19937_64 rng(0);
@@ -213,7 +207,7 @@ TEST(OpsBatchTest, MixUpMixesEachImageWithTheNextOne) {
   double sum = 0;
   int count = 0;
   for (int seed = 0; seed < 300; ++seed) {
-    auto out = Columns(*op, {images, labels}, seed);
+    auto out = RunColumns(*op, {images, labels}, seed);
     ASSERT_EQ(out[0].type(), TensorType::kFloat64);
     ASSERT_EQ(out[1].type(), TensorType::kFloat64);
     ASSERT_EQ(out[0].shape(), images.shape());

@@ -104,4 +104,12 @@ inline Tensor RunOp(const TensorOp& op, Tensor in, uint64_t seed = 0) {
   return r.ok() ? std::move(r).value() : Tensor();
 }
 
+// Applies a multi-column op with a fresh rng seeded `seed`, failing the test on error.
+inline std::vector<Tensor> RunColumns(const TensorOp& op, std::vector<Tensor> in, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto r = op.ApplyColumns(std::move(in), rng);
+  EXPECT_TRUE(r.ok()) << op.name() << ": " << r.status().ToString();
+  return r.ok() ? std::move(r).value() : std::vector<Tensor>{};
+}
+
 }  // namespace mindrecord::testing
