@@ -1,8 +1,12 @@
 """Images and comparisons shared by the vision op tests."""
+import io
 import math
 
 import numpy as np
 import torch
+from PIL import Image
+
+import mindrecord
 
 
 def natural(h=48, w=64, seed=0):
@@ -29,3 +33,20 @@ def diff(a, b):
 
 def binomial_ok(hits, n, p):
     return abs(hits / n - p) <= 5 * math.sqrt(p * (1 - p) / n)
+
+
+def png(img):
+    """The PNG bytes of a uint8 image."""
+    buf = io.BytesIO()
+    Image.fromarray(img).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def png_dataset(path, images):
+    """A one-shard dataset at `path`: the images as PNG bytes ("image") with
+    their index ("label", int32). Returns `path`."""
+    w = mindrecord.FileWriter(path)
+    w.add_schema({"image": {"type": "bytes"}, "label": {"type": "int32"}})
+    w.write_raw_data([{"image": png(im), "label": i} for i, im in enumerate(images)])
+    w.commit()
+    return path

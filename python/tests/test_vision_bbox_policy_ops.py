@@ -2,19 +2,16 @@
 MixUp of mindrecord.vision: eagerly against numpy / torchvision references
 written from MindSpore's kernels, their argument checks, and in pipelines
 with several workers."""
-import io
 
 import numpy as np
 import pytest
-import torch
 import torchvision.transforms.functional as F
-from PIL import Image
 from torchvision.transforms import InterpolationMode
 
 import mindrecord
 from mindrecord import transforms, vision
 from mindrecord.vision import Inter
-from image_util import chw, diff, hwc, natural
+from image_util import chw, diff, hwc, natural, png
 
 IMG = natural()
 
@@ -222,12 +219,6 @@ def test_mixup_arguments():
         op(images[:3], np.eye(4))  # a short last batch
     with pytest.raises(ValueError, match="MixUp: labels"):
         op(images, np.arange(4))
-
-
-def png(img):
-    buf = io.BytesIO()
-    Image.fromarray(img).save(buf, format="PNG")
-    return buf.getvalue()
 
 
 @pytest.fixture(scope="module")

@@ -3,19 +3,17 @@ UniformAugment, called as MindSpore's are (eagerly on numpy arrays, and in
 MindDataset.map), each against an independent reference (torchvision's
 functional ops with the same parameters, numpy), within the tolerance stated
 at each check; and their argument checks."""
-import io
 
 import numpy as np
 import pytest
 import torch
 import torchvision.transforms.functional as F
-from PIL import Image
 from torchvision.transforms import InterpolationMode
 
 import mindrecord
 from mindrecord import vision
 from mindrecord.vision import Inter
-from image_util import natural, chw, hwc, binomial_ok
+from image_util import natural, chw, hwc, binomial_ok, png_dataset
 
 
 
@@ -371,18 +369,8 @@ def test_uniform_augment_argument_errors():
 # ---- in a pipeline -----------------------------------------------------------------------------------------------
 
 
-def _png(img):
-    buf = io.BytesIO()
-    Image.fromarray(img).save(buf, format="PNG")
-    return buf.getvalue()
-
-
 def _dataset(tmp_path, n=6):
-    path = str(tmp_path / "geom.mindrecord")
-    w = mindrecord.FileWriter(path)
-    w.add_schema({"image": {"type": "bytes"}, "label": {"type": "int32"}})
-    w.write_raw_data([{"image": _png(natural(40, 52, i)), "label": i} for i in range(n)])
-    w.commit()
+    path = png_dataset(str(tmp_path / "geom.mindrecord"), [natural(40, 52, i) for i in range(n)])
     return path, [natural(40, 52, i) for i in range(n)]
 
 

@@ -14,7 +14,7 @@ from torchvision.transforms import InterpolationMode
 import mindrecord
 from mindrecord import vision
 from mindrecord.vision import Border, ConvertMode, Inter
-from image_util import natural, chw, hwc, diff, binomial_ok
+from image_util import natural, chw, hwc, diff, binomial_ok, png_dataset
 
 
 
@@ -489,13 +489,7 @@ def test_normalize_is_hwc_false_takes_chw_images(tmp_path):
     np.testing.assert_allclose(vision.Normalize(mean, std, is_hwc=False)(np.ascontiguousarray(chw(img).numpy())),
                                want, rtol=1e-6, atol=1e-5)
     # The same values as HWC Normalize then HWC2CHW, in a pipeline after HWC2CHW.
-    path = str(tmp_path / "img.mindrecord")
-    w = mindrecord.FileWriter(path)
-    w.add_schema({"image": {"type": "bytes"}})
-    buf = io.BytesIO()
-    Image.fromarray(img).save(buf, format="PNG")
-    w.write_raw_data([{"image": buf.getvalue()}])
-    w.commit()
+    path = png_dataset(str(tmp_path / "img.mindrecord"), [img])
     ops = [vision.Decode(), vision.HWC2CHW(), vision.Normalize(mean, std, is_hwc=False)]
     (row,) = list(mindrecord.MindDataset(path).map(ops, input_columns="image").create_dict_iterator(output_numpy=True))
     np.testing.assert_allclose(row["image"], want, rtol=1e-6, atol=1e-5)

@@ -3,7 +3,6 @@ ten_crop on PIL images (the functions MindSpore's PIL ops mirror),
 SlicePatches against numpy padding and slicing, their argument errors, and
 the ops in multi-worker pipelines: named output columns, and MindSpore's
 documented `lambda *images: np.stack(...)` after the crops."""
-import io
 
 import numpy as np
 import pytest
@@ -14,7 +13,7 @@ import mindrecord
 from mindrecord import transforms, vision
 from mindrecord.vision import SliceMode
 
-from image_util import natural
+from image_util import natural, png_dataset
 
 IMG = natural(47, 61)  # odd sizes: the centre crop rounds a half
 
@@ -114,17 +113,8 @@ def test_slice_patches_errors():
 
 @pytest.fixture(scope="module")
 def images_path(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("patches") / "img.mindrecord")
-    w = mindrecord.FileWriter(path)
-    w.add_schema({"image": {"type": "bytes"}, "label": {"type": "int32"}})
-
-    def png(im):
-        buf = io.BytesIO()
-        Image.fromarray(im).save(buf, format="PNG")
-        return buf.getvalue()
-    w.write_raw_data([{"image": png(natural(40 + i, 50, i)), "label": i} for i in range(6)])
-    w.commit()
-    return path
+    return png_dataset(str(tmp_path_factory.mktemp("patches") / "img.mindrecord"),
+                       [natural(40 + i, 50, i) for i in range(6)])
 
 
 def rows(path, workers, ops, **kw):

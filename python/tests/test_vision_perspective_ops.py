@@ -2,7 +2,6 @@
 torchvision's perspective; RandomPerspective against PIL's
 Image.transform(PERSPECTIVE) with MindSpore's corner draw (what MindSpore's
 op runs); argument errors; both ops in a multi-worker pipeline."""
-import io
 import itertools
 
 import numpy as np
@@ -16,7 +15,7 @@ import mindrecord
 from mindrecord import vision
 from mindrecord.vision import Inter
 
-from image_util import binomial_ok, natural
+from image_util import binomial_ok, natural, png_dataset
 
 SQUARE = [[0, 0], [63, 0], [63, 47], [0, 47]]
 QUAD = [[3, 2], [60, 0], [63, 44], [1, 47]]
@@ -187,17 +186,8 @@ def test_random_perspective_probability_pil_input_and_errors():
 
 
 def test_perspective_ops_in_a_pipeline(tmp_path):
-    path = str(tmp_path / "img.mindrecord")
-    w = mindrecord.FileWriter(path)
-    w.add_schema({"image": {"type": "bytes"}, "label": {"type": "int32"}})
     imgs = [natural(48, 64, i) for i in range(8)]
-
-    def png(im):
-        buf = io.BytesIO()
-        Image.fromarray(im).save(buf, format="PNG")
-        return buf.getvalue()
-    w.write_raw_data([{"image": png(im), "label": i} for i, im in enumerate(imgs)])
-    w.commit()
+    path = png_dataset(str(tmp_path / "img.mindrecord"), imgs)
 
     def run(ops, workers):
         ds = mindrecord.MindDataset(path, shuffle=False, num_parallel_workers=workers, seed=7)

@@ -5,7 +5,6 @@ against an independent reference: Python's colorsys per pixel (MindSpore's
 own method), PIL's ImageEnhance.Color, numpy formulas, or the AlexNet PCA
 table, within the tolerance stated at each check."""
 import colorsys
-import io
 
 import numpy as np
 import pytest
@@ -13,7 +12,7 @@ from PIL import Image, ImageEnhance
 
 import mindrecord
 from mindrecord import vision
-from image_util import natural, diff
+from image_util import natural, diff, png_dataset
 
 IMG = natural()
 
@@ -256,17 +255,7 @@ def test_random_op_checks(make, error, match):
 # --- in a pipeline ---------------------------------------------------------------------------------------------
 
 def _dataset(tmp_path, n=9):
-    path = str(tmp_path / "pixel.mindrecord")
-    w = mindrecord.FileWriter(path)
-    w.add_schema({"image": {"type": "bytes"}, "label": {"type": "int32"}})
-    rows = []
-    for i in range(n):
-        buf = io.BytesIO()
-        Image.fromarray(natural(30 + i, 40, i)).save(buf, format="PNG")
-        rows.append({"image": buf.getvalue(), "label": i})
-    w.write_raw_data(rows)
-    w.commit()
-    return path
+    return png_dataset(str(tmp_path / "pixel.mindrecord"), [natural(30 + i, 40, i) for i in range(n)])
 
 
 def _run(path, ops, workers, size=(12, 10), **kwargs):

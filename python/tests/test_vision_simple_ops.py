@@ -1,7 +1,6 @@
 """mindrecord.vision's fixed-parameter ops (HorizontalFlip, VerticalFlip,
 Crop, ResizedCrop, RandomGrayscale, Erase, ToType) against numpy, PIL and
 torchvision.transforms.functional, their argument errors, and one pipeline."""
-import io
 
 import numpy as np
 import pytest
@@ -13,20 +12,10 @@ from torchvision.transforms import InterpolationMode
 import mindrecord
 from mindrecord import vision
 from mindrecord.vision import Inter
-
-
-def natural(h=48, w=64, seed=0):
-    rs = np.random.RandomState(seed)
-    y, x = np.mgrid[0:h, 0:w]
-    img = np.stack([(x * 4) % 256, (y * 5) % 256, ((x + y) * 3) % 256], -1)
-    return np.clip(img + rs.randint(-20, 20, img.shape), 0, 255).astype(np.uint8)
+from image_util import chw, natural, png_dataset
 
 
 IMG = natural()
-
-
-def chw(img):
-    return torch.from_numpy(np.ascontiguousarray(img)).permute(2, 0, 1)
 
 
 def test_fixed_flips_equal_numpy():
@@ -144,17 +133,8 @@ def test_to_type_casts_like_numpy():
 
 
 def test_ops_in_a_pipeline_equal_eager(tmp_path):
-    path = str(tmp_path / "img.mindrecord")
-    w = mindrecord.FileWriter(path)
-    w.add_schema({"image": {"type": "bytes"}, "label": {"type": "int32"}})
     imgs = [natural(50 + i, 70, i) for i in range(6)]
-
-    def png(img):
-        buf = io.BytesIO()
-        Image.fromarray(img).save(buf, format="PNG")
-        return buf.getvalue()
-    w.write_raw_data([{"image": png(im), "label": i} for i, im in enumerate(imgs)])
-    w.commit()
+    path = png_dataset(str(tmp_path / "img.mindrecord"), imgs)
     ops = [vision.Decode(), vision.HorizontalFlip(), vision.VerticalFlip(), vision.Crop((2, 3), (40, 60)),
            vision.ResizedCrop(1, 2, 30, 50, (20, 24)), vision.Erase(2, 2, 5, 6, (1, 2, 3)),
            vision.RandomGrayscale(1.0), vision.ToType(np.float32)]
@@ -215,13 +195,7 @@ def test_to_pil_eagerly_and_in_a_pipeline(tmp_path):
         vision.ToPIL()(np.zeros((2, 2, 5), np.uint8))
     # In a pipeline (MindSpore's Compose([ToPIL(), RandomHorizontalFlip(...), ToTensor()])
     # pattern): the ops after it take the image as an array.
-    path = str(tmp_path / "img.mindrecord")
-    w = mindrecord.FileWriter(path)
-    w.add_schema({"image": {"type": "bytes"}})
-    buf = io.BytesIO()
-    Image.fromarray(IMG).save(buf, format="PNG")
-    w.write_raw_data([{"image": buf.getvalue()}])
-    w.commit()
+    path = png_dataset(str(tmp_path / "img.mindrecord"), [IMG])
     ops = [vision.Decode(), vision.ToPIL(), vision.RandomHorizontalFlip(1.0), vision.ToTensor()]
     (row,) = list(mindrecord.MindDataset(path).map(ops, input_columns="image").create_dict_iterator(output_numpy=True))
     np.testing.assert_allclose(row["image"], IMG[:, ::-1].transpose(2, 0, 1) / 255.0, atol=1e-6)
