@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <string_view>
 
 namespace mindrecord::ops {
@@ -42,14 +43,20 @@ Status WriteWholeFile(const std::string& filename, const uint8_t* data, size_t s
   struct stat st;
   if (stat(filename.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
     return Status::InvalidArgument(std::string(op) + ": Invalid file path, " + filename + " is not a regular file.");
-  auto file = fs->OpenWrite(filename);
-  if (!file.ok()) return file.status().WithContext(op);
+  // Written beside it under a hidden name and renamed over it, so a failed
+  // write leaves the file as it was, never a truncated one that looks whole.
+  const std::filesystem::path target(filename);
+  const std::string tmp = (target.parent_path() / ("." + target.filename().string() + ".mr-writing")).string();
+  const std::string failed = std::string(op) + ": Failed to write the file " + filename;
+  auto file = fs->OpenWrite(tmp);
+  if (!file.ok()) return file.status().WithContext(failed);
   Status w = size > 0 ? (*file)->WriteAt(0, std::string_view(reinterpret_cast<const char*>(data), size))
                       : Status::OK();
   Status c = (*file)->Close();
-  if (!w.ok()) return w.WithContext(std::string(op) + ": Failed to write the file " + filename);
-  if (!c.ok()) return c.WithContext(std::string(op) + ": Failed to write the file " + filename);
-  return Status::OK();
+  if (w.ok() && c.ok()) w = fs->Rename(tmp, filename);
+  if (w.ok() && c.ok()) return Status::OK();
+  (void)fs->Remove(tmp);
+  return (w.ok() ? c : w).WithContext(failed);
 }
 
 Status WriteFile(const std::string& filename, const Tensor& data, FileSystem* fs) {

@@ -24,8 +24,9 @@ Result<Tensor> ReadWholeFile(const std::string& filename, const char* op = "Read
                              FileSystem* fs = FileSystem::Default());
 
 // Writes `size` bytes as the whole of `filename`: created when missing,
-// truncated when it exists (it must then be a regular file). Errors name `op`
-// and the file.
+// replaced when it exists (it must then be a regular file). The bytes go to a
+// hidden file beside it that is renamed over it, so a failed write leaves the
+// old file (or none). Errors name `op` and the file.
 Status WriteWholeFile(const std::string& filename, const uint8_t* data, size_t size, const char* op,
                       FileSystem* fs = FileSystem::Default());
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -153,6 +154,9 @@ TEST(OpsImageIoTest, FilesRoundTripAndErrorsNameTheFile) {
   Status full = ops::WriteFile(path, data, &faulty);
   EXPECT_FALSE(full.ok());
   EXPECT_NE(Message(full).find("WriteFile: Failed to write the file " + path), std::string::npos) << Message(full);
+  // ...and leaves the file as it was (empty, above), with nothing beside it.
+  EXPECT_EQ(ops::ReadWholeFile(path)->shape(), Shape({0}));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator()), 1);
 }
 
 TEST(OpsImageIoTest, WriteJpegPngWriteTheEncodedBytes) {
