@@ -15,6 +15,7 @@
 #include "pipeline/padded.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/sampler.h"
+#include "pipeline/save.h"
 #include "pipeline/tensor.h"
 #include "readers/shard_reader.h"
 #include "python/bind_values.h"
@@ -557,6 +558,29 @@ void BindPipeline(py::module_& m) {
         return py::make_tuple(rows, batches, s);
       },
       py::arg("plan_json"), py::arg("copy") = false);
+  // Dataset.save: runs the plan and writes its rows (each batch one row when
+  // `batched`) to `file_name`, `num_files` shards named as MindSpore's save
+  // names them. Returns {"rows", "files", "schema"}.
+  m.def(
+      "save_plan",
+      [](const std::string& plan_json, const std::string& file_name, uint32_t num_files, bool batched) {
+        Plan plan = ValueOrThrow(Plan::Parse(plan_json));
+        SaveOptions o;
+        o.writer.shard_count = num_files;
+        o.writer.pad_shard_suffix = false;
+        o.batched = batched;
+        SaveResult r;
+        {
+          py::gil_scoped_release nogil;
+          r = ValueOrThrow(SavePlan(plan, file_name, o));
+        }
+        py::dict d;
+        d["rows"] = r.rows;
+        d["files"] = r.files;
+        d["schema"] = r.schema.dump();
+        return d;
+      },
+      py::arg("plan_json"), py::arg("file_name"), py::arg("num_files"), py::arg("batched"));
   // The plan form of a padded sample: {column: value} for exactly `columns`
   // of the schema, each value checked as the writer checks it.
   m.def("padded_row_json", [](const std::string& schema_json, const std::vector<std::string>& columns,

@@ -22,13 +22,13 @@
 
 namespace mindrecord {
 
-std::vector<std::string> ShardFileNames(const std::string& path, uint32_t shard_count) {
+std::vector<std::string> ShardFileNames(const std::string& path, uint32_t shard_count, bool pad_suffix) {
   if (shard_count <= 1) return {path};
-  const size_t width = std::to_string(shard_count - 1).size();
+  const size_t width = pad_suffix ? std::to_string(shard_count - 1).size() : 0;
   std::vector<std::string> out;
   for (uint32_t i = 0; i < shard_count; ++i) {
     std::string n = std::to_string(i);
-    out.push_back(path + std::string(width - n.size(), '0') + n);
+    out.push_back(path + std::string(width > n.size() ? width - n.size() : 0, '0') + n);
   }
   return out;
 }
@@ -112,7 +112,7 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
   if (options.compression.enabled() && !(options.compression.codec == Codec::kZstd && options.compression.dictionary)) {
     MR_ASSIGN_OR_RETURN(impl->compressor, BlobCompressor::Create(options.compression, ""));
   }
-  impl->final_paths = ShardFileNames(path, options.shard_count);
+  impl->final_paths = ShardFileNames(path, options.shard_count, options.pad_shard_suffix);
 
   FileSystem* fs = impl->fs;
   const std::string dir = DirName(path);

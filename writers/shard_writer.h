@@ -25,6 +25,9 @@ struct WriterOptions {
   // files are PATH0..PATH{N-1} (suffix zero-padded to the width of N-1).
   // Row k of the write stream (0-based, over all batches) goes to shard k % N.
   uint32_t shard_count = 1;
+  // false: the suffixes are not zero-padded (PATH0..PATH11 for 12 shards), as
+  // MindSpore's Dataset.save names its files (its FileWriter pads them).
+  bool pad_shard_suffix = true;
   // Bytes reserved for the header JSON at the start of each shard; multiple of
   // 4 in [16 KiB, 128 MiB]. Default 16 MiB, as MindSpore.
   uint64_t header_size = kDefaultHeaderSize;
@@ -143,6 +146,6 @@ class ShardWriter {
 };
 
 // Shard file names for `path` and `shard_count` (see WriterOptions).
-std::vector<std::string> ShardFileNames(const std::string& path, uint32_t shard_count);
+std::vector<std::string> ShardFileNames(const std::string& path, uint32_t shard_count, bool pad_suffix = true);
 
 }  // namespace mindrecord

@@ -22,6 +22,7 @@ from mindrecord._checks import check_file_names
 from mindrecord import config as _config
 from mindrecord._remote import is_remote, remote_dict, remote_json, source_path
 from mindrecord import dataset_ops as _ops
+from mindrecord import dataset_save as _save
 from mindrecord import dataset_tree as _tree
 from mindrecord import _elastic
 from mindrecord.cache import check_cache
@@ -340,6 +341,18 @@ class MindDataset:
     get_repeat_count = _ops.get_repeat_count
     output_shapes = _ops.output_shapes
     output_types = _ops.output_types
+    apply = _ops.apply
+    num_classes = _ops.num_classes
+    save = _save.save
+
+    @property
+    def input_indexs(self) -> tuple:
+        """MindSpore's column indexes for sink mode: what was set, else ()."""
+        return getattr(self, "_input_indexs", ())
+
+    @input_indexs.setter
+    def input_indexs(self, value: object) -> None:
+        self._input_indexs = value
 
     # ---- MindSpore's combinators (dataset_tree.py) --------------------------
 

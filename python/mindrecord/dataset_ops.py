@@ -1,6 +1,7 @@
 """MindSpore's Dataset operations on MindDataset that change which rows an
-epoch holds: repeat, shuffle, split, use_sampler, reset, and the attribute
-getters output_shapes / output_types / get_batch_size / get_repeat_count.
+epoch holds: repeat, shuffle, split, use_sampler, reset; apply; and the
+attribute getters output_shapes / output_types / get_batch_size /
+get_repeat_count / num_classes.
 
 MindDataset takes these functions as its methods. They rewrite the plan's sampler with the C++ sampler wrappers
 (pipeline/sampler_wrappers.h) or, for repeat after batch, group the
@@ -150,6 +151,23 @@ def get_batch_size(self: "MindDataset") -> int:
 
 def get_repeat_count(self: "MindDataset") -> int:
     return self._repeat_count
+
+
+def apply(self: "MindDataset", apply_func: Any) -> "MindDataset":
+    """apply_func(self), which must return a dataset (MindSpore's
+    Dataset.apply: a function that chains operations)."""
+    if not callable(apply_func):
+        raise TypeError("apply_func must be a function, got %r" % (apply_func,))
+    out = apply_func(self)
+    if not hasattr(out, "create_dict_iterator") or not hasattr(out, "_plan"):
+        raise TypeError("apply_func must return a dataset, got %r" % (out,))
+    return out
+
+
+def num_classes(self: "MindDataset") -> int | None:
+    """None: a MindRecord source names no classes (MindSpore's answer too).
+    ImageFolderDataset, and the datasets made from it, count its classes."""
+    return None
 
 
 def output_shapes(self: "MindDataset", estimate: bool = False) -> list[list[int]]:

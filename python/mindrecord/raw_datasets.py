@@ -47,6 +47,11 @@ class _RawDataset(MindDataset):
             raise ValueError("%s: dataset_dir must be a folder path, got %r" % (name, leaf["dataset_dir"]))
         if not os.path.isdir(leaf["dataset_dir"]):
             raise ValueError("%s: dataset_dir %r is not a folder" % (name, leaf["dataset_dir"]))
+        self._init_leaf(name, leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, seed)
+
+    def _init_leaf(self, name, leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, seed):
+        """The plan of a dataset read from the leaf `leaf` (its sampler from
+        MindSpore's sampling arguments)."""
         if num_parallel_workers is None:
             num_parallel_workers = _config.get_num_parallel_workers() or min(4, os.cpu_count() or 1)
         _positive("num_parallel_workers", num_parallel_workers)
@@ -109,6 +114,10 @@ class ImageFolderDataset(_RawDataset):
         self._class_indexing = class_indexing
         self._init_raw("ImageFolderDataset", leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
                        shard_id, cache, seed)
+
+    def num_classes(self):
+        """The number of classes: class_indexing's, else the class folders'."""
+        return len(self.get_class_indexing())
 
     def get_class_indexing(self):
         """{class folder: label}, as MindSpore's."""

@@ -206,3 +206,21 @@ def test_output_shapes_and_types(ten):
     batched = ds.batch(4, drop_remainder=True)
     assert batched.output_shapes() == [[4], [4, 2], [4]] and batched.get_batch_size() == 4
     assert ids(ds)[:2] == [0, 1]  # the dataset's own position is untouched
+
+
+def test_apply_num_classes_and_input_indexs(ten):
+    ds = MindDataset(ten, shuffle=False)
+
+    def chain(d):
+        return d.repeat(2).batch(4)
+    applied = ds.apply(chain)
+    assert applied.get_dataset_size() == 5 and applied.get_batch_size() == 4
+    with pytest.raises(TypeError, match="must be a function"):
+        ds.apply(3)
+    with pytest.raises(TypeError, match="must return a dataset"):
+        ds.apply(lambda d: [d])
+    # A MindRecord source names no classes (MindSpore: None).
+    assert ds.num_classes() is None and applied.num_classes() is None
+    assert ds.input_indexs == ()
+    ds.input_indexs = (1, 0)
+    assert ds.input_indexs == (1, 0) and ds.batch(2).input_indexs == (1, 0)

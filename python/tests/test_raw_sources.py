@@ -96,6 +96,7 @@ def test_imagefolder_labels_order_and_bytes(tmp_path, folder):
     ds = ImageFolderDataset(str(folder), shuffle=False)
     assert ds.get_col_names() == ["image", "label"]
     assert ds.get_class_indexing() == {"ant": 0, "moth": 1, "zebra": 2}
+    assert ds.num_classes() == 3 and ds.map(lambda x: x, input_columns=["label"]).batch(2).num_classes() == 3
     got = rows(ds)
     want = converted(tmp_path, "imagefolder", str(folder))
     assert [int(g["label"]) for g in got] == [0, 0, 0, 1, 2, 2]
