@@ -296,6 +296,7 @@ PYBIND11_MODULE(_core, m) {
   mb::BindPipeline(m);
   mb::BindConvert(m);
   mb::BindPyFunc(m);
+  mb::BindPySource(m);
   mb::BindRows(m);
   mb::BindCrypto(m);
   mb::BindBatchMap(m);

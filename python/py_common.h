@@ -62,6 +62,7 @@ void BindIo(py::module_& m);
 void BindPipeline(py::module_& m);
 void BindConvert(py::module_& m);
 void BindPyFunc(py::module_& m);
+void BindPySource(py::module_& m);
 void BindRows(py::module_& m);
 void BindCrypto(py::module_& m);
 void BindBatchMap(py::module_& m);

@@ -7,6 +7,7 @@
 #include "pipeline/nodes/mix.h"
 #include "pipeline/nodes/positional.h"
 #include "pipeline/nodes/raw_source.h"
+#include "pipeline/nodes/source_registry.h"
 #include "pipeline/sampler.h"
 
 namespace mindrecord {
@@ -80,9 +81,13 @@ Result<std::unique_ptr<RowNode>> Build(const json& node, const std::string& path
         new CacheNode(std::move(input), static_cast<uint32_t>(out.caches.size() - 1), out.caches.back().get()));
   }
   const uint64_t id = ctx.next_node++;
-  if (type == "mindrecord" || type == "raw") {
+  if (type == "mindrecord" || type == "raw" || type == "source") {
     std::unique_ptr<Source> src;
-    if (type == "raw") {
+    if (type == "source") {
+      auto made = MakeRegisteredSource(node);
+      if (!made.ok()) return made.status().WithContext(path);
+      src = std::move(made).value();
+    } else if (type == "raw") {
       auto raw = RawSource::Open(node);
       if (!raw.ok()) return raw.status().WithContext(path);
       src = std::move(raw).value();

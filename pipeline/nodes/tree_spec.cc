@@ -7,6 +7,7 @@
 
 #include "pipeline/batch.h"
 #include "pipeline/nodes/raw_source.h"
+#include "pipeline/nodes/source_registry.h"
 #include "pipeline/padded.h"
 #include "pipeline/plan.h"
 
@@ -169,16 +170,22 @@ Result<json> Normalize(const json& j, const std::string& path) {
   }
   const std::string type = j["node"].get<std::string>();
   NodeReader r(j, path);
-  static const std::set<std::string> kTypes = {"mindrecord", "raw", "map",    "ops",     "filter", "project",
-                                               "rename",     "take",   "skip",    "repeat", "shuffle",
-                                               "shard",      "concat", "zip",     "mix",    "batch", "cache"};
+  static const std::set<std::string> kTypes = {"mindrecord", "raw", "source", "map",    "ops",   "filter",
+                                               "project",    "rename", "take", "skip",   "repeat", "shuffle",
+                                               "shard",      "concat", "zip",  "mix",    "batch",  "cache"};
   if (!kTypes.count(type)) {
     return r.Bad("unknown node type '" + type +
-                 "' (expected mindrecord, raw, map, ops, filter, project, rename, take, skip, repeat, shuffle, shard, "
+                 "' (expected mindrecord, raw, source, map, ops, filter, project, rename, take, skip, repeat, shuffle, shard, "
                  "concat, zip, mix, batch or cache)");
   }
   if (type == "mindrecord") return Leaf(j, r);
   if (type == "raw") return NormalizeRawLeaf(j, path);
+  if (type == "source") {
+    MR_ASSIGN_OR_RETURN(json out, NormalizeSourceLeaf(j, path));
+    out.erase("seed");
+    MR_RETURN_IF_ERROR(r.Seed(&out));
+    return out;
+  }
   if (type == "concat" || type == "zip") {
     MR_RETURN_IF_ERROR(r.Keys({"inputs"}));
     MR_ASSIGN_OR_RETURN(json inputs, Children(j, path));
@@ -351,7 +358,8 @@ json FlatPlanTree(const Plan& plan) {
 
 json WithoutHandles(json j) {
   if (j.is_object()) {
-    const bool spec = (j.contains("op") && j["op"].is_string()) || (j.contains("map") && j["map"].is_string());
+    const bool spec = (j.contains("op") && j["op"].is_string()) || (j.contains("map") && j["map"].is_string()) ||
+                      j.value("node", json()) == "source";
     for (auto it = j.begin(); it != j.end();) {
       if (spec && !it.key().empty() && it.key()[0] == '_') {
         it = j.erase(it);

@@ -1,0 +1,88 @@
+#include "pipeline/nodes/source_registry.h"
+
+#include <map>
+#include <mutex>
+#include <set>
+
+namespace mindrecord {
+
+namespace {
+
+std::mutex& Mu() {
+  static std::mutex mu;
+  return mu;
+}
+
+std::map<std::string, SourceFactory>& Factories() {
+  static auto* m = new std::map<std::string, SourceFactory>();
+  return *m;
+}
+
+Status Bad(const std::string& path, const std::string& m) { return Status::InvalidArgument("plan: " + path + ": " + m); }
+
+}  // namespace
+
+void RegisterSource(const std::string& kind, SourceFactory factory) {
+  std::lock_guard<std::mutex> lock(Mu());
+  Factories()[kind] = std::move(factory);
+}
+
+Result<std::unique_ptr<Source>> MakeRegisteredSource(const nlohmann::json& node) {
+  const std::string kind = node.at("kind").get<std::string>();
+  SourceFactory f;
+  {
+    std::lock_guard<std::mutex> lock(Mu());
+    auto it = Factories().find(kind);
+    if (it != Factories().end()) f = it->second;
+  }
+  if (!f) return Status::NotFound("no source of kind '" + kind + "' is registered in this process");
+  MR_ASSIGN_OR_RETURN(auto src, f(node));
+  if (src->columns() != node.at("columns").get<std::vector<std::string>>() ||
+      src->num_rows() != node.at("rows").get<uint64_t>()) {
+    return Status::Internal("source of kind '" + kind + "' does not give the columns and rows its node names");
+  }
+  return src;
+}
+
+Result<nlohmann::json> NormalizeSourceLeaf(const nlohmann::json& j, const std::string& path) {
+  static const std::set<std::string> kKeys = {"node", "kind", "columns", "rows", "name", "sampler", "seed"};
+  nlohmann::json out = {{"node", "source"}};
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!it.key().empty() && it.key()[0] == '_') {
+      out[it.key()] = it.value();
+    } else if (!kKeys.count(it.key())) {
+      return Bad(path, "unknown key '" + it.key() + "' for a 'source' node");
+    }
+  }
+  if (!j.contains("kind") || !j["kind"].is_string() || j["kind"].get<std::string>().empty()) {
+    return Bad(path, "a 'source' node needs 'kind', the name its factory is registered under");
+  }
+  out["kind"] = j["kind"];
+  if (!j.contains("columns") || !j["columns"].is_array() || j["columns"].empty()) {
+    return Bad(path, "'columns' must be a non-empty list of column names");
+  }
+  std::set<std::string> seen;
+  for (const auto& c : j["columns"]) {
+    if (!c.is_string() || c.get<std::string>().empty()) return Bad(path, "'columns' must hold non-empty names");
+    if (!seen.insert(c.get<std::string>()).second) return Bad(path, "column '" + c.get<std::string>() + "' named twice");
+  }
+  out["columns"] = j["columns"];
+  if (!j.contains("rows") || !j["rows"].is_number_unsigned()) return Bad(path, "'rows' must be a count >= 0");
+  out["rows"] = j["rows"];
+  if (j.contains("name")) {
+    if (!j["name"].is_string()) return Bad(path, "'name' must be a string");
+    out["name"] = j["name"];
+  }
+  if (j.contains("sampler")) {
+    if (!j["sampler"].is_object() || !j["sampler"].contains("type")) {
+      return Bad(path, "'sampler' must be an object with a 'type'");
+    }
+    out["sampler"] = j["sampler"];
+  } else {
+    out["sampler"] = {{"type", "sequential"}};
+  }
+  if (j.contains("seed")) out["seed"] = j["seed"];
+  return out;
+}
+
+}  // namespace mindrecord

@@ -1,0 +1,115 @@
+// Python objects as pipeline sources (GeneratorDataset): a "source" leaf of
+// kind "python" names a registered callable ("_ref", register_callable) that
+// gives row i's values: fetch(i) -> a tuple (or list) with one value per
+// column, or one value for one column; each value what a map's callable
+// returns (a numpy array or anything numpy.asarray takes, bytes, str). The
+// pipeline's workers call it holding the GIL only for the call and the
+// conversions; rows keep their positions, so the output is the same for any
+// worker count. An exception fails the row with a message naming the source
+// and the row, carrying the exception (as map callables' errors do).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipeline/nodes/source_registry.h"
+#include "python/py_common.h"
+
+namespace mindrecord::py_binding {
+
+namespace {
+
+// Thread safety: as Source; each call takes the GIL.
+class PySource : public Source {
+ public:
+  // The callable is looked up by `ref` for each row (the registry holds it
+  // for the life of the process), so no Python reference is ever released
+  // on a thread without the GIL.
+  PySource(uint64_t ref, std::string name, std::vector<std::string> columns, uint64_t rows)
+      : ref_(ref), name_(std::move(name)), columns_(std::move(columns)), rows_(rows) {}
+
+  const std::vector<std::string>& columns() const override { return columns_; }
+  uint64_t num_rows() const override { return rows_; }
+  DatasetLayout Layout() const override {
+    DatasetLayout l;
+    l.shard_rows = {rows_};
+    return l;
+  }
+  std::string Where(uint64_t id) const override { return "row " + std::to_string(id) + " of " + name_; }
+
+  Status Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) const override {
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (!Py_IsInitialized() || _Py_IsFinalizing()) return Status::Cancelled("Python is shutting down");
+      std::vector<Tensor> cols;
+      Status st;
+      uint64_t bytes = 0;
+      {
+        py::gil_scoped_acquire gil;
+        st = Fetch(ids[i], &cols);
+      }
+      if (!st.ok()) cols.clear();
+      for (const Tensor& t : cols) bytes += t.size_bytes();
+      MR_RETURN_IF_ERROR(fn(i, st, std::move(cols), bytes));
+    }
+    return Status::OK();
+  }
+
+ private:
+  // Needs the GIL.
+  Status Fetch(uint64_t id, std::vector<Tensor>* out) const {
+    const std::string who = name_ + " (row " + std::to_string(id) + ")";
+    try {
+      py::object fetch = RegisteredCallable(ref_, nullptr);
+      if (fetch.is_none()) return Status::Internal(who + ": its callable is no longer registered");
+      py::object row = fetch(id);
+      std::vector<py::object> values;
+      if (py::isinstance<py::tuple>(row) || py::isinstance<py::list>(row)) {
+        for (py::handle v : row) values.push_back(py::reinterpret_borrow<py::object>(v));
+      } else {
+        values.push_back(row);
+      }
+      if (values.size() != columns_.size()) {
+        return Status::InvalidArgument(who + " gave " + std::to_string(values.size()) + " value(s) for " +
+                                       std::to_string(columns_.size()) + " column(s) (column_names)");
+      }
+      for (size_t c = 0; c < values.size(); ++c) {
+        auto t = PyToTensor(values[c], who + ", column '" + columns_[c] + "'");
+        if (!t.ok()) return t.status();
+        out->push_back(std::move(t).value());
+      }
+      return Status::OK();
+    } catch (py::error_already_set& e) {
+      return CallableError(who, e);
+    }
+  }
+
+  uint64_t ref_;
+  std::string name_;
+  std::vector<std::string> columns_;
+  uint64_t rows_;
+};
+
+Result<std::unique_ptr<Source>> MakePySource(const nlohmann::json& node) {
+  if (!node.contains("_ref") || !node["_ref"].is_number_unsigned()) {
+    return Status::InvalidArgument("a 'python' source needs '_ref', a registered callable's id");
+  }
+  if (!Py_IsInitialized() || _Py_IsFinalizing()) return Status::Cancelled("Python is shutting down");
+  const uint64_t ref = node["_ref"].get<uint64_t>();
+  std::string registered;
+  {
+    py::gil_scoped_acquire gil;
+    if (RegisteredCallable(ref, &registered).is_none()) {
+      return Status::NotFound("no Python callable is registered as " + std::to_string(ref) +
+                              " in this process (a plan's Python sources do not cross processes)");
+    }
+  }
+  const std::string name = node.value("name", registered);
+  return std::unique_ptr<Source>(
+      new PySource(ref, name, node["columns"].get<std::vector<std::string>>(), node["rows"].get<uint64_t>()));
+}
+
+}  // namespace
+
+void BindPySource(py::module_&) { RegisterSource("python", MakePySource); }
+
+}  // namespace mindrecord::py_binding

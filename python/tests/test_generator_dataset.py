@@ -1,0 +1,204 @@
+"""GeneratorDataset (MindSpore's) over random-accessible Python sources,
+written the MindSpore way."""
+import os
+
+import numpy as np
+import pytest
+
+import mindrecord
+from mindrecord import DistributedSampler, GeneratorDataset, SequentialSampler
+
+
+class Squares:
+    """Row i: (int32 [2] of i, float32 i / 2, the text 'r<i>')."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __getitem__(self, i):
+        return np.full((2,), i, np.int32), np.float32(i / 2), "r%d" % i
+
+    def __len__(self):
+        return self.n
+
+
+class Pids:
+    """Row i: (i, the id of the process that made the row)."""
+
+    def __getitem__(self, i):
+        return np.int64(i), np.int64(os.getpid())
+
+    def __len__(self):
+        return 12
+
+
+class FailsAt:
+    def __init__(self, bad):
+        self.bad = bad
+
+    def __getitem__(self, i):
+        if i == self.bad:
+            raise KeyError("no row %d here" % i)
+        return np.int64(i)
+
+    def __len__(self):
+        return 10
+
+
+def rows(ds, columns=None):
+    return list(ds.create_dict_iterator(num_epochs=1, output_numpy=True))
+
+
+def test_rows_columns_and_types():
+    ds = GeneratorDataset(Squares(10), column_names=["vec", "half", "name"], shuffle=False)
+    assert ds.get_col_names() == ["vec", "half", "name"] and ds.get_dataset_size() == 10
+    got = rows(ds)
+    assert [int(r["vec"][0]) for r in got] == list(range(10))
+    assert got[3]["vec"].dtype == np.int32 and got[3]["vec"].shape == (2,)
+    assert got[3]["half"].dtype == np.float32 and float(got[3]["half"]) == 1.5
+    assert str(got[3]["name"]) == "r3"
+    # One column: source[i] may be the value itself; Python numbers become numpy's types.
+    class Plain:
+        def __getitem__(self, i):
+            return i * 10
+
+        def __len__(self):
+            return 4
+    one = rows(GeneratorDataset(Plain(), "x", shuffle=False))
+    assert [int(r["x"]) for r in one] == [0, 10, 20, 30] and one[0]["x"].dtype == np.int64
+    cast = rows(GeneratorDataset(Plain(), ["x"], column_types=[np.int16], shuffle=False))
+    assert cast[2]["x"].dtype == np.int16 and int(cast[2]["x"]) == 20
+
+
+def test_shuffled_by_default_and_the_same_for_any_worker_count():
+    orders = [[int(r["vec"][0]) for r in rows(GeneratorDataset(Squares(50), ["vec", "half", "name"], seed=3,
+                                                                  num_parallel_workers=w,
+                                                                  python_multiprocessing=False))]
+              for w in (1, 3)]
+    assert orders[0] == orders[1] and sorted(orders[0]) == list(range(50)) and orders[0] != list(range(50))
+
+
+def test_samplers_shards_and_num_samples():
+    cols = ["vec", "half", "name"]
+    picked = rows(GeneratorDataset(Squares(10), cols, sampler=[7, 2, 5]))
+    assert [int(r["vec"][0]) for r in picked] == [7, 2, 5]
+    seq = rows(GeneratorDataset(Squares(10), cols, sampler=SequentialSampler(start_index=4, num_samples=3)))
+    assert [int(r["vec"][0]) for r in seq] == [4, 5, 6]
+    shards = [[int(r["vec"][0]) for r in rows(GeneratorDataset(Squares(10), cols, num_shards=2, shard_id=k,
+                                                                 shuffle=False))] for k in (0, 1)]
+    assert sorted(shards[0] + shards[1]) == list(range(10)) and len(shards[0]) == 5
+    dist = rows(GeneratorDataset(Squares(10), cols, sampler=DistributedSampler(5, 1, shuffle=False)))
+    assert [int(r["vec"][0]) for r in dist] == [1, 6]
+    assert len(rows(GeneratorDataset(Squares(10), cols, num_samples=4))) == 4
+
+
+def test_map_batch_and_save_as_mindspore_documents_it(tmp_path):
+    ds = GeneratorDataset(Squares(20), ["vec", "half", "name"], shuffle=False)
+    ds = ds.map(lambda v: v * 3, input_columns=["vec"]).project(["vec", "half"]).batch(8)
+    batches = rows(ds)
+    assert [b["vec"].shape for b in batches] == [(8, 2), (8, 2), (4, 2)]
+    assert batches[1]["vec"][0].tolist() == [24, 24]
+    # MindSpore's way to write a MindRecord file from Python data.
+    out = str(tmp_path / "gen.mindrecord")
+    GeneratorDataset(Squares(20), ["vec", "half", "name"], shuffle=False).save(out)
+    with mindrecord.FileReader(out) as r:
+        assert r.schema() == {"vec": {"type": "int32", "shape": [-1]}, "half": {"type": "float32"},
+                              "name": {"type": "string"}}
+        back = list(r.get_next())
+    assert [b["name"] for b in back] == ["r%d" % i for i in range(20)]
+    np.testing.assert_array_equal(back[7]["vec"], [7, 7])
+
+
+def test_resume_continues_exactly():
+    def make():
+        return GeneratorDataset(Squares(30), ["vec", "half", "name"], seed=9).batch(4)
+    ds = make()
+    it = ds.create_dict_iterator(num_epochs=1, output_numpy=True)
+    first = [next(it)["vec"][:, 0].tolist() for _ in range(3)]
+    state = ds.state_dict()
+    rest = [b["vec"][:, 0].tolist() for b in it]
+    again = make()
+    again.load_state_dict(state)
+    assert [b["vec"][:, 0].tolist() for b in again.create_dict_iterator(num_epochs=1, output_numpy=True)] == rest
+    assert sorted(sum(first + rest, [])) == list(range(30))
+
+
+def test_worker_processes_with_python_multiprocessing():
+    ds = GeneratorDataset(Pids(), ["i", "pid"], shuffle=False, num_parallel_workers=2)
+    got = rows(ds)
+    assert [int(r["i"]) for r in got] == list(range(12))
+    pids = {int(r["pid"]) for r in got}
+    assert os.getpid() not in pids and 1 <= len(pids) <= 2
+    threads = rows(GeneratorDataset(Pids(), ["i", "pid"], shuffle=False, num_parallel_workers=2,
+                                    python_multiprocessing=False))
+    assert {int(r["pid"]) for r in threads} == {os.getpid()}
+
+    class Local:  # not picklable: spawned workers could not load it
+        def __getitem__(self, i):
+            return i
+
+        def __len__(self):
+            return 3
+    with pytest.raises(TypeError, match="GeneratorDataset.*cannot be sent to the worker processes"):
+        GeneratorDataset(Local(), ["x"], num_parallel_workers=2)
+
+
+def test_an_exception_in_the_source_names_it_and_the_row():
+    ds = GeneratorDataset(FailsAt(6), ["x"], shuffle=False)
+    with pytest.raises(RuntimeError, match=r"GeneratorDataset source 'FailsAt' \(row 6\) raised KeyError") as e:
+        rows(ds)
+    assert isinstance(e.value.__cause__, KeyError)
+
+    class TwoForThree:
+        def __getitem__(self, i):
+            return 1, 2
+
+        def __len__(self):
+            return 2
+    with pytest.raises(ValueError, match=r"gave 2 value\(s\) for 3 column\(s\)"):
+        rows(GeneratorDataset(TwoForThree(), ["a", "b", "c"], shuffle=False))
+
+    class Objects:
+        def __getitem__(self, i):
+            return np.array([{}, None])
+
+        def __len__(self):
+            return 2
+    with pytest.raises(ValueError, match="dtype object"):
+        rows(GeneratorDataset(Objects(), ["a"], shuffle=False))
+
+
+def test_arguments_and_what_is_not_implemented():
+    def gen():
+        yield (np.array(1),)
+    with pytest.raises(NotImplementedError, match="iterable or a generator function"):
+        GeneratorDataset(gen, ["x"])
+    with pytest.raises(NotImplementedError, match="iterable or a generator function"):
+        GeneratorDataset(iter([1, 2]), ["x"])
+    with pytest.raises(NotImplementedError, match="schema"):
+        GeneratorDataset(Squares(3), schema={"x": "int32"})
+    with pytest.raises(ValueError, match="Neither columns_names nor schema"):
+        GeneratorDataset(Squares(3))
+    with pytest.raises(TypeError, match="not callable, iterable or random accessible"):
+        GeneratorDataset(5, ["x"])
+
+    class NoLen:
+        def __getitem__(self, i):
+            return i
+    with pytest.raises(TypeError, match="__len__"):
+        GeneratorDataset(NoLen(), ["x"])
+    with pytest.raises(ValueError, match="names a column twice"):
+        GeneratorDataset(Squares(3), ["a", "a", "b"])
+    with pytest.raises(ValueError, match="num_parallel_workers"):
+        GeneratorDataset(Squares(3), ["a", "b", "c"], num_parallel_workers=0)
+    with pytest.raises(TypeError, match="no numpy dtype"):
+        GeneratorDataset(Squares(3), ["a", "b", "c"], column_types=["int32", "float32", object()])
+
+
+def test_torch_dataloader_workers_read_it():
+    torch = pytest.importorskip("torch")
+    from mindrecord.torch import MindRecordDataset
+    ds = GeneratorDataset(Squares(24), ["vec", "half", "name"], shuffle=False).project(["vec", "half"])
+    loader = torch.utils.data.DataLoader(MindRecordDataset(ds, batch_size=4), batch_size=None, num_workers=2)
+    got = sorted(int(v) for b in loader for v in b["vec"][:, 0])
+    assert got == list(range(24))
