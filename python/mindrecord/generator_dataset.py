@@ -1,27 +1,43 @@
-"""MindSpore's GeneratorDataset over the same pipeline as MindDataset, for
-random-accessible sources (an object with __getitem__ and __len__): its rows
-come from source[i] through a "source" leaf of kind "python" (the C++ source
-python/bind_pysource.cc), so map, batch, the combinators, samplers, sharding,
-save(), state_dict() resume and mindrecord.torch work as on MindDataset.
+"""MindSpore's GeneratorDataset over the same pipeline as MindDataset: its
+rows come through a "source" leaf of kind "python" (the C++ source
+python/bind_pysource.cc), which asks for row i by position, so map, batch,
+the combinators, save(), state_dict() resume and mindrecord.torch work as on
+MindDataset.
 
-source[i] gives a tuple (or list) of values, one per column, or one value for
-one column: numpy arrays, Python numbers, bytes or str (anything numpy.asarray
-takes). The pipeline's worker threads call it, one call at a time per thread
-holding the GIL; with python_multiprocessing=True and more than one worker
-(MindSpore's default) the calls run in worker processes (started with spawn:
-the source must pickle), as a map's Python callables do (_mp_pool.py).
+A row is a tuple (or list) of values, one per column, or one value for one
+column: numpy arrays, Python numbers, bytes or str (anything numpy.asarray
+takes).
 
-Not implemented (errors naming them): sources without __getitem__ (iterables
-and generator functions), schema=.
+Random-accessible sources (__getitem__ and __len__): row i is source[i];
+samplers, shuffling and sharding as MindDataset's. The pipeline's worker
+threads call it, holding the GIL for the call; with python_multiprocessing=True
+and more than one worker (MindSpore's default) the calls run in worker
+processes (started with spawn: the source must pickle), as a map's Python
+callables do (_mp_pool.py).
+
+Generator functions (called anew each epoch) and iterables (iter() each
+epoch): read in order, as MindSpore reads them, without sampler, shuffle or
+shards (MindSpore's rule). The rows are counted once when the dataset is made
+(a pass over the source: MindSpore makes the same pass in
+get_dataset_size()). _IterRows serves the positions the workers ask for
+from one pass of the iterator, keeping rows made ahead of a request for the
+worker that asks for them (up to _WINDOW rows behind the newest request); a
+position asked for again, or after its row was dropped, starts a new pass.
+So the source must give the same rows, in the same order, each time it is
+iterated (a shorter pass is an error naming it).
+
+Not implemented (an error naming it): schema=, single-pass iterators.
 
 Thread safety: as MindDataset.
 """
+import threading
+
 import numpy as np
 
 from mindrecord import _core, _mp_pool
 from mindrecord.dataset import _positive
 from mindrecord.raw_datasets import _RawDataset
-from mindrecord.samplers import SubsetSampler
+from mindrecord.samplers import SubsetSampler, _nsamples
 
 __all__ = ["GeneratorDataset"]
 
@@ -62,24 +78,69 @@ class _Rows:
         self.__qualname__ = name
 
     def __call__(self, i):
-        row = self.source[i]
-        if isinstance(row, dict):
-            raise TypeError("source[%d] is a dict; GeneratorDataset rows are tuples of column values" % i)
-        values = tuple(row) if isinstance(row, (tuple, list)) else (row,)
-        if self.types is not None:
-            if len(values) != len(self.types):
-                raise ValueError("source[%d] gave %d value(s) for %d column type(s)" % (i, len(values),
-                                                                                        len(self.types)))
-            values = tuple(np.asarray(v, dtype=t) for v, t in zip(values, self.types))
-        return values
+        return _values(self.source[i], self.types, "source[%d]" % i)
+
+
+def _values(row, types, where):
+    if isinstance(row, dict):
+        raise TypeError("%s is a dict; GeneratorDataset rows are tuples of column values" % where)
+    values = tuple(row) if isinstance(row, (tuple, list)) else (row,)
+    if types is not None:
+        if len(values) != len(types):
+            raise ValueError("%s gave %d value(s) for %d column type(s)" % (where, len(values), len(types)))
+        values = tuple(np.asarray(v, dtype=t) for v, t in zip(values, types))
+    return values
+
+
+# Rows made ahead of a request are kept while they are at most this many
+# positions behind the newest request (the workers ask for nearby positions).
+_WINDOW = 4096
+
+
+class _IterRows:
+    """Row i of an iterated source (see the module): serves the positions
+    the pipeline's workers ask for, in any order, from passes of the
+    source's iterator."""
+
+    def __init__(self, make_iter, rows, types, name):
+        self.make_iter, self.rows, self.types = make_iter, rows, types
+        self.__qualname__ = name
+        self._lock = threading.Lock()
+        self._it = None
+        self._next = 0      # the position the iterator gives next
+        self._ahead = {}    # position -> row, made before it was asked for
+
+    def __call__(self, i):
+        with self._lock:
+            row = self._ahead.pop(i, None)
+            if row is not None:
+                return row
+            if self._it is None or i < self._next:
+                self._it, self._next = iter(self.make_iter()), 0
+                self._ahead.clear()
+            while True:
+                try:
+                    v = next(self._it)
+                except StopIteration:
+                    self._it = None
+                    raise RuntimeError("the source gave %d rows in this pass, %d when it was counted (it must give "
+                                       "the same rows each time it is iterated)" % (self._next, self.rows)) from None
+                k, self._next = self._next, self._next + 1
+                row = _values(v, self.types, "row %d" % k)
+                if k == i:
+                    return row
+                if k + _WINDOW >= i:
+                    self._ahead[k] = row
 
 
 class GeneratorDataset(_RawDataset):
-    """mindspore.dataset.GeneratorDataset for a random-accessible `source`
-    (see the module). Shuffled unless shuffle=False (MindSpore's default for
-    such sources); `sampler` is one of mindrecord's samplers or a list of
-    row indices; num_shards / shard_id, num_samples as MindDataset's.
-    `column_types`: numpy dtypes the columns are cast to."""
+    """mindspore.dataset.GeneratorDataset (see the module). A
+    random-accessible `source` is shuffled unless shuffle=False (MindSpore's
+    default for such sources); `sampler` is one of mindrecord's samplers or
+    a list of row indices; num_shards / shard_id, num_samples as
+    MindDataset's. A generator function or an iterable is read in order
+    (num_samples: its first rows). `column_types`: numpy dtypes the columns
+    are cast to."""
 
     def __init__(self, source, column_names=None, column_types=None, schema=None, num_samples=None,
                  num_parallel_workers=1, shuffle=None, sampler=None, num_shards=None, shard_id=None,
@@ -91,33 +152,31 @@ class GeneratorDataset(_RawDataset):
             raise ValueError("Neither columns_names nor schema are provided.")
         names = _names(column_names)
         types = _types(column_types, len(names))
+        if not isinstance(python_multiprocessing, bool):
+            raise TypeError("python_multiprocessing must be a bool, got %r" % (python_multiprocessing,))
+        workers = _mp_pool.workers_arg(num_parallel_workers)
+        _positive("num_parallel_workers", workers)
+        rowsize = _mp_pool.rowsize_arg(max_rowsize)
+        name = getattr(source, "__qualname__", None) or type(source).__qualname__
         if not hasattr(source, "__getitem__"):
-            if callable(source) or hasattr(source, "__iter__"):
-                raise NotImplementedError("GeneratorDataset of an iterable or a generator function is not supported "
-                                          "by mindrecord yet; give a source with __getitem__ and __len__ (row i "
-                                          "as source[i])")
-            raise TypeError("Input source is not callable, iterable or random accessible, got %r" % (source,))
+            ref, rows = self._iterated(source, name, types, num_samples, shuffle, sampler, num_shards)
+            self._init_leaf("GeneratorDataset", self._leaf(names, rows, name, ref, source), None, workers, False,
+                            None, None, None, seed)
+            return
         if not hasattr(source, "__len__"):
             raise TypeError("GeneratorDataset: a random-accessible source needs __len__ (the number of rows)")
         rows = len(source)
         if not isinstance(rows, int) or rows < 0:
             raise ValueError("GeneratorDataset: len(source) must be a count >= 0, got %r" % (rows,))
-        if not isinstance(python_multiprocessing, bool):
-            raise TypeError("python_multiprocessing must be a bool, got %r" % (python_multiprocessing,))
-        workers = _mp_pool.workers_arg(num_parallel_workers)
-        _positive("num_parallel_workers", workers)
-        name = type(source).__qualname__
         fetch = _Rows(source, types, name)
         if python_multiprocessing and workers > 1:
             _mp_pool._check_picklable(fetch, "GeneratorDataset")
-            pool = _mp_pool.ProcessPool([fetch], workers, _mp_pool.rowsize_arg(max_rowsize))
+            pool = _mp_pool.ProcessPool([fetch], workers, rowsize)
             proxy = _mp_pool.ProcessCallable(pool, 0, name)
             proxy._who = "GeneratorDataset source '%s'" % name
             ref = _core.register_callable(proxy)
             _mp_pool.note_ref(ref, pool)
         else:
-            if max_rowsize is not None:
-                _mp_pool.rowsize_arg(max_rowsize)  # checked; slots only exist with worker processes
             ref = _core.register_callable(fetch)
         if sampler is not None and not hasattr(sampler, "_spec_for"):
             try:
@@ -125,8 +184,34 @@ class GeneratorDataset(_RawDataset):
             except TypeError as e:
                 raise TypeError("sampler must be one of mindrecord's samplers or a list of row indices, got %r"
                                 % (sampler,)) from e
+        self._init_leaf("GeneratorDataset", self._leaf(names, rows, name, ref, source), num_samples, workers, shuffle,
+                        sampler, num_shards, shard_id, seed)
+
+    def _leaf(self, names, rows, name, ref, source):
         self._source = source  # kept alive with the dataset (the registry holds the callable too)
-        leaf = {"node": "source", "kind": "python", "columns": names, "rows": rows,
+        return {"node": "source", "kind": "python", "columns": names, "rows": rows,
                 "name": "GeneratorDataset source '%s'" % name, "_ref": ref}
-        self._init_leaf("GeneratorDataset", leaf, num_samples, workers, shuffle, sampler, num_shards, shard_id,
-                        seed)
+
+    @staticmethod
+    def _iterated(source, name, types, num_samples, shuffle, sampler, num_shards):
+        """(callable id, rows) of a generator function or an iterable."""
+        for key, value in (("sampler", sampler), ("shuffle", shuffle), ("num_shards", num_shards)):
+            if value is not None:
+                raise ValueError("%s is not supported if source does not have attribute '__getitem__'" % key)
+        if callable(source):
+            make_iter = source
+        elif hasattr(source, "__iter__"):
+            if iter(source) is source:
+                raise NotImplementedError("GeneratorDataset of an iterator (%s) is not supported by mindrecord: it "
+                                          "can be read only once, and its rows are counted first; pass the "
+                                          "generator function, or an iterable" % name)
+            make_iter = source.__iter__
+        else:
+            raise TypeError("Input source is not callable, iterable or random accessible, got %r" % (source,))
+        rows = 0
+        for _ in make_iter():
+            rows += 1
+        samples = _nsamples(num_samples)
+        if samples:
+            rows = min(rows, samples)
+        return _core.register_callable(_IterRows(make_iter, rows, types, name)), rows

@@ -1,6 +1,7 @@
 """GeneratorDataset (MindSpore's) over random-accessible Python sources,
 written the MindSpore way."""
 import os
+import time
 
 import numpy as np
 import pytest
@@ -171,10 +172,12 @@ def test_an_exception_in_the_source_names_it_and_the_row():
 def test_arguments_and_what_is_not_implemented():
     def gen():
         yield (np.array(1),)
-    with pytest.raises(NotImplementedError, match="iterable or a generator function"):
-        GeneratorDataset(gen, ["x"])
-    with pytest.raises(NotImplementedError, match="iterable or a generator function"):
-        GeneratorDataset(iter([1, 2]), ["x"])
+    with pytest.raises(NotImplementedError, match="an iterator .* can be read only once"):
+        GeneratorDataset(gen(), ["x"])
+    for key, value in (("shuffle", True), ("sampler", [0]), ("num_shards", 2)):
+        with pytest.raises(ValueError, match="%s is not supported if source does not have attribute '__getitem__'"
+                                             % key):
+            GeneratorDataset(gen, ["x"], **{key: value})
     with pytest.raises(NotImplementedError, match="schema"):
         GeneratorDataset(Squares(3), schema={"x": "int32"})
     with pytest.raises(ValueError, match="Neither columns_names nor schema"):
@@ -202,3 +205,66 @@ def test_torch_dataloader_workers_read_it():
     loader = torch.utils.data.DataLoader(MindRecordDataset(ds, batch_size=4), batch_size=None, num_workers=2)
     got = sorted(int(v) for b in loader for v in b["vec"][:, 0])
     assert got == list(range(24))
+
+
+class Calls:
+    """A generator function counting its calls: rows (i, i * i) for i < n."""
+
+    def __init__(self, n):
+        self.n, self.calls = n, 0
+
+    def __call__(self):
+        self.calls += 1
+        for i in range(self.n):
+            yield np.int64(i), np.int64(i * i)
+
+
+def test_a_generator_function_is_read_in_order_each_epoch():
+    src = Calls(3000)
+    ds = GeneratorDataset(src, ["i", "sq"])
+    assert src.calls == 1 and ds.get_dataset_size() == 3000  # counted once, as get_dataset_size() does in MindSpore
+
+    def slow_odd(i):
+        if int(i) % 7 == 1:
+            time.sleep(0.0005)  # workers finish out of order and ask for positions out of order
+        return i
+    mapped = ds.map(slow_odd, input_columns=["i"], num_parallel_workers=4).batch(16)
+    it = mapped.create_dict_iterator(num_epochs=2, output_numpy=True)
+    for _ in range(2):
+        got = [int(v) for b in it for v in b["i"]]
+        assert got == list(range(3000))
+    # One pass per epoch: rows made ahead of a request wait for the worker that asks for them.
+    assert src.calls == 3
+    rows_ = rows(GeneratorDataset(Calls(10), ["i", "sq"]).project(["sq"]))
+    assert [int(r["sq"]) for r in rows_] == [i * i for i in range(10)]
+
+
+def test_generators_with_take_skip_num_samples_and_save(tmp_path):
+    def ids(ds):
+        return [int(r["i"]) for r in rows(ds)]
+    assert ids(GeneratorDataset(Calls(20), ["i", "sq"]).take(4).repeat(2)) == [0, 1, 2, 3] * 2
+    assert ids(GeneratorDataset(Calls(20), ["i", "sq"]).skip(17)) == [17, 18, 19]
+    small = GeneratorDataset(Calls(20), ["i", "sq"], num_samples=5)
+    assert small.get_dataset_size() == 5 and ids(small) == [0, 1, 2, 3, 4]
+
+    class Letters:  # an iterable: iter() each epoch
+        def __iter__(self):
+            return iter([("a",), ("b",), ("c",)])
+    assert [str(r["ch"]) for r in rows(GeneratorDataset(Letters(), ["ch"]))] == ["a", "b", "c"]
+    out = str(tmp_path / "gen.mindrecord")
+    GeneratorDataset(Calls(30), ["i", "sq"]).save(out)
+    with mindrecord.FileReader(out) as r:
+        assert [row["sq"] for row in r.get_next()] == [i * i for i in range(30)]
+
+
+def test_a_pass_shorter_than_counted_is_an_error():
+    class Shrinking:
+        def __init__(self):
+            self.n = 6
+
+        def __call__(self):
+            self.n -= 1
+            return iter([(np.int64(i),) for i in range(self.n)])
+    ds = GeneratorDataset(Shrinking(), ["x"])  # counted 5 rows
+    with pytest.raises(RuntimeError, match="gave 4 rows in this pass, 5 when it was counted"):
+        rows(ds)
