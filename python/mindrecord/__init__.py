@@ -27,7 +27,7 @@ from mindrecord.converters import (Cifar10ToMR, Cifar100ToMR, CocoToMR, COCOToMR
 from mindrecord.dataset import BatchInfo, MindDataset, mix, zip  # noqa: A004
 from mindrecord.raw_datasets import (Cifar10Dataset, Cifar100Dataset, CocoDataset, ImageFolderDataset, MnistDataset,
                                      VOCDataset)
-from mindrecord.generator_dataset import GeneratorDataset
+from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset
 from mindrecord.callback import DSCallback
 from mindrecord.cache import DatasetCache
 from mindrecord import config
@@ -50,5 +50,5 @@ __all__ = [
     "set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "recover", "SUCCESS", "FAILED", "__version__",
     "BatchInfo", "DSCallback", "mix", "config", "DatasetCache",
     "ImageFolderDataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "VOCDataset", "CocoDataset",
-    "GeneratorDataset",
+    "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset",
 ] + list(_exception_names)

@@ -664,4 +664,4 @@ class MindDataset:
 # MindSpore's raw-format loaders live beside MindDataset in mindspore.dataset.
 from mindrecord.raw_datasets import (Cifar10Dataset, Cifar100Dataset, CocoDataset,  # noqa: E402,F401
                                      ImageFolderDataset, MnistDataset, VOCDataset)
-from mindrecord.generator_dataset import GeneratorDataset  # noqa: E402,F401
+from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset  # noqa: E402,F401

@@ -39,7 +39,7 @@ from mindrecord.dataset import _positive
 from mindrecord.raw_datasets import _RawDataset
 from mindrecord.samplers import SubsetSampler, _nsamples
 
-__all__ = ["GeneratorDataset"]
+__all__ = ["GeneratorDataset", "NumpySlicesDataset", "PaddedDataset"]
 
 
 def _names(column_names):
@@ -215,3 +215,85 @@ class GeneratorDataset(_RawDataset):
         if samples:
             rows = min(rows, samples)
         return _core.register_callable(_IterRows(make_iter, rows, types, name)), rows
+
+
+class _Slices:
+    """NumpySlicesDataset's source: row i is column[i] of each column (numpy
+    arrays sliced along their first dimension)."""
+
+    def __init__(self, data, column_names):
+        self.names = None
+        if isinstance(data, dict):
+            if not data:
+                raise ValueError("NumpySlicesDataset: data is an empty dict")
+            # pandas-like columns (a .values attribute) as their arrays
+            self.names = list(data.keys())
+            data = tuple(getattr(v, "values", v) for v in data.values())
+        columns = tuple(np.asarray(d) for d in data) if isinstance(data, tuple) else (np.asarray(data),)
+        for c in columns:
+            if c.ndim == 0:
+                raise ValueError("NumpySlicesDataset: a column of data is a scalar; give one value per row")
+        lengths = [len(c) for c in columns]
+        if lengths[1:] != lengths[:-1]:
+            raise ValueError("Data length in each column is not equal.")
+        self.columns = columns
+        if column_names is not None:
+            self.names = column_names
+        elif self.names is None:
+            self.names = ["column_%d" % i for i in range(len(columns))]
+
+    def __getitem__(self, i):
+        return tuple(c[i, ...] for c in self.columns)
+
+    def __len__(self):
+        return len(self.columns[0])
+
+
+class NumpySlicesDataset(GeneratorDataset):
+    """mindspore.dataset.NumpySlicesDataset: `data` (a list or numpy array:
+    one column; a tuple: one column per element; a dict: its keys name the
+    columns) sliced along the first dimension, one row per slice. Column
+    names default to the dict's keys, else column_0, column_1, ...;
+    shuffled unless shuffle=False; the other arguments as GeneratorDataset's."""
+
+    def __init__(self, data, column_names=None, num_samples=None, num_parallel_workers=1, shuffle=None, sampler=None,
+                 num_shards=None, shard_id=None, *, seed=None):
+        source = _Slices(data, column_names)
+        super().__init__(source, column_names=source.names, num_samples=num_samples,
+                         num_parallel_workers=num_parallel_workers, shuffle=shuffle, sampler=sampler,
+                         num_shards=num_shards, shard_id=shard_id, seed=seed)
+
+
+class _Padded:
+    """PaddedDataset's source: row i is padded_samples[i]'s values."""
+
+    def __init__(self, samples):
+        self.names = list(samples[0].keys())
+        self.samples = samples
+
+    def __getitem__(self, i):
+        sample = self.samples[i]
+        if list(sample.keys()) != self.names:
+            raise ValueError("padded_samples[%d] has the keys %s, the first sample %s" % (i, list(sample.keys()),
+                                                                                       self.names))
+        return tuple(sample[k] for k in self.names)
+
+    def __len__(self):
+        return len(self.samples)
+
+
+class PaddedDataset(GeneratorDataset):
+    """mindspore.dataset.PaddedDataset: the dicts of `padded_samples` as
+    rows, in order (columns: the first dict's keys); made to be concatenated
+    to another dataset before sharding."""
+
+    def __init__(self, padded_samples):
+        if not isinstance(padded_samples, list):
+            raise TypeError("padded_samples must be a list of dict, got %r" % (type(padded_samples),))
+        if not padded_samples:
+            raise ValueError("padded_samples cannot be empty.")
+        if not all(isinstance(s, dict) for s in padded_samples):
+            raise TypeError("padded_samples must be a list of dict")
+        source = _Padded(padded_samples)
+        super().__init__(source, column_names=source.names, shuffle=False)
+        self.padded_samples = padded_samples

@@ -268,3 +268,31 @@ def test_a_pass_shorter_than_counted_is_an_error():
     ds = GeneratorDataset(Shrinking(), ["x"])  # counted 5 rows
     with pytest.raises(RuntimeError, match="gave 4 rows in this pass, 5 when it was counted"):
         rows(ds)
+
+
+def test_numpy_slices_as_mindspore_documents_them():
+    from mindrecord import NumpySlicesDataset
+    assert [int(r["column_0"]) for r in rows(NumpySlicesDataset([1, 2, 3], shuffle=False))] == [1, 2, 3]
+    by_key = rows(NumpySlicesDataset({"a": [1, 2], "b": [3, 4]}, shuffle=False))
+    assert [(int(r["a"]), int(r["b"])) for r in by_key] == [(1, 3), (2, 4)]
+    tup = rows(NumpySlicesDataset(([1, 2], [3, 4], [5, 6]), column_names=["x", "y", "z"], shuffle=False))
+    assert [int(r["z"]) for r in tup] == [5, 6]
+    images = np.arange(5 * 4 * 3, dtype=np.uint8).reshape(5, 4, 3)
+    sliced = rows(NumpySlicesDataset((images, np.arange(5)), column_names=["img", "label"], shuffle=False))
+    np.testing.assert_array_equal(sliced[3]["img"], images[3])
+    shuffled = [int(r["label"]) for r in rows(NumpySlicesDataset((images, np.arange(5)), ["img", "label"], seed=2))]
+    assert sorted(shuffled) == list(range(5))
+    with pytest.raises(ValueError, match="Data length in each column is not equal"):
+        NumpySlicesDataset(([1, 2], [3]))
+
+
+def test_padded_samples_in_order():
+    from mindrecord import PaddedDataset
+    p = PaddedDataset([{"image": np.zeros(1, np.uint8), "label": np.int32(-1)},
+                       {"image": np.zeros(2, np.uint8), "label": np.int32(-2)}])
+    got = rows(p)
+    assert [r["image"].shape for r in got] == [(1,), (2,)] and [int(r["label"]) for r in got] == [-1, -2]
+    with pytest.raises(ValueError, match="cannot be empty"):
+        PaddedDataset([])
+    with pytest.raises(TypeError, match="list of dict"):
+        PaddedDataset([1])
