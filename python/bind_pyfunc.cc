@@ -75,36 +75,54 @@ std::string ExceptionText(const py::error_already_set& e) {
 
 }  // namespace
 
+namespace {
+
+// The tensor type of a numpy dtype (kind and item size), or nullptr.
+const TensorType* TypeOfDtype(char kind, ssize_t size) {
+  static const TensorType kBool = TensorType::kBool, kU8 = TensorType::kUInt8, kI8 = TensorType::kInt8,
+                          kI16 = TensorType::kInt16, kI32 = TensorType::kInt32, kI64 = TensorType::kInt64,
+                          kF32 = TensorType::kFloat32, kF64 = TensorType::kFloat64;
+  switch (kind) {
+    case 'b': return size == 1 ? &kBool : nullptr;
+    case 'u': return size == 1 ? &kU8 : nullptr;
+    case 'i': return size == 1 ? &kI8 : size == 2 ? &kI16 : size == 4 ? &kI32 : size == 8 ? &kI64 : nullptr;
+    case 'f': return size == 4 ? &kF32 : size == 8 ? &kF64 : nullptr;
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
 Result<Tensor> PyToTensor(py::handle obj, const std::string& who) {
   if (py::isinstance<py::bytes>(obj)) return Tensor::FromString(TensorType::kBytes, obj.cast<std::string>());
   if (py::isinstance<py::str>(obj)) return Tensor::FromString(TensorType::kString, obj.cast<std::string>());
   if (py::isinstance<py::tuple>(obj)) {
     return Status::InvalidArgument(who + " returned a tuple; it must return one array (one column in, one out)");
   }
-  py::module_ np = py::module_::import("numpy");
-  py::array arr = np.attr("asarray")(obj);
-  const char kind = arr.dtype().kind();
-  if (arr.ndim() == 0 && (kind == 'U' || kind == 'S')) {
+  // numpy's C API (PyArray_FromAny), not numpy.asarray through Python: an
+  // array comes as it is, numbers and lists become arrays.
+  py::array arr = py::array::ensure(obj);
+  if (!arr) {
+    PyErr_Clear();
+    return Status::InvalidArgument(who + " returned a " + py::str(py::type::of(obj).attr("__qualname__")).cast<std::string>() +
+                                   ", which numpy cannot make an array of");
+  }
+  const py::dtype dt = arr.dtype();
+  if (arr.ndim() == 0 && (dt.kind() == 'U' || dt.kind() == 'S')) {
     py::object item = arr.attr("item")();
     return PyToTensor(item, who);
   }
-  static const std::pair<const char*, TensorType> kTypes[] = {
-      {"bool", TensorType::kBool},   {"uint8", TensorType::kUInt8},     {"int8", TensorType::kInt8},
-      {"int16", TensorType::kInt16}, {"int32", TensorType::kInt32},     {"int64", TensorType::kInt64},
-      {"float32", TensorType::kFloat32}, {"float64", TensorType::kFloat64}};
-  const std::string dtype = py::str(arr.dtype().attr("name")).cast<std::string>();
-  const TensorType* type = nullptr;
-  for (const auto& [n, t] : kTypes) {
-    if (dtype == n) type = &t;
-  }
+  const TensorType* type = TypeOfDtype(dt.kind(), dt.itemsize());
   if (type == nullptr) {
-    return Status::InvalidArgument(who + " returned an array of dtype " + dtype +
+    return Status::InvalidArgument(who + " returned an array of dtype " + py::str(dt.attr("name")).cast<std::string>() +
                                    "; supported: bool, uint8, int8, int16, int32, int64, float32, float64, bytes, str");
   }
-  py::array c = np.attr("asarray")(arr, TensorDtype(*type), "C");  // keeps 0-d (ascontiguousarray would not)
-  std::vector<int64_t> shape(c.shape(), c.shape() + c.ndim());
+  if (dt.byteorder() == '>' || !(arr.flags() & py::array::c_style)) {
+    arr = py::module_::import("numpy").attr("asarray")(arr, TensorDtype(*type), "C");  // native order, C layout (keeps 0-d)
+  }
+  std::vector<int64_t> shape(arr.shape(), arr.shape() + arr.ndim());
   Tensor t = Tensor::Make(*type, std::move(shape));
-  if (t.size_bytes() > 0) std::memcpy(t.MutableData(), c.data(), t.size_bytes());
+  if (t.size_bytes() > 0) std::memcpy(t.MutableData(), arr.data(), t.size_bytes());
   return t;
 }
 

@@ -19,12 +19,11 @@ Generator functions (called anew each epoch) and iterables (iter() each
 epoch): read in order, as MindSpore reads them, without sampler, shuffle or
 shards (MindSpore's rule). The rows are counted once when the dataset is made
 (a pass over the source: MindSpore makes the same pass in
-get_dataset_size()). _IterRows serves the positions the workers ask for
-from one pass of the iterator, keeping rows made ahead of a request for the
-worker that asks for them (up to _WINDOW rows behind the newest request); a
-position asked for again, or after its row was dropped, starts a new pass.
-So the source must give the same rows, in the same order, each time it is
-iterated (a shorter pass is an error naming it).
+get_dataset_size()). _IterRows serves each epoch from one iteration of the
+source, whatever order the workers ask for the positions in, keeping rows
+made ahead of a request for the worker that asks for them. The source must
+give as many rows each time it is iterated (a shorter pass is an error
+saying so).
 
 Not implemented (an error naming it): schema=, single-pass iterators.
 
@@ -93,44 +92,69 @@ def _values(row, types, where):
 
 
 # Rows made ahead of a request are kept while they are at most this many
-# positions behind the newest request (the workers ask for nearby positions).
+# positions behind the newest request of their pass (the workers ask for
+# nearby positions).
 _WINDOW = 4096
 
 
+class _Pass:
+    """One iteration of the source: its iterator, the position it gives
+    next, and rows it made before they were asked for."""
+
+    __slots__ = ("it", "next", "ahead")
+
+    def __init__(self, it):
+        self.it, self.next, self.ahead = it, 0, {}
+
+
 class _IterRows:
-    """Row i of an iterated source (see the module): serves the positions
-    the pipeline's workers ask for, in any order, from passes of the
-    source's iterator."""
+    """Row i of an iterated source (see the module). The k-th request for
+    position i belongs to the k-th pass over the source: each epoch (and each
+    repeat() pass) asks for every position it reads once, so each is served
+    from its own iteration of the source, made when its first request comes,
+    whatever order the workers ask in and however the epochs overlap; a pass
+    two behind the newest is dropped."""
 
     def __init__(self, make_iter, rows, types, name):
         self.make_iter, self.rows, self.types = make_iter, rows, types
         self.__qualname__ = name
         self._lock = threading.Lock()
-        self._it = None
-        self._next = 0      # the position the iterator gives next
-        self._ahead = {}    # position -> row, made before it was asked for
+        self._asked = np.zeros(rows, np.uint32)  # requests per position so far
+        self._passes = {}
+
+    def _short(self, got):
+        return RuntimeError("the source gave %d rows in this pass, %d when it was counted (it must give the same "
+                            "rows each time it is iterated)" % (got, self.rows))
 
     def __call__(self, i):
         with self._lock:
-            row = self._ahead.pop(i, None)
+            n = int(self._asked[i])
+            self._asked[i] = n + 1
+            p = self._passes.get(n)
+            if p is None:
+                p = self._passes[n] = _Pass(iter(self.make_iter()))
+                for old in [k for k in self._passes if k < n - 1]:
+                    del self._passes[old]
+            row = p.ahead.pop(i, None)
             if row is not None:
                 return row
-            if self._it is None or i < self._next:
-                self._it, self._next = iter(self.make_iter()), 0
-                self._ahead.clear()
+            if i < p.next:
+                # Made and dropped (more than _WINDOW behind): an iteration of its own.
+                for k, v in enumerate(self.make_iter()):
+                    if k == i:
+                        return _values(v, self.types, "row %d" % k)
+                raise self._short(i)
             while True:
                 try:
-                    v = next(self._it)
+                    v = next(p.it)
                 except StopIteration:
-                    self._it = None
-                    raise RuntimeError("the source gave %d rows in this pass, %d when it was counted (it must give "
-                                       "the same rows each time it is iterated)" % (self._next, self.rows)) from None
-                k, self._next = self._next, self._next + 1
+                    raise self._short(p.next) from None
+                k, p.next = p.next, p.next + 1
                 row = _values(v, self.types, "row %d" % k)
                 if k == i:
                     return row
                 if k + _WINDOW >= i:
-                    self._ahead[k] = row
+                    p.ahead[k] = row
 
 
 class GeneratorDataset(_RawDataset):

@@ -235,6 +235,21 @@ def test_a_generator_function_is_read_in_order_each_epoch():
         assert got == list(range(3000))
     # One pass per epoch: rows made ahead of a request wait for the worker that asks for them.
     assert src.calls == 3
+    # Each epoch is its own iteration of the source, also when the epochs overlap in the workers.
+    class Tagged:
+        def __init__(self):
+            self.calls = 0
+
+        def __call__(self):
+            self.calls += 1
+            tag = self.calls
+            for i in range(500):
+                yield np.int64(i), np.int64(tag)
+    tagged = GeneratorDataset(Tagged(), ["i", "tag"]).map(slow_odd, input_columns=["i"], num_parallel_workers=4)
+    it = tagged.batch(5).create_dict_iterator(num_epochs=3, output_numpy=True)
+    for epoch in range(3):
+        got = [(int(i), int(t)) for b in it for i, t in zip(b["i"], b["tag"])]
+        assert got == [(i, epoch + 2) for i in range(500)]  # call 1 counted the rows
     rows_ = rows(GeneratorDataset(Calls(10), ["i", "sq"]).project(["sq"]))
     assert [int(r["sq"]) for r in rows_] == [i * i for i in range(10)]
 
