@@ -301,10 +301,25 @@ void BindPyFunc(py::module_& m) {
     c->name = py::hasattr(fn, "__qualname__") ? py::str(fn.attr("__qualname__")).cast<std::string>()
                                               : py::str(py::type::of(fn).attr("__qualname__")).cast<std::string>();
     c->fn = fn;
-    const uint64_t id = Table().size() + 1;
+    static uint64_t next_id = 1;  // under TableMutex
+    const uint64_t id = next_id++;
     Table()[id] = std::move(c);
     TableIds()[fn.ptr()] = id;
     return id;
+  });
+  // Drops the registry's reference to callable `ref` (a GeneratorDataset
+  // source whose datasets are all gone). Only for callables no op holds:
+  // ops keep their callable (PyFuncOp) and release it without the GIL.
+  m.def("unregister_callable", [](uint64_t ref) {
+    std::shared_ptr<PyCallable> gone;  // released here, with the GIL, after the lock
+    {
+      std::lock_guard<std::mutex> lock(TableMutex());
+      auto it = Table().find(ref);
+      if (it == Table().end()) return;
+      gone = std::move(it->second);
+      Table().erase(it);
+      TableIds().erase(gone->fn.ptr());
+    }
   });
   // One op applied by hand (vision ops are callable, as MindSpore's are):
   // `value` is the op's one input, or a tuple of its inputs for a

@@ -371,6 +371,10 @@ def note_ref(ref, pool):
     _pools_by_ref[ref] = pool
 
 
+def forget_ref(ref):
+    _pools_by_ref.pop(ref, None)
+
+
 def pools_in(plan):
     """The pools of the python_multiprocessing callables a plan (JSON-like)
     uses."""

@@ -175,6 +175,7 @@ def _combined(first, datasets, node):
     out._plan["num_workers"] = max(d._plan["num_workers"] for d in datasets)
     out._plan["queue_depth"] = max(d._plan["queue_depth"] for d in datasets)
     out._callbacks = [cb for d in datasets for cb in d._callbacks]
+    out._keep = [k for d in datasets for k in getattr(d, "_keep", [])]
     out._check_plan()
     return out
 

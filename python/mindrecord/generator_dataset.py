@@ -30,6 +30,7 @@ Not implemented (an error naming it): schema=, single-pass iterators.
 Thread safety: as MindDataset.
 """
 import threading
+import weakref
 
 import numpy as np
 
@@ -157,6 +158,22 @@ class _IterRows:
                     p.ahead[k] = row
 
 
+class _Registration:
+    """The registry entry of a source's callable, dropped when the last
+    dataset (or torch adapter) made from it is gone: datasets made from it
+    share this object (their `_keep`), and live iterators hold their
+    dataset."""
+
+    def __init__(self, ref):
+        self.ref = ref
+        weakref.finalize(self, _unregister, ref)
+
+
+def _unregister(ref):
+    _mp_pool.forget_ref(ref)
+    _core.unregister_callable(ref)
+
+
 class GeneratorDataset(_RawDataset):
     """mindspore.dataset.GeneratorDataset (see the module). A
     random-accessible `source` is shuffled unless shuffle=False (MindSpore's
@@ -212,7 +229,7 @@ class GeneratorDataset(_RawDataset):
                         sampler, num_shards, shard_id, seed)
 
     def _leaf(self, names, rows, name, ref, source):
-        self._source = source  # kept alive with the dataset (the registry holds the callable too)
+        self._keep = [_Registration(ref)]
         return {"node": "source", "kind": "python", "columns": names, "rows": rows,
                 "name": "GeneratorDataset source '%s'" % name, "_ref": ref}
 

@@ -558,6 +558,7 @@ class MindRecordDataset(torch.utils.data.IterableDataset):
             raise NotImplementedError("int32_as_int64 with a dataset: the types are its maps' (cast with "
                                       "vision.TypeCast in a map); leave it None")
         tree = tree_of(ds)
+        self._keep = list(getattr(ds, "_keep", []))  # what the tree's Python sources need alive
         if self._columns:
             tree = {"node": "project", "input": tree, "columns": self._columns}
         if self._ops:

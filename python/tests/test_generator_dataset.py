@@ -311,3 +311,21 @@ def test_padded_samples_in_order():
         PaddedDataset([])
     with pytest.raises(TypeError, match="list of dict"):
         PaddedDataset([1])
+
+
+def test_a_source_is_released_with_the_last_dataset_made_from_it():
+    import gc
+    import weakref
+    from mindrecord import NumpySlicesDataset
+    src = Squares(8)
+    probe = weakref.ref(src)
+    a = GeneratorDataset(src, ["vec", "half", "name"], shuffle=False).project(["vec"])
+    b = NumpySlicesDataset({"k": np.arange(8)}, shuffle=False)
+    zipped = mindrecord.zip((a, b))
+    del src, a, b
+    gc.collect()
+    assert probe() is not None  # the zip still reads it
+    assert [int(r["k"]) for r in rows(zipped)] == list(range(8))
+    del zipped
+    gc.collect()
+    assert probe() is None  # a dataset's data is not kept for the life of the process
