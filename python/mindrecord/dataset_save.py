@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from mindrecord.dataset import MindDataset
 
 # Rows of an unbatched dataset cross from the pipeline to the writer this
-# many at a time (the batching is internal: each row is still one record).
-_ROWS_PER_HANDOFF = 64
+# many at a time (the batching is internal: each row is still one record);
+# few enough that rows of 100 MB stay far below the plan's max_batch_bytes.
+_ROWS_PER_HANDOFF = 16
 
 
 def save(self: "MindDataset", file_name: str, num_files: int = 1, file_type: str = "mindrecord") -> None:
