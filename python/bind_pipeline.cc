@@ -12,6 +12,7 @@
 #include <pybind11/stl.h>
 
 #include "pipeline/nodes/compile.h"
+#include "pipeline/nodes/text_source.h"
 #include "pipeline/padded.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/sampler.h"
@@ -558,6 +559,11 @@ void BindPipeline(py::module_& m) {
         return py::make_tuple(rows, batches, s);
       },
       py::arg("plan_json"), py::arg("copy") = false);
+  // TextFileDataset: the non-empty lines of each file.
+  m.def("text_file_lines", [](const std::vector<std::string>& files) {
+    py::gil_scoped_release nogil;
+    return ValueOrThrow(CountTextFileLines(files));
+  });
   // Dataset.save: runs the plan and writes its rows (each batch one row when
   // `batched`) to `file_name`, `num_files` shards named as MindSpore's save
   // names them. Returns {"rows", "files", "schema"}.

@@ -4,6 +4,8 @@
 #include <mutex>
 #include <set>
 
+#include "pipeline/nodes/text_source.h"
+
 namespace mindrecord {
 
 namespace {
@@ -29,6 +31,10 @@ void RegisterSource(const std::string& kind, SourceFactory factory) {
 
 Result<std::unique_ptr<Source>> MakeRegisteredSource(const nlohmann::json& node) {
   const std::string kind = node.at("kind").get<std::string>();
+  if (kind == "textfile") {
+    MR_ASSIGN_OR_RETURN(auto src, OpenTextFileSource(node));
+    return src;
+  }
   SourceFactory f;
   {
     std::lock_guard<std::mutex> lock(Mu());
@@ -45,7 +51,7 @@ Result<std::unique_ptr<Source>> MakeRegisteredSource(const nlohmann::json& node)
 }
 
 Result<nlohmann::json> NormalizeSourceLeaf(const nlohmann::json& j, const std::string& path) {
-  static const std::set<std::string> kKeys = {"node", "kind", "columns", "rows", "name", "sampler", "seed"};
+  static const std::set<std::string> kKeys = {"node", "kind", "columns", "rows", "name", "args", "sampler", "seed"};
   nlohmann::json out = {{"node", "source"}};
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!it.key().empty() && it.key()[0] == '_') {
@@ -67,8 +73,15 @@ Result<nlohmann::json> NormalizeSourceLeaf(const nlohmann::json& j, const std::s
     if (!seen.insert(c.get<std::string>()).second) return Bad(path, "column '" + c.get<std::string>() + "' named twice");
   }
   out["columns"] = j["columns"];
-  if (!j.contains("rows") || !j["rows"].is_number_unsigned()) return Bad(path, "'rows' must be a count >= 0");
-  out["rows"] = j["rows"];
+  if (!j.contains("rows") || !j["rows"].is_number_integer() ||
+      (!j["rows"].is_number_unsigned() && j["rows"].get<int64_t>() < 0)) {
+    return Bad(path, "'rows' must be a count >= 0");
+  }
+  out["rows"] = j["rows"].get<uint64_t>();
+  if (j.contains("args")) {
+    if (!j["args"].is_object()) return Bad(path, "'args' must be an object (the source's own arguments)");
+    out["args"] = j["args"];
+  }
   if (j.contains("name")) {
     if (!j["name"].is_string()) return Bad(path, "'name' must be a string");
     out["name"] = j["name"];

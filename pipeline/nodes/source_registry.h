@@ -1,9 +1,11 @@
 // Sources a program adds to those the execution tree knows (mindrecord and
 // raw leaves). A leaf
 //   {"node": "source", "kind": K, "columns": [...], "rows": N, "name": ...,
-//    "sampler": ..., "seed": ..., "_...": process-local handles}
-// is built by the factory registered for K: the Python binding registers
-// "python" (GeneratorDataset: a Python object's rows, python/bind_pysource.cc).
+//    "args": {...}, "sampler": ..., "seed": ..., "_...": process-local handles}
+// is built by the factory registered for K (`args`: its own arguments, part
+// of the plan's fingerprint). Built in: "textfile" (text_source.h). The
+// Python binding registers "python" (GeneratorDataset: a Python object's
+// rows, python/bind_pysource.cc).
 // `columns` and `rows` are what the source must give; keys starting with
 // '_' (a callable's id) are left out of the plan's fingerprint.
 #pragma once

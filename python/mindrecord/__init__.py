@@ -28,6 +28,7 @@ from mindrecord.dataset import BatchInfo, MindDataset, mix, zip  # noqa: A004
 from mindrecord.raw_datasets import (Cifar10Dataset, Cifar100Dataset, CocoDataset, ImageFolderDataset, MnistDataset,
                                      VOCDataset)
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset
+from mindrecord.text_file_dataset import TextFileDataset
 from mindrecord.callback import DSCallback
 from mindrecord.cache import DatasetCache
 from mindrecord import config
@@ -50,5 +51,5 @@ __all__ = [
     "set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "recover", "SUCCESS", "FAILED", "__version__",
     "BatchInfo", "DSCallback", "mix", "config", "DatasetCache",
     "ImageFolderDataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "VOCDataset", "CocoDataset",
-    "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset",
+    "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset", "TextFileDataset",
 ] + list(_exception_names)

@@ -665,3 +665,4 @@ class MindDataset:
 from mindrecord.raw_datasets import (Cifar10Dataset, Cifar100Dataset, CocoDataset,  # noqa: E402,F401
                                      ImageFolderDataset, MnistDataset, VOCDataset)
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset  # noqa: E402,F401
+from mindrecord.text_file_dataset import TextFileDataset  # noqa: E402,F401

@@ -49,13 +49,15 @@ class _RawDataset(MindDataset):
             raise ValueError("%s: dataset_dir %r is not a folder" % (name, leaf["dataset_dir"]))
         self._init_leaf(name, leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, seed)
 
-    def _init_leaf(self, name, leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, seed):
+    def _init_leaf(self, name, leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, seed,
+                   mode=None):
         """The plan of a dataset read from the leaf `leaf` (its sampler from
-        MindSpore's sampling arguments)."""
+        MindSpore's sampling arguments). `mode`: the shuffle mode when
+        `shuffle` may be a Shuffle member (else a bool or None)."""
         if num_parallel_workers is None:
             num_parallel_workers = _config.get_num_parallel_workers() or min(4, os.cpu_count() or 1)
         _positive("num_parallel_workers", num_parallel_workers)
-        if shuffle is not None and not isinstance(shuffle, bool):
+        if mode is None and shuffle is not None and not isinstance(shuffle, bool):
             raise TypeError("%s: shuffle must be a bool or None, got %r" % (name, shuffle))
         samples = _nsamples(num_samples)
         check_sampling(shuffle, num_samples, num_shards, shard_id, sampler)
@@ -63,7 +65,8 @@ class _RawDataset(MindDataset):
         # Opening the folder now makes bad paths and files fail here.
         rows = _core.plan_info(json.dumps({"tree": leaf, "seed": seed}))["rows"]
         # MindSpore's raw loaders shuffle unless told not to (shuffle=None).
-        mode = "off" if shuffle is False else "global"
+        if mode is None:
+            mode = "off" if shuffle is False else "global"
         if sampler is not None:
             spec = sampler._spec_for(rows)
         elif num_shards is not None:

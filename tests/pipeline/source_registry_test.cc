@@ -1,8 +1,13 @@
 // Registered sources ("source" leaves, pipeline/nodes/source_registry.h): a
-// program's own source in a plan, through samplers, maps and batches.
+// program's own source in a plan, through samplers, maps and batches; the
+// built-in "textfile" kind.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "pipeline/nodes/source_registry.h"
+#include "pipeline/nodes/text_source.h"
 #include "tests/pipeline/pipeline_test_util.h"
 
 namespace mindrecord {
@@ -105,6 +110,42 @@ TEST_F(SourceRegistryTest, BadLeavesAndUnknownKindsAreRefused) {
   ASSERT_FALSE(pipe.ok());
   EXPECT_NE(pipe.status().message().find("no source of kind 'nobody' is registered"), std::string::npos)
       << pipe.status().ToString();
+}
+
+TEST(TextFileSourceTest, LinesOfTheFilesThroughAPlan) {
+  const std::string dir = testing::ProcessTempDir() + "/textfile";
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir + "/" + name, std::ios::binary) << text;
+    return dir + "/" + name;
+  };
+  const std::string a = write("a.txt", "one\n\ntwo\r\nthree");
+  const std::string b = write("b.txt", "\xff\xfe\nfour\n");
+  auto counts = CountTextFileLines({a, b});
+  ASSERT_TRUE(counts.ok()) << counts.status().ToString();
+  EXPECT_EQ(*counts, (std::vector<uint64_t>{3, 2}));
+  nlohmann::json leaf = {{"node", "source"}, {"kind", "textfile"}, {"columns", {"text"}}, {"rows", 5},
+                         {"args", {{"files", {a, b}}}}};
+  auto parsed = Plan::FromJson({{"tree", {{"node", "batch"}, {"batch_size", 1}, {"input", leaf}}}});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  Plan plan = *parsed;
+  plan.on_error = ErrorPolicy::kSkip;  // the line that is not UTF-8 is skipped and reported
+  auto pipe = Pipeline::Open(plan);
+  ASSERT_TRUE(pipe.ok()) << pipe.status().ToString();
+  std::vector<std::string> got;
+  for (const Batch& batch : Drain(pipe->get())) {
+    const Tensor& t = batch.columns[0].is_list() ? batch.columns[0].list[0] : batch.columns[0].data;
+    got.emplace_back(reinterpret_cast<const char*>(t.data()), t.size_bytes());
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"one", "two\r", "three", "four"}));
+  // Another line count than the plan's: the files changed since.
+  leaf["rows"] = 6;
+  parsed = Plan::FromJson({{"tree", {{"node", "batch"}, {"batch_size", 1}, {"input", leaf}}}});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  auto changed = Pipeline::Open(*parsed);
+  ASSERT_FALSE(changed.ok());
+  EXPECT_NE(changed.status().message().find("5 lines now, 6 when the dataset was made"), std::string::npos)
+      << changed.status().ToString();
 }
 
 }  // namespace

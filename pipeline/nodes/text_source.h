@@ -1,0 +1,32 @@
+// TextFileSource: the lines of text files as rows (MindSpore's
+// TextFileDataset): one column "text", a string per non-empty line (split at
+// '\n', the line's other bytes kept, '\r' included, as MindSpore's reader
+// keeps them), files in the order given, each file one shard of the layout
+// (so "files" shuffling shuffles whole files). The files are scanned once at
+// open for where their lines start (12 bytes per line are kept); lines are
+// read by position with pread. A line that is not UTF-8, or longer than
+// kMaxDecompressedRowBytes, is a row error naming the file and byte offset.
+//
+// The leaf: {"node": "source", "kind": "textfile", "columns": ["text"],
+// "rows": N, "args": {"files": [...]}}; `rows` must be the files' line count
+// (TextFileDataset counts them with text_file_rows first).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/nodes/source.h"
+
+namespace mindrecord {
+
+// Non-empty lines per file, in order; NotFound / IOError naming a file.
+Result<std::vector<uint64_t>> CountTextFileLines(const std::vector<std::string>& files);
+
+// Thread safety: as Source.
+Result<std::unique_ptr<Source>> OpenTextFileSource(const nlohmann::json& node);
+
+}  // namespace mindrecord
