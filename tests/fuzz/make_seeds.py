@@ -213,6 +213,9 @@ for tf in sorted(glob.glob(os.path.join(compat, "sources/tfrecord/*.tfrecord")))
     put("tfrecord", os.path.basename(tf), read(tf))
 for csv in sorted(glob.glob(os.path.join(compat, "sources/csv/*.csv"))):
     put("csv", os.path.basename(csv), read(csv))
+    # text_file: the first byte is where the input is cut into two files.
+    put("text_file", os.path.basename(csv), bytes([7]) + read(csv))
+put("text_file", "lines", b"\x05ab\r\n\n\ncaf\xc3\xa9\nlatin \xe9\n\xf0\x9f\x98\x80 end")
 
 # Synthetic seeds for what the compat files lack: COCO polygon, RLE (count
 # list and compressed string) and panoptic segmentations; TFRecord bytes lists
