@@ -9,6 +9,7 @@
 
 #include <pugixml.hpp>
 
+#include "pipeline/nodes/tree_spec.h"
 #include "pipeline/row_vectors.h"
 #include "writers/convert/convert_context.h"
 #include "writers/convert/image_codec.h"
@@ -357,14 +358,7 @@ Result<json> NormalizeRawLeaf(const json& j, const std::string& path) {
     if (!ok) return Bad(path, "'class_indexing' must map names to ints >= 0, got " + c.dump());
     if (!c.empty()) out["class_indexing"] = c;
   }
-  if (j.contains("sampler")) {
-    if (!j["sampler"].is_object() || !j["sampler"].contains("type")) {
-      return Bad(path, "'sampler' must be an object with a 'type'");
-    }
-    out["sampler"] = j["sampler"];
-  } else {
-    out["sampler"] = {{"type", "sequential"}};
-  }
+  MR_ASSIGN_OR_RETURN(out["sampler"], LeafSampler(j, path));
   if (j.contains("seed")) {
     const json& v = j["seed"];
     if (!(v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0))) {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "pipeline/nodes/text_source.h"
+#include "pipeline/nodes/tree_spec.h"
 
 namespace mindrecord {
 
@@ -86,14 +87,7 @@ Result<nlohmann::json> NormalizeSourceLeaf(const nlohmann::json& j, const std::s
     if (!j["name"].is_string()) return Bad(path, "'name' must be a string");
     out["name"] = j["name"];
   }
-  if (j.contains("sampler")) {
-    if (!j["sampler"].is_object() || !j["sampler"].contains("type")) {
-      return Bad(path, "'sampler' must be an object with a 'type'");
-    }
-    out["sampler"] = j["sampler"];
-  } else {
-    out["sampler"] = {{"type", "sequential"}};
-  }
+  MR_ASSIGN_OR_RETURN(out["sampler"], LeafSampler(j, path));
   if (j.contains("seed")) out["seed"] = j["seed"];
   return out;
 }

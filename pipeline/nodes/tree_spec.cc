@@ -79,6 +79,7 @@ class NodeReader {
     }
     return v;
   }
+  const std::string& path() const { return path_; }
   Status Seed(json* out) const {
     if (!j_.contains("seed")) return Status::OK();
     MR_ASSIGN_OR_RETURN(uint64_t s, UInt("seed", 0));
@@ -119,14 +120,7 @@ Result<json> Leaf(const json& j, const NodeReader& r) {
   if (listed) out["source_list"] = true;
   MR_ASSIGN_OR_RETURN(auto columns, r.Names("columns", false, true));
   out["columns"] = columns;
-  if (j.contains("sampler")) {
-    if (!j["sampler"].is_object() || !j["sampler"].contains("type")) {
-      return r.Bad("'sampler' must be an object with a 'type'");
-    }
-    out["sampler"] = j["sampler"];
-  } else {
-    out["sampler"] = {{"type", "sequential"}};
-  }
+  MR_ASSIGN_OR_RETURN(out["sampler"], LeafSampler(j, r.path()));
   if (j.contains("padded") && !j["padded"].is_null()) {
     Status st = CheckPaddedSpec(j["padded"]);
     if (!st.ok()) return r.Bad(st.message());
@@ -354,6 +348,15 @@ json FlatPlanTree(const Plan& plan) {
   batch["node"] = "batch";
   batch["input"] = std::move(node);
   return batch;
+}
+
+Result<json> LeafSampler(const json& leaf, const std::string& path) {
+  if (!leaf.contains("sampler")) return json{{"type", "sequential"}};
+  const json& s = leaf["sampler"];
+  if (!s.is_object() || !s.contains("type")) {
+    return Status::InvalidArgument("plan: " + path + ": 'sampler' must be an object with a 'type'");
+  }
+  return s;
 }
 
 json WithoutHandles(json j) {

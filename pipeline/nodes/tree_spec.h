@@ -5,6 +5,8 @@
 // "The execution tree"):
 //
 //   mindrecord  source, source_list, columns, sampler, padded, seed    (a leaf)
+//   raw         a raw-format folder (a leaf; nodes/raw_source.h)
+//   source      a registered source's rows (a leaf; nodes/source_registry.h)
 //   map         input, operations, input_columns, output_columns, seed
 //   ops         input, ops {column: [specs]}, seed     (per-column op lists)
 //   filter      input, predicate, input_columns, seed
@@ -23,6 +25,8 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "mindrecord/status.h"
@@ -40,8 +44,12 @@ Result<nlohmann::json> NormalizeTree(const nlohmann::json& tree);
 // The tree a flat plan means: batch(ops(mindrecord leaf)).
 nlohmann::json FlatPlanTree(const Plan& plan);
 
-// `j` with the keys starting with '_' of every op spec ({"op": ...}) and
-// batch map spec ({"map": ...}) removed, at any depth: process-local handles
+// A leaf's "sampler" (an object with a "type"; absent: sequential), or
+// InvalidArgument "plan: PATH: ...".
+Result<nlohmann::json> LeafSampler(const nlohmann::json& leaf, const std::string& path);
+
+// `j` with the keys starting with '_' of every op spec ({"op": ...}),
+// batch map spec ({"map": ...}) and source leaf removed, at any depth: process-local handles
 // (a Python callable's registry id), which the resume fingerprint leaves out.
 nlohmann::json WithoutHandles(nlohmann::json j);
 
