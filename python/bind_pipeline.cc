@@ -12,6 +12,7 @@
 #include <pybind11/stl.h>
 
 #include "pipeline/nodes/compile.h"
+#include "pipeline/nodes/csv_source.h"
 #include "pipeline/nodes/text_source.h"
 #include "pipeline/padded.h"
 #include "pipeline/pipeline.h"
@@ -559,6 +560,12 @@ void BindPipeline(py::module_& m) {
         return py::make_tuple(rows, batches, s);
       },
       py::arg("plan_json"), py::arg("copy") = false);
+  // CSVDataset: the records of each file (after its header line).
+  m.def("csv_records", [](const std::vector<std::string>& files, const std::string& delimiter, bool header) {
+    if (delimiter.size() != 1) throw StatusError(Status::InvalidArgument("field_delim must be one character"));
+    py::gil_scoped_release nogil;
+    return ValueOrThrow(CountCsvRecords(files, delimiter[0], header));
+  });
   // TextFileDataset: the non-empty lines of each file.
   m.def("text_file_lines", [](const std::vector<std::string>& files) {
     py::gil_scoped_release nogil;

@@ -29,6 +29,7 @@ from mindrecord.raw_datasets import (Cifar10Dataset, Cifar100Dataset, CocoDatase
                                      VOCDataset)
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset
 from mindrecord.text_file_dataset import TextFileDataset
+from mindrecord.csv_dataset import CSVDataset
 from mindrecord.callback import DSCallback
 from mindrecord.cache import DatasetCache
 from mindrecord import config
@@ -51,5 +52,5 @@ __all__ = [
     "set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "recover", "SUCCESS", "FAILED", "__version__",
     "BatchInfo", "DSCallback", "mix", "config", "DatasetCache",
     "ImageFolderDataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "VOCDataset", "CocoDataset",
-    "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset", "TextFileDataset",
+    "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset", "TextFileDataset", "CSVDataset",
 ] + list(_exception_names)

@@ -215,6 +215,9 @@ for csv in sorted(glob.glob(os.path.join(compat, "sources/csv/*.csv"))):
     put("csv", os.path.basename(csv), read(csv))
     # text_file: the first byte is where the input is cut into two files.
     put("text_file", os.path.basename(csv), bytes([7]) + read(csv))
+    # csv_source: the first byte picks the delimiter (low 2 bits) and the header (bit 2).
+    put("csv_source", os.path.basename(csv), bytes([4]) + read(csv))
+put("csv_source", "quoted", b'\x04id,score,name\n1,0.5,"a, b"\n2,1.5,"say ""hi"""\r\n\n3,-2e3,"multi\nline"\n5,3.25,')
 put("text_file", "lines", b"\x05ab\r\n\n\ncaf\xc3\xa9\nlatin \xe9\n\xf0\x9f\x98\x80 end")
 
 # Synthetic seeds for what the compat files lack: COCO polygon, RLE (count
