@@ -10,6 +10,7 @@ Thread safety: as MindDataset.
 import os
 
 from mindrecord import _core
+from mindrecord.exceptions import CorruptionError
 from mindrecord.raw_datasets import _RawDataset
 from mindrecord.samplers import Shuffle, _shuffle_mode
 from mindrecord.text_file_dataset import find_files
@@ -23,7 +24,10 @@ def _header(path, delim):
     dropped; '\\r' at a name's end removed)."""
     with open(path, "rb") as f:
         line = f.readline()
-    text = line.rstrip(b"\n").decode("utf-8", errors="strict")
+    try:
+        text = line.rstrip(b"\n").decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CorruptionError("%s: the header line is not UTF-8 text (byte %d)" % (path, e.start)) from None
     names = text.split(delim)
     if names and names[-1] == "":
         names.pop()

@@ -97,6 +97,10 @@ def test_record_errors_name_the_record(tmp_path):
         rows(CSVDataset(str(nums), column_defaults=[0, 0], shuffle=False))
     with pytest.raises(ValueError, match="out of int32's range"):
         rows(CSVDataset(str(nums), column_defaults=[0, 0], shuffle=False).skip(2))
+    header = tmp_path / "h.csv"
+    header.write_bytes(b"caf\xe9,b\n1,2\n")
+    with pytest.raises(mindrecord.CorruptionError, match=r"h.csv: the header line is not UTF-8 text \(byte 3\)"):
+        CSVDataset(str(header))
     latin = tmp_path / "l.csv"
     latin.write_bytes(b"a\ncaf\xe9\n")
     with pytest.raises(mindrecord.CorruptionError, match="column 'a': the field is not UTF-8 text"):
