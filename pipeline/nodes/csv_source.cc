@@ -5,12 +5,9 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <list>
-#include <mutex>
 
-#include "mindrecord/file.h"
-#include "mindrecord/limits.h"
 #include "mindrecord/utf8.h"
+#include "pipeline/nodes/file_rows_source.h"
 
 namespace mindrecord {
 
@@ -20,73 +17,73 @@ constexpr size_t kScanChunk = size_t{1} << 20;
 
 enum class CsvType : uint8_t { kInt32, kFloat32, kString };
 
-// MindSpore's CSV grammar as a byte machine, for finding where records
-// start and end. Feed() returns false on a grammar error (why() says which).
+// MindSpore's CSV grammar as a byte machine: both the scan for where
+// records start and end and the split of a record into fields feed it.
 class CsvMachine {
  public:
   explicit CsvMachine(char delimiter) : delim_(delimiter) {}
-  enum class Event : uint8_t { kNone, kRecordStart, kRecordEnd, kFieldEnd };
 
-  // One byte; *a and *b get what it started or completed, in order.
-  bool Feed(char c, Event* a, Event* b) {
-    *a = *b = Event::kNone;
+  // What one byte did.
+  struct Step {
+    bool record_start = false;  // the byte begins a record
+    bool keep = false;          // the byte (a quote for "") belongs to the field's value
+    bool field_end = false;     // the byte ends a field (a delimiter or the record's line end)
+    bool record_end = false;    // the byte is the record's line end
+  };
+
+  // false on a grammar error (why() says which).
+  bool Feed(char c, Step* step) {
+    *step = Step();
     const bool eol = c == '\r' || c == '\n';
     const bool quote = c == '"';
     const bool delim = c == delim_;
+    if (state_ == State::kBetween) {
+      if (eol) return true;  // empty lines are skipped
+      step->record_start = true;
+      state_ = State::kFieldStart;
+    }
     switch (state_) {
-      case State::kBetween:
-        if (eol) return true;
-        *a = Event::kRecordStart;
-        if (delim) {
-          *b = Event::kFieldEnd;
-          state_ = State::kDelim;
-        } else {
-          state_ = quote ? State::kQuote : State::kUnquote;
+      case State::kFieldStart:
+        if (quote) {
+          state_ = State::kQuote;
+        } else if (!delim && !eol) {
+          step->keep = true;
+          state_ = State::kUnquote;
         }
-        return true;
+        break;
       case State::kUnquote:
         if (quote) return Fail("a quote inside an unquoted field");
-        if (delim) {
-          *a = Event::kFieldEnd;
-          state_ = State::kDelim;
-        } else if (eol) {
-          *a = Event::kFieldEnd;
-          *b = Event::kRecordEnd;
-          state_ = State::kBetween;
-        }
-        return true;
-      case State::kDelim:
-        if (delim) {
-          *a = Event::kFieldEnd;
-        } else if (eol) {
-          *a = Event::kFieldEnd;
-          *b = Event::kRecordEnd;
-          state_ = State::kBetween;
-        } else {
-          state_ = quote ? State::kQuote : State::kUnquote;
-        }
-        return true;
+        step->keep = !delim && !eol;
+        break;
       case State::kQuote:
-        if (quote) state_ = State::kSecondQuote;
+        if (quote) {
+          state_ = State::kSecondQuote;
+        } else {
+          step->keep = true;
+        }
         return true;
       case State::kSecondQuote:
-        if (quote) {
-          state_ = State::kQuote;  // "" is a quote
-        } else if (delim) {
-          *a = Event::kFieldEnd;
-          state_ = State::kDelim;
-        } else if (eol) {
-          *a = Event::kFieldEnd;
-          *b = Event::kRecordEnd;
-          state_ = State::kBetween;
-        } else {
-          return Fail("text after a closing quote");
+        if (quote) {  // "" is a quote
+          step->keep = true;
+          state_ = State::kQuote;
+          return true;
         }
-        return true;
+        if (!delim && !eol) return Fail("text after a closing quote");
+        break;
+      case State::kBetween:
+        break;
+    }
+    if (delim) {
+      step->field_end = true;
+      state_ = State::kFieldStart;
+    } else if (eol) {
+      step->field_end = step->record_end = true;
+      state_ = State::kBetween;
     }
     return true;
   }
-  // The end of the input: true with *record_end when a record was open.
+  // The end of the input: true with *record_end when a record was open
+  // (its last field ends there).
   bool End(bool* record_end) {
     *record_end = state_ != State::kBetween;
     if (state_ == State::kQuote) return Fail("the file ends inside a quoted field");
@@ -96,7 +93,7 @@ class CsvMachine {
   const std::string& why() const { return why_; }
 
  private:
-  enum class State : uint8_t { kBetween, kUnquote, kDelim, kQuote, kSecondQuote };
+  enum class State : uint8_t { kBetween, kFieldStart, kUnquote, kQuote, kSecondQuote };
   bool Fail(const char* why) {
     why_ = why;
     return false;
@@ -109,75 +106,29 @@ class CsvMachine {
 // The fields of one record (its bytes, without the line end).
 bool SplitRecord(std::string_view rec, char delim, std::vector<std::string>* fields, std::string* why) {
   fields->clear();
-  std::string cur;
-  enum { kStart, kUnquote, kQuote, kSecondQuote } st = kStart;
+  fields->emplace_back();
+  CsvMachine m(delim);
+  CsvMachine::Step step;
   for (char c : rec) {
-    const bool quote = c == '"';
-    const bool dl = c == delim;
-    switch (st) {
-      case kStart:
-        if (dl) {
-          fields->push_back(std::move(cur));
-          cur.clear();
-        } else if (quote) {
-          st = kQuote;
-        } else {
-          cur.push_back(c);
-          st = kUnquote;
-        }
-        break;
-      case kUnquote:
-        if (quote) {
-          *why = "a quote inside an unquoted field";
-          return false;
-        }
-        if (dl) {
-          fields->push_back(std::move(cur));
-          cur.clear();
-          st = kStart;
-        } else {
-          cur.push_back(c);
-        }
-        break;
-      case kQuote:
-        if (quote) {
-          st = kSecondQuote;
-        } else {
-          cur.push_back(c);
-        }
-        break;
-      case kSecondQuote:
-        if (quote) {
-          cur.push_back('"');
-          st = kQuote;
-        } else if (dl) {
-          fields->push_back(std::move(cur));
-          cur.clear();
-          st = kStart;
-        } else {
-          *why = "text after a closing quote";
-          return false;
-        }
-        break;
+    if (!m.Feed(c, &step)) {
+      *why = m.why();
+      return false;
     }
+    if (step.keep) fields->back().push_back(c);
+    if (step.field_end) fields->emplace_back();
   }
-  if (st == kQuote) {
-    *why = "a quoted field is not closed";
+  bool open = false;
+  if (!m.End(&open)) {
+    *why = m.why();
     return false;
   }
-  fields->push_back(std::move(cur));
   return true;
 }
 
-// Where a file's records start and how long they are (the bytes between
-// the line ends around them).
-struct Records {
-  std::vector<uint64_t> start;
-  std::vector<uint32_t> length;
-};
-
-// Scans `file` from after its header line (when `header`).
-Status ScanRecords(const RandomAccessFile& file, char delim, bool header, Records* out, uint64_t* count) {
+// Scans `file` from after its header line (when `header`), calling
+// add(start, length) for each record: the bytes between the line ends
+// around it.
+Status ScanRecords(const RandomAccessFile& file, char delim, bool header, const FileRowsSource::AddRow& add) {
   const uint64_t size = file.size();
   std::string buf(kScanChunk, '\0');
   uint64_t at = 0;
@@ -198,24 +149,18 @@ Status ScanRecords(const RandomAccessFile& file, char delim, bool header, Record
   }
   CsvMachine m(delim);
   uint64_t rec_start = 0;
-  const auto end_record = [&](uint64_t end) {
-    ++*count;
-    if (out != nullptr) {
-      out->start.push_back(rec_start);
-      out->length.push_back(static_cast<uint32_t>(std::min<uint64_t>(end - rec_start, UINT32_MAX)));
-    }
-  };
+  const auto end_record = [&](uint64_t end) { add(rec_start, end - rec_start); };
   while (at < size) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(kScanChunk, size - at));
     MR_RETURN_IF_ERROR(file.ReadAt(at, n, buf.data()));
+    CsvMachine::Step step;
     for (size_t i = 0; i < n; ++i) {
-      CsvMachine::Event a, b;
-      if (!m.Feed(buf[i], &a, &b)) {
+      if (!m.Feed(buf[i], &step)) {
         return Status::Corruption(file.path() + ": byte " + std::to_string(at + i) + ": " + m.why() +
                                   " (CSV: a field is unquoted text without quotes or \"quoted\" with \"\" for a quote)");
       }
-      if (a == CsvMachine::Event::kRecordStart) rec_start = at + i;
-      if (b == CsvMachine::Event::kRecordEnd) end_record(at + i);
+      if (step.record_start) rec_start = at + i;
+      if (step.record_end) end_record(at + i);
     }
     at += n;
   }
@@ -251,101 +196,53 @@ Result<Tensor> FieldTensor(CsvType type, std::string&& s) {
   return t;
 }
 
-class CsvSource : public Source {
+class CsvSource : public FileRowsSource {
  public:
   static Result<std::unique_ptr<Source>> Open(std::vector<std::string> files, std::vector<std::string> names,
                                               std::vector<CsvType> types, char delim, bool header) {
-    std::unique_ptr<CsvSource> s(new CsvSource());
-    s->files_ = std::move(files);
-    s->names_ = std::move(names);
+    std::unique_ptr<CsvSource> s(new CsvSource(std::move(files), std::move(names)));
     s->types_ = std::move(types);
     s->delim_ = delim;
-    s->first_.push_back(0);
-    for (const auto& path : s->files_) {
-      MR_ASSIGN_OR_RETURN(auto f, FileSystem::Default()->OpenRead(path));
-      uint64_t n = 0;
-      MR_RETURN_IF_ERROR(ScanRecords(*f, delim, header, &s->records_, &n));
-      s->first_.push_back(s->records_.start.size());
-    }
+    MR_RETURN_IF_ERROR(s->Scan([&](const RandomAccessFile& f, const AddRow& add) {
+      return ScanRecords(f, delim, header, add);
+    }));
     return std::unique_ptr<Source>(std::move(s));
   }
-
-  const std::vector<std::string>& columns() const override { return names_; }
-  uint64_t num_rows() const override { return records_.start.size(); }
-  DatasetLayout Layout() const override {
-    DatasetLayout l;
-    for (size_t f = 0; f < files_.size(); ++f) l.shard_rows.push_back(first_[f + 1] - first_[f]);
-    return l;
-  }
-  std::string Where(uint64_t id) const override {
-    return "record at byte " + std::to_string(records_.start[id]) + " of '" + files_[FileOf(id)] + "' (row " +
-           std::to_string(id) + ")";
-  }
-  std::vector<std::string> files() const override { return files_; }
 
   Status Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) const override {
     std::vector<std::string> fields;
     for (size_t i = 0; i < ids.size(); ++i) {
-      const uint64_t id = ids[i];
-      if (id >= num_rows()) return Status::Internal("CsvSource: row " + std::to_string(id) + " out of range");
       std::vector<Tensor> cols;
-      const uint64_t len = records_.length[id];
-      Status st = Row(id, len, &fields, &cols);
+      Status st = Row(ids[i], &fields, &cols);
+      if (st.code() == StatusCode::kInternal) return st;
       if (!st.ok()) cols.clear();
-      MR_RETURN_IF_ERROR(fn(i, st, std::move(cols), len));
+      MR_RETURN_IF_ERROR(fn(i, st, std::move(cols), RowLength(ids[i])));
     }
     return Status::OK();
   }
 
  private:
-  CsvSource() = default;
+  CsvSource(std::vector<std::string> files, std::vector<std::string> names)
+      : FileRowsSource(std::move(files), "record", std::move(names)) {}
 
-  Status Row(uint64_t id, uint64_t len, std::vector<std::string>* fields, std::vector<Tensor>* cols) const {
-    if (len > kMaxDecompressedRowBytes) {
-      return Status::InvalidArgument(Where(id) + ": a record of " + std::to_string(len) +
-                                     " bytes or more, longer than a row may be");
-    }
-    MR_ASSIGN_OR_RETURN(auto file, FileFor(FileOf(id)));
-    std::string rec(len, '\0');
-    MR_RETURN_IF_ERROR(file->ReadAt(records_.start[id], len, rec.data()));
+  Status Row(uint64_t id, std::vector<std::string>* fields, std::vector<Tensor>* cols) const {
+    MR_ASSIGN_OR_RETURN(std::string rec, RowBytes(id));
     std::string why;
     if (!SplitRecord(rec, delim_, fields, &why)) return Status::Corruption(Where(id) + ": " + why);
-    if (fields->size() != names_.size()) {
+    if (fields->size() != columns().size()) {
       return Status::InvalidArgument(Where(id) + ": " + std::to_string(fields->size()) + " field(s), the columns are " +
-                                     std::to_string(names_.size()));
+                                     std::to_string(columns().size()));
     }
     for (size_t c = 0; c < fields->size(); ++c) {
       auto t = FieldTensor(types_[c], std::move((*fields)[c]));
-      if (!t.ok()) return Status(t.status().code(), Where(id) + ", column '" + names_[c] + "': " + t.status().message());
+      if (!t.ok()) return Status(t.status().code(), Where(id) + ", column '" + columns()[c] + "': " + t.status().message());
       cols->push_back(std::move(t).value());
     }
     return Status::OK();
   }
-  size_t FileOf(uint64_t id) const {
-    return static_cast<size_t>(std::upper_bound(first_.begin(), first_.end(), id) - first_.begin()) - 1;
-  }
-  Result<std::shared_ptr<RandomAccessFile>> FileFor(size_t f) const {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (auto it = open_.begin(); it != open_.end(); ++it) {
-      if (it->first == f) {
-        open_.splice(open_.begin(), open_, it);
-        return open_.front().second;
-      }
-    }
-    MR_ASSIGN_OR_RETURN(auto file, FileSystem::Default()->OpenRead(files_[f]));
-    open_.emplace_front(f, std::shared_ptr<RandomAccessFile>(std::move(file)));
-    if (open_.size() > kOpenFiles) open_.pop_back();
-    return open_.front().second;
-  }
 
-  static constexpr size_t kOpenFiles = 16;
-  std::vector<std::string> files_, names_;
   std::vector<CsvType> types_;
   char delim_ = ',';
-  std::vector<uint64_t> first_;  // first row of each file, then the total
-  Records records_;
-  mutable std::mutex mu_;
-  mutable std::list<std::pair<size_t, std::shared_ptr<RandomAccessFile>>> open_;  // most recent first
 };
 
 }  // namespace
@@ -355,7 +252,7 @@ Result<std::vector<uint64_t>> CountCsvRecords(const std::vector<std::string>& fi
   for (const auto& path : files) {
     MR_ASSIGN_OR_RETURN(auto f, FileSystem::Default()->OpenRead(path));
     uint64_t n = 0;
-    MR_RETURN_IF_ERROR(ScanRecords(*f, delimiter, header, nullptr, &n));
+    MR_RETURN_IF_ERROR(ScanRecords(*f, delimiter, header, [&](uint64_t, uint64_t) { ++n; }));
     out.push_back(n);
   }
   return out;

@@ -2,12 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <list>
-#include <mutex>
 
-#include "mindrecord/file.h"
-#include "mindrecord/limits.h"
 #include "mindrecord/utf8.h"
+#include "pipeline/nodes/file_rows_source.h"
 
 namespace mindrecord {
 
@@ -40,90 +37,34 @@ Status ScanLines(const RandomAccessFile& file, Fn&& fn) {
   return Status::OK();
 }
 
-class TextFileSource : public Source {
+class TextFileSource : public FileRowsSource {
  public:
   static Result<std::unique_ptr<Source>> Open(const std::vector<std::string>& files) {
-    std::unique_ptr<TextFileSource> s(new TextFileSource());
-    s->files_ = files;
-    s->first_.push_back(0);
-    for (const auto& path : files) {
-      MR_ASSIGN_OR_RETURN(auto f, FileSystem::Default()->OpenRead(path));
-      MR_RETURN_IF_ERROR(ScanLines(*f, [&](uint64_t start, uint64_t len) -> Status {
-        s->start_.push_back(start);
-        // Lines longer than a row may be are kept as such (a row error when read).
-        s->length_.push_back(static_cast<uint32_t>(std::min<uint64_t>(len, UINT32_MAX)));
+    std::unique_ptr<TextFileSource> s(new TextFileSource(files));
+    MR_RETURN_IF_ERROR(s->Scan([](const RandomAccessFile& f, const AddRow& add) {
+      return ScanLines(f, [&](uint64_t start, uint64_t len) {
+        add(start, len);
         return Status::OK();
-      }));
-      s->first_.push_back(s->start_.size());
-    }
+      });
+    }));
     return std::unique_ptr<Source>(std::move(s));
   }
 
-  const std::vector<std::string>& columns() const override { return names_; }
-  uint64_t num_rows() const override { return start_.size(); }
-  DatasetLayout Layout() const override {
-    DatasetLayout l;
-    for (size_t f = 0; f < files_.size(); ++f) l.shard_rows.push_back(first_[f + 1] - first_[f]);
-    return l;
-  }
-  std::string Where(uint64_t id) const override {
-    const size_t f = FileOf(id);
-    return "line at byte " + std::to_string(start_[id]) + " of '" + files_[f] + "' (row " + std::to_string(id) + ")";
-  }
-  std::vector<std::string> files() const override { return files_; }
-
   Status Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) const override {
     for (size_t i = 0; i < ids.size(); ++i) {
-      const uint64_t id = ids[i];
-      if (id >= start_.size()) return Status::Internal("TextFileSource: row " + std::to_string(id) + " out of range");
-      Status st;
       std::vector<Tensor> cols;
-      const uint64_t len = length_[id];
-      if (len > kMaxDecompressedRowBytes) {
-        st = Status::InvalidArgument(Where(id) + ": a line of " + std::to_string(len) +
-                                     " bytes or more, longer than a row may be");
-      } else {
-        auto file = FileFor(FileOf(id));
-        if (!file.ok()) return file.status();
-        std::string line(len, '\0');
-        st = (*file)->ReadAt(start_[id], len, line.data());
-        if (st.ok() && !IsUtf8(line)) st = Status::Corruption(Where(id) + ": the line is not UTF-8 text");
-        if (st.ok()) cols.push_back(Tensor::FromString(TensorType::kString, std::move(line)));
-      }
-      MR_RETURN_IF_ERROR(fn(i, st, std::move(cols), len));
+      Result<std::string> line = RowBytes(ids[i]);
+      Status st = line.status();
+      if (st.code() == StatusCode::kInternal) return st;
+      if (st.ok() && !IsUtf8(*line)) st = Status::Corruption(Where(ids[i]) + ": the line is not UTF-8 text");
+      if (st.ok()) cols.push_back(Tensor::FromString(TensorType::kString, std::move(line).value()));
+      MR_RETURN_IF_ERROR(fn(i, st, std::move(cols), RowLength(ids[i])));
     }
     return Status::OK();
   }
 
  private:
-  TextFileSource() = default;
-  size_t FileOf(uint64_t id) const {
-    return static_cast<size_t>(std::upper_bound(first_.begin(), first_.end(), id) - first_.begin()) - 1;
-  }
-  // The open file `f`, from a small cache of open files (opened again when
-  // it was closed to make room: the file descriptors stay few).
-  Result<std::shared_ptr<RandomAccessFile>> FileFor(size_t f) const {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (auto it = open_.begin(); it != open_.end(); ++it) {
-      if (it->first == f) {
-        open_.splice(open_.begin(), open_, it);
-        return open_.front().second;
-      }
-    }
-    MR_ASSIGN_OR_RETURN(auto file, FileSystem::Default()->OpenRead(files_[f]));
-    open_.emplace_front(f, std::shared_ptr<RandomAccessFile>(std::move(file)));
-    if (open_.size() > kOpenFiles) open_.pop_back();
-    return open_.front().second;
-  }
-
-  static constexpr size_t kOpenFiles = 16;
-  std::vector<std::string> names_{"text"};
-  std::vector<std::string> files_;
-  std::vector<uint64_t> first_;    // first row of each file, then the total
-  std::vector<uint64_t> start_;    // per row: byte offset of the line
-  std::vector<uint32_t> length_;   // per row: its length (capped)
-  mutable std::mutex mu_;
-  mutable std::list<std::pair<size_t, std::shared_ptr<RandomAccessFile>>> open_;  // most recent first
+  explicit TextFileSource(std::vector<std::string> files) : FileRowsSource(std::move(files), "line", {"text"}) {}
 };
 
 }  // namespace

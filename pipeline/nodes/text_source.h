@@ -9,7 +9,7 @@
 //
 // The leaf: {"node": "source", "kind": "textfile", "columns": ["text"],
 // "rows": N, "args": {"files": [...]}}; `rows` must be the files' line count
-// (TextFileDataset counts them with text_file_rows first).
+// (TextFileDataset counts them with CountTextFileLines first).
 #pragma once
 
 #include <cstdint>

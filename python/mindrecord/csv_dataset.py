@@ -12,8 +12,8 @@ import os
 from mindrecord import _core
 from mindrecord.exceptions import CorruptionError
 from mindrecord.raw_datasets import _RawDataset
-from mindrecord.samplers import Shuffle, _shuffle_mode
-from mindrecord.text_file_dataset import find_files
+from mindrecord.samplers import Shuffle
+from mindrecord.text_file_dataset import file_shuffle_mode, find_files
 
 __all__ = ["CSVDataset"]
 
@@ -94,12 +94,7 @@ class CSVDataset(_RawDataset):
         if dup:
             raise ValueError("Invalid parameter, duplicate column %s" % dup)
         types = _types(column_defaults, len(names))
-        if shuffle is not None and not isinstance(shuffle, (bool, Shuffle)):
-            raise TypeError("shuffle must be a bool or a Shuffle member, got %r" % (shuffle,))
-        mode = _shuffle_mode(shuffle, Shuffle.GLOBAL)
-        if mode not in ("global", "files", "off"):
-            raise ValueError("CSVDataset: shuffle must be True, False, Shuffle.GLOBAL or Shuffle.FILES, got %r"
-                             % (shuffle,))
+        mode = file_shuffle_mode("CSVDataset", shuffle)
         rows = sum(_core.csv_records(files, field_delim, header))
         leaf = {"node": "source", "kind": "csv", "columns": names, "rows": rows, "name": "CSVDataset",
                 "args": {"files": files, "delimiter": field_delim, "types": types, "header": header}}

@@ -35,6 +35,18 @@ def find_files(patterns):
     return sorted(files)
 
 
+def file_shuffle_mode(name, shuffle):
+    """The plan's shuffle mode of a file dataset (MindSpore's text / CSV
+    loaders): True or Shuffle.GLOBAL the rows, Shuffle.FILES whole files,
+    False neither."""
+    if shuffle is not None and not isinstance(shuffle, (bool, Shuffle)):
+        raise TypeError("shuffle must be a bool or a Shuffle member, got %r" % (shuffle,))
+    mode = _shuffle_mode(shuffle, Shuffle.GLOBAL)
+    if mode not in ("global", "files", "off"):
+        raise ValueError("%s: shuffle must be True, False, Shuffle.GLOBAL or Shuffle.FILES, got %r" % (name, shuffle))
+    return mode
+
+
 class TextFileDataset(_RawDataset):
     """mindspore.dataset.TextFileDataset: the non-empty lines of
     `dataset_files` (a path or glob pattern, or a list of them; the files
@@ -48,14 +60,8 @@ class TextFileDataset(_RawDataset):
                  num_shards=None, shard_id=None, cache=None, *, seed=None):
         if cache is not None:
             raise NotImplementedError("TextFileDataset(cache=...) is not supported by mindrecord; only None")
-        files = find_files(dataset_files)
-        if shuffle is not None and not isinstance(shuffle, (bool, Shuffle)):
-            raise TypeError("shuffle must be a bool or a Shuffle member, got %r" % (shuffle,))
-        mode = _shuffle_mode(shuffle, Shuffle.GLOBAL)
-        if mode not in ("global", "files", "off"):
-            raise ValueError("TextFileDataset: shuffle must be True, False, Shuffle.GLOBAL or Shuffle.FILES, got %r"
-                             % (shuffle,))
-        absolute = [os.path.abspath(f) for f in files]
+        absolute = [os.path.abspath(f) for f in find_files(dataset_files)]
+        mode = file_shuffle_mode("TextFileDataset", shuffle)
         rows = sum(_core.text_file_lines(absolute))
         leaf = {"node": "source", "kind": "textfile", "columns": ["text"], "rows": rows,
                 "name": "TextFileDataset", "args": {"files": absolute}}

@@ -1,0 +1,66 @@
+#include "pipeline/nodes/file_rows_source.h"
+
+#include <algorithm>
+
+#include "mindrecord/limits.h"
+
+namespace mindrecord {
+
+Status FileRowsSource::Scan(const ScanFn& scan) {
+  const AddRow add = [this](uint64_t start, uint64_t length) {
+    start_.push_back(start);
+    length_.push_back(static_cast<uint32_t>(std::min<uint64_t>(length, UINT32_MAX)));
+  };
+  for (const auto& path : files_) {
+    MR_ASSIGN_OR_RETURN(auto f, FileSystem::Default()->OpenRead(path));
+    MR_RETURN_IF_ERROR(scan(*f, add));
+    first_.push_back(start_.size());
+  }
+  return Status::OK();
+}
+
+DatasetLayout FileRowsSource::Layout() const {
+  DatasetLayout l;
+  for (size_t f = 0; f + 1 < first_.size(); ++f) l.shard_rows.push_back(first_[f + 1] - first_[f]);
+  return l;
+}
+
+std::string FileRowsSource::Where(uint64_t id) const {
+  return what_ + " at byte " + std::to_string(start_[id]) + " of '" + files_[FileOf(id)] + "' (row " +
+         std::to_string(id) + ")";
+}
+
+Result<std::string> FileRowsSource::RowBytes(uint64_t id) const {
+  if (id >= num_rows()) {
+    return Status::Internal("FileRowsSource: row " + std::to_string(id) + " of " + std::to_string(num_rows()) + " out of range");
+  }
+  const uint64_t len = length_[id];
+  if (len > kMaxDecompressedRowBytes) {
+    return Status::InvalidArgument(Where(id) + ": a " + what_ + " of " + std::to_string(len) +
+                                   " bytes or more, longer than a row may be");
+  }
+  MR_ASSIGN_OR_RETURN(auto file, Open(FileOf(id)));
+  std::string bytes(len, '\0');
+  MR_RETURN_IF_ERROR(file->ReadAt(start_[id], len, bytes.data()));
+  return bytes;
+}
+
+size_t FileRowsSource::FileOf(uint64_t id) const {
+  return static_cast<size_t>(std::upper_bound(first_.begin(), first_.end(), id) - first_.begin()) - 1;
+}
+
+Result<std::shared_ptr<RandomAccessFile>> FileRowsSource::Open(size_t f) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = open_.begin(); it != open_.end(); ++it) {
+    if (it->first == f) {
+      open_.splice(open_.begin(), open_, it);
+      return open_.front().second;
+    }
+  }
+  MR_ASSIGN_OR_RETURN(auto file, FileSystem::Default()->OpenRead(files_[f]));
+  open_.emplace_front(f, std::shared_ptr<RandomAccessFile>(std::move(file)));
+  if (open_.size() > kOpenFiles) open_.pop_back();
+  return open_.front().second;
+}
+
+}  // namespace mindrecord
