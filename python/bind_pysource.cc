@@ -50,9 +50,11 @@ class PySource : public Source {
       if (!Py_IsInitialized() || _Py_IsFinalizing()) return Status::Cancelled("Python is shutting down");
       {
         py::gil_scoped_acquire gil;
+        py::object fetch = RegisteredCallable(ref_, nullptr);  // once per hold, not per row
         for (size_t k = 0; k < n; ++k) {
           cols[k].clear();
-          st[k] = Fetch(ids[at + k], &cols[k]);
+          st[k] = fetch.is_none() ? Status::Internal(Who(ids[at + k]) + ": its callable is no longer registered")
+                                  : Fetch(fetch, ids[at + k], &cols[k]);
         }
       }
       for (size_t k = 0; k < n; ++k) {
@@ -66,12 +68,12 @@ class PySource : public Source {
   }
 
  private:
+  std::string Who(uint64_t id) const { return name_ + " (row " + std::to_string(id) + ")"; }
+
   // Needs the GIL.
-  Status Fetch(uint64_t id, std::vector<Tensor>* out) const {
-    const std::string who = name_ + " (row " + std::to_string(id) + ")";
+  Status Fetch(const py::object& fetch, uint64_t id, std::vector<Tensor>* out) const {
+    const std::string who = Who(id);
     try {
-      py::object fetch = RegisteredCallable(ref_, nullptr);
-      if (fetch.is_none()) return Status::Internal(who + ": its callable is no longer registered");
       py::object row = fetch(id);
       std::vector<py::object> values;
       if (py::isinstance<py::tuple>(row) || py::isinstance<py::list>(row)) {
