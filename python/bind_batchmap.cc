@@ -11,6 +11,7 @@
 // batch, and the consumer re-raises it chained to the original.
 #include "pipeline/nodes/batch_steps.h"
 #include "python/py_common.h"
+#include "python/worker_gil.h"
 
 namespace mindrecord::py_binding {
 
@@ -24,7 +25,7 @@ class PyBatchMap : public BatchMap {
   Result<std::vector<BatchMapColumn>> Apply(std::vector<std::vector<Tensor>> columns,
                                             const BatchInfo& info) const override {
     if (!Py_IsInitialized() || _Py_IsFinalizing()) return Status::Cancelled("Python is shutting down");
-    py::gil_scoped_acquire gil;
+    WorkerGil gil;
     const std::string who = "per_batch_map '" + name_ + "'";
     try {
       // Looked up per call: the pipeline may be destroyed without the GIL,
@@ -74,7 +75,7 @@ Result<std::unique_ptr<BatchMap>> MakePyBatchMap(const nlohmann::json& spec) {
   const uint64_t ref = spec["_ref"].get<uint64_t>();
   std::string name;
   {
-    py::gil_scoped_acquire gil;
+    WorkerGil gil;
     if (RegisteredCallable(ref, &name).is_none()) {
       return Status::InvalidArgument("PyBatchMap: no Python callable #" + std::to_string(ref) +
                                      " in this process (plans with Python callables run where they were built)");

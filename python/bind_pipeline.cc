@@ -22,6 +22,7 @@
 #include "readers/shard_reader.h"
 #include "python/bind_values.h"
 #include "python/py_common.h"
+#include "python/worker_gil.h"
 #include "writers/convert/converter.h"
 #include "writers/convert/launch.h"
 #include "writers/convert/rank_group.h"
@@ -58,7 +59,7 @@ struct PyBufferRelease {
   PyObject* obj = nullptr;
   void operator()(void*) const {
     if (obj == nullptr || !Py_IsInitialized() || _Py_IsFinalizing()) return;  // Python is gone: leave it
-    py::gil_scoped_acquire gil;
+    WorkerGil gil;
     Py_DECREF(obj);
   }
 };
@@ -73,7 +74,7 @@ BatchAllocator PyAllocator(PyObject* fn) {
     int64_t elems = 1;
     for (int64_t d : shape) elems *= d;
     const size_t need = static_cast<size_t>(elems) * TensorTypeSize(type);
-    py::gil_scoped_acquire gil;
+    WorkerGil gil;
     try {
       py::tuple dims(shape.size());
       for (size_t i = 0; i < shape.size(); ++i) dims[i] = py::int_(shape[i]);

@@ -22,6 +22,7 @@
 
 #include "pipeline/op_registry.h"
 #include "python/py_common.h"
+#include "python/worker_gil.h"
 
 namespace mindrecord::py_binding {
 
@@ -204,7 +205,7 @@ class PyFuncOp : public TensorOp {
 
   Result<std::vector<Tensor>> ApplyColumns(std::vector<Tensor> inputs, std::mt19937_64&) const override {
     if (!Py_IsInitialized() || _Py_IsFinalizing()) return Status::Cancelled("Python is shutting down");
-    py::gil_scoped_acquire gil;
+    WorkerGil gil;
     const std::string who = "Python callable '" + fn_->name + "'";
     try {
       py::tuple args(inputs.size());
@@ -230,7 +231,7 @@ class PyFuncOp : public TensorOp {
 
   Result<Tensor> Apply(Tensor input, std::mt19937_64&) const override {
     if (!Py_IsInitialized() || _Py_IsFinalizing()) return Status::Cancelled("Python is shutting down");
-    py::gil_scoped_acquire gil;
+    WorkerGil gil;
     const std::string who = "Python callable '" + fn_->name + "'";
     try {
       py::object out = fn_->fn(TensorToPyArg(std::move(input)));

@@ -1,8 +1,11 @@
 // Python objects as pipeline sources (GeneratorDataset): a "source" leaf of
 // kind "python" names a registered callable ("_ref", register_callable) that
 // gives row i's values: fetch(i) -> a tuple (or list) with one value per
-// column, or one value for one column; each value what a map's callable
-// returns (a numpy array or anything numpy.asarray takes, bytes, str). The
+// column, or one value for one column (a dict is refused); each value what a
+// map's callable returns (a numpy array or anything numpy.asarray takes,
+// bytes, str). GeneratorDataset registers the source's own __getitem__
+// when no column_types are given, so that no Python frame of ours runs per
+// row. The
 // pipeline's workers call it holding the GIL only for the call and the
 // conversions; rows keep their positions, so the output is the same for any
 // worker count. An exception fails the row with a message naming the source
@@ -15,6 +18,7 @@
 
 #include "pipeline/nodes/source_registry.h"
 #include "python/py_common.h"
+#include "python/worker_gil.h"
 
 namespace mindrecord::py_binding {
 
@@ -27,7 +31,9 @@ class PySource : public Source {
   // for the life of the process), so no Python reference is ever released
   // on a thread without the GIL.
   PySource(uint64_t ref, std::string name, std::vector<std::string> columns, uint64_t rows)
-      : ref_(ref), name_(std::move(name)), columns_(std::move(columns)), rows_(rows) {}
+      : ref_(ref), name_(std::move(name)), columns_(std::move(columns)), rows_(rows) {
+    for (const std::string& c : columns_) column_who_.push_back(name_ + ", column '" + c + "'");
+  }
 
   const std::vector<std::string>& columns() const override { return columns_; }
   uint64_t num_rows() const override { return rows_; }
@@ -49,7 +55,7 @@ class PySource : public Source {
       const size_t n = std::min(kRowsPerHold, ids.size() - at);
       if (!Py_IsInitialized() || _Py_IsFinalizing()) return Status::Cancelled("Python is shutting down");
       {
-        py::gil_scoped_acquire gil;
+        WorkerGil gil;
         py::object fetch = RegisteredCallable(ref_, nullptr);  // once per hold, not per row
         for (size_t k = 0; k < n; ++k) {
           cols[k].clear();
@@ -70,35 +76,42 @@ class PySource : public Source {
  private:
   std::string Who(uint64_t id) const { return name_ + " (row " + std::to_string(id) + ")"; }
 
-  // Needs the GIL.
+  // Needs the GIL. Calls fetch(id) through the C API (pybind11's call
+  // builds an argument tuple and the names are built only for an error):
+  // this runs once per row.
   Status Fetch(const py::object& fetch, uint64_t id, std::vector<Tensor>* out) const {
-    const std::string who = Who(id);
-    try {
-      py::object row = fetch(id);
-      std::vector<py::object> values;
-      if (py::isinstance<py::tuple>(row) || py::isinstance<py::list>(row)) {
-        for (py::handle v : row) values.push_back(py::reinterpret_borrow<py::object>(v));
-      } else {
-        values.push_back(row);
-      }
-      if (values.size() != columns_.size()) {
-        return Status::InvalidArgument(who + " gave " + std::to_string(values.size()) + " value(s) for " +
-                                       std::to_string(columns_.size()) + " column(s) (column_names)");
-      }
-      for (size_t c = 0; c < values.size(); ++c) {
-        auto t = PyToTensor(values[c], who + ", column '" + columns_[c] + "'");
+    py::object index = py::reinterpret_steal<py::object>(PyLong_FromUnsignedLongLong(id));
+    if (!index) return CallableError(Who(id), py::error_already_set());
+    py::object row = py::reinterpret_steal<py::object>(PyObject_CallOneArg(fetch.ptr(), index.ptr()));
+    if (!row) return CallableError(Who(id), py::error_already_set());
+    if (PyDict_Check(row.ptr())) {
+      return Status::InvalidArgument(Who(id) + " is a dict; GeneratorDataset rows are tuples of column values");
+    }
+    const bool tuple = PyTuple_Check(row.ptr()), list = PyList_Check(row.ptr());
+    const size_t n = tuple ? static_cast<size_t>(PyTuple_GET_SIZE(row.ptr()))
+                     : list ? static_cast<size_t>(PyList_GET_SIZE(row.ptr()))
+                            : 1;
+    if (n != columns_.size()) {
+      return Status::InvalidArgument(Who(id) + " gave " + std::to_string(n) + " value(s) for " +
+                                     std::to_string(columns_.size()) + " column(s) (column_names)");
+    }
+    for (size_t c = 0; c < n; ++c) {
+      PyObject* v = tuple ? PyTuple_GET_ITEM(row.ptr(), c) : list ? PyList_GET_ITEM(row.ptr(), c) : row.ptr();
+      try {
+        auto t = PyToTensor(v, column_who_[c]);
         if (!t.ok()) return t.status();
         out->push_back(std::move(t).value());
+      } catch (py::error_already_set& e) {
+        return CallableError(Who(id), e);
       }
-      return Status::OK();
-    } catch (py::error_already_set& e) {
-      return CallableError(who, e);
     }
+    return Status::OK();
   }
 
   uint64_t ref_;
   std::string name_;
   std::vector<std::string> columns_;
+  std::vector<std::string> column_who_;  // each column's name in conversion errors
   uint64_t rows_;
 };
 

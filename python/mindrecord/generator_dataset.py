@@ -78,16 +78,18 @@ class _Rows:
         self.__qualname__ = name
 
     def __call__(self, i):
-        return _values(self.source[i], self.types, "source[%d]" % i)
+        return _values(self.source[i], self.types, "source[%d]", i)
 
 
-def _values(row, types, where):
+def _values(row, types, where, i):
+    """row as a tuple of column values cast to `types`; errors name the row
+    by `where % i` (formatted only then: this runs once per row)."""
     if isinstance(row, dict):
-        raise TypeError("%s is a dict; GeneratorDataset rows are tuples of column values" % where)
+        raise TypeError("%s is a dict; GeneratorDataset rows are tuples of column values" % (where % i))
     values = tuple(row) if isinstance(row, (tuple, list)) else (row,)
     if types is not None:
         if len(values) != len(types):
-            raise ValueError("%s gave %d value(s) for %d column type(s)" % (where, len(values), len(types)))
+            raise ValueError("%s gave %d value(s) for %d column type(s)" % (where % i, len(values), len(types)))
         values = tuple(np.asarray(v, dtype=t) for v, t in zip(values, types))
     return values
 
@@ -143,7 +145,7 @@ class _IterRows:
                 # Made and dropped (more than _WINDOW behind): an iteration of its own.
                 for k, v in enumerate(self.make_iter()):
                     if k == i:
-                        return _values(v, self.types, "row %d" % k)
+                        return _values(v, self.types, "row %d", k)
                 raise self._short(i)
             while True:
                 try:
@@ -151,7 +153,7 @@ class _IterRows:
                 except StopIteration:
                     raise self._short(p.next) from None
                 k, p.next = p.next, p.next + 1
-                row = _values(v, self.types, "row %d" % k)
+                row = _values(v, self.types, "row %d", k)
                 if k == i:
                     return row
                 if k + _WINDOW >= i:
@@ -217,6 +219,10 @@ class GeneratorDataset(_RawDataset):
             proxy._who = "GeneratorDataset source '%s'" % name
             ref = _core.register_callable(proxy)
             _mp_pool.note_ref(ref, pool)
+        elif types is None:
+            # The C++ source calls source[i] itself (it rejects dicts and
+            # splits tuples as _values does): no Python frame of ours per row.
+            ref = _core.register_callable(source.__getitem__)
         else:
             ref = _core.register_callable(fetch)
         if sampler is not None and not hasattr(sampler, "_spec_for"):

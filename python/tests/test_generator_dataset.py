@@ -1,6 +1,7 @@
 """GeneratorDataset (MindSpore's) over random-accessible Python sources,
 written the MindSpore way."""
 import os
+import threading
 import time
 
 import numpy as np
@@ -168,6 +169,16 @@ def test_an_exception_in_the_source_names_it_and_the_row():
     with pytest.raises(ValueError, match="dtype object"):
         rows(GeneratorDataset(Objects(), ["a"], shuffle=False))
 
+    class Dicts:
+        def __getitem__(self, i):
+            return {"a": i}
+
+        def __len__(self):
+            return 2
+    for types in (None, [np.int64]):  # read by the C++ source itself, and through the cast
+        with pytest.raises(ValueError, match=r"is a dict; GeneratorDataset rows are tuples"):
+            rows(GeneratorDataset(Dicts(), ["a"], column_types=types, shuffle=False))
+
 
 def test_arguments_and_what_is_not_implemented():
     def gen():
@@ -329,3 +340,28 @@ def test_a_source_is_released_with_the_last_dataset_made_from_it():
     del zipped
     gc.collect()
     assert probe() is None  # a dataset's data is not kept for the life of the process
+
+
+def test_python_code_keeps_its_thread_locals_from_row_to_row():
+    # The pipeline's threads keep their Python thread state between rows, so
+    # what a source or a callable keeps in threading.local lasts (a decoder, a
+    # generator of random numbers): 1, 2, 3, ... on each thread, not 1 every time.
+    seen = threading.local()
+
+    def count():
+        seen.n = getattr(seen, "n", 0) + 1
+        return seen.n
+
+    class Counting:
+        def __getitem__(self, i):
+            return np.int64(count())
+
+        def __len__(self):
+            return 200
+    got = [int(r["n"]) for r in rows(GeneratorDataset(Counting(), ["n"], shuffle=False))]
+    assert max(got) == 200  # one worker: the source's thread counted every row
+    mapped = GeneratorDataset(Counting(), ["n"], shuffle=False).map(lambda n: np.int64(count()), input_columns=["n"],
+                                                                    num_parallel_workers=2,
+                                                                    python_multiprocessing=False)
+    got = [int(r["n"]) for r in rows(mapped)]
+    assert max(got) >= 100  # two map threads: one of them mapped at least half of the rows
