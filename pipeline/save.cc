@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "pipeline/async_rows_writer.h"
 #include "pipeline/pipeline.h"
 
 namespace mindrecord {
@@ -124,10 +125,12 @@ int64_t IntElement(TensorType type, const uint8_t* p, size_t i) {
   }
 }
 
-// `t` as the value of rule `r`'s field; `where` names the row.
-Result<Value> ValueFor(const ColumnRule& r, const Tensor& t, const std::string& where) {
+// `t` as the value of rule `r`'s field; `where()` names the row (made only
+// for an error: this runs for every value).
+template <typename Where>
+Result<Value> ValueFor(const ColumnRule& r, const Tensor& t, const Where& where) {
   const auto bad = [&](const std::string& why) {
-    return Status::InvalidArgument("Dataset.save: " + where + ", column '" + r.column + "': " + why);
+    return Status::InvalidArgument("Dataset.save: " + where() + ", column '" + r.column + "': " + why);
   };
   if (t.type() != r.type) {
     return bad(std::string("type ") + TensorTypeName(t.type()) + " where the first row has " +
@@ -181,6 +184,8 @@ nlohmann::json UserSchema(const std::vector<ColumnRule>& rules) {
 // Rows of this many values' bytes (or rows) go to the writer at once.
 constexpr uint64_t kFlushBytes = 16ull << 20;
 constexpr size_t kFlushRows = 1024;
+// Rows converted ahead of the writer's thread, at most.
+constexpr uint64_t kQueuedBytes = 32ull << 20;
 
 }  // namespace
 
@@ -194,12 +199,14 @@ Result<SaveResult> SavePlan(const Plan& plan, const std::string& path, const Sav
   SaveResult result;
   std::vector<ColumnRule> rules;
   std::unique_ptr<ShardWriter> writer;
+  std::unique_ptr<AsyncRowsWriter> async;  // destroyed before the writer
   std::vector<Row> pending;
   uint64_t pending_bytes = 0;
   const auto flush = [&]() -> Status {
     if (pending.empty()) return Status::OK();
-    MR_RETURN_IF_ERROR(writer->WriteRows(std::move(pending)));
-    pending.clear();
+    MR_RETURN_IF_ERROR(async->Write(std::move(pending), pending_bytes));
+    pending = {};
+    pending.reserve(kFlushRows);
     pending_bytes = 0;
     return Status::OK();
   };
@@ -211,15 +218,16 @@ Result<SaveResult> SavePlan(const Plan& plan, const std::string& path, const Sav
     if (!more) break;
     const size_t rows = options.batched ? 1 : b.size();
     for (size_t i = 0; i < rows; ++i) {
-      const std::string where = options.batched ? "batch " + std::to_string(batches)
-                                                : "row " + std::to_string(result.rows) + " (row id " +
-                                                      std::to_string(b.row_ids[i]) + ")";
+      const auto where = [&] {
+        return options.batched ? "batch " + std::to_string(batches)
+                               : "row " + std::to_string(result.rows) + " (row id " + std::to_string(b.row_ids[i]) + ")";
+      };
       cells.clear();
       for (const auto& col : b.columns) {
         if (!options.batched) {
           cells.push_back(col.is_list() ? col.list[i] : col.data.Subtensor(static_cast<int64_t>(i)));
         } else if (col.is_list()) {
-          return Status::InvalidArgument("Dataset.save: " + where + ", column '" + col.name +
+          return Status::InvalidArgument("Dataset.save: " + where() + ", column '" + col.name +
                                          "': its rows differ in shape, so the batch is no one array (pad it with "
                                          "pad_info, or save before batch())");
         } else {
@@ -244,6 +252,7 @@ Result<SaveResult> SavePlan(const Plan& plan, const std::string& path, const Sav
         if (!schema.ok()) return schema.status().WithContext("Dataset.save");
         result.schema = UserSchema(rules);
         MR_ASSIGN_OR_RETURN(writer, ShardWriter::Create(path, *schema, options.writer));
+        async = std::make_unique<AsyncRowsWriter>(writer.get(), kQueuedBytes);
       }
       Row row;
       for (size_t c = 0; c < cells.size(); ++c) {
@@ -262,6 +271,8 @@ Result<SaveResult> SavePlan(const Plan& plan, const std::string& path, const Sav
                                    " with");
   }
   MR_RETURN_IF_ERROR(flush());
+  MR_RETURN_IF_ERROR(async->Finish());
+  async.reset();
   MR_RETURN_IF_ERROR(writer->Commit());
   result.files = ShardFileNames(path, options.writer.shard_count, options.writer.pad_shard_suffix);
   return result;

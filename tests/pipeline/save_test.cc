@@ -93,6 +93,24 @@ TEST(SaveTest, AFailedSaveLeavesNoFiles) {
   EXPECT_TRUE(std::filesystem::is_empty(dir));
 }
 
+TEST(SaveTest, AWriteErrorEndsTheSaveAndLeavesNoFiles) {
+  // The rows are written on the writer's own thread (AsyncRowsWriter): its
+  // error, after pages of earlier rows were written, is the save's.
+  const std::string src = WriteDataset("save_write_fail_src", 3000, 1);
+  Plan plan;
+  plan.source = {src};
+  const std::string dir = OutDir("write_fail");
+  FaultInjectingFileSystem faulty(FileSystem::Default());
+  faulty.FailWritesAfterBytes(300 << 10);
+  SaveOptions o;
+  o.writer.page_size = 64 << 10;
+  o.writer.file_system = &faulty;
+  auto saved = SavePlan(plan, dir + "/out.mindrecord", o);
+  ASSERT_FALSE(saved.ok());
+  EXPECT_EQ(saved.status().code(), StatusCode::kIOError) << saved.status().ToString();
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+}
+
 TEST(SaveTest, NoRowsIsAnError) {
   const std::string src = WriteDataset("save_empty_src", 5, 1);
   Plan plan;

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Pipelines that run the user's Python code, against the loop a user would
+write instead, as ratios measured in the same run (median of --runs
+alternating pairs; > 1 means mindrecord is faster):
+
+1. source: GeneratorDataset over a random-accessible source (a float32[256]
+   array and an int64 per row), batch(64), one worker, against torch's
+   DataLoader(batch_size=64, num_workers=0) over the same source (when torch
+   is installed) and a plain loop (source[i] for 64 rows, then np.stack).
+2. map: a per-row Python callable in map() on a NumpySlicesDataset
+   (float32[16] rows), batch(64), one worker thread, against a plain loop
+   applying the same callable to the same rows and stacking each 64.
+3. save: MindDataset(...).save() of 200k ~1 KiB rows against the loop
+   MindSpore users write (create_dict_iterator + FileWriter.write_raw_data
+   per 1,000 rows), both with an int64 index field.
+
+usage: PYTHONPATH=build/python /usr/bin/python3 benchmarks/python_code_bench.py
+           [--rows N] [--runs R] [--only source,map,save] [--json OUT]
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import tempfile
+import time
+
+import numpy as np
+
+import mindrecord
+
+BATCH = 64
+
+
+class Source:
+    """The random-accessible source of the source case."""
+
+    def __init__(self, n):
+        self.n, self.x = n, np.zeros(256, np.float32)
+
+    def __getitem__(self, i):
+        return self.x, np.int64(i)
+
+    def __len__(self):
+        return self.n
+
+
+def _timed(fn):
+    t = time.perf_counter()
+    count = fn()
+    return count / (time.perf_counter() - t)
+
+
+def source_case(rows):
+    def ours():
+        ds = mindrecord.GeneratorDataset(Source(rows), ["x", "i"], shuffle=False).batch(BATCH)
+        return sum(len(b["i"]) for b in ds.create_dict_iterator(num_epochs=1, output_numpy=True))
+
+    def plain():
+        src, count = Source(rows), 0
+        for start in range(0, rows, BATCH):
+            got = [src[i] for i in range(start, min(rows, start + BATCH))]
+            xs, ids = np.stack([g[0] for g in got]), np.array([g[1] for g in got])
+            count += len(ids) + 0 * len(xs)
+        return count
+
+    cases = {"GeneratorDataset.batch(64)": ours, "plain loop (source[i], np.stack)": plain}
+    try:
+        import torch
+        from torch.utils.data import DataLoader
+
+        def torch_loader():
+            return sum(len(b[1]) for b in DataLoader(Source(rows), batch_size=BATCH, num_workers=0))
+        torch.set_num_threads(1)
+        cases["torch DataLoader(num_workers=0)"] = torch_loader
+    except ImportError:
+        pass
+    return "rows/s", cases
+
+
+def map_case(rows):
+    data = np.random.RandomState(0).rand(rows, 16).astype(np.float32)
+
+    def fn(x):
+        return x * 2
+
+    def ours():
+        ds = mindrecord.NumpySlicesDataset(data, ["x"], shuffle=False)
+        ds = ds.map(fn, input_columns=["x"], num_parallel_workers=1, python_multiprocessing=False).batch(BATCH)
+        return sum(len(b["x"]) for b in ds.create_dict_iterator(num_epochs=1, output_numpy=True))
+
+    def plain():
+        count = 0
+        for start in range(0, rows, BATCH):
+            count += len(np.stack([fn(data[i]) for i in range(start, min(rows, start + BATCH))]))
+        return count
+
+    return "rows/s", {"map(fn).batch(64)": ours, "plain loop (fn per row, np.stack)": plain}
+
+
+def save_case(rows, work):
+    src = os.path.join(work, "rows.mindrecord")
+    if not os.path.exists(src):
+        w = mindrecord.FileWriter(src, overwrite=True)
+        w.add_schema({"data": {"type": "bytes"}, "id": {"type": "int64"}})
+        payload = bytes(np.random.RandomState(0).randint(0, 256, 1024, dtype=np.uint8))
+        for start in range(0, rows, 10000):
+            w.write_raw_data([{"data": payload, "id": i} for i in range(start, min(rows, start + 10000))])
+        w.commit()
+    out = os.path.join(work, "out")
+
+    def clean():
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+
+    def ours():
+        clean()
+        mindrecord.MindDataset(src, shuffle=False).save(os.path.join(out, "s.mindrecord"))
+        return rows
+
+    def plain():
+        clean()
+        w = mindrecord.FileWriter(os.path.join(out, "f.mindrecord"), 1)
+        w.add_schema({"data": {"type": "bytes"}, "id": {"type": "int64"}})
+        w.add_index(["id"])
+        buf = []
+        for row in mindrecord.MindDataset(src, shuffle=False).create_dict_iterator(num_epochs=1, output_numpy=True):
+            buf.append({"data": row["data"].tobytes(), "id": int(row["id"])})
+            if len(buf) == 1000:
+                w.write_raw_data(buf)
+                buf = []
+        if buf:
+            w.write_raw_data(buf)
+        w.commit()
+        return rows
+
+    return "rows/s", {"Dataset.save": ours, "create_dict_iterator + FileWriter": plain}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rows", type=int, default=100000, help="rows of the source and map cases (save: 2x)")
+    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--only", default="source,map,save")
+    p.add_argument("--json", default=None)
+    a = p.parse_args()
+    work = tempfile.mkdtemp(prefix="mr_pycode_")
+    report = {"load": os.getloadavg()[0], "rows": a.rows, "runs": a.runs, "cases": {}}
+    try:
+        for name in a.only.split(","):
+            if name == "source":
+                unit, cases = source_case(a.rows)
+            elif name == "map":
+                unit, cases = map_case(a.rows)
+            elif name == "save":
+                unit, cases = save_case(2 * a.rows, work)
+            else:
+                p.error("--only: unknown case %r (source, map, save)" % name)
+            for fn in cases.values():  # warm-up
+                fn()
+            rates = {k: [] for k in cases}
+            for _ in range(a.runs):
+                for k, fn in cases.items():
+                    rates[k].append(_timed(fn))
+            med = {k: statistics.median(v) for k, v in rates.items()}
+            ours = next(iter(cases))
+            print("%s (%s, median of %d):" % (name, unit, a.runs))
+            for k in cases:
+                ratio = "" if k == ours else "   ours / this: %.2fx" % (med[ours] / med[k])
+                print("  %-40s %12.0f%s" % (k, med[k], ratio))
+            report["cases"][name] = {"unit": unit, "median": med, "runs": rates}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    report["load_end"] = os.getloadavg()[0]
+    print("load average %.2f at the start, %.2f at the end" % (report["load"], report["load_end"]))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(report, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
