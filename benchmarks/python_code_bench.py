@@ -9,13 +9,18 @@ alternating pairs; > 1 means mindrecord is faster):
    is installed) and a plain loop (source[i] for 64 rows, then np.stack).
 2. map: a per-row Python callable in map() on a NumpySlicesDataset
    (float32[16] rows), batch(64), one worker thread, against a plain loop
-   applying the same callable to the same rows and stacking each 64.
-3. save: MindDataset(...).save() of 200k ~1 KiB rows against the loop
+   applying the same callable to the same rows and stacking each 64, and
+   torch's DataLoader(num_workers=0) over a Dataset applying it in
+   __getitem__.
+3. slices: NumpySlicesDataset of in-memory arrays (float32[256] and int64),
+   shuffled, batch(64), against torch's DataLoader(TensorDataset,
+   shuffle=True) and numpy's own fancy indexing by a permutation.
+4. save: MindDataset(...).save() of 200k ~1 KiB rows against the loop
    MindSpore users write (create_dict_iterator + FileWriter.write_raw_data
    per 1,000 rows), both with an int64 index field.
 
 usage: PYTHONPATH=build/python /usr/bin/python3 benchmarks/python_code_bench.py
-           [--rows N] [--runs R] [--only source,map,save] [--json OUT]
+           [--rows N] [--runs R] [--only source,map,slices,save] [--json OUT]
 """
 import argparse
 import json
@@ -95,7 +100,53 @@ def map_case(rows):
             count += len(np.stack([fn(data[i]) for i in range(start, min(rows, start + BATCH))]))
         return count
 
-    return "rows/s", {"map(fn).batch(64)": ours, "plain loop (fn per row, np.stack)": plain}
+    cases = {"map(fn).batch(64)": ours, "plain loop (fn per row, np.stack)": plain}
+    try:
+        import torch
+        from torch.utils.data import DataLoader
+
+        class Mapped(torch.utils.data.Dataset):
+            def __getitem__(self, i):
+                return fn(data[i])
+
+            def __len__(self):
+                return rows
+
+        def torch_loader():
+            return sum(len(b) for b in DataLoader(Mapped(), batch_size=BATCH, num_workers=0))
+        cases["torch DataLoader(num_workers=0), fn in __getitem__"] = torch_loader
+    except ImportError:
+        pass
+    return "rows/s", cases
+
+
+def slices_case(rows):
+    rng = np.random.RandomState(0)
+    x, y = rng.rand(rows, 256).astype(np.float32), np.arange(rows, dtype=np.int64)
+
+    def ours():
+        ds = mindrecord.NumpySlicesDataset((x, y), ["x", "y"], shuffle=True).batch(BATCH)
+        return sum(len(b["y"]) for b in ds.create_dict_iterator(num_epochs=1, output_numpy=True))
+
+    def plain():
+        perm, count = rng.permutation(rows), 0
+        for start in range(0, rows, BATCH):
+            idx = perm[start:start + BATCH]
+            count += len(y[idx]) + 0 * len(x[idx])
+        return count
+
+    cases = {"NumpySlicesDataset.batch(64), shuffled": ours, "plain loop (x[perm[i:i+64]])": plain}
+    try:
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset
+
+        def torch_loader():
+            data = TensorDataset(torch.from_numpy(x), torch.from_numpy(y))
+            return sum(len(b[1]) for b in DataLoader(data, batch_size=BATCH, shuffle=True, num_workers=0))
+        cases["torch DataLoader(TensorDataset, shuffle=True)"] = torch_loader
+    except ImportError:
+        pass
+    return "rows/s", cases
 
 
 def save_case(rows, work):
@@ -141,7 +192,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rows", type=int, default=100000, help="rows of the source and map cases (save: 2x)")
     p.add_argument("--runs", type=int, default=5)
-    p.add_argument("--only", default="source,map,save")
+    p.add_argument("--only", default="source,map,slices,save")
     p.add_argument("--json", default=None)
     a = p.parse_args()
     work = tempfile.mkdtemp(prefix="mr_pycode_")
@@ -152,10 +203,12 @@ def main():
                 unit, cases = source_case(a.rows)
             elif name == "map":
                 unit, cases = map_case(a.rows)
+            elif name == "slices":
+                unit, cases = slices_case(a.rows)
             elif name == "save":
                 unit, cases = save_case(2 * a.rows, work)
             else:
-                p.error("--only: unknown case %r (source, map, save)" % name)
+                p.error("--only: unknown case %r (source, map, slices, save)" % name)
             for fn in cases.values():  # warm-up
                 fn()
             rates = {k: [] for k in cases}

@@ -6,6 +6,8 @@
 #include <new>
 #include <optional>
 
+#include "pipeline/interpreter_lock.h"
+
 namespace mindrecord {
 
 namespace {
@@ -162,6 +164,7 @@ Result<uint64_t> Runtime::ClaimEnd(uint64_t epoch) {
 }
 
 Runtime::Claim Runtime::ClaimWork(uint32_t index, Task* task, SharedRows** help) {
+  ReleaseInterpreterLock();  // the wait below may be for a thread that needs it
   std::unique_lock<std::mutex> lock(mu_);
   Status size_error;
   for (;;) {
@@ -227,6 +230,7 @@ void Runtime::Help(SharedRows* w) {
   for (size_t i; (i = w->next.fetch_add(1, std::memory_order_relaxed)) < w->raw->size();) {
     w->done[i] = Transform(&(*w->raw)[i], nullptr);
   }
+  ReleaseInterpreterLock();
   transform_ns_ += NanosSince(t0);
   std::lock_guard<std::mutex> lock(mu_);
   if (--w->helpers == 0) helpers_cv_.notify_all();
@@ -254,6 +258,7 @@ void Runtime::WorkerLoop(uint32_t index) {
       continue;
     }
     Chunk chunk = RunTask(task);
+    ReleaseInterpreterLock();
     std::vector<Batch> spent;  // released after the lock (declared before it)
     bool wake_consumer = false;
     {
@@ -578,6 +583,7 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
       shared.done[i] = Transform(&raw[i], nullptr);
     }
   }
+  ReleaseInterpreterLock();  // its helpers may need it for their rows
   if (shared.raw) {
     // Close the task (no more claims) and wait for its helpers' rows.
     shared.next.store(raw.size(), std::memory_order_relaxed);

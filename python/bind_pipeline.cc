@@ -287,9 +287,12 @@ class PyPipeline {
       }).detach();
       return;
     }
-    py::gil_scoped_release nogil;
-    pipe_.reset();
-    b_ = Batch();
+    {
+      py::gil_scoped_release nogil;
+      pipe_.reset();
+      b_ = Batch();
+    }
+    ReleaseQueuedExceptions();  // what its sources and rows held of Python (DecRefAnywhere)
   }
 
  private:
@@ -588,6 +591,7 @@ void BindPipeline(py::module_& m) {
           py::gil_scoped_release nogil;
           r = ValueOrThrow(SavePlan(plan, file_name, o));
         }
+        ReleaseQueuedExceptions();  // what the pipeline's sources held of Python
         py::dict d;
         d["rows"] = r.rows;
         d["files"] = r.files;

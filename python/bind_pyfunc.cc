@@ -94,6 +94,11 @@ const TensorType* TypeOfDtype(char kind, ssize_t size) {
 
 }  // namespace
 
+const TensorType* TensorTypeOfDtype(const py::dtype& dt) {
+  if (dt.byteorder() == '>') return nullptr;
+  return TypeOfDtype(dt.kind(), dt.itemsize());
+}
+
 Result<Tensor> PyToTensor(py::handle obj, const std::string& who) {
   if (py::isinstance<py::bytes>(obj)) return Tensor::FromString(TensorType::kBytes, obj.cast<std::string>());
   if (py::isinstance<py::str>(obj)) return Tensor::FromString(TensorType::kString, obj.cast<std::string>());
@@ -138,16 +143,18 @@ py::object TensorToPyArg(Tensor t) {
 
 PyExceptionDetail::PyExceptionDetail(py::object exc) : exc_(exc.release().ptr()) {}
 
-PyExceptionDetail::~PyExceptionDetail() {
+PyExceptionDetail::~PyExceptionDetail() { DecRefAnywhere(exc_); }
+
+void DecRefAnywhere(PyObject* obj) {
   if (!Py_IsInitialized() || _Py_IsFinalizing()) return;  // the interpreter is going: nothing to release
   if (PyGILState_Check()) {
-    Py_DECREF(exc_);
+    Py_DECREF(obj);
     return;
   }
   // Taking the GIL here could deadlock: this thread may hold a lock that the
   // thread holding the GIL waits for.
   std::lock_guard<std::mutex> lock(ReleaseMutex());
-  ToRelease().push_back(exc_);
+  ToRelease().push_back(obj);
   g_to_release.store(true, std::memory_order_release);
 }
 
@@ -202,10 +209,11 @@ class PyFuncOp : public TensorOp {
   }
   int num_inputs() const override { return inputs_; }
   int num_outputs() const override { return outputs_; }
+  bool uses_interpreter() const override { return true; }
 
   Result<std::vector<Tensor>> ApplyColumns(std::vector<Tensor> inputs, std::mt19937_64&) const override {
     if (!Py_IsInitialized() || _Py_IsFinalizing()) return Status::Cancelled("Python is shutting down");
-    WorkerGil gil;
+    WorkerGil gil(/*keep=*/true);  // kept for the next Python op (pipeline/interpreter_lock.h)
     const std::string who = "Python callable '" + fn_->name + "'";
     try {
       py::tuple args(inputs.size());
@@ -231,7 +239,7 @@ class PyFuncOp : public TensorOp {
 
   Result<Tensor> Apply(Tensor input, std::mt19937_64&) const override {
     if (!Py_IsInitialized() || _Py_IsFinalizing()) return Status::Cancelled("Python is shutting down");
-    WorkerGil gil;
+    WorkerGil gil(/*keep=*/true);  // kept for the next Python op (pipeline/interpreter_lock.h)
     const std::string who = "Python callable '" + fn_->name + "'";
     try {
       py::object out = fn_->fn(TensorToPyArg(std::move(input)));

@@ -6,6 +6,7 @@
 
 #include "mindrecord/version.h"
 #include "python/py_common.h"
+#include "python/worker_gil.h"
 
 namespace mindrecord::py_binding {
 
@@ -296,7 +297,9 @@ PYBIND11_MODULE(_core, m) {
   mb::BindPipeline(m);
   mb::BindConvert(m);
   mb::BindPyFunc(m);
+  mb::InstallKeptGil();  // Python ops keep the GIL from row to row (python/worker_gil.h)
   mb::BindPySource(m);
+  mb::BindNumpySource(m);
   mb::BindRows(m);
   mb::BindCrypto(m);
   mb::BindBatchMap(m);

@@ -63,6 +63,7 @@ void BindPipeline(py::module_& m);
 void BindConvert(py::module_& m);
 void BindPyFunc(py::module_& m);
 void BindPySource(py::module_& m);
+void BindNumpySource(py::module_& m);
 void BindRows(py::module_& m);
 void BindCrypto(py::module_& m);
 void BindBatchMap(py::module_& m);
@@ -73,6 +74,8 @@ void BindImageIo(py::module_& m);
 // The callable registered under `ref` (_core.register_callable) and its
 // qualified name; None when there is none.
 py::object RegisteredCallable(uint64_t ref, std::string* name);
+// The tensor type of a numpy dtype in native byte order, or nullptr.
+const TensorType* TensorTypeOfDtype(const py::dtype& dt);
 // What a callable returned as a tensor (numpy arrays of numeric dtypes,
 // bytes, str); `who` names the callable in errors.
 Result<Tensor> PyToTensor(py::handle obj, const std::string& who);
@@ -101,8 +104,12 @@ class PyExceptionDetail : public StatusDetail {
  private:
   PyObject* exc_;
 };
-// Releases the exceptions queued by details that died without the GIL. The
-// GIL must be held.
+// Drops a reference to `obj`: at once on a thread holding the GIL, else
+// queued for ReleaseQueuedExceptions (taking the GIL there could deadlock
+// against a lock that thread holds). Thread safety: any thread.
+void DecRefAnywhere(PyObject* obj);
+// Drops the references queued by DecRefAnywhere (exceptions of details that
+// died without the GIL, among others). The GIL must be held.
 void ReleaseQueuedExceptions();
 
 }  // namespace mindrecord::py_binding

@@ -1,5 +1,7 @@
 #include "python/worker_gil.h"
 
+#include "pipeline/interpreter_lock.h"
+
 namespace mindrecord::py_binding {
 
 namespace {
@@ -7,9 +9,10 @@ namespace {
 // The Python thread state this thread keeps; deleted as the thread ends.
 struct KeptThreadState {
   PyThreadState* ts = nullptr;
+  bool held = false;  // the GIL is kept by this thread past a hold's end
   ~KeptThreadState() {
     if (ts == nullptr || !Py_IsInitialized() || _Py_IsFinalizing()) return;  // Python is gone: it took them all
-    PyEval_RestoreThread(ts);
+    if (!held) PyEval_RestoreThread(ts);
     PyThreadState_Clear(ts);
     PyThreadState_DeleteCurrent();  // and releases the GIL
   }
@@ -19,7 +22,8 @@ thread_local KeptThreadState t_kept;
 
 }  // namespace
 
-WorkerGil::WorkerGil() {
+WorkerGil::WorkerGil(bool keep) : keep_(keep) {
+  if (t_kept.held) return;  // this thread has it
   if (t_kept.ts == nullptr && PyGILState_GetThisThreadState() == nullptr) {
     // A thread without a state of Python's or pybind11's: make the one it keeps.
     // Made on this thread, so that PyGILState_Ensure and pybind11 find it
@@ -41,7 +45,20 @@ WorkerGil::WorkerGil() {
 }
 
 WorkerGil::~WorkerGil() {
-  if (restored_) PyEval_SaveThread();
+  if (!restored_) return;
+  if (keep_) {
+    t_kept.held = true;
+  } else {
+    PyEval_SaveThread();
+  }
 }
+
+void ReleaseKeptGil() {
+  if (!t_kept.held) return;
+  t_kept.held = false;
+  PyEval_SaveThread();
+}
+
+void InstallKeptGil() { SetInterpreterLockRelease(ReleaseKeptGil); }
 
 }  // namespace mindrecord::py_binding

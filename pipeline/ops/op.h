@@ -34,6 +34,9 @@ class TensorOp {
   virtual nlohmann::json ToJson() const = 0;
   // True when the result depends on `rng`.
   virtual bool is_random() const { return false; }
+  // True when the op runs under an interpreter's lock that its thread may
+  // keep until the next op that does not (pipeline/interpreter_lock.h).
+  virtual bool uses_interpreter() const { return false; }
   // `rng` is seeded per row and per op by the runtime, so results are
   // reproducible whatever the worker count.
   virtual Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const = 0;

@@ -212,7 +212,12 @@ class GeneratorDataset(_RawDataset):
         if not isinstance(rows, int) or rows < 0:
             raise ValueError("GeneratorDataset: len(source) must be a count >= 0, got %r" % (rows,))
         fetch = _Rows(source, types, name)
-        if python_multiprocessing and workers > 1:
+        kind = "python"
+        if types is None and getattr(source, "numeric", False):
+            # NumpySlicesDataset of numeric arrays: sliced by the C++ source,
+            # no Python per row (so no worker processes either).
+            ref, kind = _core.register_callable(source), "numpy"
+        elif python_multiprocessing and workers > 1:
             _mp_pool._check_picklable(fetch, "GeneratorDataset")
             pool = _mp_pool.ProcessPool([fetch], workers, rowsize)
             proxy = _mp_pool.ProcessCallable(pool, 0, name)
@@ -231,12 +236,12 @@ class GeneratorDataset(_RawDataset):
             except TypeError as e:
                 raise TypeError("sampler must be one of mindrecord's samplers or a list of row indices, got %r"
                                 % (sampler,)) from e
-        self._init_leaf("GeneratorDataset", self._leaf(names, rows, name, ref, source), num_samples, workers, shuffle,
-                        sampler, num_shards, shard_id, seed)
+        self._init_leaf("GeneratorDataset", self._leaf(names, rows, name, ref, source, kind), num_samples, workers,
+                        shuffle, sampler, num_shards, shard_id, seed)
 
-    def _leaf(self, names, rows, name, ref, source):
+    def _leaf(self, names, rows, name, ref, source, kind="python"):
         self._keep = [_Registration(ref)]
-        return {"node": "source", "kind": "python", "columns": names, "rows": rows,
+        return {"node": "source", "kind": kind, "columns": names, "rows": rows,
                 "name": "GeneratorDataset source '%s'" % name, "_ref": ref}
 
     @staticmethod
@@ -289,8 +294,19 @@ class _Slices:
         elif self.names is None:
             self.names = ["column_%d" % i for i in range(len(columns))]
 
+        # Columns the C++ source slices itself (the "numpy" source kind):
+        # numeric dtypes, C order, native byte order.
+        self.numeric = all(c.dtype.kind in "biuf" and (c.dtype.kind != "u" or c.dtype.itemsize == 1)
+                           and c.dtype.itemsize in (1, 2, 4, 8) and not (c.dtype.kind == "f" and c.dtype.itemsize < 4)
+                           for c in columns)
+        if self.numeric:
+            self.columns = tuple(np.ascontiguousarray(c, dtype=c.dtype.newbyteorder("=")) for c in columns)
+
     def __getitem__(self, i):
         return tuple(c[i, ...] for c in self.columns)
+
+    def __call__(self, i):
+        return self[i]
 
     def __len__(self):
         return len(self.columns[0])

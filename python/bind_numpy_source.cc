@@ -1,0 +1,125 @@
+// NumpySlicesDataset's numeric columns as a pipeline source that needs no
+// Python per row: a "source" leaf of kind "numpy" names a registered object
+// ("_ref") whose `columns` attribute is a tuple of numpy arrays, C-contiguous,
+// in native byte order, of at least one dimension and of a dtype tensors hold
+// (the Python side checks; other data goes through the "python" kind). Row i
+// of a column is its slice [i] (shape: the array's without the first
+// dimension), copied from the array's memory by the pipeline's workers
+// without the GIL. The source holds its own references to the arrays; the
+// caller must not resize them (numpy refuses while they are referenced) and
+// writes to them while a pipeline reads race with the reads, as with any
+// buffer shared between threads.
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipeline/nodes/source_registry.h"
+#include "python/py_common.h"
+
+namespace mindrecord::py_binding {
+
+namespace {
+
+struct NumpyColumn {
+  PyObject* array = nullptr;  // a strong reference
+  const uint8_t* data = nullptr;
+  TensorType type = TensorType::kUInt8;
+  std::vector<int64_t> row_shape;
+  uint64_t row_bytes = 0;
+};
+
+// Thread safety: as Source; Read needs no GIL.
+class NumpySource : public Source {
+ public:
+  NumpySource(std::vector<NumpyColumn> cols, std::vector<std::string> names, uint64_t rows, std::string name)
+      : cols_(std::move(cols)), names_(std::move(names)), rows_(rows), name_(std::move(name)) {}
+  ~NumpySource() override {
+    for (NumpyColumn& c : cols_) DecRefAnywhere(c.array);
+  }
+
+  const std::vector<std::string>& columns() const override { return names_; }
+  uint64_t num_rows() const override { return rows_; }
+  DatasetLayout Layout() const override {
+    DatasetLayout l;
+    l.shard_rows = {rows_};
+    return l;
+  }
+  std::string Where(uint64_t id) const override { return "row " + std::to_string(id) + " of " + name_; }
+
+  Status Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) const override {
+    for (size_t k = 0; k < ids.size(); ++k) {
+      if (ids[k] >= rows_) {
+        MR_RETURN_IF_ERROR(fn(k, Status::InvalidArgument(Where(ids[k]) + ": past the last row"), {}, 0));
+        continue;
+      }
+      std::vector<Tensor> out;
+      out.reserve(cols_.size());
+      uint64_t bytes = 0;
+      for (const NumpyColumn& c : cols_) {
+        Tensor t = Tensor::Make(c.type, c.row_shape);
+        if (c.row_bytes > 0) std::memcpy(t.MutableData(), c.data + ids[k] * c.row_bytes, c.row_bytes);
+        bytes += c.row_bytes;
+        out.push_back(std::move(t));
+      }
+      MR_RETURN_IF_ERROR(fn(k, Status::OK(), std::move(out), bytes));
+    }
+    return Status::OK();
+  }
+
+ private:
+  std::vector<NumpyColumn> cols_;
+  std::vector<std::string> names_;
+  uint64_t rows_;
+  std::string name_;
+};
+
+Result<std::unique_ptr<Source>> MakeNumpySource(const nlohmann::json& node) {
+  if (!node.contains("_ref") || !node["_ref"].is_number_unsigned()) {
+    return Status::InvalidArgument("a 'numpy' source needs '_ref', a registered object's id");
+  }
+  if (!Py_IsInitialized() || _Py_IsFinalizing()) return Status::Cancelled("Python is shutting down");
+  const uint64_t ref = node["_ref"].get<uint64_t>();
+  const auto names = node["columns"].get<std::vector<std::string>>();
+  const uint64_t rows = node["rows"].get<uint64_t>();
+  const std::string name = node.value("name", std::string("NumpySlicesDataset"));
+  py::gil_scoped_acquire gil;
+  py::object holder = RegisteredCallable(ref, nullptr);
+  if (holder.is_none()) {
+    return Status::NotFound("no Python object is registered as " + std::to_string(ref) +
+                            " in this process (a plan's Python sources do not cross processes)");
+  }
+  py::tuple arrays = holder.attr("columns");
+  if (arrays.size() != names.size()) {
+    return Status::InvalidArgument(name + ": " + std::to_string(arrays.size()) + " arrays for " +
+                                   std::to_string(names.size()) + " columns");
+  }
+  std::vector<NumpyColumn> cols;
+  const auto drop = [&cols] {
+    for (NumpyColumn& c : cols) Py_DECREF(c.array);
+  };
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    py::array a = py::reinterpret_borrow<py::array>(arrays[i]);
+    const TensorType* type = TensorTypeOfDtype(a.dtype());
+    if (type == nullptr || a.ndim() < 1 || !(a.flags() & py::array::c_style) ||
+        static_cast<uint64_t>(a.shape(0)) != rows) {
+      drop();
+      return Status::InvalidArgument(name + ", column '" + names[i] +
+                                     "': not a C-contiguous numeric array of one row per sample");
+    }
+    NumpyColumn c;
+    c.array = a.inc_ref().ptr();
+    c.data = static_cast<const uint8_t*>(a.data());
+    c.type = *type;
+    c.row_shape.assign(a.shape() + 1, a.shape() + a.ndim());
+    c.row_bytes = rows == 0 ? 0 : static_cast<uint64_t>(a.nbytes()) / rows;
+    cols.push_back(std::move(c));
+  }
+  return std::unique_ptr<Source>(new NumpySource(std::move(cols), names, rows, name));
+}
+
+}  // namespace
+
+void BindNumpySource(py::module_&) { RegisterSource("numpy", MakeNumpySource); }
+
+}  // namespace mindrecord::py_binding
