@@ -6,15 +6,11 @@
 
 namespace mindrecord {
 
-Status FileRowsSource::Scan(const ScanFn& scan) {
-  const AddRow add = [this](uint64_t start, uint64_t length) {
-    start_.push_back(start);
-    length_.push_back(static_cast<uint32_t>(std::min<uint64_t>(length, UINT32_MAX)));
-  };
+Status FileRowsSource::Scan(const std::string& key, const ScanFn& scan) {
   for (const auto& path : files_) {
-    MR_ASSIGN_OR_RETURN(auto f, FileSystem::Default()->OpenRead(path));
-    MR_RETURN_IF_ERROR(scan(*f, add));
-    first_.push_back(start_.size());
+    MR_ASSIGN_OR_RETURN(auto rows, ScanRows(path, key, scan));
+    first_.push_back(first_.back() + rows->start.size());
+    rows_.push_back(std::move(rows));
   }
   return Status::OK();
 }
@@ -26,7 +22,8 @@ DatasetLayout FileRowsSource::Layout() const {
 }
 
 std::string FileRowsSource::Where(uint64_t id) const {
-  return what_ + " at byte " + std::to_string(start_[id]) + " of '" + files_[FileOf(id)] + "' (row " +
+  const size_t f = FileOf(id);
+  return what_ + " at byte " + std::to_string(rows_[f]->start[id - first_[f]]) + " of '" + files_[f] + "' (row " +
          std::to_string(id) + ")";
 }
 
@@ -34,14 +31,15 @@ Result<std::string> FileRowsSource::RowBytes(uint64_t id) const {
   if (id >= num_rows()) {
     return Status::Internal("FileRowsSource: row " + std::to_string(id) + " of " + std::to_string(num_rows()) + " out of range");
   }
-  const uint64_t len = length_[id];
+  const size_t f = FileOf(id);
+  const uint64_t len = rows_[f]->length[id - first_[f]];
   if (len > kMaxDecompressedRowBytes) {
     return Status::InvalidArgument(Where(id) + ": a " + what_ + " of " + std::to_string(len) +
                                    " bytes or more, longer than a row may be");
   }
-  MR_ASSIGN_OR_RETURN(auto file, Open(FileOf(id)));
+  MR_ASSIGN_OR_RETURN(auto file, Open(f));
   std::string bytes(len, '\0');
-  MR_RETURN_IF_ERROR(file->ReadAt(start_[id], len, bytes.data()));
+  MR_RETURN_IF_ERROR(file->ReadAt(rows_[f]->start[id - first_[f]], len, bytes.data()));
   return bytes;
 }
 

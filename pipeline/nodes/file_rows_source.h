@@ -1,7 +1,8 @@
 // FileRowsSource: the base of sources whose rows are byte ranges of files
 // (the text and CSV sources):
 // where each row starts and how long it is, found by one scan of each file
-// (12 bytes kept per row), and reads of a row's bytes by position through a
+// (12 bytes kept per row, shared by the sources of the same unchanged file
+// in the process: row_scan_cache.h), and reads of a row's bytes by position through a
 // small cache of open files (the descriptors stay few however many files).
 // Every file is one shard of the layout, so "files" shuffling moves whole
 // files.
@@ -17,6 +18,7 @@
 
 #include "mindrecord/file.h"
 #include "mindrecord/status.h"
+#include "pipeline/nodes/row_scan_cache.h"
 #include "pipeline/nodes/source.h"
 
 namespace mindrecord {
@@ -25,12 +27,11 @@ namespace mindrecord {
 // then as Source.
 class FileRowsSource : public Source {
  public:
-  // Records a row of the file being scanned: its first byte and length.
-  using AddRow = std::function<void(uint64_t start, uint64_t length)>;
-  using ScanFn = std::function<Status(const RandomAccessFile& file, const AddRow& add)>;
+  using AddRow = mindrecord::AddRow;
+  using ScanFn = mindrecord::ScanFn;
 
   const std::vector<std::string>& columns() const override { return names_; }
-  uint64_t num_rows() const override { return start_.size(); }
+  uint64_t num_rows() const override { return first_.back(); }
   DatasetLayout Layout() const override;
   // "line at byte 12 of 'a.txt' (row 3)"
   std::string Where(uint64_t id) const override;
@@ -40,10 +41,15 @@ class FileRowsSource : public Source {
   // `what` names a row in messages ("line", "record").
   FileRowsSource(std::vector<std::string> files, std::string what, std::vector<std::string> names)
       : files_(std::move(files)), what_(std::move(what)), names_(std::move(names)) {}
-  // Opens each file and lets `scan` add its rows, in order.
-  Status Scan(const ScanFn& scan);
+  // Each file's rows: kept from an earlier scan of the unchanged file with
+  // the same `key` (the grammar's settings; row_scan_cache.h), else found by
+  // opening it and letting `scan` add its rows, in order.
+  Status Scan(const std::string& key, const ScanFn& scan);
   // Bytes of row `id` as scanned (at most UINT32_MAX: longer ones are cut to it).
-  uint64_t RowLength(uint64_t id) const { return length_[id]; }
+  uint64_t RowLength(uint64_t id) const {
+    const size_t f = FileOf(id);
+    return rows_[f]->length[id - first_[f]];
+  }
   // Row `id`'s bytes; InvalidArgument naming the row when it is longer
   // than a row may be (kMaxDecompressedRowBytes); the file's read errors;
   // Internal for an id past the rows.
@@ -57,9 +63,8 @@ class FileRowsSource : public Source {
   std::vector<std::string> files_;
   std::string what_;
   std::vector<std::string> names_;
-  std::vector<uint64_t> first_{0};  // first row of each file, then the total
-  std::vector<uint64_t> start_;     // per row: its first byte
-  std::vector<uint32_t> length_;    // per row: its length (capped)
+  std::vector<uint64_t> first_{0};                   // first row of each file, then the total
+  std::vector<std::shared_ptr<const FileRows>> rows_;  // per file
   mutable std::mutex mu_;
   mutable std::list<std::pair<size_t, std::shared_ptr<RandomAccessFile>>> open_;  // most recent first
 };
