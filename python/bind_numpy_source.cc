@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "pipeline/nodes/source_registry.h"
+#include "python/object_source.h"
 #include "python/py_common.h"
 
 namespace mindrecord::py_binding {
@@ -30,26 +31,17 @@ struct NumpyColumn {
 };
 
 // Thread safety: as Source; Read needs no GIL.
-class NumpySource : public Source {
+class NumpySource : public ObjectSource {
  public:
   NumpySource(std::vector<NumpyColumn> cols, std::vector<std::string> names, uint64_t rows, std::string name)
-      : cols_(std::move(cols)), names_(std::move(names)), rows_(rows), name_(std::move(name)) {}
+      : ObjectSource(std::move(name), std::move(names), rows), cols_(std::move(cols)) {}
   ~NumpySource() override {
     for (NumpyColumn& c : cols_) DecRefAnywhere(c.array);
   }
 
-  const std::vector<std::string>& columns() const override { return names_; }
-  uint64_t num_rows() const override { return rows_; }
-  DatasetLayout Layout() const override {
-    DatasetLayout l;
-    l.shard_rows = {rows_};
-    return l;
-  }
-  std::string Where(uint64_t id) const override { return "row " + std::to_string(id) + " of " + name_; }
-
   Status Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) const override {
     for (size_t k = 0; k < ids.size(); ++k) {
-      if (ids[k] >= rows_) {
+      if (ids[k] >= num_rows()) {
         MR_RETURN_IF_ERROR(fn(k, Status::InvalidArgument(Where(ids[k]) + ": past the last row"), {}, 0));
         continue;
       }
@@ -69,9 +61,6 @@ class NumpySource : public Source {
 
  private:
   std::vector<NumpyColumn> cols_;
-  std::vector<std::string> names_;
-  uint64_t rows_;
-  std::string name_;
 };
 
 Result<std::unique_ptr<Source>> MakeNumpySource(const nlohmann::json& node) {

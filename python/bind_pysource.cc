@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "pipeline/nodes/source_registry.h"
+#include "python/object_source.h"
 #include "python/py_common.h"
 #include "python/worker_gil.h"
 
@@ -25,24 +26,15 @@ namespace mindrecord::py_binding {
 namespace {
 
 // Thread safety: as Source; each call takes the GIL.
-class PySource : public Source {
+class PySource : public ObjectSource {
  public:
   // The callable is looked up by `ref` for each row (the registry holds it
   // for the life of the process), so no Python reference is ever released
   // on a thread without the GIL.
   PySource(uint64_t ref, std::string name, std::vector<std::string> columns, uint64_t rows)
-      : ref_(ref), name_(std::move(name)), columns_(std::move(columns)), rows_(rows) {
-    for (const std::string& c : columns_) column_who_.push_back(name_ + ", column '" + c + "'");
+      : ObjectSource(std::move(name), std::move(columns), rows), ref_(ref) {
+    for (const std::string& c : this->columns()) column_who_.push_back(this->name() + ", column '" + c + "'");
   }
-
-  const std::vector<std::string>& columns() const override { return columns_; }
-  uint64_t num_rows() const override { return rows_; }
-  DatasetLayout Layout() const override {
-    DatasetLayout l;
-    l.shard_rows = {rows_};
-    return l;
-  }
-  std::string Where(uint64_t id) const override { return "row " + std::to_string(id) + " of " + name_; }
 
   // The rows of one request are fetched under one hold of the GIL (a
   // handoff per row would cost more than most sources' rows), then handed
@@ -74,7 +66,7 @@ class PySource : public Source {
   }
 
  private:
-  std::string Who(uint64_t id) const { return name_ + " (row " + std::to_string(id) + ")"; }
+  std::string Who(uint64_t id) const { return name() + " (row " + std::to_string(id) + ")"; }
 
   // Needs the GIL. Calls fetch(id) through the C API (pybind11's call
   // builds an argument tuple and the names are built only for an error):
@@ -91,9 +83,9 @@ class PySource : public Source {
     const size_t n = tuple ? static_cast<size_t>(PyTuple_GET_SIZE(row.ptr()))
                      : list ? static_cast<size_t>(PyList_GET_SIZE(row.ptr()))
                             : 1;
-    if (n != columns_.size()) {
+    if (n != columns().size()) {
       return Status::InvalidArgument(Who(id) + " gave " + std::to_string(n) + " value(s) for " +
-                                     std::to_string(columns_.size()) + " column(s) (column_names)");
+                                     std::to_string(columns().size()) + " column(s) (column_names)");
     }
     for (size_t c = 0; c < n; ++c) {
       PyObject* v = tuple ? PyTuple_GET_ITEM(row.ptr(), c) : list ? PyList_GET_ITEM(row.ptr(), c) : row.ptr();
@@ -109,10 +101,7 @@ class PySource : public Source {
   }
 
   uint64_t ref_;
-  std::string name_;
-  std::vector<std::string> columns_;
   std::vector<std::string> column_who_;  // each column's name in conversion errors
-  uint64_t rows_;
 };
 
 Result<std::unique_ptr<Source>> MakePySource(const nlohmann::json& node) {
