@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <utility>
 #include <vector>
@@ -99,7 +100,65 @@ const TensorType* TensorTypeOfDtype(const py::dtype& dt) {
   return TypeOfDtype(dt.kind(), dt.itemsize());
 }
 
+namespace {
+
+// A Python or numpy scalar as a 0-d tensor of the type numpy.asarray gives
+// it (int -> int64, float -> float64, bool -> bool; numpy scalars keep
+// theirs), without making an array: a source's or a callable's scalars are
+// converted once per row. nullopt: not such a scalar (or an int past int64).
+std::optional<Tensor> ScalarTensor(PyObject* o) {
+  const auto make = [](TensorType type, auto v) {
+    Tensor t = Tensor::Make(type, {});
+    std::memcpy(t.MutableData(), &v, sizeof(v));
+    return t;
+  };
+  PyTypeObject* type = Py_TYPE(o);
+  if (type == &PyBool_Type) return make(TensorType::kBool, static_cast<uint8_t>(o == Py_True));
+  if (type == &PyFloat_Type) return make(TensorType::kFloat64, PyFloat_AS_DOUBLE(o));
+  if (type == &PyLong_Type) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow != 0) return std::nullopt;
+    return make(TensorType::kInt64, static_cast<int64_t>(v));
+  }
+  // numpy's scalar types, looked up once (kept for the life of the process).
+  struct NumpyScalar {
+    PyObject* type;
+    TensorType tensor;
+  };
+  static const std::vector<NumpyScalar>* numpy_types = [] {
+    auto* v = new std::vector<NumpyScalar>();
+    py::module_ np = py::module_::import("numpy");
+    const std::pair<const char*, TensorType> names[] = {
+        {"int64", TensorType::kInt64}, {"float32", TensorType::kFloat32}, {"float64", TensorType::kFloat64},
+        {"int32", TensorType::kInt32}, {"bool_", TensorType::kBool},      {"uint8", TensorType::kUInt8},
+        {"int8", TensorType::kInt8},   {"int16", TensorType::kInt16}};
+    for (const auto& [name, tensor] : names) v->push_back({py::object(np.attr(name)).release().ptr(), tensor});
+    return v;
+  }();
+  for (const NumpyScalar& n : *numpy_types) {
+    if (reinterpret_cast<PyObject*>(type) != n.type) continue;
+    switch (n.tensor) {
+      case TensorType::kFloat32: return make(n.tensor, static_cast<float>(PyFloat_AsDouble(o)));
+      case TensorType::kFloat64: return make(n.tensor, PyFloat_AsDouble(o));
+      case TensorType::kBool: return make(n.tensor, static_cast<uint8_t>(PyObject_IsTrue(o) == 1));
+      case TensorType::kUInt8: return make(n.tensor, static_cast<uint8_t>(PyLong_AsLong(o)));
+      case TensorType::kInt8: return make(n.tensor, static_cast<int8_t>(PyLong_AsLong(o)));
+      case TensorType::kInt16: return make(n.tensor, static_cast<int16_t>(PyLong_AsLong(o)));
+      case TensorType::kInt32: return make(n.tensor, static_cast<int32_t>(PyLong_AsLong(o)));
+      default: return make(n.tensor, static_cast<int64_t>(PyLong_AsLongLong(o)));
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<Tensor> PyToTensor(py::handle obj, const std::string& who) {
+  if (std::optional<Tensor> scalar = ScalarTensor(obj.ptr())) {
+    if (PyErr_Occurred()) throw py::error_already_set();
+    return std::move(*scalar);
+  }
   if (py::isinstance<py::bytes>(obj)) return Tensor::FromString(TensorType::kBytes, obj.cast<std::string>());
   if (py::isinstance<py::str>(obj)) return Tensor::FromString(TensorType::kString, obj.cast<std::string>());
   if (py::isinstance<py::tuple>(obj)) {

@@ -392,3 +392,16 @@ def test_python_code_keeps_its_thread_locals_from_row_to_row():
                                                                     python_multiprocessing=False)
     got = [int(r["n"]) for r in rows(mapped)]
     assert max(got) >= 100  # two map threads: one of them mapped at least half of the rows
+
+
+def test_scalars_become_what_numpy_asarray_makes_of_them():
+    # Python and numpy scalars are converted without an array (a fast path):
+    # the same dtype and value as numpy.asarray gives; others as before.
+    values = [1, -2**63, 2.5, True, np.int64(3), np.float32(1.5), np.float64(2.25), np.bool_(False), np.uint8(200),
+              np.int8(-3), np.int16(-300), np.int32(70000), np.float32("nan")]
+    got = [r["x"] for r in rows(GeneratorDataset(values, ["x"], shuffle=False))]
+    for v, g in zip(values, got):
+        want = np.asarray(v)
+        assert g.dtype == want.dtype and g.shape == () and (g == want or (np.isnan(g) and np.isnan(want))), (v, g)
+    with pytest.raises(ValueError, match="dtype object"):
+        rows(GeneratorDataset([2**70], ["x"], shuffle=False))  # past int64: numpy's object array, refused
