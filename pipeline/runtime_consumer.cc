@@ -6,6 +6,7 @@
 #include <ctime>
 #include <algorithm>
 
+#include "pipeline/interpreter_lock.h"
 #include "pipeline/runtime.h"
 
 namespace mindrecord {
@@ -177,6 +178,11 @@ Status Runtime::Absorb(Chunk&& c) {
 }
 
 Result<bool> Runtime::Next(Batch* out) {
+  // Batch maps may run here: a consumer thread that is not Python's keeps
+  // no interpreter lock past the call (pipeline/interpreter_lock.h).
+  struct ReleaseAtReturn {
+    ~ReleaseAtReturn() { ReleaseInterpreterLock(); }
+  } release;
   if (!error_.ok()) return error_;
   // Counted before taking the lock: *out is the caller's alone.
   const uint64_t out_owned = out->columns.empty() ? 0 : OwnedBytes(*out);
