@@ -213,7 +213,7 @@ class GeneratorDataset(_RawDataset):
             raise ValueError("GeneratorDataset: len(source) must be a count >= 0, got %r" % (rows,))
         fetch = _Rows(source, types, name)
         kind = "python"
-        if types is None and getattr(source, "numeric", False):
+        if types is None and isinstance(source, _Slices) and source.numeric:
             # NumpySlicesDataset of numeric arrays: sliced by the C++ source,
             # no Python per row (so no worker processes either).
             ref, kind = _core.register_callable(source), "numpy"
