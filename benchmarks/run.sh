@@ -61,6 +61,8 @@ if [ "$SMOKE" = 1 ]; then
       --work "$TMP/recipes" --out "$TMP/recipes.json" >/dev/null
     PYTHONPATH=$PYDIR "$PY" "$ROOT/benchmarks/rows_vs_lmdb.py" --rows 2000 --runs 1 --work "$TMP" \
       --out "$TMP/python.json" >/dev/null
+    PYTHONPATH=$PYDIR "$PY" "$ROOT/benchmarks/python_code_bench.py" --rows 512 --runs 1 --json "$TMP/code.json" \
+      >/dev/null
     SMOKE_EXTRA=(--extra "$TMP/python.json" --extra "$TMP/torch.json" --extra "$TMP/recipes.json")
   fi
   "$PY" "$ROOT/benchmarks/report.py" "$TMP/results.json" "${SMOKE_EXTRA[@]}" --out "$TMP/report"
