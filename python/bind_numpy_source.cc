@@ -4,11 +4,11 @@
 // in native byte order, of at least one dimension and of a dtype tensors hold
 // (the Python side checks; other data goes through the "python" kind). Row i
 // of a column is its slice [i] (shape: the array's without the first
-// dimension), copied from the array's memory by the pipeline's workers
-// without the GIL. The source holds its own references to the arrays; the
-// caller must not resize them (numpy refuses while they are referenced) and
-// writes to them while a pipeline reads race with the reads, as with any
-// buffer shared between threads.
+// dimension), a read-only view of the array's memory made by the pipeline's
+// workers without the GIL (batching copies it). The source and its rows hold
+// references to the arrays; the caller must not resize them (numpy refuses
+// while they are referenced) and writes to them while a pipeline reads race
+// with the reads, as with any buffer shared between threads.
 #include <cstring>
 #include <memory>
 #include <string>
@@ -23,7 +23,9 @@ namespace mindrecord::py_binding {
 namespace {
 
 struct NumpyColumn {
-  PyObject* array = nullptr;  // a strong reference
+  // Holds a reference to the array for the source and for every row handed
+  // out as a view of it; the last one drops it (DecRefAnywhere).
+  std::shared_ptr<const void> owner;
   const uint8_t* data = nullptr;
   TensorType type = TensorType::kUInt8;
   std::vector<int64_t> row_shape;
@@ -35,9 +37,6 @@ class NumpySource : public ObjectSource {
  public:
   NumpySource(std::vector<NumpyColumn> cols, std::vector<std::string> names, uint64_t rows, std::string name)
       : ObjectSource(std::move(name), std::move(names), rows), cols_(std::move(cols)) {}
-  ~NumpySource() override {
-    for (NumpyColumn& c : cols_) DecRefAnywhere(c.array);
-  }
 
   Status Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) const override {
     for (size_t k = 0; k < ids.size(); ++k) {
@@ -49,10 +48,9 @@ class NumpySource : public ObjectSource {
       out.reserve(cols_.size());
       uint64_t bytes = 0;
       for (const NumpyColumn& c : cols_) {
-        Tensor t = Tensor::Make(c.type, c.row_shape);
-        if (c.row_bytes > 0) std::memcpy(t.MutableData(), c.data + ids[k] * c.row_bytes, c.row_bytes);
+        // A read-only view of the row (batching copies it once, into the batch).
+        out.push_back(Tensor::View(c.type, c.row_shape, c.owner, c.data + ids[k] * c.row_bytes));
         bytes += c.row_bytes;
-        out.push_back(std::move(t));
       }
       MR_RETURN_IF_ERROR(fn(k, Status::OK(), std::move(out), bytes));
     }
@@ -84,20 +82,18 @@ Result<std::unique_ptr<Source>> MakeNumpySource(const nlohmann::json& node) {
                                    std::to_string(names.size()) + " columns");
   }
   std::vector<NumpyColumn> cols;
-  const auto drop = [&cols] {
-    for (NumpyColumn& c : cols) Py_DECREF(c.array);
-  };
   for (size_t i = 0; i < arrays.size(); ++i) {
     py::array a = py::reinterpret_borrow<py::array>(arrays[i]);
     const TensorType* type = TensorTypeOfDtype(a.dtype());
     if (type == nullptr || a.ndim() < 1 || !(a.flags() & py::array::c_style) ||
         static_cast<uint64_t>(a.shape(0)) != rows) {
-      drop();
       return Status::InvalidArgument(name + ", column '" + names[i] +
                                      "': not a C-contiguous numeric array of one row per sample");
     }
     NumpyColumn c;
-    c.array = a.inc_ref().ptr();
+    c.owner = std::shared_ptr<const void>(a.inc_ref().ptr(), [](const void* o) {
+      DecRefAnywhere(static_cast<PyObject*>(const_cast<void*>(o)));
+    });
     c.data = static_cast<const uint8_t*>(a.data());
     c.type = *type;
     c.row_shape.assign(a.shape() + 1, a.shape() + a.ndim());

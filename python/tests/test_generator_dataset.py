@@ -334,6 +334,15 @@ def test_numpy_slices_of_numbers_are_sliced_without_python():
     assert len(xs) == 20 and len(set(xs)) == 20 and all(x % 10 == 0 for x in xs)
     assert xs != sorted(xs)  # shuffled
     # Strings keep the Python path.
+    # Rows are views of the arrays: they keep them alive past the dataset.
+    import gc
+    data = np.arange(12, dtype=np.float32).reshape(6, 2)
+    views = NumpySlicesDataset(data.copy(), ["v"], shuffle=False)
+    kept = [r["v"] for r in views.create_dict_iterator(num_epochs=1, output_numpy=True, do_copy=False)]
+    del views
+    gc.collect()
+    for i, k in enumerate(kept):
+        np.testing.assert_array_equal(k, data[i])
     strings = NumpySlicesDataset(["p", "q"], shuffle=False)
     assert strings._plan["tree"]["kind"] == "python"
     assert [str(r["column_0"]) for r in rows(strings)] == ["p", "q"]
