@@ -9,7 +9,6 @@
 // references to the arrays; the caller must not resize them (numpy refuses
 // while they are referenced) and writes to them while a pipeline reads race
 // with the reads, as with any buffer shared between threads.
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>

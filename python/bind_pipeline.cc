@@ -586,12 +586,13 @@ void BindPipeline(py::module_& m) {
         o.writer.shard_count = num_files;
         o.writer.pad_shard_suffix = false;
         o.batched = batched;
-        SaveResult r;
+        Result<SaveResult> saved = Status::Internal("unset");
         {
           py::gil_scoped_release nogil;
-          r = ValueOrThrow(SavePlan(plan, file_name, o));
+          saved = SavePlan(plan, file_name, o);
         }
-        ReleaseQueuedExceptions();  // what the pipeline's sources held of Python
+        ReleaseQueuedExceptions();  // what the pipeline's sources held of Python, failed or not
+        SaveResult r = ValueOrThrow(std::move(saved));
         py::dict d;
         d["rows"] = r.rows;
         d["files"] = r.files;

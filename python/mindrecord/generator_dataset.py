@@ -211,13 +211,13 @@ class GeneratorDataset(_RawDataset):
         rows = len(source)
         if not isinstance(rows, int) or rows < 0:
             raise ValueError("GeneratorDataset: len(source) must be a count >= 0, got %r" % (rows,))
-        fetch = _Rows(source, types, name)
         kind = "python"
         if types is None and isinstance(source, _Slices) and source.numeric:
             # NumpySlicesDataset of numeric arrays: sliced by the C++ source,
             # no Python per row (so no worker processes either).
             ref, kind = _core.register_callable(source), "numpy"
         elif python_multiprocessing and workers > 1:
+            fetch = _Rows(source, types, name)
             _mp_pool._check_picklable(fetch, "GeneratorDataset")
             pool = _mp_pool.ProcessPool([fetch], workers, rowsize)
             proxy = _mp_pool.ProcessCallable(pool, 0, name)
@@ -229,7 +229,7 @@ class GeneratorDataset(_RawDataset):
             # splits tuples as _values does): no Python frame of ours per row.
             ref = _core.register_callable(source.__getitem__)
         else:
-            ref = _core.register_callable(fetch)
+            ref = _core.register_callable(_Rows(source, types, name))
         if sampler is not None and not hasattr(sampler, "_spec_for"):
             try:
                 sampler = SubsetSampler(list(sampler))
