@@ -124,7 +124,8 @@ Result<Journal> ReadJournal(const std::string& path, const std::string& dataset,
   if (prefix != out.header.size() - kLengthPrefix) return bad("header length prefix does not match its bytes");
   if (out.size < out.header_size) return bad("shard size smaller than its header");
   for (const auto& r : out.regions) {
-    if (r.offset < out.header_size || r.length > out.size || r.offset > out.size - r.length) {
+    // Page tails, or the piece tables at the header area's end (after its JSON).
+    if (r.offset < out.header.size() || r.length > out.size || r.offset > out.size - r.length) {
       return bad("a region lies outside the shard's old bytes");
     }
   }
@@ -289,10 +290,21 @@ Status RestoreShard(const std::string& shard_path, const Journal& j, FileSystem*
   // Cut first: the appended bytes go, and what follows rewrites old bytes only.
   MR_RETURN_IF_ERROR(f->Truncate(j.size));
   MR_RETURN_IF_ERROR(f->WriteAt(0, j.header));
-  // A longer header the append wrote may have spilled past the old one.
-  if (j.header.size() < std::min(j.header_size, j.size)) {
-    MR_RETURN_IF_ERROR(f->ZeroRange(j.header.size(), std::min(j.header_size, j.size) - j.header.size()));
+  // A longer header the append wrote may have spilled past the old one:
+  // zeros up to the header area's end, except where a region (the piece
+  // tables) is rewritten below (zeroing first would free blocks that the
+  // rewrite then needs again, on a disk that may be full).
+  std::vector<std::pair<uint64_t, uint64_t>> keep;
+  for (const auto& r : j.regions) keep.emplace_back(r.offset, r.offset + r.length);
+  std::sort(keep.begin(), keep.end());
+  uint64_t at = j.header.size();
+  const uint64_t limit = std::min(j.header_size, j.size);
+  for (const auto& [b, e] : keep) {
+    if (b >= limit) break;
+    if (b > at) MR_RETURN_IF_ERROR(f->ZeroRange(at, b - at));
+    at = std::max(at, e);
   }
+  if (at < limit) MR_RETURN_IF_ERROR(f->ZeroRange(at, limit - at));
   for (const auto& r : j.regions) {
     if (r.bytes.empty()) {
       MR_RETURN_IF_ERROR(f->ZeroRange(r.offset, r.length));

@@ -28,6 +28,7 @@ Xxh3Stream::Xxh3Stream(Xxh3Stream&&) noexcept = default;
 Xxh3Stream& Xxh3Stream::operator=(Xxh3Stream&&) noexcept = default;
 void Xxh3Stream::Update(std::string_view bytes) { XXH3_64bits_update(state_->s, bytes.data(), bytes.size()); }
 uint64_t Xxh3Stream::Digest() const { return XXH3_64bits_digest(state_->s); }
+void Xxh3Stream::Reset() { XXH3_64bits_reset(state_->s); }
 
 std::string ChecksumHex(uint64_t v) {
   char buf[17];

@@ -29,6 +29,7 @@ class Xxh3Stream {
   Xxh3Stream& operator=(Xxh3Stream&&) noexcept;
   void Update(std::string_view bytes);
   uint64_t Digest() const;
+  void Reset();  // as new
 
  private:
   struct State;

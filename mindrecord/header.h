@@ -43,6 +43,7 @@ struct ShardHeader {
   uint32_t shard_id = 0;
   uint64_t compression_size = 0;            // v3.0 only
   nlohmann::json extra = nlohmann::json::object();  // top-level keys of our extensions
+  uint64_t json_bytes = 0;  // the JSON text's length as read from a file (0: not read)
 
   // Parses and validates the JSON text of a header (not the length prefix).
   // `what` names the file in messages.

@@ -22,6 +22,7 @@ Result<ShardHeader> ReadShardHeader(const RandomAccessFile& f, bool verify) {
   MR_RETURN_IF_ERROR(f.ReadAt(8, len, text.data()));
   if (verify) MR_RETURN_IF_ERROR(VerifyHeaderChecksum(text, path));
   MR_ASSIGN_OR_RETURN(ShardHeader h, ShardHeader::Parse(text, path));
+  h.json_bytes = len;
   if (verify && !h.extra.contains(kHeaderChecksumKey)) {
     // Our writer seals the header whenever it checksums pages; pages with
     // checksums under an unsealed header mean the header was damaged.

@@ -83,8 +83,33 @@ Status ShardReader::Impl::EnsureWalked(const Shard& s, size_t g, RowMap::Part pa
   return Status::OK();
 }
 
+bool ShardReader::Impl::LocateByPieces(const Shard& s, uint64_t local, bool want_raw, bool want_blob,
+                                       CompactLocator* out) const {
+  if (!s.pieces) return false;
+  const size_t g = s.rows->GroupOf(local);
+  const uint64_t i = local - s.rows->group_first_row(g);
+  const uint32_t blob_page = s.rows->GroupPage(g, RowMap::Part::kBlob);
+  if (want_blob) {
+    if (!s.pieces->Locate(blob_page, i, *s.file, &out->blob_begin, &out->blob_end).ok()) return false;
+    out->blob_page = blob_page;
+  }
+  if (want_raw) {
+    const uint32_t raw_page = s.rows->GroupPage(g, RowMap::Part::kRaw);
+    if (!s.pieces->Locate(raw_page, s.pieces->RawBase(blob_page) + i, *s.file, &out->raw_begin, &out->raw_end).ok() ||
+        out->raw_begin < s.rows->GroupBegin(g, RowMap::Part::kRaw) ||
+        out->raw_end > s.rows->GroupEnd(g, RowMap::Part::kRaw)) {
+      return false;
+    }
+    out->raw_page = raw_page;
+  }
+  return true;
+}
+
 Status ShardReader::Impl::LocateRow(const Shard& s, uint64_t local, bool want_raw, bool want_blob,
                                     CompactLocator* out) const {
+  // A table or piece that does not give the row falls back to walking its
+  // row group, which reports what is wrong.
+  if (LocateByPieces(s, local, want_raw, want_blob, out)) return Status::OK();
   const size_t g = s.rows->GroupOf(local);
   if (want_raw) MR_RETURN_IF_ERROR(EnsureWalked(s, g, RowMap::Part::kRaw));
   if (want_blob) MR_RETURN_IF_ERROR(EnsureWalked(s, g, RowMap::Part::kBlob));
@@ -96,6 +121,18 @@ bool ShardReader::Impl::NeedsVerify(const Shard& s, uint64_t page) const {
   if (s.page_state[page].load(std::memory_order_acquire) == 1 || !options.verify_checksums) return false;
   auto it = s.header.pages[page].extra.find(kPageChecksumKey);
   return it != s.header.pages[page].extra.end() && it->is_string();
+}
+
+Status ShardReader::Impl::VerifyRange(const Shard& s, uint32_t page, uint64_t begin, uint64_t end) const {
+  if (s.page_state[page].load(std::memory_order_acquire) == 1 || !options.verify_checksums) return Status::OK();
+  if (s.pieces) {
+    bool whole = false;
+    if (s.pieces->Verify(page, begin, end, *s.file, &whole).ok()) {
+      if (whole) s.page_state[page].store(1, std::memory_order_release);
+      return Status::OK();
+    }
+  }
+  return VerifyPage(s, page);
 }
 
 Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page, const char* data,
@@ -166,7 +203,7 @@ Status ShardReader::Impl::VerifyPage(const Shard& s, uint64_t page, const char* 
 
 Result<std::string_view> ShardReader::Impl::Fetch(const Shard& s, uint64_t page, uint64_t begin, uint64_t end,
                                                   std::string* scratch, const char* part, uint64_t row) const {
-  MR_RETURN_IF_ERROR(VerifyPage(s, page));
+  MR_RETURN_IF_ERROR(VerifyRange(s, static_cast<uint32_t>(page), begin, end));
   const uint64_t off = s.header.PageOffset(page) + begin;
   const uint64_t n = end - begin;
   const char* p;
@@ -383,6 +420,9 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
       if (s->identity.size != s->file->size()) s->identity = FileIdentity{};  // replaced meanwhile: no caching
     }
     MR_ASSIGN_OR_RETURN(s->rows, SharedRowMap(s->path, s->identity, s->header));
+    if (!remote) {
+      MR_ASSIGN_OR_RETURN(s->pieces, PieceIndex::Build(s->header, s->path));
+    }
     s->first_row = impl->total_rows;
     impl->total_rows += s->header.num_rows();
     impl->shards.push_back(std::move(s));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "index/index_reader.h"
+#include "readers/piece_index.h"
 #include "mindrecord/compression.h"
 #include "mindrecord/direct_file.h"
 #include "mindrecord/file.h"
@@ -52,6 +53,9 @@ struct Shard {
   // Row locations from the pages themselves, walked lazily per row group;
   // shared with other readers of the same unchanged file (row_map_cache.h).
   std::shared_ptr<RowMap> rows;
+  // Row locations and checksums piece by piece (readers/piece_index.h), when
+  // the shard has piece tables and is local; tried before `rows`.
+  std::unique_ptr<PieceIndex> pieces;
   // The file's identity at open, for pages verified by earlier readers
   // (readers/verified_pages.h); invalid with a custom file system.
   FileIdentity identity;
@@ -129,6 +133,12 @@ struct ShardReader::Impl {
   // checksum is compared.
   using PieceSink = std::function<void(uint64_t first, const char* data, uint64_t size)>;
   Status VerifyPage(const Shard& s, uint64_t page, const char* data = nullptr, const PieceSink& each_piece = {}) const;
+  // Checks page bytes [begin, end): only the pieces they lie in where the
+  // shard has piece tables, else the whole page (VerifyPage). A damaged
+  // table or piece falls back to VerifyPage, whose error names the page.
+  Status VerifyRange(const Shard& s, uint32_t page, uint64_t begin, uint64_t end) const;
+  // LocateRow from the piece tables (false: none, or not usable for the row).
+  bool LocateByPieces(const Shard& s, uint64_t local, bool want_raw, bool want_blob, CompactLocator* out) const;
   // Whether VerifyPage would read the page (not yet verified, has a checksum).
   bool NeedsVerify(const Shard& s, uint64_t page) const;
   Result<std::string_view> Fetch(const Shard& s, uint64_t page, uint64_t begin, uint64_t end,

@@ -8,6 +8,7 @@
 #include "mindrecord/checksum.h"
 #include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
+#include "mindrecord/piece_table.h"
 #include "mindrecord/row_codec.h"
 #include "readers/header_io.h"
 #include "readers/page_walker.h"
@@ -143,6 +144,41 @@ void DecodeAll(const RandomAccessFile& f, const ShardHeader& h, const std::vecto
 
 }  // namespace
 
+namespace {
+
+// A page's piece table as stored, against the one its bytes give.
+void CheckPieceTable(const RandomAccessFile& file, const PieceTableLayout& layout, const PageInfo& p,
+                     std::pair<uint64_t, uint64_t> rows, const std::string& page, const std::string& shard,
+                     VerifyReport* rep) {
+  std::string slice(layout.pieces[p.page_id] * kPieceEntryBytes + kPieceSliceTail, '\0');
+  Status st = file.ReadAt(layout.slice_at[p.page_id], slice.size(), slice.data());
+  if (!st.ok()) {
+    rep->problems.push_back(st.message());
+    return;
+  }
+  auto stored = DecodePieceSlice(slice, layout.piece_bytes, p.used_bytes, rows.first, rows.second, shard, p.page_id);
+  if (!stored.ok()) {
+    rep->problems.push_back(stored.status().message());
+    return;
+  }
+  PieceTableBuilder b(layout.piece_bytes);
+  b.Feed(page);
+  const std::vector<PieceEntry> computed = b.Finish();
+  for (size_t j = 0; j < computed.size(); ++j) {
+    const PieceEntry &x = (*stored)[j], &y = computed[j];
+    if (x.hash != y.hash || x.first_row != y.first_row || x.offset != y.offset) {
+      rep->problems.push_back(shard + ": piece table of page " + std::to_string(p.page_id) + ": piece " +
+                              std::to_string(j) + " says row " + std::to_string(x.first_row) + " at offset " +
+                              std::to_string(x.offset) + ", checksum " + ChecksumHex(x.hash) + "; the page gives row " +
+                              std::to_string(y.first_row) + " at offset " + std::to_string(y.offset) +
+                              ", checksum " + ChecksumHex(y.hash));
+      return;
+    }
+  }
+}
+
+}  // namespace
+
 VerifyReport Verify(const std::string& path, const VerifyOptions& options) {
   VerifyReport rep;
   FileSystem* fs = FileSystem::Default();
@@ -203,6 +239,10 @@ VerifyReport Verify(const std::string& path, const VerifyOptions& options) {
     rep.rows += h->num_rows();
     rep.pages += h->pages.size();
     std::string buf;
+    // The piece tables, checked against the pages they describe.
+    auto layout = PieceTableLayout::FromHeader(*h, kLengthPrefix + h->json_bytes, shard);
+    if (!layout.ok()) rep.problems.push_back(layout.status().message());
+    const auto page_rows = PageRows(*h);
     for (const PageInfo& p : h->pages) {
       auto it = p.extra.find(kPageChecksumKey);
       if (it == p.extra.end() || !it->is_string()) continue;
@@ -211,6 +251,9 @@ VerifyReport Verify(const std::string& path, const VerifyOptions& options) {
       if (!st.ok()) {
         rep.problems.push_back(st.message());
         continue;
+      }
+      if (layout.ok() && layout->present() && p.page_id < layout->pieces.size()) {
+        CheckPieceTable(**file, *layout, p, page_rows[p.page_id], buf, shard, &rep);
       }
       ++rep.pages_checksummed;
       const std::string computed = ChecksumHex(Xxh3(buf));

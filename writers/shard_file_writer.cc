@@ -9,7 +9,8 @@ namespace mindrecord {
 
 ShardFileWriter::ShardFileWriter(FileSystem* fs, std::unique_ptr<WritableFile> file,
                                  std::unique_ptr<IndexWriter> index, uint64_t header_size, uint64_t page_size,
-                                 uint32_t shard_id, std::vector<std::string> index_fields, bool checksums)
+                                 uint32_t shard_id, std::vector<std::string> index_fields, bool checksums,
+                                 bool piece_tables)
     : fs_(fs),
       file_(std::move(file)),
       index_(std::move(index)),
@@ -17,14 +18,17 @@ ShardFileWriter::ShardFileWriter(FileSystem* fs, std::unique_ptr<WritableFile> f
       page_size_(page_size),
       shard_id_(shard_id),
       index_fields_(std::move(index_fields)),
-      checksums_(checksums) {}
+      checksums_(checksums),
+      piece_tables_(checksums && piece_tables) {}
 
 ShardFileWriter::~ShardFileWriter() {
   if (index_queue_ && index_) index_queue_->Discard(index_.get());
 }
 
 void ShardFileWriter::Resume(std::vector<PageInfo> pages, uint64_t rows,
-                             std::vector<std::pair<RowLocator, Row>> open_group, uint64_t old_header_bytes) {
+                             std::vector<std::pair<RowLocator, Row>> open_group, uint64_t old_header_bytes,
+                             std::vector<std::vector<PieceEntry>> old_tables) {
+  committed_tables_ = std::move(old_tables);
   pages_ = std::move(pages);
   rows_ = rows;
   open_group_ = std::move(open_group);
@@ -78,6 +82,7 @@ void ShardFileWriter::HashAppend(uint64_t page_id, uint64_t at, std::string_view
     return;
   }
   h.hash.Update(data);
+  if (piece_tables_) h.pieces.Feed(data);
   h.bytes += data.size();
 }
 
@@ -281,29 +286,59 @@ Status ShardFileWriter::Finish(ShardHeader base) {
     direct_.reset();
     MR_RETURN_IF_ERROR(file_->Truncate(end));
   }
+  std::string tables;
   if (checksums_) {
     // Pages are final now (appends and moved row groups are done). Most were
     // hashed as written; the others are hashed from their bytes on disk.
+    std::vector<std::vector<PieceEntry>> by_page(pages_.size());
     std::string buf;
     for (auto& p : pages_) {
-      if (p.page_id < committed_used_.size() && committed_used_[p.page_id] == p.used_bytes &&
-          p.extra.contains(kPageChecksumKey)) {
-        continue;  // committed page, unchanged (append)
+      // Unchanged since the append began: keeps its stored checksum, and its
+      // piece table where the shard had one.
+      const bool committed = p.page_id < committed_used_.size() && committed_used_[p.page_id] == p.used_bytes &&
+                             p.extra.contains(kPageChecksumKey);
+      auto& table = by_page[p.page_id];
+      bool need_table = piece_tables_;
+      if (need_table && committed && p.page_id < committed_tables_.size() &&
+          committed_tables_[p.page_id].size() == PieceCount(p.used_bytes, kPieceBytes)) {
+        table = std::move(committed_tables_[p.page_id]);
+        need_table = false;
       }
-      const PageHash* h = p.page_id < page_hash_.size() ? &page_hash_[p.page_id] : nullptr;
-      if (h && h->valid && h->bytes == p.used_bytes) {
+      PageHash* h = p.page_id < page_hash_.size() ? &page_hash_[p.page_id] : nullptr;
+      if (!committed && h && h->valid && h->bytes == p.used_bytes) {
         p.extra[kPageChecksumKey] = ChecksumHex(h->hash.Digest());
+        if (need_table) table = h->pieces.Finish();
         continue;
       }
+      if (committed && !need_table) continue;
       buf.resize(p.used_bytes);
       MR_RETURN_IF_ERROR(file_->ReadAt(header_size_ + p.page_id * page_size_, p.used_bytes, buf.data()));
-      p.extra[kPageChecksumKey] = ChecksumHex(Xxh3(buf));
+      if (!committed) p.extra[kPageChecksumKey] = ChecksumHex(Xxh3(buf));
+      if (need_table) {
+        PieceTableBuilder b;
+        b.Feed(buf);
+        table = b.Finish();
+      }
+    }
+    if (piece_tables_) {
+      for (const auto& t : by_page) tables += EncodePieceSlice(t);
     }
     base.extra[kHeaderChecksumKey] = std::string(16, '0');
+  }
+  // The piece tables end the header area; the JSON must end before them
+  // (otherwise they are left out: readers then check whole pages).
+  const uint64_t tables_at = header_size_ - std::min<uint64_t>(tables.size(), header_size_);
+  base.extra.erase(kPieceTableKey);  // an appended shard's old tables
+  if (!tables.empty() && tables.size() < header_size_) {
+    base.extra[kPieceTableKey] = {{"piece_bytes", kPieceBytes}, {"offset", tables_at}, {"bytes", tables.size()}};
   }
   base.pages = pages_;
   base.shard_id = shard_id_;
   std::string json = base.Serialize();
+  if (base.extra.contains(kPieceTableKey) && json.size() + kLengthPrefix > tables_at) {
+    base.extra.erase(kPieceTableKey);
+    json = base.Serialize();
+  }
   SealHeaderChecksum(&json);
   if (json.size() + kLengthPrefix > header_size_) {
     return Status::InvalidArgument("the shard header needs " + std::to_string(json.size() + kLengthPrefix) +
@@ -315,6 +350,7 @@ Status ShardFileWriter::Finish(ShardHeader base) {
   std::memcpy(head.data(), &len, 8);
   head += json;
   if (head.size() < old_header_bytes_) head.resize(old_header_bytes_, '\0');
+  if (base.extra.contains(kPieceTableKey)) MR_RETURN_IF_ERROR(file_->WriteAt(tables_at, tables));
   MR_RETURN_IF_ERROR(file_->WriteAt(0, head));
   MR_RETURN_IF_ERROR(file_->Sync());
   MR_RETURN_IF_ERROR(file_->Close());

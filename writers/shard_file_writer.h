@@ -12,6 +12,7 @@
 #include "mindrecord/checksum.h"
 #include "mindrecord/file.h"
 #include "mindrecord/header.h"
+#include "mindrecord/piece_table.h"
 #include "writers/direct_page_writer.h"
 #include "writers/index_queue.h"
 #include "writers/shard_writer.h"
@@ -23,14 +24,15 @@ class ShardFileWriter {
  public:
   ShardFileWriter(FileSystem* fs, std::unique_ptr<WritableFile> file, std::unique_ptr<IndexWriter> index,
                   uint64_t header_size, uint64_t page_size, uint32_t shard_id,
-                  std::vector<std::string> index_fields, bool checksums);
+                  std::vector<std::string> index_fields, bool checksums, bool piece_tables);
 
   // Continues a committed shard (append): its pages and row count, and the
   // rows of its last row group (locators and index values), which this
   // writer may still move and re-adds to the index. Pages keep their stored
-  // checksums unless their used bytes change.
+  // checksums, and their piece tables (`old_tables`, by page id; empty where
+  // unknown: computed from the page), unless their used bytes change.
   void Resume(std::vector<PageInfo> pages, uint64_t rows, std::vector<std::pair<RowLocator, Row>> open_group,
-              uint64_t old_header_bytes);
+              uint64_t old_header_bytes, std::vector<std::vector<PieceEntry>> old_tables);
   // Writes this new shard's pages with direct writes through `queue` (see
   // writers/direct_page_writer.h) when its file takes them and the sizes are
   // aligned; otherwise (and for appends: never call it after Resume) pages
@@ -59,7 +61,7 @@ class ShardFileWriter {
                    size_t end, bool blob);
   // Moves the last raw row group (rows from `first_row` on) to a new raw page.
   Status ShiftLastRowGroup(uint64_t first_row);
-  // Feeds bytes written at `at` of page `page_id` to its checksum.
+  // Feeds bytes written at `at` of page `page_id` to its checksum and piece table.
   void HashAppend(uint64_t page_id, uint64_t at, std::string_view data);
   Status FlushClosedLocators();
   // Hands index rows [0, n) of open_group_ to the index (or its queue).
@@ -74,7 +76,7 @@ class ShardFileWriter {
   uint64_t header_size_, page_size_;
   uint32_t shard_id_;
   std::vector<std::string> index_fields_;
-  bool checksums_;
+  bool checksums_, piece_tables_;
   std::vector<PageInfo> pages_;
   uint64_t rows_ = 0;
   int64_t packing_saved_ = 0;
@@ -88,12 +90,14 @@ class ShardFileWriter {
   // Append: used bytes of the pages as committed, and the old header's length
   // (a shorter new header is zero-padded over it).
   std::vector<uint64_t> committed_used_;
+  std::vector<std::vector<PieceEntry>> committed_tables_;
   uint64_t old_header_bytes_ = 0;
-  // Page checksums, computed as the pages are written (by page id). A page
-  // not written as one run of appends (a row group moved off it) is marked
-  // invalid and re-read at Finish.
+  // Page checksums and piece tables, computed as the pages are written (by
+  // page id). A page not written as one run of appends (a row group moved
+  // off it) is marked invalid and re-read at Finish.
   struct PageHash {
     Xxh3Stream hash;
+    PieceTableBuilder pieces;
     uint64_t bytes = 0;
     bool valid = true;
   };

@@ -9,6 +9,7 @@
 
 #include "index/index_reader.h"
 #include "mindrecord/checksum.h"
+#include "mindrecord/piece_table.h"
 #include "mindrecord/constants.h"
 #include "mindrecord/file.h"
 #include "mindrecord/header.h"
@@ -145,7 +146,8 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
     }
     impl->shards.push_back(std::make_unique<ShardFileWriter>(fs, std::move(file).value(), std::move(index).value(),
                                                              options.header_size, options.page_size, s,
-                                                             impl->index_fields, options.checksums));
+                                                             impl->index_fields, options.checksums,
+                                                             options.piece_tables));
     impl->shards.back()->EnableIndexQueue(impl->index_queue.get());
     if (options.direct_writes) {
       if (!impl->io_queue) impl->io_queue = std::make_unique<DirectWriteQueue>();
@@ -183,7 +185,8 @@ struct ExistingShard {
   ShardHeader header;
   std::string header_bytes;  // length prefix + JSON
   uint64_t size = 0;
-  std::vector<AppendJournal::ShardState::Region> slack;  // unused tails of the continued pages
+  std::vector<AppendJournal::ShardState::Region> slack;  // unused tails of the continued pages, the piece tables
+  std::vector<std::vector<PieceEntry>> tables;  // by page id; empty where the shard has none or they are damaged
 };
 
 Result<ExistingShard> LoadShard(const std::string& path, FileSystem* fs) {
@@ -225,6 +228,27 @@ Result<ExistingShard> LoadShard(const std::string& path, FileSystem* fs) {
       }
       break;
     }
+  }
+  // The piece tables: the append writes new ones (where they may overlap
+  // these), so they are journaled; pages it leaves as they are keep theirs.
+  auto layout = PieceTableLayout::FromHeader(s.header, kLengthPrefix + len, path);
+  if (layout.ok() && layout->present()) {
+    AppendJournal::ShardState::Region r;
+    r.offset = layout->offset;
+    r.length = layout->bytes;
+    r.bytes.resize(r.length);
+    MR_RETURN_IF_ERROR(f->ReadAt(r.offset, r.length, r.bytes.data()));
+    const auto rows = PageRows(s.header);
+    s.tables.resize(s.header.pages.size());
+    for (size_t i = 0; i < s.header.pages.size(); ++i) {
+      const PageInfo& p = s.header.pages[i];
+      auto t = DecodePieceSlice(std::string_view(r.bytes).substr(layout->slice_at[i] - r.offset,
+                                                                 layout->pieces[i] * kPieceEntryBytes + kPieceSliceTail),
+                                layout->piece_bytes, p.used_bytes, rows[i].first, rows[i].second, path, p.page_id);
+      if (t.ok() && layout->piece_bytes == kPieceBytes && p.page_id < s.tables.size()) s.tables[p.page_id] = std::move(*t);
+    }
+    if (r.bytes.find_first_not_of('\0') == std::string::npos) r.bytes.clear();
+    s.slack.push_back(std::move(r));
   }
   return s;
 }
@@ -313,6 +337,7 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::OpenForAppend(const std::strin
   o.format_version = BaseVersion(h0.version);
   o.index_fields = h0.index_fields;
   o.checksums = h0.extra.contains(kHeaderChecksumKey);
+  o.piece_tables = h0.extra.contains(kPieceTableKey);
   o.file_system = file_system;
   o.direct_writes = false;  // appends write in place, buffered
   impl->schema = h0.schema;
@@ -351,8 +376,8 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::OpenForAppend(const std::strin
                                                      o.format_version == kVersion2, open_from));
       MR_ASSIGN_OR_RETURN(auto file, fs->OpenUpdate(s.path));
       auto w = std::make_unique<ShardFileWriter>(fs, std::move(file), std::move(index), o.header_size, o.page_size,
-                                                 i, impl->index_fields, o.checksums);
-      w->Resume(s.header.pages, s.header.num_rows(), std::move(groups[i]), s.header_bytes.size());
+                                                 i, impl->index_fields, o.checksums, o.piece_tables);
+      w->Resume(s.header.pages, s.header.num_rows(), std::move(groups[i]), s.header_bytes.size(), std::move(s.tables));
       w->EnableIndexQueue(impl->index_queue.get());
       impl->shards.push_back(std::move(w));
       return Status::OK();

@@ -43,6 +43,11 @@ struct WriterOptions {
   // Write our integrity extension: an XXH3 checksum per page and one for the
   // header (keys MindSpore ignores). Off: output identical to MindSpore's.
   bool checksums = true;
+  // With checksums: write piece tables (our extension, mindrecord/piece_table.h)
+  // at the end of the header area, so that a reader checks and locates a row
+  // from its 64 KiB piece rather than its whole page. An append keeps them
+  // where the dataset has them.
+  bool piece_tables = true;
   // Per-row blob compression (our extension; needs format_version 3.0). Any
   // codec but none writes version "3.0+mr-lz4" / "3.0+mr-zstd", which
   // MindSpore refuses. With `dictionary`, the first rows (up to 8192 rows or

@@ -1,0 +1,63 @@
+// PieceIndex: rows located and checked piece by piece, from a shard's piece
+// tables (mindrecord/piece_table.h). A page's table is read the first time a
+// row of the page is (one small read), a row's offset comes from walking the
+// length prefixes of its piece only (from the piece's first row to the next
+// piece's), and a read checks the checksums of the pieces it spans: the first
+// read of a row costs a piece, not its page.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mindrecord/file.h"
+#include "mindrecord/header.h"
+#include "mindrecord/piece_table.h"
+#include "mindrecord/status.h"
+
+namespace mindrecord {
+
+// Thread safety: after Build(), every const method may be called from any
+// number of threads at once. Tables and walked pieces are published once
+// (atomic pointers; a thread that loses the race drops its copy) and are
+// immutable afterwards; a piece's checked state is an atomic flag.
+class PieceIndex {
+ public:
+  // Null when the shard has no tables. Corruption naming `path` when the
+  // header's "mr_pieces" value is malformed.
+  static Result<std::unique_ptr<PieceIndex>> Build(const ShardHeader& h, const std::string& path);
+  ~PieceIndex();
+
+  // The page's row (numbered within the page) as page bytes [*begin, *end),
+  // length prefix included. Corruption (naming the file, page and offset)
+  // when the page's table or the piece's prefixes are damaged.
+  Status Locate(uint32_t page, uint64_t row, const RandomAccessFile& file, uint32_t* begin, uint32_t* end) const;
+  // Checks the checksums of the pieces page bytes [begin, end) lie in that
+  // are not checked yet (reading them from `file`). Sets *whole when every
+  // piece of the page has been checked.
+  Status Verify(uint32_t page, uint64_t begin, uint64_t end, const RandomAccessFile& file, bool* whole) const;
+  // A raw page's rows are numbered across its row groups: the number of the
+  // first row of the group whose blob page is `blob_page`.
+  uint64_t RawBase(uint32_t blob_page) const { return raw_base_[blob_page]; }
+
+  // Bytes held now (grows as tables are read and pieces walked).
+  uint64_t MemoryBytes() const { return sizeof(*this) + held_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Page;
+  PieceIndex() = default;
+  Result<const Page*> Load(uint32_t page, const RandomAccessFile& file) const;
+  Status Walk(const Page& p, uint32_t page, size_t piece, const RandomAccessFile& file) const;
+  std::string path_;
+  uint64_t header_size_ = 0, page_size_ = 0;
+  PieceTableLayout layout_;
+  std::vector<std::pair<uint64_t, uint64_t>> rows_;  // per page: rows and where the first starts
+  std::vector<uint64_t> used_;                        // per page: used bytes
+  std::vector<uint64_t> raw_base_;                    // per blob page id (see RawBase)
+  std::unique_ptr<std::atomic<Page*>[]> pages_;
+  mutable std::atomic<uint64_t> held_{0};
+};
+
+}  // namespace mindrecord
