@@ -1,6 +1,7 @@
 #include "readers/piece_index.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 
@@ -16,13 +17,14 @@ constexpr uint64_t kWalkRead = 64 << 10;
 
 struct PieceIndex::Page {
   std::vector<PieceEntry> e;
-  // Per piece: the offsets of its rows and of their end, once walked.
-  std::unique_ptr<std::atomic<uint32_t*>[]> walked;
+  // Per row of the page and one past the last: its prefix's offset + 1 once
+  // its piece was walked, 0 before. Zero pages from calloc: only the parts
+  // of the array that walks write take memory.
+  uint32_t* at = nullptr;
   std::unique_ptr<std::atomic<uint8_t>[]> checked;  // per piece: checksum matched
   mutable std::atomic<uint64_t> checked_count{0};
-  ~Page() {
-    for (size_t j = 0; j < e.size(); ++j) delete[] walked[j].load(std::memory_order_acquire);
-  }
+  ~Page() { std::free(at); }
+  uint32_t Get(uint64_t row) const { return std::atomic_ref<uint32_t>(at[row]).load(std::memory_order_relaxed); }
 };
 
 PieceIndex::~PieceIndex() {
@@ -71,11 +73,18 @@ Result<const PieceIndex::Page*> PieceIndex::Load(uint32_t page, const RandomAcce
   auto p = std::make_unique<Page>();
   MR_ASSIGN_OR_RETURN(p->e, DecodePieceSlice(slice, layout_.piece_bytes, used_[page], rows_[page].first,
                                              rows_[page].second, path_, page));
-  p->walked.reset(new std::atomic<uint32_t*>[n]());
+  // Rows are at least their 8-byte prefix: the count is bounded by the page.
+  if (rows_[page].first > used_[page] / kLengthPrefix) {
+    return Status::Corruption(path_ + ": page " + std::to_string(page) + " is said to hold " +
+                              std::to_string(rows_[page].first) + " rows in " + std::to_string(used_[page]) +
+                              " bytes");
+  }
+  p->at = static_cast<uint32_t*>(std::calloc(rows_[page].first + 1, sizeof(uint32_t)));
+  if (p->at == nullptr) return Status::Internal(path_ + ": out of memory for page " + std::to_string(page));
   p->checked.reset(new std::atomic<uint8_t>[n]());
   Page* expected = nullptr;
   if (pages_[page].compare_exchange_strong(expected, p.get(), std::memory_order_acq_rel)) {
-    held_.fetch_add(sizeof(Page) + n * (sizeof(PieceEntry) + sizeof(void*) + 1), std::memory_order_relaxed);
+    held_.fetch_add(sizeof(Page) + n * (sizeof(PieceEntry) + 1), std::memory_order_relaxed);
     return p.release();
   }
   return static_cast<const Page*>(expected);
@@ -128,11 +137,12 @@ Status PieceIndex::Walk(const Page& p, uint32_t page, size_t j, const RandomAcce
     return bad(pos, end_row - 1, "ends " + std::to_string(stop - pos) + " bytes before the next piece's first row");
   }
   off[end_row - first] = static_cast<uint32_t>(stop);
-  uint32_t* expected = nullptr;
-  if (p.walked[j].compare_exchange_strong(expected, off.get(), std::memory_order_acq_rel)) {
-    off.release();
-    held_.fetch_add((end_row - first + 1) * sizeof(uint32_t), std::memory_order_relaxed);
+  // Each value is the same whichever thread walks the piece (the bytes are
+  // the file's), so walks that race only store it twice.
+  for (uint64_t r = first; r <= end_row; ++r) {
+    std::atomic_ref<uint32_t>(p.at[r]).store(off[r - first] + 1, std::memory_order_relaxed);
   }
+  held_.fetch_add((end_row - first) * sizeof(uint32_t), std::memory_order_relaxed);
   return Status::OK();
 }
 
@@ -143,21 +153,20 @@ Status PieceIndex::Locate(uint32_t page, uint64_t row, const RandomAccessFile& f
     return Status::Corruption(path_ + ": page " + std::to_string(page) + " holds " +
                               std::to_string(rows_[page].first) + " rows, not row " + std::to_string(row));
   }
-  // The last piece whose first row is at or before the row (piece 0's is row 0).
-  auto it = std::upper_bound(p->e.begin(), p->e.end(), row,
-                             [](uint64_t r, const PieceEntry& x) { return r < x.first_row; });
-  if (it == p->e.begin()) {
-    return Status::Corruption(path_ + ": page " + std::to_string(page) + ": its piece table names no first row");
+  uint32_t b = p->Get(row), e = p->Get(row + 1);
+  if (b == 0 || e == 0) {
+    // The last piece whose first row is at or before the row (piece 0's is row 0).
+    auto it = std::upper_bound(p->e.begin(), p->e.end(), row,
+                               [](uint64_t r, const PieceEntry& x) { return r < x.first_row; });
+    if (it == p->e.begin()) {
+      return Status::Corruption(path_ + ": page " + std::to_string(page) + ": its piece table names no first row");
+    }
+    MR_RETURN_IF_ERROR(Walk(*p, page, static_cast<size_t>(it - p->e.begin()) - 1, file));
+    b = p->Get(row);
+    e = p->Get(row + 1);
   }
-  const size_t j = static_cast<size_t>(it - p->e.begin()) - 1;
-  const uint32_t* off = p->walked[j].load(std::memory_order_acquire);
-  if (off == nullptr) {
-    MR_RETURN_IF_ERROR(Walk(*p, page, j, file));
-    off = p->walked[j].load(std::memory_order_acquire);
-  }
-  const uint64_t i = row - p->e[j].first_row;
-  *begin = off[i];
-  *end = off[i + 1];
+  *begin = b - 1;
+  *end = e - 1;
   return Status::OK();
 }
 

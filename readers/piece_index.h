@@ -20,9 +20,10 @@
 namespace mindrecord {
 
 // Thread safety: after Build(), every const method may be called from any
-// number of threads at once. Tables and walked pieces are published once
-// (atomic pointers; a thread that loses the race drops its copy) and are
-// immutable afterwards; a piece's checked state is an atomic flag.
+// number of threads at once. A page's table is published once (an atomic
+// pointer; a thread that loses the race drops its copy); walked offsets are
+// atomic stores of values every walker computes alike; a piece's checked
+// state is an atomic flag.
 class PieceIndex {
  public:
   // Null when the shard has no tables. Corruption naming `path` when the

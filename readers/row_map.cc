@@ -103,6 +103,7 @@ Result<std::unique_ptr<RowMap>> RowMap::Build(const ShardHeader& h, const std::s
                                 std::to_string(blobs[i]->end_row_id - 1) + ")");
     }
   }
+  MR_ASSIGN_OR_RETURN(m->pieces_, PieceIndex::Build(h, path));
   return m;
 }
 
@@ -301,7 +302,7 @@ void RowMap::Fill(size_t group, uint64_t row, bool want_raw, bool want_blob, Com
 
 uint64_t RowMap::MemoryBytes() const {
   return sizeof(RowMap) + starts_.size() * (sizeof(Group) + sizeof(uint64_t)) +
-         walked_bytes_.load(std::memory_order_relaxed);
+         walked_bytes_.load(std::memory_order_relaxed) + (pieces_ ? pieces_->MemoryBytes() : 0);
 }
 
 }  // namespace mindrecord

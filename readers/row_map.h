@@ -16,6 +16,7 @@
 #include "mindrecord/file.h"
 #include "mindrecord/header.h"
 #include "mindrecord/status.h"
+#include "readers/piece_index.h"
 
 namespace mindrecord {
 
@@ -109,6 +110,9 @@ class RowMap {
 
   // Bytes held by this map now (grows as groups are walked).
   uint64_t MemoryBytes() const;
+  // The shard's piece tables (null: it has none), shared with the map by
+  // the readers of the same unchanged file, walked pieces and checks included.
+  const PieceIndex* pieces() const { return pieces_.get(); }
 
  private:
   struct Group {
@@ -128,6 +132,7 @@ class RowMap {
   uint64_t header_size_ = 0, page_size_ = 0;
   std::unique_ptr<Group[]> groups_;  // non-empty blob pages, by first_row
   std::vector<uint64_t> starts_;     // groups_[i].first_row, for GroupOf
+  std::unique_ptr<PieceIndex> pieces_;
   mutable std::atomic<uint64_t> walked_bytes_{0};
 };
 

@@ -126,9 +126,22 @@ bool ShardReader::Impl::NeedsVerify(const Shard& s, uint64_t page) const {
 Status ShardReader::Impl::VerifyRange(const Shard& s, uint32_t page, uint64_t begin, uint64_t end) const {
   if (s.page_state[page].load(std::memory_order_acquire) == 1 || !options.verify_checksums) return Status::OK();
   if (s.pieces) {
+    // A page an earlier reader (or process) checked whole, by pieces or at
+    // once, is not checked again (readers/verified_pages.h); asked once per
+    // page (state 3: it was not).
+    auto it = s.header.pages[page].extra.find(kPageChecksumKey);
+    const bool has_sum = it != s.header.pages[page].extra.end() && it->is_string();
+    if (s.page_state[page].load(std::memory_order_acquire) == 0) {
+      const bool before = has_sum && PageVerifiedBefore(s.identity, page, it->get_ref<const std::string&>());
+      s.page_state[page].store(before ? 1 : 3, std::memory_order_release);
+      if (before) return Status::OK();
+    }
     bool whole = false;
     if (s.pieces->Verify(page, begin, end, *s.file, &whole).ok()) {
-      if (whole) s.page_state[page].store(1, std::memory_order_release);
+      if (whole) {
+        if (has_sum) RememberVerifiedPage(s.path, s.identity, page, it->get_ref<const std::string&>());
+        s.page_state[page].store(1, std::memory_order_release);
+      }
       return Status::OK();
     }
   }
@@ -420,9 +433,7 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
       if (s->identity.size != s->file->size()) s->identity = FileIdentity{};  // replaced meanwhile: no caching
     }
     MR_ASSIGN_OR_RETURN(s->rows, SharedRowMap(s->path, s->identity, s->header));
-    if (!remote) {
-      MR_ASSIGN_OR_RETURN(s->pieces, PieceIndex::Build(s->header, s->path));
-    }
+    if (!remote) s->pieces = s->rows->pieces();
     s->first_row = impl->total_rows;
     impl->total_rows += s->header.num_rows();
     impl->shards.push_back(std::move(s));

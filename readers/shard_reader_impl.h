@@ -48,14 +48,15 @@ struct Shard {
   mutable std::mutex index_mu;
   mutable bool index_fetched = false;
   uint64_t first_row = 0;
-  // Per page: 0 not yet checked, 1 checksum good (or none), 2 mismatch.
+  // Per page: 0 not yet checked, 1 checksum good (or none), 2 mismatch,
+  // 3 being checked piece by piece (not checked whole by an earlier reader).
   std::unique_ptr<std::atomic<uint8_t>[]> page_state;
   // Row locations from the pages themselves, walked lazily per row group;
   // shared with other readers of the same unchanged file (row_map_cache.h).
   std::shared_ptr<RowMap> rows;
-  // Row locations and checksums piece by piece (readers/piece_index.h), when
-  // the shard has piece tables and is local; tried before `rows`.
-  std::unique_ptr<PieceIndex> pieces;
+  // Row locations and checksums piece by piece (readers/piece_index.h; held
+  // by `rows`), when the shard has piece tables and is local; tried first.
+  const PieceIndex* pieces = nullptr;
   // The file's identity at open, for pages verified by earlier readers
   // (readers/verified_pages.h); invalid with a custom file system.
   FileIdentity identity;

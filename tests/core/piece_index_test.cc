@@ -3,10 +3,13 @@
 // and pieces are found and reported as the pages' damage.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "mindrecord/piece_table.h"
 #include "readers/shard_reader.h"
+#include "readers/verified_pages.h"
 #include "readers/verifier.h"
 #include "tests/util/test_rows.h"
 #include "tests/util/test_util.h"
@@ -188,6 +191,38 @@ TEST(PieceIndexTest, TablesThatDoNotFitTheHeaderAreLeftOut) {
     ASSERT_TRUE(row.ok()) << row.status().ToString();
     EXPECT_EQ(*row, testing::IdNameImgRow(static_cast<int>(i), 100000));
   }
+}
+
+// A page checked piece by piece until every piece was is remembered as a
+// page checked whole: later readers (a new pipeline each epoch, forked
+// DataLoader workers) do not hash it again.
+TEST(PieceIndexTest, PagesCheckedPieceByPieceAreRememberedForLaterReaders) {
+  TempDir dir;
+  const int n = 20000;
+  const std::string path = Write(dir.Join("r.mindrecord"), n);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000 * kQuietSeconds + 200));  // the file is quiet
+  auto r = Open(path);
+  const ShardHeader& h = r->header(0);
+  auto remembered = [&] {
+    size_t k = 0;
+    for (const auto& pg : h.pages) {
+      k += PageVerifiedBefore(IdentityOf(path), pg.page_id, pg.extra.at(kPageChecksumKey).get<std::string>());
+    }
+    return k;
+  };
+  EXPECT_EQ(remembered(), 0u);
+  // Half the rows: the pages are checked in part only.
+  for (int i = 0; i < n; i += 2) ASSERT_TRUE(r->ReadRow(static_cast<uint64_t>(i)).ok());
+  const uint64_t before = testing::ProcSelfIo("rchar:");
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(r->ReadRow(static_cast<uint64_t>(i)).ok());
+  EXPECT_EQ(remembered(), h.pages.size());
+  // A new reader's first row: its two tables and two walks (64 KiB each), no
+  // piece hashed (two more 64 KiB reads).
+  auto later = Open(path);
+  const uint64_t mid = testing::ProcSelfIo("rchar:");
+  ASSERT_TRUE(later->ReadRow(n / 2).ok());
+  if (before == 0) GTEST_SKIP() << "/proc/self/io gives no rchar";
+  EXPECT_LT(testing::ProcSelfIo("rchar:") - mid, 3 * kPieceBytes);
 }
 
 TEST(PieceIndexTest, BuilderFindsEachPiecesFirstRowWhateverTheFeeds) {
