@@ -1,10 +1,40 @@
 #include "readers/header_io.h"
 
+#include <mutex>
+#include <optional>
+
 #include "mindrecord/checksum.h"
 #include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
 
 namespace mindrecord {
+
+namespace {
+
+// The last header parsed in this process, by its exact text: opening a
+// dataset reads its first header twice (to find and lock its shards, then
+// under the lock), and a pipeline reopens it every epoch. Texts up to
+// kMemoBytes only.
+constexpr size_t kMemoBytes = 256 << 10;
+std::mutex memo_mu;
+std::string memo_text;
+std::optional<ShardHeader> memo_header;
+
+Result<ShardHeader> ParseMemoized(const std::string& text, const std::string& path) {
+  if (text.size() <= kMemoBytes) {
+    std::lock_guard<std::mutex> lock(memo_mu);
+    if (memo_header && memo_text == text) return *memo_header;
+  }
+  MR_ASSIGN_OR_RETURN(ShardHeader h, ShardHeader::Parse(text, path));
+  if (text.size() <= kMemoBytes) {
+    std::lock_guard<std::mutex> lock(memo_mu);
+    memo_text = text;
+    memo_header = h;
+  }
+  return h;
+}
+
+}  // namespace
 
 Result<ShardHeader> ReadShardHeader(const RandomAccessFile& f, bool verify) {
   const std::string& path = f.path();
@@ -21,7 +51,7 @@ Result<ShardHeader> ReadShardHeader(const RandomAccessFile& f, bool verify) {
   std::string text(len, '\0');
   MR_RETURN_IF_ERROR(f.ReadAt(8, len, text.data()));
   if (verify) MR_RETURN_IF_ERROR(VerifyHeaderChecksum(text, path));
-  MR_ASSIGN_OR_RETURN(ShardHeader h, ShardHeader::Parse(text, path));
+  MR_ASSIGN_OR_RETURN(ShardHeader h, ParseMemoized(text, path));
   h.json_bytes = len;
   if (verify && !h.extra.contains(kHeaderChecksumKey)) {
     // Our writer seals the header whenever it checksums pages; pages with

@@ -46,30 +46,6 @@ Result<ShardHeader> reader_internal::ReadHeaderOf(const RandomAccessFile& file, 
   }
 }
 
-Result<const IndexReader*> ShardReader::Impl::IndexOf(const Shard& s) const {
-  std::lock_guard<std::mutex> lock(s.index_mu);
-  if (s.index || !s.remote || s.index_fetched) return s.index.get();
-  const std::string db = s.path + kIndexSuffix;
-  auto image = ReadProtectedIndex(remote_fs.get(), db, CurrentCryptoConfig());
-  if (!image.ok() && image.status().code() == StatusCode::kNotFound) {
-    s.index_fetched = true;
-    return static_cast<const IndexReader*>(nullptr);
-  }
-  MR_RETURN_IF_ERROR(image.status());
-  std::string bytes;
-  if (*image) {
-    bytes = std::move(**image);
-  } else {
-    MR_ASSIGN_OR_RETURN(bytes, ReadWholeRemote(db, options.remote));
-  }
-  MR_ASSIGN_OR_RETURN(auto index, IndexReader::OpenImage(db, bytes, RecordedShardName(s.header),
-                                                         s.header.version == kVersion2));
-  auto& slot = const_cast<std::unique_ptr<IndexReader>&>(s.index);
-  slot = std::move(index);
-  s.index_fetched = true;
-  return s.index.get();
-}
-
 void ShardReader::Impl::PrefetchRemote(const std::vector<uint64_t>& row_ids, bool want_raw, bool want_blob) const {
   std::map<const Shard*, std::vector<ByteRange>> ranges;
   const uint64_t budget = options.remote.memory_bytes / 2;

@@ -66,21 +66,64 @@ Status ShardReader::Impl::EnsureWalked(const Shard& s, size_t g, RowMap::Part pa
     walked = s.rows->Walk(g, part, *s.file, held);
   }
   // (Not for remote shards: their .db is fetched for field queries only.)
-  if (walked->ok() || walked->code() != StatusCode::kCorruption || s.remote || !s.index) return *walked;
+  if (walked->ok() || walked->code() != StatusCode::kCorruption || s.remote || !s.index_exists) return *walked;
   // A damaged length prefix: where the index is there, it locates the group's
   // other rows, and only the damaged row fails (its prefix disagrees).
+  auto index = IndexOf(s);
+  if (!index.ok() || *index == nullptr) return *walked;
   const bool blob = part == RowMap::Part::kBlob;
   const uint64_t first = s.rows->group_first_row(g);
-  auto locs = s.index->LoadLocatorRange(first, s.rows->group_end_row(g) - first);
+  auto locs = (*index)->LoadLocatorRange(first, s.rows->group_end_row(g) - first);
   if (!locs.ok()) return *walked;
   std::vector<std::pair<uint64_t, uint64_t>> ranges;
   for (const RowLocator& l : *locs) {
     if ((blob ? l.blob_page : l.raw_page) != page) return *walked;
     ranges.emplace_back(blob ? l.blob_begin : l.raw_begin, blob ? l.blob_end : l.raw_end);
   }
-  if (!s.rows->Adopt(g, part, ranges, s.index->path()).ok()) return *walked;
+  if (!s.rows->Adopt(g, part, ranges, (*index)->path()).ok()) return *walked;
   UnshareRowMap(s.rows.get());  // offsets from this reader's index: not for readers opened later
   return Status::OK();
+}
+
+Result<const IndexReader*> ShardReader::Impl::IndexOf(const Shard& s) const {
+  std::lock_guard<std::mutex> lock(s.index_mu);
+  if (s.index || s.index_fetched) return s.index.get();
+  const std::string db = s.path + kIndexSuffix;
+  auto& slot = const_cast<std::unique_ptr<IndexReader>&>(s.index);
+  if (!s.remote) {
+    // Opened at the first query, not at open: SQLite's open and schema read
+    // are most of a reader's open time, and reading rows does not need them.
+    if (!s.index_exists) {
+      s.index_fetched = true;
+      return static_cast<const IndexReader*>(nullptr);
+    }
+    MR_ASSIGN_OR_RETURN(std::optional<std::string> image, ReadProtectedIndex(fs, db, CurrentCryptoConfig()));
+    if (image) {
+      MR_ASSIGN_OR_RETURN(slot, IndexReader::OpenImage(db, *image, RecordedShardName(s.header),
+                                                       s.header.version == kVersion2));
+    } else {
+      MR_ASSIGN_OR_RETURN(slot, IndexReader::Open(db, RecordedShardName(s.header), s.header.version == kVersion2));
+    }
+    s.index_fetched = true;
+    return s.index.get();
+  }
+  auto image = ReadProtectedIndex(remote_fs.get(), db, CurrentCryptoConfig());
+  if (!image.ok() && image.status().code() == StatusCode::kNotFound) {
+    s.index_fetched = true;
+    return static_cast<const IndexReader*>(nullptr);
+  }
+  MR_RETURN_IF_ERROR(image.status());
+  std::string bytes;
+  if (*image) {
+    bytes = std::move(**image);
+  } else {
+    MR_ASSIGN_OR_RETURN(bytes, ReadWholeRemote(db, options.remote));
+  }
+  MR_ASSIGN_OR_RETURN(auto index, IndexReader::OpenImage(db, bytes, RecordedShardName(s.header),
+                                                         s.header.version == kVersion2));
+  slot = std::move(index);
+  s.index_fetched = true;
+  return s.index.get();
 }
 
 bool ShardReader::Impl::LocateByPieces(const Shard& s, uint64_t local, bool want_raw, bool want_blob,
@@ -353,12 +396,14 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
   ReaderOptions open_opts = options;
   if (options.io_mode == IoMode::kAuto) open_opts.io_mode = IoMode::kPread;
   FileSystem* fs = options.file_system ? options.file_system : FileSystem::Default();
+  impl->fs = fs;
   // A dataset named by URL is read by ranges over HTTP (readers/remote_file.h):
   // no lock, no recovery (object storage is read-only), no mapping.
   MR_ASSIGN_OR_RETURN(const bool remote, reader_internal::CheckRemoteOptions(path, options));
   if (remote) {
     impl->remote_fs = std::make_unique<RemoteFileSystem>(options.remote);
     fs = impl->remote_fs.get();
+    impl->fs = fs;
     open_opts.io_mode = IoMode::kPread;
   }
   // Held while headers and indexes are opened: no append may be half done.
@@ -413,14 +458,7 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
       s->remote = dynamic_cast<RemoteFile*>(s->file.get());
       if (s->remote) s->remote->SetLayout(s->header, verify);
     } else if (fs->Exists(db)) {
-      MR_ASSIGN_OR_RETURN(std::optional<std::string> image, ReadProtectedIndex(fs, db, CurrentCryptoConfig()));
-      if (image) {
-        MR_ASSIGN_OR_RETURN(s->index, IndexReader::OpenImage(db, *image, RecordedShardName(s->header),
-                                                             s->header.version == kVersion2));
-      } else {
-        MR_ASSIGN_OR_RETURN(s->index,
-                            IndexReader::Open(db, RecordedShardName(s->header), s->header.version == kVersion2));
-      }
+      s->index_exists = true;  // opened by the first field query (IndexOf)
     } else {
       // Rows are located from the pages; only field queries need the index.
       impl->warnings.push_back(db + ": index file of shard " + s->path +
@@ -503,6 +541,7 @@ uint64_t ShardReader::total_file_bytes() const { return impl_->total_file_bytes;
 const std::vector<std::string>& ShardReader::warnings() const { return impl_->warnings; }
 bool ShardReader::has_index(uint32_t s) const {
   const Shard& shard = *impl_->shards.at(s);
+  if (!shard.remote) return shard.index_exists;
   std::lock_guard<std::mutex> lock(shard.index_mu);
   return shard.index != nullptr;
 }

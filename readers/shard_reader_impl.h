@@ -41,10 +41,12 @@ struct Shard {
   const DirectFile* direct = nullptr;  // `file`, when it is read with O_DIRECT
   IoMode io_mode = IoMode::kPread;
   ShardHeader header;
-  // Null when the .db is missing. A remote shard's .db is fetched by the
-  // first field query (IndexOf), never to read rows: set once under index_mu.
+  // The .db, opened by the first field query (IndexOf), never to read rows
+  // (a remote one fetched then): set once under index_mu. Null until then,
+  // and when the .db is missing.
   std::unique_ptr<IndexReader> index;
   RemoteFile* remote = nullptr;  // `file`, when the shard is named by URL
+  bool index_exists = false;     // a local shard's .db was there at open
   mutable std::mutex index_mu;
   mutable bool index_fetched = false;
   uint64_t first_row = 0;
@@ -108,6 +110,7 @@ struct ShardReader::Impl {
   std::vector<std::string> warnings;
   // Remote datasets: the file system their shards and .db files are read through.
   std::unique_ptr<RemoteFileSystem> remote_fs;
+  FileSystem* fs = nullptr;  // what the shards were opened through (remote_fs for URLs)
 
   // The shard's index, fetched first for a remote shard; null when it has none.
   Result<const IndexReader*> IndexOf(const Shard& s) const;

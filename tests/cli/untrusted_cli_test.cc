@@ -246,9 +246,11 @@ TEST(UntrustedCliTest, SpecialFilesAsShardOrIndexAreDataErrors) {
   const std::string d = WriteDataset(dir.Join("d"));
   fs::remove(d + ".db");
   ASSERT_EQ(mkfifo((d + ".db").c_str(), 0644), 0);
-  for (const char* verb : {"cat", "verify --deep"}) {
+  // Rows are read without the index (cat never opens it); verify reads it.
+  {
     std::string out;
-    EXPECT_EQ(Cli(std::string(verb) + " " + d, &out), 2) << verb << ": " << out;
+    EXPECT_EQ(Cli("cat " + d, &out), 0) << out;
+    EXPECT_EQ(Cli("verify --deep " + d, &out), 2) << out;
     EXPECT_NE(out.find(d + ".db: is a FIFO"), std::string::npos) << out;
   }
   // A FIFO where an append journal or a commit record would be: read by
