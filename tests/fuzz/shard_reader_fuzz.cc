@@ -12,6 +12,7 @@
 
 #include "mindrecord/checksum.h"
 #include "mindrecord/constants.h"
+#include "mindrecord/piece_table.h"
 #include "readers/shard_reader.h"
 #include "tests/fuzz/fuzz_util.h"
 #include "tests/fuzz/sqlite_peek.h"
@@ -23,7 +24,11 @@ namespace {
 
 // `shard` with every page's checksum set to that of its bytes (added where
 // missing) and the header's sealed; empty when its header JSON does not
-// parse or no longer fits.
+// parse or no longer fits. Its piece tables (mindrecord/piece_table.h) too:
+// where the header names tables, their slices' own checksums are made to
+// match the bytes there (crafted first rows and offsets reach the walk);
+// where it names none, tables computed from the pages are added at the end
+// of the header area (the walk meets whatever the prefixes say).
 std::string WithMatchingChecksums(std::string_view shard) {
   uint64_t len;
   if (shard.size() < 8) return {};
@@ -35,25 +40,52 @@ std::string WithMatchingChecksums(std::string_view shard) {
   if (!hs.is_number_unsigned() || !ps.is_number_unsigned()) return {};
   const uint64_t header_size = hs.get<uint64_t>(), page_size = ps.get<uint64_t>();
   if (header_size < 8 || header_size > shard.size()) return {};
+  std::string tables;  // computed from the pages, by page index (empty: not all pages could be)
+  bool all_pages = true;
   for (auto& p : j["page"]) {
-    if (!p.is_object()) continue;
+    if (!p.is_object()) { all_pages = false; continue; }
     const auto id = p.value("page_id", nlohmann::json()), used = p.value("page_size", nlohmann::json());
-    if (!id.is_number_unsigned() || !used.is_number_unsigned() || page_size == 0) continue;
+    if (!id.is_number_unsigned() || !used.is_number_unsigned() || page_size == 0) { all_pages = false; continue; }
     const uint64_t page = id.get<uint64_t>(), n = used.get<uint64_t>();
-    if (page > (shard.size() - header_size) / page_size || n > page_size) continue;
+    if (page > (shard.size() - header_size) / page_size || n > page_size) { all_pages = false; continue; }
     const uint64_t off = header_size + page * page_size;
-    if (off > shard.size() || n > shard.size() - off) continue;
+    if (off > shard.size() || n > shard.size() - off) { all_pages = false; continue; }
     p[kPageChecksumKey] = ChecksumHex(Xxh3(shard.substr(off, n)));
+    PieceTableBuilder b;
+    b.Feed(shard.substr(off, n));
+    tables += EncodePieceSlice(b.Finish());
+  }
+  const bool named = j.contains(kPieceTableKey);
+  if (!named && all_pages && !tables.empty() && tables.size() < header_size) {
+    j[kPieceTableKey] = {{"piece_bytes", kPieceBytes}, {"offset", header_size - tables.size()}, {"bytes", tables.size()}};
+  } else {
+    tables.clear();
   }
   j[kHeaderChecksumKey] = std::string(16, '0');
   std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   SealHeaderChecksum(&text);
-  if (text.size() > header_size - 8) return {};
+  if (8 + text.size() + tables.size() > header_size) return {};
   std::string out(shard);
   const uint64_t n = text.size();
   std::memcpy(out.data(), &n, 8);
-  std::memset(out.data() + 8, 0, header_size - 8);
+  // Zeros over the old JSON only: what follows it (tables) stays.
+  std::memset(out.data() + 8, 0, std::min(len, header_size - 8));
   std::memcpy(out.data() + 8, text.data(), n);
+  if (!tables.empty()) std::memcpy(out.data() + header_size - tables.size(), tables.data(), tables.size());
+  if (named) {
+    auto h = ShardHeader::Parse(text, "fuzz");
+    if (h.ok()) {
+      h->json_bytes = n;
+      auto layout = PieceTableLayout::FromHeader(*h, 8 + n, "fuzz");
+      if (layout.ok() && layout->present()) {
+        for (size_t i = 0; i < layout->pieces.size(); ++i) {
+          const uint64_t at = layout->slice_at[i], entries = layout->pieces[i] * kPieceEntryBytes;
+          const uint64_t sum = Xxh3(std::string_view(out).substr(at, entries));
+          std::memcpy(out.data() + at + entries, &sum, 8);
+        }
+      }
+    }
+  }
   return out;
 }
 
