@@ -61,6 +61,7 @@ Result<std::unique_ptr<PieceIndex>> PieceIndex::Build(const ShardHeader& h, cons
     }
   }
   x->pages_.reset(new std::atomic<Page*>[h.pages.size()]());
+  x->at_.reset(new std::atomic<uint32_t*>[h.pages.size()]());
   x->held_ = h.pages.size() * (sizeof(std::atomic<Page*>) + 4 * sizeof(uint64_t));
   return x;
 }
@@ -84,13 +85,27 @@ Result<const PieceIndex::Page*> PieceIndex::Load(uint32_t page, const RandomAcce
   p->checked.reset(new std::atomic<uint8_t>[n]());
   Page* expected = nullptr;
   if (pages_[page].compare_exchange_strong(expected, p.get(), std::memory_order_acq_rel)) {
+    at_[page].store(p->at, std::memory_order_release);
     held_.fetch_add(sizeof(Page) + n * (sizeof(PieceEntry) + 1), std::memory_order_relaxed);
     return p.release();
   }
   return static_cast<const Page*>(expected);
 }
 
-Status PieceIndex::Walk(const Page& p, uint32_t page, size_t j, const RandomAccessFile& file) const {
+Status PieceIndex::CheckPiece(const Page& p, uint32_t page, uint64_t j, const char* bytes) const {
+  const uint64_t at = j * layout_.piece_bytes, n = std::min(used_[page] - at, layout_.piece_bytes);
+  const uint64_t computed = Xxh3(std::string_view(bytes, n));
+  if (computed != p.e[j].hash) {
+    return Status::Corruption(path_ + ": page " + std::to_string(page) + " piece " + std::to_string(j) + " (offset " +
+                              std::to_string(header_size_ + page * page_size_ + at) + ", " + std::to_string(n) +
+                              " bytes) checksum mismatch: stored " + ChecksumHex(p.e[j].hash) + ", computed " +
+                              ChecksumHex(computed));
+  }
+  if (p.checked[j].exchange(1, std::memory_order_acq_rel) == 0) p.checked_count.fetch_add(1, std::memory_order_acq_rel);
+  return Status::OK();
+}
+
+Status PieceIndex::Walk(const Page& p, uint32_t page, size_t j, const RandomAccessFile& file, bool check) const {
   const bool last = j + 1 == p.e.size();
   const uint64_t first = p.e[j].first_row, end_row = last ? rows_[page].first : p.e[j + 1].first_row;
   const uint64_t start = p.e[j].offset, stop = last ? used_[page] : p.e[j + 1].offset;
@@ -107,8 +122,26 @@ Status PieceIndex::Walk(const Page& p, uint32_t page, size_t j, const RandomAcce
   }
   std::unique_ptr<uint32_t[]> off(new uint32_t[end_row - first + 1]);
   const char* map = file.MappedData();
-  std::string window;
+  std::unique_ptr<char[]> window;
   uint64_t win_first = 0, win_end = 0;
+  // Every row of the piece starts in it (the next piece's first row is the
+  // first at or after its end), so the prefixes lie in the piece and at
+  // most 8 bytes past it: read once (not mapped), checked (when asked) and
+  // walked from the same bytes. The read of a row in the piece then finds it
+  // checked.
+  const uint64_t piece = layout_.piece_bytes, k = start / piece;
+  if (!map || (check && !p.checked[k].load(std::memory_order_acquire))) {
+    const uint64_t from = k * piece, to = std::min(used_[page], (k + 1) * piece + kLengthPrefix);
+    const char* bytes = map ? map + page_off + from : nullptr;
+    if (!bytes) {
+      window.reset(new char[to - from]);
+      MR_RETURN_IF_ERROR(file.ReadAt(page_off + from, to - from, window.get()));
+      bytes = window.get();
+      win_first = from;
+      win_end = to;
+    }
+    if (check && !p.checked[k].load(std::memory_order_acquire)) MR_RETURN_IF_ERROR(CheckPiece(p, page, k, bytes));
+  }
   uint64_t pos = start;
   for (uint64_t r = first; r < end_row; ++r) {
     if (stop - pos < kLengthPrefix) {
@@ -119,12 +152,13 @@ Status PieceIndex::Walk(const Page& p, uint32_t page, size_t j, const RandomAcce
       std::memcpy(&len, map + page_off + pos, kLengthPrefix);
     } else {
       if (pos < win_first || pos + kLengthPrefix > win_end) {
-        window.resize(std::min(stop - pos, kWalkRead));
-        MR_RETURN_IF_ERROR(file.ReadAt(page_off + pos, window.size(), window.data()));
+        const uint64_t n = std::min(stop - pos, kWalkRead);
+        window.reset(new char[n]);
+        MR_RETURN_IF_ERROR(file.ReadAt(page_off + pos, n, window.get()));
         win_first = pos;
-        win_end = pos + window.size();
+        win_end = pos + n;
       }
-      std::memcpy(&len, window.data() + (pos - win_first), kLengthPrefix);
+      std::memcpy(&len, window.get() + (pos - win_first), kLengthPrefix);
     }
     if (len > stop - pos - kLengthPrefix) {
       return bad(pos, r, "has length " + std::to_string(len) + ", past where its piece's rows end (offset " +
@@ -146,7 +180,7 @@ Status PieceIndex::Walk(const Page& p, uint32_t page, size_t j, const RandomAcce
   return Status::OK();
 }
 
-Status PieceIndex::Locate(uint32_t page, uint64_t row, const RandomAccessFile& file, uint32_t* begin,
+Status PieceIndex::Locate(uint32_t page, uint64_t row, const RandomAccessFile& file, bool check, uint32_t* begin,
                           uint32_t* end) const {
   MR_ASSIGN_OR_RETURN(const Page* p, Load(page, file));
   if (row >= rows_[page].first) {
@@ -161,7 +195,7 @@ Status PieceIndex::Locate(uint32_t page, uint64_t row, const RandomAccessFile& f
     if (it == p->e.begin()) {
       return Status::Corruption(path_ + ": page " + std::to_string(page) + ": its piece table names no first row");
     }
-    MR_RETURN_IF_ERROR(Walk(*p, page, static_cast<size_t>(it - p->e.begin()) - 1, file));
+    MR_RETURN_IF_ERROR(Walk(*p, page, static_cast<size_t>(it - p->e.begin()) - 1, file, check));
     b = p->Get(row);
     e = p->Get(row + 1);
   }
@@ -187,16 +221,7 @@ Status PieceIndex::Verify(uint32_t page, uint64_t begin, uint64_t end, const Ran
       MR_RETURN_IF_ERROR(file.ReadAt(page_off + at, n, buf.data()));
       data = buf.data();
     }
-    const uint64_t computed = Xxh3(std::string_view(data, n));
-    if (computed != p->e[j].hash) {
-      return Status::Corruption(path_ + ": page " + std::to_string(page) + " piece " + std::to_string(j) +
-                                " (offset " + std::to_string(page_off + at) + ", " + std::to_string(n) +
-                                " bytes) checksum mismatch: stored " + ChecksumHex(p->e[j].hash) + ", computed " +
-                                ChecksumHex(computed));
-    }
-    if (p->checked[j].exchange(1, std::memory_order_acq_rel) == 0) {
-      p->checked_count.fetch_add(1, std::memory_order_acq_rel);
-    }
+    MR_RETURN_IF_ERROR(CheckPiece(*p, page, j, data));
   }
   *whole = p->checked_count.load(std::memory_order_acquire) == p->e.size();
   return Status::OK();

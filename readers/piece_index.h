@@ -33,12 +33,26 @@ class PieceIndex {
 
   // The page's row (numbered within the page) as page bytes [*begin, *end),
   // length prefix included. Corruption (naming the file, page and offset)
-  // when the page's table or the piece's prefixes are damaged.
-  Status Locate(uint32_t page, uint64_t row, const RandomAccessFile& file, uint32_t* begin, uint32_t* end) const;
+  // when the page's table or the piece's prefixes are damaged. `check`: a
+  // walk checks the piece it reads (as Verify does).
+  Status Locate(uint32_t page, uint64_t row, const RandomAccessFile& file, bool check, uint32_t* begin,
+                uint32_t* end) const;
   // Checks the checksums of the pieces page bytes [begin, end) lie in that
   // are not checked yet (reading them from `file`). Sets *whole when every
   // piece of the page has been checked.
   Status Verify(uint32_t page, uint64_t begin, uint64_t end, const RandomAccessFile& file, bool* whole) const;
+  // Locate's answer when the row's piece was walked already (false: call
+  // Locate); inline, for the read of every row.
+  bool Known(uint32_t page, uint64_t row, uint32_t* begin, uint32_t* end) const {
+    uint32_t* at = at_[page].load(std::memory_order_acquire);
+    if (at == nullptr || row >= rows_[page].first) return false;
+    const uint32_t b = std::atomic_ref<uint32_t>(at[row]).load(std::memory_order_relaxed);
+    const uint32_t e = std::atomic_ref<uint32_t>(at[row + 1]).load(std::memory_order_relaxed);
+    if (b == 0 || e == 0) return false;
+    *begin = b - 1;
+    *end = e - 1;
+    return true;
+  }
   // A raw page's rows are numbered across its row groups: the number of the
   // first row of the group whose blob page is `blob_page`.
   uint64_t RawBase(uint32_t blob_page) const { return raw_base_[blob_page]; }
@@ -50,7 +64,9 @@ class PieceIndex {
   struct Page;
   PieceIndex() = default;
   Result<const Page*> Load(uint32_t page, const RandomAccessFile& file) const;
-  Status Walk(const Page& p, uint32_t page, size_t piece, const RandomAccessFile& file) const;
+  Status Walk(const Page& p, uint32_t page, size_t piece, const RandomAccessFile& file, bool check) const;
+  // Compares piece j's checksum with its bytes; marks it checked.
+  Status CheckPiece(const Page& p, uint32_t page, uint64_t j, const char* bytes) const;
   std::string path_;
   uint64_t header_size_ = 0, page_size_ = 0;
   PieceTableLayout layout_;
@@ -58,6 +74,8 @@ class PieceIndex {
   std::vector<uint64_t> used_;                        // per page: used bytes
   std::vector<uint64_t> raw_base_;                    // per blob page id (see RawBase)
   std::unique_ptr<std::atomic<Page*>[]> pages_;
+  // Per page: its Page's walked offsets (Page::at), once the page is loaded.
+  std::unique_ptr<std::atomic<uint32_t*>[]> at_;
   mutable std::atomic<uint64_t> held_{0};
 };
 

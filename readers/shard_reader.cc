@@ -132,13 +132,18 @@ bool ShardReader::Impl::LocateByPieces(const Shard& s, uint64_t local, bool want
   const size_t g = s.rows->GroupOf(local);
   const uint64_t i = local - s.rows->group_first_row(g);
   const uint32_t blob_page = s.rows->GroupPage(g, RowMap::Part::kBlob);
+  // (A piece walked already needs no check here: its rows' reads check it.)
+  auto locate = [&](uint32_t page, uint64_t row, uint32_t* begin, uint32_t* end) {
+    return s.pieces->Known(page, row, begin, end) ||
+           s.pieces->Locate(page, row, *s.file, !PageChecked(s, page), begin, end).ok();
+  };
   if (want_blob) {
-    if (!s.pieces->Locate(blob_page, i, *s.file, &out->blob_begin, &out->blob_end).ok()) return false;
+    if (!locate(blob_page, i, &out->blob_begin, &out->blob_end)) return false;
     out->blob_page = blob_page;
   }
   if (want_raw) {
     const uint32_t raw_page = s.rows->GroupPage(g, RowMap::Part::kRaw);
-    if (!s.pieces->Locate(raw_page, s.pieces->RawBase(blob_page) + i, *s.file, &out->raw_begin, &out->raw_end).ok() ||
+    if (!locate(raw_page, s.pieces->RawBase(blob_page) + i, &out->raw_begin, &out->raw_end) ||
         out->raw_begin < s.rows->GroupBegin(g, RowMap::Part::kRaw) ||
         out->raw_end > s.rows->GroupEnd(g, RowMap::Part::kRaw)) {
       return false;
@@ -166,23 +171,31 @@ bool ShardReader::Impl::NeedsVerify(const Shard& s, uint64_t page) const {
   return it != s.header.pages[page].extra.end() && it->is_string();
 }
 
-Status ShardReader::Impl::VerifyRange(const Shard& s, uint32_t page, uint64_t begin, uint64_t end) const {
-  if (s.page_state[page].load(std::memory_order_acquire) == 1 || !options.verify_checksums) return Status::OK();
-  if (s.pieces) {
+bool ShardReader::Impl::PageChecked(const Shard& s, uint32_t page) const {
+  uint8_t state = s.page_state[page].load(std::memory_order_acquire);
+  if (state == 0 && s.pieces) {
     // A page an earlier reader (or process) checked whole, by pieces or at
     // once, is not checked again (readers/verified_pages.h); asked once per
     // page (state 3: it was not).
     auto it = s.header.pages[page].extra.find(kPageChecksumKey);
-    const bool has_sum = it != s.header.pages[page].extra.end() && it->is_string();
-    if (s.page_state[page].load(std::memory_order_acquire) == 0) {
-      const bool before = has_sum && PageVerifiedBefore(s.identity, page, it->get_ref<const std::string&>());
-      s.page_state[page].store(before ? 1 : 3, std::memory_order_release);
-      if (before) return Status::OK();
-    }
+    const bool before = it != s.header.pages[page].extra.end() && it->is_string() &&
+                        PageVerifiedBefore(s.identity, page, it->get_ref<const std::string&>());
+    state = before ? 1 : 3;
+    s.page_state[page].store(state, std::memory_order_release);
+  }
+  return state == 1 || !options.verify_checksums;
+}
+
+Status ShardReader::Impl::VerifyRange(const Shard& s, uint32_t page, uint64_t begin, uint64_t end) const {
+  if (PageChecked(s, page)) return Status::OK();
+  if (s.pieces) {
     bool whole = false;
     if (s.pieces->Verify(page, begin, end, *s.file, &whole).ok()) {
       if (whole) {
-        if (has_sum) RememberVerifiedPage(s.path, s.identity, page, it->get_ref<const std::string&>());
+        auto it = s.header.pages[page].extra.find(kPageChecksumKey);
+        if (it != s.header.pages[page].extra.end() && it->is_string()) {
+          RememberVerifiedPage(s.path, s.identity, page, it->get_ref<const std::string&>());
+        }
         s.page_state[page].store(1, std::memory_order_release);
       }
       return Status::OK();

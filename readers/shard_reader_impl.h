@@ -141,6 +141,9 @@ struct ShardReader::Impl {
   // shard has piece tables, else the whole page (VerifyPage). A damaged
   // table or piece falls back to VerifyPage, whose error names the page.
   Status VerifyRange(const Shard& s, uint32_t page, uint64_t begin, uint64_t end) const;
+  // Whether the page needs no more checks (checked whole here or, for a
+  // shard with piece tables, by an earlier reader; or checks are off).
+  bool PageChecked(const Shard& s, uint32_t page) const;
   // LocateRow from the piece tables (false: none, or not usable for the row).
   bool LocateByPieces(const Shard& s, uint64_t local, bool want_raw, bool want_blob, CompactLocator* out) const;
   // Whether VerifyPage would read the page (not yet verified, has a checksum).
