@@ -33,7 +33,8 @@ struct VerifyReport {
 };
 
 // Checks: every shard present and consistent; headers parse, validate and
-// match their checksums; every page checksum (when present); the pages walk
+// match their checksums; every page checksum and piece table (when present:
+// a table is recomputed from its page); the pages walk
 // cleanly; every index row agrees with the pages (offsets, lengths, row
 // group, row ids) and row counts agree; with `deep`, every row decodes.
 // Works on files without checksums (MindSpore's), checking structure.
