@@ -34,7 +34,12 @@ PieceIndex::~PieceIndex() {
 
 Result<std::unique_ptr<PieceIndex>> PieceIndex::Build(const ShardHeader& h, const std::string& path) {
   if (h.json_bytes == 0 || !h.extra.contains(kPieceTableKey)) return std::unique_ptr<PieceIndex>();
-  MR_ASSIGN_OR_RETURN(PieceTableLayout layout, PieceTableLayout::FromHeader(h, kLengthPrefix + h.json_bytes, path));
+  // Tables that no longer fit the header (left by a writer that kept the key
+  // but not the tables, such as an older version's append) are not used:
+  // rows are read through the pages as without them; verify reports them.
+  auto found = PieceTableLayout::FromHeader(h, kLengthPrefix + h.json_bytes, path);
+  if (!found.ok()) return std::unique_ptr<PieceIndex>();
+  PieceTableLayout layout = std::move(found).value();
   for (size_t i = 0; i < h.pages.size(); ++i) {
     if (h.pages[i].page_id != i || h.pages[i].used_bytes > UINT32_MAX) return std::unique_ptr<PieceIndex>();
   }

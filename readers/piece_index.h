@@ -26,8 +26,8 @@ namespace mindrecord {
 // state is an atomic flag.
 class PieceIndex {
  public:
-  // Null when the shard has no tables. Corruption naming `path` when the
-  // header's "mr_pieces" value is malformed.
+  // Null when the shard has no tables, or tables that disagree with its
+  // header (the pages' sizes, the header area): those are not used.
   static Result<std::unique_ptr<PieceIndex>> Build(const ShardHeader& h, const std::string& path);
   ~PieceIndex();
 
