@@ -9,6 +9,7 @@
 #include "mindrecord/checksum.h"
 #include "mindrecord/constants.h"
 #include "mindrecord/encryption.h"
+#include "mindrecord/piece_table.h"
 #include "readers/header_io.h"
 #include "readers/lock_dataset.h"
 #include "readers/mapping_cache.h"
@@ -484,7 +485,14 @@ Result<std::unique_ptr<ShardReader>> ShardReader::Open(const std::string& path, 
       if (s->identity.size != s->file->size()) s->identity = FileIdentity{};  // replaced meanwhile: no caching
     }
     MR_ASSIGN_OR_RETURN(s->rows, SharedRowMap(s->path, s->identity, s->header));
-    if (!remote) s->pieces = s->rows->pieces();
+    if (!remote) {
+      s->pieces = s->rows->pieces();
+      if (!s->pieces && s->header.extra.contains(kPieceTableKey)) {
+        impl->warnings.push_back(s->path + ": its piece tables do not match its header (left by an older version's "
+                                 "append?) and are not used; rows are checked and located by whole pages "
+                                 "(`mindrecord verify` reports the tables)");
+      }
+    }
     s->first_row = impl->total_rows;
     impl->total_rows += s->header.num_rows();
     impl->shards.push_back(std::move(s));

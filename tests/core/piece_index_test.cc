@@ -205,6 +205,9 @@ TEST(PieceIndexTest, TablesThatDisagreeWithTheHeaderAreNotUsed) {
   WriteFile(path, bytes);
   auto r = Open(path);
   ASSERT_TRUE(r);
+  ASSERT_EQ(r->warnings().size(), 1u);
+  EXPECT_NE(r->warnings()[0].find("o.mindrecord: its piece tables do not match its header"), std::string::npos)
+      << r->warnings()[0];
   for (int i = n - 1; i >= 0; i -= 3) {
     auto row = r->ReadRow(static_cast<uint64_t>(i));
     ASSERT_TRUE(row.ok()) << row.status().ToString();
