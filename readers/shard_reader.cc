@@ -181,8 +181,10 @@ bool ShardReader::Impl::PageChecked(const Shard& s, uint32_t page) const {
     auto it = s.header.pages[page].extra.find(kPageChecksumKey);
     const bool before = it != s.header.pages[page].extra.end() && it->is_string() &&
                         PageVerifiedBefore(s.identity, page, it->get_ref<const std::string&>());
+    // (A thread that checked the page meanwhile has set 1: kept.)
+    uint8_t expected = 0;
     state = before ? 1 : 3;
-    s.page_state[page].store(state, std::memory_order_release);
+    if (!s.page_state[page].compare_exchange_strong(expected, state, std::memory_order_acq_rel)) state = expected;
   }
   return state == 1 || !options.verify_checksums;
 }
