@@ -59,8 +59,9 @@ class FileWriter:
     (ValueError, FileExistsError): see mindrecord.exceptions.
 
     Extensions (keyword-only): `checksums` (default True) adds our XXH3
-    page/header checksums, keys MindSpore ignores; False writes output
-    identical to MindSpore's. `version` "3.0" (default) or "2.0" (no
+    page/header checksums and per-64 KiB piece tables (a row's first read
+    checks one piece, not its page), which MindSpore ignores; False writes
+    output identical to MindSpore's. `version` "3.0" (default) or "2.0" (no
     integer-array packing, to reproduce old files). `write_mode` "auto"
     (default) or "buffered": pages written through the page cache and
     flushed in the background every 32 MiB, so commit's fsync finds little
