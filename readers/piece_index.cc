@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <unordered_map>
 
 #include "mindrecord/checksum.h"
 #include "mindrecord/constants.h"
@@ -49,22 +48,7 @@ Result<std::unique_ptr<PieceIndex>> PieceIndex::Build(const ShardHeader& h, cons
   x->page_size_ = h.page_size;
   x->layout_ = std::move(layout);
   x->rows_ = PageRows(h);
-  x->raw_base_.assign(h.pages.size(), 0);
-  std::unordered_map<uint64_t, const PageInfo*> blob_by_type;
-  for (const PageInfo& p : h.pages) {
-    x->used_.push_back(p.used_bytes);
-    if (p.is_blob) blob_by_type[p.page_type_id] = &p;
-  }
-  for (const PageInfo& p : h.pages) {
-    if (p.is_blob) continue;
-    uint64_t base = 0;
-    for (const auto& [id, offset] : p.row_groups) {
-      auto it = blob_by_type.find(id);
-      if (it == blob_by_type.end()) continue;
-      x->raw_base_[it->second->page_id] = base;
-      base += it->second->end_row_id >= it->second->start_row_id ? it->second->end_row_id - it->second->start_row_id : 0;
-    }
-  }
+  for (const PageInfo& p : h.pages) x->used_.push_back(p.used_bytes);
   x->pages_.reset(new std::atomic<Page*>[h.pages.size()]());
   x->at_.reset(new std::atomic<uint32_t*>[h.pages.size()]());
   x->held_ = h.pages.size() * (sizeof(std::atomic<Page*>) + 4 * sizeof(uint64_t));

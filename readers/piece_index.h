@@ -53,9 +53,6 @@ class PieceIndex {
     *end = e - 1;
     return true;
   }
-  // A raw page's rows are numbered across its row groups: the number of the
-  // first row of the group whose blob page is `blob_page`.
-  uint64_t RawBase(uint32_t blob_page) const { return raw_base_[blob_page]; }
 
   // Bytes held now (grows as tables are read and pieces walked).
   uint64_t MemoryBytes() const { return sizeof(*this) + held_.load(std::memory_order_relaxed); }
@@ -72,7 +69,6 @@ class PieceIndex {
   PieceTableLayout layout_;
   std::vector<std::pair<uint64_t, uint64_t>> rows_;  // per page: rows and where the first starts
   std::vector<uint64_t> used_;                        // per page: used bytes
-  std::vector<uint64_t> raw_base_;                    // per blob page id (see RawBase)
   std::unique_ptr<std::atomic<Page*>[]> pages_;
   // Per page: its Page's walked offsets (Page::at), once the page is loaded.
   std::unique_ptr<std::atomic<uint32_t*>[]> at_;

@@ -76,6 +76,7 @@ Result<std::unique_ptr<RowMap>> RowMap::Build(const ShardHeader& h, const std::s
   }
   for (const PageInfo& p : h.pages) {
     if (p.is_blob) continue;
+    uint64_t base = 0;
     for (size_t k = 0; k < p.row_groups.size(); ++k) {
       const auto [id, offset] = p.row_groups[k];
       const uint64_t limit = k + 1 < p.row_groups.size() ? p.row_groups[k + 1].second : p.used_bytes;
@@ -94,6 +95,8 @@ Result<std::unique_ptr<RowMap>> RowMap::Build(const ShardHeader& h, const std::s
       g.raw_page = static_cast<uint32_t>(p.page_id);
       g.raw_begin = offset;
       g.raw_end = limit;
+      g.raw_base = base;
+      base += g.end_row - g.first_row;
     }
   }
   for (size_t i = 0; i < blobs.size(); ++i) {

@@ -58,6 +58,9 @@ class RowMap {
   size_t num_groups() const { return starts_.size(); }
   uint64_t group_first_row(size_t group) const { return groups_[group].first_row; }
   uint64_t group_end_row(size_t group) const { return groups_[group].end_row; }
+  // The rows of a raw page numbered across the row groups it lists, in order
+  // (as piece tables number them): the number of the group's first row.
+  uint64_t GroupRawBase(size_t group) const { return groups_[group].raw_base; }
   bool Walked(size_t group, Part part) const;
 
   // Walks the group's part if not done yet: reads each row's length prefix
@@ -120,6 +123,7 @@ class RowMap {
     uint32_t blob_page = 0, raw_page = 0;
     uint64_t blob_used = 0;               // the blob page's used bytes
     uint64_t raw_begin = 0, raw_end = 0;  // the group's bytes in its raw page
+    uint64_t raw_base = 0;                // rows of the groups before it in its raw page
     // end_row - first_row + 1 offsets each once walked: row i's prefix
     // starts at [i - first_row], the part ends at the last entry.
     mutable std::atomic<uint32_t*> offsets[2] = {nullptr, nullptr};

@@ -144,7 +144,7 @@ bool ShardReader::Impl::LocateByPieces(const Shard& s, uint64_t local, bool want
   }
   if (want_raw) {
     const uint32_t raw_page = s.rows->GroupPage(g, RowMap::Part::kRaw);
-    if (!locate(raw_page, s.pieces->RawBase(blob_page) + i, &out->raw_begin, &out->raw_end) ||
+    if (!locate(raw_page, s.rows->GroupRawBase(g) + i, &out->raw_begin, &out->raw_end) ||
         out->raw_begin < s.rows->GroupBegin(g, RowMap::Part::kRaw) ||
         out->raw_end > s.rows->GroupEnd(g, RowMap::Part::kRaw)) {
       return false;
