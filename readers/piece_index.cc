@@ -21,6 +21,7 @@ struct PieceIndex::Page {
   // of the array that walks write take memory.
   uint32_t* at = nullptr;
   std::unique_ptr<std::atomic<uint8_t>[]> checked;  // per piece: checksum matched
+  std::unique_ptr<std::atomic<uint8_t>[]> walked;   // per entry: its rows' offsets counted in held_
   mutable std::atomic<uint64_t> checked_count{0};
   ~Page() { std::free(at); }
   uint32_t Get(uint64_t row) const { return std::atomic_ref<uint32_t>(at[row]).load(std::memory_order_relaxed); }
@@ -72,10 +73,11 @@ Result<const PieceIndex::Page*> PieceIndex::Load(uint32_t page, const RandomAcce
   p->at = static_cast<uint32_t*>(std::calloc(rows_[page].first + 1, sizeof(uint32_t)));
   if (p->at == nullptr) return Status::Internal(path_ + ": out of memory for page " + std::to_string(page));
   p->checked.reset(new std::atomic<uint8_t>[n]());
+  p->walked.reset(new std::atomic<uint8_t>[n]());
   Page* expected = nullptr;
   if (pages_[page].compare_exchange_strong(expected, p.get(), std::memory_order_acq_rel)) {
     at_[page].store(p->at, std::memory_order_release);
-    held_.fetch_add(sizeof(Page) + n * (sizeof(PieceEntry) + 1), std::memory_order_relaxed);
+    held_.fetch_add(sizeof(Page) + n * (sizeof(PieceEntry) + 2), std::memory_order_relaxed);
     return p.release();
   }
   return static_cast<const Page*>(expected);
@@ -165,7 +167,10 @@ Status PieceIndex::Walk(const Page& p, uint32_t page, size_t j, const RandomAcce
   for (uint64_t r = first; r <= end_row; ++r) {
     std::atomic_ref<uint32_t>(p.at[r]).store(off[r - first] + 1, std::memory_order_relaxed);
   }
-  held_.fetch_add((end_row - first) * sizeof(uint32_t), std::memory_order_relaxed);
+  // Walks that raced stored the same values: the first to finish counts them.
+  if (p.walked[j].exchange(1, std::memory_order_relaxed) == 0) {
+    held_.fetch_add((end_row - first) * sizeof(uint32_t), std::memory_order_relaxed);
+  }
   return Status::OK();
 }
 

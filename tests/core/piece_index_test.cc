@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <random>
 #include <cstring>
@@ -122,6 +123,44 @@ TEST(PieceIndexTest, ThreadsRacingToFirstReadsGetEveryRowRight) {
     for (auto& th : threads) th.join();
     for (int t = 0; t < 4; ++t) EXPECT_EQ(wrong[t], 0) << "thread " << t;
   }
+}
+
+// Threads that race to walk the same piece count its offsets once: a fresh
+// reader's locator bytes after the race equal those of one thread reading the
+// same row of the same file.
+TEST(PieceIndexTest, RacingWalksOfOnePieceCountItsBytesOnce) {
+  TempDir dir;
+  const int n = 4000;
+  const uint64_t id = 1234;
+  uint64_t alone = 0;
+  {
+    auto r = Open(Write(dir.Join("alone.mindrecord"), n, true, 1 << 20, 1 << 20));
+    ASSERT_TRUE(r);
+    ASSERT_TRUE(r->ReadRow(id).ok());
+    alone = r->locator_bytes();
+  }
+  int more = 0;
+  for (int round = 0; round < 30; ++round) {
+    // A new file each round: its index is not shared with an earlier reader.
+    auto r = Open(Write(dir.Join("race" + std::to_string(round) + ".mindrecord"), n, true, 1 << 20, 1 << 20));
+    ASSERT_TRUE(r);
+    std::atomic<int> ready{0};
+    std::vector<std::thread> threads;
+    std::atomic<int> failed{0};
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&] {
+        ready.fetch_add(1);
+        while (ready.load() < 4) {
+        }
+        failed += !r->ReadRow(id).ok();
+      });
+    }
+    for (auto& th : threads) th.join();
+    ASSERT_EQ(failed.load(), 0);
+    more += r->locator_bytes() != alone;
+    EXPECT_EQ(r->locator_bytes(), alone) << "round " << round;
+  }
+  EXPECT_EQ(more, 0);
 }
 
 // The table a header names, as stored.
