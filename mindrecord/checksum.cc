@@ -8,7 +8,6 @@
 #include <xxhash.h>
 #endif
 
-#include <cstdio>
 #include <new>
 
 namespace mindrecord {
@@ -31,9 +30,12 @@ uint64_t Xxh3Stream::Digest() const { return XXH3_64bits_digest(state_->s); }
 void Xxh3Stream::Reset() { XXH3_64bits_reset(state_->s); }
 
 std::string ChecksumHex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
+  // Not snprintf: a fresh process's first header check would page in and
+  // run its formatting code for 16 digits.
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, v >>= 4) out[i] = kDigits[v & 0xf];
+  return out;
 }
 
 namespace {

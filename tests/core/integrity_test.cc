@@ -67,6 +67,16 @@ Status ReadAll(const std::string& path) {
   return Status::OK();
 }
 
+// Checksums are written as 16 lower-case hex digits, leading zeros kept.
+TEST(IntegrityTest, ChecksumHexIsSixteenLowerCaseDigits) {
+  EXPECT_EQ(ChecksumHex(0), "0000000000000000");
+  EXPECT_EQ(ChecksumHex(0xabc), "0000000000000abc");
+  EXPECT_EQ(ChecksumHex(0x0123456789abcdefull), "0123456789abcdef");
+  EXPECT_EQ(ChecksumHex(~uint64_t{0}), "ffffffffffffffff");
+  // XXH3-64 of the empty input (the xxHash reference value).
+  EXPECT_EQ(ChecksumHex(Xxh3("")), "2d06800538d394c2");
+}
+
 TEST(IntegrityTest, ChecksumsAreWrittenByDefaultAndOffMeansPlainMindSporeOutput) {
   TempDir dir;
   Write(dir.Join("on"), 20);
