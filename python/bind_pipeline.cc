@@ -14,6 +14,7 @@
 #include "pipeline/nodes/compile.h"
 #include "pipeline/nodes/csv_source.h"
 #include "pipeline/nodes/text_source.h"
+#include "pipeline/nodes/tfrecord_source.h"
 #include "pipeline/padded.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/sampler.h"
@@ -574,6 +575,16 @@ void BindPipeline(py::module_& m) {
   m.def("text_file_lines", [](const std::vector<std::string>& files) {
     py::gil_scoped_release nogil;
     return ValueOrThrow(CountTextFileLines(files));
+  });
+  // TFRecordDataset: the records of each file, and the columns of a file's
+  // first record (MindSpore's schema when none is given).
+  m.def("tfrecord_records", [](const std::vector<std::string>& files) {
+    py::gil_scoped_release nogil;
+    return ValueOrThrow(CountTfRecords(files));
+  });
+  m.def("tfrecord_columns", [](const std::string& file) {
+    py::gil_scoped_release nogil;
+    return ValueOrThrow(TfRecordColumns(file));
   });
   // Dataset.save: runs the plan and writes its rows (each batch one row when
   // `batched`) to `file_name`, `num_files` shards named as MindSpore's save

@@ -6,6 +6,7 @@
 
 #include "pipeline/nodes/csv_source.h"
 #include "pipeline/nodes/text_source.h"
+#include "pipeline/nodes/tfrecord_source.h"
 #include "pipeline/nodes/tree_spec.h"
 
 namespace mindrecord {
@@ -39,6 +40,10 @@ Result<std::unique_ptr<Source>> MakeRegisteredSource(const nlohmann::json& node)
   }
   if (kind == "csv") {
     MR_ASSIGN_OR_RETURN(auto src, OpenCsvSource(node));
+    return src;
+  }
+  if (kind == "tfrecord") {
+    MR_ASSIGN_OR_RETURN(auto src, OpenTfRecordSource(node));
     return src;
   }
   SourceFactory f;

@@ -1,20 +1,60 @@
-// TFRecord parser: the input is the .tfrecord file (framing, CRCs,
-// tf.train.Example protobufs); the feature spec inferred, then the rows built.
+// TFRecord files: the input is the .tfrecord file (framing, CRCs,
+// tf.train.Example protobufs), read by the converter (the feature spec
+// inferred, then the rows built) and by TFRecordDataset's source (the records
+// counted, the columns of the first record inferred, every row read with
+// those columns and with other types and shapes).
+#include "pipeline/nodes/tfrecord_source.h"
 #include "tests/fuzz/fuzz_util.h"
 #include "writers/convert/sources.h"
 #include "tests/fuzz/fuzz_target.h"
 
 using namespace mindrecord;
 
+namespace {
+
+void DriveSource(const std::string& file) {
+  auto counts = CountTfRecords({file});
+  if (!counts.ok()) return;
+  auto inferred = TfRecordColumns(file);
+  if (!inferred.ok() || inferred->empty()) return;
+  nlohmann::json names = nlohmann::json::array();
+  for (const auto& [name, type] : *inferred) names.push_back(name);
+  // The inferred types, then every column as each other type and shape.
+  std::vector<std::pair<std::string, nlohmann::json>> variants = {{"", nullptr}};
+  for (const char* t : {"uint8", "int8", "int16", "int32", "float32", "string"}) {
+    variants.push_back({t, nullptr});
+    variants.push_back({t, nlohmann::json::array({-1, 3})});
+    variants.push_back({t, nlohmann::json::array()});
+  }
+  for (const auto& [type, shape] : variants) {
+    nlohmann::json types = nlohmann::json::array(), shapes = nlohmann::json::array();
+    for (const auto& [name, inferred_type] : *inferred) {
+      types.push_back(type.empty() ? inferred_type : type);
+      shapes.push_back(shape);
+    }
+    nlohmann::json node = {{"node", "source"}, {"kind", "tfrecord"}, {"columns", names}, {"rows", (*counts)[0]},
+                           {"args", {{"files", {file}}, {"types", types}, {"shapes", shapes}}}};
+    auto src = OpenTfRecordSource(node);
+    if (!src.ok()) continue;
+    std::vector<uint64_t> ids;
+    for (uint64_t i = (*counts)[0]; i-- > 0 && ids.size() < 64;) ids.push_back(i);
+    (void)(*src)->Read(ids, [](size_t, const Status&, std::vector<Tensor>&&, uint64_t) { return Status::OK(); });
+  }
+}
+
+}  // namespace
+
 MINDRECORD_FUZZ_TARGET(tfrecord) {
   const auto dir = fuzz::FreshScratch();
+  const std::string file = (dir / "in.tfrecord").string();
   fuzz::WriteFile(dir / "in.tfrecord", std::string_view(reinterpret_cast<const char*>(data), size));
   for (auto on_error : {convert::OnError::kFail, convert::OnError::kSkip}) {
     convert::ConvertOptions o;
     o.on_error = on_error;
     o.infer_records = 16;
     convert::ConvertContext ctx(o);
-    fuzz::DrivePlans(convert::PlanTfRecord((dir / "in.tfrecord").string(), ctx), 64);
+    fuzz::DrivePlans(convert::PlanTfRecord(file, ctx), 64);
   }
+  DriveSource(file);
   return 0;
 }

@@ -1,0 +1,346 @@
+#include "pipeline/nodes/tfrecord_source.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "mindrecord/crc32c.h"
+#include "mindrecord/limits.h"
+#include "mindrecord/utf8.h"
+#include "pipeline/nodes/file_rows_source.h"
+#include "writers/convert/tf_example.pb.h"
+
+namespace mindrecord {
+
+namespace {
+
+constexpr uint64_t kHeader = 12;  // uint64 length + masked CRC32C of it
+constexpr uint64_t kFooter = 4;   // masked CRC32C of the data
+constexpr size_t kScanChunk = size_t{1} << 20;
+
+uint32_t Le32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+// Each record of a TFRecord file as one row: its header, data and footer
+// (start at the header), for ScanRows (row_scan_cache.h).
+constexpr const char* kScanKey = "tfrecord";
+Status ScanTfRecords(const RandomAccessFile& file, const AddRow& add) {
+  const uint64_t size = file.size();
+  std::string buf;
+  uint64_t buf_at = 0;  // file offset of buf[0]
+  uint64_t records = 0;
+  for (uint64_t off = 0; off < size; ++records) {
+    auto bad = [&](const std::string& why) {
+      return Status::Corruption(file.path() + ": record " + std::to_string(records) + " at byte " +
+                                std::to_string(off) + ": " + why);
+    };
+    if (size - off < kHeader) return bad("truncated: " + std::to_string(size - off) + " bytes left, a header is 12");
+    if (off < buf_at || off + kHeader > buf_at + buf.size()) {
+      buf.resize(static_cast<size_t>(std::min<uint64_t>(kScanChunk, size - off)));
+      MR_RETURN_IF_ERROR(file.ReadAt(off, buf.size(), buf.data()));
+      buf_at = off;
+    }
+    const char* hdr = buf.data() + (off - buf_at);
+    uint64_t len;
+    std::memcpy(&len, hdr, 8);
+    if (MaskCrc32c(Crc32c(hdr, 8)) != Le32(hdr + 8)) {
+      return bad("the length's checksum does not match (not a TFRecord file, or damaged)");
+    }
+    if (len > size - off - kHeader || size - off - kHeader - len < kFooter) {
+      return bad("truncated: a record of " + std::to_string(len) + " bytes runs past the end of the file (" +
+                 std::to_string(size) + " bytes)");
+    }
+    add(off, kHeader + len + kFooter);
+    off += kHeader + len + kFooter;
+  }
+  return Status::OK();
+}
+
+// A column's element type.
+enum class ColType : uint8_t { kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat32, kString };
+
+struct Column {
+  ColType type = ColType::kUInt8;
+  bool has_shape = false;
+  std::vector<int64_t> shape;  // dims; at most one -1
+};
+
+Result<ColType> ParseColType(const std::string& s) {
+  static const std::map<std::string, ColType> kTypes = {
+      {"uint8", ColType::kUInt8}, {"int8", ColType::kInt8},       {"int16", ColType::kInt16},
+      {"int32", ColType::kInt32}, {"int64", ColType::kInt64},     {"float32", ColType::kFloat32},
+      {"string", ColType::kString}};
+  auto it = kTypes.find(s);
+  if (it == kTypes.end()) {
+    return Status::InvalidArgument("a 'tfrecord' source's column type is one of uint8, int8, int16, int32, int64, "
+                                   "float32, string; got '" + s + "'");
+  }
+  return it->second;
+}
+
+TensorType ToTensorType(ColType t) {
+  switch (t) {
+    case ColType::kUInt8: return TensorType::kUInt8;
+    case ColType::kInt8: return TensorType::kInt8;
+    case ColType::kInt16: return TensorType::kInt16;
+    case ColType::kInt32: return TensorType::kInt32;
+    case ColType::kInt64: return TensorType::kInt64;
+    case ColType::kFloat32: return TensorType::kFloat32;
+    case ColType::kString: return TensorType::kString;
+  }
+  return TensorType::kUInt8;
+}
+
+// The shape `n` elements take in column `c`.
+Result<Shape> ShapeOf(const Column& c, int64_t n) {
+  if (!c.has_shape) return Shape{n};
+  std::vector<int64_t> dims = c.shape;
+  int64_t known = 1;
+  int unknown = -1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == -1) {
+      unknown = static_cast<int>(i);
+    } else {
+      known *= dims[i];
+    }
+  }
+  if (unknown >= 0) {
+    if (known == 0 || n % known != 0) {
+      return Status::InvalidArgument(std::to_string(n) + " element(s) do not fill shape " +
+                                     nlohmann::json(c.shape).dump());
+    }
+    dims[static_cast<size_t>(unknown)] = n / known;
+  } else if (known != n) {
+    return Status::InvalidArgument(std::to_string(n) + " element(s), shape " + nlohmann::json(c.shape).dump() +
+                                   " holds " + std::to_string(known));
+  }
+  return Shape(dims);
+}
+
+Result<Tensor> FeatureTensor(const tf::Feature& f, const Column& c) {
+  const char* kinds[] = {"no value", "bytes_list", "float_list", "int64_list"};
+  auto wrong = [&](int kind, const char* want) {
+    return Status::InvalidArgument(std::string("the feature is a ") + kinds[kind] + ", a column of this type needs " +
+                                   want);
+  };
+  const int kind = f.has_bytes_list() ? 1 : f.has_float_list() ? 2 : f.has_int64_list() ? 3 : 0;
+  switch (c.type) {
+    case ColType::kString: {
+      if (kind != 1) return wrong(kind, "a bytes_list");
+      if (f.bytes_list().value_size() != 1) {
+        return Status::InvalidArgument("a string column holds one value, the feature has " +
+                                       std::to_string(f.bytes_list().value_size()));
+      }
+      if (c.has_shape && !c.shape.empty() && !(c.shape.size() == 1 && (c.shape[0] == 1 || c.shape[0] == -1))) {
+        return Status::InvalidArgument("a string column's shape is [] or [1]");
+      }
+      const std::string& s = f.bytes_list().value(0);
+      if (!IsUtf8(s)) return Status::InvalidArgument("the string column's value is not UTF-8 text");
+      return Tensor::FromString(TensorType::kString, s);
+    }
+    case ColType::kUInt8:
+    case ColType::kInt8:
+      if (kind == 1) {
+        const auto& list = f.bytes_list();
+        int64_t pad = 0;
+        for (const auto& v : list.value()) pad = std::max<int64_t>(pad, static_cast<int64_t>(v.size()));
+        if (c.has_shape && c.shape.size() >= 2 && c.shape[0] == -1) {
+          int64_t rest = 1;
+          for (size_t i = 1; i < c.shape.size(); ++i) {
+            if (c.shape[i] < 0) return Status::InvalidArgument("a shape holds at most one -1");
+            rest *= c.shape[i];
+          }
+          if (rest < pad) {
+            return Status::InvalidArgument("a value of " + std::to_string(pad) + " bytes does not fit shape " +
+                                           nlohmann::json(c.shape).dump());
+          }
+          pad = rest;
+        }
+        MR_ASSIGN_OR_RETURN(Shape shape, ShapeOf(c, pad * list.value_size()));
+        Tensor t = Tensor::Make(ToTensorType(c.type), shape);
+        uint8_t* out = t.MutableData();
+        if (t.size_bytes() > 0) std::memset(out, 0, t.size_bytes());
+        for (int i = 0; i < list.value_size(); ++i) {
+          std::memcpy(out + i * pad, list.value(i).data(), list.value(i).size());
+        }
+        return t;
+      }
+      if (kind != 3) return wrong(kind, "a bytes_list or an int64_list");
+      [[fallthrough]];
+    case ColType::kInt16:
+    case ColType::kInt32:
+    case ColType::kInt64: {
+      if (kind != 3) return wrong(kind, "an int64_list");
+      const auto& list = f.int64_list();
+      MR_ASSIGN_OR_RETURN(Shape shape, ShapeOf(c, list.value_size()));
+      Tensor t = Tensor::Make(ToTensorType(c.type), shape);
+      uint8_t* out = t.MutableData();
+      for (int i = 0; i < list.value_size(); ++i) {
+        const int64_t v = list.value(i);
+        switch (c.type) {
+          case ColType::kUInt8: out[i] = static_cast<uint8_t>(v); break;
+          case ColType::kInt8: reinterpret_cast<int8_t*>(out)[i] = static_cast<int8_t>(v); break;
+          case ColType::kInt16: reinterpret_cast<int16_t*>(out)[i] = static_cast<int16_t>(v); break;
+          case ColType::kInt32: reinterpret_cast<int32_t*>(out)[i] = static_cast<int32_t>(v); break;
+          default: reinterpret_cast<int64_t*>(out)[i] = v; break;
+        }
+      }
+      return t;
+    }
+    case ColType::kFloat32: {
+      if (kind != 2) return wrong(kind, "a float_list");
+      const auto& list = f.float_list();
+      MR_ASSIGN_OR_RETURN(Shape shape, ShapeOf(c, list.value_size()));
+      Tensor t = Tensor::Make(TensorType::kFloat32, shape);
+      if (list.value_size() > 0) std::memcpy(t.MutableData(), list.value().data(), t.size_bytes());
+      return t;
+    }
+  }
+  return Status::Internal("unknown column type");
+}
+
+class TfRecordSource : public FileRowsSource {
+ public:
+  static Result<std::unique_ptr<Source>> Open(std::vector<std::string> files, std::vector<std::string> names,
+                                              std::vector<Column> cols) {
+    std::unique_ptr<TfRecordSource> s(new TfRecordSource(std::move(files), std::move(names)));
+    s->cols_ = std::move(cols);
+    MR_RETURN_IF_ERROR(s->Scan(kScanKey, ScanTfRecords));
+    return std::unique_ptr<Source>(std::move(s));
+  }
+
+  Status Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) const override {
+    tf::Example ex;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      std::vector<Tensor> cols;
+      Status st = Row(ids[i], &ex, &cols);
+      if (st.code() == StatusCode::kInternal) return st;
+      if (!st.ok()) cols.clear();
+      MR_RETURN_IF_ERROR(fn(i, st, std::move(cols), RowLength(ids[i])));
+    }
+    return Status::OK();
+  }
+
+ private:
+  TfRecordSource(std::vector<std::string> files, std::vector<std::string> names)
+      : FileRowsSource(std::move(files), "record", std::move(names)) {}
+
+  Status Row(uint64_t id, tf::Example* ex, std::vector<Tensor>* cols) const {
+    MR_ASSIGN_OR_RETURN(std::string rec, RowBytes(id));
+    if (rec.size() < kHeader + kFooter) return Status::Internal(Where(id) + ": shorter than its framing");
+    const size_t len = rec.size() - kHeader - kFooter;
+    const char* data = rec.data() + kHeader;
+    if (MaskCrc32c(Crc32c(data, len)) != Le32(data + len)) {
+      return Status::Corruption(Where(id) + ": the data's checksum does not match (damaged)");
+    }
+    ex->Clear();
+    if (len > static_cast<size_t>(INT32_MAX) || !ex->ParseFromArray(data, static_cast<int>(len))) {
+      return Status::Corruption(Where(id) + ": the data is not a tf.train.Example");
+    }
+    const auto& features = ex->features().feature();
+    for (size_t c = 0; c < cols_.size(); ++c) {
+      auto it = features.find(columns()[c]);
+      if (it == features.end()) {
+        return Status::InvalidArgument(Where(id) + ": the Example has no feature '" + columns()[c] + "'");
+      }
+      auto t = FeatureTensor(it->second, cols_[c]);
+      if (!t.ok()) {
+        return Status(t.status().code(), Where(id) + ", column '" + columns()[c] + "': " + t.status().message());
+      }
+      cols->push_back(std::move(t).value());
+    }
+    return Status::OK();
+  }
+
+  std::vector<Column> cols_;
+};
+
+}  // namespace
+
+Result<std::vector<uint64_t>> CountTfRecords(const std::vector<std::string>& files) {
+  std::vector<uint64_t> out;
+  for (const auto& path : files) {
+    MR_ASSIGN_OR_RETURN(auto rows, ScanRows(path, kScanKey, ScanTfRecords));
+    out.push_back(rows->start.size());
+  }
+  return out;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> TfRecordColumns(const std::string& file) {
+  MR_ASSIGN_OR_RETURN(auto rows, ScanRows(file, kScanKey, ScanTfRecords));
+  if (rows->start.empty()) return Status::Corruption(file + ": holds no record to take the columns from");
+  MR_ASSIGN_OR_RETURN(auto f, FileSystem::Default()->OpenRead(file));
+  const uint64_t n = rows->length[0];
+  if (n > kMaxDecompressedRowBytes) return Status::InvalidArgument(file + ": its first record is too long");
+  std::string rec(n, '\0');
+  MR_RETURN_IF_ERROR(f->ReadAt(rows->start[0], n, rec.data()));
+  const size_t len = rec.size() - kHeader - kFooter;
+  tf::Example ex;
+  if (MaskCrc32c(Crc32c(rec.data() + kHeader, len)) != Le32(rec.data() + kHeader + len) ||
+      !ex.ParseFromArray(rec.data() + kHeader, static_cast<int>(len))) {
+    return Status::Corruption(file + ": record 0 at byte 0: damaged, or not a tf.train.Example");
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, feature] : ex.features().feature()) {
+    const char* type = feature.has_bytes_list()   ? "uint8"
+                       : feature.has_float_list() ? "float32"
+                       : feature.has_int64_list() ? "int64"
+                                                  : nullptr;
+    if (type == nullptr) {
+      return Status::Corruption(file + ": record 0's feature '" + name + "' holds no bytes_list, float_list or "
+                                "int64_list");
+    }
+    out.emplace_back(name, type);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<std::unique_ptr<Source>> OpenTfRecordSource(const nlohmann::json& node) {
+  const auto args = node.value("args", nlohmann::json::object());
+  const auto bad = [](const std::string& m) { return Status::InvalidArgument("a 'tfrecord' source: " + m); };
+  if (!args.contains("files") || !args["files"].is_array() || args["files"].empty()) {
+    return bad("args.files must be a non-empty list of file paths");
+  }
+  std::vector<std::string> files;
+  for (const auto& f : args["files"]) {
+    if (!f.is_string() || f.get<std::string>().empty()) return bad("args.files must hold file paths");
+    files.push_back(f.get<std::string>());
+  }
+  auto names = node.at("columns").get<std::vector<std::string>>();
+  if (!args.contains("types") || !args["types"].is_array() || args["types"].size() != names.size()) {
+    return bad("args.types must name one type per column");
+  }
+  if (!args.contains("shapes") || !args["shapes"].is_array() || args["shapes"].size() != names.size()) {
+    return bad("args.shapes must give one shape (or null) per column");
+  }
+  std::vector<Column> cols(names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (!args["types"][i].is_string()) return bad("args.types must hold type names");
+    MR_ASSIGN_OR_RETURN(cols[i].type, ParseColType(args["types"][i].get<std::string>()));
+    const auto& s = args["shapes"][i];
+    if (s.is_null()) continue;
+    if (!s.is_array() || s.size() > 5) return bad("a shape is null or a list of at most 5 dimensions");
+    int unknown = 0;
+    for (const auto& d : s) {
+      if (!d.is_number_integer() || d.get<int64_t>() < -1 || d.get<int64_t>() > (int64_t{1} << 40)) {
+        return bad("column '" + names[i] + "': a dimension is -1 or a size, got " + d.dump());
+      }
+      unknown += d.get<int64_t>() == -1;
+      cols[i].shape.push_back(d.get<int64_t>());
+    }
+    if (unknown > 1) return bad("column '" + names[i] + "': a shape holds at most one -1");
+    cols[i].has_shape = true;
+  }
+  MR_ASSIGN_OR_RETURN(auto src, TfRecordSource::Open(std::move(files), std::move(names), std::move(cols)));
+  if (src->num_rows() != node.at("rows").get<uint64_t>()) {
+    return Status::Corruption("the TFRecord files hold " + std::to_string(src->num_rows()) + " records now, " +
+                              node.at("rows").dump() + " when the dataset was made (a file changed)");
+  }
+  return src;
+}
+
+}  // namespace mindrecord

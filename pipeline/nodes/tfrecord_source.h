@@ -1,0 +1,53 @@
+// TfRecordSource: the tf.train.Example records of TFRecord files as rows
+// (MindSpore's TFRecordDataset). Each file is walked once at open along its
+// framing (uint64 length, masked CRC32C of the length, data, masked CRC32C
+// of the data; 12 bytes kept per record); a length whose checksum fails, or
+// a record running past the end of its file, makes the open fail naming the
+// file and byte offset. A record is read by position, its data checksum
+// checked and parsed as a tf.train.Example; each column is its feature of
+// the same name:
+//   bytes_list -> "uint8" / "int8": the values' bytes, each padded with
+//                 zeros to the longest (or to the product of the shape's
+//                 dimensions after a leading -1), one after another;
+//                 "string": one value, UTF-8 text;
+//   float_list -> "float32";
+//   int64_list -> "int8" / "int16" / "int32" / "int64" / "uint8", each value
+//                 cast as C++ casts it (wrapping, as MindSpore does).
+// A column's shape is null (a 1-D tensor of all the elements), [] (a scalar:
+// one element), or dimensions of which at most one is -1 (filled from the
+// element count); elements that do not fill it are a row error. A missing
+// feature, a feature of another kind, a data checksum mismatch or bytes that
+// are no Example are row errors naming the file and record offset. Every
+// file is one shard of the layout.
+//
+// The leaf: {"node": "source", "kind": "tfrecord", "columns": [...],
+// "rows": N, "args": {"files": [...], "types": [one per column], "shapes":
+// [null | [dims], one per column]}}.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/nodes/source.h"
+
+namespace mindrecord {
+
+// Records per file; Corruption naming the file and offset where the framing
+// breaks.
+Result<std::vector<uint64_t>> CountTfRecords(const std::vector<std::string>& files);
+
+// MindSpore's columns for a TFRecord dataset given no schema: the features of
+// the first record of `file`, sorted by name, as (name, type) with type
+// "uint8" (bytes_list), "float32" or "int64". Corruption naming the file when
+// it has no record or its first is no Example.
+Result<std::vector<std::pair<std::string, std::string>>> TfRecordColumns(const std::string& file);
+
+// Thread safety: as Source.
+Result<std::unique_ptr<Source>> OpenTfRecordSource(const nlohmann::json& node);
+
+}  // namespace mindrecord
