@@ -30,6 +30,8 @@ from mindrecord.raw_datasets import (Cifar10Dataset, Cifar100Dataset, CocoDatase
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset
 from mindrecord.text_file_dataset import TextFileDataset
 from mindrecord.csv_dataset import CSVDataset
+from mindrecord.tfrecord_dataset import TFRecordDataset
+from mindrecord.schema import Schema
 from mindrecord.callback import DSCallback
 from mindrecord.cache import DatasetCache
 from mindrecord import config
@@ -52,5 +54,6 @@ __all__ = [
     "set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "recover", "SUCCESS", "FAILED", "__version__",
     "BatchInfo", "DSCallback", "mix", "config", "DatasetCache",
     "ImageFolderDataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "VOCDataset", "CocoDataset",
-    "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset", "TextFileDataset", "CSVDataset",
+    "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset", "TextFileDataset", "CSVDataset", "TFRecordDataset",
+    "Schema",
 ] + list(_exception_names)

@@ -1,0 +1,260 @@
+"""TFRecordDataset (MindSpore's) and Schema: tf.train.Example records as rows."""
+import json
+import os
+import struct
+
+import numpy as np
+import pytest
+
+import mindrecord
+from mindrecord import Schema, Shuffle, TFRecordDataset
+from conftest import compat_path
+
+# --- writing TFRecord files (TensorFlow's framing, tf.train.Example by hand) ---
+
+_CRC_TABLE = []
+for _i in range(256):
+    _c = _i
+    for _ in range(8):
+        _c = (_c >> 1) ^ 0x82F63B78 if _c & 1 else _c >> 1
+    _CRC_TABLE.append(_c)
+
+
+def crc32c(data):
+    c = 0xFFFFFFFF
+    for b in data:
+        c = _CRC_TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+def masked(data):
+    c = crc32c(data)
+    return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def varint(n):
+    n &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def field(num, payload):
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+
+
+def feature(value):
+    """A tf.train.Feature: bytes / list of bytes -> bytes_list, float(s) ->
+    float_list, int(s) -> int64_list."""
+    values = value if isinstance(value, list) else [value]
+    if all(isinstance(v, bytes) for v in values):
+        return field(1, b"".join(field(1, v) for v in values))
+    if all(isinstance(v, float) for v in values):
+        return field(2, field(1, b"".join(struct.pack("<f", v) for v in values)))
+    return field(3, field(1, b"".join(varint(v) for v in values)))
+
+
+def example(features):
+    entries = b"".join(field(1, field(1, k.encode()) + field(2, feature(v))) for k, v in features.items())
+    return field(1, entries)
+
+
+def write_tfrecord(path, rows):
+    with open(path, "wb") as f:
+        for feats in rows:
+            data = example(feats)
+            length = struct.pack("<Q", len(data))
+            f.write(length + struct.pack("<I", masked(length)) + data + struct.pack("<I", masked(data)))
+
+
+def rows_of(ds, numpy=True):
+    return list(ds.create_dict_iterator(num_epochs=1, output_numpy=numpy))
+
+
+@pytest.fixture()
+def tfdir(tmp_path):
+    for name, ids in (("b.tfrecord", range(3, 5)), ("a.tfrecord", range(0, 3)), ("c.tfrecord", range(5, 6))):
+        write_tfrecord(str(tmp_path / name), [
+            {"id": i, "pair": [i, -i], "score": float(i) / 2, "name": ("row %d" % i).encode(),
+             "blobs": [b"x" * (i + 1), b"yy"]} for i in ids])
+    return tmp_path
+
+
+# --- reading ---
+
+def test_columns_of_the_first_record_without_a_schema(tfdir):
+    ds = TFRecordDataset(str(tfdir / "*.tfrecord"), shuffle=False)
+    assert ds.get_col_names() == ["blobs", "id", "name", "pair", "score"]  # sorted, as MindSpore
+    assert ds.get_dataset_size() == 6
+    rows = rows_of(ds)
+    assert [int(r["id"][0]) for r in rows] == list(range(6))  # files sorted by name, records in order
+    r = rows[2]
+    assert r["id"].dtype == np.int64 and r["id"].shape == (1,)
+    assert r["pair"].tolist() == [2, -2]
+    assert r["score"].dtype == np.float32 and r["score"].tolist() == [1.0]
+    assert r["name"].dtype == np.uint8 and bytes(r["name"]) == b"row 2"
+    # Two values of a bytes_list: each padded with zeros to the longest.
+    assert r["blobs"].tolist() == list(b"xxx") + list(b"yy\0")
+
+
+def test_a_schema_file_gives_types_shapes_and_rows(tfdir, tmp_path):
+    schema_file = tmp_path / "schema.json"
+    schema_file.write_text(json.dumps({"datasetType": "TF", "numRows": 4, "columns": {
+        "id": {"type": "int32", "rank": 0},
+        "pair": {"type": "int16", "rank": 1, "shape": [2]},
+        "score": {"type": "float32", "rank": 0},
+        "name": {"type": "string", "rank": 0},
+        "blobs": {"type": "uint8", "rank": 2, "shape": [-1, 4]}}}))
+    ds = TFRecordDataset(str(tfdir / "*.tfrecord"), str(schema_file), shuffle=False)
+    # numRows caps the rows; a dict of columns is in name order, as MindSpore's JSON parser keeps it.
+    assert ds.get_dataset_size() == 4
+    assert ds.get_col_names() == ["blobs", "id", "name", "pair", "score"]
+    rows = rows_of(ds)
+    r = rows[1]
+    assert r["id"].dtype == np.int32 and r["id"].shape == () and int(r["id"]) == 1
+    assert r["pair"].dtype == np.int16 and r["pair"].tolist() == [1, -1]
+    assert r["score"].shape == () and float(r["score"]) == 0.5
+    assert r["name"].dtype.kind == "U" and str(r["name"]) == "row 1"
+    assert r["blobs"].shape == (2, 4) and r["blobs"].tolist() == [list(b"xx\0\0"), list(b"yy\0\0")]
+    # columns_list picks and orders; num_samples wins over numRows.
+    picked = TFRecordDataset(str(tfdir / "*.tfrecord"), str(schema_file), columns_list=["pair", "id"],
+                             num_samples=6, shuffle=False)
+    assert picked.get_col_names() == ["pair", "id"] and picked.get_dataset_size() == 6
+    # The same schema built in Python.
+    s = Schema()
+    s.add_column("id", de_type=np.int64)
+    s.add_column("pair", "int64", shape=[1, 2])
+    got = rows_of(TFRecordDataset(str(tfdir / "a.tfrecord"), schema=s, shuffle=False))
+    assert [r["id"].tolist() for r in got] == [[0], [1], [2]]
+    assert got[2]["pair"].shape == (1, 2) and got[2]["pair"].tolist() == [[2, -2]]
+
+
+def test_schema_json_round_trip_and_errors(tmp_path):
+    s = Schema()
+    s.add_column("image", "uint8")
+    s.add_column("label", np.int32, [1])
+    s.num_rows = 7
+    t = Schema()
+    t.from_json(json.loads(s.to_json()))
+    assert t.columns == s.columns and t.num_rows == 7
+    t.parse_columns([{"name": "x", "type": "float32", "rank": 0}])
+    assert t.columns == [{"name": "x", "type": "float32", "rank": 0}]
+    with pytest.raises(TypeError, match="Unknown column type"):
+        s.add_column("bad", "complex64")
+    with pytest.raises(ValueError, match="already"):
+        s.add_column("image", "uint8")
+    with pytest.raises(ValueError, match="at most one -1"):
+        s.add_column("z", "uint8", [-1, -1])
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(RuntimeError, match="not valid JSON"):
+        Schema(str(bad))
+    bad.write_text(json.dumps({"columns": {"a": {"type": "int64"}}, "numRow": 3}))
+    with pytest.raises(RuntimeError, match="unknown schema key"):
+        Schema(str(bad))
+
+
+def test_the_compat_file_reads_as_its_conversion(tmp_path):
+    src = compat_path("sources", "tfrecord", "dummy.tfrecord")
+    ds = TFRecordDataset(src, shuffle=False)
+    assert ds.get_dataset_size() == 10
+    out = str(tmp_path / "tf.mindrecord")
+    mindrecord.TFRecordToMR(src, out).transform()
+    converted = rows_of(mindrecord.MindDataset(out, shuffle=False))
+    ours = rows_of(ds)
+    assert len(converted) == len(ours) == 10
+    for a, b in zip(ours, converted):  # the converter names fields without '/'
+        assert int(a["image/class/label"][0]) == int(np.asarray(b["image_class_label"]).reshape(-1)[0])
+        assert bytes(a["image/encoded"]) == bytes(np.asarray(b["image_encoded"]))
+
+
+def test_shuffle_sharding_and_samples(tfdir):
+    pattern = str(tfdir / "*.tfrecord")
+
+    def ids(ds):
+        return [int(r["id"][0]) for r in rows_of(ds)]
+    shuffled = ids(TFRecordDataset(pattern, columns_list=["id"], seed=3))
+    assert sorted(shuffled) == list(range(6)) and shuffled != list(range(6))
+    assert ids(TFRecordDataset(pattern, columns_list=["id"], seed=3)) == shuffled
+    orders = set()
+    for seed in range(8):
+        order = ids(TFRecordDataset(pattern, columns_list=["id"], shuffle=Shuffle.FILES, seed=seed))
+        # Whole files move; a file's records keep their order.
+        assert order in ([0, 1, 2, 3, 4, 5], [0, 1, 2, 5, 3, 4], [3, 4, 0, 1, 2, 5], [3, 4, 5, 0, 1, 2],
+                         [5, 0, 1, 2, 3, 4], [5, 3, 4, 0, 1, 2]), order
+        orders.add(tuple(order))
+    assert len(orders) > 1
+    # Default sharding: whole files, shard k reads files k, k + num_shards, ...
+    by_file = [ids(TFRecordDataset(pattern, columns_list=["id"], shuffle=False, num_shards=2, shard_id=k))
+               for k in (0, 1)]
+    assert by_file == [[0, 1, 2, 5], [3, 4]]
+    equal = [ids(TFRecordDataset(pattern, columns_list=["id"], shuffle=False, num_shards=2, shard_id=k,
+                                 shard_equal_rows=True)) for k in (0, 1)]
+    assert len(equal[0]) == len(equal[1]) == 3 and sorted(equal[0] + equal[1]) == list(range(6))
+    with pytest.raises(ValueError, match="3 file.*4 shards"):
+        TFRecordDataset(pattern, num_shards=4, shard_id=0)
+    assert len(ids(TFRecordDataset(pattern, columns_list=["id"], num_samples=2))) == 2
+
+
+def test_pipeline_ops_and_save(tfdir, tmp_path):
+    ds = TFRecordDataset(str(tfdir / "*.tfrecord"), columns_list=["id", "pair"], shuffle=False)
+    ds = ds.map(lambda p: (p * 10).astype(np.int64), input_columns=["pair"]).batch(3)
+    batches = [b["pair"].tolist() for b in ds.create_dict_iterator(num_epochs=1, output_numpy=True)]
+    assert batches[0] == [[0, 0], [10, -10], [20, -20]]
+    out = str(tmp_path / "saved.mindrecord")
+    TFRecordDataset(str(tfdir / "*.tfrecord"), columns_list=["id", "score"], shuffle=False).save(out)
+    with mindrecord.FileReader(out) as r:
+        assert [int(np.asarray(row["id"]).reshape(-1)[0]) for row in r.get_next()] == list(range(6))
+
+
+def test_arguments_not_implemented_are_errors_naming_them(tfdir, tmp_path):
+    pattern = str(tfdir / "*.tfrecord")
+    with pytest.raises(NotImplementedError, match="compression_type='GZIP'"):
+        TFRecordDataset(pattern, compression_type="GZIP")
+    with pytest.raises(ValueError, match="compression_type"):
+        TFRecordDataset(pattern, compression_type="LZ4")
+    with pytest.raises(NotImplementedError, match="cache"):
+        TFRecordDataset(pattern, cache=object())
+    s = Schema()
+    s.add_column("id", "uint32")
+    with pytest.raises(NotImplementedError, match="'id' of type uint32"):
+        TFRecordDataset(pattern, schema=s)
+    with pytest.raises(ValueError, match="failed to find column name.*nope"):
+        TFRecordDataset(pattern, columns_list=["id", "nope"])
+    with pytest.raises(ValueError, match="did not match"):
+        TFRecordDataset(str(tmp_path / "none*.tfrecord"))
+
+
+def test_damaged_files_are_errors_naming_file_and_offset(tfdir, tmp_path):
+    a = tfdir / "a.tfrecord"
+    data = bytearray(a.read_bytes())
+    # The second record's data: a flipped byte is that row's error.
+    first = 12 + struct.unpack("<Q", bytes(data[:8]))[0] + 4
+    damaged = tmp_path / "damaged.tfrecord"
+    data[first + 14] ^= 0x40
+    damaged.write_bytes(bytes(data))
+    ds = TFRecordDataset(str(damaged), shuffle=False)
+    with pytest.raises(RuntimeError, match="damaged.tfrecord.*checksum|checksum.*damaged.tfrecord") as e:
+        rows_of(ds)
+    assert "byte %d" % first in str(e.value)
+    # A damaged length: the framing cannot be followed, the dataset does not open.
+    data = bytearray(a.read_bytes())
+    data[first + 2] ^= 0x01
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(Exception, match="damaged.tfrecord.*record 1 at byte %d" % first):
+        TFRecordDataset(str(damaged))
+    damaged.write_bytes(a.read_bytes()[:-3])
+    with pytest.raises(Exception, match="truncated"):
+        TFRecordDataset(str(damaged))
+    # A record without a column's feature, and a feature of another kind.
+    odd = tmp_path / "odd.tfrecord"
+    write_tfrecord(str(odd), [{"id": 1, "v": 1.5}, {"id": 2}, {"id": b"two", "v": 2.5}])
+    with pytest.raises(RuntimeError, match="no feature 'v'"):
+        rows_of(TFRecordDataset(str(odd), shuffle=False))
+    with pytest.raises(RuntimeError, match="column 'id'.*bytes_list"):
+        rows_of(TFRecordDataset(str(odd), columns_list=["id"], shuffle=False))
+    assert os.path.getsize(str(odd)) > 0
