@@ -25,7 +25,9 @@ made ahead of a request for the worker that asks for them. The source must
 give as many rows each time it is iterated (a shorter pass is an error
 saying so).
 
-Not implemented (an error naming it): schema=, single-pass iterators.
+`schema` (a schema file or a Schema) gives the column names and types (its
+shapes are not checked). Not implemented (an error naming it): single-pass
+iterators.
 
 Thread safety: as MindDataset.
 """
@@ -38,6 +40,7 @@ from mindrecord import _core, _mp_pool
 from mindrecord.dataset import _positive
 from mindrecord.raw_datasets import _RawDataset
 from mindrecord.samplers import SubsetSampler, _nsamples
+from mindrecord.schema import Schema
 
 __all__ = ["GeneratorDataset", "NumpySlicesDataset", "PaddedDataset"]
 
@@ -67,6 +70,23 @@ def _types(column_types, n):
             raise TypeError("column_types: %r is no numpy dtype (mindrecord takes numpy dtypes, e.g. np.int32, "
                             "where MindSpore takes its mstype)" % (t,)) from e
     return out
+
+
+def _schema_columns(schema, column_names, column_types):
+    """The column names and types a schema (a file's path or a Schema) gives."""
+    if isinstance(schema, str):
+        schema = Schema(schema)
+    if not isinstance(schema, Schema):
+        raise TypeError("schema must be a path to a schema file or a mindrecord.Schema, got %r" % (schema,))
+    if not schema.columns:
+        raise ValueError("the schema has no columns")
+    names = [c["name"] for c in schema.columns]
+    if column_names is not None and list(_names(column_names)) != names:
+        raise ValueError("column_names %r and the schema's columns %r differ; give one of them" % (column_names, names))
+    if column_types is not None:
+        raise ValueError("give column_types or schema, not both (the schema's types are the columns' types)")
+    types = [{"string": str, "bytes": bytes}.get(c["type"], c["type"]) for c in schema.columns]
+    return names, types
 
 
 class _Rows:
@@ -189,8 +209,7 @@ class GeneratorDataset(_RawDataset):
                  num_parallel_workers=1, shuffle=None, sampler=None, num_shards=None, shard_id=None,
                  python_multiprocessing=True, max_rowsize=None, *, seed=None):
         if schema is not None:
-            raise NotImplementedError("GeneratorDataset(schema=...) is not supported by mindrecord; give "
-                                      "column_names (and column_types)")
+            column_names, column_types = _schema_columns(schema, column_names, column_types)
         if column_names is None:
             raise ValueError("Neither columns_names nor schema are provided.")
         names = _names(column_names)

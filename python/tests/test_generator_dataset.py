@@ -72,6 +72,25 @@ def test_rows_columns_and_types():
     assert cast[2]["x"].dtype == np.int16 and int(cast[2]["x"]) == 20
 
 
+def test_a_schema_gives_column_names_and_types(tmp_path):
+    schema = mindrecord.Schema()
+    schema.add_column("vec", de_type="int64", shape=[2])
+    schema.add_column("half", de_type=np.float64)
+    schema.add_column("name", de_type="string")
+    got = rows(GeneratorDataset(Squares(4), schema=schema, shuffle=False))
+    assert list(got[0]) == ["vec", "half", "name"]
+    assert got[3]["vec"].dtype == np.int64 and got[3]["vec"].tolist() == [3, 3]
+    assert got[3]["half"].dtype == np.float64 and str(got[3]["name"]) == "r3"
+    path = tmp_path / "schema.json"
+    path.write_text(schema.to_json())  # a file's columns object is read in name order
+    from_file = GeneratorDataset(Squares(4), schema=str(path), shuffle=False)
+    assert from_file.get_col_names() == ["half", "name", "vec"]
+    with pytest.raises(ValueError, match="differ"):
+        GeneratorDataset(Squares(4), column_names=["a", "b", "c"], schema=schema)
+    with pytest.raises(ValueError, match="not both"):
+        GeneratorDataset(Squares(4), column_types=[np.int32] * 3, schema=schema)
+
+
 def test_shuffled_by_default_and_the_same_for_any_worker_count():
     orders = [[int(r["vec"][0]) for r in rows(GeneratorDataset(Squares(50), ["vec", "half", "name"], seed=3,
                                                                   num_parallel_workers=w,
@@ -189,7 +208,7 @@ def test_arguments_and_what_is_not_implemented():
         with pytest.raises(ValueError, match="%s is not supported if source does not have attribute '__getitem__'"
                                              % key):
             GeneratorDataset(gen, ["x"], **{key: value})
-    with pytest.raises(NotImplementedError, match="schema"):
+    with pytest.raises(TypeError, match="schema must be a path to a schema file or a mindrecord.Schema"):
         GeneratorDataset(Squares(3), schema={"x": "int32"})
     with pytest.raises(ValueError, match="Neither columns_names nor schema"):
         GeneratorDataset(Squares(3))
