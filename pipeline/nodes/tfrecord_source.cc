@@ -159,6 +159,12 @@ Result<Tensor> FeatureTensor(const tf::Feature& f, const Column& c) {
           }
           pad = rest;
         }
+        // Padding multiplies a record's bytes: the tensor may not outgrow a row.
+        if (pad > 0 && static_cast<uint64_t>(list.value_size()) > kMaxDecompressedRowBytes / static_cast<uint64_t>(pad)) {
+          return Status::InvalidArgument(std::to_string(list.value_size()) + " values padded to " + std::to_string(pad) +
+                                         " bytes each are more than a row may hold (" +
+                                         std::to_string(kMaxDecompressedRowBytes) + " bytes)");
+        }
         MR_ASSIGN_OR_RETURN(Shape shape, ShapeOf(c, pad * list.value_size()));
         Tensor t = Tensor::Make(ToTensorType(c.type), shape);
         uint8_t* out = t.MutableData();
@@ -325,12 +331,20 @@ Result<std::unique_ptr<Source>> OpenTfRecordSource(const nlohmann::json& node) {
     if (s.is_null()) continue;
     if (!s.is_array() || s.size() > 5) return bad("a shape is null or a list of at most 5 dimensions");
     int unknown = 0;
+    uint64_t known = 1;  // bounded by a row's bytes, so products of dimensions do not overflow
     for (const auto& d : s) {
-      if (!d.is_number_integer() || d.get<int64_t>() < -1 || d.get<int64_t>() > (int64_t{1} << 40)) {
+      if (!d.is_number_integer() || d.get<int64_t>() < -1) {
         return bad("column '" + names[i] + "': a dimension is -1 or a size, got " + d.dump());
       }
-      unknown += d.get<int64_t>() == -1;
-      cols[i].shape.push_back(d.get<int64_t>());
+      const int64_t v = d.get<int64_t>();
+      unknown += v == -1;
+      if (v >= 0) {
+        if (v > 0 && known > kMaxDecompressedRowBytes / static_cast<uint64_t>(v)) {
+          return bad("column '" + names[i] + "': shape " + s.dump() + " holds more elements than a row may");
+        }
+        known *= static_cast<uint64_t>(v);
+      }
+      cols[i].shape.push_back(v);
     }
     if (unknown > 1) return bad("column '" + names[i] + "': a shape holds at most one -1");
     cols[i].has_shape = true;

@@ -258,3 +258,12 @@ def test_damaged_files_are_errors_naming_file_and_offset(tfdir, tmp_path):
     with pytest.raises(RuntimeError, match="column 'id'.*bytes_list"):
         rows_of(TFRecordDataset(str(odd), columns_list=["id"], shuffle=False))
     assert os.path.getsize(str(odd)) > 0
+    # Padding may not turn a small record into a huge tensor: 100,001 values padded to 3,000 bytes.
+    wide = tmp_path / "wide.tfrecord"
+    write_tfrecord(str(wide), [{"b": [b""] * 100000 + [b"x" * 3000]}])
+    with pytest.raises(RuntimeError, match="more than a row may hold"):
+        rows_of(TFRecordDataset(str(wide), shuffle=False))
+    with pytest.raises(Exception, match="more elements than a row may"):
+        s = Schema()
+        s.add_column("b", "uint8", [1 << 20, 1 << 20])
+        rows_of(TFRecordDataset(str(wide), schema=s, shuffle=False))
