@@ -215,14 +215,7 @@ class CsvSource : public FileRowsSource {
 
   Status Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) const override {
     std::vector<std::string> fields;
-    for (size_t i = 0; i < ids.size(); ++i) {
-      std::vector<Tensor> cols;
-      Status st = Row(ids[i], &fields, &cols);
-      if (st.code() == StatusCode::kInternal) return st;
-      if (!st.ok()) cols.clear();
-      MR_RETURN_IF_ERROR(fn(i, st, std::move(cols), RowLength(ids[i])));
-    }
-    return Status::OK();
+    return ReadEach(ids, fn, [&](uint64_t id, std::vector<Tensor>* cols) { return Row(id, &fields, cols); });
   }
 
  private:
@@ -263,14 +256,7 @@ Result<std::vector<uint64_t>> CountCsvRecords(const std::vector<std::string>& fi
 Result<std::unique_ptr<Source>> OpenCsvSource(const nlohmann::json& node) {
   const auto args = node.value("args", nlohmann::json::object());
   const auto bad = [](const std::string& m) { return Status::InvalidArgument("a 'csv' source: " + m); };
-  if (!args.contains("files") || !args["files"].is_array() || args["files"].empty()) {
-    return bad("args.files must be a non-empty list of file paths");
-  }
-  std::vector<std::string> files;
-  for (const auto& f : args["files"]) {
-    if (!f.is_string() || f.get<std::string>().empty()) return bad("args.files must hold file paths");
-    files.push_back(f.get<std::string>());
-  }
+  MR_ASSIGN_OR_RETURN(auto files, SourceFiles(args, "csv"));
   const std::string delim = args.value("delimiter", std::string(","));
   if (delim.size() != 1 || delim[0] == '"' || delim[0] == '\r' || delim[0] == '\n') {
     return bad("args.delimiter must be one character other than a quote or a line end");

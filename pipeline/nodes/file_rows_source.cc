@@ -6,6 +6,19 @@
 
 namespace mindrecord {
 
+Result<std::vector<std::string>> SourceFiles(const nlohmann::json& args, const std::string& kind) {
+  const auto bad = [&](const std::string& m) { return Status::InvalidArgument("a '" + kind + "' source: " + m); };
+  if (!args.contains("files") || !args["files"].is_array() || args["files"].empty()) {
+    return bad("args.files must be a non-empty list of file paths");
+  }
+  std::vector<std::string> files;
+  for (const auto& f : args["files"]) {
+    if (!f.is_string() || f.get<std::string>().empty()) return bad("args.files must hold file paths");
+    files.push_back(f.get<std::string>());
+  }
+  return files;
+}
+
 Status FileRowsSource::Scan(const std::string& key, const ScanFn& scan) {
   for (const auto& path : files_) {
     MR_ASSIGN_OR_RETURN(auto rows, ScanRows(path, key, scan));
@@ -41,6 +54,17 @@ Result<std::string> FileRowsSource::RowBytes(uint64_t id) const {
   std::string bytes(len, '\0');
   MR_RETURN_IF_ERROR(file->ReadAt(rows_[f]->start[id - first_[f]], len, bytes.data()));
   return bytes;
+}
+
+Status FileRowsSource::ReadEach(const std::vector<uint64_t>& ids, const SourceRowFn& fn, const MakeRow& make) const {
+  for (size_t i = 0; i < ids.size(); ++i) {
+    std::vector<Tensor> cols;
+    Status st = make(ids[i], &cols);
+    if (st.code() == StatusCode::kInternal) return st;
+    if (!st.ok()) cols.clear();
+    MR_RETURN_IF_ERROR(fn(i, st, std::move(cols), RowLength(ids[i])));
+  }
+  return Status::OK();
 }
 
 size_t FileRowsSource::FileOf(uint64_t id) const {

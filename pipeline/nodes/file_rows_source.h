@@ -16,12 +16,18 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "mindrecord/file.h"
 #include "mindrecord/status.h"
 #include "pipeline/nodes/row_scan_cache.h"
 #include "pipeline/nodes/source.h"
 
 namespace mindrecord {
+
+// A file source leaf's args.files: a non-empty list of paths, else
+// InvalidArgument naming the source's `kind`.
+Result<std::vector<std::string>> SourceFiles(const nlohmann::json& args, const std::string& kind);
 
 // Thread safety: Scan once, on one thread, before the source is handed out;
 // then as Source.
@@ -50,6 +56,10 @@ class FileRowsSource : public Source {
     const size_t f = FileOf(id);
     return rows_[f]->length[id - first_[f]];
   }
+  // Read's loop: hands each row of `ids` that `make` builds (its columns) to
+  // `fn`; `make`'s Internal errors stop the read, others are the row's.
+  using MakeRow = std::function<Status(uint64_t id, std::vector<Tensor>* cols)>;
+  Status ReadEach(const std::vector<uint64_t>& ids, const SourceRowFn& fn, const MakeRow& make) const;
   // Row `id`'s bytes; InvalidArgument naming the row when it is longer
   // than a row may be (kMaxDecompressedRowBytes); the file's read errors;
   // Internal for an id past the rows.

@@ -83,17 +83,7 @@ Result<std::vector<uint64_t>> CountTextFileLines(const std::vector<std::string>&
 }
 
 Result<std::unique_ptr<Source>> OpenTextFileSource(const nlohmann::json& node) {
-  const auto& args = node.value("args", nlohmann::json::object());
-  if (!args.contains("files") || !args["files"].is_array() || args["files"].empty()) {
-    return Status::InvalidArgument("a 'textfile' source needs args.files, a non-empty list of file paths");
-  }
-  std::vector<std::string> files;
-  for (const auto& f : args["files"]) {
-    if (!f.is_string() || f.get<std::string>().empty()) {
-      return Status::InvalidArgument("a 'textfile' source's args.files must hold file paths");
-    }
-    files.push_back(f.get<std::string>());
-  }
+  MR_ASSIGN_OR_RETURN(auto files, SourceFiles(node.value("args", nlohmann::json::object()), "textfile"));
   if (node.at("columns") != nlohmann::json::array({"text"})) {
     return Status::InvalidArgument("a 'textfile' source has one column, 'text'");
   }

@@ -220,14 +220,7 @@ class TfRecordSource : public FileRowsSource {
 
   Status Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) const override {
     tf::Example ex;
-    for (size_t i = 0; i < ids.size(); ++i) {
-      std::vector<Tensor> cols;
-      Status st = Row(ids[i], &ex, &cols);
-      if (st.code() == StatusCode::kInternal) return st;
-      if (!st.ok()) cols.clear();
-      MR_RETURN_IF_ERROR(fn(i, st, std::move(cols), RowLength(ids[i])));
-    }
-    return Status::OK();
+    return ReadEach(ids, fn, [&](uint64_t id, std::vector<Tensor>* cols) { return Row(id, &ex, cols); });
   }
 
  private:
@@ -308,14 +301,7 @@ Result<std::vector<std::pair<std::string, std::string>>> TfRecordColumns(const s
 Result<std::unique_ptr<Source>> OpenTfRecordSource(const nlohmann::json& node) {
   const auto args = node.value("args", nlohmann::json::object());
   const auto bad = [](const std::string& m) { return Status::InvalidArgument("a 'tfrecord' source: " + m); };
-  if (!args.contains("files") || !args["files"].is_array() || args["files"].empty()) {
-    return bad("args.files must be a non-empty list of file paths");
-  }
-  std::vector<std::string> files;
-  for (const auto& f : args["files"]) {
-    if (!f.is_string() || f.get<std::string>().empty()) return bad("args.files must hold file paths");
-    files.push_back(f.get<std::string>());
-  }
+  MR_ASSIGN_OR_RETURN(auto files, SourceFiles(args, "tfrecord"));
   auto names = node.at("columns").get<std::vector<std::string>>();
   if (!args.contains("types") || !args["types"].is_array() || args["types"].size() != names.size()) {
     return bad("args.types must name one type per column");

@@ -40,7 +40,7 @@ from mindrecord import _core, _mp_pool
 from mindrecord.dataset import _positive
 from mindrecord.raw_datasets import _RawDataset
 from mindrecord.samplers import SubsetSampler, _nsamples
-from mindrecord.schema import Schema
+from mindrecord.schema import as_schema
 
 __all__ = ["GeneratorDataset", "NumpySlicesDataset", "PaddedDataset"]
 
@@ -74,12 +74,7 @@ def _types(column_types, n):
 
 def _schema_columns(schema, column_names, column_types):
     """The column names and types a schema (a file's path or a Schema) gives."""
-    if isinstance(schema, str):
-        schema = Schema(schema)
-    if not isinstance(schema, Schema):
-        raise TypeError("schema must be a path to a schema file or a mindrecord.Schema, got %r" % (schema,))
-    if not schema.columns:
-        raise ValueError("the schema has no columns")
+    schema = as_schema(schema)
     names = [c["name"] for c in schema.columns]
     if column_names is not None and list(_names(column_names)) != names:
         raise ValueError("column_names %r and the schema's columns %r differ; give one of them" % (column_names, names))

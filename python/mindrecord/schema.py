@@ -17,7 +17,7 @@ import json
 
 import numpy as np
 
-__all__ = ["Schema"]
+__all__ = ["Schema", "as_schema"]
 
 # MindSpore's type names; the ones a column of this package can hold.
 _MS_TYPES = ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16",
@@ -157,3 +157,14 @@ class Schema:
 
     def __repr__(self):
         return "Schema(%s)" % self.to_json()
+
+
+def as_schema(schema):
+    """`schema` (a schema file's path or a Schema) as a Schema with columns."""
+    if isinstance(schema, str):
+        schema = Schema(schema)
+    if not isinstance(schema, Schema):
+        raise TypeError("schema must be a path to a schema file or a mindrecord.Schema, got %r" % (schema,))
+    if not schema.columns:
+        raise ValueError("the schema has no columns")
+    return schema

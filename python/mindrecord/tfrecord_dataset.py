@@ -11,7 +11,7 @@ import os
 from mindrecord import _core
 from mindrecord.raw_datasets import _RawDataset
 from mindrecord.samplers import Shuffle
-from mindrecord.schema import Schema
+from mindrecord.schema import as_schema
 from mindrecord.text_file_dataset import file_shuffle_mode, find_files
 
 __all__ = ["TFRecordDataset"]
@@ -37,12 +37,7 @@ def _columns(files, schema, columns_list):
             raise ValueError("Invalid columns_list, tfrecord file %s failed to find column name(s): %s"
                              % (files[0], missing))
         return names, [found[c] for c in names], [None] * len(names), 0
-    if isinstance(schema, str):
-        schema = Schema(schema)
-    if not isinstance(schema, Schema):
-        raise TypeError("schema must be a path to a schema file or a mindrecord.Schema, got %r" % (schema,))
-    if not schema.columns:
-        raise ValueError("the schema has no columns")
+    schema = as_schema(schema)
     by_name = {c["name"]: c for c in schema.columns}
     if columns_list is not None:
         missing = [c for c in columns_list if c not in by_name]
