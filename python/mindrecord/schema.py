@@ -6,7 +6,8 @@ the JSON schema files MindSpore's TFRecordDataset reads:
                  "label": {"type": "int64", "rank": 1, "shape": [1]}}}
 
 ("columns" may also be a list of {"name": ..., "type": ..., ...}; an object's
-columns come in name order, as MindSpore reads them). A column
+columns come in name order, as MindSpore reads them; "t_impl", MindSpore's
+choice of tensor storage, is accepted and changes nothing here). A column
 with "shape" has that shape (at most one -1); without it, "rank" 0 is a
 scalar and rank 1 (or none) a 1-D tensor of whatever length each row has.
 
@@ -84,7 +85,7 @@ class Schema:
         shape = _shape(name, shape)
         if shape is not None:
             col["shape"] = shape
-            col["rank"] = len(shape)
+        col["rank"] = 1 if shape is None else len(shape)  # MindSpore's loader requires a rank
         self.columns.append(col)
 
     def parse_columns(self, columns):

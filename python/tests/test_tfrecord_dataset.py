@@ -138,6 +138,9 @@ def test_schema_json_round_trip_and_errors(tmp_path):
     s.add_column("image", "uint8")
     s.add_column("label", np.int32, [1])
     s.num_rows = 7
+    # As MindSpore's add_column writes them (its schema loader requires a rank).
+    assert json.loads(s.to_json())["columns"] == {"image": {"type": "uint8", "rank": 1},
+                                                  "label": {"type": "int32", "shape": [1], "rank": 1}}
     t = Schema()
     t.from_json(json.loads(s.to_json()))
     assert t.columns == s.columns and t.num_rows == 7
