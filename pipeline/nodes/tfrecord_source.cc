@@ -18,12 +18,6 @@ constexpr uint64_t kHeader = 12;  // uint64 length + masked CRC32C of it
 constexpr uint64_t kFooter = 4;   // masked CRC32C of the data
 constexpr size_t kScanChunk = size_t{1} << 20;
 
-uint32_t Le32(const char* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-
 // Each record of a TFRecord file as one row: its header, data and footer
 // (start at the header), for ScanRows (row_scan_cache.h).
 constexpr const char* kScanKey = "tfrecord";
@@ -46,7 +40,7 @@ Status ScanTfRecords(const RandomAccessFile& file, const AddRow& add) {
     const char* hdr = buf.data() + (off - buf_at);
     uint64_t len;
     std::memcpy(&len, hdr, 8);
-    if (MaskCrc32c(Crc32c(hdr, 8)) != Le32(hdr + 8)) {
+    if (!TfRecordCrcMatches(hdr, 8)) {
       return bad("the length's checksum does not match (not a TFRecord file, or damaged)");
     }
     if (len > size - off - kHeader || size - off - kHeader - len < kFooter) {
@@ -55,6 +49,19 @@ Status ScanTfRecords(const RandomAccessFile& file, const AddRow& add) {
     }
     add(off, kHeader + len + kFooter);
     off += kHeader + len + kFooter;
+  }
+  return Status::OK();
+}
+
+// A scanned record (header, data, footer) as an Example: Corruption saying
+// why when its data checksum fails or the data is no Example.
+Status ParseRecord(const std::string& rec, tf::Example* ex) {
+  const size_t len = rec.size() - kHeader - kFooter;
+  const char* data = rec.data() + kHeader;
+  if (!TfRecordCrcMatches(data, len)) return Status::Corruption("the data's checksum does not match (damaged)");
+  ex->Clear();
+  if (len > static_cast<size_t>(INT32_MAX) || !ex->ParseFromArray(data, static_cast<int>(len))) {
+    return Status::Corruption("the data is not a tf.train.Example");
   }
   return Status::OK();
 }
@@ -230,15 +237,8 @@ class TfRecordSource : public FileRowsSource {
   Status Row(uint64_t id, tf::Example* ex, std::vector<Tensor>* cols) const {
     MR_ASSIGN_OR_RETURN(std::string rec, RowBytes(id));
     if (rec.size() < kHeader + kFooter) return Status::Internal(Where(id) + ": shorter than its framing");
-    const size_t len = rec.size() - kHeader - kFooter;
-    const char* data = rec.data() + kHeader;
-    if (MaskCrc32c(Crc32c(data, len)) != Le32(data + len)) {
-      return Status::Corruption(Where(id) + ": the data's checksum does not match (damaged)");
-    }
-    ex->Clear();
-    if (len > static_cast<size_t>(INT32_MAX) || !ex->ParseFromArray(data, static_cast<int>(len))) {
-      return Status::Corruption(Where(id) + ": the data is not a tf.train.Example");
-    }
+    Status st = ParseRecord(rec, ex);
+    if (!st.ok()) return Status::Corruption(Where(id) + ": " + st.message());
     const auto& features = ex->features().feature();
     for (size_t c = 0; c < cols_.size(); ++c) {
       auto it = features.find(columns()[c]);
@@ -276,10 +276,8 @@ Result<std::vector<std::pair<std::string, std::string>>> TfRecordColumns(const s
   if (n > kMaxDecompressedRowBytes) return Status::InvalidArgument(file + ": its first record is too long");
   std::string rec(n, '\0');
   MR_RETURN_IF_ERROR(f->ReadAt(rows->start[0], n, rec.data()));
-  const size_t len = rec.size() - kHeader - kFooter;
   tf::Example ex;
-  if (MaskCrc32c(Crc32c(rec.data() + kHeader, len)) != Le32(rec.data() + kHeader + len) ||
-      !ex.ParseFromArray(rec.data() + kHeader, static_cast<int>(len))) {
+  if (!ParseRecord(rec, &ex).ok()) {
     return Status::Corruption(file + ": record 0 at byte 0: damaged, or not a tf.train.Example");
   }
   std::vector<std::pair<std::string, std::string>> out;

@@ -44,12 +44,6 @@ struct TfFile {
   }
 };
 
-uint32_t Le32(const char* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-
 // Walks the framing: uint64 length, masked CRC of it, data, masked CRC of data.
 Status ScanRecords(TfFile& f, ConvertContext& ctx) {
   off_t size = ::lseek(f.fd, 0, SEEK_END);
@@ -64,7 +58,7 @@ Status ScanRecords(TfFile& f, ConvertContext& ctx) {
     MR_RETURN_IF_ERROR(f.ReadAt(off, 12, hdr));
     uint64_t len;
     std::memcpy(&len, hdr, 8);
-    if (MaskCrc32c(Crc32c(hdr, 8)) != Le32(hdr + 8)) {
+    if (!TfRecordCrcMatches(hdr, 8)) {
       // The framing cannot be trusted past this point.
       return ctx.BadInput(where, Status::Corruption("length checksum mismatch (not a TFRecord file, or corrupt)"));
     }
@@ -82,7 +76,7 @@ Result<tf::Example> ReadExample(const TfFile& f, size_t i) {
   const RecordRef& r = f.records[i];
   std::string buf(r.length + 4, '\0');
   MR_RETURN_IF_ERROR(f.ReadAt(r.offset, buf.size(), buf.data()));
-  if (MaskCrc32c(Crc32c(buf.data(), r.length)) != Le32(buf.data() + r.length))
+  if (!TfRecordCrcMatches(buf.data(), r.length))
     return Status::Corruption("data checksum mismatch");
   tf::Example ex;
   if (!ex.ParseFromArray(buf.data(), static_cast<int>(r.length))) return Status::Corruption("not a tf.train.Example");
