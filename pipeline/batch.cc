@@ -125,7 +125,6 @@ Result<BatchOptions> BatchOptions::FromJson(const nlohmann::json& j) {
   return o;
 }
 
-namespace {
 Result<Tensor> NewColumn(const BatchAllocator& alloc, TensorType type, const std::vector<int64_t>& shape,
                          const std::string& name) {
   if (!alloc) return Tensor::Make(type, shape);
@@ -135,6 +134,8 @@ Result<Tensor> NewColumn(const BatchAllocator& alloc, TensorType type, const std
                             TensorTypeName(type) + ShapeString(shape));
   return t;
 }
+
+namespace {
 
 // Batches column c of `rows` (n >= 1) into `col`.
 Status AssembleColumn(const std::vector<std::string>& names, size_t c, std::vector<RowTensors>& rows,

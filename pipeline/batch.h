@@ -83,6 +83,13 @@ struct RowTensors {
 // Pipeline::Next).
 using BatchAllocator = std::function<Result<Tensor>(TensorType type, const std::vector<int64_t>& shape)>;
 
+// A new batch column of `type` and `shape`: from `alloc` when given (checked
+// to be what was asked for; `name` names the column in its error), else
+// Tensor::Make.
+// Thread safety: as `alloc`.
+Result<Tensor> NewColumn(const BatchAllocator& alloc, TensorType type, const std::vector<int64_t>& shape,
+                         const std::string& name);
+
 // Builds one batch from `rows` (any count >= 1). Copies each fixed-shape
 // column into one new contiguous buffer, from `alloc` when given (else
 // Tensor::Make).

@@ -26,6 +26,12 @@ uint64_t TensorBytes(const std::vector<Tensor>& ts) {
   for (const auto& t : ts) n += t.size_bytes();
   return n;
 }
+
+uint64_t TensorBytes(const Batch& b) {
+  uint64_t n = 0;
+  for (const auto& c : b.columns) n += c.data.size_bytes() + TensorBytes(c.list);
+  return n;
+}
 }  // namespace
 
 Result<std::unique_ptr<Runtime>> Runtime::Build(const Plan& plan, const PipelineState* resume,
@@ -58,6 +64,15 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
   // number the batches of a per_batch_map after rows went missing.
   worker_batches_ = tree_.row_stream.empty() && !(tree_.drops_rows && tree_.batch_map);
   counting_ = !tree_.row_stream.empty() || !tree_.batch_stream.empty() || (tree_.batch_map && tree_.drops_rows);
+  // Batches of rows taken from in-memory arrays as they are (no steps, one
+  // source, nothing padded or counted per row) are gathered by the source
+  // straight into the batch's buffers. (Unbatched rows stay views of them.)
+  if (worker_batches_ && tree_.batch.batch_size > 1 && tree_.steps.empty() && tree_.caches.empty() && tree_.num_tags == 0 && !tree_.batch_map &&
+      !tree_.drops_rows && tree_.sources.size() == 1 && tree_.batch.ragged.empty() &&
+      plan_.on_error == ErrorPolicy::kFail) {
+    gather_rows_ = tree_.sources[0]->FixedRows();
+    if (gather_rows_.size() != tree_.root->columns().size()) gather_rows_.clear();
+  }
   row_counts_.assign(tree_.row_stream.size(), 0);
   batch_counts_.assign(tree_.batch_stream.size(), 0);
   tag_rows_.assign(tree_.num_tags, 0);
@@ -505,6 +520,60 @@ BatchInfo Runtime::InfoFor(uint64_t epoch, uint64_t batch_num) const {
   return BatchInfo{epoch / tree_.passes, batch_num};
 }
 
+Result<Batch> Runtime::GatherRows(const Task& task) {
+  const auto t0 = Clock::now();
+  const size_t n = task.end - task.begin;
+  std::vector<RowProgram> programs(n);
+  MR_RETURN_IF_ERROR(tree_.root->Resolve(task.epoch, task.begin, task.end, programs.data()));
+  Batch b;
+  b.epoch = task.epoch;
+  b.row_ids.resize(n);
+  b.positions.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const RowProgram& p = programs[i];
+    if (p.size() != 1 || p[0].kind != Instr::Kind::kRead || p[0].arg != 0)
+      return Status::Internal("a row program of a gathered batch is not one read");
+    b.row_ids[i] = p[0].a;
+    b.positions[i] = task.begin + i;
+  }
+  const Source& src = *tree_.sources[0];
+  const std::vector<std::string>& names = tree_.root->columns();
+  uint64_t row_bytes = 0;
+  for (const RowSpec& s : gather_rows_) row_bytes += s.bytes;
+  if (n > 0 && row_bytes > plan_.max_batch_bytes / n) {
+    return BatchTooLarge(task, src.Where(b.row_ids[0]), row_bytes * n, "once read");
+  }
+  std::vector<uint8_t*> out(names.size());
+  b.columns.resize(names.size());
+  for (size_t k = 0; k < names.size(); ++k) {
+    std::vector<int64_t> shape = {static_cast<int64_t>(n)};
+    shape.insert(shape.end(), gather_rows_[k].shape.begin(), gather_rows_[k].shape.end());
+    b.columns[k].name = names[k];
+    MR_ASSIGN_OR_RETURN(b.columns[k].data, NewColumn(alloc_, gather_rows_[k].type, shape, names[k]));
+    out[k] = b.columns[k].data.MutableData();
+  }
+  MR_RETURN_IF_ERROR(src.Gather(b.row_ids, out));
+  io_ns_ += NanosSince(t0);
+  gathered_++;
+  return b;
+}
+
+void Runtime::FinishBatch(Result<Batch> b, Chunk* c) const {
+  if (b.ok() && !tree_.drops_rows) {
+    // Every task is then a batch of its own: the nodes above the batch run here.
+    for (const auto& step : tree_.batch_steps) {
+      Status st = step->Apply(&*b);
+      if (!st.ok()) {
+        b = st;
+        break;
+      }
+    }
+    c->batch_steps_done = true;
+  }
+  if (b.ok()) c->batch = std::move(b).value();
+  else c->status = b.status();
+}
+
 Runtime::Chunk Runtime::RunTask(const Task& task) {
   Chunk c;
   c.epoch = task.epoch;
@@ -514,10 +583,14 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
   std::vector<PendingRow> raw;
   SharedRows shared;
   const bool work = !tree_.steps.empty();
-  if (task.status.ok()) {
-    c.status = ReadRows(task, &raw, &c);
-  } else {
+  Result<Batch> gathered = Status::Internal("unset");
+  if (!task.status.ok()) {
     c.status = task.status;
+  } else if (!gather_rows_.empty() && task.end > task.begin) {
+    gathered = GatherRows(task);
+    c.status = gathered.status();
+  } else {
+    c.status = ReadRows(task, &raw, &c);
   }
   bool wake_workers = false;
   {
@@ -536,6 +609,11 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
   }
   if (wake_workers) work_cv_.notify_all();
   if (!c.status.ok()) return c;
+  if (gathered.ok()) {
+    c.bytes = TensorBytes(*gathered);
+    FinishBatch(std::move(gathered), &c);
+    return c;
+  }
   const auto t0 = Clock::now();
   const std::vector<std::string>& names = tree_.root->columns();
   // Each row is batched as soon as it is transformed (see BatchBuilder);
@@ -608,19 +686,7 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
           if (!builder.streamed(k)) ragged_[k].store(true, std::memory_order_relaxed);
         b = std::move(builder).Finish();
       }
-      if (b.ok() && !tree_.drops_rows) {
-        // Every task is then a batch of its own: the nodes above the batch run here.
-        for (const auto& step : tree_.batch_steps) {
-          Status st = step->Apply(&*b);
-          if (!st.ok()) {
-            b = st;
-            break;
-          }
-        }
-        c.batch_steps_done = true;
-      }
-      if (b.ok()) c.batch = std::move(b).value();
-      else c.status = b.status();
+      FinishBatch(std::move(b), &c);
     } else {
       c.rows = std::move(builder).TakeRows();
       c.batch_tags.clear();

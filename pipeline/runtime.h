@@ -139,6 +139,11 @@ class Runtime {
   Chunk RunTask(const Task& task);
   // Resolves and reads the task's rows, in position order.
   Status ReadRows(const Task& task, std::vector<PendingRow>* rows, Chunk* chunk);
+  // The task's batch gathered by the source (gather_rows_ not empty).
+  Result<Batch> GatherRows(const Task& task);
+  // Runs the nodes above the batch on `b` where every task is a batch of its
+  // own, and puts it (or its error) in `c`.
+  void FinishBatch(Result<Batch> b, Chunk* c) const;
   // Runs a row's program; `builder`: the batch the row goes to, whose slots
   // the row's last step may write to (nullptr: none). An exception an op
   // lets out (a C++ user's op among them) becomes the row's error: it would
@@ -180,6 +185,9 @@ class Runtime {
   // The worker assembles whole batches (else the consumer does from rows).
   bool worker_batches_ = true;
   bool counting_ = false;  // the state carries counts
+  // Per column, the rows' spec when batches are gathered (GatherRows); empty:
+  // rows are read and batched one by one.
+  std::vector<RowSpec> gather_rows_;
   std::string io_mode_;
   std::vector<std::string> shard_io_modes_;
   uint64_t fingerprint_ = 0;
@@ -244,6 +252,7 @@ class Runtime {
   // Statistics.
   std::chrono::steady_clock::time_point start_;
   std::atomic<uint64_t> io_ns_{0}, transform_ns_{0}, blocked_ns_{0}, wait_ns_{0}, sink_ns_{0};
+  std::atomic<uint64_t> gathered_{0};  // batches GatherRows made
   uint64_t rows_out_ = 0, batches_out_ = 0, skipped_ = 0, filtered_ = 0;
   uint32_t max_in_flight_ = 0;
   std::vector<std::string> skipped_errors_;

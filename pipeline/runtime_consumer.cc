@@ -280,6 +280,7 @@ PipelineStats Runtime::stats() const {
   s.rows_skipped = skipped_;
   s.rows_filtered = filtered_;
   s.rows_per_s = s.elapsed_s > 0 ? static_cast<double>(rows_out_) / s.elapsed_s : 0;
+  s.batches_gathered = gathered_.load();
   s.io_s = static_cast<double>(io_ns_.load()) * 1e-9;
   s.transform_s = static_cast<double>(transform_ns_.load()) * 1e-9;
   s.workers_blocked_s = static_cast<double>(blocked_ns_.load()) * 1e-9;

@@ -4,7 +4,8 @@ namespace mindrecord {
 
 nlohmann::json PipelineStats::ToJson() const {
   nlohmann::json j = {{"elapsed_s", elapsed_s},         {"rows", rows},
-          {"batches", batches},             {"rows_skipped", rows_skipped},
+          {"batches", batches},             {"batches_gathered", batches_gathered},
+          {"rows_skipped", rows_skipped},
           {"rows_per_s", rows_per_s},       {"io_s", io_s},
           {"transform_s", transform_s},     {"workers_blocked_s", workers_blocked_s},
           {"consumer_wait_s", consumer_wait_s}, {"sink_s", sink_s},

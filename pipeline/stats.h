@@ -31,6 +31,7 @@ struct PipelineStats {
   double elapsed_s = 0;          // since Open()
   uint64_t rows = 0;             // rows handed out in batches
   uint64_t batches = 0;          // batches handed out
+  uint64_t batches_gathered = 0; // of the batches made, those the source copied straight into their buffers
   uint64_t rows_skipped = 0;     // rows dropped by on_error = skip
   uint64_t rows_filtered = 0;    // rows a filter node dropped (of the tasks consumed)
   double rows_per_s = 0;         // rows / elapsed_s

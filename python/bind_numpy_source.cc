@@ -9,10 +9,13 @@
 // references to the arrays; the caller must not resize them (numpy refuses
 // while they are referenced) and writes to them while a pipeline reads race
 // with the reads, as with any buffer shared between threads.
+#include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "mindrecord/prefetch.h"
 #include "pipeline/nodes/source_registry.h"
 #include "python/object_source.h"
 #include "python/py_common.h"
@@ -52,6 +55,28 @@ class NumpySource : public ObjectSource {
         bytes += c.row_bytes;
       }
       MR_RETURN_IF_ERROR(fn(k, Status::OK(), std::move(out), bytes));
+    }
+    return Status::OK();
+  }
+
+  std::vector<RowSpec> FixedRows() const override {
+    std::vector<RowSpec> specs;
+    for (const NumpyColumn& c : cols_) specs.push_back(RowSpec{c.type, c.row_shape, c.row_bytes});
+    return specs;
+  }
+
+  Status Gather(const std::vector<uint64_t>& ids, const std::vector<uint8_t*>& out) const override {
+    if (out.size() != cols_.size()) return Status::Internal("Gather: one buffer per column expected");
+    for (uint64_t id : ids) {
+      if (id >= num_rows()) return Status::InvalidArgument(Where(id) + ": past the last row");
+    }
+    for (size_t k = 0; k < cols_.size(); ++k) {
+      const NumpyColumn& c = cols_[k];
+      const auto bytes = [&](size_t i) {
+        return std::string_view(reinterpret_cast<const char*>(c.data + ids[i] * c.row_bytes), c.row_bytes);
+      };
+      CopyEachPrefetched(ids.size(), bytes,
+                         [&](size_t i) { std::memcpy(out[k] + i * c.row_bytes, bytes(i).data(), c.row_bytes); });
     }
     return Status::OK();
   }

@@ -23,6 +23,13 @@ namespace mindrecord {
 // caps). Returning an error stops the read, which returns that error.
 using SourceRowFn = std::function<Status(size_t i, const Status& st, std::vector<Tensor>&& columns, uint64_t bytes)>;
 
+// The type and shape of every row of a column (Source::FixedRows).
+struct RowSpec {
+  TensorType type = TensorType::kUInt8;
+  std::vector<int64_t> shape;
+  uint64_t bytes = 0;  // of one row
+};
+
 // Thread safety: every method may be called from many threads at once.
 class Source {
  public:
@@ -39,6 +46,19 @@ class Source {
   virtual Status Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) const = 0;
   // Names a row in error messages: "row N (shard S 'path', local row L)".
   virtual std::string Where(uint64_t id) const = 0;
+  // A source whose rows are slices of memory of one type and shape per
+  // column (in-memory arrays) gives those, one per column in columns()
+  // order; the runtime then has Gather copy a batch's rows straight into
+  // its buffers instead of reading them one by one. Others give none.
+  virtual std::vector<RowSpec> FixedRows() const { return {}; }
+  // Where FixedRows() is not empty: copies rows `ids` of column c, back to
+  // back, to out[c] (room for ids.size() rows of its spec). An id past the
+  // last row is an error naming it.
+  virtual Status Gather(const std::vector<uint64_t>& ids, const std::vector<uint8_t*>& out) const {
+    (void)ids;
+    (void)out;
+    return Status::NotSupported("this source does not gather rows");
+  }
   // How the source's files are read, for stats() (empty when it has none):
   // one mode for all shards or "mixed", and per shard.
   virtual std::string io_mode() const { return std::string(); }

@@ -367,6 +367,34 @@ def test_numpy_slices_of_numbers_are_sliced_without_python():
     assert [str(r["column_0"]) for r in rows(strings)] == ["p", "q"]
 
 
+def test_numpy_slices_batches_are_gathered_as_the_rows_would_batch():
+    # Batches of unmapped numeric slices are copied by the source straight
+    # into the batch (stats: batches_gathered); a map keeps the row path.
+    # Both give the same batches, shuffled, sharded, over epochs.
+    from mindrecord import NumpySlicesDataset
+    x = np.random.RandomState(0).rand(50, 3, 2).astype(np.float32)
+    y = np.arange(50, dtype=np.int64)
+
+    def batches(mapped):
+        ds = NumpySlicesDataset((x, y), ["x", "y"], seed=4, num_shards=2, shard_id=1)
+        if mapped:
+            ds = ds.map(lambda v: v, input_columns=["y"])
+        it = ds.batch(4).create_dict_iterator(num_epochs=2, output_numpy=True)
+        got = [(b["x"].copy(), b["y"].copy()) for _ in range(2) for b in it]
+        return got, it.stats()
+
+    gathered, stats = batches(False)
+    by_rows, row_stats = batches(True)
+    assert stats["batches_gathered"] == len(gathered) == 14 and row_stats["batches_gathered"] == 0
+    assert len(gathered) == len(by_rows)
+    for (gx, gy), (rx, ry) in zip(gathered, by_rows):
+        assert gx.dtype == np.float32 and gx.shape == (len(gy), 3, 2) and gy.dtype == np.int64
+        np.testing.assert_array_equal(gx, rx)
+        np.testing.assert_array_equal(gy, ry)
+        np.testing.assert_array_equal(gx, x[gy])
+    assert [int(v) for _, gy in gathered[:7] for v in gy] != [int(v) for _, gy in gathered[7:] for v in gy]  # reshuffled
+
+
 def test_padded_samples_in_order():
     from mindrecord import PaddedDataset
     p = PaddedDataset([{"image": np.zeros(1, np.uint8), "label": np.int32(-1)},
