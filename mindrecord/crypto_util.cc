@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "mindrecord/constants.h"
+
 namespace mindrecord {
 
 const EVP_CIPHER* AesGcm(size_t key_len) {
@@ -22,6 +24,28 @@ Status CheckKeyLength(const std::string& key, const std::string& path) {
   if (key.size() == 16 || key.size() == 24 || key.size() == 32) return Status::OK();
   return Status::InvalidArgument(path + ": The length of input enc_key is not 16, 24, 32 (got " +
                                  std::to_string(key.size()) + " bytes)");
+}
+
+uint32_t ModeMagic(const std::string& mode) {
+  return mode == "AES-GCM" ? kGcmMagic : mode == "AES-CBC" ? kCbcMagic : mode == "SM4-CBC" ? kSm4Magic : 0;
+}
+
+const EVP_CIPHER* CbcCipher(const std::string& mode, size_t key_len) {
+  if (mode == "SM4-CBC") return key_len == 16 ? EVP_sm4_cbc() : nullptr;
+  if (mode != "AES-CBC") return nullptr;
+  return key_len == 16 ? EVP_aes_128_cbc() : key_len == 24 ? EVP_aes_192_cbc() : key_len == 32 ? EVP_aes_256_cbc()
+                                                                                                : nullptr;
+}
+
+Status CheckModeKey(const std::string& mode, const std::string& key, const std::string& path) {
+  if (ModeMagic(mode) == 0) {
+    return Status::InvalidArgument(path + ": enc_mode / dec_mode " + mode + " is not one of AES-GCM, AES-CBC, SM4-CBC");
+  }
+  MR_RETURN_IF_ERROR(CheckKeyLength(key, path));
+  if (mode == "SM4-CBC" && key.size() != 16) {
+    return Status::InvalidArgument(path + ": SM4-CBC takes a key of 16 bytes (got " + std::to_string(key.size()) + ")");
+  }
+  return Status::OK();
 }
 
 bool InitGcm(EVP_CIPHER_CTX* ctx, const std::string& key, const uint8_t iv[16], bool encrypt) {

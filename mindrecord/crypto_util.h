@@ -56,6 +56,14 @@ const EVP_CIPHER* AesEcb(size_t key_len);
 // InvalidArgument naming `path` unless the key has 16, 24 or 32 bytes.
 Status CheckKeyLength(const std::string& key, const std::string& path);
 
+// MindSpore's cipher modes: "AES-GCM", "AES-CBC" (AES-128/192/256 by key
+// length) and "SM4-CBC" (16-byte keys only). The magic of a mode's blocks
+// (0: not a mode); the CBC cipher of a CBC mode and key length (nullptr:
+// none); InvalidArgument naming `path` unless `key` fits `mode`.
+uint32_t ModeMagic(const std::string& mode);
+const EVP_CIPHER* CbcCipher(const std::string& mode, size_t key_len);
+Status CheckModeKey(const std::string& mode, const std::string& key, const std::string& path);
+
 // Initializes `ctx` for AES-GCM with a 16-byte IV (MindSpore's), no padding.
 bool InitGcm(EVP_CIPHER_CTX* ctx, const std::string& key, const uint8_t iv[16], bool encrypt);
 

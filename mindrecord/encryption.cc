@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -22,7 +23,8 @@ CryptoConfig g_config;  // guarded by g_config_mu
 
 constexpr size_t kFlagLen = 7;
 constexpr size_t kTrailerLen = 4 + 7 + kFlagLen;  // end marker, mode, flag
-constexpr size_t kBlockHeaderLen = 48;            // magic .. cipher length, after the 4-byte record length
+constexpr size_t kBlockHeaderLen = 48;            // AES-GCM: magic .. cipher length, after the 4-byte record length
+constexpr size_t kCbcHeaderLen = 32;              // AES-CBC / SM4-CBC: the same without the tag
 
 const char kNoKeyMessage[] =
     "The mindrecord file is encrypted. You need to configure 'mindrecord.set_enc_key(...)' and "
@@ -36,18 +38,21 @@ struct Block {
   uint64_t plain_begin = 0;
   uint64_t cipher_offset = 0;
   uint32_t n = 0;
+  uint32_t c = 0;  // ciphertext bytes: n (GCM), or n and its PKCS#7 padding (CBC)
   uint8_t tag[16] = {};
   uint8_t iv[16] = {};
   uint8_t counter1[16] = {};  // the GCM counter block of the first 16 bytes (inc32 of J0)
 };
 
+// `cbc`: the blocks' CBC cipher (AES-CBC, SM4-CBC); nullptr: AES-GCM.
 // Thread safety: ReadAt may be called from any number of threads at once;
 // each call uses its own cipher contexts, and blocks are marked verified
 // atomically (two threads may verify one block at once, to the same end).
 class EncryptedFile : public RandomAccessFile {
  public:
-  EncryptedFile(std::unique_ptr<RandomAccessFile> base, std::string key, std::vector<Block> blocks, uint64_t size)
-      : base_(std::move(base)), key_(std::move(key)), blocks_(std::move(blocks)), size_(size),
+  EncryptedFile(std::unique_ptr<RandomAccessFile> base, std::string key, const EVP_CIPHER* cbc,
+                std::vector<Block> blocks, uint64_t size)
+      : base_(std::move(base)), key_(std::move(key)), cbc_(cbc), blocks_(std::move(blocks)), size_(size),
         verified_(new std::atomic<bool>[blocks_.size()]()) {}
 
   Status ReadAt(uint64_t offset, size_t n, char* out) const override {
@@ -62,10 +67,11 @@ class EncryptedFile : public RandomAccessFile {
                blocks_.begin() - 1;
     while (n > 0) {
       const Block& blk = blocks_[b];
-      MR_RETURN_IF_ERROR(Verify(b));
+      // (CBC carries no tag: its padding was checked at open.)
+      if (cbc_ == nullptr) MR_RETURN_IF_ERROR(Verify(b));
       const uint64_t in_block = offset - blk.plain_begin;
       const size_t take = static_cast<size_t>(std::min<uint64_t>(n, blk.n - in_block));
-      MR_RETURN_IF_ERROR(DecryptRange(blk, in_block, take, out));
+      MR_RETURN_IF_ERROR(cbc_ ? DecryptRangeCbc(blk, in_block, take, out) : DecryptRange(blk, in_block, take, out));
       out += take;
       offset += take;
       n -= take;
@@ -145,20 +151,105 @@ class EncryptedFile : public RandomAccessFile {
     return Status::OK();
   }
 
+  // Plaintext [at, at + n) of a CBC block into out. P_i = D(C_i) xor C_i-1
+  // (C_-1 the IV): the range's 16-byte blocks decrypt as a CBC run of their
+  // own with the ciphertext block before them as its IV; in pieces of 1 MiB.
+  Status DecryptRangeCbc(const Block& blk, uint64_t at, size_t n, char* out) const {
+    if (n == 0) return Status::OK();
+    const uint64_t first = at / 16 * 16, end = (at + n + 15) / 16 * 16;  // end <= blk.c
+    unsigned char iv[16];
+    if (first == 0) {
+      std::memcpy(iv, blk.iv, 16);
+    } else {
+      MR_RETURN_IF_ERROR(base_->ReadAt(blk.cipher_offset + first - 16, 16, reinterpret_cast<char*>(iv)));
+    }
+    CipherCtx ctx;
+    if (!ctx.ok() ||
+        EVP_DecryptInit_ex(ctx.get(), cbc_, nullptr, reinterpret_cast<const unsigned char*>(key_.data()), iv) != 1 ||
+        EVP_CIPHER_CTX_set_padding(ctx.get(), 0) != 1) {
+      return CryptoError("CBC init");
+    }
+    std::vector<unsigned char> in(static_cast<size_t>(std::min<uint64_t>(end - first, kPieceBytes)));
+    std::vector<unsigned char> plain(in.size() + 16);
+    for (uint64_t pos = first; pos < end;) {
+      const size_t piece = static_cast<size_t>(std::min<uint64_t>(end - pos, kPieceBytes));
+      MR_RETURN_IF_ERROR(base_->ReadAt(blk.cipher_offset + pos, piece, reinterpret_cast<char*>(in.data())));
+      int outl = 0;
+      if (EVP_DecryptUpdate(ctx.get(), plain.data(), &outl, in.data(), static_cast<int>(piece)) != 1 ||
+          outl != static_cast<int>(piece)) {
+        return CryptoError("CBC decrypt");
+      }
+      const uint64_t lo = std::max<uint64_t>(pos, at), hi = std::min<uint64_t>(pos + piece, at + n);
+      std::memcpy(out + (lo - at), plain.data() + (lo - pos), static_cast<size_t>(hi - lo));
+      pos += piece;
+    }
+    return Status::OK();
+  }
+
   Status CryptoError(const char* what) const { return Status::Internal(path() + ": OpenSSL " + what + " failed"); }
 
   static constexpr uint64_t kPieceBytes = uint64_t{1} << 20;
   std::unique_ptr<RandomAccessFile> base_;
   std::string key_;
+  const EVP_CIPHER* cbc_;
   std::vector<Block> blocks_;
   uint64_t size_;
   std::unique_ptr<std::atomic<bool>[]> verified_;
 };
 
-// The encrypted file's blocks, each header checked against the file size.
-Result<std::vector<Block>> ParseBlocks(const RandomAccessFile& f, const std::string& key, uint64_t* plain_size) {
+std::string Hex32(uint32_t v) {
+  char b[9];
+  std::snprintf(b, sizeof b, "%08x", static_cast<unsigned>(v));
+  return b;
+}
+
+// The PKCS#7 padding of a CBC block: its last 16 bytes decrypted (with the
+// ciphertext block before them, or the IV) must end in p bytes of value p,
+// 1 <= p <= 16. The only check CBC allows (MindSpore's too): a wrong key or
+// damaged last block fails it (but for a 1 in ~256 chance).
+Result<uint32_t> CbcPadding(const RandomAccessFile& f, const EVP_CIPHER* cipher, const std::string& key,
+                            const Block& b, uint64_t record) {
+  unsigned char in[32];
+  if (b.c == 16) {
+    std::memcpy(in, b.iv, 16);
+    MR_RETURN_IF_ERROR(f.ReadAt(b.cipher_offset, 16, reinterpret_cast<char*>(in + 16)));
+  } else {
+    MR_RETURN_IF_ERROR(f.ReadAt(b.cipher_offset + b.c - 32, 32, reinterpret_cast<char*>(in)));
+  }
+  CipherCtx ctx;
+  unsigned char p[32];
+  int outl = 0;
+  if (!ctx.ok() ||
+      EVP_DecryptInit_ex(ctx.get(), cipher, nullptr, reinterpret_cast<const unsigned char*>(key.data()), in) != 1 ||
+      EVP_CIPHER_CTX_set_padding(ctx.get(), 0) != 1 || EVP_DecryptUpdate(ctx.get(), p, &outl, in + 16, 16) != 1 ||
+      outl != 16) {
+    return Status::Internal(f.path() + ": OpenSSL CBC decrypt failed");
+  }
+  const uint32_t pad = p[15];
+  bool ok = pad >= 1 && pad <= 16;
+  for (uint32_t i = 16 - std::min<uint32_t>(pad, 16); ok && i < 16; ++i) ok = p[i] == pad;
+  if (!ok) {
+    return Status::Corruption(f.path() + ": encrypted block at offset " + std::to_string(record) +
+                              " fails its padding check: Failed to decrypt data, please check if enc_key and "
+                              "enc_mode / dec_mode is valid (or the file was altered)");
+  }
+  return pad;
+}
+
+// The encrypted file's blocks in `mode`, each header checked against the
+// file size. AES-GCM: magic | tag | LE 24 + n | LE 16 | IV | LE n | n bytes;
+// AES-CBC / SM4-CBC: magic | LE 24 + c | LE 16 | IV | LE c | c bytes (the
+// plaintext and its PKCS#7 padding: c = n rounded up to the next multiple
+// of 16).
+Result<std::vector<Block>> ParseBlocks(const RandomAccessFile& f, const std::string& key, const std::string& mode,
+                                       uint64_t* plain_size) {
   const std::string& path = f.path();
   const uint64_t end = f.size() - kTrailerLen + 4;  // where the records and the end marker end
+  const EVP_CIPHER* cbc = CbcCipher(mode, key.size());
+  const uint32_t want_magic = ModeMagic(mode);
+  const uint64_t header = cbc ? kCbcHeaderLen : kBlockHeaderLen;
+  const uint64_t min_len = cbc ? header + 16 : header + 1;
+  const uint64_t max_len = header + kCryptoBlockBytes + (cbc ? 16 : 0);
   std::vector<Block> blocks;
   uint64_t off = 0, plain = 0;
   for (;;) {
@@ -175,32 +266,45 @@ Result<std::vector<Block>> ParseBlocks(const RandomAccessFile& f, const std::str
       }
       break;
     }
-    if (len < kBlockHeaderLen + 1 || len > kBlockHeaderLen + kCryptoBlockBytes || off + 8 + len > end) {
+    if (len < min_len || len > max_len || off + 4 + len > end) {
       return Status::Corruption(path + ": encrypted record at offset " + std::to_string(off) + " has length " +
-                                std::to_string(len) + " (expected 49.." + std::to_string(kBlockHeaderLen +
-                                kCryptoBlockBytes) + " and within the file)");
+                                std::to_string(len) + " (expected " + std::to_string(min_len) + ".." +
+                                std::to_string(max_len) + " and within the file)");
     }
     unsigned char h[kBlockHeaderLen];
-    MR_RETURN_IF_ERROR(f.ReadAt(off + 4, kBlockHeaderLen, reinterpret_cast<char*>(h)));
+    MR_RETURN_IF_ERROR(f.ReadAt(off + 4, header, reinterpret_cast<char*>(h)));
     const uint32_t magic = LoadLe32(h);
-    const uint32_t n = len - kBlockHeaderLen;
-    if (magic == kCbcMagic || magic == kSm4Magic) {
-      return Status::NotSupported(path + ": encrypted with " + (magic == kCbcMagic ? "AES-CBC" : "SM4-CBC") +
-                                  ", which this build does not read (only AES-GCM)");
-    }
-    if (magic != kGcmMagic || LoadLe32(h + 20) != 24 + n || LoadLe32(h + 24) != 16 || LoadLe32(h + 44) != n) {
-      return Status::Corruption(path + ": encrypted block at offset " + std::to_string(off + 4) +
-                                " has a bad header (magic, block size, IV length or cipher length)");
+    if (magic != want_magic) {
+      return Status::InvalidArgument(path + ": the block at offset " + std::to_string(off + 4) +
+                                     " is not an encrypted " + mode + " block and cannot be decrypted (magic 0x" +
+                                     Hex32(magic) + ")");
     }
     Block b;
+    b.cipher_offset = off + 4 + header;
     b.plain_begin = plain;
-    b.cipher_offset = off + 4 + kBlockHeaderLen;
-    b.n = n;
-    std::memcpy(b.tag, h + 4, 16);
-    std::memcpy(b.iv, h + 28, 16);
-    MR_RETURN_IF_ERROR(GcmFirstCounter(key, b.iv, b.counter1, path));
+    if (cbc) {
+      const uint32_t c = len - kCbcHeaderLen;
+      if (c % 16 != 0 || LoadLe32(h + 4) != 24 + c || LoadLe32(h + 8) != 16 || LoadLe32(h + 28) != c) {
+        return Status::Corruption(path + ": encrypted block at offset " + std::to_string(off + 4) +
+                                  " has a bad header (block size, IV length or cipher length)");
+      }
+      b.c = c;
+      std::memcpy(b.iv, h + 12, 16);
+      MR_ASSIGN_OR_RETURN(const uint32_t pad, CbcPadding(f, cbc, key, b, off));
+      b.n = c - pad;
+    } else {
+      const uint32_t n = len - kBlockHeaderLen;
+      if (LoadLe32(h + 20) != 24 + n || LoadLe32(h + 24) != 16 || LoadLe32(h + 44) != n) {
+        return Status::Corruption(path + ": encrypted block at offset " + std::to_string(off + 4) +
+                                  " has a bad header (magic, block size, IV length or cipher length)");
+      }
+      b.n = b.c = n;
+      std::memcpy(b.tag, h + 4, 16);
+      std::memcpy(b.iv, h + 28, 16);
+      MR_RETURN_IF_ERROR(GcmFirstCounter(key, b.iv, b.counter1, path));
+    }
     blocks.push_back(b);
-    plain += n;
+    plain += b.n;
     off += 4 + uint64_t{len};
   }
   if (blocks.empty()) return Status::Corruption(path + ": encrypted file holds no block");
@@ -286,10 +390,11 @@ Result<std::unique_ptr<RandomAccessFile>> OpenProtectedFile(std::unique_ptr<Rand
                                      "dec_mode is valid (the file is encrypted with " + std::string(mode, 7) +
                                      ", the decryption mode is " + config.dec_mode + ")");
     }
-    MR_RETURN_IF_ERROR(CheckKeyLength(config.key, path));
+    MR_RETURN_IF_ERROR(CheckModeKey(config.dec_mode, config.key, path));
     uint64_t plain = 0;
-    MR_ASSIGN_OR_RETURN(std::vector<Block> blocks, ParseBlocks(*file, config.key, &plain));
-    file = std::make_unique<EncryptedFile>(std::move(file), config.key, std::move(blocks), plain);
+    MR_ASSIGN_OR_RETURN(std::vector<Block> blocks, ParseBlocks(*file, config.key, config.dec_mode, &plain));
+    file = std::make_unique<EncryptedFile>(std::move(file), config.key, CbcCipher(config.dec_mode, config.key.size()),
+                                           std::move(blocks), plain);
   } else if (!config.key.empty()) {
     return Status::InvalidArgument(path + ": " + kNotEncryptedMessage);
   }

@@ -7,9 +7,12 @@
 // blocks of at most 64 MiB, each stored as
 //   uint32 BE L | uint32 LE magic 0x7F3A5ED8 | 16-byte GCM tag |
 //   int32 LE 24 + n | int32 LE 16 | 16-byte IV | int32 LE n | n bytes AES-GCM
-// (L = 48 + n; no additional data; the IV is 16 bytes), then uint32 BE 0, the
-// mode as 7 characters ("AES-GCM") and "ENCRYPT". FileWriter hashes, then
-// encrypts, every shard and every .db. See mindrecord/FORMAT.md.
+// (L = 48 + n; no additional data; the IV is 16 bytes), or with AES-CBC
+// (magic 0x7F3A5ED9) and SM4-CBC (0x7F3A5EDA) the same without the tag and
+// c = n rounded up to the next multiple of 16 bytes of ciphertext (PKCS#7
+// padding; L = 32 + c), then uint32 BE 0, the mode as 7 characters
+// ("AES-GCM") and "ENCRYPT". FileWriter hashes, then encrypts, every shard
+// and every .db. See mindrecord/FORMAT.md.
 #pragma once
 
 #include <cstdint>

@@ -38,17 +38,68 @@ Status AppendDigest(const std::string& path, const std::string& hash_mode, FileS
   return st.WithContext(path + ": appending the " + hash_mode + " digest");
 }
 
+// Writes one CBC record of `n` plaintext bytes of `in` from `begin` at *pos:
+// BE length | LE magic | LE 24 + c | LE 16 | IV | LE c | c bytes, c the
+// plaintext with its PKCS#7 padding, streamed in pieces of 1 MiB.
+Status EncryptCbcRecord(const RandomAccessFile& in, uint64_t begin, uint32_t n, WritableFile* out, uint64_t* pos,
+                        const CryptoConfig& config, std::vector<unsigned char>& plain,
+                        std::vector<unsigned char>& cipher) {
+  const std::string& mode = config.enc_mode;
+  const uint32_t c = (n / 16 + 1) * 16;
+  uint8_t iv[16];
+  if (RAND_bytes(iv, sizeof(iv)) != 1) return Status::Internal(in.path() + ": OpenSSL RAND_bytes failed");
+  unsigned char head[36] = {};
+  StoreBe32(head, 32 + c);  // record length
+  StoreLe32(head + 4, ModeMagic(mode));
+  StoreLe32(head + 8, 24 + c);  // MindSpore's block size: IV length, IV, cipher length, cipher
+  StoreLe32(head + 12, 16);
+  std::memcpy(head + 16, iv, 16);
+  StoreLe32(head + 32, c);
+  MR_RETURN_IF_ERROR(out->WriteAt(*pos, std::string_view(reinterpret_cast<char*>(head), sizeof(head))));
+  *pos += sizeof(head);
+  CipherCtx ctx;
+  if (!ctx.ok() || EVP_EncryptInit_ex(ctx.get(), CbcCipher(mode, config.key.size()), nullptr,
+                                      reinterpret_cast<const unsigned char*>(config.key.data()), iv) != 1) {
+    return Status::Internal(in.path() + ": " + mode + " init failed");
+  }
+  uint64_t written = 0;
+  for (uint64_t done = 0; done <= n;) {
+    const size_t piece = static_cast<size_t>(std::min<uint64_t>(n - done, kPieceBytes));
+    int outl = 0;
+    if (piece > 0) {
+      MR_RETURN_IF_ERROR(in.ReadAt(begin + done, piece, reinterpret_cast<char*>(plain.data())));
+      if (EVP_EncryptUpdate(ctx.get(), cipher.data(), &outl, plain.data(), static_cast<int>(piece)) != 1) {
+        return Status::Internal(in.path() + ": " + mode + " encrypt failed");
+      }
+    } else if (EVP_EncryptFinal_ex(ctx.get(), cipher.data(), &outl) != 1) {  // the padding
+      return Status::Internal(in.path() + ": " + mode + " final failed");
+    }
+    MR_RETURN_IF_ERROR(out->WriteAt(*pos, std::string_view(reinterpret_cast<char*>(cipher.data()), outl)));
+    *pos += static_cast<uint64_t>(outl);
+    written += static_cast<uint64_t>(outl);
+    if (piece == 0) break;
+    done += piece;
+  }
+  if (written != c) return Status::Internal(in.path() + ": " + mode + " wrote " + std::to_string(written) + " bytes");
+  return Status::OK();
+}
+
 // Writes the encryption of `in` to `out` in MindSpore's layout: one record
-// per 64 MiB of plaintext, each streamed through AES-GCM in pieces of 1 MiB
-// with its tag written back into its header, then the end marker, the mode
-// and "ENCRYPT".
+// per 64 MiB of plaintext, then the end marker, the mode and "ENCRYPT".
+// AES-GCM records are streamed in pieces of 1 MiB with the tag written back
+// into the header; CBC ones by EncryptCbcRecord.
 Status EncryptInto(const RandomAccessFile& in, WritableFile* out, const CryptoConfig& config) {
   const std::string& key = config.key;
   const uint64_t size = in.size();
   std::vector<unsigned char> plain(static_cast<size_t>(std::min(std::max<uint64_t>(size, 1), kPieceBytes)));
-  std::vector<unsigned char> cipher(plain.size() + 16);
+  std::vector<unsigned char> cipher(plain.size() + 32);
   uint64_t pos = 0;  // in `out`
   for (uint64_t begin = 0; begin < size; begin += kCryptoBlockBytes) {
+    if (config.enc_mode != "AES-GCM") {
+      const uint32_t n = static_cast<uint32_t>(std::min(size - begin, kCryptoBlockBytes));
+      MR_RETURN_IF_ERROR(EncryptCbcRecord(in, begin, n, out, &pos, config, plain, cipher));
+      continue;
+    }
     const uint32_t n = static_cast<uint32_t>(std::min(size - begin, kCryptoBlockBytes));
     uint8_t iv[16];
     if (RAND_bytes(iv, sizeof(iv)) != 1) return Status::Internal(in.path() + ": OpenSSL RAND_bytes failed");
@@ -92,10 +143,7 @@ Status EncryptInto(const RandomAccessFile& in, WritableFile* out, const CryptoCo
 
 // Replaces `path` by its encryption, through a temporary beside it.
 Status EncryptFile(const std::string& path, const CryptoConfig& config, FileSystem* fs) {
-  MR_RETURN_IF_ERROR(CheckKeyLength(config.key, path));
-  if (config.enc_mode != "AES-GCM") {
-    return Status::NotSupported(path + ": enc_mode " + config.enc_mode + " is not supported (only AES-GCM)");
-  }
+  MR_RETURN_IF_ERROR(CheckModeKey(config.enc_mode, config.key, path));
   const std::string tmp = JoinPath(DirName(path), "." + BaseName(path) + ".encrypt-" + std::to_string(getpid()));
   Status st;
   {

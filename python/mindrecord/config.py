@@ -199,14 +199,13 @@ def _check_mode(mode, name):
         raise ValueError("The input %s is not str." % name)
     if mode not in _ENC_MODES:
         raise ValueError("The input %s is invalid." % name)
-    if mode != "AES-GCM":
-        raise NotImplementedError("%s %r is not supported by mindrecord yet (only \"AES-GCM\")" % (name, mode))
     return mode
 
 
 def set_enc_mode(enc_mode: str = "AES-GCM") -> None:
-    """The cipher FileWriter encrypts with: "AES-GCM" (MindSpore's default).
-    MindSpore's "AES-CBC" and "SM4-CBC" and callables raise
+    """The cipher FileWriter encrypts with: "AES-GCM" (MindSpore's default),
+    "AES-CBC" (AES-128/192/256 by the key's length) or "SM4-CBC" (16-character
+    keys), laid out as MindSpore lays them out. Callables raise
     NotImplementedError; other values ValueError."""
     _state["enc_mode"] = _check_mode(enc_mode, "enc_mode")
     _push()

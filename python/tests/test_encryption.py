@@ -2,21 +2,25 @@
 
 The protected files are built here independently of our writer, laid out as
 MindSpore's mindrecord/config.py (encrypt, append_hash_to_file) and its C++
-Encrypt (AES-GCM, 16-byte IV, magic 0x7F3A5ED8) lay them out, with
-python3-cryptography and hashlib; our readers must read them in place, and
-what our FileWriter protects must decrypt with the same independent code."""
+Encrypt (AES-GCM, AES-CBC and SM4-CBC, 16-byte IV, magics 0x7F3A5ED8/9/A)
+lay them out, with python3-cryptography and hashlib; our readers must read
+them in place, and what our FileWriter protects must decrypt with the same
+independent code."""
 import hashlib
 import os
 import struct
 
 import pytest
 
-from mindrecord import FileReader, FileWriter, MindDataset, MindPage, set_dec_mode, set_enc_key, set_hash_mode
+from mindrecord import (FileReader, FileWriter, MindDataset, MindPage, set_dec_mode, set_enc_key, set_enc_mode,
+                        set_hash_mode)
 
 AESGCM = pytest.importorskip("cryptography.hazmat.primitives.ciphers.aead").AESGCM
+from cryptography.hazmat.primitives import padding  # noqa: E402 (after the skip)
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
 
 KEY = "0123456789012345"
-MAGIC = {"AES-GCM": 0x7F3A5ED8, "AES-CBC": 0x7F3A5ED9}
+MAGIC = {"AES-GCM": 0x7F3A5ED8, "AES-CBC": 0x7F3A5ED9, "SM4-CBC": 0x7F3A5EDA}
 MIB64 = 64 << 20
 
 
@@ -28,17 +32,28 @@ def mindspore_hash(path, mode="sha256"):
         f.write(digest + len(digest).to_bytes(4, "big") + b"HASH")
 
 
+def cbc(mode, key, iv):
+    return Cipher((algorithms.SM4 if mode == "SM4-CBC" else algorithms.AES)(key.encode()), modes.CBC(iv))
+
+
 def mindspore_encrypt(path, key=KEY, block=MIB64, mode="AES-GCM"):
     """config.encrypt over crypto.cc's Encrypt: per block of plaintext
-    BE length | LE magic | tag | LE 24+n | LE 16 | IV | LE n | ciphertext,
+    BE length | LE magic | tag | LE 24+n | LE 16 | IV | LE n | ciphertext
+    (AES-GCM), or BE length | LE magic | LE 24+c | LE 16 | IV | LE c |
+    ciphertext with its PKCS#7 padding (AES-CBC, SM4-CBC: c bytes, no tag),
     then BE 0 | mode (7 chars) | "ENCRYPT"."""
     data = open(path, "rb").read()
     out = bytearray()
     for begin in range(0, len(data), block):
         chunk = data[begin:begin + block]
         iv = os.urandom(16)
-        sealed = AESGCM(key.encode()).encrypt(iv, chunk, None)
-        cipher, tag = sealed[:-16], sealed[-16:]
+        if mode == "AES-GCM":
+            sealed = AESGCM(key.encode()).encrypt(iv, chunk, None)
+            cipher, tag = sealed[:-16], sealed[-16:]
+        else:
+            padder = padding.PKCS7(128).padder()
+            enc = cbc(mode, key, iv).encryptor()
+            cipher, tag = enc.update(padder.update(chunk) + padder.finalize()) + enc.finalize(), b""
         body = struct.pack("<I", MAGIC[mode]) + tag + struct.pack("<ii", 24 + len(cipher), 16) + iv + \
             struct.pack("<i", len(cipher)) + cipher
         out += struct.pack(">i", len(body)) + body
@@ -47,10 +62,11 @@ def mindspore_encrypt(path, key=KEY, block=MIB64, mode="AES-GCM"):
         f.write(bytes(out))
 
 
-def mindspore_decrypt(path, key=KEY):
+def mindspore_decrypt(path, key=KEY, mode="AES-GCM"):
     """config.decrypt over crypto.cc's Decrypt, checking the layout."""
     data = open(path, "rb").read()
-    assert data.endswith(b"AES-GCMENCRYPT") and data[-18:-14] == b"\0\0\0\0"
+    assert data.endswith(mode.encode() + b"ENCRYPT") and data[-18:-14] == b"\0\0\0\0"
+    tag_len = 16 if mode == "AES-GCM" else 0
     plain, off = bytearray(), 0
     while True:
         (length,) = struct.unpack(">i", data[off:off + 4])
@@ -59,11 +75,19 @@ def mindspore_decrypt(path, key=KEY):
             return bytes(plain)
         body = data[off + 4:off + 4 + length]
         magic, = struct.unpack("<I", body[:4])
-        tag = body[4:20]
-        block_size, iv_len = struct.unpack("<ii", body[20:28])
-        iv, (n,) = body[28:44], struct.unpack("<i", body[44:48])
-        assert magic == MAGIC["AES-GCM"] and iv_len == 16 and block_size == 24 + n == length - 24 and n <= MIB64
-        plain += AESGCM(key.encode()).decrypt(iv, body[48:48 + n] + tag, None)
+        tag = body[4:4 + tag_len]
+        block_size, iv_len = struct.unpack("<ii", body[4 + tag_len:12 + tag_len])
+        iv, (n,) = body[12 + tag_len:28 + tag_len], struct.unpack("<i", body[28 + tag_len:32 + tag_len])
+        assert magic == MAGIC[mode] and iv_len == 16 and block_size == 24 + n == length - 8 - tag_len
+        cipher = body[32 + tag_len:32 + tag_len + n]
+        if mode == "AES-GCM":
+            assert n <= MIB64
+            plain += AESGCM(key.encode()).decrypt(iv, cipher + tag, None)
+        else:
+            assert n % 16 == 0 and n <= MIB64 + 16
+            dec = cbc(mode, key, iv).decryptor()
+            unpadder = padding.PKCS7(128).unpadder()
+            plain += unpadder.update(dec.update(cipher) + dec.finalize()) + unpadder.finalize()
         off += 4 + length
 
 
@@ -81,6 +105,7 @@ def plain_settings():
     set_enc_key(None)
     set_hash_mode(None)
     set_dec_mode(None)
+    set_enc_mode("AES-GCM")
 
 
 def write_rows(path, n, shard_num=1, blob=100, page_size=None):
@@ -172,8 +197,8 @@ def test_wrong_key_mode_or_settings_are_clear_errors(tmp_path):
         set_enc_key(b"0123456789012345")
     with pytest.raises(ValueError, match="The input dec_mode is invalid."):
         set_dec_mode("AES-XYZ")
-    with pytest.raises(NotImplementedError):
-        set_dec_mode("SM4-CBC")
+    with pytest.raises(NotImplementedError, match="user-defined"):
+        set_dec_mode(lambda *a: None)
 
 
 def test_hash_check(tmp_path):
@@ -233,3 +258,44 @@ def test_multi_block_write_round_trip(tmp_path):
     header_len = int.from_bytes(plain[:8], "little")
     assert plain[8:8 + header_len].startswith(b'{"header_size"')  # a MindRecord shard inside
     assert [r["id"] for r in FileReader(path).get_next()] == list(range(70))
+
+
+@pytest.mark.parametrize("mode", ["AES-CBC", "SM4-CBC"])
+def test_cbc_modes_read_in_place_and_written_as_mindspore_does(tmp_path, mode):
+    # MindSpore-laid-out CBC files (blocks of 4 KiB: many blocks, rows and
+    # pages across their edges) read in place; our writer's decrypt with the
+    # independent code; a mismatched mode, a wrong key and a damaged block
+    # are errors naming the file.
+    key = KEY if mode == "SM4-CBC" else "0123456789abcdef01234567"  # SM4: 16 bytes; AES-192
+    path = write_rows(str(tmp_path / "c.mindrecord"), 60, blob=700)
+    want = rows_of(path)
+    for f in dataset_files(path):
+        mindspore_encrypt(f, key=key, block=4096, mode=mode)
+    set_enc_key(key)
+    with pytest.raises(RuntimeError, match="encrypted with %s, the decryption mode is AES-GCM" % mode):
+        FileReader(path)
+    set_dec_mode(mode)
+    assert rows_of(path) == want
+    got = [(int(r["id"]), r["blob"].tobytes()) for r in MindDataset(path, shuffle=True, num_samples=25)]
+    assert len(got) == 25 and all(b == bytes([i % 256]) * 700 for i, b in got)
+    set_enc_key(KEY[::-1] if mode == "SM4-CBC" else "76543210fedcba9876543210")
+    with pytest.raises(RuntimeError, match="c.mindrecord.*(padding check|Failed to decrypt|header)"):
+        FileReader(path)
+    set_enc_key(key)
+    # Our writer: the same layout (independent decrypt), the same rows.
+    os.makedirs(tmp_path / "w")
+    set_enc_mode(mode)
+    written = write_rows(str(tmp_path / "w" / "c.mindrecord"), 60, blob=700)
+    plain = mindspore_decrypt(written, key=key, mode=mode)
+    assert plain[8:8 + int.from_bytes(plain[:8], "little")].startswith(b'{"header_size"')
+    assert rows_of(written) == want
+    # A damaged last cipher block fails its padding check.
+    data = bytearray(open(written, "rb").read())
+    data[-18 - 17] ^= 0x40  # the block before the last: flips the last plaintext byte, the padding length
+    open(written, "wb").write(bytes(data))
+    with pytest.raises(RuntimeError, match="c.mindrecord: encrypted block at offset .* fails its padding check"):
+        FileReader(written)
+    if mode == "SM4-CBC":
+        set_enc_key("0123456789abcdef01234567")
+        with pytest.raises(RuntimeError, match="SM4-CBC takes a key of 16 bytes"):
+            FileReader(path)

@@ -1,6 +1,6 @@
 // MindSpore's encrypted and hashed file layouts (mindrecord/encryption.h):
 // the bytes after the first are a stored shard or index file, opened with a
-// fixed key and/or hash mode as the first byte's bits say, then read in
+// fixed key, hash mode and decryption mode as the first byte's bits say, then read in
 // pieces. Every outcome is an error or bytes: no crash, hang or allocation
 // sized by a length field rather than by the file.
 #include <algorithm>
@@ -23,6 +23,9 @@ MINDRECORD_FUZZ_TARGET(encryption) {
   const std::string_view bytes(reinterpret_cast<const char*>(data + 1), size - 1);
   mindrecord::CryptoConfig config;
   if (mode & 1) config.key = kFuzzKey;
+  // Bits 5-6: the decryption mode (MindSpore's three).
+  static const char* const kModes[] = {"AES-GCM", "AES-CBC", "SM4-CBC", "AES-GCM"};
+  config.dec_mode = kModes[(mode >> 5) & 3];
   if (mode & 2) config.hash_mode = (mode & 4) ? "sha512" : "sha256";
   (void)mindrecord::IsEncryptedFile(mindrecord::fuzz::MemFile(bytes, "fuzz"));
   auto file = mindrecord::OpenProtectedFile(std::make_unique<mindrecord::fuzz::MemFile>(bytes, "fuzz"), config);

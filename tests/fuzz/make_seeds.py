@@ -47,8 +47,9 @@ recovery_seeds()
 
 
 # encryption_fuzz: first byte bit 0 = key (tests/fuzz/encryption_fuzz.cc
-# kFuzzKey), bit 1 = hash mode (bit 2: sha512, else sha256). MindSpore's
-# layout (mindrecord/encryption.h), with small blocks so a seed spans several.
+# kFuzzKey), bit 1 = hash mode (bit 2: sha512, else sha256), bits 5-6 = the
+# decryption mode (1: AES-CBC, 2: SM4-CBC, else AES-GCM). MindSpore's layout
+# (mindrecord/encryption.h), with small blocks so a seed spans several.
 def encryption_seeds(stored):
     import hashlib
     put("encryption", "plain", b"\0" + stored)
@@ -71,6 +72,22 @@ def encryption_seeds(stored):
                     iv + struct.pack("<i", n) + body)
         return out + struct.pack(">I", 0) + b"AES-GCM" + b"ENCRYPT"
 
+    def encrypt_cbc(data, block, sm4):
+        from cryptography.hazmat.primitives import padding
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+        out = b""
+        for at in range(0, len(data), block):
+            chunk, iv = data[at:at + block], bytes(range(16))
+            padder = padding.PKCS7(128).padder()
+            enc = Cipher((algorithms.SM4 if sm4 else algorithms.AES)(key), modes.CBC(iv)).encryptor()
+            body = enc.update(padder.update(chunk) + padder.finalize()) + enc.finalize()
+            c = len(body)
+            out += (struct.pack(">I", 32 + c) + struct.pack("<I", 0x7F3A5EDA if sm4 else 0x7F3A5ED9) +
+                    struct.pack("<ii", 24 + c, 16) + iv + struct.pack("<i", c) + body)
+        return out + struct.pack(">I", 0) + (b"SM4-CBC" if sm4 else b"AES-CBC") + b"ENCRYPT"
+
+    put("encryption", "aes_cbc_blocks", b"\x29" + encrypt_cbc(stored, 4096, False))
+    put("encryption", "sm4_cbc_blocks", b"\x49" + encrypt_cbc(stored, 1000, True))
     put("encryption", "encrypted", b"\1" + encrypt(stored, 64 << 20))
     put("encryption", "encrypted_blocks", b"\x09" + encrypt(stored, 4096))
     put("encryption", "hashed_encrypted", b"\3" + encrypt(hashed, 1000))
