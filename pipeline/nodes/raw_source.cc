@@ -1,6 +1,7 @@
 #include "pipeline/nodes/raw_source.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -28,6 +29,8 @@ enum class Kind : uint8_t {
   kPixels,   // bytes field of raw HWC uint8 pixels: reshaped to `shape`
   kScalar,   // int field: an int32 scalar
   kColumn,   // int32 [N] field: int32 [N, 1], as MindSpore's per-object columns
+  kColumnOfFloats,  // float32 [N] field: int32 [N, 1], each value truncated (COCO panoptic 'area')
+  kStuffSegmentation,  // COCO seg_* fields: MindSpore's Stuff 'segmentation' (see StuffSegmentation)
   kBoxXyxy,  // float32 [N, 4] (xmin, ymin, xmax, ymax): MindSpore's (xmin, ymin, w, h)
   kCopy,     // the field as the converter stores it
 };
@@ -59,7 +62,56 @@ std::vector<std::string> VocClassesUsed(const convert::SplitPlan& plan) {
   return {names.begin(), names.end()};
 }
 
+// MindSpore's CocoDataset 'segmentation' (task Stuff): float32 [R, L], one
+// row per polygon of each annotation (its x, y coordinates) and per RLE (its
+// run lengths), in annotation order, each padded with -1 to the longest.
+Result<Tensor> StuffSegmentation(const Row& row) {
+  auto array = [&](const char* name) -> const Value* {
+    const Value* v = row.Find(name);
+    return v != nullptr && v->kind() == Value::Kind::kArray ? v : nullptr;
+  };
+  const Value *polys = array("seg_polygons"), *lens = array("seg_polygon_lengths"), *counts = array("seg_polygon_counts");
+  const Value *rle = array("seg_rle_counts"), *rle_lens = array("seg_rle_lengths");
+  if (!polys || !lens || !counts || !rle || !rle_lens) return Status::Corruption("no segmentation fields in the row");
+  const std::vector<float> p = polys->ArrayAs<float>();
+  const std::vector<int32_t> pl = lens->ArrayAs<int32_t>(), pc = counts->ArrayAs<int32_t>();
+  const std::vector<int64_t> r = rle->ArrayAs<int64_t>();
+  const std::vector<int32_t> rl = rle_lens->ArrayAs<int32_t>();
+  if (pc.size() != rl.size()) return Status::Corruption("segmentation fields of different annotation counts");
+  std::vector<std::pair<const float*, const int64_t*>> starts;  // each row's polygon or RLE values
+  std::vector<size_t> sizes;
+  size_t pi = 0, po = 0, ro = 0;
+  for (size_t a = 0; a < pc.size(); ++a) {
+    for (int32_t k = 0; k < pc[a]; ++k, ++pi) {
+      if (pi >= pl.size() || pl[pi] < 0 || po + static_cast<size_t>(pl[pi]) > p.size())
+        return Status::Corruption("segmentation polygons past their coordinates");
+      starts.emplace_back(p.data() + po, nullptr);
+      sizes.push_back(static_cast<size_t>(pl[pi]));
+      po += static_cast<size_t>(pl[pi]);
+    }
+    if (rl[a] > 0) {
+      if (ro + static_cast<size_t>(rl[a]) > r.size()) return Status::Corruption("segmentation RLE past its runs");
+      starts.emplace_back(nullptr, r.data() + ro);
+      sizes.push_back(static_cast<size_t>(rl[a]));
+      ro += static_cast<size_t>(rl[a]);
+    }
+  }
+  size_t width = 0;
+  for (size_t s : sizes) width = std::max(width, s);
+  Tensor t = Tensor::Make(TensorType::kFloat32, {static_cast<int64_t>(sizes.size()), static_cast<int64_t>(width)});
+  float* o = t.mutable_data_as<float>();
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    for (size_t j = 0; j < width; ++j) {
+      o[i * width + j] = j >= sizes[i]      ? -1.f
+                         : starts[i].first ? starts[i].first[j]
+                                           : static_cast<float>(starts[i].second[j]);
+    }
+  }
+  return t;
+}
+
 Result<Tensor> Column(const ColumnSpec& c, const Row& row, bool decode) {
+  if (c.kind == Kind::kStuffSegmentation) return StuffSegmentation(row);
   const Value* v = row.Find(c.field);
   if (v == nullptr || v->is_null()) return Status::Corruption("no '" + c.field + "' in the row");
   switch (c.kind) {
@@ -94,6 +146,18 @@ Result<Tensor> Column(const ColumnSpec& c, const Row& row, bool decode) {
       if (!e.empty()) std::memcpy(t.MutableData(), e.data(), e.size() * sizeof(int32_t));
       return t;
     }
+    case Kind::kColumnOfFloats: {
+      std::vector<float> e = v->ArrayAs<float>();
+      Tensor t = Tensor::Make(TensorType::kInt32, {static_cast<int64_t>(e.size()), 1});
+      int32_t* o = t.mutable_data_as<int32_t>();
+      for (size_t i = 0; i < e.size(); ++i) {
+        const float f = e[i];
+        o[i] = std::isfinite(f) && f > -2147483648.f && f < 2147483648.f ? static_cast<int32_t>(f) : 0;
+      }
+      return t;
+    }
+    case Kind::kStuffSegmentation:
+      break;
     case Kind::kBoxXyxy: {
       std::vector<float> e = v->ArrayAs<float>();
       const int64_t n = static_cast<int64_t>(e.size() / 4);
@@ -202,12 +266,25 @@ Result<std::unique_ptr<RawSource>> RawSource::Open(const json& node) {
     m.ctx = std::make_shared<convert::ConvertContext>(o);
     MR_ASSIGN_OR_RETURN(plans, convert::PlanVoc(dir, *m.ctx));
   } else if (format == "coco") {
-    o.task = "detection";
+    // MindSpore's CocoDataset: the images with annotations, in the order of
+    // the 'images' list; the columns of the task.
+    o.task = task == "Keypoint" ? "keypoint" : task == "Panoptic" ? "panoptic" : "detection";
     o.annotations = node.at("annotation_file").get<std::string>();
+    o.coco_annotated_only = true;
+    o.coco_panoptic_masks = false;
     m.ctx = std::make_shared<convert::ConvertContext>(o);
     MR_ASSIGN_OR_RETURN(plans, convert::PlanCoco(dir, *m.ctx));
-    m.specs = {{"image", "image", Kind::kImage, {}}, {"bbox", "bbox", Kind::kCopy, {}},
-               {"category_id", "category_id", Kind::kColumn, {}}, {"iscrowd", "iscrowd", Kind::kColumn, {}}};
+    const ColumnSpec image{"image", "image", Kind::kImage, {}};
+    if (task == "Stuff") {
+      m.specs = {image, {"segmentation", "", Kind::kStuffSegmentation, {}}, {"iscrowd", "iscrowd", Kind::kColumn, {}}};
+    } else if (task == "Keypoint") {
+      m.specs = {image, {"keypoints", "keypoints", Kind::kCopy, {}},
+                 {"num_keypoints", "num_keypoints", Kind::kColumn, {}}};
+    } else {
+      m.specs = {image, {"bbox", "bbox", Kind::kCopy, {}}, {"category_id", "category_id", Kind::kColumn, {}},
+                 {"iscrowd", "iscrowd", Kind::kColumn, {}}};
+      if (task == "Panoptic") m.specs.push_back({"area", "area", Kind::kColumnOfFloats, {}});
+    }
   } else {
     return Status::InvalidArgument("unknown raw format '" + format + "'");
   }
@@ -328,8 +405,8 @@ Result<json> NormalizeRawLeaf(const json& j, const std::string& path) {
   }
   if (format == "coco") {
     const json t = j.value("task", json("Detection"));
-    if (t != "Detection") {
-      return Bad(path, "'task' " + t.dump() + " is not supported for coco (only 'Detection')");
+    if (t != "Detection" && t != "Stuff" && t != "Keypoint" && t != "Panoptic") {
+      return Bad(path, "'task' must be 'Detection', 'Stuff', 'Keypoint' or 'Panoptic' for coco, got " + t.dump());
     }
     out["task"] = t;
     if (!j.contains("annotation_file") || !j["annotation_file"].is_string()) {

@@ -199,24 +199,59 @@ class VOCDataset(_RawDataset):
 
 
 class CocoDataset(_RawDataset):
-    """mindspore.dataset.CocoDataset, task "Detection": [image, bbox
-    (float32 N x 4, COCO's x, y, width, height), category_id, iscrowd (int32
-    N x 1)]; images in the order of the annotation file's 'images' list.
-    Other tasks (Stuff, Keypoint, Panoptic, Captioning) raise
-    NotImplementedError."""
+    """mindspore.dataset.CocoDataset: the images of the annotation file's
+    'images' list that have annotations, in its order, with the task's
+    columns (per-object columns are N x 1, as MindSpore's):
+    - "Detection": image, bbox (float32 N x 4, COCO's x, y, width, height),
+      category_id, iscrowd (int32);
+    - "Stuff": image, segmentation (float32: one row per polygon of each
+      annotation, or per RLE its run lengths, padded with -1), iscrowd;
+    - "Keypoint": image, keypoints (float32 N x K), num_keypoints (int32);
+    - "Panoptic": image, bbox, category_id, iscrowd, area (int32) of each
+      'segments_info' entry (the PNG masks are not read, as MindSpore's).
+    The annotations are parsed by the converter's COCO reader (`mindrecord
+    convert coco`), which also wants each annotation's 'bbox' and its
+    category among 'categories' when the file lists them. "Captioning"
+    raises NotImplementedError (a column of several strings per row)."""
 
     def __init__(self, dataset_dir, annotation_file, task="Detection", num_samples=None, num_parallel_workers=None,
                  shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None, cache=None,
                  extra_metadata=False, decrypt=None, *, seed=None):
         _unsupported("CocoDataset", [("extra_metadata", extra_metadata, False), ("decrypt", decrypt, None)])
-        if task != "Detection":
-            raise NotImplementedError("CocoDataset(task=%r) is not supported by mindrecord; only 'Detection'" % (task,))
+        if task == "Captioning":
+            raise NotImplementedError("CocoDataset(task='Captioning') is not supported by mindrecord: its captions "
+                                      "column holds several strings per row, which the pipeline's tensors do not")
+        if task not in ("Detection", "Stuff", "Keypoint", "Panoptic"):
+            raise ValueError("Invalid task type: %r, task should be Detection, Stuff, Panoptic, Keypoint or "
+                             "Captioning." % (task,))
         if not isinstance(annotation_file, str) or not os.path.isfile(annotation_file):
             raise ValueError("CocoDataset: annotation_file %r is not a file" % (annotation_file,))
         leaf = {"node": "raw", "format": "coco", "dataset_dir": dataset_dir, "annotation_file": annotation_file,
                 "task": task, "decode": _bool("decode", decode)}
+        self._task = task
+        self._annotation_file = annotation_file
         self._init_raw("CocoDataset", leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id,
                        cache, seed)
+
+    def get_class_indexing(self):
+        """{category name: [id]} ("Detection") or {name: [id, isthing]}
+        ("Panoptic") from the annotation file's 'categories', as MindSpore's;
+        other tasks raise RuntimeError."""
+        if self._task not in ("Detection", "Panoptic"):
+            raise RuntimeError("Class index only valid in \"Detection\" and \"Panoptic\" task.")
+        with open(self._annotation_file, "rb") as f:
+            doc = json.load(f)
+        out = {}
+        for cat in doc.get("categories") or []:
+            if not isinstance(cat, dict) or "id" not in cat or "name" not in cat:
+                raise RuntimeError("%s: a category needs an 'id' and a 'name'" % self._annotation_file)
+            info = [cat["id"]]
+            if self._task == "Panoptic":
+                if "isthing" not in cat:
+                    raise RuntimeError("%s: a panoptic category needs 'isthing'" % self._annotation_file)
+                info.append(cat["isthing"])
+            out[cat["name"]] = info
+        return out
 
 
 def _bool(name, value):

@@ -4,6 +4,7 @@ pipeline: the same rows as `mindrecord convert` of the folder read through
 MindDataset, MindSpore's columns and labels, samplers, sharding, resume, maps,
 the torch adapter, and errors naming the bad file."""
 import gzip
+import json
 import os
 import shutil
 
@@ -231,6 +232,70 @@ def test_coco_detection_as_mindspores_test():
     assert got[0]["image"].ndim == 3
 
 
+def test_coco_stuff_keypoint_panoptic_as_mindspores_tests():
+    # MindSpore's test_datasets_coco.py over the same testCOCO files.
+    src = compat_path("sources", "coco")
+    train, ann = os.path.join(src, "train"), os.path.join(src, "annotations")
+    stuff = CocoDataset(train, os.path.join(ann, "train.json"), task="Stuff", decode=True, shuffle=False)
+    assert stuff.get_col_names() == ["image", "segmentation", "iscrowd"]
+    got = rows(stuff)
+    assert len(got) == 6 and got[0]["image"].shape == (2268, 4032, 3)
+    np.testing.assert_array_equal(got[0]["segmentation"], [[10., 12., 13., 14., 15., 16., 17., 18., 19., 20.],
+                                                           [70., 72., 73., 74., 75., -1., -1., -1., -1., -1.]])
+    np.testing.assert_array_equal(got[0]["iscrowd"], [[0], [0]])
+    np.testing.assert_array_equal(got[1]["segmentation"],
+                                  [[20.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0],
+                                   [10.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, -1.0]])
+    np.testing.assert_array_equal(got[1]["iscrowd"], [[0], [1]])  # the second: an RLE, its run lengths
+    np.testing.assert_array_equal(got[5]["segmentation"], [[60., 62., 63., 64., 65., 66., 67.],
+                                                           [68., 69., 70., 71., 72., 73., 74.]])
+    assert got[0]["segmentation"].dtype == np.float32
+    with pytest.raises(RuntimeError, match="Class index only valid"):
+        stuff.get_class_indexing()
+
+    kp = CocoDataset(train, os.path.join(ann, "key_point.json"), task="Keypoint", decode=True, shuffle=False)
+    assert kp.get_col_names() == ["image", "keypoints", "num_keypoints"]
+    got = rows(kp)
+    assert len(got) == 2 and got[0]["image"].shape == (2268, 4032, 3) and got[1]["image"].shape == (561, 595, 3)
+    np.testing.assert_array_equal(got[0]["keypoints"], [[368., 61., 1., 369., 52., 2., 0., 0., 0., 382., 48., 2., 0.,
+                                                         0., 0., 368., 84., 2., 435., 81., 2., 362., 125., 2., 446.,
+                                                         125., 2., 360., 153., 2., 0., 0., 0., 397., 167., 1., 439.,
+                                                         166., 1., 369., 193., 2., 461., 234., 2., 361., 246., 2.,
+                                                         474., 287., 2.]])
+    np.testing.assert_array_equal(got[0]["num_keypoints"], [[14]])
+    np.testing.assert_array_equal(got[1]["num_keypoints"], [[10]])
+    assert got[1]["keypoints"].shape == (1, 51)
+
+    pan = CocoDataset(train, os.path.join(ann, "panoptic.json"), task="Panoptic", decode=True, shuffle=False)
+    assert pan.get_col_names() == ["image", "bbox", "category_id", "iscrowd", "area"]
+    got = rows(pan)
+    assert len(got) == 2 and got[1]["image"].shape == (642, 675, 3)
+    np.testing.assert_array_equal(got[0]["bbox"], [[472, 173, 36, 48], [340, 22, 154, 301], [486, 183, 30, 35]])
+    np.testing.assert_array_equal(got[0]["category_id"], [[1], [1], [2]])
+    np.testing.assert_array_equal(got[0]["iscrowd"], [[0], [0], [0]])
+    np.testing.assert_array_equal(got[0]["area"], [[705], [14062], [626]])
+    np.testing.assert_array_equal(got[1]["bbox"], [[103, 133, 229, 422], [243, 175, 93, 164]])
+    np.testing.assert_array_equal(got[1]["area"], [[43102], [6079]])
+    assert pan.get_class_indexing() == {"person": [1, 1], "bicycle": [2, 1], "car": [3, 1]}
+    det = CocoDataset(train, os.path.join(ann, "train.json"), task="Detection")
+    assert det.get_class_indexing() == {"person": [1], "bicycle": [2], "car": [3], "cat": [4], "dog": [5],
+                                        "monkey": [6], "bag": [7], "orange": [8]}
+    with pytest.raises(ValueError, match="Invalid task type"):
+        CocoDataset(train, os.path.join(ann, "train.json"), task="Masks")
+
+
+def test_coco_images_without_annotations_are_left_out(tmp_path):
+    # As MindSpore's CocoDataset: an image no annotation names is no row.
+    src = compat_path("sources", "coco")
+    doc = json.load(open(os.path.join(src, "annotations", "train.json")))
+    doc["annotations"] = [a for a in doc["annotations"] if a["image_id"] != 318219]
+    ann = tmp_path / "some.json"
+    ann.write_text(json.dumps(doc))
+    ds = CocoDataset(os.path.join(src, "train"), str(ann), shuffle=False)
+    assert [r["bbox"].tolist() for r in rows(ds)][:2] == [[[10, 10, 10, 10], [70, 70, 70, 70]], [[30, 30, 30, 30]]]
+    assert ds.get_dataset_size() == 5
+
+
 def test_torch_adapter_over_a_raw_source():
     torch = pytest.importorskip("torch")
     from mindrecord.torch import MindRecordDataset
@@ -248,8 +313,8 @@ def test_unsupported_keywords_raise_naming_them(folder):
         ImageFolderDataset(str(folder), cache=object())
     with pytest.raises(NotImplementedError, match="decrypt"):
         ImageFolderDataset(str(folder), decrypt=lambda b: b)
-    with pytest.raises(NotImplementedError, match="Keypoint"):
-        CocoDataset(src, os.path.join(src, "annotations", "key_point.json"), task="Keypoint")
+    with pytest.raises(NotImplementedError, match="Captioning"):
+        CocoDataset(src, os.path.join(src, "annotations", "captions.json"), task="Captioning")
     with pytest.raises(NotImplementedError, match="extra_metadata"):
         VOCDataset(compat_path("sources", "voc2012"), extra_metadata=True)
     with pytest.raises(TypeError, match="no_such"):

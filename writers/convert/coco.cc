@@ -10,6 +10,7 @@
 //   captioning: captions: string (a JSON array of the captions)
 // and always image: bytes (+ image_shape under --encode raw), file_name:
 // string, image_id: int64.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -273,18 +274,24 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
   }
   if (task == Task::kKeypoint && data->keypoint_width == 0)
     return Status::Corruption(ann_path + ": --task keypoint but no annotation has 'keypoints'");
+  if (o.coco_annotated_only) {
+    data->images.erase(std::remove_if(data->images.begin(), data->images.end(),
+                                      [](const CocoImage& im) { return im.anns.empty(); }),
+                       data->images.end());
+  }
 
   // Panoptic PNGs: --panoptic-dir, else COCO's layout: the folder named after
   // the JSON beside it (annotations/panoptic_train2017.json -> annotations/panoptic_train2017/).
   std::string panoptic_dir = o.panoptic_dir;
-  if (task == Task::kPanoptic) {
+  const bool masks = task == Task::kPanoptic && o.coco_panoptic_masks;
+  if (masks) {
     if (panoptic_dir.empty()) panoptic_dir = (fs::path(ann_path).parent_path() / fs::path(ann_path).stem()).string();
     std::error_code ec;
     if (!fs::is_directory(panoptic_dir, ec))
       return Status::NotFound(panoptic_dir + ": no folder of panoptic PNGs for " + ann_path +
                               " (give --panoptic-dir)");
   } else if (!panoptic_dir.empty()) {
-    return Status::InvalidArgument("--panoptic-dir applies to --task panoptic only");
+    return Status::InvalidArgument("--panoptic-dir applies to --task panoptic only (with its masks)");
   }
 
   json desc = {{"task", task_name}};
@@ -297,13 +304,13 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
   plan.item_name = [data, dir](size_t i) { return (fs::path(dir) / data->images[i].file_name).string(); };
   plan.item_bytes = [data, dir](size_t i) { return FileBytes((fs::path(dir) / data->images[i].file_name).string()); };
   const EncodeMode mode = o.encode;
-  plan.make_row = [data, dir, task, mode, ann_path, panoptic_dir](size_t i) -> Result<Row> {
+  plan.make_row = [data, dir, task, mode, ann_path, panoptic_dir, masks](size_t i) -> Result<Row> {
     const CocoImage& img = data->images[i];
     Row row;
     std::string seg_file;
     Status st = AddAnnotations(task, *data, img, row, &seg_file);
     if (!st.ok()) return st.WithContext(ann_path);
-    if (task == Task::kPanoptic) {
+    if (masks) {
       // An image without a panoptic annotation gets an empty mask.
       std::string png;
       if (!img.anns.empty()) {

@@ -96,6 +96,10 @@ struct ConvertOptions {
   // coco --task panoptic: the folder of panoptic PNGs (default: beside the
   // annotation JSON, named after it without ".json", as COCO lays them out).
   std::string panoptic_dir;
+  // coco, as MindSpore's CocoDataset reads it (the raw-format source): only
+  // the images that have annotations, and (panoptic) no PNG masks read.
+  bool coco_annotated_only = false;
+  bool coco_panoptic_masks = true;
   // imagenet: the image folder (default INPUT/images, or the map file's folder).
   std::string image_dir;
   // voc: class names, label = position (default: the 20 PASCAL VOC classes).
