@@ -95,12 +95,11 @@ Status EncryptInto(const RandomAccessFile& in, WritableFile* out, const CryptoCo
   std::vector<unsigned char> cipher(plain.size() + 32);
   uint64_t pos = 0;  // in `out`
   for (uint64_t begin = 0; begin < size; begin += kCryptoBlockBytes) {
+    const uint32_t n = static_cast<uint32_t>(std::min(size - begin, kCryptoBlockBytes));
     if (config.enc_mode != "AES-GCM") {
-      const uint32_t n = static_cast<uint32_t>(std::min(size - begin, kCryptoBlockBytes));
       MR_RETURN_IF_ERROR(EncryptCbcRecord(in, begin, n, out, &pos, config, plain, cipher));
       continue;
     }
-    const uint32_t n = static_cast<uint32_t>(std::min(size - begin, kCryptoBlockBytes));
     uint8_t iv[16];
     if (RAND_bytes(iv, sizeof(iv)) != 1) return Status::Internal(in.path() + ": OpenSSL RAND_bytes failed");
     unsigned char head[52] = {};
