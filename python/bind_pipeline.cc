@@ -578,14 +578,17 @@ void BindPipeline(py::module_& m) {
   });
   // TFRecordDataset: the records of each file, and the columns of a file's
   // first record (MindSpore's schema when none is given).
-  m.def("tfrecord_records", [](const std::vector<std::string>& files) {
+  // `compression`: "" (none), "gzip" or "zlib".
+  m.def("tfrecord_records", [](const std::vector<std::string>& files, const std::string& compression) {
+    const StreamCompression c = ValueOrThrow(ParseStreamCompression(compression));
     py::gil_scoped_release nogil;
-    return ValueOrThrow(CountTfRecords(files));
-  });
-  m.def("tfrecord_columns", [](const std::string& file) {
+    return ValueOrThrow(CountTfRecords(files, c));
+  }, py::arg("files"), py::arg("compression") = "");
+  m.def("tfrecord_columns", [](const std::string& file, const std::string& compression) {
+    const StreamCompression c = ValueOrThrow(ParseStreamCompression(compression));
     py::gil_scoped_release nogil;
-    return ValueOrThrow(TfRecordColumns(file));
-  });
+    return ValueOrThrow(TfRecordColumns(file, c));
+  }, py::arg("file"), py::arg("compression") = "");
   // Dataset.save: runs the plan and writes its rows (each batch one row when
   // `batched`) to `file_name`, `num_files` shards named as MindSpore's save
   // names them. Returns {"rows", "files", "schema"}.

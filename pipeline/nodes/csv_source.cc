@@ -199,7 +199,9 @@ Result<Tensor> FieldTensor(CsvType type, std::string&& s) {
 // The records of a file by the CSV grammar, for ScanRows (row_scan_cache.h).
 std::string ScanKey(char delim, bool header) { return std::string("csv:") + delim + (header ? ":header" : ""); }
 ScanFn RecordScan(char delim, bool header) {
-  return [delim, header](const RandomAccessFile& f, const AddRow& add) { return ScanRecords(f, delim, header, add); };
+  return [delim, header](const RandomAccessFile& f, FileRows* rows) {
+    return ScanRecords(f, delim, header, [rows](uint64_t start, uint64_t n) { rows->Add(start, n); });
+  };
 }
 
 class CsvSource : public FileRowsSource {

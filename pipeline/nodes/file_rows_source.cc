@@ -36,8 +36,8 @@ DatasetLayout FileRowsSource::Layout() const {
 
 std::string FileRowsSource::Where(uint64_t id) const {
   const size_t f = FileOf(id);
-  return what_ + " at byte " + std::to_string(rows_[f]->start[id - first_[f]]) + " of '" + files_[f] + "' (row " +
-         std::to_string(id) + ")";
+  return what_ + " at byte " + std::to_string(rows_[f]->start[id - first_[f]]) + " of '" + files_[f] + "'" +
+         (rows_[f]->inflate ? " decompressed" : "") + " (row " + std::to_string(id) + ")";
 }
 
 Result<std::string> FileRowsSource::RowBytes(uint64_t id) const {
@@ -79,8 +79,10 @@ Result<std::shared_ptr<RandomAccessFile>> FileRowsSource::Open(size_t f) const {
       return open_.front().second;
     }
   }
-  MR_ASSIGN_OR_RETURN(auto file, FileSystem::Default()->OpenRead(files_[f]));
-  open_.emplace_front(f, std::shared_ptr<RandomAccessFile>(std::move(file)));
+  MR_ASSIGN_OR_RETURN(auto raw, FileSystem::Default()->OpenRead(files_[f]));
+  std::shared_ptr<RandomAccessFile> file(std::move(raw));
+  if (rows_[f]->inflate) file = std::make_shared<InflatedFile>(std::move(file), rows_[f]->inflate);
+  open_.emplace_front(f, std::move(file));
   if (open_.size() > kOpenFiles) open_.pop_back();
   return open_.front().second;
 }

@@ -69,12 +69,8 @@ Result<std::shared_ptr<const FileRows>> ScanRows(const std::string& path, const 
   const FileIdentity id = IdentityOf(path);
   if (auto kept = CachedRows(path, id, key)) return kept;
   auto rows = std::make_shared<FileRows>();
-  const AddRow add = [&rows](uint64_t start, uint64_t length) {
-    rows->start.push_back(start);
-    rows->length.push_back(static_cast<uint32_t>(std::min<uint64_t>(length, UINT32_MAX)));
-  };
   MR_ASSIGN_OR_RETURN(auto f, FileSystem::Default()->OpenRead(path));
-  MR_RETURN_IF_ERROR(scan(*f, add));
+  MR_RETURN_IF_ERROR(scan(*f, rows.get()));
   std::shared_ptr<const FileRows> out = std::move(rows);
   if (IdentityOf(path) == id) KeepRows(path, id, key, out);  // unchanged while it was scanned
   return out;

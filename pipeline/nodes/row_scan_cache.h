@@ -19,20 +19,32 @@
 
 #include "mindrecord/file.h"
 #include "mindrecord/status.h"
+#include "pipeline/nodes/inflated_file.h"
 #include "readers/verified_pages.h"
 
 namespace mindrecord {
 
-// The rows of one file: first byte and length (capped at UINT32_MAX).
+// The rows of one file: first byte and length (capped at UINT32_MAX); of a
+// compressed file, offsets into its decompressed bytes, and the index that
+// reads them (inflated_file.h).
 struct FileRows {
   std::vector<uint64_t> start;
   std::vector<uint32_t> length;
-  uint64_t bytes() const { return start.size() * (sizeof(uint64_t) + sizeof(uint32_t)); }
+  std::shared_ptr<const InflateIndex> inflate;
+  // Records a row of the file being scanned: its first byte and length.
+  void Add(uint64_t first, uint64_t n) {
+    start.push_back(first);
+    length.push_back(static_cast<uint32_t>(n < UINT32_MAX ? n : UINT32_MAX));
+  }
+  uint64_t bytes() const {
+    return start.size() * (sizeof(uint64_t) + sizeof(uint32_t)) + (inflate ? inflate->bytes() : 0);
+  }
 };
 
-// Records a row of the file being scanned: its first byte and length.
+// Fills `rows` with the rows of `file` (in order).
+using ScanFn = std::function<Status(const RandomAccessFile& file, FileRows* rows)>;
+// A scan that only adds rows.
 using AddRow = std::function<void(uint64_t start, uint64_t length)>;
-using ScanFn = std::function<Status(const RandomAccessFile& file, const AddRow& add)>;
 
 // Thread safety: the functions below may be called from any thread.
 // The rows of the file at `path`: kept from an earlier scan with `key` of the

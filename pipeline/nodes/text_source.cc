@@ -39,9 +39,9 @@ Status ScanLines(const RandomAccessFile& file, Fn&& fn) {
 
 // The text grammar's rows of a file, for ScanRows (row_scan_cache.h).
 constexpr const char* kScanKey = "text";
-Status ScanTextRows(const RandomAccessFile& f, const AddRow& add) {
+Status ScanTextRows(const RandomAccessFile& f, FileRows* rows) {
   return ScanLines(f, [&](uint64_t start, uint64_t len) {
-    add(start, len);
+    rows->Add(start, len);
     return Status::OK();
   });
 }

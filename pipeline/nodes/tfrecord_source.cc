@@ -20,8 +20,7 @@ constexpr size_t kScanChunk = size_t{1} << 20;
 
 // Each record of a TFRecord file as one row: its header, data and footer
 // (start at the header), for ScanRows (row_scan_cache.h).
-constexpr const char* kScanKey = "tfrecord";
-Status ScanTfRecords(const RandomAccessFile& file, const AddRow& add) {
+Status ScanTfRecords(const RandomAccessFile& file, FileRows* rows) {
   const uint64_t size = file.size();
   std::string buf;
   uint64_t buf_at = 0;  // file offset of buf[0]
@@ -47,10 +46,98 @@ Status ScanTfRecords(const RandomAccessFile& file, const AddRow& add) {
       return bad("truncated: a record of " + std::to_string(len) + " bytes runs past the end of the file (" +
                  std::to_string(size) + " bytes)");
     }
-    add(off, kHeader + len + kFooter);
+    rows->Add(off, kHeader + len + kFooter);
     off += kHeader + len + kFooter;
   }
   return Status::OK();
+}
+
+// The records of a decompressed TFRecord stream fed to it in pieces, with
+// ScanTfRecords' checks; offsets are of the decompressed bytes.
+class TfRecordFramer {
+ public:
+  TfRecordFramer(const std::string& path, FileRows* rows) : path_(path), rows_(rows) {}
+
+  Status Feed(const char* p, size_t n) {
+    while (n > 0) {
+      if (skip_ > 0) {
+        const size_t m = static_cast<size_t>(std::min<uint64_t>(skip_, n));
+        skip_ -= m;
+        p += m;
+        n -= m;
+        off_ += m;
+        continue;
+      }
+      const size_t m = std::min(n, static_cast<size_t>(kHeader) - hdr_.size());
+      hdr_.append(p, m);
+      p += m;
+      n -= m;
+      off_ += m;
+      if (hdr_.size() < kHeader) continue;
+      const uint64_t at = off_ - kHeader;
+      uint64_t len;
+      std::memcpy(&len, hdr_.data(), 8);
+      if (!TfRecordCrcMatches(hdr_.data(), 8)) {
+        return Bad(at, "the length's checksum does not match (not a TFRecord file, or damaged)");
+      }
+      if (len > kMaxRecord) return Bad(at, "a record of " + std::to_string(len) + " bytes is longer than any file");
+      rows_->Add(at, kHeader + len + kFooter);
+      skip_ = len + kFooter;
+      hdr_.clear();
+      ++records_;
+    }
+    return Status::OK();
+  }
+
+  // Corruption when the stream ended inside a record.
+  Status Finish() const {
+    if (skip_ == 0 && hdr_.empty()) return Status::OK();
+    const uint64_t at = skip_ > 0 ? rows_->start.back() : off_ - hdr_.size();
+    return Status::Corruption(path_ + ": record " + std::to_string(skip_ > 0 ? records_ - 1 : records_) + " at byte " +
+                              std::to_string(at) + " of the decompressed stream: truncated: the stream ends " +
+                              std::to_string(skip_ > 0 ? skip_ : kHeader - hdr_.size()) + " bytes short of its end");
+  }
+
+ private:
+  static constexpr uint64_t kMaxRecord = uint64_t{1} << 62;
+  Status Bad(uint64_t at, const std::string& why) const {
+    return Status::Corruption(path_ + ": record " + std::to_string(records_) + " at byte " + std::to_string(at) +
+                              " of the decompressed stream: " + why);
+  }
+
+  std::string path_;
+  FileRows* rows_;
+  std::string hdr_;      // the header read so far
+  uint64_t skip_ = 0;    // bytes of the current record's data and footer still to pass
+  uint64_t off_ = 0;     // decompressed bytes fed
+  uint64_t records_ = 0;
+};
+
+// Windows of the access points a source keeps for its compressed files, in
+// all: a file's share (at most 1,024 points, 32 MiB) sets how far its span
+// grows from 64 KiB.
+constexpr uint64_t kInflateIndexBudget = uint64_t{64} << 20;
+
+InflateScanOptions IndexOptions(size_t files) {
+  InflateScanOptions o;
+  const uint64_t points = kInflateIndexBudget / (32 << 10) / std::max<size_t>(files, 1);
+  o.max_points = static_cast<size_t>(std::clamp<uint64_t>(points, 2, 1024));
+  return o;
+}
+
+// The scan of `files.size()` files compressed as `c`, and its ScanRows key.
+std::string ScanKey(StreamCompression c, size_t files) {
+  if (c == StreamCompression::kNone) return "tfrecord";
+  return std::string("tfrecord:") + StreamCompressionName(c) + ":" + std::to_string(IndexOptions(files).max_points);
+}
+ScanFn RecordScan(StreamCompression c, size_t files) {
+  if (c == StreamCompression::kNone) return ScanTfRecords;
+  const InflateScanOptions o = IndexOptions(files);
+  return [c, o](const RandomAccessFile& f, FileRows* rows) -> Status {
+    TfRecordFramer framer(f.path(), rows);
+    MR_ASSIGN_OR_RETURN(rows->inflate, InflateScan(f, c, [&](const char* p, size_t n) { return framer.Feed(p, n); }, o));
+    return framer.Finish();
+  };
 }
 
 // A scanned record (header, data, footer) as an Example: Corruption saying
@@ -218,10 +305,11 @@ Result<Tensor> FeatureTensor(const tf::Feature& f, const Column& c) {
 class TfRecordSource : public FileRowsSource {
  public:
   static Result<std::unique_ptr<Source>> Open(std::vector<std::string> files, std::vector<std::string> names,
-                                              std::vector<Column> cols) {
+                                              std::vector<Column> cols, StreamCompression c) {
+    const size_t n = files.size();
     std::unique_ptr<TfRecordSource> s(new TfRecordSource(std::move(files), std::move(names)));
     s->cols_ = std::move(cols);
-    MR_RETURN_IF_ERROR(s->Scan(kScanKey, ScanTfRecords));
+    MR_RETURN_IF_ERROR(s->Scan(ScanKey(c, n), RecordScan(c, n)));
     return std::unique_ptr<Source>(std::move(s));
   }
 
@@ -259,23 +347,67 @@ class TfRecordSource : public FileRowsSource {
 
 }  // namespace
 
-Result<std::vector<uint64_t>> CountTfRecords(const std::vector<std::string>& files) {
+Result<std::vector<uint64_t>> CountTfRecords(const std::vector<std::string>& files, StreamCompression c) {
   std::vector<uint64_t> out;
   for (const auto& path : files) {
-    MR_ASSIGN_OR_RETURN(auto rows, ScanRows(path, kScanKey, ScanTfRecords));
+    MR_ASSIGN_OR_RETURN(auto rows, ScanRows(path, ScanKey(c, files.size()), RecordScan(c, files.size())));
     out.push_back(rows->start.size());
   }
   return out;
 }
 
-Result<std::vector<std::pair<std::string, std::string>>> TfRecordColumns(const std::string& file) {
-  MR_ASSIGN_OR_RETURN(auto rows, ScanRows(file, kScanKey, ScanTfRecords));
-  if (rows->start.empty()) return Status::Corruption(file + ": holds no record to take the columns from");
+namespace {
+
+// The first record of `file` (header, data, footer); Corruption naming the
+// file when it has none.
+Result<std::string> FirstRecord(const std::string& file, StreamCompression c) {
+  const auto none = [&] { return Status::Corruption(file + ": holds no record to take the columns from"); };
+  const auto too_long = [&] { return Status::InvalidArgument(file + ": its first record is too long"); };
+  if (c == StreamCompression::kNone) {
+    MR_ASSIGN_OR_RETURN(auto rows, ScanRows(file, ScanKey(c, 1), RecordScan(c, 1)));
+    if (rows->start.empty()) return none();
+    MR_ASSIGN_OR_RETURN(auto f, FileSystem::Default()->OpenRead(file));
+    const uint64_t n = rows->length[0];
+    if (n > kMaxDecompressedRowBytes) return too_long();
+    std::string rec(n, '\0');
+    MR_RETURN_IF_ERROR(f->ReadAt(rows->start[0], n, rec.data()));
+    return rec;
+  }
+  // Inflated only as far as the first record's end.
   MR_ASSIGN_OR_RETURN(auto f, FileSystem::Default()->OpenRead(file));
-  const uint64_t n = rows->length[0];
-  if (n > kMaxDecompressedRowBytes) return Status::InvalidArgument(file + ": its first record is too long");
-  std::string rec(n, '\0');
-  MR_RETURN_IF_ERROR(f->ReadAt(rows->start[0], n, rec.data()));
+  std::string rec;
+  uint64_t need = kHeader;
+  bool sized = false;
+  const Status st = InflateScan(*f, c, [&](const char* p, size_t n) -> Status {
+                      while (n > 0 && rec.size() < need) {
+                        const size_t m = static_cast<size_t>(std::min<uint64_t>(n, need - rec.size()));
+                        rec.append(p, m);
+                        p += m;
+                        n -= m;
+                        if (!sized && rec.size() == kHeader) {
+                          uint64_t len;
+                          std::memcpy(&len, rec.data(), 8);
+                          if (!TfRecordCrcMatches(rec.data(), 8)) {
+                            return Status::Corruption(file + ": record 0 at byte 0 of the decompressed stream: the "
+                                                      "length's checksum does not match (not a TFRecord file, or damaged)");
+                          }
+                          if (len > kMaxDecompressedRowBytes) return too_long();
+                          need = kHeader + len + kFooter;
+                          sized = true;
+                        }
+                      }
+                      return sized && rec.size() == need ? Status::Cancelled("read") : Status::OK();
+                    }).status();
+  if (st.code() == StatusCode::kCancelled) return rec;
+  MR_RETURN_IF_ERROR(st);
+  if (rec.empty()) return none();
+  return Status::Corruption(file + ": record 0 at byte 0 of the decompressed stream: truncated");
+}
+
+}  // namespace
+
+Result<std::vector<std::pair<std::string, std::string>>> TfRecordColumns(const std::string& file, StreamCompression c) {
+  MR_ASSIGN_OR_RETURN(std::string rec, FirstRecord(file, c));
   tf::Example ex;
   if (!ParseRecord(rec, &ex).ok()) {
     return Status::Corruption(file + ": record 0 at byte 0: damaged, or not a tf.train.Example");
@@ -333,7 +465,13 @@ Result<std::unique_ptr<Source>> OpenTfRecordSource(const nlohmann::json& node) {
     if (unknown > 1) return bad("column '" + names[i] + "': a shape holds at most one -1");
     cols[i].has_shape = true;
   }
-  MR_ASSIGN_OR_RETURN(auto src, TfRecordSource::Open(std::move(files), std::move(names), std::move(cols)));
+  StreamCompression compression = StreamCompression::kNone;
+  if (args.contains("compression")) {
+    if (!args["compression"].is_string()) return bad("args.compression must be '', 'gzip' or 'zlib'");
+    MR_ASSIGN_OR_RETURN(compression, ParseStreamCompression(args["compression"].get<std::string>()));
+  }
+  MR_ASSIGN_OR_RETURN(auto src,
+                      TfRecordSource::Open(std::move(files), std::move(names), std::move(cols), compression));
   if (src->num_rows() != node.at("rows").get<uint64_t>()) {
     return Status::Corruption("the TFRecord files hold " + std::to_string(src->num_rows()) + " records now, " +
                               node.at("rows").dump() + " when the dataset was made (a file changed)");

@@ -20,9 +20,17 @@
 // are no Example are row errors naming the file and record offset. Every
 // file is one shard of the layout.
 //
+// Files compressed whole as gzip or zlib (TensorFlow's and MindSpore's
+// compression_type GZIP / ZLIB) are inflated once by the scan, which keeps
+// an index of access points into each (inflated_file.h; the windows of all
+// the source's files at most 64 MiB, of one file 32 MiB), then read through
+// it: in file order each byte is inflated once more; in random order a
+// record costs inflating half a span (64 KiB for a file of up to 64 MiB
+// decompressed when alone, doubling as files grow or share the budget).
+//
 // The leaf: {"node": "source", "kind": "tfrecord", "columns": [...],
 // "rows": N, "args": {"files": [...], "types": [one per column], "shapes":
-// [null | [dims], one per column]}}.
+// [null | [dims], one per column], "compression": "" | "gzip" | "zlib"}}.
 #pragma once
 
 #include <cstdint>
@@ -33,19 +41,22 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/nodes/inflated_file.h"
 #include "pipeline/nodes/source.h"
 
 namespace mindrecord {
 
-// Records per file; Corruption naming the file and offset where the framing
-// breaks.
-Result<std::vector<uint64_t>> CountTfRecords(const std::vector<std::string>& files);
+// Records per file (the files of one source, compressed as `c`); Corruption
+// naming the file and offset where the framing or the compressed stream breaks.
+Result<std::vector<uint64_t>> CountTfRecords(const std::vector<std::string>& files,
+                                             StreamCompression c = StreamCompression::kNone);
 
 // MindSpore's columns for a TFRecord dataset given no schema: the features of
 // the first record of `file`, sorted by name, as (name, type) with type
 // "uint8" (bytes_list), "float32" or "int64". Corruption naming the file when
 // it has no record or its first is no Example.
-Result<std::vector<std::pair<std::string, std::string>>> TfRecordColumns(const std::string& file);
+Result<std::vector<std::pair<std::string, std::string>>> TfRecordColumns(const std::string& file,
+                                                                        StreamCompression c = StreamCompression::kNone);
 
 // Thread safety: as Source.
 Result<std::unique_ptr<Source>> OpenTfRecordSource(const nlohmann::json& node);

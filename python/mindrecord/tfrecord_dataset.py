@@ -21,7 +21,7 @@ __all__ = ["TFRecordDataset"]
 _TYPES = ("uint8", "int8", "int16", "int32", "int64", "float32", "string")
 
 
-def _columns(files, schema, columns_list):
+def _columns(files, schema, columns_list, compression):
     """(names, types, shapes, num_rows) of the dataset's columns."""
     if columns_list is not None:
         if isinstance(columns_list, str) or not isinstance(columns_list, (list, tuple)) or \
@@ -30,7 +30,7 @@ def _columns(files, schema, columns_list):
         if len(set(columns_list)) != len(columns_list):
             raise ValueError("columns_list names a column twice: %r" % (columns_list,))
     if schema is None:
-        found = dict(_core.tfrecord_columns(files[0]))
+        found = dict(_core.tfrecord_columns(files[0], compression))
         names = list(columns_list) if columns_list is not None else sorted(found)
         missing = [c for c in names if c not in found]
         if missing:
@@ -75,23 +75,29 @@ class TFRecordDataset(_RawDataset):
     records evenly (as MindDataset's shards). Every record's framing
     checksums are checked (MindSpore reads past them): a damaged length
     fails the dataset naming the file and offset, damaged data is that row's
-    error. `compression_type` GZIP / ZLIB and `cache` are not supported (an
-    error naming them)."""
+    error. `cache` is not supported (an error naming it).
+
+    `compression_type` "GZIP" or "ZLIB" reads files compressed whole (as
+    TensorFlow's TFRecordWriter writes them with those options): each file
+    is inflated once when the dataset is made (its gzip / zlib checksums
+    checked; a damaged or truncated stream fails naming the file and
+    compressed offset), keeping at most 64 MiB of access points in all.
+    Reading in file order (shuffle=False or Shuffle.FILES) inflates each
+    byte once more; a global shuffle inflates about half a megabyte or more
+    of its file per row."""
 
     def __init__(self, dataset_files, schema=None, columns_list=None, num_samples=None, num_parallel_workers=None,
                  shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, shard_equal_rows=False, cache=None,
                  compression_type=None, *, seed=None):
         if cache is not None:
             raise NotImplementedError("TFRecordDataset(cache=...) is not supported by mindrecord; only None")
-        if compression_type not in (None, ""):
-            if compression_type in ("GZIP", "ZLIB"):
-                raise NotImplementedError("TFRecordDataset(compression_type=%r) is not supported by mindrecord; "
-                                          "only None (uncompressed files)" % compression_type)
+        if compression_type not in (None, "", "GZIP", "ZLIB"):
             raise ValueError("compression_type must be '', 'GZIP' or 'ZLIB', got %r" % (compression_type,))
+        compression = (compression_type or "").lower()
         if not isinstance(shard_equal_rows, bool):
             raise TypeError("shard_equal_rows must be a bool, got %r" % (shard_equal_rows,))
         files = [os.path.abspath(f) for f in find_files(dataset_files)]
-        names, types, shapes, schema_rows = _columns(files, schema, columns_list)
+        names, types, shapes, schema_rows = _columns(files, schema, columns_list, compression)
         if (num_samples is None or num_samples == 0) and schema_rows > 0:
             num_samples = schema_rows
         mode = file_shuffle_mode("TFRecordDataset", shuffle)
@@ -105,8 +111,11 @@ class TFRecordDataset(_RawDataset):
                                  "shard_equal_rows=True to split the records instead)" % (len(files), num_shards))
             files = files[shard_id::num_shards]
             num_shards = shard_id = None
-        rows = sum(_core.tfrecord_records(files))
+        rows = sum(_core.tfrecord_records(files, compression))
+        args = {"files": files, "types": types, "shapes": shapes}
+        if compression:
+            args["compression"] = compression
         leaf = {"node": "source", "kind": "tfrecord", "columns": names, "rows": rows, "name": "TFRecordDataset",
-                "args": {"files": files, "types": types, "shapes": shapes}}
+                "args": args}
         self._init_leaf("TFRecordDataset", leaf, num_samples, num_parallel_workers, shuffle, None, num_shards,
                         shard_id, seed, mode=mode)

@@ -1,7 +1,10 @@
 """TFRecordDataset (MindSpore's) and Schema: tf.train.Example records as rows."""
+import gzip
 import json
 import os
+import random
 import struct
+import zlib
 
 import numpy as np
 import pytest
@@ -216,8 +219,6 @@ def test_pipeline_ops_and_save(tfdir, tmp_path):
 
 def test_arguments_not_implemented_are_errors_naming_them(tfdir, tmp_path):
     pattern = str(tfdir / "*.tfrecord")
-    with pytest.raises(NotImplementedError, match="compression_type='GZIP'"):
-        TFRecordDataset(pattern, compression_type="GZIP")
     with pytest.raises(ValueError, match="compression_type"):
         TFRecordDataset(pattern, compression_type="LZ4")
     with pytest.raises(NotImplementedError, match="cache"):
@@ -270,3 +271,85 @@ def test_damaged_files_are_errors_naming_file_and_offset(tfdir, tmp_path):
         s = Schema()
         s.add_column("b", "uint8", [1 << 20, 1 << 20])
         rows_of(TFRecordDataset(str(wide), schema=s, shuffle=False))
+
+
+# --- files compressed whole (compression_type GZIP / ZLIB) ---
+
+def compressed_copies(tmp_path, n=2500):
+    """An uncompressed TFRecord file of ~4.5 MB and its gzip, zlib and
+    two-member gzip copies."""
+    rng = random.Random(5)
+    plain = tmp_path / "plain.tfrecord"
+    write_tfrecord(str(plain), [{"id": i, "blob": rng.randbytes(rng.randint(0, 3000)) + b"text " * rng.randint(0, 300)}
+                                for i in range(n)])
+    data = plain.read_bytes()
+    (tmp_path / "gz").mkdir()
+    (tmp_path / "zl").mkdir()
+    (tmp_path / "gz" / "a.tfrecord").write_bytes(gzip.compress(data))
+    (tmp_path / "zl" / "a.tfrecord").write_bytes(zlib.compress(data))
+    cut = 0
+    for _ in range(n // 2):  # the boundary after record n/2
+        cut += 12 + struct.unpack("<Q", data[cut:cut + 8])[0] + 4
+    (tmp_path / "gz2").mkdir()
+    (tmp_path / "gz2" / "a.tfrecord").write_bytes(gzip.compress(data[:cut]) + gzip.compress(data[cut:]))
+    return plain
+
+
+def test_gzip_and_zlib_files_read_as_the_uncompressed_file(tmp_path):
+    plain = compressed_copies(tmp_path)
+
+    def rows(path, compression, **kw):
+        ds = TFRecordDataset(str(path), compression_type=compression, **kw)
+        return [(int(r["id"][0]), bytes(r["blob"])) for r in rows_of(ds)]
+    want = rows(plain, None, shuffle=False)
+    shuffled = rows(plain, None, seed=11)
+    assert len(want) == 2500 and shuffled != want
+    for sub, compression in (("gz", "GZIP"), ("zl", "ZLIB"), ("gz2", "GZIP")):
+        path = tmp_path / sub / "a.tfrecord"
+        ds = TFRecordDataset(str(path), compression_type=compression, shuffle=False)
+        assert ds.get_dataset_size() == 2500 and ds.get_col_names() == ["blob", "id"]
+        assert rows(path, compression, shuffle=False) == want, sub
+        # A global shuffle reads the records in the uncompressed file's shuffled order.
+        assert rows(path, compression, seed=11) == shuffled, sub
+        # Four workers reading at once, batches of the rows in order.
+        ds = TFRecordDataset(str(path), columns_list=["id"], compression_type=compression, shuffle=False,
+                             num_parallel_workers=4).batch(7, drop_remainder=True)
+        ids = [i for b in ds.create_dict_iterator(num_epochs=1, output_numpy=True) for i in b["id"].reshape(-1)]
+        assert ids == list(range(2499)), sub
+
+
+def test_damaged_compressed_files_are_errors_naming_file_and_offset(tmp_path):
+    plain = compressed_copies(tmp_path, n=300)
+    gz = (tmp_path / "gz" / "a.tfrecord").read_bytes()
+    bad = tmp_path / "bad.tfrecord.gz"
+    bad.write_bytes(gz[:len(gz) // 2])
+    with pytest.raises(Exception, match="bad.tfrecord.gz: the gzip stream at compressed byte .*truncated"):
+        TFRecordDataset(str(bad), compression_type="GZIP")
+    flipped = bytearray(gz)
+    flipped[len(gz) // 2] ^= 0x10
+    bad.write_bytes(bytes(flipped))
+    with pytest.raises(Exception, match="bad.tfrecord.gz: the gzip stream at compressed byte [0-9]+: damaged"):
+        TFRecordDataset(str(bad), columns_list=["id"], compression_type="GZIP")
+    # The wrong compression_type, or none for a compressed file.
+    with pytest.raises(Exception, match="a.tfrecord: the zlib stream at compressed byte [0-9]+: damaged"):
+        TFRecordDataset(str(tmp_path / "gz" / "a.tfrecord"), compression_type="ZLIB")
+    with pytest.raises(Exception, match="a.tfrecord: record 0 at byte 0.*checksum"):
+        TFRecordDataset(str(tmp_path / "gz" / "a.tfrecord"))
+    with pytest.raises(Exception, match="plain.tfrecord: the gzip stream at compressed byte [0-9]+: damaged"):
+        TFRecordDataset(str(plain), compression_type="GZIP")
+    # A stream that inflates but whose records break: the decompressed offset.
+    data = bytearray(plain.read_bytes())
+    second = 12 + struct.unpack("<Q", bytes(data[:8]))[0] + 4
+    data[second + 2] ^= 0x01
+    bad.write_bytes(zlib.compress(bytes(data)))
+    with pytest.raises(Exception, match="bad.tfrecord.gz: record 1 at byte %d of the decompressed stream" % second):
+        TFRecordDataset(str(bad), columns_list=["id"], compression_type="ZLIB")
+    bad.write_bytes(zlib.compress(plain.read_bytes()[:-3]))
+    with pytest.raises(Exception, match="bad.tfrecord.gz: record 299 .*of the decompressed stream: truncated"):
+        TFRecordDataset(str(bad), columns_list=["id"], compression_type="ZLIB")
+    # A record's damaged data: that row's error, at its decompressed offset.
+    data = bytearray(plain.read_bytes())
+    data[second + 14] ^= 0x40
+    bad.write_bytes(gzip.compress(bytes(data)))
+    with pytest.raises(RuntimeError, match="byte %d of '.*bad.tfrecord.gz' decompressed.*checksum" % second):
+        rows_of(TFRecordDataset(str(bad), compression_type="GZIP", shuffle=False))

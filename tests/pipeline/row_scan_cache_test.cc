@@ -16,14 +16,14 @@ namespace {
 // Rows are lines ending in '\n'; counts its calls.
 struct LineScan {
   int* scans;
-  Status operator()(const RandomAccessFile& f, const AddRow& add) const {
+  Status operator()(const RandomAccessFile& f, FileRows* rows) const {
     ++*scans;
     std::string bytes(f.size(), '\0');
     MR_RETURN_IF_ERROR(f.ReadAt(0, bytes.size(), bytes.data()));
     uint64_t start = 0;
     for (uint64_t i = 0; i < bytes.size(); ++i) {
       if (bytes[i] == '\n') {
-        add(start, i - start);
+        rows->Add(start, i - start);
         start = i + 1;
       }
     }

@@ -1,0 +1,104 @@
+"""TFRecordDataset over gzip / zlib files (compression_type) against the same
+records uncompressed, in each shuffle mode: rows per second, median of
+--runs epochs, and the ratio to the uncompressed file in the same run.
+
+    PYTHONPATH=build/python /usr/bin/python3 benchmarks/tfrecord_compressed_bench.py [--records N] [--runs R]
+
+The records: an int64 "id" and a bytes "blob" of 512 random bytes and 500
+bytes of text (about half of each file compresses away).
+"""
+import argparse
+import gzip
+import os
+import random
+import shutil
+import statistics
+import struct
+import tempfile
+import time
+import zlib
+
+from mindrecord import Shuffle, TFRecordDataset
+
+_TABLE = []
+for _i in range(256):
+    _c = _i
+    for _ in range(8):
+        _c = (_c >> 1) ^ 0x82F63B78 if _c & 1 else _c >> 1
+    _TABLE.append(_c)
+
+
+def masked_crc32c(data):
+    c = 0xFFFFFFFF
+    for b in data:
+        c = _TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
+    c ^= 0xFFFFFFFF
+    return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def varint(n):
+    out = bytearray()
+    while True:
+        b, n = n & 0x7F, n >> 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def field(num, payload):
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+
+
+def example(i, blob):
+    feats = field(1, field(1, b"id") + field(2, field(3, field(1, varint(i))))) + \
+        field(1, field(1, b"blob") + field(2, field(1, field(1, blob))))
+    return field(1, feats)
+
+
+def write(path, n):
+    rng = random.Random(1)
+    with open(path, "wb") as f:
+        for i in range(n):
+            data = example(i, rng.randbytes(512) + b"text " * 100)
+            length = struct.pack("<Q", len(data))
+            f.write(length + struct.pack("<I", masked_crc32c(length)) + data + struct.pack("<I", masked_crc32c(data)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--records", type=int, default=20000)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="tfrecord_compressed_")
+    try:
+        plain = os.path.join(work, "plain.tfrecord")
+        write(plain, args.records)
+        data = open(plain, "rb").read()
+        files = {None: plain, "GZIP": os.path.join(work, "a.tfrecord.gz"), "ZLIB": os.path.join(work, "a.tfrecord.z")}
+        open(files["GZIP"], "wb").write(gzip.compress(data))
+        open(files["ZLIB"], "wb").write(zlib.compress(data))
+        print("load before: %s" % (os.getloadavg(),))
+        print("%d records, %.1f MB; gzip %.1f MB; median of %d epochs, %d workers\n"
+              % (args.records, len(data) / 1e6, os.path.getsize(files["GZIP"]) / 1e6, args.runs, args.workers))
+        print("%-6s %-14s %12s %10s" % ("file", "shuffle", "rows/s", "vs plain"))
+        for shuffle in (False, Shuffle.FILES, True):
+            plain_rate = None
+            for comp, path in files.items():
+                times = []
+                for _ in range(args.runs + 1):  # the first: warm-up
+                    ds = TFRecordDataset(path, compression_type=comp, shuffle=shuffle,
+                                         num_parallel_workers=args.workers, seed=3)
+                    t = time.perf_counter()
+                    n = sum(1 for _ in ds.create_tuple_iterator(num_epochs=1, output_numpy=True))
+                    times.append(time.perf_counter() - t)
+                    assert n == args.records
+                rate = args.records / statistics.median(times[1:])
+                plain_rate = plain_rate or rate
+                print("%-6s %-14s %12.0f %9.2fx" % (comp or "none", shuffle, rate, rate / plain_rate))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
