@@ -13,55 +13,21 @@ import os
 import random
 import shutil
 import statistics
-import struct
+import sys
 import tempfile
 import time
 import zlib
 
 from mindrecord import Shuffle, TFRecordDataset
 
-_TABLE = []
-for _i in range(256):
-    _c = _i
-    for _ in range(8):
-        _c = (_c >> 1) ^ 0x82F63B78 if _c & 1 else _c >> 1
-    _TABLE.append(_c)
-
-
-def masked_crc32c(data):
-    c = 0xFFFFFFFF
-    for b in data:
-        c = _TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
-    c ^= 0xFFFFFFFF
-    return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-def varint(n):
-    out = bytearray()
-    while True:
-        b, n = n & 0x7F, n >> 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def field(num, payload):
-    return varint(num << 3 | 2) + varint(len(payload)) + payload
-
-
-def example(i, blob):
-    feats = field(1, field(1, b"id") + field(2, field(3, field(1, varint(i))))) + \
-        field(1, field(1, b"blob") + field(2, field(1, field(1, blob))))
-    return field(1, feats)
+# TensorFlow's framing and tf.train.Example, as the tests write them.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python", "tests"))
+from test_tfrecord_dataset import write_tfrecord  # noqa: E402
 
 
 def write(path, n):
     rng = random.Random(1)
-    with open(path, "wb") as f:
-        for i in range(n):
-            data = example(i, rng.randbytes(512) + b"text " * 100)
-            length = struct.pack("<Q", len(data))
-            f.write(length + struct.pack("<I", masked_crc32c(length)) + data + struct.pack("<I", masked_crc32c(data)))
+    write_tfrecord(path, ({"id": i, "blob": rng.randbytes(512) + b"text " * 100} for i in range(n)))
 
 
 def main():
