@@ -3,8 +3,13 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <climits>
+#include <cstring>
+#include <list>
+#include <map>
+#include <utility>
 
 namespace mindrecord {
 
@@ -21,6 +26,44 @@ uint64_t TrailerBytes(StreamCompression c) { return c == StreamCompression::kGzi
 std::string StreamWhere(const std::string& path, StreamCompression c, uint64_t at) {
   return path + ": the " + StreamCompressionName(c) + " stream at compressed byte " + std::to_string(at);
 }
+
+// Inflated segments by (index id, segment number), least recently used
+// first out past kInflatedCacheBytes. Thread safety: any thread.
+class SegmentCache {
+ public:
+  static SegmentCache& Get() {
+    static auto* c = new SegmentCache();  // never destroyed: files may outlive static destruction
+    return *c;
+  }
+  std::shared_ptr<const std::string> Find(uint64_t index, size_t segment) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find({index, segment});
+    if (it == map_.end()) return nullptr;
+    lru_.splice(lru_.end(), lru_, it->second);
+    return it->second->second;
+  }
+  void Keep(uint64_t index, size_t segment, std::shared_ptr<const std::string> bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const Key key{index, segment};
+    if (map_.count(key) != 0) return;
+    bytes_ += bytes->size();
+    map_[key] = lru_.insert(lru_.end(), {key, std::move(bytes)});
+    while (bytes_ > kInflatedCacheBytes) {
+      bytes_ -= lru_.front().second->size();
+      map_.erase(lru_.front().first);
+      lru_.pop_front();
+    }
+  }
+
+ private:
+  using Key = std::pair<uint64_t, size_t>;
+  std::mutex mu_;
+  std::list<std::pair<Key, std::shared_ptr<const std::string>>> lru_;  // least recently used first
+  std::map<Key, decltype(lru_)::iterator> map_;
+  uint64_t bytes_ = 0;
+};
+
+std::atomic<uint64_t> next_index_id{1};
 
 }  // namespace
 
@@ -52,6 +95,7 @@ Result<std::shared_ptr<const InflateIndex>> InflateScan(const RandomAccessFile& 
                                                         const InflateSink& sink, const InflateScanOptions& options) {
   if (c == StreamCompression::kNone) return Status::InvalidArgument("InflateScan: the file is not compressed");
   auto index = std::make_shared<InflateIndex>();
+  index->id = next_index_id.fetch_add(1);
   index->compression = c;
   index->span = std::max<uint64_t>(options.span, 1);
   const size_t max_points = std::max<size_t>(options.max_points, 2);
@@ -249,6 +293,38 @@ Status InflatedFile::ReadAt(uint64_t offset, size_t n, char* out) const {
                               std::to_string(offset) + " runs past the end of its " + std::to_string(size) +
                               " decompressed bytes");
   }
+  const auto& pts = index_->points;
+  while (n > 0) {
+    const size_t seg = static_cast<size_t>(
+        std::upper_bound(pts.begin(), pts.end(), offset, [](uint64_t o, const InflatePoint& p) { return o < p.out; }) -
+        pts.begin() - 1);
+    const uint64_t first = pts[seg].out, end = seg + 1 < pts.size() ? pts[seg + 1].out : size;
+    if (end - first > kMaxCachedSegment) {
+      // Inflated up to where the read leaves this segment, not kept.
+      const size_t m = static_cast<size_t>(std::min<uint64_t>(n, end - offset));
+      MR_RETURN_IF_ERROR(InflateRange(offset, m, out));
+      offset += m;
+      out += m;
+      n -= m;
+      continue;
+    }
+    std::shared_ptr<const std::string> bytes = SegmentCache::Get().Find(index_->id, seg);
+    if (!bytes) {
+      auto inflated = std::make_shared<std::string>(static_cast<size_t>(end - first), '\0');
+      MR_RETURN_IF_ERROR(InflateRange(first, inflated->size(), inflated->data()));
+      bytes = inflated;
+      SegmentCache::Get().Keep(index_->id, seg, bytes);
+    }
+    const size_t m = static_cast<size_t>(std::min<uint64_t>(n, end - offset));
+    std::memcpy(out, bytes->data() + (offset - first), m);
+    offset += m;
+    out += m;
+    n -= m;
+  }
+  return Status::OK();
+}
+
+Status InflatedFile::InflateRange(uint64_t offset, size_t n, char* out) const {
   if (n == 0) return Status::OK();
   const auto& pts = index_->points;
   const auto point = std::prev(std::upper_bound(pts.begin(), pts.end(), offset,

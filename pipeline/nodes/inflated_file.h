@@ -8,10 +8,14 @@
 // before it, from which inflating can start again. The index holds at most
 // `max_points` such points (their windows are 32 KiB each): past that, every
 // other point is dropped and the span doubles, so a file's index is bounded
-// in bytes whatever its size. InflatedFile then reads any range by inflating
-// from the nearest point before it, or by continuing a cursor that stopped
-// between that point and the range (reads in order inflate each byte once).
-// A read in random order inflates on average half a span.
+// in bytes whatever its size. InflatedFile then reads a range from the
+// inflated pieces between points (segments) that hold it, kept in a cache of
+// the process (kInflatedCacheBytes in all, least recently used out first):
+// a segment not there is inflated from its point, or by continuing the
+// cursor that inflated the one before it, so reads in file order inflate
+// each byte once, and so do reads in any order of files whose segments fit
+// the cache. Segments larger than kMaxCachedSegment are not kept: a read in
+// one inflates from the nearest point or cursor before it to its end.
 //
 // The pass decodes every byte and checks the stream's own checksums (gzip
 // CRC-32, zlib Adler-32), so a damaged stream fails it, naming the file and
@@ -44,7 +48,12 @@ struct InflatePoint {
   std::string window;         // up to 32 KiB of output before `out`
 };
 
+// The inflated segments kept for all InflatedFiles of the process, in bytes.
+inline constexpr uint64_t kInflatedCacheBytes = uint64_t{64} << 20;
+inline constexpr uint64_t kMaxCachedSegment = uint64_t{4} << 20;
+
 struct InflateIndex {
+  uint64_t id = 0;  // unique in the process: names the index's segments in the cache
   StreamCompression compression = StreamCompression::kNone;
   uint64_t size = 0;                 // decompressed bytes
   uint64_t span = 0;                 // decompressed bytes between points, at least
@@ -68,9 +77,9 @@ Result<std::shared_ptr<const InflateIndex>> InflateScan(const RandomAccessFile& 
                                                         const InflateScanOptions& options = {});
 
 // The decompressed bytes of `raw` as a file of index->size bytes.
-// Thread safety: ReadAt may be called from any thread: each read takes a
-// cursor (an inflate state) from a small pool under a mutex and inflates
-// outside it.
+// Thread safety: ReadAt may be called from any thread: segments are shared
+// read-only; an inflate takes a cursor (an inflate state) from a small pool
+// under a mutex and inflates outside it.
 class InflatedFile : public RandomAccessFile {
  public:
   InflatedFile(std::shared_ptr<const RandomAccessFile> raw, std::shared_ptr<const InflateIndex> index);
@@ -83,6 +92,8 @@ class InflatedFile : public RandomAccessFile {
 
  private:
   struct Cursor;
+  // [offset, offset + n) inflated from the nearest point or cursor before it.
+  Status InflateRange(uint64_t offset, size_t n, char* out) const;
   Status Start(Cursor& c, const InflatePoint& p) const;
   Status Refill(Cursor& c) const;
   Status Inflate(Cursor& c, char* dst, size_t n) const;  // dst == nullptr: skip n bytes

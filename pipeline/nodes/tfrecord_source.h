@@ -24,8 +24,10 @@
 // compression_type GZIP / ZLIB) are inflated once by the scan, which keeps
 // an index of access points into each (inflated_file.h; the windows of all
 // the source's files at most 64 MiB, of one file 32 MiB), then read through
-// it: in file order each byte is inflated once more; in random order a
-// record costs inflating half a span (64 KiB for a file of up to 64 MiB
+// it, a segment between two points at a time, inflated once into a cache of
+// 64 MiB for the process: in file order each byte is inflated once more,
+// in any order too while the segments fit the cache; past it a record read
+// at random costs inflating its segment (64 KiB for a file of up to 64 MiB
 // decompressed when alone, doubling as files grow or share the budget).
 //
 // The leaf: {"node": "source", "kind": "tfrecord", "columns": [...],

@@ -133,6 +133,29 @@ TEST_P(InflatedFileTest, ThreadsReadingAtOnceGetTheirOwnBytes) {
   EXPECT_EQ(bad, std::vector<int>(4, 0));
 }
 
+TEST_P(InflatedFileTest, SegmentsTooLargeToKeepAreInflatedFromTheNearestPointOrCursor) {
+  const StreamCompression c = GetParam();
+  const std::string data = Data(13 << 20, 6);
+  const std::string z = Deflate(data, c, 1);
+  auto raw = std::make_shared<fuzz::MemFile>(z, "big");
+  InflateScanOptions o;
+  o.span = kMaxCachedSegment + 1;
+  Scanned s = Scan(*raw, c, o);
+  ASSERT_TRUE(s.index);
+  ASSERT_GE(s.index->points.size(), 2u);
+  InflatedFile file(raw, s.index);
+  std::mt19937 rng(9);
+  std::string buf;
+  for (int i = 0; i < 40; ++i) {
+    // Ranges in order within a segment (a cursor continued), then anywhere.
+    const size_t at = i < 20 ? (s.index->points[1].out + i * 10000) : rng() % data.size();
+    const size_t n = std::min<size_t>(i % 3 == 0 ? 300000 : 9000, data.size() - at);
+    buf.assign(n, '\0');
+    ASSERT_TRUE(file.ReadAt(at, n, buf.data()).ok());
+    ASSERT_EQ(buf, data.substr(at, n)) << at << " " << n;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Both, InflatedFileTest, ::testing::Values(StreamCompression::kGzip, StreamCompression::kZlib),
                          [](const auto& info) { return std::string(StreamCompressionName(info.param)); });
 
