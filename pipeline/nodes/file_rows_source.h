@@ -1,6 +1,6 @@
 // FileRowsSource: the base of sources whose rows are byte ranges of files
 // (the text, CSV and TFRecord sources), or of their decompressed bytes when
-// the scan left an inflate index (inflated_file.h):
+// the scan left an inflate index (mindrecord/inflated_file.h):
 // where each row starts and how long it is, found by one scan of each file
 // (12 bytes kept per row, shared by the sources of the same unchanged file
 // in the process: row_scan_cache.h), and reads of a row's bytes by position through a

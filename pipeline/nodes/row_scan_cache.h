@@ -19,14 +19,14 @@
 
 #include "mindrecord/file.h"
 #include "mindrecord/status.h"
-#include "pipeline/nodes/inflated_file.h"
+#include "mindrecord/inflated_file.h"
 #include "readers/verified_pages.h"
 
 namespace mindrecord {
 
 // The rows of one file: first byte and length (capped at UINT32_MAX); of a
 // compressed file, offsets into its decompressed bytes, and the index that
-// reads them (inflated_file.h).
+// reads them (mindrecord/inflated_file.h).
 struct FileRows {
   std::vector<uint64_t> start;
   std::vector<uint32_t> length;

@@ -6,6 +6,7 @@
 
 #include "mindrecord/crc32c.h"
 #include "mindrecord/limits.h"
+#include "mindrecord/tfrecord_framing.h"
 #include "mindrecord/utf8.h"
 #include "pipeline/nodes/file_rows_source.h"
 #include "writers/convert/tf_example.pb.h"
@@ -14,8 +15,8 @@ namespace mindrecord {
 
 namespace {
 
-constexpr uint64_t kHeader = 12;  // uint64 length + masked CRC32C of it
-constexpr uint64_t kFooter = 4;   // masked CRC32C of the data
+constexpr uint64_t kHeader = kTfRecordHeader;
+constexpr uint64_t kFooter = kTfRecordFooter;
 constexpr size_t kScanChunk = size_t{1} << 20;
 
 // Each record of a TFRecord file as one row: its header, data and footer
@@ -52,67 +53,6 @@ Status ScanTfRecords(const RandomAccessFile& file, FileRows* rows) {
   return Status::OK();
 }
 
-// The records of a decompressed TFRecord stream fed to it in pieces, with
-// ScanTfRecords' checks; offsets are of the decompressed bytes.
-class TfRecordFramer {
- public:
-  TfRecordFramer(const std::string& path, FileRows* rows) : path_(path), rows_(rows) {}
-
-  Status Feed(const char* p, size_t n) {
-    while (n > 0) {
-      if (skip_ > 0) {
-        const size_t m = static_cast<size_t>(std::min<uint64_t>(skip_, n));
-        skip_ -= m;
-        p += m;
-        n -= m;
-        off_ += m;
-        continue;
-      }
-      const size_t m = std::min(n, static_cast<size_t>(kHeader) - hdr_.size());
-      hdr_.append(p, m);
-      p += m;
-      n -= m;
-      off_ += m;
-      if (hdr_.size() < kHeader) continue;
-      const uint64_t at = off_ - kHeader;
-      uint64_t len;
-      std::memcpy(&len, hdr_.data(), 8);
-      if (!TfRecordCrcMatches(hdr_.data(), 8)) {
-        return Bad(at, "the length's checksum does not match (not a TFRecord file, or damaged)");
-      }
-      if (len > kMaxRecord) return Bad(at, "a record of " + std::to_string(len) + " bytes is longer than any file");
-      rows_->Add(at, kHeader + len + kFooter);
-      skip_ = len + kFooter;
-      hdr_.clear();
-      ++records_;
-    }
-    return Status::OK();
-  }
-
-  // Corruption when the stream ended inside a record.
-  Status Finish() const {
-    if (skip_ == 0 && hdr_.empty()) return Status::OK();
-    const uint64_t at = skip_ > 0 ? rows_->start.back() : off_ - hdr_.size();
-    return Status::Corruption(path_ + ": record " + std::to_string(skip_ > 0 ? records_ - 1 : records_) + " at byte " +
-                              std::to_string(at) + " of the decompressed stream: truncated: the stream ends " +
-                              std::to_string(skip_ > 0 ? skip_ : kHeader - hdr_.size()) + " bytes short of its end");
-  }
-
- private:
-  static constexpr uint64_t kMaxRecord = uint64_t{1} << 62;
-  Status Bad(uint64_t at, const std::string& why) const {
-    return Status::Corruption(path_ + ": record " + std::to_string(records_) + " at byte " + std::to_string(at) +
-                              " of the decompressed stream: " + why);
-  }
-
-  std::string path_;
-  FileRows* rows_;
-  std::string hdr_;      // the header read so far
-  uint64_t skip_ = 0;    // bytes of the current record's data and footer still to pass
-  uint64_t off_ = 0;     // decompressed bytes fed
-  uint64_t records_ = 0;
-};
-
 // Windows of the access points a source keeps for its compressed files, in
 // all: a file's share (at most 1,024 points, 32 MiB) sets how far its span
 // grows from 64 KiB.
@@ -134,7 +74,7 @@ ScanFn RecordScan(StreamCompression c, size_t files) {
   if (c == StreamCompression::kNone) return ScanTfRecords;
   const InflateScanOptions o = IndexOptions(files);
   return [c, o](const RandomAccessFile& f, FileRows* rows) -> Status {
-    TfRecordFramer framer(f.path(), rows);
+    TfRecordFramer framer(f.path(), [rows](uint64_t start, uint64_t n) { rows->Add(start, n); });
     MR_ASSIGN_OR_RETURN(rows->inflate, InflateScan(f, c, [&](const char* p, size_t n) { return framer.Feed(p, n); }, o));
     return framer.Finish();
   };

@@ -22,7 +22,7 @@
 //
 // Files compressed whole as gzip or zlib (TensorFlow's and MindSpore's
 // compression_type GZIP / ZLIB) are inflated once by the scan, which keeps
-// an index of access points into each (inflated_file.h; the windows of all
+// an index of access points into each (mindrecord/inflated_file.h; the windows of all
 // the source's files at most 64 MiB, of one file 32 MiB), then read through
 // it, a segment between two points at a time, inflated once into a cache of
 // 64 MiB for the process: in file order each byte is inflated once more,
@@ -43,7 +43,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pipeline/nodes/inflated_file.h"
+#include "mindrecord/inflated_file.h"
 #include "pipeline/nodes/source.h"
 
 namespace mindrecord {

@@ -3,8 +3,9 @@
 // inferred, then the rows built) and by TFRecordDataset's source (the records
 // counted, the columns of the first record inferred, every row read with
 // those columns and with other types and shapes); then the same bytes
-// gzip-compressed (compression_type GZIP: the inflating scan and reads from
-// access points), and the input itself as a gzip and as a zlib stream.
+// gzip-compressed (the converter finding it compressed; compression_type
+// GZIP: the inflating scan and reads from access points), and the input
+// itself as a gzip and as a zlib stream.
 #include <zlib.h>
 
 #include "pipeline/nodes/tfrecord_source.h"
@@ -74,16 +75,18 @@ MINDRECORD_FUZZ_TARGET(tfrecord) {
   const auto dir = fuzz::FreshScratch();
   const std::string file = (dir / "in.tfrecord").string();
   fuzz::WriteFile(dir / "in.tfrecord", std::string_view(reinterpret_cast<const char*>(data), size));
-  for (auto on_error : {convert::OnError::kFail, convert::OnError::kSkip}) {
-    convert::ConvertOptions o;
-    o.on_error = on_error;
-    o.infer_records = 16;
-    convert::ConvertContext ctx(o);
-    fuzz::DrivePlans(convert::PlanTfRecord(file, ctx), 64);
-  }
-  DriveSource(file);
   const std::string gz = (dir / "in.tfrecord.gz").string();
   fuzz::WriteFile(dir / "in.tfrecord.gz", Gzip(data, size));
+  for (const std::string& input : {file, gz}) {
+    for (auto on_error : {convert::OnError::kFail, convert::OnError::kSkip}) {
+      convert::ConvertOptions o;
+      o.on_error = on_error;
+      o.infer_records = 16;
+      convert::ConvertContext ctx(o);
+      fuzz::DrivePlans(convert::PlanTfRecord(input, ctx), 64);
+    }
+  }
+  DriveSource(file);
   DriveSource(gz, "gzip");
   DriveSource(file, "gzip");
   DriveSource(file, "zlib");

@@ -3,15 +3,17 @@
 // -> bytes, int64_list -> int64, float_list -> float32; a feature holding one
 // value everywhere is a scalar, otherwise an array of shape [-1], and a
 // bytes_list of another length is a list: the values concatenated plus
-// `<name>_lengths: int64 [-1]` (see ListLengthsField).
-#include <fcntl.h>
-#include <unistd.h>
-
+// `<name>_lengths: int64 [-1]` (see ListLengthsField). A file compressed
+// whole with gzip or zlib (TensorFlow's GZIP / ZLIB options) is found by its
+// first bytes and read decompressed.
 #include <cstring>
 #include <map>
 #include <memory>
 
 #include "mindrecord/crc32c.h"
+#include "mindrecord/inflated_file.h"
+#include "mindrecord/limits.h"
+#include "mindrecord/tfrecord_framing.h"
 #include "writers/convert/sources.h"
 #include "writers/convert/tf_example.pb.h"
 
@@ -23,35 +25,53 @@ struct RecordRef {
   uint64_t length = 0;
 };
 
-// The open file, shared by the workers (pread is thread-safe).
+// The open file (its decompressed bytes when compressed), shared by the
+// workers (RandomAccessFile reads are thread-safe).
 struct TfFile {
   std::string path;
-  int fd = -1;
+  std::shared_ptr<const RandomAccessFile> file;
   std::vector<RecordRef> records;
   std::vector<FieldSpec> specs;
-  ~TfFile() {
-    if (fd >= 0) ::close(fd);
-  }
-  Status ReadAt(uint64_t off, size_t n, char* out) const {
-    size_t done = 0;
-    while (done < n) {
-      ssize_t got = ::pread(fd, out + done, n - done, static_cast<off_t>(off + done));
-      if (got < 0) return Status::IOError(std::string("read failed: ") + std::strerror(errno));
-      if (got == 0) return Status::Corruption("unexpected end of file at offset " + std::to_string(off + done));
-      done += static_cast<size_t>(got);
-    }
-    return Status::OK();
-  }
+  Status ReadAt(uint64_t off, size_t n, char* out) const { return file->ReadAt(off, n, out); }
 };
+
+// `st` (naming f.path first) reported for the file as ctx reports inputs.
+Status BadFile(const TfFile& f, const Status& st, ConvertContext& ctx) {
+  std::string m = st.message();
+  if (m.rfind(f.path + ": ", 0) == 0) m.erase(0, f.path.size() + 2);
+  return ctx.BadInput(f.path, Status(st.code(), m));
+}
+
+// A gzip or zlib file: inflated once, its records framed as they come out
+// (after a framing error the records before it are kept, as below); then
+// read through the access points the pass kept (mindrecord/inflated_file.h).
+Status ScanCompressed(TfFile& f, StreamCompression c, ConvertContext& ctx) {
+  Status framing;
+  TfRecordFramer framer(f.path, [&f](uint64_t start, uint64_t n) {
+    f.records.push_back({start + kTfRecordHeader, n - kTfRecordHeader - kTfRecordFooter});
+  });
+  auto index = InflateScan(*f.file, c, [&](const char* p, size_t n) {
+    if (framing.ok()) framing = framer.Feed(p, n);
+    return Status::OK();
+  });
+  if (!index.ok()) {
+    f.records.clear();  // not readable without the index
+    return BadFile(f, index.status(), ctx);
+  }
+  f.file = std::make_shared<InflatedFile>(f.file, *index);
+  if (framing.ok()) framing = framer.Finish();
+  return framing.ok() ? Status::OK() : BadFile(f, framing, ctx);
+}
 
 // Walks the framing: uint64 length, masked CRC of it, data, masked CRC of data.
 Status ScanRecords(TfFile& f, ConvertContext& ctx) {
-  off_t size = ::lseek(f.fd, 0, SEEK_END);
-  if (size < 0) return Status::IOError(f.path + ": cannot seek");
+  MR_ASSIGN_OR_RETURN(StreamCompression c, DetectTfRecordCompression(*f.file));
+  if (c != StreamCompression::kNone) return ScanCompressed(f, c, ctx);
+  const uint64_t size = f.file->size();
   uint64_t off = 0;
-  while (off < static_cast<uint64_t>(size)) {
+  while (off < size) {
     const std::string where = f.path + " record " + std::to_string(f.records.size()) + " (offset " + std::to_string(off) + ")";
-    if (static_cast<uint64_t>(size) - off < 12) {
+    if (size - off < 12) {
       return ctx.BadInput(where, Status::Corruption("truncated record header"));
     }
     char hdr[12];
@@ -62,7 +82,7 @@ Status ScanRecords(TfFile& f, ConvertContext& ctx) {
       // The framing cannot be trusted past this point.
       return ctx.BadInput(where, Status::Corruption("length checksum mismatch (not a TFRecord file, or corrupt)"));
     }
-    if (len > static_cast<uint64_t>(size) - off - 12 || static_cast<uint64_t>(size) - off - 12 - len < 4) {
+    if (len > size - off - 12 || size - off - 12 - len < 4) {
       return ctx.BadInput(where, Status::Corruption("truncated: record of " + std::to_string(len) +
                                                     " bytes runs past the end of the file"));
     }
@@ -74,6 +94,9 @@ Status ScanRecords(TfFile& f, ConvertContext& ctx) {
 
 Result<tf::Example> ReadExample(const TfFile& f, size_t i) {
   const RecordRef& r = f.records[i];
+  if (r.length > kMaxDecompressedRowBytes) {
+    return Status::Corruption("a record of " + std::to_string(r.length) + " bytes, longer than a row may be");
+  }
   std::string buf(r.length + 4, '\0');
   MR_RETURN_IF_ERROR(f.ReadAt(r.offset, buf.size(), buf.data()));
   if (!TfRecordCrcMatches(buf.data(), r.length))
@@ -200,8 +223,8 @@ PlanResult PlanTfRecord(const std::string& input, ConvertContext& ctx) {
   const ConvertOptions& o = ctx.options();
   auto f = std::make_shared<TfFile>();
   f->path = input;
-  f->fd = ::open(input.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f->fd < 0) return Status::IOError(input + ": cannot open: " + std::strerror(errno));
+  MR_ASSIGN_OR_RETURN(auto file, FileSystem::Default()->OpenRead(input));
+  f->file = std::move(file);
   MR_RETURN_IF_ERROR(ScanRecords(*f, ctx));
   if (f->records.empty()) return Status::NotFound(input + ": no records");
   if (!o.fields.empty()) {

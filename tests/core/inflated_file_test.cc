@@ -1,4 +1,4 @@
-// InflateScan and InflatedFile (pipeline/nodes/inflated_file.h): the
+// InflateScan and InflatedFile (mindrecord/inflated_file.h): the
 // decompressed bytes of gzip and zlib files read by position, from access
 // points and cursors, the same as inflating the whole stream.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <random>
 #include <thread>
 
-#include "pipeline/nodes/inflated_file.h"
+#include "mindrecord/inflated_file.h"
 #include "tests/fuzz/mem_file.h"
 
 namespace mindrecord {

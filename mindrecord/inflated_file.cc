@@ -1,4 +1,4 @@
-#include "pipeline/nodes/inflated_file.h"
+#include "mindrecord/inflated_file.h"
 
 #include <zlib.h>
 
