@@ -1,6 +1,7 @@
 #include "pipeline/nodes/tfrecord_source.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <map>
 
@@ -41,6 +42,14 @@ Status ScanTfRecords(const RandomAccessFile& file, FileRows* rows) {
     uint64_t len;
     std::memcpy(&len, hdr, 8);
     if (!TfRecordCrcMatches(hdr, 8)) {
+      auto c = off == 0 ? DetectTfRecordCompression(file) : Result<StreamCompression>(StreamCompression::kNone);
+      if (c.ok() && *c != StreamCompression::kNone) {
+        const std::string name = StreamCompressionName(*c);
+        std::string upper = name;
+        for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        return bad("the file starts as a " + name + " stream: read it with compression '" + name +
+                   "' (TFRecordDataset's compression_type='" + upper + "')");
+      }
       return bad("the length's checksum does not match (not a TFRecord file, or damaged)");
     }
     if (len > size - off - kHeader || size - off - kHeader - len < kFooter) {
