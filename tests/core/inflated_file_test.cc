@@ -60,6 +60,25 @@ Scanned Scan(const RandomAccessFile& f, StreamCompression c, InflateScanOptions 
   return s;
 }
 
+// `bytes` of Data(seed) deflated at `level`, held in memory as file `path`,
+// and scanned with points at least `span` apart.
+struct Indexed {
+  std::string data, z;
+  std::shared_ptr<fuzz::MemFile> raw;
+  Scanned s;
+};
+std::unique_ptr<Indexed> MakeIndexed(StreamCompression c, size_t bytes, uint32_t seed, int level, uint64_t span,
+                                     const std::string& path) {
+  auto f = std::make_unique<Indexed>();
+  f->data = Data(bytes, seed);
+  f->z = Deflate(f->data, c, level);
+  f->raw = std::make_shared<fuzz::MemFile>(f->z, path);
+  InflateScanOptions o;
+  o.span = span;
+  f->s = Scan(*f->raw, c, o);
+  return f;
+}
+
 class InflatedFileTest : public ::testing::TestWithParam<StreamCompression> {};
 
 TEST_P(InflatedFileTest, ReadsAnyRangeAsTheWholeStreamInflates) {
@@ -105,15 +124,10 @@ TEST_P(InflatedFileTest, ReadsAnyRangeAsTheWholeStreamInflates) {
 }
 
 TEST_P(InflatedFileTest, ThreadsReadingAtOnceGetTheirOwnBytes) {
-  const StreamCompression c = GetParam();
-  const std::string data = Data(3 << 20, 2);
-  const std::string z = Deflate(data, c, 1);
-  auto raw = std::make_shared<fuzz::MemFile>(z, "t");
-  InflateScanOptions o;
-  o.span = 128 << 10;
-  Scanned s = Scan(*raw, c, o);
-  ASSERT_TRUE(s.index);
-  InflatedFile file(raw, s.index);
+  auto f = MakeIndexed(GetParam(), 3 << 20, 2, 1, 128 << 10, "t");
+  ASSERT_TRUE(f->s.index);
+  const std::string& data = f->data;
+  InflatedFile file(f->raw, f->s.index);
   std::vector<std::thread> threads;
   std::vector<int> bad(4, 0);
   for (int t = 0; t < 4; ++t) {
@@ -134,16 +148,12 @@ TEST_P(InflatedFileTest, ThreadsReadingAtOnceGetTheirOwnBytes) {
 }
 
 TEST_P(InflatedFileTest, SegmentsTooLargeToKeepAreInflatedFromTheNearestPointOrCursor) {
-  const StreamCompression c = GetParam();
-  const std::string data = Data(13 << 20, 6);
-  const std::string z = Deflate(data, c, 1);
-  auto raw = std::make_shared<fuzz::MemFile>(z, "big");
-  InflateScanOptions o;
-  o.span = kMaxCachedSegment + 1;
-  Scanned s = Scan(*raw, c, o);
-  ASSERT_TRUE(s.index);
+  auto f = MakeIndexed(GetParam(), 13 << 20, 6, 1, kMaxCachedSegment + 1, "big");
+  ASSERT_TRUE(f->s.index);
+  const std::string& data = f->data;
+  const Scanned& s = f->s;
   ASSERT_GE(s.index->points.size(), 2u);
-  InflatedFile file(raw, s.index);
+  InflatedFile file(f->raw, s.index);
   std::mt19937 rng(9);
   std::string buf;
   for (int i = 0; i < 40; ++i) {
