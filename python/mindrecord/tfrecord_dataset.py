@@ -82,9 +82,10 @@ class TFRecordDataset(_RawDataset):
     is inflated once when the dataset is made (its gzip / zlib checksums
     checked; a damaged or truncated stream fails naming the file and
     compressed offset), keeping at most 64 MiB of access points in all.
-    Reading in file order (shuffle=False or Shuffle.FILES) inflates each
-    byte once more; a global shuffle inflates about half a megabyte or more
-    of its file per row."""
+    Records are read from inflated segments kept in a 64 MiB cache: in file
+    order (shuffle=False or Shuffle.FILES) each byte is inflated once more,
+    and so in a global shuffle while the files' segments fit the cache;
+    past it a shuffled row costs inflating its segment (64 KiB or more)."""
 
     def __init__(self, dataset_files, schema=None, columns_list=None, num_samples=None, num_parallel_workers=None,
                  shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, shard_equal_rows=False, cache=None,
