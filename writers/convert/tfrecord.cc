@@ -42,17 +42,19 @@ Status BadFile(const TfFile& f, const Status& st, ConvertContext& ctx) {
   return ctx.BadInput(f.path, Status(st.code(), m));
 }
 
-// A gzip or zlib file: inflated once, its records framed as they come out
-// (after a framing error the records before it are kept, as below); then
-// read through the access points the pass kept (mindrecord/inflated_file.h).
+// A gzip or zlib file: inflated once, its records framed as they come out;
+// then read through the access points the pass kept
+// (mindrecord/inflated_file.h). A framing error stops the pass unless the
+// records before it are to be kept (skip): their reads need the whole index.
 Status ScanCompressed(TfFile& f, StreamCompression c, ConvertContext& ctx) {
+  const bool keep_before = ctx.options().on_error == OnError::kSkip;
   Status framing;
   TfRecordFramer framer(f.path, [&f](uint64_t start, uint64_t n) {
     f.records.push_back({start + kTfRecordHeader, n - kTfRecordHeader - kTfRecordFooter});
   });
   auto index = InflateScan(*f.file, c, [&](const char* p, size_t n) {
     if (framing.ok()) framing = framer.Feed(p, n);
-    return Status::OK();
+    return keep_before ? Status::OK() : framing;
   });
   if (!index.ok()) {
     f.records.clear();  // not readable without the index
