@@ -1,6 +1,7 @@
 """TFRecordDataset over gzip / zlib files (compression_type) against the same
 records uncompressed, in each shuffle mode: rows per second, median of
---runs epochs, and the ratio to the uncompressed file in the same run.
+--runs epochs (the files interleaved in each round), and the ratio to the
+uncompressed file in the same run.
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/tfrecord_compressed_bench.py [--records N] [--runs R]
 
@@ -33,7 +34,7 @@ def write(path, n):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--records", type=int, default=20000)
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=9)
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="tfrecord_compressed_")
@@ -49,18 +50,19 @@ def main():
               % (args.records, len(data) / 1e6, os.path.getsize(files["GZIP"]) / 1e6, args.runs, args.workers))
         print("%-6s %-14s %12s %10s" % ("file", "shuffle", "rows/s", "vs plain"))
         for shuffle in (False, Shuffle.FILES, True):
-            plain_rate = None
-            for comp, path in files.items():
-                times = []
-                for _ in range(args.runs + 1):  # the first: warm-up
+            # The three files take turns in each round (load drift hits them alike).
+            times = {comp: [] for comp in files}
+            for _ in range(args.runs + 1):  # the first round: warm-up
+                for comp, path in files.items():
                     ds = TFRecordDataset(path, compression_type=comp, shuffle=shuffle,
                                          num_parallel_workers=args.workers, seed=3)
                     t = time.perf_counter()
                     n = sum(1 for _ in ds.create_tuple_iterator(num_epochs=1, output_numpy=True))
-                    times.append(time.perf_counter() - t)
+                    times[comp].append(time.perf_counter() - t)
                     assert n == args.records
-                rate = args.records / statistics.median(times[1:])
-                plain_rate = plain_rate or rate
+            plain_rate = args.records / statistics.median(times[None][1:])
+            for comp in files:
+                rate = args.records / statistics.median(times[comp][1:])
                 print("%-6s %-14s %12.0f %9.2fx" % (comp or "none", shuffle, rate, rate / plain_rate))
     finally:
         shutil.rmtree(work, ignore_errors=True)
