@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "mindrecord/constants.h"
+#include "mindrecord/status.h"
 
 namespace mindrecord {
 
@@ -53,5 +55,20 @@ inline constexpr int64_t kMaxImagePixels = 178956970;
 // TIFF, PAM with many channels, JPEG 2000's 32-bit samples) lower the pixels
 // allowed.
 inline constexpr int64_t kMaxImageSampleBytes = kMaxImagePixels * 4;
+
+// Rows a scan keeps a locator of in memory: the records, lines or CSV
+// records of one TFRecord, text or CSV source's files together (a row costs
+// about 20 bytes there: its locator and its id in the sampler's order), or
+// of one file a converter reads. Without a bound a few megabytes of gzip
+// frame billions of empty TFRecord records, and a file of newlines costs 12
+// bytes of index for every 2 it holds. The environment variable
+// MINDRECORD_MAX_INDEXED_ROWS sets another limit.
+inline constexpr uint64_t kDefaultMaxIndexedRows = uint64_t{1} << 27;
+inline constexpr const char* kMaxIndexedRowsVariable = "MINDRECORD_MAX_INDEXED_ROWS";
+// The limit in force, read from the environment on each call:
+// InvalidArgument when the variable is set to anything but a positive integer.
+Result<uint64_t> MaxIndexedRows();
+// NotSupported naming `path`, where the scan passed `limit` `rows` ("records", "lines").
+Status TooManyIndexedRows(const std::string& path, uint64_t limit, const std::string& rows);
 
 }  // namespace mindrecord

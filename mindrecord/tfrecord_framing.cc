@@ -20,7 +20,7 @@ Status TfRecordFramer::Feed(const char* p, size_t n) {
       n -= m;
       off_ += m;
       if (skip_ == 0) {
-        add_(start_, length_);
+        MR_RETURN_IF_ERROR(add_(start_, length_));
         ++records_;
       }
       continue;

@@ -21,11 +21,12 @@ inline constexpr uint64_t kTfRecordFooter = 4;   // the data's checksum
 // each complete record's first byte (its header) and length with framing,
 // offsets counted in the stream. Errors are Corruption naming `path`, the
 // record and its offset "of the decompressed stream": a length whose
-// checksum fails (Feed), a stream ending inside a record (Finish).
+// checksum fails (Feed), a stream ending inside a record (Finish); Feed
+// also returns the first error `add` returns.
 // Thread safety: one thread at a time.
 class TfRecordFramer {
  public:
-  using AddRecord = std::function<void(uint64_t start, uint64_t length)>;
+  using AddRecord = std::function<Status(uint64_t start, uint64_t length)>;
   TfRecordFramer(std::string path, AddRecord add) : path_(std::move(path)), add_(std::move(add)) {}
 
   Status Feed(const char* p, size_t n);

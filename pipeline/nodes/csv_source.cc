@@ -149,7 +149,7 @@ Status ScanRecords(const RandomAccessFile& file, char delim, bool header, const 
   }
   CsvMachine m(delim);
   uint64_t rec_start = 0;
-  const auto end_record = [&](uint64_t end) { add(rec_start, end - rec_start); };
+  const auto end_record = [&](uint64_t end) { return add(rec_start, end - rec_start); };
   while (at < size) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(kScanChunk, size - at));
     MR_RETURN_IF_ERROR(file.ReadAt(at, n, buf.data()));
@@ -160,13 +160,13 @@ Status ScanRecords(const RandomAccessFile& file, char delim, bool header, const 
                                   " (CSV: a field is unquoted text without quotes or \"quoted\" with \"\" for a quote)");
       }
       if (step.record_start) rec_start = at + i;
-      if (step.record_end) end_record(at + i);
+      if (step.record_end) MR_RETURN_IF_ERROR(end_record(at + i));
     }
     at += n;
   }
   bool open = false;
   if (!m.End(&open)) return Status::Corruption(file.path() + ": byte " + std::to_string(size) + ": " + m.why());
-  if (open) end_record(size);
+  if (open) return end_record(size);
   return Status::OK();
 }
 
@@ -200,7 +200,9 @@ Result<Tensor> FieldTensor(CsvType type, std::string&& s) {
 std::string ScanKey(char delim, bool header) { return std::string("csv:") + delim + (header ? ":header" : ""); }
 ScanFn RecordScan(char delim, bool header) {
   return [delim, header](const RandomAccessFile& f, FileRows* rows) {
-    return ScanRecords(f, delim, header, [rows](uint64_t start, uint64_t n) { rows->Add(start, n); });
+    return ScanRecords(f, delim, header, [rows, &f](uint64_t start, uint64_t n) {
+      return rows->Add(start, n) ? Status::OK() : rows->Full(f.path(), "CSV records");
+    });
   };
 }
 
@@ -247,11 +249,9 @@ class CsvSource : public FileRowsSource {
 }  // namespace
 
 Result<std::vector<uint64_t>> CountCsvRecords(const std::vector<std::string>& files, char delimiter, bool header) {
+  MR_ASSIGN_OR_RETURN(auto scans, ScanSourceFiles(files, ScanKey(delimiter, header), RecordScan(delimiter, header)));
   std::vector<uint64_t> out;
-  for (const auto& path : files) {
-    MR_ASSIGN_OR_RETURN(auto rows, ScanRows(path, ScanKey(delimiter, header), RecordScan(delimiter, header)));
-    out.push_back(rows->start.size());
-  }
+  for (const auto& rows : scans) out.push_back(rows->start.size());
   return out;
 }
 

@@ -20,11 +20,8 @@ Result<std::vector<std::string>> SourceFiles(const nlohmann::json& args, const s
 }
 
 Status FileRowsSource::Scan(const std::string& key, const ScanFn& scan) {
-  for (const auto& path : files_) {
-    MR_ASSIGN_OR_RETURN(auto rows, ScanRows(path, key, scan));
-    first_.push_back(first_.back() + rows->start.size());
-    rows_.push_back(std::move(rows));
-  }
+  MR_ASSIGN_OR_RETURN(rows_, ScanSourceFiles(files_, key, scan));
+  for (const auto& rows : rows_) first_.push_back(first_.back() + rows->start.size());
   return Status::OK();
 }
 

@@ -50,7 +50,8 @@ class FileRowsSource : public Source {
       : files_(std::move(files)), what_(std::move(what)), names_(std::move(names)) {}
   // Each file's rows: kept from an earlier scan of the unchanged file with
   // the same `key` (the grammar's settings; row_scan_cache.h), else found by
-  // opening it and letting `scan` add its rows, in order.
+  // opening it and letting `scan` add its rows, in order; at most
+  // MaxIndexedRows() in all (limits.h).
   Status Scan(const std::string& key, const ScanFn& scan);
   // Bytes of row `id` as scanned (at most UINT32_MAX: longer ones are cut to it).
   uint64_t RowLength(uint64_t id) const {

@@ -65,14 +65,36 @@ void KeepRows(const std::string& path, const FileIdentity& id, const std::string
   }
 }
 
-Result<std::shared_ptr<const FileRows>> ScanRows(const std::string& path, const std::string& key, const ScanFn& scan) {
+Result<std::shared_ptr<const FileRows>> ScanRows(const std::string& path, const std::string& key, const ScanFn& scan,
+                                                 uint64_t before, uint64_t limit) {
+  if (before > limit) {
+    return Status::Internal("ScanRows: " + std::to_string(before) + " rows before a limit of " + std::to_string(limit));
+  }
   const FileIdentity id = IdentityOf(path);
-  if (auto kept = CachedRows(path, id, key)) return kept;
+  if (auto kept = CachedRows(path, id, key)) {
+    if (kept->start.size() > limit - before) return TooManyIndexedRows(path, limit, "rows");
+    return kept;
+  }
   auto rows = std::make_shared<FileRows>();
+  rows->before = before;
+  rows->limit = limit;
   MR_ASSIGN_OR_RETURN(auto f, FileSystem::Default()->OpenRead(path));
   MR_RETURN_IF_ERROR(scan(*f, rows.get()));
   std::shared_ptr<const FileRows> out = std::move(rows);
   if (IdentityOf(path) == id) KeepRows(path, id, key, out);  // unchanged while it was scanned
+  return out;
+}
+
+Result<std::vector<std::shared_ptr<const FileRows>>> ScanSourceFiles(const std::vector<std::string>& files,
+                                                                     const std::string& key, const ScanFn& scan) {
+  MR_ASSIGN_OR_RETURN(const uint64_t limit, MaxIndexedRows());
+  std::vector<std::shared_ptr<const FileRows>> out;
+  uint64_t total = 0;
+  for (const auto& path : files) {
+    MR_ASSIGN_OR_RETURN(auto rows, ScanRows(path, key, scan, total, limit));
+    total += rows->start.size();
+    out.push_back(std::move(rows));
+  }
   return out;
 }
 

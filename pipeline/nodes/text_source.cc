@@ -41,8 +41,7 @@ Status ScanLines(const RandomAccessFile& file, Fn&& fn) {
 constexpr const char* kScanKey = "text";
 Status ScanTextRows(const RandomAccessFile& f, FileRows* rows) {
   return ScanLines(f, [&](uint64_t start, uint64_t len) {
-    rows->Add(start, len);
-    return Status::OK();
+    return rows->Add(start, len) ? Status::OK() : rows->Full(f.path(), "lines");
   });
 }
 
@@ -74,11 +73,9 @@ class TextFileSource : public FileRowsSource {
 }  // namespace
 
 Result<std::vector<uint64_t>> CountTextFileLines(const std::vector<std::string>& files) {
+  MR_ASSIGN_OR_RETURN(auto scans, ScanSourceFiles(files, kScanKey, ScanTextRows));
   std::vector<uint64_t> out;
-  for (const auto& path : files) {
-    MR_ASSIGN_OR_RETURN(auto rows, ScanRows(path, kScanKey, ScanTextRows));
-    out.push_back(rows->start.size());
-  }
+  for (const auto& rows : scans) out.push_back(rows->start.size());
   return out;
 }
 

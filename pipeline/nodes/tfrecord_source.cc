@@ -56,7 +56,7 @@ Status ScanTfRecords(const RandomAccessFile& file, FileRows* rows) {
       return bad("truncated: a record of " + std::to_string(len) + " bytes runs past the end of the file (" +
                  std::to_string(size) + " bytes)");
     }
-    rows->Add(off, kHeader + len + kFooter);
+    if (!rows->Add(off, kHeader + len + kFooter)) return rows->Full(file.path(), "records");
     off += kHeader + len + kFooter;
   }
   return Status::OK();
@@ -83,7 +83,9 @@ ScanFn RecordScan(StreamCompression c, size_t files) {
   if (c == StreamCompression::kNone) return ScanTfRecords;
   const InflateScanOptions o = IndexOptions(files);
   return [c, o](const RandomAccessFile& f, FileRows* rows) -> Status {
-    TfRecordFramer framer(f.path(), [rows](uint64_t start, uint64_t n) { rows->Add(start, n); });
+    TfRecordFramer framer(f.path(), [rows, &f](uint64_t start, uint64_t n) {
+      return rows->Add(start, n) ? Status::OK() : rows->Full(f.path(), "records");
+    });
     MR_ASSIGN_OR_RETURN(rows->inflate, InflateScan(f, c, [&](const char* p, size_t n) { return framer.Feed(p, n); }, o));
     return framer.Finish();
   };
@@ -297,11 +299,9 @@ class TfRecordSource : public FileRowsSource {
 }  // namespace
 
 Result<std::vector<uint64_t>> CountTfRecords(const std::vector<std::string>& files, StreamCompression c) {
+  MR_ASSIGN_OR_RETURN(auto scans, ScanSourceFiles(files, ScanKey(c, files.size()), RecordScan(c, files.size())));
   std::vector<uint64_t> out;
-  for (const auto& path : files) {
-    MR_ASSIGN_OR_RETURN(auto rows, ScanRows(path, ScanKey(c, files.size()), RecordScan(c, files.size())));
-    out.push_back(rows->start.size());
-  }
+  for (const auto& rows : scans) out.push_back(rows->start.size());
   return out;
 }
 
@@ -313,7 +313,8 @@ Result<std::string> FirstRecord(const std::string& file, StreamCompression c) {
   const auto none = [&] { return Status::Corruption(file + ": holds no record to take the columns from"); };
   const auto too_long = [&] { return Status::InvalidArgument(file + ": its first record is too long"); };
   if (c == StreamCompression::kNone) {
-    MR_ASSIGN_OR_RETURN(auto rows, ScanRows(file, ScanKey(c, 1), RecordScan(c, 1)));
+    MR_ASSIGN_OR_RETURN(const uint64_t limit, MaxIndexedRows());
+    MR_ASSIGN_OR_RETURN(auto rows, ScanRows(file, ScanKey(c, 1), RecordScan(c, 1), 0, limit));
     if (rows->start.empty()) return none();
     MR_ASSIGN_OR_RETURN(auto f, FileSystem::Default()->OpenRead(file));
     const uint64_t n = rows->length[0];

@@ -120,3 +120,14 @@ def test_arguments_are_checked(tmp_path):
         CSVDataset(str(path), column_defaults=[0, 0, 0], column_names=["x", "y"])
     with pytest.raises(NotImplementedError, match="cache"):
         CSVDataset(str(path), column_names=["x", "y"], cache=object())
+
+
+def test_more_records_than_a_source_may_index_are_an_error(tmp_path, monkeypatch):
+    path = tmp_path / "a.csv"
+    path.write_bytes(TRICKY)
+    monkeypatch.setenv("MINDRECORD_MAX_INDEXED_ROWS", "4")
+    with pytest.raises(mindrecord.UnsupportedError, match="a.csv: more than 4 CSV records to index in memory"):
+        CSVDataset(str(path), column_defaults=[0, 0.0, ""])
+    monkeypatch.setenv("MINDRECORD_MAX_INDEXED_ROWS", "5")
+    assert [int(r["id"]) for r in rows(CSVDataset(str(path), column_defaults=[0, 0.0, ""], shuffle=False))] == [
+        1, 2, 3, 4, 5]

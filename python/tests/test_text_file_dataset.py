@@ -72,3 +72,12 @@ def test_bad_files_are_errors_naming_them(tmp_path):
         lines(ds)
     with pytest.raises(NotImplementedError, match="cache"):
         TextFileDataset(str(grows), cache=object())
+
+
+def test_more_lines_than_a_source_may_index_are_an_error(texts, monkeypatch):
+    # The limit counts the lines of all the files of the dataset.
+    monkeypatch.setenv("MINDRECORD_MAX_INDEXED_ROWS", "5")
+    with pytest.raises(mindrecord.UnsupportedError, match="b.txt: more than 5 lines to index in memory"):
+        TextFileDataset(str(texts / "*.txt"))
+    monkeypatch.setenv("MINDRECORD_MAX_INDEXED_ROWS", "6")
+    assert lines(TextFileDataset(str(texts / "*.txt"), shuffle=False)) == A + B

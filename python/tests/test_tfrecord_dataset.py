@@ -356,3 +356,29 @@ def test_damaged_compressed_files_are_errors_naming_file_and_offset(tmp_path):
     bad.write_bytes(gzip.compress(bytes(data)))
     with pytest.raises(RuntimeError, match="byte %d of '.*bad.tfrecord.gz' decompressed.*checksum" % second):
         rows_of(TFRecordDataset(str(bad), compression_type="GZIP", shuffle=False))
+
+
+def test_more_records_than_a_source_may_index_are_an_error(tmp_path, monkeypatch):
+    # A few kilobytes of gzip can frame millions of empty records; a source
+    # keeps at most MINDRECORD_MAX_INDEXED_ROWS locators (all its files together).
+    path = tmp_path / "many.tfrecord.gz"
+    write_tfrecord(str(tmp_path / "plain"), [{"id": 1}] + [{}] * 5000)
+    path.write_bytes(gzip.compress((tmp_path / "plain").read_bytes()))
+    assert path.stat().st_size < 2000
+    assert TFRecordDataset(str(path), compression_type="GZIP").get_dataset_size() == 5001
+    monkeypatch.setenv("MINDRECORD_MAX_INDEXED_ROWS", "5000")
+    with pytest.raises(mindrecord.UnsupportedError, match="many.tfrecord.gz: more than 5000 records to index in "
+                                                          "memory.*MINDRECORD_MAX_INDEXED_ROWS"):
+        TFRecordDataset(str(path), compression_type="GZIP")
+    with pytest.raises(mindrecord.UnsupportedError, match="plain: more than 5000 records"):
+        TFRecordDataset(str(tmp_path / "plain"))
+    write_tfrecord(str(tmp_path / "small"), [{"id": 1}] * 10)
+    monkeypatch.setenv("MINDRECORD_MAX_INDEXED_ROWS", "5010")
+    with pytest.raises(mindrecord.UnsupportedError, match="small: more than 5010 records"):
+        TFRecordDataset([str(tmp_path / "plain"), str(tmp_path / "small")], columns_list=["id"])
+    monkeypatch.setenv("MINDRECORD_MAX_INDEXED_ROWS", "5011")
+    ds = TFRecordDataset([str(tmp_path / "plain"), str(tmp_path / "small")], columns_list=["id"], shuffle=False)
+    assert ds.get_dataset_size() == 5011
+    monkeypatch.setenv("MINDRECORD_MAX_INDEXED_ROWS", "lots")
+    with pytest.raises(ValueError, match="MINDRECORD_MAX_INDEXED_ROWS='lots'"):
+        TFRecordDataset(str(path), compression_type="GZIP")

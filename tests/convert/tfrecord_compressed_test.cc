@@ -4,7 +4,10 @@
 // naming the file and offset.
 #include <zlib.h>
 
+#include <cstdlib>
+
 #include "fixtures/convert_fixtures.h"
+#include "mindrecord/limits.h"
 #include "tests/convert/convert_test_util.h"
 
 namespace mindrecord::convert::testing {
@@ -76,6 +79,44 @@ TEST(TfRecordCompressedTest, DamagedStreamsAndRecordsAreErrorsNamingTheFile) {
   r = Convert("tfrecord", dir / "short.z", out / "c.mindrecord", o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->rows, 49u);
+}
+
+// A file frames as many records as it likes (a few megabytes of gzip frame
+// billions of empty ones); a conversion keeps at most MINDRECORD_MAX_INDEXED_ROWS
+// of one file's records in memory and stops past them, also when bad inputs
+// are skipped, leaving nothing written.
+TEST(TfRecordCompressedTest, MoreRecordsThanAFileMayIndexStopTheConversion) {
+  TempDir dir, out;
+  fixtures::WriteTfRecord(dir / "t.tfrecord", 50, 5);
+  const std::string bytes = Slurp(dir / "t.tfrecord");
+  fixtures::WriteFile(dir / "t.z", Zlib(bytes));
+  ASSERT_EQ(setenv(kMaxIndexedRowsVariable, "20", 1), 0);
+  struct Unset {
+    ~Unset() { unsetenv(kMaxIndexedRowsVariable); }
+  } unset;
+  ConvertOptions skip = SmallOptions();
+  skip.on_error = OnError::kSkip;
+  for (const char* name : {"t.tfrecord", "t.z"}) {
+    for (const ConvertOptions& o : {SmallOptions(), skip}) {
+      auto r = Convert("tfrecord", dir / name, out / "a.mindrecord", o);
+      ASSERT_EQ(r.status().code(), StatusCode::kNotSupported) << name << ": " << r.status().ToString();
+      EXPECT_NE(r.status().message().find(std::string(name) + ": more than 20 records to index in memory"),
+                std::string::npos) << r.status().ToString();
+      EXPECT_TRUE(fs::is_empty(out.str()));
+    }
+  }
+  if (CliBuilt()) {
+    std::string log;
+    EXPECT_EQ(RunCli("convert tfrecord '" + dir / "t.z" + "' '" + out / "cli.mindrecord" + "'", &log), 2) << log;
+    EXPECT_NE(log.find("MINDRECORD_MAX_INDEXED_ROWS"), std::string::npos) << log;
+    ASSERT_EQ(setenv(kMaxIndexedRowsVariable, "many", 1), 0);
+    EXPECT_EQ(RunCli("convert tfrecord '" + dir / "t.z" + "' '" + out / "cli.mindrecord" + "'", &log), 1) << log;
+    EXPECT_NE(log.find("MINDRECORD_MAX_INDEXED_ROWS='many'"), std::string::npos) << log;
+  }
+  ASSERT_EQ(setenv(kMaxIndexedRowsVariable, "50", 1), 0);  // exactly the file's records
+  auto r = Convert("tfrecord", dir / "t.z", out / "b.mindrecord", SmallOptions());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->rows, 50u);
 }
 
 }  // namespace

@@ -46,16 +46,21 @@ Status BadFile(const TfFile& f, const Status& st, ConvertContext& ctx) {
 // then read through the access points the pass kept
 // (mindrecord/inflated_file.h). A framing error stops the pass unless the
 // records before it are to be kept (skip): their reads need the whole index.
-Status ScanCompressed(TfFile& f, StreamCompression c, ConvertContext& ctx) {
+// More records than MaxIndexedRows() stop it and the conversion.
+Status ScanCompressed(TfFile& f, StreamCompression c, uint64_t limit, ConvertContext& ctx) {
   const bool keep_before = ctx.options().on_error == OnError::kSkip;
-  Status framing;
-  TfRecordFramer framer(f.path, [&f](uint64_t start, uint64_t n) {
+  Status framing, full;
+  TfRecordFramer framer(f.path, [&](uint64_t start, uint64_t n) {
+    if (f.records.size() >= limit) return full = TooManyIndexedRows(f.path, limit, "records");
     f.records.push_back({start + kTfRecordHeader, n - kTfRecordHeader - kTfRecordFooter});
+    return Status::OK();
   });
   auto index = InflateScan(*f.file, c, [&](const char* p, size_t n) {
     if (framing.ok()) framing = framer.Feed(p, n);
+    if (!full.ok()) return full;
     return keep_before ? Status::OK() : framing;
   });
+  if (!full.ok()) return full;
   if (!index.ok()) {
     f.records.clear();  // not readable without the index
     return BadFile(f, index.status(), ctx);
@@ -68,7 +73,8 @@ Status ScanCompressed(TfFile& f, StreamCompression c, ConvertContext& ctx) {
 // Walks the framing: uint64 length, masked CRC of it, data, masked CRC of data.
 Status ScanRecords(TfFile& f, ConvertContext& ctx) {
   MR_ASSIGN_OR_RETURN(StreamCompression c, DetectTfRecordCompression(*f.file));
-  if (c != StreamCompression::kNone) return ScanCompressed(f, c, ctx);
+  MR_ASSIGN_OR_RETURN(const uint64_t limit, MaxIndexedRows());
+  if (c != StreamCompression::kNone) return ScanCompressed(f, c, limit, ctx);
   const uint64_t size = f.file->size();
   uint64_t off = 0;
   while (off < size) {
@@ -88,6 +94,7 @@ Status ScanRecords(TfFile& f, ConvertContext& ctx) {
       return ctx.BadInput(where, Status::Corruption("truncated: record of " + std::to_string(len) +
                                                     " bytes runs past the end of the file"));
     }
+    if (f.records.size() >= limit) return TooManyIndexedRows(f.path, limit, "records");
     f.records.push_back({off + 12, len});
     off += 12 + len + 4;
   }
