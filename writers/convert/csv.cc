@@ -3,73 +3,143 @@
 // CsvToMR infers them with pandas (int32 1 / 0 when every cell is True or
 // False, int64 when every cell is an integer, float64 when every cell is a
 // number, else string), for every column or those of `csv_columns`, or
-// given with --fields "column:type,..." (listed columns only).
+// given with --fields "column:type,..." (listed columns only). The file is
+// read in pieces, never whole: memory holds 24 bytes per record.
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 
-#include "writers/convert/image_codec.h"
+#include "mindrecord/file.h"
+#include "mindrecord/limits.h"
+
 #include "writers/convert/sources.h"
 
 namespace mindrecord::convert {
 namespace {
 
-struct CsvRow {
-  size_t line = 0;  // 1-based line where the record starts
-  std::vector<std::string> cells;
+// The converter's CSV grammar (RFC 4180), fed in pieces: a quote opens a
+// quoted field only at the start of a field, "" inside quotes is a quote, a
+// record ends at \n, \r or \r\n outside quotes, and a line with no content
+// is no record. Reports each record's byte range (up to its line end), the
+// line it starts on and its fields, of which it keeps the first `keep`
+// (bounded by kMaxRowElements: a line of commas is millions of fields).
+// Thread safety: one thread at a time.
+class CsvTokenizer {
+ public:
+  struct Record {
+    uint64_t start = 0, end = 0, line = 0;
+    size_t fields = 0;
+  };
+  // done(record, kept fields) -> Status for each record; an error stops Feed.
+  using Done = std::function<Status(const Record&, const std::vector<std::string>&)>;
+
+  CsvTokenizer(char delim, size_t keep, Done done) : delim_(delim), keep_(keep), done_(std::move(done)) {}
+
+  Status Feed(const char* p, size_t n) {
+    for (size_t i = 0; i < n; ++i, ++off_) {
+      const char c = p[i];
+      if (cr_pending_) {  // \r\n is one line end
+        cr_pending_ = false;
+        if (c == '\n') {
+          rec_.start = off_ + 1;
+          continue;
+        }
+      }
+      if (quote_pending_) {  // a quote inside quotes: "" or the closing one
+        quote_pending_ = false;
+        if (c == '"') {
+          Append(c);
+          continue;
+        }
+        in_quotes_ = false;
+      }
+      if (in_quotes_) {
+        if (c == '"') {
+          quote_pending_ = true;
+        } else {
+          if (c == '\n') ++line_;
+          Append(c);
+        }
+        continue;
+      }
+      if (c == '"' && cell_empty_) {
+        in_quotes_ = any_ = true;
+      } else if (c == delim_) {
+        MR_RETURN_IF_ERROR(EndField());
+        any_ = true;
+      } else if (c == '\n' || c == '\r') {
+        if (any_ || !cell_empty_) {
+          MR_RETURN_IF_ERROR(EndField());
+          rec_.end = off_;
+          MR_RETURN_IF_ERROR(done_(rec_, fields_));
+        }
+        NewRecord(off_ + 1, ++line_);
+        cr_pending_ = c == '\r';
+      } else {
+        Append(c);
+        any_ = true;
+      }
+    }
+    return Status::OK();
+  }
+
+  // The end of the stream: Corruption for an open quote.
+  Status Finish() {
+    if (quote_pending_) in_quotes_ = quote_pending_ = false;
+    if (in_quotes_) return Status::Corruption("unterminated quoted field starting on line " + std::to_string(rec_.line));
+    if (any_ || !cell_empty_) {
+      MR_RETURN_IF_ERROR(EndField());
+      rec_.end = off_;
+      MR_RETURN_IF_ERROR(done_(rec_, fields_));
+    }
+    NewRecord(off_, line_);
+    return Status::OK();
+  }
+
+ private:
+  void Append(char c) {
+    cell_empty_ = false;
+    if (rec_.fields < keep_) cell_ += c;
+  }
+  Status EndField() {
+    if (rec_.fields < keep_) fields_.push_back(std::move(cell_));
+    cell_.clear();
+    cell_empty_ = true;
+    if (++rec_.fields > kMaxRowElements) {
+      return Status::Corruption("the record starting on line " + std::to_string(rec_.line) + " has more than " +
+                                std::to_string(kMaxRowElements) + " fields");
+    }
+    return Status::OK();
+  }
+  void NewRecord(uint64_t start, uint64_t line) {
+    rec_ = Record{start, start, line, 0};
+    fields_.clear();
+    any_ = false;
+  }
+
+  char delim_;
+  size_t keep_;
+  Done done_;
+  Record rec_{0, 0, 1, 0};
+  std::vector<std::string> fields_;
+  std::string cell_;
+  uint64_t off_ = 0, line_ = 1;
+  bool in_quotes_ = false, quote_pending_ = false, cr_pending_ = false, any_ = false, cell_empty_ = true;
 };
 
-// Splits the whole text into records. Corruption for an unterminated quote.
-Result<std::vector<CsvRow>> ParseCsv(const std::string& text, char delim) {
-  std::vector<CsvRow> rows;
-  CsvRow cur;
-  std::string cell;
-  size_t line = 1;
-  cur.line = 1;
-  bool in_quotes = false, any = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_quotes) {
-      if (c == '"') {
-        if (i + 1 < text.size() && text[i + 1] == '"') {
-          cell += '"';
-          ++i;
-        } else {
-          in_quotes = false;
-        }
-      } else {
-        if (c == '\n') ++line;
-        cell += c;
-      }
-      continue;
-    }
-    if (c == '"' && cell.empty()) {
-      in_quotes = any = true;
-    } else if (c == delim) {
-      cur.cells.push_back(std::move(cell));
-      cell.clear();
-      any = true;
-    } else if (c == '\n' || c == '\r') {
-      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-      if (any || !cell.empty()) {
-        cur.cells.push_back(std::move(cell));
-        rows.push_back(std::move(cur));
-      }
-      cell.clear();
-      cur = CsvRow{};
-      any = false;
-      cur.line = ++line;
-    } else {
-      cell += c;
-      any = true;
-    }
+// Feeds `file` to `tok` from its start in pieces, then Finish; the first
+// error stops it.
+Status TokenizeFile(const RandomAccessFile& file, CsvTokenizer& tok) {
+  constexpr uint64_t kChunk = 1 << 20;
+  std::string buf;
+  for (uint64_t at = 0; at < file.size(); at += buf.size()) {
+    buf.resize(static_cast<size_t>(std::min(kChunk, file.size() - at)));
+    MR_RETURN_IF_ERROR(file.ReadAt(at, buf.size(), buf.data()));
+    MR_RETURN_IF_ERROR(tok.Feed(buf.data(), buf.size()));
   }
-  if (in_quotes) return Status::Corruption("unterminated quoted field starting on line " + std::to_string(cur.line));
-  if (any || !cell.empty()) {
-    cur.cells.push_back(std::move(cell));
-    rows.push_back(std::move(cur));
-  }
-  return rows;
+  return tok.Finish();
 }
 
 std::string Trim(const std::string& s) {
@@ -135,39 +205,89 @@ Result<Value> CellValue(const std::string& cell, DataType t, bool boolean) {
   return Status::Internal("unknown type");
 }
 
+// Where a record lies (its fields are parsed again when it is converted).
+struct CsvRecordRef {
+  uint64_t start = 0;
+  uint64_t line = 0;
+  uint32_t length = 0;
+};
+
 struct CsvData {
   std::string path;
-  std::vector<CsvRow> rows;  // without the header
+  std::shared_ptr<const RandomAccessFile> file;
+  std::vector<CsvRecordRef> records;  // without the header
   std::vector<size_t> columns;  // source column of each spec
   std::vector<FieldSpec> specs;
   std::vector<bool> boolean;  // per spec: True / False text stored as int32 1 / 0
+  char delim = ',';
   size_t width = 0;
+};
+
+// The fields of record `r`, read again from the file: Corruption when they
+// are no longer one record of `d.width` fields.
+Result<std::vector<std::string>> RecordFields(const CsvData& d, const CsvRecordRef& r) {
+  std::string bytes(r.length, '\0');
+  MR_RETURN_IF_ERROR(d.file->ReadAt(r.start, bytes.size(), bytes.data()));
+  std::vector<std::string> fields;
+  int records = 0;
+  CsvTokenizer tok(d.delim, d.width, [&](const CsvTokenizer::Record& rec, const std::vector<std::string>& f) {
+    if (++records == 1 && rec.fields == d.width) fields = f;
+    return Status::OK();
+  });
+  MR_RETURN_IF_ERROR(tok.Feed(bytes.data(), bytes.size()));
+  MR_RETURN_IF_ERROR(tok.Finish());
+  if (records != 1 || fields.size() != d.width) return Status::Corruption("the file changed since it was scanned");
+  return fields;
+}
+
+// Type inference for one column, as pandas reads it (see the file comment).
+struct Inferred {
+  bool is_int = true, is_float = true, is_bool = true, any = false;
+  void See(const std::string& cell) {
+    any = true;
+    int64_t iv;
+    double fv;
+    if (is_bool && !ParseBool(cell, &iv)) is_bool = false;
+    if (is_int && !ParseInt(cell, &iv)) is_int = false;
+    if (!is_int && is_float && !ParseFloat(cell, &fv)) is_float = false;
+  }
+  bool open() const { return is_int || is_float || is_bool; }
 };
 
 }  // namespace
 
+// One pass reads the header, a second finds the records (checking each one's
+// field count, and inferring the columns' types unless --fields gives them)
+// and keeps where each lies: 24 bytes a record, at most MaxIndexedRows() of
+// them, whatever the file holds. Each record is read and parsed again when
+// it is converted.
 PlanResult PlanCsv(const std::string& input, ConvertContext& ctx) {
   const ConvertOptions& o = ctx.options();
-  auto text = ReadWholeFile(input);
-  if (!text.ok()) return text.status().WithContext(input);
-  auto parsed = ParseCsv(*text, o.csv_delimiter);
-  if (!parsed.ok()) return parsed.status().WithContext(input);
-  if (parsed->empty()) return Status::Corruption(input + ": empty CSV (no header row)");
+  MR_ASSIGN_OR_RETURN(const uint64_t limit, MaxIndexedRows());
   auto d = std::make_shared<CsvData>();
   d->path = input;
-  std::vector<std::string> header = parsed->front().cells;
+  d->delim = o.csv_delimiter;
+  {
+    auto file = FileSystem::Default()->OpenRead(input);
+    if (!file.ok()) return file.status().WithContext(input);
+    d->file = std::move(file).value();
+  }
+  // The header: the first record (the rest of the file is not read for it).
+  std::vector<std::string> header;
+  bool have_header = false;
+  {
+    CsvTokenizer tok(d->delim, kMaxRowElements, [&](const CsvTokenizer::Record&, const std::vector<std::string>& f) {
+      header = f;
+      have_header = true;
+      return Status::Cancelled("header read");
+    });
+    const Status st = TokenizeFile(*d->file, tok);
+    if (!st.ok() && !have_header) return st.WithContext(input);
+  }
+  if (!have_header) return Status::Corruption(input + ": empty CSV (no header row)");
   for (auto& h : header) h = Trim(h);
   d->width = header.size();
-  for (size_t i = 1; i < parsed->size(); ++i) {
-    CsvRow& r = (*parsed)[i];
-    if (r.cells.size() != d->width) {
-      MR_RETURN_IF_ERROR(ctx.BadInput(input + " line " + std::to_string(r.line),
-                                      Status::Corruption("has " + std::to_string(r.cells.size()) + " columns, the header has " +
-                                                         std::to_string(d->width))));
-      continue;
-    }
-    d->rows.push_back(std::move(r));
-  }
+  std::vector<size_t> wanted;  // the columns to infer: all, or those of --columns in that order
   if (!o.fields.empty()) {
     MR_ASSIGN_OR_RETURN(d->specs, ParseFieldSpecs(o.fields));
     for (const auto& s : d->specs) {
@@ -177,8 +297,6 @@ PlanResult PlanCsv(const std::string& input, ConvertContext& ctx) {
       d->columns.push_back(static_cast<size_t>(it - header.begin()));
     }
   } else {
-    // The columns to infer: all, or those of --columns in that order.
-    std::vector<size_t> wanted;
     for (const auto& name : o.csv_columns) {
       auto it = std::find(header.begin(), header.end(), name);
       if (it == header.end()) {
@@ -190,24 +308,55 @@ PlanResult PlanCsv(const std::string& input, ConvertContext& ctx) {
     if (o.csv_columns.empty()) {
       for (size_t c = 0; c < d->width; ++c) wanted.push_back(c);
     }
+  }
+  // The records: each one's field count checked, its place kept, its fields
+  // seen by the type inference.
+  std::vector<Inferred> inferred(wanted.size());
+  size_t open = wanted.size();  // columns whose type may still narrow
+  bool first = true;
+  Status full, reported;  // past the limit; a bad record reported (failing unless skipped)
+  CsvTokenizer tok(d->delim, d->width,
+                   [&](const CsvTokenizer::Record& r, const std::vector<std::string>& f) -> Status {
+                     if (first) {  // the header
+                       first = false;
+                       return Status::OK();
+                     }
+                     if (r.fields != d->width) {
+                       return reported = ctx.BadInput(input + " line " + std::to_string(r.line),
+                                           Status::Corruption("has " + std::to_string(r.fields) +
+                                                              " columns, the header has " + std::to_string(d->width)));
+                     }
+                     if (r.end - r.start > kMaxDecompressedRowBytes) {
+                       return reported = ctx.BadInput(input + " line " + std::to_string(r.line),
+                                           Status::Corruption("a record of " + std::to_string(r.end - r.start) +
+                                                              " bytes, longer than a row may be"));
+                     }
+                     if (d->records.size() >= limit) return full = TooManyIndexedRows(input, limit, "records");
+                     d->records.push_back({r.start, r.line, static_cast<uint32_t>(r.end - r.start)});
+                     for (size_t k = 0; open > 0 && k < wanted.size(); ++k) {
+                       if (!inferred[k].open()) continue;
+                       inferred[k].See(f[wanted[k]]);
+                       if (!inferred[k].open()) --open;
+                     }
+                     return Status::OK();
+                   });
+  const Status st = TokenizeFile(*d->file, tok);
+  if (!full.ok()) return full;
+  if (!reported.ok()) return reported;
+  if (!st.ok()) return st.WithContext(input);
+  if (o.fields.empty()) {
     std::string note;
-    for (size_t c : wanted) {
-      bool is_int = !d->rows.empty(), is_float = !d->rows.empty(), is_bool = !d->rows.empty();
-      for (const auto& r : d->rows) {
-        int64_t iv;
-        double fv;
-        if (is_bool && !ParseBool(r.cells[c], &iv)) is_bool = false;
-        if (is_int && !ParseInt(r.cells[c], &iv)) is_int = false;
-        if (!is_int && is_float && !ParseFloat(r.cells[c], &fv)) is_float = false;
-        if (!is_int && !is_float && !is_bool) break;
-      }
+    for (size_t k = 0; k < wanted.size(); ++k) {
+      const Inferred& t = inferred[k];
+      const size_t c = wanted[k];
+      const bool is_bool = t.any && t.is_bool;
       FieldSpec s;
       s.source_name = header[c];
       s.field.name = SanitizeFieldName(header[c]);
-      s.field.type = is_bool  ? DataType::kInt32
-                     : is_int ? DataType::kInt64
-                     : is_float ? DataType::kFloat64
-                                : DataType::kString;
+      s.field.type = is_bool                ? DataType::kInt32
+                     : t.any && t.is_int    ? DataType::kInt64
+                     : t.any && t.is_float  ? DataType::kFloat64
+                                            : DataType::kString;
       note += (note.empty() ? "" : ",") + s.source_name + ":" + DataTypeName(s.field.type) +
               (is_bool ? " (True/False as 1/0)" : "");
       d->specs.push_back(std::move(s));
@@ -223,12 +372,13 @@ PlanResult PlanCsv(const std::string& input, ConvertContext& ctx) {
   auto schema = Schema::Make(fields, "csv");
   if (!schema.ok()) return schema.status().WithContext(input + ": header");
   plan.schema = std::move(schema).value();
-  plan.num_items = d->rows.size();
-  plan.item_name = [d](size_t i) { return d->path + " line " + std::to_string(d->rows[i].line); };
+  plan.num_items = d->records.size();
+  plan.item_name = [d](size_t i) { return d->path + " line " + std::to_string(d->records[i].line); };
   plan.make_row = [d](size_t i) -> Result<Row> {
+    MR_ASSIGN_OR_RETURN(const std::vector<std::string> cells, RecordFields(*d, d->records[i]));
     Row row;
     for (size_t k = 0; k < d->specs.size(); ++k) {
-      auto v = CellValue(d->rows[i].cells[d->columns[k]], d->specs[k].field.type, d->boolean[k]);
+      auto v = CellValue(cells[d->columns[k]], d->specs[k].field.type, d->boolean[k]);
       if (!v.ok()) return v.status().WithContext("column '" + d->specs[k].source_name + "'");
       row.Set(d->specs[k].field.name, std::move(v).value());
     }
