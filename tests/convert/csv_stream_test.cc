@@ -4,11 +4,11 @@
 // memory are bounded (MINDRECORD_MAX_INDEXED_ROWS), and so are a record's
 // fields.
 #include <algorithm>
-#include <cstdlib>
 
 #include "fixtures/convert_fixtures.h"
 #include "mindrecord/limits.h"
 #include "tests/convert/convert_test_util.h"
+#include "tests/util/test_util.h"
 
 namespace mindrecord::convert::testing {
 namespace {
@@ -76,10 +76,7 @@ TEST(CsvStreamTest, RecordsCutByAPieceEndConvertAsWhole) {
 TEST(CsvStreamTest, RecordsAndFieldsKeptAreBounded) {
   TempDir dir, out;
   fixtures::WriteCsv(dir / "x.csv", 50, 3);
-  ASSERT_EQ(setenv(kMaxIndexedRowsVariable, "20", 1), 0);
-  struct Unset {
-    ~Unset() { unsetenv(kMaxIndexedRowsVariable); }
-  } unset;
+  ::mindrecord::testing::ScopedEnv limit(kMaxIndexedRowsVariable, "20");
   ConvertOptions skip = SmallOptions();
   skip.on_error = OnError::kSkip;
   for (const ConvertOptions& o : {SmallOptions(), skip}) {
@@ -89,7 +86,7 @@ TEST(CsvStreamTest, RecordsAndFieldsKeptAreBounded) {
         << r.status().ToString();
     EXPECT_TRUE(fs::is_empty(out.str()));
   }
-  ASSERT_EQ(setenv(kMaxIndexedRowsVariable, "50", 1), 0);
+  limit.Set("50");
   auto r = Convert("csv", dir / "x.csv", out / "b.mindrecord", SmallOptions());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->rows, 50u);

@@ -4,11 +4,10 @@
 // naming the file and offset.
 #include <zlib.h>
 
-#include <cstdlib>
-
 #include "fixtures/convert_fixtures.h"
 #include "mindrecord/limits.h"
 #include "tests/convert/convert_test_util.h"
+#include "tests/util/test_util.h"
 
 namespace mindrecord::convert::testing {
 namespace {
@@ -90,10 +89,7 @@ TEST(TfRecordCompressedTest, MoreRecordsThanAFileMayIndexStopTheConversion) {
   fixtures::WriteTfRecord(dir / "t.tfrecord", 50, 5);
   const std::string bytes = Slurp(dir / "t.tfrecord");
   fixtures::WriteFile(dir / "t.z", Zlib(bytes));
-  ASSERT_EQ(setenv(kMaxIndexedRowsVariable, "20", 1), 0);
-  struct Unset {
-    ~Unset() { unsetenv(kMaxIndexedRowsVariable); }
-  } unset;
+  ::mindrecord::testing::ScopedEnv limit(kMaxIndexedRowsVariable, "20");
   ConvertOptions skip = SmallOptions();
   skip.on_error = OnError::kSkip;
   for (const char* name : {"t.tfrecord", "t.z"}) {
@@ -109,11 +105,11 @@ TEST(TfRecordCompressedTest, MoreRecordsThanAFileMayIndexStopTheConversion) {
     std::string log;
     EXPECT_EQ(RunCli("convert tfrecord '" + dir / "t.z" + "' '" + out / "cli.mindrecord" + "'", &log), 2) << log;
     EXPECT_NE(log.find("MINDRECORD_MAX_INDEXED_ROWS"), std::string::npos) << log;
-    ASSERT_EQ(setenv(kMaxIndexedRowsVariable, "many", 1), 0);
+    limit.Set("many");
     EXPECT_EQ(RunCli("convert tfrecord '" + dir / "t.z" + "' '" + out / "cli.mindrecord" + "'", &log), 1) << log;
     EXPECT_NE(log.find("MINDRECORD_MAX_INDEXED_ROWS='many'"), std::string::npos) << log;
   }
-  ASSERT_EQ(setenv(kMaxIndexedRowsVariable, "50", 1), 0);  // exactly the file's records
+  limit.Set("50");  // exactly the file's records
   auto r = Convert("tfrecord", dir / "t.z", out / "b.mindrecord", SmallOptions());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->rows, 50u);

@@ -88,27 +88,24 @@ TEST(RowScanCacheTest, ASourceIndexesAtMostItsLimitOfRows) {
   EXPECT_NE(kept.status().message().find("more than 3 rows"), std::string::npos) << kept.status().message();
 
   // ScanSourceFiles takes the limit from the environment.
-  struct Unset {
-    ~Unset() { unsetenv(kMaxIndexedRowsVariable); }
-  } unset;
-  ASSERT_EQ(setenv(kMaxIndexedRowsVariable, "5", 1), 0);
+  testing::ScopedEnv limit(kMaxIndexedRowsVariable, "5");
   auto both = ScanSourceFiles({a, b}, "limit", LineScan{&scans});
   ASSERT_TRUE(both.ok()) << both.status().ToString();
   ASSERT_EQ(both->size(), 2u);
   EXPECT_EQ((*both)[1]->start.size(), 2u);
-  ASSERT_EQ(setenv(kMaxIndexedRowsVariable, "4", 1), 0);
+  limit.Set("4");
   EXPECT_EQ(ScanSourceFiles({a, b}, "limit", LineScan{&scans}).status().code(), StatusCode::kNotSupported);
-  ASSERT_EQ(setenv(kMaxIndexedRowsVariable, "4x", 1), 0);
+  limit.Set("4x");
   auto bad = ScanSourceFiles({a, b}, "limit", LineScan{&scans});
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("MINDRECORD_MAX_INDEXED_ROWS='4x'"), std::string::npos);
   for (const char* v : {"0", "-1", " 5", "99999999999999999999999"}) {
-    ASSERT_EQ(setenv(kMaxIndexedRowsVariable, v, 1), 0);
+    limit.Set(v);
     EXPECT_EQ(MaxIndexedRows().status().code(), StatusCode::kInvalidArgument) << v;
   }
   ASSERT_EQ(unsetenv(kMaxIndexedRowsVariable), 0);
   EXPECT_EQ(*MaxIndexedRows(), kDefaultMaxIndexedRows);
-  ASSERT_EQ(setenv(kMaxIndexedRowsVariable, "", 1), 0);  // set but empty: the default
+  limit.Set("");  // set but empty: the default
   EXPECT_EQ(*MaxIndexedRows(), kDefaultMaxIndexedRows);
 }
 

@@ -98,4 +98,22 @@ uint64_t ProcSelfIo(const std::string& what) {
   return 0;
 }
 
+ScopedEnv::ScopedEnv(std::string name, const std::string& value) : name_(std::move(name)) {
+  if (const char* v = std::getenv(name_.c_str())) {
+    had_ = true;
+    old_ = v;
+  }
+  Set(value);
+}
+
+ScopedEnv::~ScopedEnv() {
+  if (had_) {
+    setenv(name_.c_str(), old_.c_str(), 1);
+  } else {
+    unsetenv(name_.c_str());
+  }
+}
+
+void ScopedEnv::Set(const std::string& value) { setenv(name_.c_str(), value.c_str(), 1); }
+
 }  // namespace mindrecord::testing

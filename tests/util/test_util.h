@@ -37,6 +37,21 @@ std::string CliPath();
 // its exit code and fills *output with stdout (stderr too when merge_stderr).
 int Cli(const std::string& args, std::string* output = nullptr, bool merge_stderr = true);
 
+// Sets the environment variable `name` to `value` until destroyed (or Set
+// again), then restores what it was (unset when it was unset).
+class ScopedEnv {
+ public:
+  ScopedEnv(std::string name, const std::string& value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  void Set(const std::string& value);
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
+
 std::string ReadFile(const std::string& path);
 void WriteFile(const std::string& path, const std::string& bytes);
 
