@@ -6,6 +6,7 @@
 // given with --fields "column:type,..." (listed columns only). The file is
 // read in pieces, never whole: memory holds 24 bytes per record.
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <functional>
@@ -213,6 +214,7 @@ struct CsvRecordRef {
 };
 
 struct CsvData {
+  uint64_t id = 0;  // unique in the process (keys the workers' read windows)
   std::string path;
   std::shared_ptr<const RandomAccessFile> file;
   std::vector<CsvRecordRef> records;  // without the header
@@ -224,17 +226,34 @@ struct CsvData {
 };
 
 // The fields of record `r`, read again from the file: Corruption when they
-// are no longer one record of `d.width` fields.
+// are no longer one record of `d.width` fields. Each thread reads the file
+// 64 KiB at a time: the records a worker converts follow each other.
 Result<std::vector<std::string>> RecordFields(const CsvData& d, const CsvRecordRef& r) {
-  std::string bytes(r.length, '\0');
-  MR_RETURN_IF_ERROR(d.file->ReadAt(r.start, bytes.size(), bytes.data()));
+  constexpr uint64_t kWindow = 64 << 10;
+  struct Window {
+    uint64_t data = 0, at = 0;  // whose file, from where
+    std::string bytes;
+  };
+  thread_local Window w;
+  if (w.data != d.id || r.start < w.at || r.start - w.at + r.length > w.bytes.size()) {
+    w.data = 0;
+    const uint64_t left = d.file->size() - std::min(r.start, d.file->size());
+    const uint64_t n = std::min(std::max<uint64_t>(kWindow, r.length), left);
+    if (n < r.length) return Status::Corruption("the file changed since it was scanned");
+    if (w.bytes.capacity() > 2 * kWindow && n <= kWindow) std::string().swap(w.bytes);  // after a long record
+    w.bytes.resize(static_cast<size_t>(n));
+    MR_RETURN_IF_ERROR(d.file->ReadAt(r.start, w.bytes.size(), w.bytes.data()));
+    w.data = d.id;
+    w.at = r.start;
+  }
+  const char* bytes = w.bytes.data() + (r.start - w.at);
   std::vector<std::string> fields;
   int records = 0;
   CsvTokenizer tok(d.delim, d.width, [&](const CsvTokenizer::Record& rec, const std::vector<std::string>& f) {
     if (++records == 1 && rec.fields == d.width) fields = f;
     return Status::OK();
   });
-  MR_RETURN_IF_ERROR(tok.Feed(bytes.data(), bytes.size()));
+  MR_RETURN_IF_ERROR(tok.Feed(bytes, r.length));
   MR_RETURN_IF_ERROR(tok.Finish());
   if (records != 1 || fields.size() != d.width) return Status::Corruption("the file changed since it was scanned");
   return fields;
@@ -264,7 +283,9 @@ struct Inferred {
 PlanResult PlanCsv(const std::string& input, ConvertContext& ctx) {
   const ConvertOptions& o = ctx.options();
   MR_ASSIGN_OR_RETURN(const uint64_t limit, MaxIndexedRows());
+  static std::atomic<uint64_t> planned{0};
   auto d = std::make_shared<CsvData>();
+  d->id = ++planned;
   d->path = input;
   d->delim = o.csv_delimiter;
   {
