@@ -41,7 +41,7 @@ struct Journal {
   std::string master;               // base name of the master's shard
   std::string append_id;            // the same in every journal of one append
   std::vector<std::string> shards;  // master only: every shard's base name
-  FileIdentity identity;            // the shard file (device, inode) when journaled
+  OwnFileIdentity identity;            // the shard file (device, inode) when journaled
   uint64_t size = 0;
   uint64_t header_size = 0;
   std::string header;
@@ -285,7 +285,7 @@ Status BackUpIndex(const std::string& shard_path, FileSystem* fs) {
 // again (ZeroRange), so the shard takes no more disk space than before.
 Status RestoreShard(const std::string& shard_path, const Journal& j, FileSystem* fs) {
   MR_ASSIGN_OR_RETURN(auto f, fs->OpenUpdateNoFollow(shard_path));
-  MR_ASSIGN_OR_RETURN(FileIdentity id, StatOwnFile(shard_path));
+  MR_ASSIGN_OR_RETURN(OwnFileIdentity id, StatOwnFile(shard_path));
   if (!id.SameFile(j.identity)) return Status::Corruption(shard_path + ": changed while being restored");
   // Cut first: the appended bytes go, and what follows rewrites old bytes only.
   MR_RETURN_IF_ERROR(f->Truncate(j.size));
@@ -447,7 +447,7 @@ Result<std::unique_ptr<AppendJournal>> AppendJournal::Begin(const std::vector<Sh
   for (const auto& s : shards) out->shards_.push_back(s.path);
   // Recovery writes only regular files reached without a link: a shard it
   // could not restore is refused before anything changes.
-  std::vector<FileIdentity> ids;
+  std::vector<OwnFileIdentity> ids;
   for (const auto& s : shards) {
     auto id = StatOwnFile(s.path);
     if (!id.ok()) return id.status().WithContext("appending (a crash could not be rolled back)");

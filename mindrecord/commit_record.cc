@@ -28,7 +28,7 @@ std::string Advice(const std::string& first_shard) {
 
 struct Entry {
   std::string from, to;  // plain names in the record's folder
-  FileIdentity identity;
+  OwnFileIdentity identity;
 };
 
 Result<std::vector<Entry>> ReadRecord(const std::string& path, const std::string& first_shard, FileSystem* fs) {

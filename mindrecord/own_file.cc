@@ -24,7 +24,7 @@ const char* FileKindName(unsigned mode) {
   return "special file";
 }
 
-Result<FileIdentity> StatOwnFile(const std::string& path) {
+Result<OwnFileIdentity> StatOwnFile(const std::string& path) {
   struct stat st;
   if (lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return Status::NotFound(path + ": no such file");
@@ -36,7 +36,7 @@ Result<FileIdentity> StatOwnFile(const std::string& path) {
   if (!S_ISREG(st.st_mode)) {
     return Status::Corruption(path + ": is a " + FileKindName(st.st_mode) + ", not a regular file");
   }
-  return FileIdentity{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+  return OwnFileIdentity{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
                       static_cast<uint64_t>(st.st_size)};
 }
 

@@ -19,16 +19,16 @@ namespace mindrecord {
 bool IsPlainBaseName(std::string_view name);
 
 // What a path itself is (the link when it is one).
-struct FileIdentity {
+struct OwnFileIdentity {
   uint64_t device = 0;
   uint64_t inode = 0;
   uint64_t size = 0;
-  bool SameFile(const FileIdentity& o) const { return device == o.device && inode == o.inode; }
+  bool SameFile(const OwnFileIdentity& o) const { return device == o.device && inode == o.inode; }
 };
 
 // lstat(2) of `path`: NotFound when absent; Corruption naming the path when
 // it is a symbolic link or not a regular file (recovery never writes those).
-Result<FileIdentity> StatOwnFile(const std::string& path);
+Result<OwnFileIdentity> StatOwnFile(const std::string& path);
 
 // stat(2) of `path` (links followed): OK for a regular file or an absent
 // one (the caller's open reports that); Corruption naming the path and
