@@ -16,13 +16,16 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "mindrecord/file.h"
 #include "mindrecord/json_number.h"
 #include "writers/convert/coco_segmentation.h"
 #include "writers/convert/image_codec.h"
+#include "writers/convert/json_file.h"
 #include "writers/convert/sources.h"
 
 namespace mindrecord::convert {
@@ -32,19 +35,169 @@ namespace {
 
 enum class Task { kDetection, kKeypoint, kPanoptic, kCaptioning };
 
+// Where one annotation's JSON text lies in the annotation file. The plan
+// keeps these, not the parsed document (nlohmann holds a document in several
+// times its file's size: 1.8 GB for a 310 MB instances file); each is read
+// and parsed again when its image's row is built.
+struct Span {
+  uint64_t offset = 0;
+  uint64_t length = 0;
+};
+
 struct CocoImage {
   int64_t id = 0;
   std::string file_name;
-  std::vector<const json*> anns;  // this image's annotations, in file order
+  std::vector<Span> anns;  // this image's annotations, in file order
 };
 
 struct CocoData {
-  json doc;
+  std::shared_ptr<const RandomAccessFile> file;  // the annotation JSON, read again for the annotations
   std::vector<CocoImage> images;
   std::set<int64_t> categories;  // empty when the file lists none
   bool has_categories = false;
   size_t keypoint_width = 0;     // K for the keypoint task
 };
+
+// What one pass over the annotation file keeps: per image its "id" and
+// "file_name", per annotation its span, "image_id" and the length of its
+// "keypoints" list, and where "categories" lies. For a key given twice the
+// later value counts, as in a parsed document.
+class CocoScan final : public JsonFileHandler {
+ public:
+  struct Image {
+    std::optional<int64_t> id;
+    std::optional<std::string> file_name;
+  };
+  struct Annotation {
+    Span span;                        // length 0: not an object
+    std::optional<int64_t> image_id;
+    int64_t keypoints = -1;           // -1: no "keypoints" list
+  };
+
+  bool has_images = false, has_annotations = false;  // the last such key held a list
+  std::vector<Image> images;
+  std::vector<Annotation> annotations;
+  std::optional<Span> categories;   // the last "categories" when it is a list
+
+  bool null() override { return Scalar(nullptr); }
+  bool boolean(bool v) override { return Scalar(v); }
+  bool number_integer(number_integer_t v) override { return Scalar(v); }
+  bool number_unsigned(number_unsigned_t v) override { return Scalar(v); }
+  bool number_float(number_float_t v, const string_t&) override { return Scalar(v); }
+  bool string(string_t& v) override {
+    Begin(Kind::kScalar, nullptr);
+    if (depth_ == 3 && field_ == Field::kFileName) images.back().file_name = v;
+    return true;
+  }
+  bool start_object(std::size_t) override { return Open(Kind::kObject); }
+  bool start_array(std::size_t) override { return Open(Kind::kArray); }
+  bool end_object() override { return Close(); }
+  bool end_array() override { return Close(); }
+  bool key(string_t& k) override {
+    if (depth_ == 1) {
+      section_ = k == "images" ? Section::kImages
+                 : k == "annotations" ? Section::kAnnotations
+                 : k == "categories" ? Section::kCategories
+                                     : Section::kOther;
+    } else if (depth_ == 3 && in_element_) {
+      field_ = Field::kOther;
+      if (section_ == Section::kImages && k == "id") field_ = Field::kId;
+      if (section_ == Section::kImages && k == "file_name") field_ = Field::kFileName;
+      if (section_ == Section::kAnnotations && k == "image_id") field_ = Field::kImageId;
+      if (section_ == Section::kAnnotations && k == "keypoints") field_ = Field::kKeypoints;
+    }
+    return true;
+  }
+
+ private:
+  enum class Kind { kObject, kArray, kScalar };
+  enum class Section { kNone, kImages, kAnnotations, kCategories, kOther };
+  enum class Field { kOther, kId, kFileName, kImageId, kKeypoints };
+
+  template <typename T>
+  bool Scalar(T v) {
+    const nlohmann::json value(v);
+    Begin(Kind::kScalar, &value);
+    return true;
+  }
+  bool Open(Kind kind) {
+    Begin(kind, nullptr);
+    ++depth_;
+    return true;
+  }
+  bool Close() {
+    --depth_;
+    if (depth_ == 1 && section_ == Section::kCategories && categories) categories->length = offset() - categories->offset;
+    if (depth_ == 2 && in_element_) {
+      if (section_ == Section::kAnnotations) annotations.back().span.length = offset() - annotations.back().span.offset;
+      in_element_ = false;
+    }
+    if (depth_ == 3) counting_ = false;
+    return true;
+  }
+
+  // A value starts at depth_ (its bracket just read, for a list or object);
+  // `scalar` is the value of a number, boolean or null.
+  void Begin(Kind kind, const nlohmann::json* scalar) {
+    if (depth_ == 1) {  // the value of a top-level key
+      const bool list = kind == Kind::kArray;
+      if (section_ == Section::kImages) {
+        has_images = list;
+        images.clear();
+      } else if (section_ == Section::kAnnotations) {
+        has_annotations = list;
+        annotations.clear();
+      } else if (section_ == Section::kCategories) {
+        categories.reset();
+        if (list) categories = Span{offset() - 1, 0};
+      }
+    } else if (depth_ == 2) {  // an element of a top-level list
+      in_element_ = kind == Kind::kObject;
+      if (section_ == Section::kImages && has_images) {
+        images.emplace_back();
+      } else if (section_ == Section::kAnnotations && has_annotations) {
+        annotations.emplace_back();
+        if (in_element_) annotations.back().span.offset = offset() - 1;
+      } else {
+        in_element_ = false;
+      }
+      field_ = Field::kOther;
+    } else if (depth_ == 3 && in_element_) {  // a field of an image or annotation
+      const std::optional<int64_t> number = scalar ? JsonInt64(*scalar) : std::nullopt;
+      switch (field_) {
+        case Field::kId: images.back().id = number; break;
+        case Field::kFileName: images.back().file_name.reset(); break;  // string() sets it
+        case Field::kImageId: annotations.back().image_id = number; break;
+        case Field::kKeypoints:
+          counting_ = kind == Kind::kArray;
+          annotations.back().keypoints = counting_ ? 0 : -1;
+          break;
+        case Field::kOther: break;
+      }
+    } else if (depth_ == 4 && counting_) {  // an element of an annotation's "keypoints"
+      ++annotations.back().keypoints;
+    }
+  }
+
+  uint64_t depth_ = 0;  // lists and objects open
+  Section section_ = Section::kNone;
+  Field field_ = Field::kOther;
+  bool in_element_ = false;  // inside an object element of "images" or "annotations"
+  bool counting_ = false;    // inside an annotation's "keypoints" list
+};
+
+// The JSON value at `span` of the annotation file (an annotation, or the
+// categories), parsed alone.
+Result<json> ReadSpan(const CocoData& data, const Span& span) {
+  std::string text(static_cast<size_t>(span.length), '\0');
+  MR_RETURN_IF_ERROR(data.file->ReadAt(span.offset, text.size(), text.data()));
+  try {
+    return json::parse(text);
+  } catch (const json::exception&) {
+    return Status::Corruption("bytes " + std::to_string(span.offset) + " to " + std::to_string(span.offset + span.length) +
+                              " no longer hold the JSON value they held when the file was first read (it changed)");
+  }
+}
 
 // obj[key] as an integer in [lo, hi]: a JSON integer, or a number without a
 // fractional part (some tools write ids as 3.0). Anything else would be cut
@@ -69,6 +222,12 @@ std::string AnnotationName(const json& a, size_t k) {
 // Builds one image's row fields from its annotations (or segments_info).
 // *seg_file_out receives the panoptic annotation's "file_name".
 Status AddAnnotations(Task task, const CocoData& data, const CocoImage& img, Row& row, std::string* seg_file_out) {
+  std::vector<json> parsed;
+  parsed.reserve(img.anns.size());
+  for (const Span& span : img.anns) {
+    MR_ASSIGN_OR_RETURN(json a, ReadSpan(data, span));
+    parsed.push_back(std::move(a));
+  }
   std::vector<float> bbox, area, keypoints;
   std::vector<int32_t> category, iscrowd, num_keypoints;
   std::vector<int64_t> segment_id;
@@ -76,7 +235,8 @@ Status AddAnnotations(Task task, const CocoData& data, const CocoImage& img, Row
   CocoSegmentation seg;
   json captions = json::array();
   std::vector<const json*> objs;
-  for (const json* a : img.anns) {
+  for (const json& parsed_a : parsed) {
+    const json* a = &parsed_a;
     if (task == Task::kCaptioning) {
       auto c = a->find("caption");
       if (c == a->end() || !c->is_string()) return Status::Corruption("annotation without a 'caption' string");
@@ -216,30 +376,26 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
   const Task task = t->second;
   if (o.annotations.empty()) return Status::InvalidArgument("coco needs --annotations FILE (the annotation JSON)");
   const std::string& ann_path = o.annotations;
-  auto text = ReadWholeFile(ann_path);
-  if (!text.ok()) return text.status().WithContext(ann_path);
-
   auto data = std::make_shared<CocoData>();
-  try {  // nlohmann reports the parse position only through its exception
-    data->doc = json::parse(*text);
-  } catch (const json::exception& e) {
-    return Status::Corruption(ann_path + ": invalid JSON: " + e.what());
+  {
+    auto file = FileSystem::Default()->OpenRead(ann_path);
+    if (!file.ok()) return file.status().WithContext(ann_path);
+    data->file = std::move(file).value();
   }
-  const json& doc = data->doc;
-  if (!doc.is_object() || !doc.contains("images") || !doc["images"].is_array())
-    return Status::Corruption(ann_path + ": missing the 'images' list");
-  if (!doc.contains("annotations") || !doc["annotations"].is_array())
-    return Status::Corruption(ann_path + ": missing the 'annotations' list");
+  CocoScan scan;
+  Status parsed = ParseJsonFile(*data->file, scan);
+  if (!parsed.ok()) return parsed.WithContext(ann_path);
+  if (!scan.has_images) return Status::Corruption(ann_path + ": missing the 'images' list");
+  if (!scan.has_annotations) return Status::Corruption(ann_path + ": missing the 'annotations' list");
   std::map<int64_t, size_t> by_id;
-  for (size_t i = 0; i < doc["images"].size(); ++i) {
-    const json& im = doc["images"][i];
-    const auto id = im.is_object() && im.contains("id") ? JsonInt64(im["id"]) : std::nullopt;
-    if (!id || !im.contains("file_name") || !im["file_name"].is_string()) {
+  for (size_t i = 0; i < scan.images.size(); ++i) {
+    CocoScan::Image& im = scan.images[i];
+    if (!im.id || !im.file_name) {
       MR_RETURN_IF_ERROR(ctx.BadInput(ann_path + " images[" + std::to_string(i) + "]",
                                       Status::Corruption("an image needs a 64-bit integer 'id' and a 'file_name'")));
       continue;
     }
-    CocoImage img{*id, im["file_name"].get<std::string>(), {}};
+    CocoImage img{*im.id, std::move(*im.file_name), {}};
     if (!by_id.emplace(img.id, data->images.size()).second) {
       MR_RETURN_IF_ERROR(ctx.BadInput(ann_path + " images[" + std::to_string(i) + "]",
                                       Status::Corruption("duplicate image id " + std::to_string(img.id))));
@@ -247,10 +403,13 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
     }
     data->images.push_back(std::move(img));
   }
-  if (doc.contains("categories") && doc["categories"].is_array()) {
+  scan.images = {};
+  json categories;
+  if (scan.categories) {
+    MR_ASSIGN_OR_RETURN(categories, ReadSpan(*data, *scan.categories));
     data->has_categories = true;
     json names = json::object();
-    for (const json& c : doc["categories"]) {
+    for (const json& c : categories) {
       if (const auto id = c.is_object() && c.contains("id") ? JsonInt64(c["id"]) : std::nullopt) {
         data->categories.insert(*id);
         names[std::to_string(*id)] = c.contains("name") ? c["name"] : json("");  // as given
@@ -258,20 +417,19 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
     }
     ctx.Note("coco categories (id -> name): " + names.dump());
   }
-  const json& anns = doc["annotations"];
-  for (size_t i = 0; i < anns.size(); ++i) {
-    const json& a = anns[i];
-    const auto image_id = a.is_object() && a.contains("image_id") ? JsonInt64(a["image_id"]) : std::nullopt;
-    auto it = image_id ? by_id.find(*image_id) : by_id.end();
+  for (size_t i = 0; i < scan.annotations.size(); ++i) {
+    const CocoScan::Annotation& a = scan.annotations[i];
+    auto it = a.image_id ? by_id.find(*a.image_id) : by_id.end();
     if (it == by_id.end()) {
       MR_RETURN_IF_ERROR(ctx.BadInput(ann_path + " annotations[" + std::to_string(i) + "]",
                                       Status::Corruption("'image_id' names no entry of 'images'")));
       continue;
     }
-    if (task == Task::kKeypoint && data->keypoint_width == 0 && a.contains("keypoints") && a["keypoints"].is_array())
-      data->keypoint_width = a["keypoints"].size();
-    data->images[it->second].anns.push_back(&a);
+    if (task == Task::kKeypoint && data->keypoint_width == 0 && a.keypoints > 0)
+      data->keypoint_width = static_cast<size_t>(a.keypoints);
+    data->images[it->second].anns.push_back(a.span);
   }
+  scan.annotations = {};
   if (task == Task::kKeypoint && data->keypoint_width == 0)
     return Status::Corruption(ann_path + ": --task keypoint but no annotation has 'keypoints'");
   if (o.coco_annotated_only) {
@@ -295,7 +453,7 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
   }
 
   json desc = {{"task", task_name}};
-  if (data->has_categories) desc["categories"] = doc["categories"];
+  if (data->has_categories) desc["categories"] = std::move(categories);
   SplitPlan plan;
   MR_ASSIGN_OR_RETURN(plan.schema, CocoSchema(task, desc, data->keypoint_width, o.encode));
   plan.index_fields = std::vector<std::string>{"file_name", "image_id"};
