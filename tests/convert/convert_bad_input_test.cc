@@ -189,6 +189,26 @@ TEST(ConvertBadInputTest, UndecodableAndMissingImages) {
   ExpectFails("imagenet", dir / "map", out2.str(), SmallOptions(), {"images/missing.jpg", "no such file"});
 }
 
+// A file larger than a row may hold (256 MiB) is refused before it is read:
+// a sparse file claims any size for no disk space, and an 8 GB one was read
+// into 8.4 GB of memory before its bytes were found not to be an image.
+TEST(ConvertBadInputTest, ImageFilesLargerThanARowAreRefusedUnread) {
+  TempDir dir;
+  fixtures::WriteImageFolder(dir / "if", 2, 2, 16, 16, 1);
+  fixtures::WriteFile(dir / "if/class_01/huge.jpg", "");
+  fs::resize_file(dir / "if/class_01/huge.jpg", (uint64_t{256} << 20) + 1);  // sparse
+  TempDir out;
+  ExpectFails("imagefolder", dir / "if", out.str(), SmallOptions(),
+              {"class_01/huge.jpg", "268435457 bytes, larger than a row may hold (256 MiB)"});
+  ConvertOptions skip = SmallOptions();
+  skip.on_error = OnError::kSkip;
+  auto r = Convert("imagefolder", dir / "if", out / "if.mindrecord", skip);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->skipped.size(), 1u) << ::testing::PrintToString(r->skipped);
+  EXPECT_NE(r->skipped[0].find("class_01/huge.jpg: "), std::string::npos) << r->skipped[0];
+  EXPECT_EQ(ReadAll(out / "if.mindrecord").size(), 4u);
+}
+
 TEST(ConvertBadInputTest, TfRecordTruncationAndChecksum) {
   TempDir dir;
   fixtures::WriteTfRecord(dir / "t.tfrecord", 10, 2);

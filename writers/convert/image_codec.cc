@@ -143,6 +143,16 @@ Result<std::string> ReadWholeFile(const std::string& path) {
     ::close(fd);
     return Status::IOError("not a regular file");
   }
+  // A file larger than a row can hold is refused before its buffer is made:
+  // a sparse file claims any size for no disk space (8 GB read took 8.4 GB).
+  auto too_large = [](const std::string& what) {
+    return Status::Corruption(what + ", larger than a row may hold (" + std::to_string(kMaxDecompressedRowBytes >> 20) +
+                              " MiB)");
+  };
+  if (static_cast<uint64_t>(st.st_size) > kMaxDecompressedRowBytes) {
+    ::close(fd);
+    return too_large(std::to_string(st.st_size) + " bytes");
+  }
   // Read the size fstat reports, then whatever follows if the file grew.
   std::string data(static_cast<size_t>(st.st_size), '\0');
   size_t done = 0;
@@ -162,6 +172,10 @@ Result<std::string> ReadWholeFile(const std::string& path) {
       data.append(extra, static_cast<size_t>(got));
     }
     done += static_cast<size_t>(got);
+    if (done > kMaxDecompressedRowBytes) {
+      ::close(fd);
+      return too_large("grew to more than " + std::to_string(done) + " bytes while read");
+    }
   }
   ::close(fd);
   data.resize(done);

@@ -15,7 +15,9 @@
 
 namespace mindrecord::convert {
 
-// The whole file. NotFound when missing, IOError when unreadable.
+// The whole file. NotFound when missing, IOError when unreadable or not a
+// regular file, Corruption when larger than a row may hold
+// (kMaxDecompressedRowBytes, 256 MiB), before anything is read.
 Result<std::string> ReadWholeFile(const std::string& path);
 // The size of file `path` in bytes, 0 when it cannot be read (a shard
 // balancing weight: SplitPlan::item_bytes).
