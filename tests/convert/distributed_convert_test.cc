@@ -439,6 +439,41 @@ TEST(DistributedConvertTest, SkippedInputsOfEveryRankAreListedInInputOrder) {
   EXPECT_TRUE(DatasetFiles(dir / "out") == want);
 }
 
+// Inputs the plan leaves out (a COCO image entry and an annotation that are
+// bad) are listed too, before those a rank skips while writing (an image
+// that does not decode, in rank 1's shard): a distributed convert listed none
+// of the planned ones and wrote no list when no rank skipped any.
+TEST(DistributedConvertTest, InputsThePlanLeavesOutAreListedAsOneProcessListsThem) {
+  MR_REQUIRE_MPIRUN();
+  TempDir dir;
+  const auto coco = fixtures::WriteCoco(dir / "coco", 8, 5);
+  auto doc = nlohmann::json::parse(Slurp(dir / "coco/annotations.json"));
+  doc["images"].insert(doc["images"].begin() + 2, "not an image");
+  doc["annotations"].push_back({{"image_id", 12345}, {"bbox", {1, 2, 3, 4}}, {"category_id", 1}});
+  fixtures::WriteFile(dir / "coco/annotations.json", doc.dump());
+  for (const bool bad_image : {false, true}) {
+    if (bad_image) fixtures::WriteFile(dir / ("coco/images/" + coco.images.back().second), "not a JPEG");
+    const std::string args = "convert coco '" + (dir / "coco/images") + "' '%s/data' --annotations '" +
+                             (dir / "coco/annotations.json") + "' --shards 2 --on-error skip" + kLayout;
+    auto at = [&](const std::string& out) {
+      std::string a = args;
+      a.replace(a.find("%s"), 2, out);
+      fs::remove_all(out);
+      fs::create_directories(out);
+      return a;
+    };
+    std::string log;
+    ASSERT_EQ(RunCli(at(dir / "ref"), &log), 0) << log;
+    ASSERT_EQ(RunMpi(2, at(dir / "out"), &log), 0) << log;
+    const auto want = DatasetFiles(dir / "ref");
+    ASSERT_TRUE(want.count("data.skipped.txt"));
+    EXPECT_EQ(std::count(want.at("data.skipped.txt").begin(), want.at("data.skipped.txt").end(), '\n'),
+              bad_image ? 3 : 2);
+    EXPECT_NE(want.at("data.skipped.txt").find("images[2]: an image needs"), std::string::npos);
+    EXPECT_TRUE(DatasetFiles(dir / "out") == want) << bad_image << "\n" << Slurp(dir / "out/data.skipped.txt");
+  }
+}
+
 TEST(DistributedConvertTest, AFailingRankStopsEveryRankAndResumeKeepsTheFinishedShards) {
   MR_REQUIRE_MPIRUN();
   TempDir dir;

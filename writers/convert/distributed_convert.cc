@@ -69,6 +69,9 @@ Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plan
                                               ConvertContext& ctx, RankGroup& group, const Status& setup) {
   const ConvertOptions& opt = ctx.options();
   const auto start = std::chrono::steady_clock::now();
+  // Inputs the plans left out: the same on every rank (each plans the same
+  // inputs), listed first, as a one-process convert lists them.
+  const size_t planned_skips = ctx.skipped().size();
   const uint32_t n = opt.shards, w = group.size(), r = group.rank();
   const uint32_t first = static_cast<uint32_t>(uint64_t{n} * r / w), last = static_cast<uint32_t>(uint64_t{n} * (r + 1) / w);
   FileSystem* fs = FileSystem::Default();
@@ -263,6 +266,8 @@ Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plan
       per_plan[d.plan][d.shard] = std::move(d);
     }
   }
+  result.skipped.assign(ctx.skipped().begin(), ctx.skipped().begin() + planned_skips);
+  result.skipped_inputs.assign(ctx.skipped_inputs().begin(), ctx.skipped_inputs().begin() + planned_skips);
   std::vector<PartTotals> totals(plans.size());
   bool any_final = false;
   for (size_t p = 0; p < plans.size(); ++p) {
