@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -58,10 +59,12 @@ struct CocoData {
   size_t keypoint_width = 0;     // K for the keypoint task
 };
 
-// What one pass over the annotation file keeps: per image its "id" and
-// "file_name", per annotation its span, "image_id" and the length of its
-// "keypoints" list, and where "categories" lies. For a key given twice the
-// later value counts, as in a parsed document.
+// The annotation file read in two passes, neither keeping the document.
+// The first keeps per image its "id" and "file_name", where "categories"
+// lies, and how many times "annotations" is given; the second hands each
+// element of the last "annotations" list, in order, to a function as soon
+// as it ends: its span, "image_id" and the length of its "keypoints" list.
+// For a key given twice the later value counts, as in a parsed document.
 class CocoScan final : public JsonFileHandler {
  public:
   struct Image {
@@ -73,11 +76,17 @@ class CocoScan final : public JsonFileHandler {
     std::optional<int64_t> image_id;
     int64_t keypoints = -1;           // -1: no "keypoints" list
   };
+  using AnnotationFn = std::function<Status(uint64_t index, const Annotation&)>;
+
+  // First pass without `fn`; the second with it, after the first.
+  explicit CocoScan(AnnotationFn fn = nullptr, uint64_t annotation_lists = 0)
+      : fn_(std::move(fn)), last_list_(annotation_lists) {}
 
   bool has_images = false, has_annotations = false;  // the last such key held a list
   std::vector<Image> images;
-  std::vector<Annotation> annotations;
   std::optional<Span> categories;   // the last "categories" when it is a list
+  uint64_t annotation_lists = 0;    // times "annotations" is given
+  Status status;                    // the first error of `fn`, which stopped the pass
 
   bool null() override { return Scalar(nullptr); }
   bool boolean(bool v) override { return Scalar(v); }
@@ -85,7 +94,7 @@ class CocoScan final : public JsonFileHandler {
   bool number_unsigned(number_unsigned_t v) override { return Scalar(v); }
   bool number_float(number_float_t v, const string_t&) override { return Scalar(v); }
   bool string(string_t& v) override {
-    Begin(Kind::kScalar, nullptr);
+    if (!Begin(Kind::kScalar, nullptr)) return false;
     if (depth_ == 3 && field_ == Field::kFileName) images.back().file_name = v;
     return true;
   }
@@ -95,10 +104,11 @@ class CocoScan final : public JsonFileHandler {
   bool end_array() override { return Close(); }
   bool key(string_t& k) override {
     if (depth_ == 1) {
-      section_ = k == "images" ? Section::kImages
-                 : k == "annotations" ? Section::kAnnotations
-                 : k == "categories" ? Section::kCategories
-                                     : Section::kOther;
+      section_ = Section::kOther;
+      if (k == "images" && !fn_) section_ = Section::kImages;
+      if (k == "categories" && !fn_) section_ = Section::kCategories;
+      if (k == "annotations" && ++annotation_lists == last_list_) section_ = Section::kAnnotations;
+      if (k == "annotations" && !fn_) section_ = Section::kAnnotationsSeen;
     } else if (depth_ == 3 && in_element_) {
       field_ = Field::kOther;
       if (section_ == Section::kImages && k == "id") field_ = Field::kId;
@@ -111,79 +121,90 @@ class CocoScan final : public JsonFileHandler {
 
  private:
   enum class Kind { kObject, kArray, kScalar };
-  enum class Section { kNone, kImages, kAnnotations, kCategories, kOther };
+  enum class Section { kNone, kImages, kAnnotationsSeen, kAnnotations, kCategories, kOther };
   enum class Field { kOther, kId, kFileName, kImageId, kKeypoints };
 
   template <typename T>
   bool Scalar(T v) {
     const nlohmann::json value(v);
-    Begin(Kind::kScalar, &value);
-    return true;
+    return Begin(Kind::kScalar, &value);
   }
   bool Open(Kind kind) {
-    Begin(kind, nullptr);
+    if (!Begin(kind, nullptr)) return false;
     ++depth_;
     return true;
   }
   bool Close() {
     --depth_;
     if (depth_ == 1 && section_ == Section::kCategories && categories) categories->length = offset() - categories->offset;
-    if (depth_ == 2 && in_element_) {
-      if (section_ == Section::kAnnotations) annotations.back().span.length = offset() - annotations.back().span.offset;
-      in_element_ = false;
-    }
     if (depth_ == 3) counting_ = false;
+    if (depth_ == 2 && section_ == Section::kAnnotations && has_annotations) {
+      if (in_element_) ann_.span.length = offset() - ann_.span.offset;
+      in_element_ = false;
+      return Emit();
+    }
+    if (depth_ == 2) in_element_ = false;
     return true;
+  }
+  // Hands the annotation that just ended to fn_.
+  bool Emit() {
+    status = fn_(annotations_++, ann_);
+    return status.ok();
   }
 
   // A value starts at depth_ (its bracket just read, for a list or object);
-  // `scalar` is the value of a number, boolean or null.
-  void Begin(Kind kind, const nlohmann::json* scalar) {
+  // `scalar` is the value of a number, boolean or null. False stops the pass.
+  bool Begin(Kind kind, const nlohmann::json* scalar) {
     if (depth_ == 1) {  // the value of a top-level key
       const bool list = kind == Kind::kArray;
       if (section_ == Section::kImages) {
         has_images = list;
         images.clear();
-      } else if (section_ == Section::kAnnotations) {
+      } else if (section_ == Section::kAnnotationsSeen || section_ == Section::kAnnotations) {
         has_annotations = list;
-        annotations.clear();
       } else if (section_ == Section::kCategories) {
         categories.reset();
         if (list) categories = Span{offset() - 1, 0};
       }
     } else if (depth_ == 2) {  // an element of a top-level list
       in_element_ = kind == Kind::kObject;
+      field_ = Field::kOther;
       if (section_ == Section::kImages && has_images) {
         images.emplace_back();
       } else if (section_ == Section::kAnnotations && has_annotations) {
-        annotations.emplace_back();
-        if (in_element_) annotations.back().span.offset = offset() - 1;
+        ann_ = Annotation{};
+        if (in_element_) ann_.span.offset = offset() - 1;
+        if (kind == Kind::kScalar) return Emit();  // a list ends in Close
       } else {
         in_element_ = false;
       }
-      field_ = Field::kOther;
     } else if (depth_ == 3 && in_element_) {  // a field of an image or annotation
       const std::optional<int64_t> number = scalar ? JsonInt64(*scalar) : std::nullopt;
       switch (field_) {
         case Field::kId: images.back().id = number; break;
         case Field::kFileName: images.back().file_name.reset(); break;  // string() sets it
-        case Field::kImageId: annotations.back().image_id = number; break;
+        case Field::kImageId: ann_.image_id = number; break;
         case Field::kKeypoints:
           counting_ = kind == Kind::kArray;
-          annotations.back().keypoints = counting_ ? 0 : -1;
+          ann_.keypoints = counting_ ? 0 : -1;
           break;
         case Field::kOther: break;
       }
     } else if (depth_ == 4 && counting_) {  // an element of an annotation's "keypoints"
-      ++annotations.back().keypoints;
+      ++ann_.keypoints;
     }
+    return true;
   }
 
-  uint64_t depth_ = 0;  // lists and objects open
+  const AnnotationFn fn_;
+  const uint64_t last_list_;  // which "annotations" the second pass reads (1 = the first)
+  uint64_t depth_ = 0;        // lists and objects open
   Section section_ = Section::kNone;
   Field field_ = Field::kOther;
   bool in_element_ = false;  // inside an object element of "images" or "annotations"
   bool counting_ = false;    // inside an annotation's "keypoints" list
+  Annotation ann_;           // the annotation being read
+  uint64_t annotations_ = 0; // elements of the list handed on so far
 };
 
 // The JSON value at `span` of the annotation file (an annotation, or the
@@ -417,19 +438,23 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
     }
     ctx.Note("coco categories (id -> name): " + names.dump());
   }
-  for (size_t i = 0; i < scan.annotations.size(); ++i) {
-    const CocoScan::Annotation& a = scan.annotations[i];
-    auto it = a.image_id ? by_id.find(*a.image_id) : by_id.end();
-    if (it == by_id.end()) {
-      MR_RETURN_IF_ERROR(ctx.BadInput(ann_path + " annotations[" + std::to_string(i) + "]",
-                                      Status::Corruption("'image_id' names no entry of 'images'")));
-      continue;
-    }
-    if (task == Task::kKeypoint && data->keypoint_width == 0 && a.keypoints > 0)
-      data->keypoint_width = static_cast<size_t>(a.keypoints);
-    data->images[it->second].anns.push_back(a.span);
-  }
-  scan.annotations = {};
+  // The second pass: each annotation to its image as it is read.
+  CocoScan annotations(
+      [&](uint64_t i, const CocoScan::Annotation& a) -> Status {
+        auto it = a.image_id ? by_id.find(*a.image_id) : by_id.end();
+        if (it == by_id.end()) {
+          return ctx.BadInput(ann_path + " annotations[" + std::to_string(i) + "]",
+                              Status::Corruption("'image_id' names no entry of 'images'"));
+        }
+        if (task == Task::kKeypoint && data->keypoint_width == 0 && a.keypoints > 0)
+          data->keypoint_width = static_cast<size_t>(a.keypoints);
+        data->images[it->second].anns.push_back(a.span);
+        return Status::OK();
+      },
+      scan.annotation_lists);
+  parsed = ParseJsonFile(*data->file, annotations);
+  if (!annotations.status.ok()) return annotations.status;
+  if (!parsed.ok()) return parsed.WithContext(ann_path);
   if (task == Task::kKeypoint && data->keypoint_width == 0)
     return Status::Corruption(ann_path + ": --task keypoint but no annotation has 'keypoints'");
   if (o.coco_annotated_only) {
