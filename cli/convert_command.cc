@@ -94,6 +94,7 @@ nlohmann::json JsonSummary(const ConvertArgs& a, const convert::ConvertReport& r
           {"outputs", outputs},
           {"classes", classes},
           {"skipped", skipped},
+          {"skipped_count", r.skipped_count},
           {"skipped_file", r.skipped_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.skipped_file)},
           {"notes", r.notes},
           {"world_size", r.world_size},
@@ -192,9 +193,9 @@ int RunConvert(ConvertArgs& a) {
   size_t shards = 0;
   for (const auto& out : report->outputs) shards += out.files.size();
   double mb = static_cast<double>(report->bytes) / 1e6;
-  std::fprintf(stderr, "convert %s: %llu rows, %zu shards, %.1f MB, %.2f s (%.1f MB/s), %zu skipped%s%s\n",
+  std::fprintf(stderr, "convert %s: %llu rows, %zu shards, %.1f MB, %.2f s (%.1f MB/s), %llu skipped%s%s\n",
                a.source.c_str(), static_cast<unsigned long long>(report->rows), shards, mb, report->seconds,
-               report->seconds > 0 ? mb / report->seconds : 0.0, report->skipped.size(),
+               report->seconds > 0 ? mb / report->seconds : 0.0, static_cast<unsigned long long>(report->skipped_count),
                report->skipped_file.empty() ? "" : ", list in ", report->skipped_file.c_str());
   return kExitOk;
 }

@@ -415,6 +415,7 @@ py::dict Convert(const std::string& source, const std::string& input, const std:
   d["bytes"] = rep.bytes;
   d["seconds"] = rep.seconds;
   d["skipped"] = rep.skipped;
+  d["skipped_count"] = rep.skipped_count;
   d["skipped_file"] = rep.skipped_file;
   d["notes"] = rep.notes;
   d["rank"] = rep.rank;

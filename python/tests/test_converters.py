@@ -64,6 +64,9 @@ def test_mnist_compat_and_errors(tmp_path):
     assert os.listdir(tmp_path) == []
     rep = report_of(mindrecord.MnistToMR(src, str(tmp_path / "m"), on_error="skip"))
     assert rep["rows"] == 30 and rep["skipped"]
+    assert rep["skipped_count"] == len(rep["skipped"])
+    with open(rep["skipped_file"]) as f:
+        assert f.read().splitlines() == rep["skipped"]
     with pytest.raises(FileExistsError):
         mindrecord.MnistToMR(src, str(tmp_path / "m"), on_error="skip").transform()
     rep = report_of(mindrecord.MnistToMR(src, str(tmp_path / "m"), on_error="skip", overwrite=True))

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -472,6 +473,49 @@ TEST(DistributedConvertTest, InputsThePlanLeavesOutAreListedAsOneProcessListsThe
     EXPECT_NE(want.at("data.skipped.txt").find("images[2]: an image needs"), std::string::npos);
     EXPECT_TRUE(DatasetFiles(dir / "out") == want) << bad_image << "\n" << Slurp(dir / "out/data.skipped.txt");
   }
+}
+
+// A shard lists at most 10,000 skipped inputs (its list travels between the
+// ranks and in its part's header: with --header-size 65536, 10,000 entries
+// needed 2.2 MB and failed the convert); the list says how many more, and
+// the count has them all. One process lists them all.
+TEST(DistributedConvertTest, AShardListsAtMostTenThousandSkippedInputsAndCountsTheRest) {
+  MR_REQUIRE_MPIRUN();
+  TempDir dir;
+  fixtures::WriteImageFolder(dir / "in", 1, 2, 8, 8, 4);
+  constexpr int kBad = 20010;
+  for (int i = 0; i < kBad; ++i) fixtures::WriteFile(dir / ("in/class_00/bad" + std::to_string(i) + ".jpg"), "x");
+  // The default 16 MiB headers: a part's header carries its list.
+  const std::string args = " --shards 2 --on-error skip --json --page-size 131072 --workers 2 --quiet";
+  std::string log;
+  fs::create_directories(dir / "one");
+  ASSERT_EQ(RunCli("convert imagefolder '" + (dir / "in") + "' '" + (dir / "one/data") + "'" + args, &log), 0) << log;
+  EXPECT_EQ(JsonIn(log)["skipped_count"], kBad);
+  EXPECT_EQ(JsonIn(log)["skipped"].size(), 10000u);
+  std::set<std::string> one;
+  {
+    std::istringstream text(Slurp(dir / "one/data.skipped.txt"));
+    for (std::string line; std::getline(text, line);) one.insert(line);
+  }
+  EXPECT_EQ(one.size(), static_cast<size_t>(kBad));
+  fs::create_directories(dir / "out");
+  ASSERT_EQ(RunMpi(2, "convert imagefolder '" + (dir / "in") + "' '" + (dir / "out/data") + "'" + args, &log), 0) << log;
+  EXPECT_EQ(JsonIn(log)["skipped_count"], kBad) << log.substr(0, 1000);
+  std::istringstream list(Slurp(dir / "out/data.skipped.txt"));
+  std::string line;
+  long listed = 0, more = 0;
+  const std::string tail = " more skipped inputs, not listed (a shard lists at most 10000, in 4 MiB)";
+  while (std::getline(list, line)) {
+    if (line.size() > tail.size() && line.compare(line.size() - tail.size(), tail.size(), tail) == 0) {
+      const size_t colon = line.rfind(": ", line.size() - tail.size());
+      more += std::stol(line.substr(colon + 2));
+    } else {
+      ++listed;
+      EXPECT_TRUE(one.count(line)) << line;
+    }
+  }
+  EXPECT_GT(more, 0);
+  EXPECT_EQ(listed + more, kBad);
 }
 
 TEST(DistributedConvertTest, AFailingRankStopsEveryRankAndResumeKeepsTheFinishedShards) {

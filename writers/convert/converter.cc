@@ -135,6 +135,7 @@ Result<ConvertReport> Convert(const std::string& source, const std::string& inpu
     }
     report.skipped = std::move(d.skipped);
     report.skipped_inputs = std::move(d.skipped_inputs);
+    report.skipped_count = d.skipped_count;
     report.skipped_file = std::move(d.skipped_file);
     report.notes = ctx.notes();
     report.rank = group.rank();
@@ -157,13 +158,11 @@ Result<ConvertReport> Convert(const std::string& source, const std::string& inpu
   report.rank_bytes = report.bytes;
   report.skipped = ctx.skipped();
   report.skipped_inputs = ctx.skipped_inputs();
+  report.skipped_count = ctx.skipped_count();
   report.notes = ctx.notes();
-  if (!report.skipped.empty()) {
+  if (report.skipped_count > 0) {
     report.skipped_file = output + ".skipped.txt";
-    std::ofstream f(report.skipped_file, std::ios::trunc);
-    for (const auto& line : report.skipped) f << line << '\n';
-    f.close();
-    if (!f) return Status::IOError(report.skipped_file + ": cannot write the list of skipped inputs");
+    MR_RETURN_IF_ERROR(ctx.WriteSkipped(report.skipped_file));
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.ranks = {{report.rows, report.bytes, report.seconds}};

@@ -141,11 +141,15 @@ struct ConvertReport {
   uint64_t rows = 0;
   uint64_t bytes = 0;
   double seconds = 0;
-  // "INPUT: reason" per skipped input (only with OnError::kSkip), in input order.
+  // "INPUT: reason" per skipped input (only with OnError::kSkip), in input
+  // order: the first ConvertContext::kKeptSkipped (10,000) of them.
   std::vector<std::string> skipped;
   // The INPUT part of each `skipped` line (the reason follows it after ": ").
   std::vector<std::string> skipped_inputs;
-  // Where `skipped` was written (OUTPUT.skipped.txt); empty when none skipped.
+  // Every skipped input; skipped_file lists them all (a distributed
+  // convert lists at most 10,000 of each shard, and says how many more).
+  uint64_t skipped_count = 0;
+  // Where the skipped inputs were written (OUTPUT.skipped.txt); empty when none skipped.
   std::string skipped_file;
   // Facts worth telling the user: the class -> label map, the inferred schema.
   std::vector<std::string> notes;

@@ -63,6 +63,30 @@ Result<std::vector<uint64_t>> InputSizes(const SplitPlan& plan, RankGroup& group
   return weights;
 }
 
+// OUTPUT.skipped.txt of a distributed convert: what the plans left out (this
+// rank's, the same on every rank), then each shard's list; a shard that
+// skipped more than it lists says how many more.
+Status WriteSkippedList(const std::string& path, ConvertContext& ctx, const ConvertContext::SkippedMark& planned,
+                        const std::vector<std::vector<ShardDone>>& per_plan, const std::vector<std::string>& paths_of) {
+  std::ofstream f(path, std::ios::trunc | std::ios::binary);
+  MR_RETURN_IF_ERROR(ctx.ForEachSkipped({}, planned, [&](const std::string&, const std::string& line) {
+    f << line << '\n';
+    return Status::OK();
+  }));
+  for (size_t p = 0; p < per_plan.size(); ++p) {
+    for (const ShardDone& d : per_plan[p]) {
+      for (const auto& s : d.skipped) f << s.at(1).get<std::string>() << '\n';
+      if (d.skipped_unlisted > 0) {
+        f << ShardFileNames(paths_of[p], static_cast<uint32_t>(per_plan[p].size()))[d.shard] << ": "
+          << d.skipped_unlisted << " more skipped inputs, not listed (a shard lists at most "
+          << ConvertContext::kKeptSkipped << ", in 4 MiB)\n";
+      }
+    }
+  }
+  f.close();
+  return f ? Status::OK() : Status::IOError(path + ": cannot write the list of skipped inputs");
+}
+
 }  // namespace
 
 Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plans, const std::string& output,
@@ -71,7 +95,7 @@ Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plan
   const auto start = std::chrono::steady_clock::now();
   // Inputs the plans left out: the same on every rank (each plans the same
   // inputs), listed first, as a one-process convert lists them.
-  const size_t planned_skips = ctx.skipped().size();
+  const ConvertContext::SkippedMark planned = ctx.MarkSkipped();
   const uint32_t n = opt.shards, w = group.size(), r = group.rank();
   const uint32_t first = static_cast<uint32_t>(uint64_t{n} * r / w), last = static_cast<uint32_t>(uint64_t{n} * (r + 1) / w);
   FileSystem* fs = FileSystem::Default();
@@ -154,7 +178,7 @@ Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plan
     }
     OutputReport report;
     std::unique_ptr<ShardWriter> writer;
-    size_t skipped_before = 0;
+    ConvertContext::SkippedMark skipped_before;
     uint64_t rows_before = 0, bytes_before = 0;
     RowSink sink;
     sink.begin = [&](const Segment& seg) -> Status {
@@ -162,7 +186,7 @@ Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plan
       wo.index_fields = plan.index_fields;
       wo.only_shard = seg.shard;
       MR_ASSIGN_OR_RETURN(writer, ShardWriter::Create(paths_of[p], plan.schema, wo));
-      skipped_before = ctx.skipped().size();
+      skipped_before = ctx.MarkSkipped();
       rows_before = report.rows;
       bytes_before = report.bytes;
       return Status::OK();
@@ -174,11 +198,21 @@ Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plan
       d.shard = seg.shard;
       d.rows = report.rows - rows_before;
       d.bytes = report.bytes - bytes_before;
-      for (size_t i = skipped_before; i < ctx.skipped().size(); ++i) {
-        d.skipped.push_back({ctx.skipped_inputs()[i], ctx.skipped()[i]});
-      }
+      // The list rides in the part's header (16 MiB by default): at most
+      // kKeptSkipped lines and 4 MiB of them.
+      uint64_t listed_bytes = 0;
+      MR_RETURN_IF_ERROR(ctx.ForEachSkipped(skipped_before, ctx.MarkSkipped(), [&](const std::string& in, const std::string& line) {
+        listed_bytes += in.size() + line.size();
+        if (d.skipped.size() < ConvertContext::kKeptSkipped && listed_bytes <= (uint64_t{4} << 20)) {
+          d.skipped.push_back({in, line});
+        } else {
+          ++d.skipped_unlisted;
+        }
+        return Status::OK();
+      }));
       json info = {{"fingerprint", ShardFingerprint(fps[p], seg.shard, seg.begin, seg.end, sizes_of[p])},
                    {"skipped", d.skipped}};
+      if (d.skipped_unlisted > 0) info["skipped_unlisted"] = d.skipped_unlisted;
       MR_ASSIGN_OR_RETURN(d.totals, writer->CommitPart(info));
       writer.reset();
       done.push_back(std::move(d));
@@ -266,8 +300,18 @@ Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plan
       per_plan[d.plan][d.shard] = std::move(d);
     }
   }
-  result.skipped.assign(ctx.skipped().begin(), ctx.skipped().begin() + planned_skips);
-  result.skipped_inputs.assign(ctx.skipped_inputs().begin(), ctx.skipped_inputs().begin() + planned_skips);
+  // The report keeps the first kKeptSkipped; the file lists them all.
+  auto report_skipped = [&](const std::string& in, const std::string& line) {
+    if (result.skipped.size() < ConvertContext::kKeptSkipped) {
+      result.skipped_inputs.push_back(in);
+      result.skipped.push_back(line);
+    }
+    ++result.skipped_count;
+  };
+  MR_RETURN_IF_ERROR(ctx.ForEachSkipped({}, planned, [&](const std::string& in, const std::string& line) {
+    report_skipped(in, line);
+    return Status::OK();
+  }));
   std::vector<PartTotals> totals(plans.size());
   bool any_final = false;
   for (size_t p = 0; p < plans.size(); ++p) {
@@ -290,23 +334,16 @@ Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plan
       } else {
         totals[p] += d.totals;
       }
-      for (const auto& s : d.skipped) {
-        result.skipped_inputs.push_back(s.at(0).get<std::string>());
-        result.skipped.push_back(s.at(1).get<std::string>());
-      }
+      for (const auto& s : d.skipped) report_skipped(s.at(0).get<std::string>(), s.at(1).get<std::string>());
+      result.skipped_count += d.skipped_unlisted;
     }
     if (from_final) totals[p] = *from_final;  // an interrupted finish wrote the dataset's totals already
     result.outputs.push_back(std::move(o));
   }
   Status finish;
-  if (!result.skipped.empty()) {
+  if (result.skipped_count > 0) {
     result.skipped_file = output + ".skipped.txt";
-    if (r == 0 && !(any_final && fs->Exists(result.skipped_file))) {
-      std::ofstream f(result.skipped_file, std::ios::trunc);
-      for (const auto& line : result.skipped) f << line << '\n';
-      f.close();
-      if (!f) finish = Status::IOError(result.skipped_file + ": cannot write the list of skipped inputs");
-    }
+    if (r == 0 && !(any_final && fs->Exists(result.skipped_file))) finish = WriteSkippedList(result.skipped_file, ctx, planned, per_plan, paths_of);
   }
   for (size_t p = 0; p < plans.size() && finish.ok(); ++p) {
     for (uint32_t s = std::max<uint32_t>(first, 1); s < last && finish.ok(); ++s) {

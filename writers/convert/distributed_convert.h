@@ -18,8 +18,9 @@ namespace mindrecord::convert {
 
 struct DistributedResult {
   std::vector<OutputReport> outputs;   // the whole datasets' (every rank's shards)
-  std::vector<std::string> skipped;    // every rank's "INPUT: reason", in input order
+  std::vector<std::string> skipped;    // every rank's "INPUT: reason", in input order (the first 10,000)
   std::vector<std::string> skipped_inputs;
+  uint64_t skipped_count = 0;          // all of them
   std::string skipped_file;            // OUTPUT.skipped.txt when any was skipped (rank 0 writes it)
   uint64_t rank_rows = 0;              // rows and payload bytes this rank converted
   uint64_t rank_bytes = 0;

@@ -35,7 +35,8 @@ std::string ShardFingerprint(const std::string& plan_fp, uint32_t shard, size_t 
 
 json ToJson(const ShardDone& d) {
   return {{"plan", d.plan},   {"shard", d.shard},   {"rows", d.rows},         {"bytes", d.bytes},
-          {"kept", d.kept},   {"final", d.final},   {"totals", d.totals.ToJson()}, {"skipped", d.skipped}};
+          {"kept", d.kept},   {"final", d.final},   {"totals", d.totals.ToJson()}, {"skipped", d.skipped},
+          {"skipped_unlisted", d.skipped_unlisted}};
 }
 
 Result<ShardDone> ShardDoneFromJson(const json& j) {
@@ -48,6 +49,7 @@ Result<ShardDone> ShardDoneFromJson(const json& j) {
     d.kept = j.at("kept").get<bool>();
     d.final = j.at("final").get<bool>();
     d.skipped = j.at("skipped");
+    d.skipped_unlisted = j.at("skipped_unlisted").get<uint64_t>();
   } catch (const json::exception& e) {
     return Status::Internal(std::string("a rank's shard report does not parse: ") + e.what());
   }
@@ -64,7 +66,8 @@ bool SkippedListIsWellFormed(const json& info) {
   if (!it->is_array()) return false;
   for (const json& s : *it)
     if (!s.is_array() || s.size() != 2 || !s[0].is_string() || !s[1].is_string()) return false;
-  return true;
+  auto more = info.find("skipped_unlisted");
+  return more == info.end() || more->is_number_unsigned();
 }
 }  // namespace
 
@@ -87,6 +90,7 @@ std::optional<ShardDone> KeepShard(const SplitPlan& plan, const std::vector<std:
       d.totals = c->totals;
       d.kept = true;
       d.skipped = c->info.value("skipped", json::array());
+      d.skipped_unlisted = c->info.value("skipped_unlisted", uint64_t{0});
       return d;
     }
   }

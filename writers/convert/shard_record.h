@@ -35,7 +35,8 @@ struct ShardDone {
   PartTotals totals;
   bool kept = false;
   bool final = false;  // kept in its final place (an interrupted finish)
-  nlohmann::json skipped = nlohmann::json::array();  // [[input, "input: reason"], ...]
+  nlohmann::json skipped = nlohmann::json::array();  // [[input, "input: reason"], ...], at most kKeptSkipped
+  uint64_t skipped_unlisted = 0;                      // skipped past those
 };
 // As the ranks exchange it.
 nlohmann::json ToJson(const ShardDone& d);
