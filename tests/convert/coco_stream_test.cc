@@ -154,6 +154,22 @@ TEST(CocoStreamTest, AFileChangedAfterPlanningIsAnError) {
   EXPECT_NE(row.status().message().find("changed"), std::string::npos) << row.status().ToString();
 }
 
+// An annotation file that is missing or no regular file is named once.
+TEST(CocoStreamTest, AMissingOrSpecialAnnotationFileIsNamedOnce) {
+  TempDir dir;
+  WriteImages(dir / "images", 1);
+  fs::create_directories(dir / "folder.json");
+  for (const std::string name : {"missing.json", "folder.json"}) {
+    ConvertOptions o = SmallOptions();
+    o.annotations = dir / name;
+    auto r = Convert("coco", dir / "images", dir / "out.mindrecord", o);
+    ASSERT_FALSE(r.ok()) << name;
+    const std::string& m = r.status().message();
+    EXPECT_EQ(m.rfind(dir / name + ": ", 0), 0u) << m;
+    EXPECT_EQ(m.find(name, m.find(name) + name.size()), std::string::npos) << m;
+  }
+}
+
 // Planning the conversion of a 40 MB annotation file holds its annotations'
 // places, not the document, which took ~6 times the file. The images are
 // absent, so the conversion stops at the first row, after the plan.

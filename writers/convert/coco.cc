@@ -399,8 +399,8 @@ PlanResult PlanCoco(const std::string& input, ConvertContext& ctx) {
   const std::string& ann_path = o.annotations;
   auto data = std::make_shared<CocoData>();
   {
-    auto file = FileSystem::Default()->OpenRead(ann_path);
-    if (!file.ok()) return file.status().WithContext(ann_path);
+    auto file = FileSystem::Default()->OpenRead(ann_path);  // its errors name the path
+    if (!file.ok()) return file.status();
     data->file = std::move(file).value();
   }
   CocoScan scan;
