@@ -1,10 +1,10 @@
 // MNIST: idx files (gzipped or plain) -> `label: int64`, `data: bytes` (the
 // 28x28 image, JPEG by default as MindSpore's MnistToMR), one dataset per split.
-#include <zlib.h>
-
 #include <filesystem>
 #include <memory>
 
+#include "mindrecord/file.h"
+#include "mindrecord/inflated_file.h"
 #include "writers/convert/image_codec.h"
 #include "writers/convert/sources.h"
 
@@ -15,32 +15,23 @@ namespace {
 constexpr uint32_t kImagesMagic = 0x00000803;
 constexpr uint32_t kLabelsMagic = 0x00000801;
 
-// The file's bytes, gunzipped when gzipped (zlib reads plain files as is).
-Result<std::string> ReadMaybeGzip(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) return Status::IOError(path + ": cannot open");
-  std::string data;
-  char buf[1 << 16];
-  for (;;) {
-    int got = gzread(f, buf, sizeof(buf));
-    if (got < 0) {
-      int errnum = 0;
-      std::string why = gzerror(f, &errnum);
-      gzclose(f);
-      return Status::Corruption(path + ": cannot decompress: " + why);
-    }
-    if (got == 0) break;
-    data.append(buf, static_cast<size_t>(got));
-  }
-  // gzread reports a gzip stream cut short as a clean end; gzclose_r does not.
-  int rc = gzclose_r(f);
-  if (rc == Z_BUF_ERROR) return Status::Corruption(path + ": truncated gzip stream");
-  if (rc != Z_OK) return Status::Corruption(path + ": gzip error " + std::to_string(rc));
-  return data;
+// An idx file as a file of its decompressed bytes, never whole in memory: a
+// gzipped one (by its magic) is inflated once to check it and index access
+// points, then read through them (mindrecord/inflated_file.h). A few
+// kilobytes of gzip inflate to gigabytes, which the whole file held.
+Result<std::shared_ptr<const RandomAccessFile>> OpenIdx(const std::string& path) {
+  MR_ASSIGN_OR_RETURN(std::shared_ptr<const RandomAccessFile> file, FileSystem::Default()->OpenRead(path));
+  unsigned char magic[2] = {};
+  if (file->size() >= 2) MR_RETURN_IF_ERROR(file->ReadAt(0, 2, reinterpret_cast<char*>(magic)));
+  if (magic[0] != 0x1f || magic[1] != 0x8b) return file;
+  MR_ASSIGN_OR_RETURN(auto index, InflateScan(*file, StreamCompression::kGzip, [](const char*, size_t) {
+                        return Status::OK();
+                      }));
+  return std::shared_ptr<const RandomAccessFile>(std::make_shared<InflatedFile>(file, index));
 }
 
-uint32_t Be32(const std::string& d, size_t off) {
-  const auto* p = reinterpret_cast<const uint8_t*>(d.data()) + off;
+uint32_t Be32(const char* d) {
+  const auto* p = reinterpret_cast<const uint8_t*>(d);
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
 }
 
@@ -56,28 +47,31 @@ std::string FindIdx(const std::string& dir, const std::string& stem) {
 
 struct MnistSplit {
   std::string images_path, labels_path;
-  std::string images, labels;  // decompressed file contents
+  std::shared_ptr<const RandomAccessFile> images, labels;  // decompressed
   uint32_t rows = 0, cols = 0;
   size_t count = 0;            // images with a label and complete pixels
 };
 
 Status LoadSplit(MnistSplit& s, ConvertContext& ctx) {
-  MR_ASSIGN_OR_RETURN(s.images, ReadMaybeGzip(s.images_path));
-  MR_ASSIGN_OR_RETURN(s.labels, ReadMaybeGzip(s.labels_path));
-  if (s.images.size() < 16 || Be32(s.images, 0) != kImagesMagic)
+  MR_ASSIGN_OR_RETURN(s.images, OpenIdx(s.images_path));
+  MR_ASSIGN_OR_RETURN(s.labels, OpenIdx(s.labels_path));
+  char ih[16] = {}, lh[8] = {};
+  if (s.images->size() >= 16) MR_RETURN_IF_ERROR(s.images->ReadAt(0, 16, ih));
+  if (s.labels->size() >= 8) MR_RETURN_IF_ERROR(s.labels->ReadAt(0, 8, lh));
+  if (s.images->size() < 16 || Be32(ih) != kImagesMagic)
     return Status::Corruption(s.images_path + ": not an idx3 image file (expected magic 0x00000803 and a 16-byte header)");
-  if (s.labels.size() < 8 || Be32(s.labels, 0) != kLabelsMagic)
+  if (s.labels->size() < 8 || Be32(lh) != kLabelsMagic)
     return Status::Corruption(s.labels_path + ": not an idx1 label file (expected magic 0x00000801 and an 8-byte header)");
-  uint64_t n_images = Be32(s.images, 4);
-  s.rows = Be32(s.images, 8);
-  s.cols = Be32(s.images, 12);
-  uint64_t n_labels = Be32(s.labels, 4);
+  uint64_t n_images = Be32(ih + 4);
+  s.rows = Be32(ih + 8);
+  s.cols = Be32(ih + 12);
+  uint64_t n_labels = Be32(lh + 4);
   if (s.rows == 0 || s.cols == 0 || s.rows > 4096 || s.cols > 4096)
     return Status::Corruption(s.images_path + ": implausible image size " + std::to_string(s.rows) + "x" +
                               std::to_string(s.cols));
   const uint64_t image_bytes = uint64_t{s.rows} * s.cols;
-  const uint64_t have_images = (s.images.size() - 16) / image_bytes;
-  const uint64_t have_labels = s.labels.size() - 8;
+  const uint64_t have_images = (s.images->size() - 16) / image_bytes;
+  const uint64_t have_labels = s.labels->size() - 8;
   uint64_t n = std::min(n_images, n_labels);
   if (n_images != n_labels) {
     MR_RETURN_IF_ERROR(ctx.BadInput(s.images_path, Status::Corruption(
@@ -130,11 +124,15 @@ PlanResult PlanMnist(const std::string& input, ConvertContext& ctx) {
     const EncodeMode mode = ctx.options().encode;
     plan.make_row = [s, mode](size_t i) -> Result<Row> {
       const size_t image_bytes = size_t{s->rows} * s->cols;
-      const auto* px = reinterpret_cast<const uint8_t*>(s->images.data()) + 16 + i * image_bytes;
-      MR_ASSIGN_OR_RETURN(std::string data, EncodePixels(px, static_cast<int>(s->rows), static_cast<int>(s->cols), 1, mode));
+      std::string px(image_bytes, '\0');
+      char label = 0;
+      MR_RETURN_IF_ERROR(s->images->ReadAt(16 + i * image_bytes, image_bytes, px.data()));
+      MR_RETURN_IF_ERROR(s->labels->ReadAt(8 + i, 1, &label));
+      MR_ASSIGN_OR_RETURN(std::string data, EncodePixels(reinterpret_cast<const uint8_t*>(px.data()), static_cast<int>(s->rows),
+                                                         static_cast<int>(s->cols), 1, mode));
       Row row;
       row.Set("data", Value::Bytes(std::move(data)));
-      row.Set("label", Value::Int(static_cast<uint8_t>(s->labels[8 + i])));
+      row.Set("label", Value::Int(static_cast<uint8_t>(label)));
       return row;
     };
     plans.push_back(std::move(plan));
