@@ -518,6 +518,29 @@ TEST(DistributedConvertTest, AShardListsAtMostTenThousandSkippedInputsAndCountsT
   EXPECT_EQ(listed + more, kBad);
 }
 
+// A file name need not be UTF-8, and what the ranks exchange is JSON: a
+// skipped input so named aborted its rank, and a failure so named left the
+// other rank waiting. Both are told with U+FFFD in the name's place.
+TEST(DistributedConvertTest, FileNamesThatAreNotUtf8) {
+  MR_REQUIRE_MPIRUN();
+  TempDir dir;
+  auto files = fixtures::WriteImageFolder(dir / "in", 2, 3, 8, 8, 2);
+  fixtures::WriteFile(dir / "in/class_01/bad\xff.jpg", "not an image");
+  std::string log;
+  fs::create_directories(dir / "skip");
+  ASSERT_EQ(RunMpi(2, "convert imagefolder '" + (dir / "in") + "' '" + (dir / "skip/data") + "' --shards 2 --on-error skip" +
+                          kLayout,
+                   &log),
+            0)
+      << log;
+  EXPECT_NE(Slurp(dir / "skip/data.skipped.txt").find("class_01/bad\xef\xbf\xbd.jpg: undecodable image"), std::string::npos)
+      << Slurp(dir / "skip/data.skipped.txt");
+  fs::create_directories(dir / "fail");
+  ASSERT_EQ(RunMpi(2, "convert imagefolder '" + (dir / "in") + "' '" + (dir / "fail/data") + "' --shards 2" + kLayout, &log), 2)
+      << log;
+  EXPECT_NE(log.find("class_01/bad\xef\xbf\xbd.jpg: undecodable image"), std::string::npos) << log;
+}
+
 TEST(DistributedConvertTest, AFailingRankStopsEveryRankAndResumeKeepsTheFinishedShards) {
   MR_REQUIRE_MPIRUN();
   TempDir dir;

@@ -17,6 +17,14 @@ namespace {
 
 using json = nlohmann::json;
 
+// `s` with each byte that is not part of UTF-8 replaced by U+FFFD: what
+// the ranks exchange travels as JSON, which holds only UTF-8, and a file
+// name need not be (one in a skipped input's line aborted its rank; in an
+// error, the rank left the others waiting).
+std::string ValidUtf8(const std::string& s) {
+  return json::parse(json(s).dump(-1, ' ', false, json::error_handler_t::replace)).get<std::string>();
+}
+
 // Every rank's message, parsed; a rank's error (its "error" key) becomes the
 // returned error, naming the rank.
 Result<std::vector<json>> Exchange(RankGroup& group, const json& mine) {
@@ -40,7 +48,7 @@ Result<std::vector<json>> Exchange(RankGroup& group, const json& mine) {
 
 json ErrorMessage(const Status& st) {
   if (st.ok()) return json::object();
-  return {{"error", st.message()}, {"code", static_cast<int>(st.code())}};
+  return {{"error", ValidUtf8(st.message())}, {"code", static_cast<int>(st.code())}};
 }
 
 // Every input's size (SplitPlan::item_bytes; 1 each without it): each
@@ -204,7 +212,7 @@ Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plan
       MR_RETURN_IF_ERROR(ctx.ForEachSkipped(skipped_before, ctx.MarkSkipped(), [&](const std::string& in, const std::string& line) {
         listed_bytes += in.size() + line.size();
         if (d.skipped.size() < ConvertContext::kKeptSkipped && listed_bytes <= (uint64_t{4} << 20)) {
-          d.skipped.push_back({in, line});
+          d.skipped.push_back({ValidUtf8(in), ValidUtf8(line)});
         } else {
           ++d.skipped_unlisted;
         }
