@@ -11,20 +11,18 @@ struct Pieces {
   static constexpr uint64_t kPiece = 1 << 20;
   const RandomAccessFile* file = nullptr;
   std::string buf;
-  size_t at = 0;       // next byte in buf
-  uint64_t base = 0;   // file offset of buf[0]
-  uint64_t offset = 0; // base + at, kept for the handler
+  JsonFileHandler::Position pos;  // the next byte: buf[pos.at]
   Status status;
 
   // False at the end of the file or after a read error (kept in status).
-  bool Ready() {
-    if (at < buf.size()) return true;
-    const uint64_t next = base + buf.size();
+  bool Ready() { return pos.at < buf.size() || Refill(); }
+  bool Refill() {
+    const uint64_t next = pos.base + buf.size();
     if (!status.ok() || next >= file->size()) return false;
-    base = next;
-    at = 0;
+    pos.base = next;
+    pos.at = 0;
     buf.resize(static_cast<size_t>(std::min(kPiece, file->size() - next)));
-    status = file->ReadAt(base, buf.size(), buf.data());
+    status = file->ReadAt(pos.base, buf.size(), buf.data());
     return status.ok();
   }
 };
@@ -40,9 +38,9 @@ class PieceIterator {
   using reference = const char&;
 
   explicit PieceIterator(Pieces* p) : p_(p) {}
-  reference operator*() const { return p_->buf[p_->at]; }
+  reference operator*() const { return p_->buf[p_->pos.at]; }
   PieceIterator& operator++() {
-    p_->offset = p_->base + ++p_->at;
+    ++p_->pos.at;
     return *this;
   }
   // Only ever compared with the end (a null iterator).
@@ -63,10 +61,10 @@ bool JsonFileHandler::parse_error(std::size_t, const std::string&, const nlohman
 Status ParseJsonFile(const RandomAccessFile& file, JsonFileHandler& handler) {
   Pieces pieces;
   pieces.file = &file;
-  handler.offset_ = &pieces.offset;
+  handler.position_ = &pieces.pos;
   handler.error_.clear();
   const bool ok = nlohmann::json::sax_parse(PieceIterator(&pieces), PieceIterator(nullptr), &handler);
-  handler.offset_ = nullptr;
+  handler.position_ = nullptr;
   if (!pieces.status.ok()) return pieces.status;
   if (!handler.error_.empty()) return Status::Corruption("invalid JSON: " + handler.error_);
   if (!ok) return Status::Cancelled("stopped by its reader");

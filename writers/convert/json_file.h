@@ -25,11 +25,17 @@ class JsonFileHandler : public nlohmann::json_sax<nlohmann::json> {
   // Bytes of the file read so far: in start_object / start_array, the
   // offset just past the opening bracket; in end_object / end_array, just
   // past the closing one.
-  uint64_t offset() const { return *offset_; }
+  uint64_t offset() const { return position_->base + position_->at; }
+
+  // Where the reader is: byte `at` of the piece that starts at `base`.
+  struct Position {
+    uint64_t base = 0;
+    size_t at = 0;
+  };
 
  private:
   friend Status ParseJsonFile(const RandomAccessFile& file, JsonFileHandler& handler);
-  const uint64_t* offset_ = nullptr;
+  const Position* position_ = nullptr;
   std::string error_;
 };
 
