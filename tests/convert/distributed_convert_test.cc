@@ -524,7 +524,7 @@ TEST(DistributedConvertTest, AShardListsAtMostTenThousandSkippedInputsAndCountsT
 TEST(DistributedConvertTest, FileNamesThatAreNotUtf8) {
   MR_REQUIRE_MPIRUN();
   TempDir dir;
-  auto files = fixtures::WriteImageFolder(dir / "in", 2, 3, 8, 8, 2);
+  fixtures::WriteImageFolder(dir / "in", 2, 3, 8, 8, 2);
   fixtures::WriteFile(dir / "in/class_01/bad\xff.jpg", "not an image");
   std::string log;
   fs::create_directories(dir / "skip");
