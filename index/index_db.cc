@@ -29,7 +29,7 @@ std::string FileUri(const std::string& path) {
   return uri;
 }
 
-Status Configure(sqlite3* db, const std::string& path, IndexDbMode mode) {
+Status ConfigureConnection(sqlite3* db, const std::string& path, IndexDbMode mode) {
   std::vector<std::pair<int, int>> settings = {{SQLITE_DBCONFIG_ENABLE_TRIGGER, 0},
                                                {SQLITE_DBCONFIG_ENABLE_VIEW, 0},
                                                {SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0},
@@ -112,7 +112,7 @@ Result<sqlite3*> OpenIndexDb(const std::string& path, IndexDbMode mode) {
     if (mode == IndexDbMode::kCreate) return Status::IOError(path + ": cannot create index database: " + why);
     return Status::NotFound(path + ": cannot open index database: " + why);
   }
-  Status st = Configure(db, path, mode);
+  Status st = ConfigureConnection(db, path, mode);
   if (st.ok() && mode != IndexDbMode::kCreate) st = CheckTables(db, path);
   if (!st.ok()) {
     sqlite3_close(db);
@@ -127,7 +127,7 @@ Result<sqlite3*> OpenIndexDbImage(const std::string& path, std::string_view imag
     sqlite3_close(db);
     return Status::Internal(path + ": cannot open an in-memory database");
   }
-  Status st = Configure(db, path, IndexDbMode::kReadOnly);
+  Status st = ConfigureConnection(db, path, IndexDbMode::kReadOnly);
   if (st.ok()) {
     // SQLite takes over a buffer from its own allocator (freed on close).
     auto* buf = static_cast<unsigned char*>(sqlite3_malloc64(image.size()));

@@ -18,7 +18,7 @@
 namespace mindrecord {
 namespace {
 
-constexpr std::string_view kMagic = "mindrecord-append-journal 2\n";
+constexpr std::string_view kJournalMagic = "mindrecord-append-journal 2\n";
 constexpr std::string_view kOldMagic = "mindrecord-append-journal 1\n";
 
 // What to do about a journal that is reported, not applied.
@@ -73,11 +73,11 @@ Result<Journal> ReadJournal(const std::string& path, const std::string& dataset,
                               "wrote it (that rolls the append back), or, if no append to this dataset was "
                               "interrupted, remove the journal with `mindrecord recover --discard " + dataset + "`");
   }
-  if (text.compare(0, kMagic.size(), kMagic) != 0) return bad("no journal signature of this version");
-  const size_t eol = text.find('\n', kMagic.size());
+  if (text.compare(0, kJournalMagic.size(), kJournalMagic) != 0) return bad("no journal signature of this version");
+  const size_t eol = text.find('\n', kJournalMagic.size());
   if (eol == std::string::npos) return bad("no description line");
-  if (eol - kMagic.size() > kMaxJournalDescriptionBytes) return bad("description line too long");
-  const std::string_view description = std::string_view(text).substr(kMagic.size(), eol - kMagic.size());
+  if (eol - kJournalMagic.size() > kMaxJournalDescriptionBytes) return bad("description line too long");
+  const std::string_view description = std::string_view(text).substr(kJournalMagic.size(), eol - kJournalMagic.size());
   if (Status st = CheckJsonShape(description, path + ": journal description", {8, 100000}); !st.ok()) {
     return bad(st.message());
   }
@@ -252,7 +252,7 @@ Status WriteJournal(const std::string& shard_path, const Journal& j, FileSystem*
                       {"regions", regions},
                       {"xxh3", ChecksumHex(Xxh3(body))}};
   if (!j.shards.empty()) d["shards"] = j.shards;
-  std::string text(kMagic);
+  std::string text(kJournalMagic);
   text += d.dump();
   text += '\n';
   text += body;

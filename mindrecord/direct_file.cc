@@ -19,8 +19,6 @@ constexpr size_t kMinAlignment = 4096;
 // ReadAt reads at most this much per system call (bounds its temporary buffer).
 constexpr size_t kMaxChunk = 4 << 20;
 
-std::string ErrnoText(int err) { return std::strerror(err); }
-
 Status Refused(const std::string& path, const char* what) {
   return Status::NotSupported(path + ": the file system refuses O_DIRECT (" + what +
                               "); read this dataset with io_mode pread or mmap");
@@ -49,7 +47,7 @@ Result<std::unique_ptr<DirectFile>> DirectFile::Open(const std::string& path) {
     const int e = errno;
     if (e == ENOENT) return Status::NotFound(path + ": no such file");
     if (e == EINVAL) return Refused(path, "open: Invalid argument");
-    return Status::IOError(path + ": open with O_DIRECT: " + ErrnoText(e));
+    return Status::IOError(path + ": open with O_DIRECT: " + std::strerror(e));
   }
   std::unique_ptr<DirectFile> f;
   MR_ASSIGN_OR_RETURN(const uint64_t size, RegularFileSizeOrClose(fd, path));
@@ -75,7 +73,7 @@ Result<std::unique_ptr<DirectFile>> DirectFile::Open(const std::string& path) {
     } while (r < 0 && errno == EINTR);
     if (r < 0) {
       if (errno == EINVAL) return Refused(path, "read: Invalid argument");
-      return Status::IOError(path + ": direct read at offset 0: " + ErrnoText(errno));
+      return Status::IOError(path + ": direct read at offset 0: " + std::strerror(errno));
     }
   }
   return f;
@@ -90,7 +88,7 @@ Status DirectFile::ReadAligned(uint64_t offset, size_t len, size_t need, char* b
     if (r < 0) {
       if (errno == EINTR) continue;
       return Status::IOError(path_ + ": direct read of " + std::to_string(len - done) + " bytes at offset " +
-                             std::to_string(offset + done) + ": " + ErrnoText(errno));
+                             std::to_string(offset + done) + ": " + std::strerror(errno));
     }
     done += static_cast<size_t>(r);
     // A short read that is not a whole number of blocks is the end of the file.
@@ -149,7 +147,7 @@ Result<io_context*> AioContextPool::Acquire() {
   io_context_t ctx = nullptr;
   int rc = io_setup(static_cast<int>(depth_), &ctx);
   if (rc < 0) {
-    return Status::IOError("io_setup for " + std::to_string(depth_) + " requests: " + ErrnoText(-rc) +
+    return Status::IOError("io_setup for " + std::to_string(depth_) + " requests: " + std::strerror(-rc) +
                            " (the system-wide limit is fs.aio-max-nr)");
   }
   return ctx;
@@ -231,7 +229,7 @@ Status AioReadStream::Submit() {
     if (rc == -EAGAIN && in_flight_ > 0) break;  // the kernel is full: retry after a completion
     if (rc != 1) {
       return Status::IOError(file_.path() + ": io_submit of " + std::to_string(r.a_len) + " bytes at offset " +
-                             std::to_string(r.a_off) + ": " + ErrnoText(rc < 0 ? -rc : EIO));
+                             std::to_string(r.a_off) + ": " + std::strerror(rc < 0 ? -rc : EIO));
     }
     r.issued = true;
     peak_in_flight_ = std::max(peak_in_flight_, ++in_flight_);
@@ -248,7 +246,7 @@ Status AioReadStream::Reap(long min_events) {
   do {
     n = io_getevents(ctx_, min_events, max, events, nullptr);
   } while (n == -EINTR);
-  if (n < 0) return Status::IOError(file_.path() + ": io_getevents: " + ErrnoText(-n));
+  if (n < 0) return Status::IOError(file_.path() + ": io_getevents: " + std::strerror(-n));
   for (int i = 0; i < n; ++i) {
     auto* r = static_cast<Request*>(events[i].data);
     r->done = true;
@@ -267,7 +265,7 @@ Status AioReadStream::Finish(Request& r) {
   if (r.length == 0) return Status::OK();
   if (r.res < 0) {
     return Status::IOError(file_.path() + ": direct read of " + std::to_string(r.a_len) + " bytes at offset " +
-                           std::to_string(r.a_off) + ": " + ErrnoText(static_cast<int>(-r.res)));
+                           std::to_string(r.a_off) + ": " + std::strerror(static_cast<int>(-r.res)));
   }
   const size_t got = static_cast<size_t>(r.res);
   if (got >= r.need) return Status::OK();

@@ -13,7 +13,7 @@ namespace mindrecord {
 
 namespace {
 
-constexpr uint64_t kPieceBytes = uint64_t{1} << 20;
+constexpr uint64_t kHashPieceBytes = uint64_t{1} << 20;
 
 // Appends digest | len (uint32 BE) | "HASH" to `path` (MindSpore's
 // append_hash_to_file), fsynced.
@@ -64,7 +64,7 @@ Status EncryptCbcRecord(const RandomAccessFile& in, uint64_t begin, uint32_t n, 
   }
   uint64_t written = 0;
   for (uint64_t done = 0; done <= n;) {
-    const size_t piece = static_cast<size_t>(std::min<uint64_t>(n - done, kPieceBytes));
+    const size_t piece = static_cast<size_t>(std::min<uint64_t>(n - done, kHashPieceBytes));
     int outl = 0;
     if (piece > 0) {
       MR_RETURN_IF_ERROR(in.ReadAt(begin + done, piece, reinterpret_cast<char*>(plain.data())));
@@ -91,7 +91,7 @@ Status EncryptCbcRecord(const RandomAccessFile& in, uint64_t begin, uint32_t n, 
 Status EncryptInto(const RandomAccessFile& in, WritableFile* out, const CryptoConfig& config) {
   const std::string& key = config.key;
   const uint64_t size = in.size();
-  std::vector<unsigned char> plain(static_cast<size_t>(std::min(std::max<uint64_t>(size, 1), kPieceBytes)));
+  std::vector<unsigned char> plain(static_cast<size_t>(std::min(std::max<uint64_t>(size, 1), kHashPieceBytes)));
   std::vector<unsigned char> cipher(plain.size() + 32);
   uint64_t pos = 0;  // in `out`
   for (uint64_t begin = 0; begin < size; begin += kCryptoBlockBytes) {
@@ -116,7 +116,7 @@ Status EncryptInto(const RandomAccessFile& in, WritableFile* out, const CryptoCo
     CipherCtx ctx;
     if (!ctx.ok() || !InitGcm(ctx.get(), key, iv, true)) return Status::Internal(in.path() + ": AES-GCM init failed");
     for (uint64_t done = 0; done < n;) {
-      const size_t piece = static_cast<size_t>(std::min<uint64_t>(n - done, kPieceBytes));
+      const size_t piece = static_cast<size_t>(std::min<uint64_t>(n - done, kHashPieceBytes));
       MR_RETURN_IF_ERROR(in.ReadAt(begin + done, piece, reinterpret_cast<char*>(plain.data())));
       int outl = 0;
       if (EVP_EncryptUpdate(ctx.get(), cipher.data(), &outl, plain.data(), static_cast<int>(piece)) != 1) {

@@ -162,7 +162,7 @@ HttpClient::~HttpClient() { curl_share_cleanup(shared_->share); }
 
 namespace {
 
-void Configure(Transfer* t, const RemoteObject& o, const ObjectStat* stat, const RemoteOptions& opt, CURLSH* share) {
+void ConfigureTransfer(Transfer* t, const RemoteObject& o, const ObjectStat* stat, const RemoteOptions& opt, CURLSH* share) {
   CURL* h = t->easy;
   curl_easy_setopt(h, CURLOPT_URL, o.http_url.c_str());
   curl_easy_setopt(h, CURLOPT_SHARE, share);
@@ -271,7 +271,7 @@ Result<ObjectStat> HttpClient::Stat(const RemoteObject& object) const {
     t.head = true;
     t.easy = curl_easy_init();
     if (!t.easy) return Status::Internal("curl_easy_init failed");
-    Configure(&t, object, nullptr, options_, shared_->share);
+    ConfigureTransfer(&t, object, nullptr, options_, shared_->share);
     g_requests++;
     CURLcode rc = curl_easy_perform(t.easy);
     Outcome out = Judge(&t, rc, object, nullptr);
@@ -323,7 +323,7 @@ Status HttpClient::Fetch(const RemoteObject& object, const ObjectStat& stat, con
         t->expected = t->range.end - t->range.begin;
         t->body.reserve(t->expected);
         t->easy = curl_easy_init();
-        Configure(t.get(), object, &stat, options_, shared_->share);
+        ConfigureTransfer(t.get(), object, &stat, options_, shared_->share);
         curl_easy_setopt(t->easy, CURLOPT_PRIVATE, t.get());
         curl_multi_add_handle(multi, t->easy);
         g_requests++;

@@ -11,34 +11,34 @@ namespace mindrecord {
 
 namespace {
 
-using Key = PathIdentity;
+using MappingKey = PathIdentity;
 
 struct Kept {
-  Key key;
+  MappingKey key;
   std::shared_ptr<RandomAccessFile> file;
 };
 
 struct MappingCacheTag {};
-std::mutex& Mu() { return ForkSafeMutex<MappingCacheTag>(); }
+std::mutex& MappingMu() { return ForkSafeMutex<MappingCacheTag>(); }
 
 // Never destroyed: safe at exit.
-std::map<Key, std::weak_ptr<RandomAccessFile>>& Shared() {
-  static auto* m = new std::map<Key, std::weak_ptr<RandomAccessFile>>();
+std::map<MappingKey, std::weak_ptr<RandomAccessFile>>& Shared() {
+  static auto* m = new std::map<MappingKey, std::weak_ptr<RandomAccessFile>>();
   return *m;
 }
 // Strong references to the mappings handed out last, newest at the front.
-std::deque<Kept>& Retained() {
+std::deque<Kept>& RetainedMappings() {
   static auto* r = new std::deque<Kept>();
   return *r;
 }
 
-std::atomic<uint64_t> retention_bytes{kRetainedMappingBytes};
+std::atomic<uint64_t> mapping_retention_bytes{kRetainedMappingBytes};
 
 
-// Under Mu(): `file` becomes the newest kept mapping; the oldest beyond the
+// Under MappingMu(): `file` becomes the newest kept mapping; the oldest beyond the
 // caps go.
-void Retain(const Key& key, const std::shared_ptr<RandomAccessFile>& file) {
-  auto& r = Retained();
+void RetainMapping(const MappingKey& key, const std::shared_ptr<RandomAccessFile>& file) {
+  auto& r = RetainedMappings();
   for (auto it = r.begin(); it != r.end(); ++it) {
     if (it->file == file) {
       r.erase(it);
@@ -46,7 +46,7 @@ void Retain(const Key& key, const std::shared_ptr<RandomAccessFile>& file) {
     }
   }
   r.push_front({key, file});
-  const uint64_t cap = retention_bytes.load(std::memory_order_relaxed);
+  const uint64_t cap = mapping_retention_bytes.load(std::memory_order_relaxed);
   uint64_t bytes = 0;
   size_t keep = 0;
   for (; keep < r.size() && keep < kRetainedMappings; ++keep) {
@@ -61,8 +61,8 @@ void Retain(const Key& key, const std::shared_ptr<RandomAccessFile>& file) {
 std::shared_ptr<RandomAccessFile> SharedMapping(const std::string& path, const FileIdentity& id,
                                                 std::shared_ptr<RandomAccessFile> opened) {
   if (!opened || opened->MappedData() == nullptr || !IdentityQuiet(id) || opened->size() != id.size) return opened;
-  Key key{path, id};
-  std::lock_guard<std::mutex> lock(Mu());
+  MappingKey key{path, id};
+  std::lock_guard<std::mutex> lock(MappingMu());
   auto& shared = Shared();
   for (auto it = shared.begin(); it != shared.end();) it = it->second.expired() ? shared.erase(it) : std::next(it);
   auto [it, fresh] = shared.emplace(key, opened);
@@ -74,14 +74,14 @@ std::shared_ptr<RandomAccessFile> SharedMapping(const std::string& path, const F
       it->second = opened;
     }
   }
-  Retain(key, out);
+  RetainMapping(key, out);
   return out;
 }
 
 void DropStaleMappings() {
   std::deque<Kept> drop;
-  std::lock_guard<std::mutex> lock(Mu());
-  auto& r = Retained();
+  std::lock_guard<std::mutex> lock(MappingMu());
+  auto& r = RetainedMappings();
   for (auto it = r.begin(); it != r.end();) {
     if (IdentityOf(it->key.path) == it->key.id) {
       ++it;
@@ -95,11 +95,11 @@ void DropStaleMappings() {
 void ReleaseRetainedMappings() {
   std::deque<Kept> drop;
   {
-    std::lock_guard<std::mutex> lock(Mu());
-    drop.swap(Retained());
+    std::lock_guard<std::mutex> lock(MappingMu());
+    drop.swap(RetainedMappings());
   }
 }  // unmapped here, outside the lock
 
-void SetMappingRetentionBytes(uint64_t bytes) { retention_bytes.store(bytes, std::memory_order_relaxed); }
+void SetMappingRetentionBytes(uint64_t bytes) { mapping_retention_bytes.store(bytes, std::memory_order_relaxed); }
 
 }  // namespace mindrecord

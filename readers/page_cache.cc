@@ -21,7 +21,7 @@ namespace mindrecord {
 
 namespace {
 
-constexpr char kMagic[8] = {'M', 'R', 'C', 'A', 'C', 'H', 'E', '1'};
+constexpr char kCacheEntryMagic[8] = {'M', 'R', 'C', 'A', 'C', 'H', 'E', '1'};
 // magic, key length (u32), reserved (u32), data length (u64), XXH3 (u64).
 constexpr size_t kEntryHeader = 32;
 constexpr const char* kEntrySuffix = ".mrc";
@@ -160,7 +160,7 @@ std::optional<std::string> DiskPageCache::Get(const std::string& key, uint64_t l
   std::memcpy(&key_len, all.data() + 8, 4);
   std::memcpy(&data_len, all.data() + 16, 8);
   std::memcpy(&hash, all.data() + 24, 8);
-  if (std::memcmp(all.data(), kMagic, 8) != 0 || key_len != key.size() || data_len != length ||
+  if (std::memcmp(all.data(), kCacheEntryMagic, 8) != 0 || key_len != key.size() || data_len != length ||
       std::string_view(all).substr(kEntryHeader, key.size()) != key) {
     return damaged();
   }
@@ -183,7 +183,7 @@ void DiskPageCache::Put(const std::string& key, std::string_view bytes) {
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return;
   char head[kEntryHeader] = {};
-  std::memcpy(head, kMagic, 8);
+  std::memcpy(head, kCacheEntryMagic, 8);
   const uint32_t key_len = static_cast<uint32_t>(key.size());
   const uint64_t data_len = bytes.size(), hash = EntryHash(key, bytes);
   std::memcpy(head + 8, &key_len, 4);

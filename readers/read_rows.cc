@@ -13,7 +13,7 @@ using reader_internal::Shard;
 namespace {
 // Rows of a mapped shard whose bytes are prefetched ahead of the row handed
 // out: a random row's first bytes are a cache (and TLB) miss.
-constexpr size_t kPrefetchRows = 6;
+constexpr size_t kReadAheadRows = 6;
 }  // namespace
 
 Status ShardReader::Impl::DecodeView(const PartsRef& p, const Projection* proj, RowView* out) const {
@@ -92,10 +92,10 @@ Status ShardReader::Impl::ReadParts(const std::vector<uint64_t>& row_ids, bool w
     if (want_raw) __builtin_prefetch(map + p.shard->header.PageOffset(p.loc.raw_page) + p.loc.raw_begin);
     if (want_blob) __builtin_prefetch(map + p.shard->header.PageOffset(p.loc.blob_page) + p.loc.blob_begin);
   };
-  for (size_t i = 0; i < std::min(kPrefetchRows, pending.size()); ++i) prefetch(i);
+  for (size_t i = 0; i < std::min(kReadAheadRows, pending.size()); ++i) prefetch(i);
   RowParts parts;  // pread buffers, reused from row to row
   for (size_t i = 0; i < row_ids.size(); ++i) {
-    if (i + kPrefetchRows < pending.size()) prefetch(i + kPrefetchRows);
+    if (i + kReadAheadRows < pending.size()) prefetch(i + kReadAheadRows);
     Pending& p = pending[i];
     PartsRef ref;
     ref.shard = p.shard;

@@ -28,7 +28,7 @@ constexpr uint64_t kMaxRequestBytes = 64ull << 20;
 struct RemoteTag {};
 // Guards every store's memory, in-flight set and HTTP client, and the list
 // of stores; held only for lookups and bookkeeping, never across I/O.
-std::mutex& Mu() { return ForkSafeMutex<RemoteTag>(); }
+std::mutex& RemoteMu() { return ForkSafeMutex<RemoteTag>(); }
 std::condition_variable& Cv() {
   static auto* cv = new std::condition_variable();
   return *cv;
@@ -41,7 +41,7 @@ std::atomic<uint64_t> g_memory_hits{0}, g_disk_hits{0}, g_pieces_fetched{0};
 }  // namespace
 
 // One per distinct set of options in a process: the HTTP client, the disk
-// cache and the memory LRU of pieces. Thread safety: guarded by Mu().
+// cache and the memory LRU of pieces. Thread safety: guarded by RemoteMu().
 class RemoteStore {
  public:
   static Result<std::shared_ptr<RemoteStore>> Get(const RemoteOptions& o) {
@@ -55,7 +55,7 @@ class RemoteStore {
                             std::to_string(o.memory_bytes) + "," + std::to_string(o.parallel) + "," +
                             std::to_string(o.retries) + "," + std::to_string(o.backoff_ms) + "," +
                             std::to_string(o.timeout_s);
-    std::lock_guard<std::mutex> lock(Mu());
+    std::lock_guard<std::mutex> lock(RemoteMu());
     auto& slot = Stores()[key];
     if (!slot) slot.reset(new RemoteStore(o, std::move(disk)));
     return slot;
@@ -65,7 +65,7 @@ class RemoteStore {
     return *m;
   }
 
-  // Under Mu().
+  // Under RemoteMu().
   std::shared_ptr<HttpClient> HttpLocked() {
     if (!http_ || http_gen_ != g_generation.load()) {
       // A forked child must not share the parent's sockets: a new client;
@@ -143,7 +143,7 @@ RemoteCounters GetRemoteCounters() {
   c.memory_hits = g_memory_hits.load();
   c.disk_hits = g_disk_hits.load();
   c.pieces_fetched = g_pieces_fetched.load();
-  std::lock_guard<std::mutex> lock(Mu());
+  std::lock_guard<std::mutex> lock(RemoteMu());
   for (auto& [k, s] : RemoteStore::Stores()) {
     if (s->disk()) c.disk_damaged += s->disk()->counters().damaged;
   }
@@ -151,7 +151,7 @@ RemoteCounters GetRemoteCounters() {
 }
 
 void DropRemoteMemory() {
-  std::lock_guard<std::mutex> lock(Mu());
+  std::lock_guard<std::mutex> lock(RemoteMu());
   for (auto& [k, s] : RemoteStore::Stores()) s->DropLocked();
 }
 
@@ -172,7 +172,7 @@ Result<std::unique_ptr<RemoteFile>> RemoteFile::Open(const std::string& url, con
   MR_ASSIGN_OR_RETURN(auto store, RemoteStore::Get(options));
   std::shared_ptr<HttpClient> http;
   {
-    std::lock_guard<std::mutex> lock(Mu());
+    std::lock_guard<std::mutex> lock(RemoteMu());
     http = store->HttpLocked();
   }
   MR_ASSIGN_OR_RETURN(ObjectStat stat, http->Stat(object));
@@ -290,7 +290,7 @@ Status RemoteFile::ReadAt(uint64_t offset, size_t n, char* out) const {
 void RemoteFile::Forget() const {
   std::vector<std::string> keys;
   {
-    std::lock_guard<std::mutex> lock(Mu());
+    std::lock_guard<std::mutex> lock(RemoteMu());
     keys = store_->ForgetLocked(key_prefix_ + "\n");
   }
   if (DiskPageCache* disk = store_->disk()) {
@@ -322,7 +322,7 @@ Status RemoteFile::Ensure(const std::vector<Piece>& pieces, std::vector<std::sha
     std::vector<Piece> ahead;     // read-ahead pieces claimed here
     bool waiting = false;
     {
-      std::unique_lock<std::mutex> lock(Mu());
+      std::unique_lock<std::mutex> lock(RemoteMu());
       const uint64_t gen = g_generation.load();
       for (size_t i = 0; i < pieces.size(); ++i) {
         if ((*out)[i]) continue;
@@ -371,7 +371,7 @@ Status RemoteFile::Ensure(const std::vector<Piece>& pieces, std::vector<std::sha
     std::vector<std::shared_ptr<const std::string>> got;
     Status st = FetchPieces(fetch, &got);
     {
-      std::lock_guard<std::mutex> lock(Mu());
+      std::lock_guard<std::mutex> lock(RemoteMu());
       for (size_t j = 0; j < fetch.size(); ++j) {
         const std::string k = Key(fetch[j]);
         if (st.ok() && got[j]) store_->InsertLocked(k, got[j]);
@@ -428,7 +428,7 @@ Status RemoteFile::FetchPieces(const std::vector<Piece>& pieces,
   }
   std::shared_ptr<HttpClient> http;
   {
-    std::lock_guard<std::mutex> lock(Mu());
+    std::lock_guard<std::mutex> lock(RemoteMu());
     http = store_->HttpLocked();
   }
   std::vector<std::string> bodies;

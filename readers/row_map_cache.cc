@@ -14,25 +14,25 @@ namespace {
 using Key = PathIdentity;
 
 struct RowMapCacheTag {};
-std::mutex& Mu() { return ForkSafeMutex<RowMapCacheTag>(); }
+std::mutex& RowMapMu() { return ForkSafeMutex<RowMapCacheTag>(); }
 
 std::map<Key, std::weak_ptr<RowMap>>& Maps() {
   static auto* maps = new std::map<Key, std::weak_ptr<RowMap>>();  // never destroyed: safe at exit
   return *maps;
 }
 
-std::atomic<uint64_t> retention_bytes{kRetainedMapBytes};
+std::atomic<uint64_t> row_map_retention_bytes{kRetainedMapBytes};
 
 // Strong references to the maps handed out last, newest at the front.
-std::deque<std::shared_ptr<RowMap>>& Retained() {
+std::deque<std::shared_ptr<RowMap>>& RetainedRowMaps() {
   static auto* r = new std::deque<std::shared_ptr<RowMap>>();
   return *r;
 }
 
-// Under Mu(): `map` becomes the newest retained map; the oldest go while the
+// Under RowMapMu(): `map` becomes the newest retained map; the oldest go while the
 // retained maps hold more than kRetainedMapBytes (the newest always stays).
-void Retain(const std::shared_ptr<RowMap>& map) {
-  auto& r = Retained();
+void RetainRowMap(const std::shared_ptr<RowMap>& map) {
+  auto& r = RetainedRowMaps();
   for (auto it = r.begin(); it != r.end(); ++it) {
     if (*it == map) {
       r.erase(it);
@@ -44,7 +44,7 @@ void Retain(const std::shared_ptr<RowMap>& map) {
   size_t keep = 0;
   for (; keep < r.size(); ++keep) {
     bytes += r[keep]->MemoryBytes();
-    if (keep > 0 && bytes > retention_bytes.load(std::memory_order_relaxed)) break;
+    if (keep > 0 && bytes > row_map_retention_bytes.load(std::memory_order_relaxed)) break;
   }
   r.resize(keep);
 }
@@ -57,11 +57,11 @@ Result<std::shared_ptr<RowMap>> SharedRowMap(const std::string& path, const File
   const bool shareable = IdentityQuiet(id);
   Key key{path, id};
   if (shareable) {
-    std::lock_guard<std::mutex> lock(Mu());
+    std::lock_guard<std::mutex> lock(RowMapMu());
     auto it = Maps().find(key);
     if (it != Maps().end()) {
       if (std::shared_ptr<RowMap> m = it->second.lock()) {
-        Retain(m);
+        RetainRowMap(m);
         return m;
       }
     }
@@ -69,25 +69,25 @@ Result<std::shared_ptr<RowMap>> SharedRowMap(const std::string& path, const File
   MR_ASSIGN_OR_RETURN(std::unique_ptr<RowMap> built, RowMap::Build(header, path));
   std::shared_ptr<RowMap> map(std::move(built));
   if (!shareable) return map;
-  std::lock_guard<std::mutex> lock(Mu());
+  std::lock_guard<std::mutex> lock(RowMapMu());
   auto& maps = Maps();
   for (auto it = maps.begin(); it != maps.end();) it = it->second.expired() ? maps.erase(it) : std::next(it);
   auto [it, fresh] = maps.emplace(std::move(key), map);
   if (!fresh) {
     // Another reader built one meanwhile: use it if it is still alive.
     if (std::shared_ptr<RowMap> other = it->second.lock()) {
-      Retain(other);
+      RetainRowMap(other);
       return other;
     }
     it->second = map;
   }
-  Retain(map);
+  RetainRowMap(map);
   return map;
 }
 
 void UnshareRowMap(const RowMap* map) {
-  std::lock_guard<std::mutex> lock(Mu());
-  auto& r = Retained();
+  std::lock_guard<std::mutex> lock(RowMapMu());
+  auto& r = RetainedRowMaps();
   for (auto it = r.begin(); it != r.end();) it = it->get() == map ? r.erase(it) : std::next(it);
   auto& maps = Maps();
   for (auto it = maps.begin(); it != maps.end();) {
@@ -96,13 +96,13 @@ void UnshareRowMap(const RowMap* map) {
   }
 }
 
-void SetRowMapRetentionBytes(uint64_t bytes) { retention_bytes.store(bytes, std::memory_order_relaxed); }
+void SetRowMapRetentionBytes(uint64_t bytes) { row_map_retention_bytes.store(bytes, std::memory_order_relaxed); }
 
 void ReleaseRetainedRowMaps() {
   std::deque<std::shared_ptr<RowMap>> dropped;
   {
-    std::lock_guard<std::mutex> lock(Mu());
-    dropped.swap(Retained());
+    std::lock_guard<std::mutex> lock(RowMapMu());
+    dropped.swap(RetainedRowMaps());
   }
 }
 

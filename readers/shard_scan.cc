@@ -13,7 +13,7 @@ using reader_internal::Shard;
 
 namespace {
 // Rows ahead whose blob length prefix a scan prefetches.
-constexpr uint64_t kPrefetchRows = 4;
+constexpr uint64_t kScanAheadRows = 4;
 }  // namespace
 
 Status ShardReader::Impl::ScanParts(uint64_t begin, uint64_t end, bool need_raw, bool need_blob,
@@ -182,13 +182,13 @@ Status ShardReader::Impl::ScanParts(uint64_t begin, uint64_t end, bool need_raw,
       if (need_blob) MR_RETURN_IF_ERROR(ready(blob_cache, RowMap::Part::kBlob, g, local));
       CompactLocator l{};
       map.Fill(g, local, need_raw, need_blob, &l);
-      if (need_blob && !pread && local + kPrefetchRows < map.group_end_row(g)) {
+      if (need_blob && !pread && local + kScanAheadRows < map.group_end_row(g)) {
         // Rows lie ~1 KiB or more apart: the hardware prefetcher loses the
         // stream at each 4 KiB page, so the length prefix a few rows ahead
         // is fetched now (it is in the page's bytes held, which cover the
         // group's rows).
         CompactLocator ahead{};
-        map.Fill(g, local + kPrefetchRows, false, true, &ahead);
+        map.Fill(g, local + kScanAheadRows, false, true, &ahead);
         if (ahead.blob_page == static_cast<uint64_t>(blob_cache.page) && ahead.blob_begin >= blob_cache.first &&
             ahead.blob_begin < blob_cache.end) {
           __builtin_prefetch(blob_cache.base + (ahead.blob_begin - blob_cache.first));

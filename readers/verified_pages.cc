@@ -17,11 +17,11 @@ namespace mindrecord {
 
 namespace {
 
-struct Key {
+struct VerifiedPage {
   FileIdentity id;
   uint64_t page;
   std::string checksum;
-  bool operator<(const Key& o) const {
+  bool operator<(const VerifiedPage& o) const {
     return std::tie(id.dev, id.ino, id.size, id.mtime_ns, id.ctime_ns, page, checksum) <
            std::tie(o.id.dev, o.id.ino, o.id.size, o.id.mtime_ns, o.id.ctime_ns, o.page, o.checksum);
   }
@@ -30,9 +30,9 @@ struct Key {
 constexpr size_t kMaxPages = 1 << 16;
 
 struct VerifiedPagesTag {};
-std::mutex& Mu() { return ForkSafeMutex<VerifiedPagesTag>(); }
-std::set<Key>& Pages() {
-  static std::set<Key>* pages = new std::set<Key>();  // never destroyed: safe at exit
+std::mutex& VerifiedPagesMu() { return ForkSafeMutex<VerifiedPagesTag>(); }
+std::set<VerifiedPage>& Pages() {
+  static std::set<VerifiedPage>* pages = new std::set<VerifiedPage>();  // never destroyed: safe at exit
   return *pages;
 }
 
@@ -138,8 +138,8 @@ bool PathIdentity::operator<(const PathIdentity& o) const {
 bool PageVerifiedBefore(const FileIdentity& id, uint64_t page, std::string_view checksum) {
   if (!id.valid) return false;
   if (SharedFind(id, page, checksum, false)) return true;
-  std::lock_guard<std::mutex> lock(Mu());
-  return Pages().count(Key{id, page, std::string(checksum)}) > 0;
+  std::lock_guard<std::mutex> lock(VerifiedPagesMu());
+  return Pages().count(VerifiedPage{id, page, std::string(checksum)}) > 0;
 }
 
 void RememberVerifiedPage(const std::string& path, const FileIdentity& id, uint64_t page, std::string_view checksum) {
@@ -147,9 +147,9 @@ void RememberVerifiedPage(const std::string& path, const FileIdentity& id, uint6
   const FileIdentity now = IdentityOf(path);
   if (!(now == id) || !IdentityQuiet(id)) return;
   if (SharedFind(id, page, checksum, true)) return;
-  std::lock_guard<std::mutex> lock(Mu());
+  std::lock_guard<std::mutex> lock(VerifiedPagesMu());
   if (Pages().size() >= kMaxPages) Pages().clear();
-  Pages().insert(Key{id, page, std::string(checksum)});
+  Pages().insert(VerifiedPage{id, page, std::string(checksum)});
 }
 
 }  // namespace mindrecord

@@ -8,6 +8,7 @@
 
 #include "mindrecord/checksum.h"
 #include "pipeline/op_registry.h"
+#include "pipeline/nodes/tree_spec.h"
 
 namespace mindrecord {
 
@@ -18,7 +19,7 @@ using json = nlohmann::json;
 constexpr uint64_t kMaxHeaderBytes = uint64_t{128} << 20;  // the format's largest header_size
 
 // One shard's identity: path, size, mtime and the XXH3 of its header JSON.
-Result<json> FileIdentity(const std::string& path) {
+Result<json> ShardIdentity(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::IOError("cache: cannot open '" + path + "' to identify the dataset");
   struct stat st;
@@ -39,13 +40,11 @@ Result<json> FileIdentity(const std::string& path) {
               {"header_xxh3", ChecksumHex(Xxh3(header))}};
 }
 
-Status Bad(const std::string& path, const std::string& m) { return Status::InvalidArgument("plan: " + path + ": " + m); }
-
 // Checks that `ops` (op specs) are deterministic and not Python callables.
 Status CheckOps(const std::vector<json>& specs, const std::string& path, const std::string& where) {
   for (const auto& s : specs) {
     if (s.dump().find("\"op\":\"PyFunc\"") != std::string::npos) {
-      return Bad(path, "a cache over " + where +
+      return PlanNodeError(path, "a cache over " + where +
                            " with a Python callable is refused: its results may differ from run to run, and a "
                            "persistent cache cannot tell two callables apart; cache before it");
     }
@@ -53,7 +52,7 @@ Status CheckOps(const std::vector<json>& specs, const std::string& path, const s
   MR_ASSIGN_OR_RETURN(auto ops, BuildColumnOps(specs));
   for (const auto& op : ops) {
     if (op->is_random()) {
-      return Bad(path, "a cache over " + where + " with the random op " + op->name() +
+      return PlanNodeError(path, "a cache over " + where + " with the random op " + op->name() +
                            " is refused: its rows differ every epoch; cache the deterministic ops before it (a "
                            "map of its own) and apply the random ops after the cache");
     }
@@ -102,14 +101,14 @@ Result<uint64_t> CacheFingerprint(const json& node, const std::string& path, con
         MR_RETURN_IF_ERROR(CheckOps(std::vector<json>(specs.begin(), specs.end()), p, "the ops of column '" + col + "'"));
       }
     } else if (type != "project" && type != "rename") {
-      return Bad(path, "a cache over a '" + type +
+      return PlanNodeError(path, "a cache over a '" + type +
                            "' node is not supported: a cache goes on a mindrecord leaf or on maps (project, rename) "
                            "over one");
     }
   }
   json files = json::array();
   for (const auto& f : source.files()) {
-    MR_ASSIGN_OR_RETURN(json id, FileIdentity(f));
+    MR_ASSIGN_OR_RETURN(json id, ShardIdentity(f));
     files.push_back(std::move(id));
   }
   const std::string key = files.dump() + "\n" + chain.dump();
