@@ -7,7 +7,7 @@
 namespace mindrecord {
 
 namespace {
-Status Bad(const std::string& m) { return Status::InvalidArgument("plan: 'padded': " + m); }
+Status BadPadded(const std::string& m) { return Status::InvalidArgument("plan: 'padded': " + m); }
 
 std::string ToHex(const std::string& s) {
   static const char* kDigits = "0123456789abcdef";
@@ -28,13 +28,13 @@ int HexDigit(char c) {
 }
 
 Result<std::string> FromHex(const nlohmann::json& j, const std::string& field) {
-  if (!j.is_string()) return Bad("column '" + field + "': 'hex' must be a string");
+  if (!j.is_string()) return BadPadded("column '" + field + "': 'hex' must be a string");
   const std::string& h = j.get_ref<const std::string&>();
-  if (h.size() % 2) return Bad("column '" + field + "': 'hex' has an odd length");
+  if (h.size() % 2) return BadPadded("column '" + field + "': 'hex' has an odd length");
   std::string out(h.size() / 2, '\0');
   for (size_t i = 0; i < out.size(); ++i) {
     const int hi = HexDigit(h[2 * i]), lo = HexDigit(h[2 * i + 1]);
-    if (hi < 0 || lo < 0) return Bad("column '" + field + "': 'hex' holds a non-hex character");
+    if (hi < 0 || lo < 0) return BadPadded("column '" + field + "': 'hex' holds a non-hex character");
     out[i] = static_cast<char>(hi * 16 + lo);
   }
   return out;
@@ -57,28 +57,28 @@ Result<Value> PaddedValueFromJson(const nlohmann::json& j, const Field& f) {
   Value v;
   if (f.has_shape) {
     if (!j.is_object() || !j.contains("shape") || !j.contains("hex") || !j["shape"].is_array()) {
-      return Bad("column '" + f.name + "': an array value must be {\"shape\": [...], \"hex\": \"...\"}");
+      return BadPadded("column '" + f.name + "': an array value must be {\"shape\": [...], \"hex\": \"...\"}");
     }
     std::vector<int64_t> shape;
     for (const auto& d : j["shape"]) {
-      if (!d.is_number_integer() || d.get<int64_t>() < 0) return Bad("column '" + f.name + "': bad shape " + j["shape"].dump());
+      if (!d.is_number_integer() || d.get<int64_t>() < 0) return BadPadded("column '" + f.name + "': bad shape " + j["shape"].dump());
       shape.push_back(d.get<int64_t>());
     }
     MR_ASSIGN_OR_RETURN(std::string data, FromHex(j["hex"], f.name));
     v = Value::Array(f.type, std::move(shape), std::move(data));
   } else if (f.type == DataType::kBytes) {
-    if (!j.is_object() || !j.contains("hex")) return Bad("column '" + f.name + "': a bytes value must be {\"hex\": \"...\"}");
+    if (!j.is_object() || !j.contains("hex")) return BadPadded("column '" + f.name + "': a bytes value must be {\"hex\": \"...\"}");
     MR_ASSIGN_OR_RETURN(std::string data, FromHex(j["hex"], f.name));
     v = Value::Bytes(std::move(data));
   } else if (f.type == DataType::kString) {
-    if (!j.is_string()) return Bad("column '" + f.name + "': expected a string, got " + j.dump());
+    if (!j.is_string()) return BadPadded("column '" + f.name + "': expected a string, got " + j.dump());
     v = Value::String(j.get<std::string>());
   } else if (IsIntegerType(f.type)) {
     const auto i = JsonInt64(j);
-    if (!i) return Bad("column '" + f.name + "': expected a 64-bit integer, got " + j.dump());
+    if (!i) return BadPadded("column '" + f.name + "': expected a 64-bit integer, got " + j.dump());
     v = Value::Int(*i);
   } else {
-    if (!j.is_number()) return Bad("column '" + f.name + "': expected a number, got " + j.dump());
+    if (!j.is_number()) return BadPadded("column '" + f.name + "': expected a number, got " + j.dump());
     v = Value::Float(j.get<double>());
   }
   Status st = ValidateFieldValue(f, v);
@@ -87,15 +87,15 @@ Result<Value> PaddedValueFromJson(const nlohmann::json& j, const Field& f) {
 }
 
 Status CheckPaddedSpec(const nlohmann::json& j) {
-  if (!j.is_object()) return Bad("must be an object {\"count\": N, \"row\": {...}}");
+  if (!j.is_object()) return BadPadded("must be an object {\"count\": N, \"row\": {...}}");
   for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it.key() != "count" && it.key() != "row") return Bad("unknown key '" + it.key() + "'");
+    if (it.key() != "count" && it.key() != "row") return BadPadded("unknown key '" + it.key() + "'");
   }
   if (!j.contains("count") || !j["count"].is_number_integer() ||
       (!j["count"].is_number_unsigned() && j["count"].get<int64_t>() < 0)) {
-    return Bad("'count' must be an integer >= 0");
+    return BadPadded("'count' must be an integer >= 0");
   }
-  if (!j.contains("row") || !j["row"].is_object()) return Bad("'row' must map column names to values");
+  if (!j.contains("row") || !j["row"].is_object()) return BadPadded("'row' must map column names to values");
   return Status::OK();
 }
 
@@ -106,13 +106,13 @@ Result<PaddedRows> ParsePadded(const nlohmann::json& j, const Schema& schema, co
   const nlohmann::json& row = j["row"];
   for (auto it = row.begin(); it != row.end(); ++it) {
     if (std::find(columns.begin(), columns.end(), it.key()) == columns.end()) {
-      return Bad("column '" + it.key() + "' is not one of the columns read");
+      return BadPadded("column '" + it.key() + "' is not one of the columns read");
     }
   }
   for (const auto& c : columns) {
     const Field* f = schema.Find(c);
     if (f == nullptr) return Status::NotFound("plan: column '" + c + "' is not in the schema");
-    if (!row.contains(c)) return Bad("the row has no value for column '" + c + "'");
+    if (!row.contains(c)) return BadPadded("the row has no value for column '" + c + "'");
     MR_ASSIGN_OR_RETURN(Value v, PaddedValueFromJson(row[c], *f));
     p.row.Set(c, std::move(v));
   }

@@ -9,7 +9,7 @@
 namespace mindrecord {
 
 namespace {
-Status Bad(const std::string& m) { return Status::InvalidArgument("plan: " + m); }
+Status BadPlan(const std::string& m) { return Status::InvalidArgument("plan: " + m); }
 
 Result<std::vector<std::string>> StringList(const nlohmann::json& j, const char* key) {
   std::vector<std::string> out;
@@ -17,9 +17,9 @@ Result<std::vector<std::string>> StringList(const nlohmann::json& j, const char*
     out.push_back(j.get<std::string>());
     return out;
   }
-  if (!j.is_array()) return Bad(std::string("'") + key + "' must be a list of strings");
+  if (!j.is_array()) return BadPlan(std::string("'") + key + "' must be a list of strings");
   for (const auto& v : j) {
-    if (!v.is_string()) return Bad(std::string("'") + key + "' must be a list of strings");
+    if (!v.is_string()) return BadPlan(std::string("'") + key + "' must be a list of strings");
     out.push_back(v.get<std::string>());
   }
   return out;
@@ -37,19 +37,19 @@ nlohmann::json RemoteToJson(const RemoteOptions& r) {
 }  // namespace
 
 Status ParseRemoteOptions(const nlohmann::json& v, RemoteOptions* r) {
-  if (!v.is_object()) return Bad("'remote' must be an object, got " + v.dump());
+  if (!v.is_object()) return BadPlan("'remote' must be an object, got " + v.dump());
   for (auto it = v.begin(); it != v.end(); ++it) {
     const std::string& k = it.key();
     const nlohmann::json& x = it.value();
     if (k == "endpoint" || k == "cache_dir") {
-      if (!x.is_string()) return Bad("'remote." + k + "' must be a string, got " + x.dump());
+      if (!x.is_string()) return BadPlan("'remote." + k + "' must be a string, got " + x.dump());
       (k == "endpoint" ? r->endpoint : r->cache_dir) = x.get<std::string>();
       continue;
     }
-    if (!x.is_number_unsigned()) return Bad("'remote." + k + "' must be an integer >= 0, got " + x.dump());
+    if (!x.is_number_unsigned()) return BadPlan("'remote." + k + "' must be an integer >= 0, got " + x.dump());
     const uint64_t n = x.get<uint64_t>();
     auto small = [&](uint32_t* out, uint64_t lo) -> Status {
-      if (n < lo || n > 1000000) return Bad("'remote." + k + "' must be in [" + std::to_string(lo) + ", 1000000]");
+      if (n < lo || n > 1000000) return BadPlan("'remote." + k + "' must be in [" + std::to_string(lo) + ", 1000000]");
       *out = static_cast<uint32_t>(n);
       return Status::OK();
     };
@@ -57,13 +57,13 @@ Status ParseRemoteOptions(const nlohmann::json& v, RemoteOptions* r) {
     else if (k == "memory_bytes") r->memory_bytes = n;
     else if (k == "read_ahead_bytes") r->read_ahead_bytes = n;
     else if (k == "block_bytes") {
-      if (n == 0) return Bad("'remote.block_bytes' must be >= 1");
+      if (n == 0) return BadPlan("'remote.block_bytes' must be >= 1");
       r->block_bytes = n;
     } else if (k == "parallel") MR_RETURN_IF_ERROR(small(&r->parallel, 1));
     else if (k == "retries") MR_RETURN_IF_ERROR(small(&r->retries, 0));
     else if (k == "backoff_ms") MR_RETURN_IF_ERROR(small(&r->backoff_ms, 0));
     else if (k == "timeout_s") MR_RETURN_IF_ERROR(small(&r->timeout_s, 1));
-    else return Bad("unknown key 'remote." + k + "'");
+    else return BadPlan("unknown key 'remote." + k + "'");
   }
   return Status::OK();
 }
@@ -108,7 +108,7 @@ nlohmann::json Plan::ToJson() const {
 nlohmann::json Plan::Tree() const { return tree.is_null() ? FlatPlanTree(*this) : tree; }
 
 Result<Plan> Plan::FromJson(const nlohmann::json& j) {
-  if (!j.is_object()) return Bad("must be a JSON object");
+  if (!j.is_object()) return BadPlan("must be a JSON object");
   Plan p;
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& k = it.key();
@@ -116,33 +116,33 @@ Result<Plan> Plan::FromJson(const nlohmann::json& j) {
     if (k == "source") {
       MR_ASSIGN_OR_RETURN(p.source, StringList(v, "source"));
     } else if (k == "source_list") {
-      if (!v.is_boolean()) return Bad("'source_list' must be true or false, got " + v.dump());
+      if (!v.is_boolean()) return BadPlan("'source_list' must be true or false, got " + v.dump());
       p.source_list = v.get<bool>();
     } else if (k == "io_mode") {
       // The reader's one list of mode names (readers/io_mode.cc).
       Result<IoMode> mode = ParseIoMode(v.is_string() ? v.get<std::string>() : v.dump());
-      if (!mode.ok()) return Bad(mode.status().message());
+      if (!mode.ok()) return BadPlan(mode.status().message());
       p.read.io_mode = *mode;
     } else if (k == "direct_fallback") {
-      if (!v.is_boolean()) return Bad("'direct_fallback' must be true or false, got " + v.dump());
+      if (!v.is_boolean()) return BadPlan("'direct_fallback' must be true or false, got " + v.dump());
       p.read.direct_fallback = v.get<bool>();
     } else if (k == "auto_direct_above") {
-      if (!v.is_number_unsigned()) return Bad("'auto_direct_above' must be a byte count >= 0, got " + v.dump());
+      if (!v.is_number_unsigned()) return BadPlan("'auto_direct_above' must be a byte count >= 0, got " + v.dump());
       p.read.auto_direct_above = v.get<uint64_t>();
     } else if (k == "remote") {
       MR_RETURN_IF_ERROR(ParseRemoteOptions(v, &p.read.remote));
     } else if (k == "columns") {
       MR_ASSIGN_OR_RETURN(p.columns, StringList(v, "columns"));
     } else if (k == "sampler") {
-      if (!v.is_object() || !v.contains("type")) return Bad("'sampler' must be an object with a 'type'");
+      if (!v.is_object() || !v.contains("type")) return BadPlan("'sampler' must be an object with a 'type'");
       p.sampler = v;
     } else if (k == "ops") {
-      if (!v.is_object()) return Bad("'ops' must map column names to lists of op specs");
+      if (!v.is_object()) return BadPlan("'ops' must map column names to lists of op specs");
       for (auto o = v.begin(); o != v.end(); ++o) {
-        if (!o.value().is_array()) return Bad("'ops." + o.key() + "' must be a list of op specs");
+        if (!o.value().is_array()) return BadPlan("'ops." + o.key() + "' must be a list of op specs");
         for (const auto& spec : o.value()) {
           if (!spec.is_object() || !spec.contains("op")) {
-            return Bad("'ops." + o.key() + "': each op spec must be an object with an 'op' name");
+            return BadPlan("'ops." + o.key() + "': each op spec must be an object with an 'op' name");
           }
           p.ops[o.key()].push_back(spec);
         }
@@ -150,23 +150,23 @@ Result<Plan> Plan::FromJson(const nlohmann::json& j) {
     } else if (k == "batch") {
       MR_ASSIGN_OR_RETURN(p.batch, BatchOptions::FromJson(v));
     } else if (k == "sink") {
-      if (!v.is_object()) return Bad("'sink' must be an object");
-      if (v.contains("type") && !v["type"].is_string()) return Bad("'sink.type' must be \"host\" or \"cuda\"");
+      if (!v.is_object()) return BadPlan("'sink' must be an object");
+      if (v.contains("type") && !v["type"].is_string()) return BadPlan("'sink.type' must be \"host\" or \"cuda\"");
       const std::string type = v.value("type", "host");
       if (type == "host") {
         p.sink.kind = SinkSpec::Kind::kHost;
       } else if (type == "cuda") {
         p.sink.kind = SinkSpec::Kind::kCuda;
       } else {
-        return Bad("'sink.type' must be \"host\" or \"cuda\", got \"" + type + "\"");
+        return BadPlan("'sink.type' must be \"host\" or \"cuda\", got \"" + type + "\"");
       }
       if (v.contains("device")) {
-        if (!v["device"].is_number_integer() || v["device"].get<int>() < 0) return Bad("'sink.device' must be >= 0");
+        if (!v["device"].is_number_integer() || v["device"].get<int>() < 0) return BadPlan("'sink.device' must be >= 0");
         p.sink.device = v["device"].get<int>();
       }
       if (v.contains("buffers")) {
         if (!v["buffers"].is_number_integer() || v["buffers"].get<int>() < 2 || v["buffers"].get<int>() > 16) {
-          return Bad("'sink.buffers' must be an integer in [2, 16]");
+          return BadPlan("'sink.buffers' must be an integer in [2, 16]");
         }
         p.sink.buffers = v["buffers"].get<uint32_t>();
       }
@@ -174,38 +174,38 @@ Result<Plan> Plan::FromJson(const nlohmann::json& j) {
       MR_ASSIGN_OR_RETURN(p.autotune, AutotuneOptions::FromJson(v));
     } else if (k == "num_workers" || k == "queue_depth") {
       if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > 1024) {
-        return Bad("'" + k + "' must be an integer in [1, 1024], got " + v.dump());
+        return BadPlan("'" + k + "' must be an integer in [1, 1024], got " + v.dump());
       }
       (k == "num_workers" ? p.num_workers : p.queue_depth) = v.get<uint32_t>();
     } else if (k == "copy_views") {
-      if (!v.is_boolean()) return Bad("'copy_views' must be true or false, got " + v.dump());
+      if (!v.is_boolean()) return BadPlan("'copy_views' must be true or false, got " + v.dump());
       p.copy_views = v.get<bool>();
     } else if (k == "queue_bytes" || k == "max_batch_bytes") {
       if (!v.is_number_unsigned() || v.get<uint64_t>() == 0) {
-        return Bad("'" + k + "' must be a byte count >= 1, got " + v.dump());
+        return BadPlan("'" + k + "' must be a byte count >= 1, got " + v.dump());
       }
       (k == "queue_bytes" ? p.queue_bytes : p.max_batch_bytes) = v.get<uint64_t>();
     } else if (k == "seed" || k == "epochs") {
       if (!v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() < 0)) {
-        return Bad("'" + k + "' must be a non-negative integer, got " + v.dump());
+        return BadPlan("'" + k + "' must be a non-negative integer, got " + v.dump());
       }
       (k == "seed" ? p.seed : p.epochs) = v.get<uint64_t>();
     } else if (k == "on_error") {
       if (v == "fail") p.on_error = ErrorPolicy::kFail;
       else if (v == "skip") p.on_error = ErrorPolicy::kSkip;
-      else return Bad("'on_error' must be \"fail\" or \"skip\", got " + v.dump());
+      else return BadPlan("'on_error' must be \"fail\" or \"skip\", got " + v.dump());
     } else if (k == "padded") {
       if (!v.is_null()) MR_RETURN_IF_ERROR(CheckPaddedSpec(v));
       p.padded = v;
     } else if (k == "tree") {
       MR_ASSIGN_OR_RETURN(p.tree, NormalizeTree(v));
     } else {
-      return Bad("unknown key '" + k + "'");
+      return BadPlan("unknown key '" + k + "'");
     }
   }
   if (j.contains("tree")) {
     for (const char* k : {"source", "source_list", "columns", "sampler", "ops", "batch", "padded"}) {
-      if (j.contains(k)) return Bad("'" + std::string(k) + "' belongs to a node of 'tree', not beside it");
+      if (j.contains(k)) return BadPlan("'" + std::string(k) + "' belongs to a node of 'tree', not beside it");
     }
   }
   return p;
@@ -220,7 +220,7 @@ ReaderOptions Plan::ReaderOptionsForSource() const {
 
 Result<Plan> Plan::Parse(std::string_view text) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Bad("not valid JSON");
+  if (j.is_discarded()) return BadPlan("not valid JSON");
   return FromJson(j);
 }
 

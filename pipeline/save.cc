@@ -31,7 +31,7 @@ struct ColumnRule {
   Shape shape;  // the first row's shape (arrays: dims after the first must match it)
 };
 
-std::string ShapeText(const Shape& s) {
+std::string SavedShapeText(const Shape& s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
   return out + "]";
@@ -59,7 +59,7 @@ Result<ColumnRule> RuleFor(const std::string& column, const Tensor& t) {
       return r;
     case TensorType::kString:
       if (t.shape().size() != 1) {
-        return Status::InvalidArgument(what + ": a multi-dimensional string " + ShapeText(t.shape()) +
+        return Status::InvalidArgument(what + ": a multi-dimensional string " + SavedShapeText(t.shape()) +
                                        " has no MindRecord field type (MindSpore's rule too)");
       }
       r.field.type = DataType::kString;
@@ -98,7 +98,7 @@ Result<ColumnRule> RuleFor(const std::string& column, const Tensor& t) {
     r.field.shape[0] = -1;
     for (size_t d = 1; d < r.shape.size(); ++d) {
       if (r.shape[d] <= 0) {
-        return Status::InvalidArgument(what + ": shape " + ShapeText(r.shape) +
+        return Status::InvalidArgument(what + ": shape " + SavedShapeText(r.shape) +
                                        " has an empty dimension after the first; a MindRecord array field cannot");
       }
     }
@@ -163,11 +163,11 @@ Result<Value> ValueFor(const ColumnRule& r, const Tensor& t, const Where& where)
       return Value::Array(DataType::kInt32, std::move(shape), std::move(data));
     }
   }
-  std::string expected = r.scalar ? "[] (a scalar)" : ShapeText(r.shape);
+  std::string expected = r.scalar ? "[] (a scalar)" : SavedShapeText(r.shape);
   if (r.conversion == Conversion::kBytes) expected += " (any shape but a scalar)";
   else if (r.conversion == Conversion::kString) expected = "one string";
   else if (!r.scalar) expected += " (any first dimension)";
-  return bad("shape " + ShapeText(t.shape()) + " where the first row has " + expected +
+  return bad("shape " + SavedShapeText(t.shape()) + " where the first row has " + expected +
              " (the schema is taken from the first row)");
 }
 

@@ -13,11 +13,11 @@ namespace {
 
 constexpr uint64_t kBatchMapSalt = 0x62617463;  // "batc": maps after the batch
 
-std::mutex& RegistryMutex() {
+std::mutex& BatchMapRegistryMutex() {
   static std::mutex mu;
   return mu;
 }
-std::map<std::string, BatchMapFactory>& Registry() {
+std::map<std::string, BatchMapFactory>& BatchMapRegistry() {
   static auto* r = new std::map<std::string, BatchMapFactory>();
   return *r;
 }
@@ -97,22 +97,22 @@ class BatchSelectStep : public BatchStep {
 }  // namespace
 
 void RegisterBatchMap(const std::string& name, BatchMapFactory factory) {
-  std::lock_guard<std::mutex> lock(RegistryMutex());
-  Registry()[name] = std::move(factory);
+  std::lock_guard<std::mutex> lock(BatchMapRegistryMutex());
+  BatchMapRegistry()[name] = std::move(factory);
 }
 
 void UnregisterBatchMap(const std::string& name) {
-  std::lock_guard<std::mutex> lock(RegistryMutex());
-  Registry().erase(name);
+  std::lock_guard<std::mutex> lock(BatchMapRegistryMutex());
+  BatchMapRegistry().erase(name);
 }
 
 Result<std::unique_ptr<BatchMap>> MakeBatchMap(const nlohmann::json& spec) {
   const std::string name = spec.value("map", "");
   BatchMapFactory factory;
   {
-    std::lock_guard<std::mutex> lock(RegistryMutex());
-    auto it = Registry().find(name);
-    if (it != Registry().end()) factory = it->second;
+    std::lock_guard<std::mutex> lock(BatchMapRegistryMutex());
+    auto it = BatchMapRegistry().find(name);
+    if (it != BatchMapRegistry().end()) factory = it->second;
   }
   if (!factory) {
     return Status::InvalidArgument("per_batch_map: no batch map named '" + name +

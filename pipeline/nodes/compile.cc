@@ -9,6 +9,7 @@
 #include "pipeline/nodes/raw_source.h"
 #include "pipeline/nodes/source_registry.h"
 #include "pipeline/sampler.h"
+#include "pipeline/nodes/tree_spec.h"
 
 namespace mindrecord {
 
@@ -25,10 +26,6 @@ struct Ctx {
   uint64_t next_node = 0;  // preorder number of the next node (its seed salt)
 };
 
-Status Bad(const std::string& path, const std::string& m) {
-  return Status::InvalidArgument("plan: " + path + ": " + m);
-}
-
 std::string List(const std::vector<std::string>& names) {
   std::string s = "[";
   for (size_t i = 0; i < names.size(); ++i) s += (i ? ", '" : "'") + names[i] + "'";
@@ -38,7 +35,7 @@ std::string List(const std::vector<std::string>& names) {
 Status Unique(const std::vector<std::string>& names, const std::string& path) {
   std::set<std::string> seen;
   for (const auto& n : names) {
-    if (!seen.insert(n).second) return Bad(path, "its columns " + List(names) + " name '" + n + "' twice");
+    if (!seen.insert(n).second) return PlanNodeError(path, "its columns " + List(names) + " name '" + n + "' twice");
   }
   return Status::OK();
 }
@@ -104,7 +101,7 @@ Result<std::unique_ptr<RowNode>> Build(const json& node, const std::string& path
                                                  std::move(sampler).value(), SeedOf(node, ctx)));
   }
   if (type == "batch") {
-    return Bad(path, "a batch under another node than map, project, rename, take, skip or repeat (concat, zip or mix "
+    return PlanNodeError(path, "a batch under another node than map, project, rename, take, skip or repeat (concat, zip or mix "
                      "of batched datasets) is not supported: batch after combining");
   }
   if (type == "concat" || type == "zip" || type == "mix") {
@@ -112,11 +109,11 @@ Result<std::unique_ptr<RowNode>> Build(const json& node, const std::string& path
     for (size_t k = 0; k < node["inputs"].size(); ++k) {
       MR_ASSIGN_OR_RETURN(auto in, Build(node["inputs"][k], path + ".inputs[" + std::to_string(k) + "]", false, ctx));
       if (type != "zip" && !inputs.empty() && in->columns() != inputs[0]->columns()) {
-        return Bad(path, type + " needs the same columns in every input: input " + std::to_string(k) + " has " +
+        return PlanNodeError(path, type + " needs the same columns in every input: input " + std::to_string(k) + " has " +
                              List(in->columns()) + ", input 0 " + List(inputs[0]->columns()));
       }
       if (type != "concat" && in->drops_rows()) {
-        return Bad(path, type + " of a filtered input (input " + std::to_string(k) +
+        return PlanNodeError(path, type + " of a filtered input (input " + std::to_string(k) +
                              ") is not supported: it would pair or draw rows by their position before the filter; "
                              "filter after the " + type);
       }
@@ -189,7 +186,7 @@ Result<std::unique_ptr<RowNode>> Build(const json& node, const std::string& path
     const uint64_t count = node["count"].get<uint64_t>();
     if (!input->drops_rows()) return std::unique_ptr<RowNode>(new SliceNode(std::move(input), type == "take", count));
     if (!spine) {
-      return Bad(path, type + " of a filtered dataset is supported only on the way to the batch (with map, project "
+      return PlanNodeError(path, type + " of a filtered dataset is supported only on the way to the batch (with map, project "
                               "or rename between): here its positions are those before the filter");
     }
     out.row_stream.push_back(StreamOp{type == "take", count});
@@ -213,7 +210,7 @@ Result<std::unique_ptr<RowNode>> Build(const json& node, const std::string& path
     if (node.contains("elastic")) spec["elastic"] = node["elastic"];
     return std::unique_ptr<RowNode>(new PermuteNode(std::move(input), spec, ctx.seed));
   }
-  return Bad(path, "node type '" + type + "' is not a row-level node");
+  return PlanNodeError(path, "node type '" + type + "' is not a row-level node");
 }
 
 bool IsBatchLevel(const std::string& type) {
@@ -306,7 +303,7 @@ Result<ExecTree> CompileTree(const json& tree, const ReaderOptions& read, uint64
       repeated = true;
     } else {  // take / skip of batches
       if (repeated) {
-        return Bad(npath, type + " above a repeat above the batch is not supported (batches are counted per pass); "
+        return PlanNodeError(npath, type + " above a repeat above the batch is not supported (batches are counted per pass); "
                            "take or skip before the repeat");
       }
       const StreamOp op{type == "take", node["count"].get<uint64_t>()};

@@ -13,7 +13,6 @@ namespace mindrecord {
 
 namespace {
 
-constexpr size_t kScanChunk = size_t{1} << 20;
 
 enum class CsvType : uint8_t { kInt32, kFloat32, kString };
 
@@ -197,8 +196,8 @@ Result<Tensor> FieldTensor(CsvType type, std::string&& s) {
 }
 
 // The records of a file by the CSV grammar, for ScanRows (row_scan_cache.h).
-std::string ScanKey(char delim, bool header) { return std::string("csv:") + delim + (header ? ":header" : ""); }
-ScanFn RecordScan(char delim, bool header) {
+std::string CsvScanKey(char delim, bool header) { return std::string("csv:") + delim + (header ? ":header" : ""); }
+ScanFn CsvRecordScan(char delim, bool header) {
   return [delim, header](const RandomAccessFile& f, FileRows* rows) {
     return ScanRecords(f, delim, header, [rows, &f](uint64_t start, uint64_t n) {
       return rows->Add(start, n) ? Status::OK() : rows->Full(f.path(), "CSV records");
@@ -213,7 +212,7 @@ class CsvSource : public FileRowsSource {
     std::unique_ptr<CsvSource> s(new CsvSource(std::move(files), std::move(names)));
     s->types_ = std::move(types);
     s->delim_ = delim;
-    MR_RETURN_IF_ERROR(s->Scan(ScanKey(delim, header), RecordScan(delim, header)));
+    MR_RETURN_IF_ERROR(s->Scan(CsvScanKey(delim, header), CsvRecordScan(delim, header)));
     return std::unique_ptr<Source>(std::move(s));
   }
 
@@ -249,7 +248,7 @@ class CsvSource : public FileRowsSource {
 }  // namespace
 
 Result<std::vector<uint64_t>> CountCsvRecords(const std::vector<std::string>& files, char delimiter, bool header) {
-  MR_ASSIGN_OR_RETURN(auto scans, ScanSourceFiles(files, ScanKey(delimiter, header), RecordScan(delimiter, header)));
+  MR_ASSIGN_OR_RETURN(auto scans, ScanSourceFiles(files, CsvScanKey(delimiter, header), CsvRecordScan(delimiter, header)));
   std::vector<uint64_t> out;
   for (const auto& rows : scans) out.push_back(rows->start.size());
   return out;

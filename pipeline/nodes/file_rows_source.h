@@ -26,6 +26,9 @@
 
 namespace mindrecord {
 
+// How much of a file a row scan reads at a time.
+inline constexpr size_t kScanChunk = size_t{1} << 20;
+
 // A file source leaf's args.files: a non-empty list of paths, else
 // InvalidArgument naming the source's `kind`.
 Result<std::vector<std::string>> SourceFiles(const nlohmann::json& args, const std::string& kind);

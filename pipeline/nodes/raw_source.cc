@@ -21,10 +21,9 @@ namespace mindrecord {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-namespace {
-
-// How one MindSpore column is made from a converter row's field.
-enum class Kind : uint8_t {
+// How one MindSpore column is made from a converter row's field (outside the
+// anonymous namespace: RawSource::Impl holds these).
+enum class RawKind : uint8_t {
   kImage,    // bytes field: the file's bytes (uint8 1-D), or decoded HWC RGB with `decode`
   kPixels,   // bytes field of raw HWC uint8 pixels: reshaped to `shape`
   kScalar,   // int field: an int32 scalar
@@ -35,19 +34,19 @@ enum class Kind : uint8_t {
   kCopy,     // the field as the converter stores it
 };
 
-struct ColumnSpec {
+struct RawColumnSpec {
   std::string name;   // MindSpore's column name
   std::string field;  // the converter row's field
-  Kind kind;
+  RawKind kind;
   std::vector<int64_t> shape;  // kPixels
 };
+
+namespace {
 
 const std::set<std::string>& RawFormats() {
   static const std::set<std::string> k = {"imagefolder", "cifar10", "cifar100", "mnist", "voc", "coco"};
   return k;
 }
-
-Status Bad(const std::string& path, const std::string& m) { return Status::InvalidArgument("plan: " + path + ": " + m); }
 
 // MindSpore's default VOC labels: the class names the split's annotations
 // use, sorted, numbered from 0. An annotation that does not parse is left to
@@ -110,12 +109,12 @@ Result<Tensor> StuffSegmentation(const Row& row) {
   return t;
 }
 
-Result<Tensor> Column(const ColumnSpec& c, const Row& row, bool decode) {
-  if (c.kind == Kind::kStuffSegmentation) return StuffSegmentation(row);
+Result<Tensor> Column(const RawColumnSpec& c, const Row& row, bool decode) {
+  if (c.kind == RawKind::kStuffSegmentation) return StuffSegmentation(row);
   const Value* v = row.Find(c.field);
   if (v == nullptr || v->is_null()) return Status::Corruption("no '" + c.field + "' in the row");
   switch (c.kind) {
-    case Kind::kImage: {
+    case RawKind::kImage: {
       if (!decode) return Tensor::FromString(TensorType::kBytes, v->bytes());
       int h = 0, w = 0;
       MR_ASSIGN_OR_RETURN(std::string px, convert::DecodeImageFileToRgb(v->bytes(), &h, &w));
@@ -123,7 +122,7 @@ Result<Tensor> Column(const ColumnSpec& c, const Row& row, bool decode) {
       std::memcpy(t.MutableData(), px.data(), px.size());
       return t;
     }
-    case Kind::kPixels: {
+    case RawKind::kPixels: {
       const std::string& b = v->bytes();
       int64_t n = 1;
       for (int64_t d : c.shape) n *= d;
@@ -135,18 +134,18 @@ Result<Tensor> Column(const ColumnSpec& c, const Row& row, bool decode) {
       std::memcpy(t.MutableData(), b.data(), b.size());
       return t;
     }
-    case Kind::kScalar: {
+    case RawKind::kScalar: {
       Tensor t = Tensor::Make(TensorType::kInt32, {});
       *t.mutable_data_as<int32_t>() = static_cast<int32_t>(v->as_int());
       return t;
     }
-    case Kind::kColumn: {
+    case RawKind::kColumn: {
       std::vector<int32_t> e = v->ArrayAs<int32_t>();
       Tensor t = Tensor::Make(TensorType::kInt32, {static_cast<int64_t>(e.size()), 1});
       if (!e.empty()) std::memcpy(t.MutableData(), e.data(), e.size() * sizeof(int32_t));
       return t;
     }
-    case Kind::kColumnOfFloats: {
+    case RawKind::kColumnOfFloats: {
       std::vector<float> e = v->ArrayAs<float>();
       Tensor t = Tensor::Make(TensorType::kInt32, {static_cast<int64_t>(e.size()), 1});
       int32_t* o = t.mutable_data_as<int32_t>();
@@ -156,9 +155,9 @@ Result<Tensor> Column(const ColumnSpec& c, const Row& row, bool decode) {
       }
       return t;
     }
-    case Kind::kStuffSegmentation:
+    case RawKind::kStuffSegmentation:
       break;
-    case Kind::kBoxXyxy: {
+    case RawKind::kBoxXyxy: {
       std::vector<float> e = v->ArrayAs<float>();
       const int64_t n = static_cast<int64_t>(e.size() / 4);
       Tensor t = Tensor::Make(TensorType::kFloat32, {n, 4});
@@ -171,7 +170,7 @@ Result<Tensor> Column(const ColumnSpec& c, const Row& row, bool decode) {
       }
       return t;
     }
-    case Kind::kCopy:
+    case RawKind::kCopy:
       break;
   }
   DataType type = v->kind() == Value::Kind::kArray ? v->array_dtype()
@@ -189,7 +188,7 @@ struct RawSource::Impl {
   // VOCDataset keeps boxes past the image edge as MindSpore does.
   std::shared_ptr<convert::ConvertContext> ctx;
   std::vector<convert::SplitPlan> plans;  // the usage's splits, in row order
-  std::vector<ColumnSpec> specs;
+  std::vector<RawColumnSpec> specs;
   bool decode = false;
   std::vector<int32_t> label;  // imagefolder with class_indexing: per row; else empty
 };
@@ -216,7 +215,7 @@ Result<std::unique_ptr<RawSource>> RawSource::Open(const json& node) {
   if (format == "imagefolder") {
     m.ctx = std::make_shared<convert::ConvertContext>(o);
     MR_ASSIGN_OR_RETURN(plans, convert::PlanImageFolder(dir, *m.ctx));
-    m.specs = {{"image", "image", Kind::kImage, {}}, {"label", "label", Kind::kScalar, {}}};
+    m.specs = {{"image", "image", RawKind::kImage, {}}, {"label", "label", RawKind::kScalar, {}}};
   } else if (format == "cifar10" || format == "cifar100" || format == "mnist") {
     if (usage != "all") o.split = usage;  // the other split's files are not read
     m.ctx = std::make_shared<convert::ConvertContext>(o);
@@ -224,13 +223,13 @@ Result<std::unique_ptr<RawSource>> RawSource::Open(const json& node) {
                                : format == "cifar10" ? convert::PlanCifar10(dir, *m.ctx)
                                                      : convert::PlanCifar100(dir, *m.ctx));
     if (format == "mnist") {
-      m.specs = {{"image", "data", Kind::kPixels, {28, 28, 1}}, {"label", "label", Kind::kScalar, {}}};
+      m.specs = {{"image", "data", RawKind::kPixels, {28, 28, 1}}, {"label", "label", RawKind::kScalar, {}}};
     } else if (format == "cifar10") {
-      m.specs = {{"image", "data", Kind::kPixels, {32, 32, 3}}, {"label", "label", Kind::kScalar, {}}};
+      m.specs = {{"image", "data", RawKind::kPixels, {32, 32, 3}}, {"label", "label", RawKind::kScalar, {}}};
     } else {
-      m.specs = {{"image", "data", Kind::kPixels, {32, 32, 3}},
-                 {"coarse_label", "coarse_label", Kind::kScalar, {}},
-                 {"fine_label", "fine_label", Kind::kScalar, {}}};
+      m.specs = {{"image", "data", RawKind::kPixels, {32, 32, 3}},
+                 {"coarse_label", "coarse_label", RawKind::kScalar, {}},
+                 {"fine_label", "fine_label", RawKind::kScalar, {}}};
     }
   } else if (format == "voc") {
     const bool det = task == "Detection";
@@ -257,11 +256,11 @@ Result<std::unique_ptr<RawSource>> RawSource::Open(const json& node) {
         o.classes = VocClassesUsed(listed.at(0));
         if (o.classes.empty()) return Status::Corruption(dir + ": no <object> names in the '" + usage + "' list's annotations");
       }
-      m.specs = {{"image", "image", Kind::kImage, {}},          {"bbox", "bbox", Kind::kBoxXyxy, {}},
-                 {"label", "label", Kind::kColumn, {}},          {"difficult", "difficult", Kind::kColumn, {}},
-                 {"truncated", "truncated", Kind::kColumn, {}}};
+      m.specs = {{"image", "image", RawKind::kImage, {}},          {"bbox", "bbox", RawKind::kBoxXyxy, {}},
+                 {"label", "label", RawKind::kColumn, {}},          {"difficult", "difficult", RawKind::kColumn, {}},
+                 {"truncated", "truncated", RawKind::kColumn, {}}};
     } else {
-      m.specs = {{"image", "image", Kind::kImage, {}}, {"target", "mask", Kind::kImage, {}}};
+      m.specs = {{"image", "image", RawKind::kImage, {}}, {"target", "mask", RawKind::kImage, {}}};
     }
     m.ctx = std::make_shared<convert::ConvertContext>(o);
     MR_ASSIGN_OR_RETURN(plans, convert::PlanVoc(dir, *m.ctx));
@@ -274,16 +273,16 @@ Result<std::unique_ptr<RawSource>> RawSource::Open(const json& node) {
     o.coco_panoptic_masks = false;
     m.ctx = std::make_shared<convert::ConvertContext>(o);
     MR_ASSIGN_OR_RETURN(plans, convert::PlanCoco(dir, *m.ctx));
-    const ColumnSpec image{"image", "image", Kind::kImage, {}};
+    const RawColumnSpec image{"image", "image", RawKind::kImage, {}};
     if (task == "Stuff") {
-      m.specs = {image, {"segmentation", "", Kind::kStuffSegmentation, {}}, {"iscrowd", "iscrowd", Kind::kColumn, {}}};
+      m.specs = {image, {"segmentation", "", RawKind::kStuffSegmentation, {}}, {"iscrowd", "iscrowd", RawKind::kColumn, {}}};
     } else if (task == "Keypoint") {
-      m.specs = {image, {"keypoints", "keypoints", Kind::kCopy, {}},
-                 {"num_keypoints", "num_keypoints", Kind::kColumn, {}}};
+      m.specs = {image, {"keypoints", "keypoints", RawKind::kCopy, {}},
+                 {"num_keypoints", "num_keypoints", RawKind::kColumn, {}}};
     } else {
-      m.specs = {image, {"bbox", "bbox", Kind::kCopy, {}}, {"category_id", "category_id", Kind::kColumn, {}},
-                 {"iscrowd", "iscrowd", Kind::kColumn, {}}};
-      if (task == "Panoptic") m.specs.push_back({"area", "area", Kind::kColumnOfFloats, {}});
+      m.specs = {image, {"bbox", "bbox", RawKind::kCopy, {}}, {"category_id", "category_id", RawKind::kColumn, {}},
+                 {"iscrowd", "iscrowd", RawKind::kColumn, {}}};
+      if (task == "Panoptic") m.specs.push_back({"area", "area", RawKind::kColumnOfFloats, {}});
     }
   } else {
     return Status::InvalidArgument("unknown raw format '" + format + "'");
@@ -357,15 +356,15 @@ Result<json> NormalizeRawLeaf(const json& j, const std::string& path) {
   static const std::set<std::string> kKeys = {"node", "format", "dataset_dir", "usage", "decode", "extensions",
                                               "class_indexing", "task", "annotation_file", "sampler", "seed"};
   for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!kKeys.count(it.key())) return Bad(path, "unknown key '" + it.key() + "' for a 'raw' node");
+    if (!kKeys.count(it.key())) return PlanNodeError(path, "unknown key '" + it.key() + "' for a 'raw' node");
   }
   if (!j.contains("format") || !j["format"].is_string() || !RawFormats().count(j["format"].get<std::string>())) {
-    return Bad(path, "'format' must be one of imagefolder, cifar10, cifar100, mnist, voc, coco, got " +
+    return PlanNodeError(path, "'format' must be one of imagefolder, cifar10, cifar100, mnist, voc, coco, got " +
                          (j.contains("format") ? j["format"].dump() : std::string("nothing")));
   }
   const std::string format = j["format"].get<std::string>();
   if (!j.contains("dataset_dir") || !j["dataset_dir"].is_string() || j["dataset_dir"].get<std::string>().empty()) {
-    return Bad(path, "needs 'dataset_dir', a folder path");
+    return PlanNodeError(path, "needs 'dataset_dir', a folder path");
   }
   json out = {{"node", "raw"}, {"format", format}, {"dataset_dir", j["dataset_dir"]}};
   auto allowed = [&](const char* key, std::initializer_list<const char*> formats) -> Status {
@@ -373,7 +372,7 @@ Result<json> NormalizeRawLeaf(const json& j, const std::string& path) {
     for (const char* f : formats) {
       if (format == f) return Status::OK();
     }
-    return Bad(path, "'" + std::string(key) + "' does not apply to format '" + format + "'");
+    return PlanNodeError(path, "'" + std::string(key) + "' does not apply to format '" + format + "'");
   };
   MR_RETURN_IF_ERROR(allowed("decode", {"imagefolder", "voc", "coco"}));
   MR_RETURN_IF_ERROR(allowed("extensions", {"imagefolder"}));
@@ -384,45 +383,45 @@ Result<json> NormalizeRawLeaf(const json& j, const std::string& path) {
   if (format == "cifar10" || format == "cifar100" || format == "mnist") {
     const json u = j.value("usage", json("all"));
     if (u != "train" && u != "test" && u != "all") {
-      return Bad(path, "'usage' must be 'train', 'test' or 'all', got " + u.dump());
+      return PlanNodeError(path, "'usage' must be 'train', 'test' or 'all', got " + u.dump());
     }
     out["usage"] = u;
   }
   if (format == "voc") {
     const json u = j.value("usage", json("train"));
     if (!u.is_string() || u.get<std::string>().empty() || u.get<std::string>().find('/') != std::string::npos) {
-      return Bad(path, "'usage' must name an ImageSets list (e.g. 'train'), got " + u.dump());
+      return PlanNodeError(path, "'usage' must name an ImageSets list (e.g. 'train'), got " + u.dump());
     }
     out["usage"] = u;
     const json t = j.value("task", json("Segmentation"));
     if (t != "Detection" && t != "Segmentation") {
-      return Bad(path, "'task' must be 'Detection' or 'Segmentation', got " + t.dump());
+      return PlanNodeError(path, "'task' must be 'Detection' or 'Segmentation', got " + t.dump());
     }
     out["task"] = t;
     if (j.contains("class_indexing") && t != "Detection") {
-      return Bad(path, "'class_indexing' applies to task 'Detection' only");
+      return PlanNodeError(path, "'class_indexing' applies to task 'Detection' only");
     }
   }
   if (format == "coco") {
     const json t = j.value("task", json("Detection"));
     if (t != "Detection" && t != "Stuff" && t != "Keypoint" && t != "Panoptic") {
-      return Bad(path, "'task' must be 'Detection', 'Stuff', 'Keypoint' or 'Panoptic' for coco, got " + t.dump());
+      return PlanNodeError(path, "'task' must be 'Detection', 'Stuff', 'Keypoint' or 'Panoptic' for coco, got " + t.dump());
     }
     out["task"] = t;
     if (!j.contains("annotation_file") || !j["annotation_file"].is_string()) {
-      return Bad(path, "needs 'annotation_file', the annotation JSON path");
+      return PlanNodeError(path, "needs 'annotation_file', the annotation JSON path");
     }
     out["annotation_file"] = j["annotation_file"];
   }
   if (j.contains("decode")) {
-    if (!j["decode"].is_boolean()) return Bad(path, "'decode' must be true or false, got " + j["decode"].dump());
+    if (!j["decode"].is_boolean()) return PlanNodeError(path, "'decode' must be true or false, got " + j["decode"].dump());
     out["decode"] = j["decode"];
   }
   if (j.contains("extensions")) {
     const json& e = j["extensions"];
     bool ok = e.is_array();
     for (const auto& x : e) ok = ok && x.is_string();
-    if (!ok) return Bad(path, "'extensions' must be a list of strings (e.g. [\".JPEG\"]), got " + e.dump());
+    if (!ok) return PlanNodeError(path, "'extensions' must be a list of strings (e.g. [\".JPEG\"]), got " + e.dump());
     if (!e.empty()) out["extensions"] = e;
   }
   if (j.contains("class_indexing")) {
@@ -432,14 +431,14 @@ Result<json> NormalizeRawLeaf(const json& j, const std::string& path) {
       ok = it.value().is_number_integer() && it.value().get<int64_t>() >= 0 &&
            it.value().get<int64_t>() <= INT32_MAX;
     }
-    if (!ok) return Bad(path, "'class_indexing' must map names to ints >= 0, got " + c.dump());
+    if (!ok) return PlanNodeError(path, "'class_indexing' must map names to ints >= 0, got " + c.dump());
     if (!c.empty()) out["class_indexing"] = c;
   }
   MR_ASSIGN_OR_RETURN(out["sampler"], LeafSampler(j, path));
   if (j.contains("seed")) {
     const json& v = j["seed"];
     if (!(v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0))) {
-      return Bad(path, "'seed' must be an integer >= 0, got " + v.dump());
+      return PlanNodeError(path, "'seed' must be an integer >= 0, got " + v.dump());
     }
     out["seed"] = v;
   }

@@ -11,7 +11,7 @@ namespace {
 
 constexpr uint64_t kMaxBytes = 256ull << 20;
 
-struct Entry {
+struct ScannedFile {
   std::string path, key;
   FileIdentity id;
   std::shared_ptr<const FileRows> rows;
@@ -19,7 +19,7 @@ struct Entry {
 
 struct Cache {
   std::mutex mu;
-  std::list<Entry> entries;  // most recently used first
+  std::list<ScannedFile> entries;  // most recently used first
   uint64_t bytes = 0;
 };
 
@@ -58,7 +58,7 @@ void KeepRows(const std::string& path, const FileIdentity& id, const std::string
     }
   }
   c.bytes += rows->bytes();
-  c.entries.push_front(Entry{path, key, id, std::move(rows)});
+  c.entries.push_front(ScannedFile{path, key, id, std::move(rows)});
   while (c.bytes > kMaxBytes) {
     c.bytes -= c.entries.back().rows->bytes();
     c.entries.pop_back();

@@ -23,8 +23,6 @@ std::map<std::string, SourceFactory>& Factories() {
   return *m;
 }
 
-Status Bad(const std::string& path, const std::string& m) { return Status::InvalidArgument("plan: " + path + ": " + m); }
-
 }  // namespace
 
 void RegisterSource(const std::string& kind, SourceFactory factory) {
@@ -68,33 +66,33 @@ Result<nlohmann::json> NormalizeSourceLeaf(const nlohmann::json& j, const std::s
     if (!it.key().empty() && it.key()[0] == '_') {
       out[it.key()] = it.value();
     } else if (!kKeys.count(it.key())) {
-      return Bad(path, "unknown key '" + it.key() + "' for a 'source' node");
+      return PlanNodeError(path, "unknown key '" + it.key() + "' for a 'source' node");
     }
   }
   if (!j.contains("kind") || !j["kind"].is_string() || j["kind"].get<std::string>().empty()) {
-    return Bad(path, "a 'source' node needs 'kind', the name its factory is registered under");
+    return PlanNodeError(path, "a 'source' node needs 'kind', the name its factory is registered under");
   }
   out["kind"] = j["kind"];
   if (!j.contains("columns") || !j["columns"].is_array() || j["columns"].empty()) {
-    return Bad(path, "'columns' must be a non-empty list of column names");
+    return PlanNodeError(path, "'columns' must be a non-empty list of column names");
   }
   std::set<std::string> seen;
   for (const auto& c : j["columns"]) {
-    if (!c.is_string() || c.get<std::string>().empty()) return Bad(path, "'columns' must hold non-empty names");
-    if (!seen.insert(c.get<std::string>()).second) return Bad(path, "column '" + c.get<std::string>() + "' named twice");
+    if (!c.is_string() || c.get<std::string>().empty()) return PlanNodeError(path, "'columns' must hold non-empty names");
+    if (!seen.insert(c.get<std::string>()).second) return PlanNodeError(path, "column '" + c.get<std::string>() + "' named twice");
   }
   out["columns"] = j["columns"];
   if (!j.contains("rows") || !j["rows"].is_number_integer() ||
       (!j["rows"].is_number_unsigned() && j["rows"].get<int64_t>() < 0)) {
-    return Bad(path, "'rows' must be a count >= 0");
+    return PlanNodeError(path, "'rows' must be a count >= 0");
   }
   out["rows"] = j["rows"].get<uint64_t>();
   if (j.contains("args")) {
-    if (!j["args"].is_object()) return Bad(path, "'args' must be an object (the source's own arguments)");
+    if (!j["args"].is_object()) return PlanNodeError(path, "'args' must be an object (the source's own arguments)");
     out["args"] = j["args"];
   }
   if (j.contains("name")) {
-    if (!j["name"].is_string()) return Bad(path, "'name' must be a string");
+    if (!j["name"].is_string()) return PlanNodeError(path, "'name' must be a string");
     out["name"] = j["name"];
   }
   MR_ASSIGN_OR_RETURN(out["sampler"], LeafSampler(j, path));

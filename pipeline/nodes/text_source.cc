@@ -10,7 +10,6 @@ namespace mindrecord {
 
 namespace {
 
-constexpr size_t kScanChunk = size_t{1} << 20;
 
 // Calls fn(start, length) for each non-empty line of `file`.
 template <typename Fn>

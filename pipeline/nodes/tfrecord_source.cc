@@ -18,7 +18,6 @@ namespace {
 
 constexpr uint64_t kHeader = kTfRecordHeader;
 constexpr uint64_t kFooter = kTfRecordFooter;
-constexpr size_t kScanChunk = size_t{1} << 20;
 
 // Each record of a TFRecord file as one row: its header, data and footer
 // (start at the header), for ScanRows (row_scan_cache.h).
@@ -75,11 +74,11 @@ InflateScanOptions IndexOptions(size_t files) {
 }
 
 // The scan of `files.size()` files compressed as `c`, and its ScanRows key.
-std::string ScanKey(StreamCompression c, size_t files) {
+std::string TfRecordScanKey(StreamCompression c, size_t files) {
   if (c == StreamCompression::kNone) return "tfrecord";
   return std::string("tfrecord:") + StreamCompressionName(c) + ":" + std::to_string(IndexOptions(files).max_points);
 }
-ScanFn RecordScan(StreamCompression c, size_t files) {
+ScanFn TfRecordScan(StreamCompression c, size_t files) {
   if (c == StreamCompression::kNone) return ScanTfRecords;
   const InflateScanOptions o = IndexOptions(files);
   return [c, o](const RandomAccessFile& f, FileRows* rows) -> Status {
@@ -107,7 +106,7 @@ Status ParseRecord(const std::string& rec, tf::Example* ex) {
 // A column's element type.
 enum class ColType : uint8_t { kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat32, kString };
 
-struct Column {
+struct FeatureColumn {
   ColType type = ColType::kUInt8;
   bool has_shape = false;
   std::vector<int64_t> shape;  // dims; at most one -1
@@ -140,7 +139,7 @@ TensorType ToTensorType(ColType t) {
 }
 
 // The shape `n` elements take in column `c`.
-Result<Shape> ShapeOf(const Column& c, int64_t n) {
+Result<Shape> ShapeOf(const FeatureColumn& c, int64_t n) {
   if (!c.has_shape) return Shape{n};
   std::vector<int64_t> dims = c.shape;
   int64_t known = 1;
@@ -165,7 +164,7 @@ Result<Shape> ShapeOf(const Column& c, int64_t n) {
   return Shape(dims);
 }
 
-Result<Tensor> FeatureTensor(const tf::Feature& f, const Column& c) {
+Result<Tensor> FeatureTensor(const tf::Feature& f, const FeatureColumn& c) {
   const char* kinds[] = {"no value", "bytes_list", "float_list", "int64_list"};
   auto wrong = [&](int kind, const char* want) {
     return Status::InvalidArgument(std::string("the feature is a ") + kinds[kind] + ", a column of this type needs " +
@@ -256,11 +255,11 @@ Result<Tensor> FeatureTensor(const tf::Feature& f, const Column& c) {
 class TfRecordSource : public FileRowsSource {
  public:
   static Result<std::unique_ptr<Source>> Open(std::vector<std::string> files, std::vector<std::string> names,
-                                              std::vector<Column> cols, StreamCompression c) {
+                                              std::vector<FeatureColumn> cols, StreamCompression c) {
     const size_t n = files.size();
     std::unique_ptr<TfRecordSource> s(new TfRecordSource(std::move(files), std::move(names)));
     s->cols_ = std::move(cols);
-    MR_RETURN_IF_ERROR(s->Scan(ScanKey(c, n), RecordScan(c, n)));
+    MR_RETURN_IF_ERROR(s->Scan(TfRecordScanKey(c, n), TfRecordScan(c, n)));
     return std::unique_ptr<Source>(std::move(s));
   }
 
@@ -293,13 +292,13 @@ class TfRecordSource : public FileRowsSource {
     return Status::OK();
   }
 
-  std::vector<Column> cols_;
+  std::vector<FeatureColumn> cols_;
 };
 
 }  // namespace
 
 Result<std::vector<uint64_t>> CountTfRecords(const std::vector<std::string>& files, StreamCompression c) {
-  MR_ASSIGN_OR_RETURN(auto scans, ScanSourceFiles(files, ScanKey(c, files.size()), RecordScan(c, files.size())));
+  MR_ASSIGN_OR_RETURN(auto scans, ScanSourceFiles(files, TfRecordScanKey(c, files.size()), TfRecordScan(c, files.size())));
   std::vector<uint64_t> out;
   for (const auto& rows : scans) out.push_back(rows->start.size());
   return out;
@@ -314,7 +313,7 @@ Result<std::string> FirstRecord(const std::string& file, StreamCompression c) {
   const auto too_long = [&] { return Status::InvalidArgument(file + ": its first record is too long"); };
   if (c == StreamCompression::kNone) {
     MR_ASSIGN_OR_RETURN(const uint64_t limit, MaxIndexedRows());
-    MR_ASSIGN_OR_RETURN(auto rows, ScanRows(file, ScanKey(c, 1), RecordScan(c, 1), 0, limit));
+    MR_ASSIGN_OR_RETURN(auto rows, ScanRows(file, TfRecordScanKey(c, 1), TfRecordScan(c, 1), 0, limit));
     if (rows->start.empty()) return none();
     MR_ASSIGN_OR_RETURN(auto f, FileSystem::Default()->OpenRead(file));
     const uint64_t n = rows->length[0];
@@ -389,7 +388,7 @@ Result<std::unique_ptr<Source>> OpenTfRecordSource(const nlohmann::json& node) {
   if (!args.contains("shapes") || !args["shapes"].is_array() || args["shapes"].size() != names.size()) {
     return bad("args.shapes must give one shape (or null) per column");
   }
-  std::vector<Column> cols(names.size());
+  std::vector<FeatureColumn> cols(names.size());
   for (size_t i = 0; i < names.size(); ++i) {
     if (!args["types"][i].is_string()) return bad("args.types must hold type names");
     MR_ASSIGN_OR_RETURN(cols[i].type, ParseColType(args["types"][i].get<std::string>()));

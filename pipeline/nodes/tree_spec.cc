@@ -13,6 +13,10 @@
 
 namespace mindrecord {
 
+Status PlanNodeError(const std::string& path, const std::string& what) {
+  return Status::InvalidArgument("plan: " + path + ": " + what);
+}
+
 namespace {
 
 using json = nlohmann::json;
@@ -130,7 +134,7 @@ Result<json> Leaf(const json& j, const NodeReader& r) {
   return out;
 }
 
-Result<json> Batch(const json& j, const NodeReader& r, json input) {
+Result<json> BatchNode(const json& j, const NodeReader& r, json input) {
   MR_RETURN_IF_ERROR(r.Keys({"input", "batch_size", "drop_remainder", "ragged", "per_batch_map", "input_columns",
                              "output_columns"}));
   json opts = json::object();
@@ -211,7 +215,7 @@ Result<json> Normalize(const json& j, const std::string& path) {
   }
   MR_ASSIGN_OR_RETURN(json input, Child(j, path));
   json out = {{"node", type}, {"input", input}};
-  if (type == "batch") return Batch(j, r, std::move(input));
+  if (type == "batch") return BatchNode(j, r, std::move(input));
   if (type == "map") {
     MR_RETURN_IF_ERROR(r.Keys({"input", "operations", "input_columns", "output_columns", "seed"}));
     if (!j.contains("operations") || !j["operations"].is_array() || j["operations"].empty()) {

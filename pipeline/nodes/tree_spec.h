@@ -35,6 +35,9 @@ namespace mindrecord {
 
 struct Plan;
 
+// The error for a bad value at `path` in a plan's tree: "plan: PATH: what".
+Status PlanNodeError(const std::string& path, const std::string& what);
+
 // Checks a tree (every node's type, keys and values; not yet the columns or
 // the files, which the compiler checks) and returns it normalized: defaults
 // filled in, so that normalizing the result gives it back unchanged. Errors

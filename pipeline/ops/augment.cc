@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include <opencv2/imgproc.hpp>
 
@@ -13,7 +14,6 @@ namespace mindrecord::ops {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 
 // out = table[x] per value, for an image already checked.
 Tensor Lut(const Tensor& img, const uint8_t (&table)[256]) {
@@ -153,8 +153,8 @@ Result<Tensor> ApplyAugment(const Tensor& img, const std::string& name, double m
   MR_ASSIGN_OR_RETURN(ImageDims d, CheckRgb(img, op));
   // MindSpore passes the shear as magnitude * 180 / pi degrees, which its
   // affine matrix turns back into tan(magnitude).
-  if (name == "ShearX") return AffineImage(img, d, 0, 0, 0, 1, magnitude * 180 / kPi, 0, interp, fill, op);
-  if (name == "ShearY") return AffineImage(img, d, 0, 0, 0, 1, 0, magnitude * 180 / kPi, interp, fill, op);
+  if (name == "ShearX") return AffineImage(img, d, 0, 0, 0, 1, magnitude * 180 / std::numbers::pi, 0, interp, fill, op);
+  if (name == "ShearY") return AffineImage(img, d, 0, 0, 0, 1, 0, magnitude * 180 / std::numbers::pi, interp, fill, op);
   if (name == "TranslateX")
     return AffineImage(img, d, 0, static_cast<int>(magnitude), 0, 1, 0, 0, interp, fill, op);
   if (name == "TranslateY")

@@ -9,6 +9,9 @@
 
 namespace mindrecord::ops {
 
+// MindSpore's FLOAT_MAX_INTEGER: the largest factor its color ops accept.
+inline constexpr double kFactorMax = 16777216;
+
 // Each takes an HWC uint8 RGB image (3 channels) and returns a new one;
 // results saturate to [0, 255] with rounding. `op` names the caller.
 // x * factor.

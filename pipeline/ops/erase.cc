@@ -31,7 +31,7 @@ T Cast(double v) {
 }
 
 template <typename T>
-void Fill(T* p, const Layout& l, bool hwc, int y0, int x0, int y1, int x1, const std::vector<double>& value) {
+void FillBox(T* p, const Layout& l, bool hwc, int y0, int x0, int y1, int x1, const std::vector<double>& value) {
   for (int c = 0; c < l.c; ++c) {
     const T v = Cast<T>(value.size() == 1 ? value[0] : value[c]);
     for (int y = y0; y < y1; ++y)
@@ -54,9 +54,9 @@ Status FillWindow(Tensor* img, bool hwc, int top, int left, int h, int w, const 
   const int y1 = std::min(l.h, top + h), x1 = std::min(l.w, left + w);
   if (y0 >= y1 || x0 >= x1) return Status::OK();
   if (img->type() == TensorType::kUInt8)
-    Fill(img->mutable_data_as<uint8_t>(), l, hwc, y0, x0, y1, x1, value);
+    FillBox(img->mutable_data_as<uint8_t>(), l, hwc, y0, x0, y1, x1, value);
   else
-    Fill(img->mutable_data_as<float>(), l, hwc, y0, x0, y1, x1, value);
+    FillBox(img->mutable_data_as<float>(), l, hwc, y0, x0, y1, x1, value);
   return Status::OK();
 }
 

@@ -10,26 +10,26 @@ namespace {
 
 const char kOp[] = "NormalizePad";
 
-Status Bad(const std::string& what) { return Status::InvalidArgument(std::string(kOp) + ": " + what); }
+Status BadNormalizePad(const std::string& what) { return Status::InvalidArgument(std::string(kOp) + ": " + what); }
 
 }  // namespace
 
 Result<std::unique_ptr<TensorOp>> NormalizePadOp::Make(const nlohmann::json& spec) {
   const std::string op = kOp;
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"mean", "std", "dtype", "is_hwc"}));
-  if (!spec.contains("mean") || !spec.contains("std")) return Bad("parameters 'mean' and 'std' are required");
+  if (!spec.contains("mean") || !spec.contains("std")) return BadNormalizePad("parameters 'mean' and 'std' are required");
   MR_ASSIGN_OR_RETURN(std::vector<double> mean, GetNumbers(spec, op, "mean", {}));
   MR_ASSIGN_OR_RETURN(std::vector<double> stdv, GetNumbers(spec, op, "std", {}));
   if (mean.empty() || mean.size() > 4 || mean.size() != stdv.size())
-    return Bad("'mean' and 'std' must have the same length (1 to 4)");
+    return BadNormalizePad("'mean' and 'std' must have the same length (1 to 4)");
   for (double m : mean)
-    if (!(m >= 0 && m <= 255)) return Bad("parameter 'mean' values must be in [0, 255], got " + spec["mean"].dump());
+    if (!(m >= 0 && m <= 255)) return BadNormalizePad("parameter 'mean' values must be in [0, 255], got " + spec["mean"].dump());
   for (double s : stdv)
-    if (!(s > 0 && s <= 255)) return Bad("parameter 'std' values must be in (0, 255], got " + spec["std"].dump());
+    if (!(s > 0 && s <= 255)) return BadNormalizePad("parameter 'std' values must be in (0, 255], got " + spec["std"].dump());
   MR_ASSIGN_OR_RETURN(std::string dtype, GetString(spec, op, "dtype", "float32"));
   if (dtype == "float16")
-    return Bad("dtype 'float16' is not supported (mindrecord tensors have no float16); use 'float32'");
-  if (dtype != "float32") return Bad("parameter 'dtype' must be 'float32' or 'float16', got '" + dtype + "'");
+    return BadNormalizePad("dtype 'float16' is not supported (mindrecord tensors have no float16); use 'float32'");
+  if (dtype != "float32") return BadNormalizePad("parameter 'dtype' must be 'float32' or 'float16', got '" + dtype + "'");
   MR_ASSIGN_OR_RETURN(bool is_hwc, GetBool(spec, op, "is_hwc", true));
   return std::unique_ptr<TensorOp>(new NormalizePadOp(std::move(mean), std::move(stdv), is_hwc));
 }
@@ -42,7 +42,7 @@ Result<Tensor> NormalizePadOp::Apply(Tensor input, std::mt19937_64& rng) const {
 Result<Tensor> NormalizePadOp::ApplyHwc(const Tensor& input, std::mt19937_64& rng) const {
   MR_ASSIGN_OR_RETURN(ImageDims d, CheckImage(input, kOp, true));
   if (mean_.size() != 1 && static_cast<int>(mean_.size()) != d.c)
-    return Bad(std::to_string(mean_.size()) + " mean/std values for an image with " + std::to_string(d.c) +
+    return BadNormalizePad(std::to_string(mean_.size()) + " mean/std values for an image with " + std::to_string(d.c) +
                " channels " + input.DebugString());
   MR_ASSIGN_OR_RETURN(Tensor norm, NormalizeOp(mean_, std_).Apply(input, rng));
   Tensor out = Tensor::Make(TensorType::kFloat32, {d.h, d.w, d.c + 1});
@@ -62,10 +62,10 @@ Result<Tensor> NormalizePadOp::ApplyChw(const Tensor& input, std::mt19937_64& rn
   const auto& s = input.shape();
   if (!input.defined() || s.size() != 3 ||
       (input.type() != TensorType::kUInt8 && input.type() != TensorType::kFloat32))
-    return Bad("with is_hwc=False, expected a uint8 or float32 [C, H, W] image, got " + input.DebugString());
+    return BadNormalizePad("with is_hwc=False, expected a uint8 or float32 [C, H, W] image, got " + input.DebugString());
   const int64_t c = s[0];
   if (mean_.size() != 1 && static_cast<int64_t>(mean_.size()) != c)
-    return Bad(std::to_string(mean_.size()) + " mean/std values for an image with " + std::to_string(c) +
+    return BadNormalizePad(std::to_string(mean_.size()) + " mean/std values for an image with " + std::to_string(c) +
                " channels " + input.DebugString());
   Tensor out = Tensor::Make(TensorType::kFloat32, {c + 1, s[1], s[2]});
   const size_t plane_bytes = out.size_bytes() / static_cast<size_t>(c + 1);

@@ -8,11 +8,9 @@
 
 namespace mindrecord::ops {
 
-namespace {
-Status Bad(const std::string& op, const char* key, const std::string& what) {
+Status BadParameter(const std::string& op, const char* key, const std::string& what) {
   return Status::InvalidArgument(op + ": parameter '" + key + "' " + what);
 }
-}  // namespace
 
 const char* InterpolationName(Interpolation i) {
   switch (i) {
@@ -50,7 +48,7 @@ nlohmann::json Size2::ToJson() const {
 
 Result<Size2> GetSize(const nlohmann::json& spec, const std::string& op, const char* key, bool required) {
   if (!spec.contains(key)) {
-    if (required) return Bad(op, key, "is required");
+    if (required) return BadParameter(op, key, "is required");
     return Size2{};
   }
   const auto& v = spec[key];
@@ -62,10 +60,10 @@ Result<Size2> GetSize(const nlohmann::json& spec, const std::string& op, const c
     s.h = v[0].get<int64_t>();
     s.w = v[1].get<int64_t>();
   } else {
-    return Bad(op, key, "must be an int or [height, width], got " + v.dump());
+    return BadParameter(op, key, "must be an int or [height, width], got " + v.dump());
   }
   if (s.h <= 0 || s.w <= 0 || s.h > (1 << 20) || s.w > (1 << 20))
-    return Bad(op, key, "must be positive (and at most 2^20), got " + v.dump());
+    return BadParameter(op, key, "must be positive (and at most 2^20), got " + v.dump());
   return s;
 }
 
@@ -73,43 +71,43 @@ Result<int> GetIntIn(const nlohmann::json& spec, const std::string& op, const ch
                      std::optional<int> def) {
   if (!spec.contains(key)) {
     if (def) return *def;
-    return Bad(op, key, "is required");
+    return BadParameter(op, key, "is required");
   }
   const auto& v = spec[key];
   const auto range = [&] { return "must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + v.dump(); };
   if (v.is_number_integer()) {
     // Unsigned JSON integers above INT64_MAX read as negative int64: compare unsigned.
-    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(hi)) return Bad(op, key, range());
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(hi)) return BadParameter(op, key, range());
     const int64_t x = v.get<int64_t>();
-    if (x < lo || x > hi) return Bad(op, key, range());
+    if (x < lo || x > hi) return BadParameter(op, key, range());
     return static_cast<int>(x);
   }
-  if (!v.is_number_float()) return Bad(op, key, range());
+  if (!v.is_number_float()) return BadParameter(op, key, range());
   const double x = v.get<double>();  // compared as a double before the (then defined) cast
   if (!std::isfinite(x) || x != std::floor(x) || x < static_cast<double>(lo) || x > static_cast<double>(hi))
-    return Bad(op, key, range());
+    return BadParameter(op, key, range());
   return static_cast<int>(x);
 }
 
 Result<double> GetNumber(const nlohmann::json& spec, const std::string& op, const char* key, double def) {
   if (!spec.contains(key)) return def;
   const auto& v = spec[key];
-  if (!v.is_number()) return Bad(op, key, "must be a number, got " + v.dump());
+  if (!v.is_number()) return BadParameter(op, key, "must be a number, got " + v.dump());
   double x = v.get<double>();
-  if (!std::isfinite(x)) return Bad(op, key, "must be finite");
+  if (!std::isfinite(x)) return BadParameter(op, key, "must be finite");
   return x;
 }
 
 Result<double> GetProbability(const nlohmann::json& spec, const std::string& op, const char* key, double def) {
   MR_ASSIGN_OR_RETURN(double p, GetNumber(spec, op, key, def));
-  if (p < 0 || p > 1) return Bad(op, key, "must be in [0, 1]");
+  if (p < 0 || p > 1) return BadParameter(op, key, "must be in [0, 1]");
   return p;
 }
 
 Result<bool> GetBool(const nlohmann::json& spec, const std::string& op, const char* key, bool def) {
   if (!spec.contains(key)) return def;
   const auto& v = spec[key];
-  if (!v.is_boolean()) return Bad(op, key, "must be true or false, got " + v.dump());
+  if (!v.is_boolean()) return BadParameter(op, key, "must be true or false, got " + v.dump());
   return v.get<bool>();
 }
 
@@ -117,7 +115,7 @@ Result<std::string> GetString(const nlohmann::json& spec, const std::string& op,
                               const std::string& def) {
   if (!spec.contains(key)) return def;
   const auto& v = spec[key];
-  if (!v.is_string()) return Bad(op, key, "must be a string, got " + v.dump());
+  if (!v.is_string()) return BadParameter(op, key, "must be a string, got " + v.dump());
   return v.get<std::string>();
 }
 
@@ -126,11 +124,11 @@ Result<std::vector<double>> GetNumbers(const nlohmann::json& spec, const std::st
   if (!spec.contains(key)) return def;
   const auto& v = spec[key];
   if (v.is_number()) return std::vector<double>{v.get<double>()};
-  if (!v.is_array()) return Bad(op, key, "must be a list of numbers, got " + v.dump());
+  if (!v.is_array()) return BadParameter(op, key, "must be a list of numbers, got " + v.dump());
   std::vector<double> out;
   for (const auto& e : v) {
     if (!e.is_number() || !std::isfinite(e.get<double>()))
-      return Bad(op, key, "must be a list of finite numbers, got " + v.dump());
+      return BadParameter(op, key, "must be a list of finite numbers, got " + v.dump());
     out.push_back(e.get<double>());
   }
   return out;

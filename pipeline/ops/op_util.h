@@ -29,6 +29,8 @@ struct Size2 {
 };
 
 // Parameter readers: errors are InvalidArgument "<op>: <param>: ...".
+// The error for parameter `key` of `op`: "<op>: parameter '<key>' <what>".
+Status BadParameter(const std::string& op, const char* key, const std::string& what);
 // "size": int or [h, w], all > 0.
 Result<Size2> GetSize(const nlohmann::json& spec, const std::string& op, const char* key, bool required);
 // An integer in [lo, hi]: a JSON integer or an integral finite number (3.0),

@@ -13,7 +13,6 @@ namespace {
 using Kind = PointOp::Kind;
 
 // MindSpore's FLOAT_MAX_INTEGER: the bound its validators put on factors.
-constexpr double kFactorMax = 16777216;
 
 struct KindInfo {
   Kind kind;
@@ -38,10 +37,6 @@ constexpr KindInfo kKinds[] = {
 
 const KindInfo& Info(Kind k) { return kKinds[static_cast<int>(k)]; }
 
-Status Bad(const std::string& op, const char* key, const std::string& what) {
-  return Status::InvalidArgument(op + ": parameter '" + key + "' " + what);
-}
-
 std::string Num(double x) { return nlohmann::json(x).dump(); }
 
 // "ignore": an integer or a list of them, each in [0, 255]; none when absent.
@@ -52,7 +47,7 @@ Result<std::vector<int>> GetIgnore(const nlohmann::json& spec, const std::string
   const nlohmann::json list = v.is_array() ? v : nlohmann::json::array({v});
   for (const auto& e : list) {
     if (!e.is_number_integer() || e.get<int64_t>() < 0 || e.get<int64_t>() > 255)
-      return Bad(op, "ignore", "must be an integer or a list of integers in [0, 255], got " + v.dump());
+      return BadParameter(op, "ignore", "must be an integer or a list of integers in [0, 255], got " + v.dump());
     out.push_back(e.get<int>());
   }
   return out;
@@ -60,11 +55,11 @@ Result<std::vector<int>> GetIgnore(const nlohmann::json& spec, const std::string
 
 // "threshold": t or [lo, hi] with 0 <= lo <= hi <= 255 (t means [t, t]).
 Status GetThreshold(const nlohmann::json& spec, const std::string& op, double* lo, double* hi) {
-  if (!spec.contains("threshold")) return Bad(op, "threshold", "is required");
+  if (!spec.contains("threshold")) return BadParameter(op, "threshold", "is required");
   MR_ASSIGN_OR_RETURN(std::vector<double> t, GetNumbers(spec, op, "threshold", {}));
   if (t.size() == 1) t.push_back(t[0]);
   if (t.size() != 2 || t[0] < 0 || t[1] > 255 || t[0] > t[1])
-    return Bad(op, "threshold", "must be t or [min, max] with 0 <= min <= max <= 255, got " + spec["threshold"].dump());
+    return BadParameter(op, "threshold", "must be t or [min, max] with 0 <= min <= max <= 255, got " + spec["threshold"].dump());
   *lo = t[0];
   *hi = t[1];
   return Status::OK();
@@ -87,15 +82,15 @@ Status CheckGammaInput(const Tensor& t, const std::string& op) {
 
 Result<double> GetNumberIn(const nlohmann::json& spec, const std::string& op, const char* key, double lo,
                            double hi, std::optional<double> def) {
-  if (!spec.contains(key) && !def) return Bad(op, key, "is required");
+  if (!spec.contains(key) && !def) return BadParameter(op, key, "is required");
   MR_ASSIGN_OR_RETURN(double x, GetNumber(spec, op, key, def.value_or(0)));
-  if (x < lo || x > hi) return Bad(op, key, "must be in [" + Num(lo) + ", " + Num(hi) + "], got " + Num(x));
+  if (x < lo || x > hi) return BadParameter(op, key, "must be in [" + Num(lo) + ", " + Num(hi) + "], got " + Num(x));
   return x;
 }
 
 Status GetAutoContrastParams(const nlohmann::json& spec, const std::string& op, PointOp::Params* p) {
   MR_ASSIGN_OR_RETURN(p->cutoff, GetNumber(spec, op, "cutoff", 0.0));
-  if (p->cutoff < 0 || p->cutoff >= 50) return Bad(op, "cutoff", "must be in [0, 50), got " + Num(p->cutoff));
+  if (p->cutoff < 0 || p->cutoff >= 50) return BadParameter(op, "cutoff", "must be in [0, 50), got " + Num(p->cutoff));
   MR_ASSIGN_OR_RETURN(p->ignore, GetIgnore(spec, op));
   return Status::OK();
 }

@@ -9,7 +9,6 @@ namespace mindrecord::ops {
 
 namespace {
 
-constexpr double kFactorMax = 16777216;  // MindSpore's FLOAT_MAX_INTEGER
 
 // MindSpore's RandomColor: factors this close to 1 (or 0) give the input (or
 // its grey version) as it is: "0.5 pixel precision assuming an 8 bit image".

@@ -9,33 +9,28 @@ namespace mindrecord::ops {
 
 namespace {
 
-using Kind = RandomPointOp::Kind;
+using RandomKind = RandomPointOp::Kind;
 using PKind = PointOp::Kind;
 
-constexpr double kFactorMax = 16777216;  // MindSpore's FLOAT_MAX_INTEGER
 
-struct KindInfo {
-  Kind kind;
+struct RandomKindInfo {
+  RandomKind kind;
   const char* name;
   PKind applies;  // the deterministic op it applies
 };
 
-// In Kind's order.
-constexpr KindInfo kKinds[] = {
-    {Kind::kRandomAutoContrast, "RandomAutoContrast", PKind::kAutoContrast},
-    {Kind::kRandomEqualize, "RandomEqualize", PKind::kEqualize},
-    {Kind::kRandomInvert, "RandomInvert", PKind::kInvert},
-    {Kind::kRandomAdjustSharpness, "RandomAdjustSharpness", PKind::kAdjustSharpness},
-    {Kind::kRandomPosterize, "RandomPosterize", PKind::kPosterize},
-    {Kind::kRandomSolarize, "RandomSolarize", PKind::kSolarize},
-    {Kind::kRandomSharpness, "RandomSharpness", PKind::kAdjustSharpness},
+// In RandomKind's order.
+constexpr RandomKindInfo kRandomKinds[] = {
+    {RandomKind::kRandomAutoContrast, "RandomAutoContrast", PKind::kAutoContrast},
+    {RandomKind::kRandomEqualize, "RandomEqualize", PKind::kEqualize},
+    {RandomKind::kRandomInvert, "RandomInvert", PKind::kInvert},
+    {RandomKind::kRandomAdjustSharpness, "RandomAdjustSharpness", PKind::kAdjustSharpness},
+    {RandomKind::kRandomPosterize, "RandomPosterize", PKind::kPosterize},
+    {RandomKind::kRandomSolarize, "RandomSolarize", PKind::kSolarize},
+    {RandomKind::kRandomSharpness, "RandomSharpness", PKind::kAdjustSharpness},
 };
 
-const KindInfo& Info(Kind k) { return kKinds[static_cast<int>(k)]; }
-
-Status Bad(const std::string& op, const char* key, const std::string& what) {
-  return Status::InvalidArgument(op + ": parameter '" + key + "' " + what);
-}
+const RandomKindInfo& RandomInfo(RandomKind k) { return kRandomKinds[static_cast<int>(k)]; }
 
 // A [lo, hi] pair (or one number v: [v, v] when `one` allows it) with
 // min <= lo <= hi <= max, integers when `integers`; `def` when absent.
@@ -55,7 +50,7 @@ Status GetRange(const nlohmann::json& spec, const std::string& op, const char* k
     ok = min <= *lo && *lo <= *hi && *hi <= max;
   }
   if (!ok)
-    return Bad(op, key,
+    return BadParameter(op, key,
                std::string("must be ") + (one ? "a value or " : "") + "[min, max] with " +
                    nlohmann::json(min).dump() + " <= min <= max <= " + nlohmann::json(max).dump() +
                    (integers ? " (integers)" : "") + ", got " + v.dump());
@@ -66,96 +61,96 @@ Status GetRange(const nlohmann::json& spec, const std::string& op, const char* k
 
 Result<std::unique_ptr<TensorOp>> RandomPointOp::Make(const nlohmann::json& spec) {
   const std::string op = spec.value("op", "");
-  const KindInfo* info = nullptr;
-  for (const auto& k : kKinds)
+  const RandomKindInfo* info = nullptr;
+  for (const auto& k : kRandomKinds)
     if (op == k.name) info = &k;
   if (info == nullptr) return Status::InvalidArgument("RandomPointOp: unknown op '" + op + "'");
   PointOp::Params p;
   double prob = 0.5, lo = 0, hi = 0;
   switch (info->kind) {
-    case Kind::kRandomAutoContrast:
+    case RandomKind::kRandomAutoContrast:
       MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"cutoff", "ignore", "prob"}));
       MR_RETURN_IF_ERROR(GetAutoContrastParams(spec, op, &p));
       break;
-    case Kind::kRandomEqualize:
-    case Kind::kRandomInvert:
+    case RandomKind::kRandomEqualize:
+    case RandomKind::kRandomInvert:
       MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"prob"}));
       break;
-    case Kind::kRandomAdjustSharpness: {
+    case RandomKind::kRandomAdjustSharpness: {
       MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"degree", "prob"}));
       MR_ASSIGN_OR_RETURN(p.factor, GetNumberIn(spec, op, "degree", 0, kFactorMax, std::nullopt));
       break;
     }
-    case Kind::kRandomPosterize:
+    case RandomKind::kRandomPosterize:
       MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"bits"}));
       MR_RETURN_IF_ERROR(GetRange(spec, op, "bits", 1, 8, true, true, {8, 8}, &lo, &hi));
       break;
-    case Kind::kRandomSolarize:
+    case RandomKind::kRandomSolarize:
       MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"threshold"}));
       MR_RETURN_IF_ERROR(GetRange(spec, op, "threshold", 0, 255, true, false, {0, 255}, &lo, &hi));
       break;
-    case Kind::kRandomSharpness:
+    case RandomKind::kRandomSharpness:
       MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"degrees"}));
       MR_RETURN_IF_ERROR(GetRange(spec, op, "degrees", 0, kFactorMax, false, false, {0.1, 1.9}, &lo, &hi));
       break;
   }
-  if (info->kind <= Kind::kRandomAdjustSharpness) {
+  if (info->kind <= RandomKind::kRandomAdjustSharpness) {
     MR_ASSIGN_OR_RETURN(prob, GetProbability(spec, op, "prob", 0.5));
   }
   return std::unique_ptr<TensorOp>(
       new RandomPointOp(info->kind, PointOp(info->applies, std::move(p)), prob, lo, hi));
 }
 
-std::string RandomPointOp::name() const { return Info(kind_).name; }
+std::string RandomPointOp::name() const { return RandomInfo(kind_).name; }
 
 nlohmann::json RandomPointOp::ToJson() const {
   nlohmann::json j = {{"op", name()}};
   const nlohmann::json inner = inner_.ToJson();
   switch (kind_) {
-    case Kind::kRandomAutoContrast:
+    case RandomKind::kRandomAutoContrast:
       j["cutoff"] = inner["cutoff"];
       j["ignore"] = inner["ignore"];
       break;
-    case Kind::kRandomAdjustSharpness:
+    case RandomKind::kRandomAdjustSharpness:
       j["degree"] = inner["sharpness_factor"];
       break;
-    case Kind::kRandomPosterize:
+    case RandomKind::kRandomPosterize:
       j["bits"] = {static_cast<int>(lo_), static_cast<int>(hi_)};
       break;
-    case Kind::kRandomSolarize:
+    case RandomKind::kRandomSolarize:
       j["threshold"] = {static_cast<int>(lo_), static_cast<int>(hi_)};
       break;
-    case Kind::kRandomSharpness:
+    case RandomKind::kRandomSharpness:
       j["degrees"] = {lo_, hi_};
       break;
     default:
       break;
   }
-  if (kind_ <= Kind::kRandomAdjustSharpness) j["prob"] = prob_;
+  if (kind_ <= RandomKind::kRandomAdjustSharpness) j["prob"] = prob_;
   return j;
 }
 
 Result<Tensor> RandomPointOp::Apply(Tensor input, std::mt19937_64& rng) const {
   const std::string op = name();
   switch (kind_) {
-    case Kind::kRandomPosterize: {
+    case RandomKind::kRandomPosterize: {
       const int lo = static_cast<int>(lo_), hi = static_cast<int>(hi_);
       return Posterize(input, lo == hi ? lo : static_cast<int>(RandInt(rng, lo, hi)), op);
     }
-    case Kind::kRandomSolarize: {
+    case RandomKind::kRandomSolarize: {
       int a = static_cast<int>(RandInt(rng, static_cast<int64_t>(lo_), static_cast<int64_t>(hi_)));
       int b = static_cast<int>(RandInt(rng, static_cast<int64_t>(lo_), static_cast<int64_t>(hi_)));
       if (b < a) std::swap(a, b);
       return Solarize(input, a, b, op);
     }
-    case Kind::kRandomSharpness:
+    case RandomKind::kRandomSharpness:
       // MindSpore draws the factor as a float.
       return Sharpness(input, static_cast<float>(RandUniform(rng, lo_, hi_)), op);
     default:
       break;
   }
   // The coin ops check the input whatever the draw, as MindSpore's do.
-  if (kind_ == Kind::kRandomAutoContrast) {
+  if (kind_ == RandomKind::kRandomAutoContrast) {
     MR_RETURN_IF_ERROR(CheckImage(input, op, false).status());
     if (input.shape().size() == 3 && input.shape()[2] != 3)
       return Status::InvalidArgument(op + ": expected an HW image or an HWC one with 3 channels, got " +

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <limits>
 
 #include <opencv2/imgproc.hpp>
@@ -13,9 +14,8 @@ namespace mindrecord::ops {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 
-cv::Scalar Scalar(const FillValue& f) { return cv::Scalar(f.v[0], f.v[1], f.v[2], f.v[3]); }
+cv::Scalar FillScalar(const FillValue& f) { return cv::Scalar(f.v[0], f.v[1], f.v[2], f.v[3]); }
 
 // Area averaging has no meaning for a warp: it is taken as bilinear.
 int WarpFlag(Interpolation i) { return ToCvInterpolation(i == Interpolation::kArea ? Interpolation::kBilinear : i); }
@@ -99,7 +99,7 @@ Result<Tensor> RotateImage(const Tensor& img, const ImageDims& d, double degrees
     out = MakeImage(img.type(), d, od.h, od.w);
     cv::Mat dst = AsMat(out, od);
     out.MutableData();
-    cv::warpAffine(AsMat(img, d), dst, rot, size, WarpFlag(interp), cv::BORDER_CONSTANT, Scalar(fill));
+    cv::warpAffine(AsMat(img, d), dst, rot, size, WarpFlag(interp), cv::BORDER_CONSTANT, FillScalar(fill));
   }));
   return out;
 }
@@ -108,7 +108,7 @@ Result<Tensor> AffineImage(const Tensor& img, const ImageDims& d, double degrees
                            double scale, double shear_x, double shear_y, Interpolation interp, const FillValue& fill,
                            const std::string& op) {
   MR_RETURN_IF_ERROR(CheckWarpable(d, interp, op));
-  const double a = degrees * kPi / 180, sx = shear_x * kPi / 180, sy = -shear_y * kPi / 180;
+  const double a = degrees * std::numbers::pi / 180, sx = shear_x * std::numbers::pi / 180, sy = -shear_y * std::numbers::pi / 180;
   if (std::cos(sy) == 0) return Status::InvalidArgument(op + ": shear_y of 90 degrees");
   const double cx = (d.w - 1) / 2.0, cy = (d.h - 1) / 2.0;
   double m[6] = {scale * std::cos(a + sy) / std::cos(sy),
@@ -125,7 +125,7 @@ Result<Tensor> AffineImage(const Tensor& img, const ImageDims& d, double degrees
     cv::Mat mat(2, 3, CV_64F, m);
     cv::Mat dst = AsMat(out, d);
     cv::warpAffine(AsMat(img, d), dst, mat, cv::Size(d.w, d.h), WarpFlag(interp), cv::BORDER_CONSTANT,
-                   Scalar(fill));
+                   FillScalar(fill));
   }));
   return out;
 }
