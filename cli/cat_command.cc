@@ -13,7 +13,7 @@ namespace mindrecord::cli {
 
 namespace {
 
-int Run(const std::string& path, const std::string& rows, const std::string& columns, const std::string& format,
+int RunCatCommand(const std::string& path, const std::string& rows, const std::string& columns, const std::string& format,
         const ReaderOptions& options) {
   if (format != "jsonl" && format != "table") {
     return ReportStatus("cat", Status::InvalidArgument("--format must be jsonl or table"));
@@ -72,7 +72,7 @@ void AddCatCommand(CLI::App& app, int* exit_code) {
   sub->add_option("--format", *format, "jsonl (bytes as base64, arrays as nested lists) or table");
   auto options = std::make_shared<ReaderOptions>();
   AddRemoteOptions(sub, &options->remote);
-  sub->callback([=] { *exit_code = Run(*path, *rows, *columns, *format, *options); });
+  sub->callback([=] { *exit_code = RunCatCommand(*path, *rows, *columns, *format, *options); });
 }
 
 }  // namespace mindrecord::cli

@@ -51,7 +51,7 @@ Status ExportRow(uint64_t id, const Row& row, const std::string& stem, OutFolder
   return folder.Write(stem + ".json", doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
-int Run(ExportArgs& a) {
+int RunExportCommand(ExportArgs& a) {
   auto reader = ShardReader::Open(a.path, a.read);
   if (!reader.ok()) return ReportStatus("export", reader.status());
   const ShardReader& r = **reader;
@@ -113,7 +113,7 @@ void AddExportCommand(CLI::App& app, int* exit_code) {
                   "Contact sheet: the image column (default: the first bytes column holding an image)");
   sub->add_option("--label-column", a->sheet_options.label_column,
                   "Contact sheet: the label column (default: label when present; '-': no classes)");
-  sub->callback([=] { *exit_code = Run(*a); });
+  sub->callback([=] { *exit_code = RunExportCommand(*a); });
 }
 
 }  // namespace mindrecord::cli

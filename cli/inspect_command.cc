@@ -97,7 +97,7 @@ void PrintHistogram(const Histogram& h, const std::map<int64_t, std::string>& na
   }
 }
 
-int Run(const std::string& path, bool as_json, bool pages, const std::string& histogram,
+int RunInspectCommand(const std::string& path, bool as_json, bool pages, const std::string& histogram,
         const ReaderOptions& options) {
   auto reader = ShardReader::Open(path, options);
   if (!reader.ok()) return ReportStatus("inspect", reader.status());
@@ -195,7 +195,7 @@ void AddInspectCommand(CLI::App& app, int* exit_code) {
                   "Rows per value of a label column (e.g. label), from the index when it has the column");
   auto options = std::make_shared<ReaderOptions>();
   AddRemoteOptions(sub, &options->remote);
-  sub->callback([=] { *exit_code = Run(*path, *as_json, *pages, *histogram, *options); });
+  sub->callback([=] { *exit_code = RunInspectCommand(*path, *as_json, *pages, *histogram, *options); });
 }
 
 }  // namespace mindrecord::cli

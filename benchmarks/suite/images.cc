@@ -35,7 +35,7 @@ namespace fs = std::filesystem;
 namespace mindrecord::bench {
 namespace {
 
-constexpr const char* kWl = "images";
+constexpr const char* kImagesWorkload = "images";
 
 // Runs fn(i) for i in [0, n) on `threads` threads.
 void ParallelFor(int threads, size_t n, const std::function<void(size_t)>& fn) {
@@ -146,9 +146,9 @@ void Transform(const std::vector<std::unique_ptr<TensorOp>>& ops, std::string jp
   std::memcpy(slot, t.data(), std::min<size_t>(t.size_bytes(), 224 * 224 * 3 * 4));
 }
 
-void Add(Results& r, const std::string& task, const std::string& system, const std::string& role, uint64_t items,
+void AddImageResult(Results& r, const std::string& task, const std::string& system, const std::string& role, uint64_t items,
          uint64_t bytes, std::vector<double> secs, std::vector<double> cpu = {}) {
-  r.Add({kWl, task, system, role, "images", items, bytes, std::move(secs), std::move(cpu), nlohmann::json::object()});
+  r.Add({kImagesWorkload, task, system, role, "images", items, bytes, std::move(secs), std::move(cpu), nlohmann::json::object()});
 }
 
 }  // namespace
@@ -172,12 +172,12 @@ void RunImagesWorkload(const SuiteOptions& o, Results& results) {
     convert::ConvertOptions co;
     co.workers = static_cast<uint32_t>(w);
     co.overwrite = true;
-    Add(results, "convert", "MindRecord, " + std::to_string(w) + " worker" + (w > 1 ? "s" : ""), "ours", n, bytes,
+    AddImageResult(results, "convert", "MindRecord, " + std::to_string(w) + " worker" + (w > 1 ? "s" : ""), "ours", n, bytes,
         TimeRuns(o, [&] { Unwrap(convert::Convert("imagefolder", src, mr, co), "convert"); }));
   }
-  Add(results, "convert", "TFRecord + .idx, 1 thread", "baseline", n, bytes,
+  AddImageResult(results, "convert", "TFRecord + .idx, 1 thread", "baseline", n, bytes,
       TimeRuns(o, [&] { ConvertToTfRecord(files, tf); }));
-  Add(results, "convert", "cat source files", "ceiling", n, bytes, TimeRuns(o, [&] { Check(CatFiles(files).status(), "cat"); }));
+  AddImageResult(results, "convert", "cat source files", "ceiling", n, bytes, TimeRuns(o, [&] { Check(CatFiles(files).status(), "cat"); }));
   results.Set("images", {{"images", n},
                          {"pipeline_images", np},
                          {"source_bytes", bytes},
@@ -207,9 +207,9 @@ void RunImagesWorkload(const SuiteOptions& o, Results& results) {
       for (uint64_t id : perm) got += Unwrap(r.ReadRow(id, &proj), "read").Get("image").bytes().size();
       if (got != bytes) Check(Status::Internal("MindRecord read " + std::to_string(got) + " bytes"), t);
     };
-    Add(results, t, "MindRecord (pread)", "ours", n, bytes, TimeRuns(o, [&] { mr_read(*mr_pread); }));
-    Add(results, t, "MindRecord (mmap)", "ours", n, bytes, TimeRuns(o, [&] { mr_read(*mr_mmap); }));
-    Add(results, t, "TFRecord + .idx", "baseline", n, bytes, TimeRuns(o, [&] {
+    AddImageResult(results, t, "MindRecord (pread)", "ours", n, bytes, TimeRuns(o, [&] { mr_read(*mr_pread); }));
+    AddImageResult(results, t, "MindRecord (mmap)", "ours", n, bytes, TimeRuns(o, [&] { mr_read(*mr_mmap); }));
+    AddImageResult(results, t, "TFRecord + .idx", "baseline", n, bytes, TimeRuns(o, [&] {
           uint64_t got = 0;
           for (uint64_t id : perm) {
             Check(ParseExample(Unwrap(tf_rand->Read(id, &scratch), "read"), &ex), "parse");
@@ -217,7 +217,7 @@ void RunImagesWorkload(const SuiteOptions& o, Results& results) {
           }
           if (got != bytes) Check(Status::Internal("TFRecord read other bytes"), t);
         }));
-    Add(results, t, "plain files", "baseline", n, bytes, TimeRuns(o, [&] {
+    AddImageResult(results, t, "plain files", "baseline", n, bytes, TimeRuns(o, [&] {
           for (uint64_t id : perm) Check(ReadWholeFile(files[id], &scratch), files[id]);
         }));
     // memcpy of the same number of bytes from in-memory JPEGs (a 64-image pool).
@@ -229,7 +229,7 @@ void RunImagesWorkload(const SuiteOptions& o, Results& results) {
     std::string sink(4 << 20, '\0');
     std::vector<uint64_t> sizes(n);
     for (size_t i = 0; i < n; ++i) sizes[i] = fs::file_size(files[i]);
-    Add(results, t, "memcpy", "ceiling", n, bytes, TimeRuns(o, [&] {
+    AddImageResult(results, t, "memcpy", "ceiling", n, bytes, TimeRuns(o, [&] {
           for (uint64_t id : perm) {
             const std::string& s = pool[id % pool.size()];
             const size_t len = std::min<size_t>(sizes[id], sink.size());
@@ -238,7 +238,7 @@ void RunImagesWorkload(const SuiteOptions& o, Results& results) {
             asm volatile("" : : "r"(sink.data()) : "memory");
           }
         }));
-    Add(results, t, "cat source files", "ceiling", n, bytes, TimeRuns(o, [&] { Check(CatFiles(files).status(), "cat"); }));
+    AddImageResult(results, t, "cat source files", "ceiling", n, bytes, TimeRuns(o, [&] { Check(CatFiles(files).status(), "cat"); }));
   }
 
   // ---- decode + RandomResizedCrop(224) + flip + normalize ----
@@ -306,11 +306,11 @@ void RunImagesWorkload(const SuiteOptions& o, Results& results) {
     // Interleaved: these figures are the most sensitive to load drift.
     std::vector<std::vector<double>> cpu;
     auto secs = TimeInterleaved(o, {run_pipeline, run_tf, run_plain, run_mem, run_bare}, &cpu);
-    Add(results, t, "MindRecord pipeline", "ours", np, np_bytes, secs[0], cpu[0]);
-    Add(results, t, "TFRecord + .idx", "baseline", np, np_bytes, secs[1], cpu[1]);
-    Add(results, t, "plain files", "baseline", np, np_bytes, secs[2], cpu[2]);
-    Add(results, t, "same ops on in-memory JPEGs", "ceiling", np, np_bytes, secs[3], cpu[3]);
-    Add(results, t, "bare decode+resize, in memory", "ceiling", np, np_bytes, secs[4], cpu[4]);
+    AddImageResult(results, t, "MindRecord pipeline", "ours", np, np_bytes, secs[0], cpu[0]);
+    AddImageResult(results, t, "TFRecord + .idx", "baseline", np, np_bytes, secs[1], cpu[1]);
+    AddImageResult(results, t, "plain files", "baseline", np, np_bytes, secs[2], cpu[2]);
+    AddImageResult(results, t, "same ops on in-memory JPEGs", "ceiling", np, np_bytes, secs[3], cpu[3]);
+    AddImageResult(results, t, "bare decode+resize, in memory", "ceiling", np, np_bytes, secs[4], cpu[4]);
   }
   RemoveAll(out);
 }

@@ -21,7 +21,7 @@
 namespace mindrecord::bench {
 namespace {
 
-constexpr const char* kWl = "records";
+constexpr const char* kRecordsWorkload = "records";
 
 // Texts in one arena: record i is [off[i], off[i+1]).
 struct Corpus {
@@ -106,9 +106,9 @@ void WritePlain(const Corpus& c, const std::string& root) {
     Check(WriteWholeFile(PlainFilePath(root, i, c.label[i], ".txt"), c.text(i)), "write plain file");
 }
 
-void Add(Results& r, const std::string& task, const std::string& system, const std::string& role,
+void AddRecordResult(Results& r, const std::string& task, const std::string& system, const std::string& role,
          const std::string& unit, uint64_t items, uint64_t bytes, std::vector<double> secs, std::vector<double> cpu = {}) {
-  r.Add({kWl, task, system, role, unit, items, bytes, std::move(secs), std::move(cpu), nlohmann::json::object()});
+  r.Add({kRecordsWorkload, task, system, role, unit, items, bytes, std::move(secs), std::move(cpu), nlohmann::json::object()});
 }
 
 }  // namespace
@@ -143,19 +143,19 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
     std::vector<std::vector<double>> cpu;
     auto secs = TimeInterleaved(o, {[&] { WriteMindRecord(c, p.mr); }, [&] { WriteTfRecord(c, p); },
                                     [&] { WriteLmdb(c, p.lmdb); }}, &cpu, settle);
-    Add(results, "write", "MindRecord", "ours", "rows", n, payload, secs[0], cpu[0]);
-    Add(results, "write", "TFRecord + .idx", "baseline", "rows", n, payload, secs[1], cpu[1]);
-    Add(results, "write", "LMDB", "baseline", "rows", n, payload, secs[2], cpu[2]);
+    AddRecordResult(results, "write", "MindRecord", "ours", "rows", n, payload, secs[0], cpu[0]);
+    AddRecordResult(results, "write", "TFRecord + .idx", "baseline", "rows", n, payload, secs[1], cpu[1]);
+    AddRecordResult(results, "write", "LMDB", "baseline", "rows", n, payload, secs[2], cpu[2]);
   }
   if (o.records_write_only) {
     RemoveAll(dir);
     return;
   }
-  Add(results, "write", "plain files (no fsync)", "baseline", "rows", n, payload,
+  AddRecordResult(results, "write", "plain files (no fsync)", "baseline", "rows", n, payload,
       TimeRuns(o, [&] { WritePlain(c, p.plain); }, [&] { RemoveAll(p.plain); }));
   {
     std::string dst(c.arena.size(), '\0');
-    Add(results, "write", "memcpy", "ceiling", "rows", n, payload, TimeRuns(o, [&] {
+    AddRecordResult(results, "write", "memcpy", "ceiling", "rows", n, payload, TimeRuns(o, [&] {
           for (size_t i = 0; i < n; ++i) std::memcpy(dst.data() + c.off[i], c.text(i).data(), c.text(i).size());
         }));
   }
@@ -233,7 +233,7 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
       for (uint64_t id : ids) one(id, got);
     });
     if (!(got == want)) Check(Status::Internal(system + " read other data than the source"), task);
-    Add(results, task, system, role, unit, items, want.bytes + 8 * ids.size(), std::move(secs));
+    AddRecordResult(results, task, system, role, unit, items, want.bytes + 8 * ids.size(), std::move(secs));
   };
 
   // As `measure`, for a reader that takes `ids` a list of `per` at a time
@@ -251,7 +251,7 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
       for (const auto& l : lists) read(l, got);
     });
     if (!(got == want)) Check(Status::Internal(system + " read other data than the source"), task);
-    Add(results, task, system, "ours", unit, items, want.bytes + 8 * ids.size(), std::move(secs));
+    AddRecordResult(results, task, system, "ours", unit, items, want.bytes + 8 * ids.size(), std::move(secs));
   };
 
   // Sequential scan.
@@ -276,18 +276,18 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
       if (!(d == want)) Check(Status::Internal("view scan read other data"), "scan");
     };
     const uint64_t b = payload;
-    Add(results, "sequential scan", "MindRecord (pread)", "ours", "rows", n, b, TimeRuns(o, [&] { scan_mr(*mr_pread); }));
-    Add(results, "sequential scan", "MindRecord (mmap)", "ours", "rows", n, b, TimeRuns(o, [&] { scan_mr(*mr_mmap); }));
-    Add(results, "sequential scan", "MindRecord (mmap, views)", "ours", "rows", n, b,
+    AddRecordResult(results, "sequential scan", "MindRecord (pread)", "ours", "rows", n, b, TimeRuns(o, [&] { scan_mr(*mr_pread); }));
+    AddRecordResult(results, "sequential scan", "MindRecord (mmap)", "ours", "rows", n, b, TimeRuns(o, [&] { scan_mr(*mr_mmap); }));
+    AddRecordResult(results, "sequential scan", "MindRecord (mmap, views)", "ours", "rows", n, b,
         TimeRuns(o, [&] { scan_views(*mr_mmap); }));
-    Add(results, "sequential scan", "TFRecord", "baseline", "rows", n, b, TimeRuns(o, [&] {
+    AddRecordResult(results, "sequential scan", "TFRecord", "baseline", "rows", n, b, TimeRuns(o, [&] {
           auto r = Unwrap(TfRecordReader::Open(p.tf), p.tf);
           Digest d;
           std::string_view rec;
           while (Unwrap(r->Next(&rec), p.tf)) digest_example(rec, d);
           if (!(d == want)) Check(Status::Internal("TFRecord scan read other data"), "scan");
         }));
-    Add(results, "sequential scan", "LMDB (cursor)", "baseline", "rows", n, b, TimeRuns(o, [&] {
+    AddRecordResult(results, "sequential scan", "LMDB (cursor)", "baseline", "rows", n, b, TimeRuns(o, [&] {
           Digest d;
           Check(lmdb->Scan([&](std::string_view rec) {
             digest_example(rec, d);
@@ -296,15 +296,15 @@ void RunRecordsWorkload(const SuiteOptions& o, Results& results) {
           if (!(d == want)) Check(Status::Internal("LMDB scan read other data"), "scan");
         }));
     const std::vector<std::string> listed = ListFiles(p.plain);  // ImageFolder order
-    Add(results, "sequential scan", "plain files", "baseline", "rows", n, b, TimeRuns(o, [&] {
+    AddRecordResult(results, "sequential scan", "plain files", "baseline", "rows", n, b, TimeRuns(o, [&] {
           for (const auto& f : listed) Check(ReadWholeFile(f, &scratch), f);
         }));
     std::vector<uint64_t> seq(n);
     std::iota(seq.begin(), seq.end(), 0);
     measure("sequential scan", "memcpy", "ceiling", seq, copy_ceiling, "rows", n);
-    Add(results, "sequential scan", "cat TFRecord file", "ceiling", "rows", n, b,
+    AddRecordResult(results, "sequential scan", "cat TFRecord file", "ceiling", "rows", n, b,
         TimeRuns(o, [&] { Check(CatFiles({p.tf}).status(), "cat"); }));
-    Add(results, "sequential scan", "cat plain files", "ceiling", "rows", n, b,
+    AddRecordResult(results, "sequential scan", "cat plain files", "ceiling", "rows", n, b,
         TimeRuns(o, [&] { Check(CatFiles(listed).status(), "cat"); }));
   }
 
