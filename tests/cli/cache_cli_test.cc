@@ -16,7 +16,7 @@ namespace {
 using testing::CliPath;
 using testing::RunCommand;
 
-std::string Cli(const std::string& args) { return CliPath() + " " + args; }
+std::string CacheCli(const std::string& args) { return CliPath() + " " + args; }
 
 // A cache `name` with `rows` entries of 100 bytes, two of them read back.
 void Fill(const CacheOptions& o, uint64_t rows) {
@@ -30,7 +30,7 @@ void Fill(const CacheOptions& o, uint64_t rows) {
   ASSERT_TRUE((*c)->Get(1).ok());
 }
 
-std::vector<nlohmann::json> Lines(const std::string& out) {
+std::vector<nlohmann::json> CacheLines(const std::string& out) {
   std::vector<nlohmann::json> v;
   std::istringstream in(out);
   for (std::string line; std::getline(in, line);)
@@ -44,8 +44,8 @@ TEST(CacheCliTest, LsShowsCachesAndDropFreesThem) {
   Fill({"alpha", 0, dir}, 5);
   Fill({"beta", 0, dir}, 3);
   std::string out;
-  ASSERT_EQ(RunCommand(Cli("cache ls --json --dir " + dir), &out), 0) << out;
-  auto l = Lines(out);
+  ASSERT_EQ(RunCommand(CacheCli("cache ls --json --dir " + dir), &out), 0) << out;
+  auto l = CacheLines(out);
   ASSERT_EQ(l.size(), 2u) << out;
   EXPECT_EQ(l[0]["name"], "alpha");
   EXPECT_EQ(l[0]["entries"], 5);
@@ -55,23 +55,23 @@ TEST(CacheCliTest, LsShowsCachesAndDropFreesThem) {
   EXPECT_GT(l[0]["bytes"].get<uint64_t>(), 500u);
   EXPECT_EQ(l[1]["name"], "beta");
   EXPECT_EQ(l[1]["entries"], 3);
-  ASSERT_EQ(RunCommand(Cli("cache ls --dir " + dir), &out), 0);
+  ASSERT_EQ(RunCommand(CacheCli("cache ls --dir " + dir), &out), 0);
   EXPECT_NE(out.find("alpha"), std::string::npos);
   EXPECT_NE(out.find("ENTRIES"), std::string::npos);
 
-  ASSERT_EQ(RunCommand(Cli("cache drop alpha --dir " + dir), &out), 0) << out;
+  ASSERT_EQ(RunCommand(CacheCli("cache drop alpha --dir " + dir), &out), 0) << out;
   EXPECT_FALSE(std::filesystem::exists(dir + "/alpha"));
-  ASSERT_EQ(RunCommand(Cli("cache ls --json --dir " + dir), &out), 0);
-  EXPECT_EQ(Lines(out).size(), 1u);
+  ASSERT_EQ(RunCommand(CacheCli("cache ls --json --dir " + dir), &out), 0);
+  EXPECT_EQ(CacheLines(out).size(), 1u);
   // Unknown name: a data error; neither names nor --all: a usage error.
-  EXPECT_EQ(RunCommand(Cli("cache drop alpha --dir " + dir), &out, true), 2);
+  EXPECT_EQ(RunCommand(CacheCli("cache drop alpha --dir " + dir), &out, true), 2);
   EXPECT_NE(out.find("no cache 'alpha'"), std::string::npos) << out;
-  EXPECT_EQ(RunCommand(Cli("cache drop --dir " + dir), &out, true), 1);
-  EXPECT_EQ(RunCommand(Cli("cache drop ../etc --dir " + dir), &out, true), 1);
-  ASSERT_EQ(RunCommand(Cli("cache drop --all --dir " + dir), &out), 0) << out;
+  EXPECT_EQ(RunCommand(CacheCli("cache drop --dir " + dir), &out, true), 1);
+  EXPECT_EQ(RunCommand(CacheCli("cache drop ../etc --dir " + dir), &out, true), 1);
+  ASSERT_EQ(RunCommand(CacheCli("cache drop --all --dir " + dir), &out), 0) << out;
   EXPECT_FALSE(std::filesystem::exists(dir + "/beta"));
-  ASSERT_EQ(RunCommand(Cli("cache ls --json --dir " + dir), &out), 0);
-  EXPECT_TRUE(Lines(out).empty());
+  ASSERT_EQ(RunCommand(CacheCli("cache ls --json --dir " + dir), &out), 0);
+  EXPECT_TRUE(CacheLines(out).empty());
 }
 
 }  // namespace

@@ -26,11 +26,11 @@ using testing::TempDir;
 using testing::WriteFile;
 namespace fs = std::filesystem;
 
-std::vector<Row> Rows(int n, int first = 0) { return testing::IdNameImgRows(n, first); }
+std::vector<Row> UntrustedRows(int n, int first = 0) { return testing::IdNameImgRows(n, first); }
 
 std::string WriteDataset(const std::string& path, uint64_t header_size = kMinHeaderSize, int rows = 20,
                          uint32_t shards = 1) {
-  auto paths = testing::WriteIdNameImg(path, Rows(rows),
+  auto paths = testing::WriteIdNameImg(path, UntrustedRows(rows),
                                        {.shards = shards, .header_size = header_size, .checksums = false});
   return paths.empty() ? path : paths[0];
 }
@@ -38,11 +38,11 @@ std::string WriteDataset(const std::string& path, uint64_t header_size = kMinHea
 void AppendRows(const std::string& path, int n) {
   auto w = ShardWriter::OpenForAppend(path);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
-  ASSERT_TRUE((*w)->WriteRows(Rows(n, 1000)).ok());
+  ASSERT_TRUE((*w)->WriteRows(UntrustedRows(n, 1000)).ok());
   ASSERT_TRUE((*w)->Commit().ok());
 }
 
-int Lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+int OutputLines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
 // Replaces the header JSON of a shard (length prefix updated, padding kept).
 void RewriteHeaderJson(const std::string& path, const std::function<std::string(std::string)>& edit) {
@@ -83,7 +83,7 @@ TEST(UntrustedCliTest, InspectRefusesCompressionNumbersOfOtherKinds) {
   for (const char* edit : {"\"raw_bytes\":1e300", "\"raw_bytes\":\"many\"", "\"stored_bytes\":-3"}) {
     SCOPED_TRACE(edit);
     TempDir dir;
-    const std::string d = testing::WriteIdNameImg(dir.Join("d"), Rows(20),
+    const std::string d = testing::WriteIdNameImg(dir.Join("d"), UntrustedRows(20),
                                                   {.header_size = 1 * kMiB, .checksums = false, .compression = "zstd:3"})[0];
     std::string out;
     ASSERT_EQ(Cli("inspect " + d, &out), 0) << out;
@@ -121,7 +121,7 @@ TEST(UntrustedCliTest, CompressionSettingsOfOtherTypesAreCorruption) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.value);
     TempDir dir;
-    const std::string d = testing::WriteIdNameImg(dir.Join("d"), Rows(20),
+    const std::string d = testing::WriteIdNameImg(dir.Join("d"), UntrustedRows(20),
                                                   {.header_size = 1 * kMiB, .checksums = false, .compression = "zstd:3"})[0];
     RewriteHeaderJson(d, [&](std::string j) {
       const size_t at = j.find("\"mr_compression\":{");
@@ -197,7 +197,7 @@ TEST(UntrustedCliTest, PageChecksumsOfOtherTypesAreCorruption) {
     SCOPED_TRACE(value);
     TempDir dir;
     const std::string d =
-        testing::WriteIdNameImg(dir.Join("d"), Rows(20), {.header_size = 1 * kMiB, .checksums = true})[0];
+        testing::WriteIdNameImg(dir.Join("d"), UntrustedRows(20), {.header_size = 1 * kMiB, .checksums = true})[0];
     RewriteHeaderJson(d, [&](std::string j) {
       const std::string key = "\"" + std::string(kPageChecksumKey) + "\":";
       const size_t at = j.find(key);
@@ -281,16 +281,16 @@ TEST(UntrustedCliTest, ACopiedDatasetIsReadAndAppendedAsItself) {
   ASSERT_EQ(Cli("inspect --json " + backup, &out), 0) << out;
   EXPECT_NE(out.find("\"num_rows\": 20,"), std::string::npos) << out;
   ASSERT_EQ(Cli("cat " + backup, &out), 0) << out;
-  EXPECT_EQ(Lines(out), 20);
+  EXPECT_EQ(OutputLines(out), 20);
   EXPECT_EQ(Cli("verify --deep " + backup, &out), 0) << out;
   const std::string train_bytes = ReadFile(train), train_db = ReadFile(train + ".db");
   ASSERT_EQ(Cli("append " + backup + " " + train, &out), 0) << out;  // 20 + 25
   EXPECT_EQ(ReadFile(train), train_bytes);
   EXPECT_EQ(ReadFile(train + ".db"), train_db);
   ASSERT_EQ(Cli("cat " + backup, &out), 0) << out;
-  EXPECT_EQ(Lines(out), 45);
+  EXPECT_EQ(OutputLines(out), 45);
   ASSERT_EQ(Cli("cat " + train, &out), 0) << out;
-  EXPECT_EQ(Lines(out), 25);
+  EXPECT_EQ(OutputLines(out), 25);
 }
 
 // A renamed multi-shard dataset (d0, d1 -> e0, e1) is read whole through
@@ -306,7 +306,7 @@ TEST(UntrustedCliTest, ARenamedMultiShardDatasetReadsItsOwnShards) {
   for (const char* s : {"e0", "e1"}) {
     std::string out;
     ASSERT_EQ(Cli(std::string("cat ") + dir.Join(s), &out), 0) << out;
-    EXPECT_EQ(Lines(out), 20) << s;
+    EXPECT_EQ(OutputLines(out), 20) << s;
     EXPECT_EQ(Cli(std::string("verify --deep ") + dir.Join(s), &out), 0) << out;
   }
   // Renamed without the shard suffix: the siblings cannot be derived.

@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 std::vector<Row> Rows(int n, int first = 0) { return testing::IdNameImgRows(n, first); }
 
 // 20 rows in `shards` shards; returns the shard paths.
-std::vector<std::string> Write(const std::string& path, uint32_t shards) {
+std::vector<std::string> WriteRecoverable(const std::string& path, uint32_t shards) {
   return testing::WriteIdNameImg(path, Rows(20), {.shards = shards});
 }
 
@@ -64,7 +64,7 @@ bool HasJournal(const std::vector<std::string>& shards) {
 TEST(UntrustedRecoverTest, FolderCopiedDuringAnAppendIsRolledBackOnRequest) {
   TempDir dir;
   fs::create_directory(dir.Join("a"));
-  auto a = Write(dir.Join("a/d"), 2);
+  auto a = WriteRecoverable(dir.Join("a/d"), 2);
   std::vector<std::string> before;
   for (const auto& s : a) before.push_back(ReadFile(s));
   InterruptedAppend(a[0]);
@@ -100,7 +100,7 @@ TEST(UntrustedRecoverTest, FolderCopiedDuringAnAppendIsRolledBackOnRequest) {
 TEST(UntrustedRecoverTest, ReplacedDatasetKeepsItsRowsOnDiscardOrRollsBackOnRequest) {
   for (const bool discard : {true, false}) {
     TempDir dir;
-    auto a = Write(dir.Join("d"), 1);
+    auto a = WriteRecoverable(dir.Join("d"), 1);
     const std::string before = ReadFile(a[0]);
     InterruptedAppend(a[0]);
     const std::string journal = ReadFile(JournalPath(a[0])), backup = ReadFile(JournalIndexPath(a[0]));
@@ -135,7 +135,7 @@ TEST(UntrustedRecoverTest, ReplacedDatasetKeepsItsRowsOnDiscardOrRollsBackOnRequ
 TEST(UntrustedRecoverTest, OldFormatAndDamagedJournalsAreDiscardedOnRequest) {
   for (const bool old_format : {true, false}) {
     TempDir dir;
-    auto a = Write(dir.Join("d"), 2);
+    auto a = WriteRecoverable(dir.Join("d"), 2);
     const std::string before = ReadFile(a[1]);
     ASSERT_NO_FATAL_FAILURE(JournalOfAnAppendThatWroteNothing(a[0]));
     std::string j = ReadFile(JournalPath(a[0]));
@@ -166,7 +166,7 @@ TEST(UntrustedRecoverTest, JournalNumbersOfOtherKindsAreDamage) {
   for (const char* size : {"2.0888888e62", "-5", "20.5", "\"20\""}) {
     SCOPED_TRACE(size);
     TempDir dir;
-    auto a = Write(dir.Join("d"), 2);
+    auto a = WriteRecoverable(dir.Join("d"), 2);
     const std::string before = ReadFile(a[0]);
     ASSERT_NO_FATAL_FAILURE(JournalOfAnAppendThatWroteNothing(a[0]));
     std::string j = ReadFile(JournalPath(a[0]));
@@ -187,7 +187,7 @@ TEST(UntrustedRecoverTest, JournalNumbersOfOtherKindsAreDamage) {
 // request; with nothing left, recover says so.
 TEST(UntrustedRecoverTest, UnmatchedCommitRecordIsDiscardedOnRequest) {
   TempDir dir;
-  auto a = Write(dir.Join("d"), 1);
+  auto a = WriteRecoverable(dir.Join("d"), 1);
   const std::string tmp = dir.Join(".d.tmp-1");
   WriteFile(tmp, "first");
   ASSERT_TRUE(WriteCommitRecord(a[0], {{tmp, a[0]}}, FileSystem::Default()).ok());

@@ -86,7 +86,7 @@ std::vector<Row> MultiRows(size_t n, uint64_t seed) {
 
 CompressionOptions Spec(const std::string& s) { return *ParseCompression(s); }
 
-void Write(const std::string& path, const Schema& schema, const std::vector<Row>& rows, WriterOptions o) {
+void WriteCompressed(const std::string& path, const Schema& schema, const std::vector<Row>& rows, WriterOptions o) {
   auto w = ShardWriter::Create(path, schema, o);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   for (size_t i = 0; i < rows.size(); i += 97) {
@@ -97,7 +97,7 @@ void Write(const std::string& path, const Schema& schema, const std::vector<Row>
   ASSERT_TRUE(st.ok()) << st.ToString();
 }
 
-// The written index of global row `id` of `total` rows written by Write()
+// The written index of global row `id` of `total` rows written by WriteCompressed()
 // (calls of 97 rows; see testing::BlockPlacementOrder).
 size_t WrittenIndex(const ShardReader& r, uint64_t id) {
   return testing::BlockPlacementOrder(testing::EqualBatches(r.num_rows(), 97), r.num_shards())[id];
@@ -159,7 +159,7 @@ TEST_P(CodecRoundTrip, EveryTypeReadsBack) {
   o.header_size = 256 * kKiB;
   o.compression = Spec(spec);
   const std::string path = tmp.Join("multi");
-  Write(path, MultiBlobSchema(), rows, o);
+  WriteCompressed(path, MultiBlobSchema(), rows, o);
   ExpectSameRows(ShardFileNames(path, shards)[0], rows);
   ExpectSameRows(ShardFileNames(path, shards)[0], rows, {.io_mode = IoMode::kMmap});
 
@@ -220,14 +220,14 @@ TEST(CompressionTest, SingleBlobFieldAndNoBlobFields) {
     o.header_size = 64 * kKiB;
     o.page_size = 64 * kKiB;
     o.overwrite = true;
-    Write(tmp.Join("one"), OneBlobSchema(), rows, o);
+    WriteCompressed(tmp.Join("one"), OneBlobSchema(), rows, o);
     ExpectSameRows(tmp.Join("one"), rows);
     // No blob fields: the dummy blob part stays as it is.
     std::vector<Field> f(1);
     f[0] = {.name = "n", .type = DataType::kInt64};
     std::vector<Row> plain(10);
     for (int i = 0; i < 10; ++i) plain[i].Set("n", Value::Int(i));
-    Write(tmp.Join("noblob"), *Schema::Make(f), plain, o);
+    WriteCompressed(tmp.Join("noblob"), *Schema::Make(f), plain, o);
     ExpectSameRows(tmp.Join("noblob"), plain);
   }
 }
@@ -257,7 +257,7 @@ TEST(CompressionTest, IncompressibleAndImageValuesAreStoredAsTheyAre) {
     o.overwrite = true;
     o.header_size = 256 * kKiB;
     o.page_size = 256 * kKiB;
-    Write(tmp.Join("img"), OneBlobSchema(), rows, o);
+    WriteCompressed(tmp.Join("img"), OneBlobSchema(), rows, o);
     ExpectSameRows(tmp.Join("img"), rows);
     auto r = ShardReader::Open(tmp.Join("img"));
     ASSERT_TRUE(r.ok());
@@ -320,7 +320,7 @@ TEST(CompressionTest, CorruptCompressedDataIsAnError) {
     o.header_size = 64 * kKiB;
     o.page_size = 64 * kKiB;
     const std::string path = tmp.Join("bad");
-    Write(path, OneBlobSchema(), one, o);
+    WriteCompressed(path, OneBlobSchema(), one, o);
     auto r0 = ShardReader::Open(path);
     ASSERT_TRUE(r0.ok());
     uint64_t at = 0;
@@ -357,11 +357,11 @@ TEST(CompressionTest, MissingOrMismatchedDictionaryIsDetected) {
   o.header_size = 256 * kKiB;
   o.page_size = 256 * kKiB;
   const auto rows = MultiRows(300, 5);
-  Write(tmp.Join("a"), MultiBlobSchema(), rows, o);
+  WriteCompressed(tmp.Join("a"), MultiBlobSchema(), rows, o);
   // A second dataset with different data: a different dictionary.
   std::vector<Row> other = MultiRows(300, 6);
   for (auto& r : other) r.Set("text", Value::Bytes(std::string(400, 'q') + r.Get("name").bytes() + "zzzz xyzzy"));
-  Write(tmp.Join("b"), MultiBlobSchema(), other, o);
+  WriteCompressed(tmp.Join("b"), MultiBlobSchema(), other, o);
   const auto a = ReadHeaderJson(tmp.Join("a"));
   const auto b = ReadHeaderJson(tmp.Join("b"));
   ASSERT_NE(a[kCompressionKey]["dict_id"], 0);
@@ -413,7 +413,7 @@ TEST(CompressionTest, VersionStringIsOneMindSporeRefuses) {
   Row one;
   one.Set("label", Value::Int(1));
   one.Set("data", Value::Bytes(std::string(100, 'x')));
-  Write(tmp.Join("v"), OneBlobSchema(), {one}, o);
+  WriteCompressed(tmp.Join("v"), OneBlobSchema(), {one}, o);
   auto h = ReadHeaderJson(tmp.Join("v"));
   EXPECT_EQ(h["version"], "3.0+mr-lz4");
   // Only our compressed version strings are new: others are still refused.
@@ -468,14 +468,14 @@ TEST(CompressionTest, RawPartsAreCompressedWithRaw) {
   o.page_size = 64 * kKiB;
   o.shard_count = 2;
   o.compression = Spec("zstd:3+dict");
-  Write(tmp.Join("blob_only"), TextRawSchema(), rows, o);
+  WriteCompressed(tmp.Join("blob_only"), TextRawSchema(), rows, o);
   o.compression = Spec("zstd:3+dict+raw");
-  Write(tmp.Join("raw_too"), TextRawSchema(), rows, o);
+  WriteCompressed(tmp.Join("raw_too"), TextRawSchema(), rows, o);
   o.compression = Spec("none");
   o.checksums = false;
   std::filesystem::create_directories(tmp.Join("plain"));
   std::filesystem::create_directories(tmp.Join("copied"));
-  Write(tmp.Join("plain/x"), TextRawSchema(), rows, o);
+  WriteCompressed(tmp.Join("plain/x"), TextRawSchema(), rows, o);
 
   const std::string first = ShardFileNames(tmp.Join("raw_too"), 2)[0];
   ExpectSameRows(first, rows);
@@ -517,14 +517,14 @@ TEST(CompressionTest, RawPartsAreCompressedWithRaw) {
     ASSERT_TRUE(w.ok());
     std::vector<EncodedRow> enc(rows.size());
     for (size_t k = 0; k < rows.size(); ++k) {
-      // Write-stream order: the global id whose written index is k.
+      // WriteCompressed-stream order: the global id whose written index is k.
       const auto order = testing::BlockPlacementOrder(testing::EqualBatches(rows.size(), 97), 2);
       const uint64_t id = std::find(order.begin(), order.end(), k) - order.begin();
       auto e = (*r)->ReadEncoded(id);
       ASSERT_TRUE(e.ok()) << e.status().ToString();
       enc[k] = std::move(*e);
     }
-    for (size_t i = 0; i < enc.size(); i += 97) {  // the batches Write() used
+    for (size_t i = 0; i < enc.size(); i += 97) {  // the batches WriteCompressed() used
       std::vector<EncodedRow> batch(std::make_move_iterator(enc.begin() + i),
                                     std::make_move_iterator(enc.begin() + std::min(enc.size(), i + 97)));
       ASSERT_TRUE((*w)->WriteEncoded(std::move(batch)).ok());
@@ -560,7 +560,7 @@ TEST(CompressionTest, CorruptCompressedRawPartIsAnError) {
   o.header_size = 64 * kKiB;
   o.page_size = 64 * kKiB;
   const std::string path = tmp.Join("bad");
-  Write(path, TextRawSchema(), rows, o);
+  WriteCompressed(path, TextRawSchema(), rows, o);
   uint64_t at = 0;
   {
     auto r = ShardReader::Open(path);
@@ -667,9 +667,9 @@ TEST(CompressionTest, CompressedDatasetsUseTheCompactIndex) {
   WriterOptions o;
   o.header_size = 256 * kKiB;
   o.page_size = 64 * kKiB;
-  Write(tmp.Join("plain"), MultiBlobSchema(), rows, o);
+  WriteCompressed(tmp.Join("plain"), MultiBlobSchema(), rows, o);
   o.compression = Spec("zstd:3");
-  Write(tmp.Join("z"), MultiBlobSchema(), rows, o);
+  WriteCompressed(tmp.Join("z"), MultiBlobSchema(), rows, o);
   const std::string plain = ddl(tmp.Join("plain.db"));
   const std::string z = ddl(tmp.Join("z.db"));
   EXPECT_NE(plain.find("sqlite_autoindex_INDEXES_1"), std::string::npos) << plain;

@@ -41,7 +41,7 @@ std::string MakeDataset(const TempDir& dir, const std::string& name, uint32_t sh
 }
 
 // Opens and reads every row; returns the first error (OK if all read).
-Status ReadAll(const std::string& path) {
+Status ReadAndScanAll(const std::string& path) {
   auto r = ShardReader::Open(path);
   if (!r.ok()) return r.status();
   for (uint64_t i = 0; i < (*r)->num_rows(); ++i) {
@@ -66,7 +66,7 @@ TEST(CorruptionTest, TruncationAtEveryPageBoundaryAndInTheHeaderIsAnError) {
   for (uint64_t cut : cuts) {
     if (cut >= bytes.size()) continue;
     WriteFile(path, bytes.substr(0, cut));
-    Status st = ReadAll(path);
+    Status st = ReadAndScanAll(path);
     ASSERT_FALSE(st.ok()) << "truncated at " << cut;
     EXPECT_NE(st.message().find("t.mindrecord"), std::string::npos) << st.message();
   }
@@ -85,7 +85,7 @@ TEST(CorruptionTest, EveryByteFlipInHeaderAndLengthsIsHandled) {
     std::string bad = good;
     bad[i] = static_cast<char>(bad[i] ^ 0x5a);
     WriteFile(path, bad);
-    errors += !ReadAll(path).ok();
+    errors += !ReadAndScanAll(path).ok();
   }
   EXPECT_GT(errors, static_cast<int>(json_len / 2));
   // Every byte of the data pages: may go unnoticed without checksums (those
@@ -97,14 +97,14 @@ TEST(CorruptionTest, EveryByteFlipInHeaderAndLengthsIsHandled) {
       std::string bad = good;
       bad[i] = static_cast<char>(bad[i] ^ 0xff);
       WriteFile(path, bad);
-      (void)ReadAll(path);
+      (void)ReadAndScanAll(path);
     }
   }
   // Flipping a row's length prefix is detected.
   std::string bad = good;
   bad[r->header(0).PageOffset(0) + 2] ^= 0x01;
   WriteFile(path, bad);
-  EXPECT_FALSE(ReadAll(path).ok());
+  EXPECT_FALSE(ReadAndScanAll(path).ok());
 }
 
 TEST(CorruptionTest, MissingOrForeignIndexAndMissingShard) {
@@ -114,7 +114,7 @@ TEST(CorruptionTest, MissingOrForeignIndexAndMissingShard) {
   std::filesystem::rename(a + ".db", a + ".db.bak");
   // Rows are located from the pages: a missing index is a warning, and only
   // field queries fail (naming the .db).
-  Status st = ReadAll(a);
+  Status st = ReadAndScanAll(a);
   ASSERT_TRUE(st.ok()) << st.message();
   {
     auto r = *ShardReader::Open(a);
@@ -129,7 +129,7 @@ TEST(CorruptionTest, MissingOrForeignIndexAndMissingShard) {
   // Another shard's index: rows do not use it; the first field query (which
   // opens it) refuses it.
   std::filesystem::copy_file(b + ".db", a + ".db");
-  st = ReadAll(a);
+  st = ReadAndScanAll(a);
   ASSERT_TRUE(st.ok()) << st.message();
   {
     auto g = (*ShardReader::Open(a))->GroupByIndexField("id");
@@ -145,7 +145,7 @@ TEST(CorruptionTest, MissingOrForeignIndexAndMissingShard) {
   ASSERT_EQ(sqlite3_open((a + ".db").c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db, "UPDATE INDEXES SET PAGE_OFFSET_BLOB_END=99999999 WHERE ROW_ID=3", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);
-  st = ReadAll(a);
+  st = ReadAndScanAll(a);
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_EQ((*ShardReader::Open(a))->ReadRow(3)->Get("id").as_int(), 3);
   VerifyReport rep = Verify(a);
@@ -154,7 +154,7 @@ TEST(CorruptionTest, MissingOrForeignIndexAndMissingShard) {
 
   const std::string s0 = MakeDataset(dir, "multi", 3);
   std::filesystem::remove(dir.Join("multi2"));
-  st = ReadAll(dir.Join("multi1"));
+  st = ReadAndScanAll(dir.Join("multi1"));
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("multi2"), std::string::npos) << st.message();
 }
@@ -173,7 +173,7 @@ TEST(CorruptionTest, ShardsThatDisagreeAndUnsupportedVersions) {
   ASSERT_TRUE(w->WriteRows({Row{{"id", Value::Int(1)}}, Row{{"id", Value::Int(2)}}}).ok());
   ASSERT_TRUE(w->Commit().ok());
   std::filesystem::copy_file(other.Join("x1"), dir.Join("x1"), std::filesystem::copy_options::overwrite_existing);
-  Status st = ReadAll(dir.Join("x0"));
+  Status st = ReadAndScanAll(dir.Join("x0"));
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("differs"), std::string::npos) << st.message();
 
@@ -183,13 +183,13 @@ TEST(CorruptionTest, ShardsThatDisagreeAndUnsupportedVersions) {
   ASSERT_NE(pos, std::string::npos);
   bytes.replace(pos, 15, "\"version\":\"9.0\"");
   WriteFile(v, bytes);
-  st = ReadAll(v);
+  st = ReadAndScanAll(v);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.code(), StatusCode::kNotSupported);
   EXPECT_NE(st.message().find("unsupported MindRecord version '9.0'"), std::string::npos) << st.message();
 
   WriteFile(dir.Join("junk"), "not a mindrecord file at all, just text........");
-  st = ReadAll(dir.Join("junk"));
+  st = ReadAndScanAll(dir.Join("junk"));
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("junk"), std::string::npos);
 }

@@ -19,7 +19,7 @@ namespace {
 using testing::TempDir;
 namespace fs = std::filesystem;
 
-Schema MixedSchema() {
+Schema DirectWriteSchema() {
   return *Schema::FromUserJsonString(R"({"id":{"type":"int64"},"name":{"type":"string"},"img":{"type":"bytes"}})");
 }
 
@@ -53,8 +53,8 @@ std::vector<Row> MixedRows(int n, size_t max_raw, size_t max_blob, uint32_t seed
 
 // Writes `rows` in batches of varying size; returns the writer's
 // direct_shards() (or -1 on a failure, reported through gtest).
-int WriteDataset(const std::string& path, const std::vector<Row>& rows, WriterOptions o) {
-  auto w = ShardWriter::Create(path, MixedSchema(), o);
+int WriteDirectDataset(const std::string& path, const std::vector<Row>& rows, WriterOptions o) {
+  auto w = ShardWriter::Create(path, DirectWriteSchema(), o);
   EXPECT_TRUE(w.ok()) << w.status().ToString();
   if (!w.ok()) return -1;
   const int direct = static_cast<int>((*w)->direct_shards());
@@ -132,9 +132,9 @@ TEST(DirectWriteTest, SameBytesAsBufferedWrites) {
         o.direct_writes = false;
         fs::create_directories(dir.Join("b" + tag));
         fs::create_directories(dir.Join("d" + tag));
-        ASSERT_EQ(WriteDataset(dir.Join("b" + tag + "/x"), rows, o), 0);
+        ASSERT_EQ(WriteDirectDataset(dir.Join("b" + tag + "/x"), rows, o), 0);
         o.direct_writes = true;
-        ASSERT_EQ(WriteDataset(dir.Join("d" + tag + "/x"), rows, o), static_cast<int>(shards));
+        ASSERT_EQ(WriteDirectDataset(dir.Join("d" + tag + "/x"), rows, o), static_cast<int>(shards));
         for (const auto& name : ShardFileNames("x", shards)) {
           const std::string b = testing::ReadFile(dir.Join("b" + tag + "/" + name));
           const std::string d = testing::ReadFile(dir.Join("d" + tag + "/" + name));
@@ -160,10 +160,10 @@ TEST(DirectWriteTest, UnalignedPagesAndManyShardsStayBuffered) {
   o.direct_writes = true;  // what these tests exercise (the default is buffered)
   o.header_size = kMinHeaderSize;
   o.page_size = kMinPageSize + 4;
-  EXPECT_EQ(WriteDataset(dir.Join("odd"), MixedRows(50, 100, 3000), o), 0);
+  EXPECT_EQ(WriteDirectDataset(dir.Join("odd"), MixedRows(50, 100, 3000), o), 0);
   o.page_size = kDefaultPageSize;
   o.shard_count = 600;
-  auto w = ShardWriter::Create(dir.Join("many"), MixedSchema(), o);
+  auto w = ShardWriter::Create(dir.Join("many"), DirectWriteSchema(), o);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   EXPECT_EQ((*w)->direct_shards(), 0u);
 }
@@ -179,11 +179,11 @@ TEST(DirectWriteTest, DirectPathRuns) {
   o.file_system = &counting;
   fs::create_directories(dir.Join("direct"));
   fs::create_directories(dir.Join("buffered"));
-  ASSERT_EQ(WriteDataset(dir.Join("direct/x"), MixedRows(200, 500, 4000), o), 1);
+  ASSERT_EQ(WriteDirectDataset(dir.Join("direct/x"), MixedRows(200, 500, 4000), o), 1);
   EXPECT_GT(counting.direct_bytes_written(), 200 * 2000);
   o.direct_writes = false;
   const int64_t before = counting.direct_bytes_written();
-  ASSERT_EQ(WriteDataset(dir.Join("buffered/x"), MixedRows(200, 500, 4000), o), 0);
+  ASSERT_EQ(WriteDirectDataset(dir.Join("buffered/x"), MixedRows(200, 500, 4000), o), 0);
   EXPECT_EQ(counting.direct_bytes_written(), before);
   EXPECT_TRUE(testing::ReadFile(dir.Join("direct/x")) == testing::ReadFile(dir.Join("buffered/x")));
 }
@@ -201,10 +201,10 @@ TEST(DirectWriteTest, RefusedDirectWritesFallBackToBufferedWithTheSameBytes) {
   const auto rows = MixedRows(300, 3000, 2500);
   fs::create_directories(dir.Join("refused"));
   fs::create_directories(dir.Join("default"));
-  ASSERT_EQ(WriteDataset(dir.Join("refused/x"), rows, o), 0);
+  ASSERT_EQ(WriteDirectDataset(dir.Join("refused/x"), rows, o), 0);
   EXPECT_EQ(refusing.direct_bytes_written(), 0);
   o.file_system = nullptr;
-  const int direct = WriteDataset(dir.Join("default/x"), rows, o);
+  const int direct = WriteDirectDataset(dir.Join("default/x"), rows, o);
   EXPECT_EQ(direct, DirectWritesWork(dir) ? 3 : 0);
   for (const auto& name : ShardFileNames("x", 3)) {
     EXPECT_TRUE(testing::ReadFile(dir.Join("refused/" + name)) == testing::ReadFile(dir.Join("default/" + name)))
@@ -229,7 +229,7 @@ TEST(DirectWriteTest, DiskFullDuringDirectWritesLeavesNoDataset) {
       o.page_size = 256 << 10;
       o.shard_count = 3;
       o.file_system = &faulty;
-      auto w = *ShardWriter::Create(dir.Join("f"), MixedSchema(), o);
+      auto w = *ShardWriter::Create(dir.Join("f"), DirectWriteSchema(), o);
       ASSERT_EQ(w->direct_shards(), 3u);
       faulty.FailWritesAfterBytes(budget);
       const auto rows = MixedRows(60, 2000, 60000);

@@ -17,12 +17,12 @@ namespace {
 
 using testing::TempDir;
 
-struct DbRow {
+struct IndexRow {
   int64_t row_id, raw_page, raw_begin, raw_end;
   std::vector<std::string> values;  // the index fields' columns as text
 };
 
-std::vector<DbRow> ReadIndex(const std::string& path, size_t fields) {
+std::vector<IndexRow> ReadIndex(const std::string& path, size_t fields) {
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
   std::string sql = "SELECT ROW_ID, PAGE_ID_RAW, PAGE_OFFSET_RAW, PAGE_OFFSET_RAW_END";
@@ -30,9 +30,9 @@ std::vector<DbRow> ReadIndex(const std::string& path, size_t fields) {
   sql += " FROM INDEXES ORDER BY ROW_ID";
   sqlite3_stmt* st = nullptr;
   EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  std::vector<DbRow> out;
+  std::vector<IndexRow> out;
   while (st && sqlite3_step(st) == SQLITE_ROW) {
-    DbRow r{sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+    IndexRow r{sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
             sqlite3_column_int64(st, 3), {}};
     for (size_t k = 0; k < fields; ++k) {
       EXPECT_EQ(sqlite3_column_int64(st, static_cast<int>(4 + 2 * k)), 0);

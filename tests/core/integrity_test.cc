@@ -31,9 +31,9 @@ using testing::TempDir;
 using testing::WriteFile;
 namespace fs = std::filesystem;
 
-Schema TestSchema() { return testing::IdNameImgSchema(); }
+Schema IntegritySchema() { return testing::IdNameImgSchema(); }
 
-std::vector<Row> TestRows(int n, int first = 0, size_t blob = 60) {
+std::vector<Row> IntegrityRows(int n, int first = 0, size_t blob = 60) {
   std::vector<Row> rows;
   for (int i = first; i < first + n; ++i) {
     rows.push_back(Row{{"id", Value::Int(i)}, {"name", Value::String("n" + std::to_string(i))},
@@ -43,7 +43,7 @@ std::vector<Row> TestRows(int n, int first = 0, size_t blob = 60) {
   return rows;
 }
 
-std::vector<std::string> Write(const std::string& path, int rows, bool checksums = true, uint32_t shards = 1,
+std::vector<std::string> WriteIntegrityDataset(const std::string& path, int rows, bool checksums = true, uint32_t shards = 1,
                                int batches = 2, bool piece_tables = true) {
   WriterOptions o;
   o.piece_tables = piece_tables;
@@ -51,13 +51,13 @@ std::vector<std::string> Write(const std::string& path, int rows, bool checksums
   o.page_size = kMinPageSize;
   o.checksums = checksums;
   o.shard_count = shards;
-  auto w = *ShardWriter::Create(path, TestSchema(), o);
-  for (int b = 0; b < batches; ++b) EXPECT_TRUE(w->WriteRows(TestRows(rows / batches, b * (rows / batches))).ok());
+  auto w = *ShardWriter::Create(path, IntegritySchema(), o);
+  for (int b = 0; b < batches; ++b) EXPECT_TRUE(w->WriteRows(IntegrityRows(rows / batches, b * (rows / batches))).ok());
   EXPECT_TRUE(w->Commit().ok());
   return w->shard_paths();
 }
 
-Status ReadAll(const std::string& path) {
+Status ReadEveryRow(const std::string& path) {
   auto r = ShardReader::Open(path);
   if (!r.ok()) return r.status();
   for (uint64_t i = 0; i < (*r)->num_rows(); ++i) {
@@ -79,8 +79,8 @@ TEST(IntegrityTest, ChecksumHexIsSixteenLowerCaseDigits) {
 
 TEST(IntegrityTest, ChecksumsAreWrittenByDefaultAndOffMeansPlainMindSporeOutput) {
   TempDir dir;
-  Write(dir.Join("on"), 20);
-  Write(dir.Join("off"), 20, false);
+  WriteIntegrityDataset(dir.Join("on"), 20);
+  WriteIntegrityDataset(dir.Join("off"), 20, false);
   auto on = *ShardReader::Open(dir.Join("on"));
   EXPECT_TRUE(on->header(0).extra.contains(kHeaderChecksumKey));
   for (const auto& p : on->header(0).pages) EXPECT_TRUE(p.extra.contains(kPageChecksumKey));
@@ -100,8 +100,8 @@ TEST(IntegrityTest, ChecksumsAreWrittenByDefaultAndOffMeansPlainMindSporeOutput)
 TEST(IntegrityTest, PagesVerifiedByAnEarlierReaderAreTrustedOnlyWhileTheFileIsUnchanged) {
   TempDir dir;
   // Whole pages are remembered (pages of files without piece tables).
-  const std::string fresh = Write(dir.Join("fresh"), 12, true, 1, 2, false)[0];
-  const std::string path = Write(dir.Join("d"), 12, true, 1, 2, false)[0];
+  const std::string fresh = WriteIntegrityDataset(dir.Join("fresh"), 12, true, 1, 2, false)[0];
+  const std::string path = WriteIntegrityDataset(dir.Join("d"), 12, true, 1, 2, false)[0];
   const ShardHeader h = (*ShardReader::Open(path))->header(0);
   auto all_remembered = [&](const std::string& p, bool want) {
     const FileIdentity id = IdentityOf(p);
@@ -112,11 +112,11 @@ TEST(IntegrityTest, PagesVerifiedByAnEarlierReaderAreTrustedOnlyWhileTheFileIsUn
     return true;
   };
   // Just written: its ctime may still share a clock tick with a later change.
-  ASSERT_TRUE(ReadAll(fresh).ok());
+  ASSERT_TRUE(ReadEveryRow(fresh).ok());
   EXPECT_TRUE(all_remembered(fresh, false));
   std::this_thread::sleep_for(std::chrono::milliseconds(1000 * kQuietSeconds + 200));
   EXPECT_TRUE(all_remembered(path, false));
-  ASSERT_TRUE(ReadAll(path).ok());
+  ASSERT_TRUE(ReadEveryRow(path).ok());
   EXPECT_TRUE(all_remembered(path, true));
   // A byte flipped in place: new ctime, so the pages are hashed again.
   std::string bad = ReadFile(path);
@@ -124,7 +124,7 @@ TEST(IntegrityTest, PagesVerifiedByAnEarlierReaderAreTrustedOnlyWhileTheFileIsUn
   bad[at] = static_cast<char>(bad[at] ^ 0x10);
   WriteFile(path, bad);
   EXPECT_TRUE(all_remembered(path, false));
-  Status st = ReadAll(path);
+  Status st = ReadEveryRow(path);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("checksum mismatch"), std::string::npos) << st.message();
 }
@@ -133,7 +133,7 @@ TEST(IntegrityTest, PagesVerifiedByAnEarlierReaderAreTrustedOnlyWhileTheFileIsUn
 // parent and the workers forked after it trust (the record is shared).
 TEST(IntegrityTest, PagesVerifiedInAForkedProcessAreTrustedByTheParent) {
   TempDir dir;
-  const std::string path = Write(dir.Join("d"), 12, true, 1, 2, false)[0];
+  const std::string path = WriteIntegrityDataset(dir.Join("d"), 12, true, 1, 2, false)[0];
   const ShardHeader h = (*ShardReader::Open(path))->header(0);
   ASSERT_GE(h.pages.size(), 2u);
   auto remembered = [&](bool want) {
@@ -148,7 +148,7 @@ TEST(IntegrityTest, PagesVerifiedInAForkedProcessAreTrustedByTheParent) {
   EXPECT_TRUE(remembered(false));
   const pid_t child = fork();
   ASSERT_GE(child, 0);
-  if (child == 0) _exit(ReadAll(path).ok() ? 0 : 1);
+  if (child == 0) _exit(ReadEveryRow(path).ok() ? 0 : 1);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -157,7 +157,7 @@ TEST(IntegrityTest, PagesVerifiedInAForkedProcessAreTrustedByTheParent) {
 
 TEST(IntegrityTest, EveryByteFlipOfEveryPageIsDetectedByReaderAndVerify) {
   TempDir dir;
-  const std::string path = Write(dir.Join("d"), 12)[0];
+  const std::string path = WriteIntegrityDataset(dir.Join("d"), 12)[0];
   const std::string good = ReadFile(path);
   auto r = *ShardReader::Open(path);
   const ShardHeader h = r->header(0);
@@ -169,7 +169,7 @@ TEST(IntegrityTest, EveryByteFlipOfEveryPageIsDetectedByReaderAndVerify) {
       std::string bad = good;
       bad[i] = static_cast<char>(bad[i] ^ (1 << (i % 8)));
       WriteFile(path, bad);
-      Status st = ReadAll(path);
+      Status st = ReadEveryRow(path);
       ASSERT_FALSE(st.ok()) << "flip at " << i << " went unnoticed by the reader";
       EXPECT_NE(st.message().find("page " + std::to_string(p.page_id)), std::string::npos) << st.message();
       ASSERT_FALSE(Verify(path).ok()) << "flip at " << i << " went unnoticed by verify";
@@ -184,7 +184,7 @@ TEST(IntegrityTest, EveryByteFlipOfEveryPageIsDetectedByReaderAndVerify) {
     std::string bad = good;
     bad[i] = static_cast<char>(bad[i] ^ 0x20);
     WriteFile(path, bad);
-    ASSERT_FALSE(ReadAll(path).ok()) << "header flip at " << i;
+    ASSERT_FALSE(ReadEveryRow(path).ok()) << "header flip at " << i;
     ASSERT_FALSE(Verify(path).ok()) << "header flip at " << i;
   }
   // Turning checksum verification off reads past a flipped blob byte.
@@ -198,7 +198,7 @@ TEST(IntegrityTest, EveryByteFlipOfEveryPageIsDetectedByReaderAndVerify) {
 
 TEST(IntegrityTest, TruncationAtEveryPageBoundaryIsDetected) {
   TempDir dir;
-  const std::string path = Write(dir.Join("t"), 400, true, 1, 8)[0];
+  const std::string path = WriteIntegrityDataset(dir.Join("t"), 400, true, 1, 8)[0];
   const std::string good = ReadFile(path);
   auto h = (*ShardReader::Open(path))->header(0);
   ASSERT_GT(h.pages.size(), 2u);
@@ -206,7 +206,7 @@ TEST(IntegrityTest, TruncationAtEveryPageBoundaryIsDetected) {
     for (uint64_t cut : {h.PageOffset(p.page_id), h.PageOffset(p.page_id) + p.used_bytes - 1}) {
       if (cut >= good.size()) continue;
       WriteFile(path, good.substr(0, cut));
-      EXPECT_FALSE(ReadAll(path).ok()) << cut;
+      EXPECT_FALSE(ReadEveryRow(path).ok()) << cut;
       EXPECT_FALSE(Verify(path).ok()) << cut;
     }
   }
@@ -226,7 +226,7 @@ TEST(IntegrityTest, VerifyChecksMindSporeFilesStructurally) {
 
 TEST(IntegrityTest, VerifyReportsIndexDisagreementsAndRebuildRepairsThem) {
   TempDir dir;
-  auto paths = Write(dir.Join("m"), 90, true, 3, 3);
+  auto paths = WriteIntegrityDataset(dir.Join("m"), 90, true, 3, 3);
   std::vector<Row> before;
   {
     auto r = *ShardReader::Open(paths[0]);
@@ -283,10 +283,10 @@ TEST(IntegrityTest, ChecksumsComputedWhileWritingMatchThePages) {
     WriterOptions o;
     o.header_size = kMinHeaderSize;
     o.page_size = kMinPageSize;
-    auto w = *ShardWriter::Create(path, TestSchema(), o);
+    auto w = *ShardWriter::Create(path, IntegritySchema(), o);
     int next = 0;
     for (int b = 0; b < 40; ++b) {
-      std::vector<Row> rows = TestRows(1 + static_cast<int>(rng() % 15), next, 20 + rng() % 3000);
+      std::vector<Row> rows = IntegrityRows(1 + static_cast<int>(rng() % 15), next, 20 + rng() % 3000);
       for (auto& r : rows) r.Set("name", Value::String(std::string(200 + rng() % 1500, 'n')));
       next += static_cast<int>(rows.size());
       ASSERT_TRUE(w->WriteRows(std::move(rows)).ok());
@@ -323,10 +323,10 @@ pid_t ForkCreate(const std::string& path) {
   o.header_size = kMinHeaderSize;
   o.page_size = kMinPageSize;
   o.shard_count = 2;
-  auto w = ShardWriter::Create(path, TestSchema(), o);
+  auto w = ShardWriter::Create(path, IntegritySchema(), o);
   if (!w.ok()) _exit(3);
   for (int b = 0; b < 6; ++b) {
-    if (!(*w)->WriteRows(TestRows(100, b * 100, 400)).ok()) _exit(4);
+    if (!(*w)->WriteRows(IntegrityRows(100, b * 100, 400)).ok()) _exit(4);
   }
   _exit((*w)->Commit().ok() ? 0 : 5);
 }

@@ -23,7 +23,7 @@ using testing::ReadFile;
 using testing::TempDir;
 using testing::WriteFile;
 
-std::string Write(const TempDir& dir, const std::string& name, int rows) {
+std::string WriteMappedDataset(const TempDir& dir, const std::string& name, int rows) {
   auto w = *ShardWriter::Create(dir.Join(name), testing::IdNameImgSchema(), WriterOptions{});
   std::vector<Row> batch;
   for (int i = 0; i < rows; ++i) {
@@ -58,7 +58,7 @@ std::shared_ptr<const void> MappingOf(const ShardReader& r, uint64_t row = 0) {
 
 TEST(MappingCacheTest, NextReaderOfTheSameFileReusesTheMappingAfterTheFirstCloses) {
   TempDir dir;
-  const std::string path = Write(dir, "a.mindrecord", 500);
+  const std::string path = WriteMappedDataset(dir, "a.mindrecord", 500);
   WaitQuiet();
   ReleaseRetainedMappings();
   auto a = OpenMapped(path);
@@ -82,8 +82,8 @@ TEST(MappingCacheTest, NextReaderOfTheSameFileReusesTheMappingAfterTheFirstClose
 
 TEST(MappingCacheTest, ChangedOrDeletedFilesAreNotReusedAndTheirMappingsGo) {
   TempDir dir;
-  const std::string path = Write(dir, "a.mindrecord", 300);
-  const std::string other = Write(dir, "b.mindrecord", 300);
+  const std::string path = WriteMappedDataset(dir, "a.mindrecord", 300);
+  const std::string other = WriteMappedDataset(dir, "b.mindrecord", 300);
   WaitQuiet();
   ReleaseRetainedMappings();
   std::weak_ptr<const void> kept = MappingOf(*OpenMapped(path));
@@ -109,7 +109,7 @@ TEST(MappingCacheTest, ChangedOrDeletedFilesAreNotReusedAndTheirMappingsGo) {
 
 TEST(MappingCacheTest, KeptMappingsAreCappedInBytes) {
   TempDir dir;
-  const std::string path = Write(dir, "a.mindrecord", 300);
+  const std::string path = WriteMappedDataset(dir, "a.mindrecord", 300);
   WaitQuiet();
   ReleaseRetainedMappings();
   SetMappingRetentionBytes(0);
@@ -124,7 +124,7 @@ TEST(MappingCacheTest, KeptMappingsAreCappedInBytes) {
 
 TEST(MappingCacheTest, ReadersOpenedAtOnceShareOneMapping) {
   TempDir dir;
-  const std::string path = Write(dir, "a.mindrecord", 400);
+  const std::string path = WriteMappedDataset(dir, "a.mindrecord", 400);
   WaitQuiet();
   ReleaseRetainedMappings();
   std::vector<std::shared_ptr<const void>> seen(4);

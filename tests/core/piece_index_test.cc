@@ -27,7 +27,7 @@ using testing::WriteFile;
 
 Row RowOf(int i) { return testing::IdNameImgRow(i, 20 + i % 97); }
 
-std::string Write(const std::string& path, int rows, bool piece_tables = true, uint64_t header_size = 1 << 20,
+std::string WritePieceDataset(const std::string& path, int rows, bool piece_tables = true, uint64_t header_size = 1 << 20,
                   uint64_t page_size = 4 << 20, int img_bytes = 0) {
   WriterOptions o;
   o.header_size = header_size;
@@ -41,7 +41,7 @@ std::string Write(const std::string& path, int rows, bool piece_tables = true, u
   return w->shard_paths()[0];
 }
 
-std::unique_ptr<ShardReader> Open(const std::string& path, IoMode mode = IoMode::kPread) {
+std::unique_ptr<ShardReader> OpenPieceReader(const std::string& path, IoMode mode = IoMode::kPread) {
   ReaderOptions o;
   o.io_mode = mode;
   auto r = ShardReader::Open(path, o);
@@ -49,7 +49,7 @@ std::unique_ptr<ShardReader> Open(const std::string& path, IoMode mode = IoMode:
   return r.ok() ? std::move(*r) : nullptr;
 }
 
-const PageInfo* FirstPage(const ShardHeader& h, bool blob) {
+const PageInfo* FirstPieceIndexedPage(const ShardHeader& h, bool blob) {
   for (const auto& p : h.pages) {
     if (p.is_blob == blob) return &p;
   }
@@ -58,11 +58,11 @@ const PageInfo* FirstPage(const ShardHeader& h, bool blob) {
 
 TEST(PieceIndexTest, FirstReadOfARowReadsAPieceNotItsPage) {
   TempDir dir;
-  const std::string path = Write(dir.Join("p.mindrecord"), 60000);
-  auto r = Open(path);
+  const std::string path = WritePieceDataset(dir.Join("p.mindrecord"), 60000);
+  auto r = OpenPieceReader(path);
   ASSERT_TRUE(r);
   ASSERT_TRUE(r->header(0).extra.contains(kPieceTableKey));
-  const PageInfo* blob = FirstPage(r->header(0), true);
+  const PageInfo* blob = FirstPieceIndexedPage(r->header(0), true);
   ASSERT_TRUE(blob);
   ASSERT_GT(blob->used_bytes, 3u << 20);
   const uint64_t before = testing::ProcSelfIo("rchar:");
@@ -82,10 +82,10 @@ TEST(PieceIndexTest, FirstReadOfARowReadsAPieceNotItsPage) {
 TEST(PieceIndexTest, EveryRowReadsAsWrittenInEveryIoMode) {
   TempDir dir;
   const int n = 30000;
-  const std::string path = Write(dir.Join("e.mindrecord"), n, true, 1 << 20, 1 << 20);
+  const std::string path = WritePieceDataset(dir.Join("e.mindrecord"), n, true, 1 << 20, 1 << 20);
   for (IoMode mode : {IoMode::kPread, IoMode::kMmap}) {
     SCOPED_TRACE(IoModeName(mode));
-    auto r = Open(path, mode);
+    auto r = OpenPieceReader(path, mode);
     ASSERT_TRUE(r);
     ASSERT_EQ(r->num_rows(), static_cast<uint64_t>(n));
     // Backwards, so that pieces are walked out of order.
@@ -103,9 +103,9 @@ TEST(PieceIndexTest, EveryRowReadsAsWrittenInEveryIoMode) {
 TEST(PieceIndexTest, ThreadsRacingToFirstReadsGetEveryRowRight) {
   TempDir dir;
   const int n = 12000;
-  const std::string path = Write(dir.Join("c.mindrecord"), n, true, 1 << 20, 1 << 20);
+  const std::string path = WritePieceDataset(dir.Join("c.mindrecord"), n, true, 1 << 20, 1 << 20);
   for (IoMode mode : {IoMode::kPread, IoMode::kMmap}) {
-    auto r = Open(path, mode);
+    auto r = OpenPieceReader(path, mode);
     ASSERT_TRUE(r);
     std::vector<std::thread> threads;
     std::vector<int> wrong(4, 0);
@@ -134,7 +134,7 @@ TEST(PieceIndexTest, RacingWalksOfOnePieceCountItsBytesOnce) {
   const uint64_t id = 1234;
   uint64_t alone = 0;
   {
-    auto r = Open(Write(dir.Join("alone.mindrecord"), n, true, 1 << 20, 1 << 20));
+    auto r = OpenPieceReader(WritePieceDataset(dir.Join("alone.mindrecord"), n, true, 1 << 20, 1 << 20));
     ASSERT_TRUE(r);
     ASSERT_TRUE(r->ReadRow(id).ok());
     alone = r->locator_bytes();
@@ -142,7 +142,7 @@ TEST(PieceIndexTest, RacingWalksOfOnePieceCountItsBytesOnce) {
   int more = 0;
   for (int round = 0; round < 30; ++round) {
     // A new file each round: its index is not shared with an earlier reader.
-    auto r = Open(Write(dir.Join("race" + std::to_string(round) + ".mindrecord"), n, true, 1 << 20, 1 << 20));
+    auto r = OpenPieceReader(WritePieceDataset(dir.Join("race" + std::to_string(round) + ".mindrecord"), n, true, 1 << 20, 1 << 20));
     ASSERT_TRUE(r);
     std::atomic<int> ready{0};
     std::vector<std::thread> threads;
@@ -165,21 +165,21 @@ TEST(PieceIndexTest, RacingWalksOfOnePieceCountItsBytesOnce) {
 
 // The table a header names, as stored.
 PieceTableLayout LayoutOf(const std::string& path) {
-  auto r = Open(path);
+  auto r = OpenPieceReader(path);
   const ShardHeader& h = r->header(0);
   return *PieceTableLayout::FromHeader(h, kLengthPrefix + h.json_bytes, path);
 }
 
 TEST(PieceIndexTest, ADamagedPieceIsThePagesChecksumMismatch) {
   TempDir dir;
-  const std::string path = Write(dir.Join("d.mindrecord"), 20000);
-  const ShardHeader h = Open(path)->header(0);
-  const PageInfo* blob = FirstPage(h, true);
+  const std::string path = WritePieceDataset(dir.Join("d.mindrecord"), 20000);
+  const ShardHeader h = OpenPieceReader(path)->header(0);
+  const PageInfo* blob = FirstPieceIndexedPage(h, true);
   std::string bytes = ReadFile(path);
   const uint64_t at = h.PageOffset(blob->page_id) + blob->used_bytes / 2;
   bytes[at] = static_cast<char>(bytes[at] ^ 0x04);
   WriteFile(path, bytes);
-  auto r = Open(path);
+  auto r = OpenPieceReader(path);
   // A row of the damaged piece fails, naming the page; one far from it reads.
   const uint64_t id = (blob->start_row_id + blob->end_row_id) / 2;
   Status st = Status::OK();
@@ -193,7 +193,7 @@ TEST(PieceIndexTest, ADamagedPieceIsThePagesChecksumMismatch) {
 TEST(PieceIndexTest, ADamagedTableStillReadsEveryRowAndVerifyNamesIt) {
   TempDir dir;
   const int n = 20000;
-  const std::string path = Write(dir.Join("t.mindrecord"), n);
+  const std::string path = WritePieceDataset(dir.Join("t.mindrecord"), n);
   const PieceTableLayout layout = LayoutOf(path);
   ASSERT_TRUE(layout.present());
   std::string bytes = ReadFile(path);
@@ -210,7 +210,7 @@ TEST(PieceIndexTest, ADamagedTableStillReadsEveryRowAndVerifyNamesIt) {
   // And the second page's table damaged outright.
   bytes[layout.slice_at[1] + 5] ^= 0x01;
   WriteFile(path, bytes);
-  auto r = Open(path);
+  auto r = OpenPieceReader(path);
   ASSERT_TRUE(r);
   for (int i = 0; i < n; ++i) {
     auto row = r->ReadRow(static_cast<uint64_t>(i));
@@ -231,7 +231,7 @@ TEST(PieceIndexTest, ADamagedTableStillReadsEveryRowAndVerifyNamesIt) {
 TEST(PieceIndexTest, TablesThatDisagreeWithTheHeaderAreNotUsed) {
   TempDir dir;
   const int n = 5000;
-  const std::string path = Write(dir.Join("o.mindrecord"), n);
+  const std::string path = WritePieceDataset(dir.Join("o.mindrecord"), n);
   std::string bytes = ReadFile(path);
   uint64_t len;
   std::memcpy(&len, bytes.data(), 8);
@@ -242,7 +242,7 @@ TEST(PieceIndexTest, TablesThatDisagreeWithTheHeaderAreNotUsed) {
   SealHeaderChecksum(&json);
   bytes.replace(8, len, json);
   WriteFile(path, bytes);
-  auto r = Open(path);
+  auto r = OpenPieceReader(path);
   ASSERT_TRUE(r);
   ASSERT_EQ(r->warnings().size(), 1u);
   EXPECT_NE(r->warnings()[0].find("o.mindrecord: its piece tables do not match its header"), std::string::npos)
@@ -259,7 +259,7 @@ TEST(PieceIndexTest, TablesThatDisagreeWithTheHeaderAreNotUsed) {
 
 TEST(PieceIndexTest, AppendsKeepTablesThatLocateEveryRow) {
   TempDir dir;
-  const std::string path = Write(dir.Join("a.mindrecord"), 5000);
+  const std::string path = WritePieceDataset(dir.Join("a.mindrecord"), 5000);
   for (int round = 0; round < 2; ++round) {
     auto w = *ShardWriter::OpenForAppend(path);
     std::vector<Row> batch;
@@ -267,7 +267,7 @@ TEST(PieceIndexTest, AppendsKeepTablesThatLocateEveryRow) {
     ASSERT_TRUE(w->WriteRows(batch).ok());
     ASSERT_TRUE(w->Commit().ok());
   }
-  auto r = Open(path);
+  auto r = OpenPieceReader(path);
   ASSERT_TRUE(r);
   ASSERT_TRUE(r->header(0).extra.contains(kPieceTableKey));
   ASSERT_EQ(r->num_rows(), 19000u);
@@ -283,8 +283,8 @@ TEST(PieceIndexTest, TablesThatDoNotFitTheHeaderAreLeftOut) {
   TempDir dir;
   // 16 KiB of header area: room for the JSON, not for the tables of 70 MB
   // (~1,100 pieces).
-  const std::string path = Write(dir.Join("s.mindrecord"), 700, true, kMinHeaderSize, 32 << 20, 100000);
-  auto r = Open(path);
+  const std::string path = WritePieceDataset(dir.Join("s.mindrecord"), 700, true, kMinHeaderSize, 32 << 20, 100000);
+  auto r = OpenPieceReader(path);
   ASSERT_TRUE(r);
   EXPECT_FALSE(r->header(0).extra.contains(kPieceTableKey));
   EXPECT_TRUE(r->header(0).pages[0].extra.contains(kPageChecksumKey));
@@ -301,9 +301,9 @@ TEST(PieceIndexTest, TablesThatDoNotFitTheHeaderAreLeftOut) {
 TEST(PieceIndexTest, PagesCheckedPieceByPieceAreRememberedForLaterReaders) {
   TempDir dir;
   const int n = 20000;
-  const std::string path = Write(dir.Join("r.mindrecord"), n);
+  const std::string path = WritePieceDataset(dir.Join("r.mindrecord"), n);
   std::this_thread::sleep_for(std::chrono::milliseconds(1000 * kQuietSeconds + 200));  // the file is quiet
-  auto r = Open(path);
+  auto r = OpenPieceReader(path);
   const ShardHeader& h = r->header(0);
   auto remembered = [&] {
     size_t k = 0;
@@ -320,7 +320,7 @@ TEST(PieceIndexTest, PagesCheckedPieceByPieceAreRememberedForLaterReaders) {
   EXPECT_EQ(remembered(), h.pages.size());
   // A new reader's first row: its two tables and two walks (64 KiB each), no
   // piece hashed (two more 64 KiB reads).
-  auto later = Open(path);
+  auto later = OpenPieceReader(path);
   const uint64_t mid = testing::ProcSelfIo("rchar:");
   ASSERT_TRUE(later->ReadRow(n / 2).ok());
   if (before == 0) GTEST_SKIP() << "/proc/self/io gives no rchar";
@@ -335,7 +335,7 @@ TEST(PieceIndexTest, PagesCheckedPieceByPieceAreRememberedForLaterReaders) {
 TEST(PieceIndexTest, TablesDamagedAtRandomReadRightOrFailCleanly) {
   TempDir dir;
   const int n = 8000;
-  const std::string path = Write(dir.Join("f.mindrecord"), n, true, 1 << 20, 256 << 10);
+  const std::string path = WritePieceDataset(dir.Join("f.mindrecord"), n, true, 1 << 20, 256 << 10);
   const std::string good = ReadFile(path);
   const PieceTableLayout layout = LayoutOf(path);
   ASSERT_TRUE(layout.present());
@@ -357,7 +357,7 @@ TEST(PieceIndexTest, TablesDamagedAtRandomReadRightOrFailCleanly) {
     }
     WriteFile(path, bytes);
     for (IoMode mode : {IoMode::kPread, IoMode::kMmap}) {
-      auto r = Open(path, mode);
+      auto r = OpenPieceReader(path, mode);
       ASSERT_TRUE(r);
       for (int i = static_cast<int>(rng() % 7); i < n; i += 7) {
         auto row = r->ReadRow(static_cast<uint64_t>(i));

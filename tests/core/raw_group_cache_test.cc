@@ -23,7 +23,7 @@ using testing::ProcSelfIo;
 using testing::TempDir;
 
 // `rows` rows (id, name, a small img, v) on 1 MiB pages: several row groups.
-std::string Write(const TempDir& dir, int rows, bool checksums = true) {
+std::string WriteGroupDataset(const TempDir& dir, int rows, bool checksums = true) {
   WriterOptions o;
   o.checksums = checksums;
   o.header_size = kMinHeaderSize;
@@ -38,7 +38,7 @@ std::string Write(const TempDir& dir, int rows, bool checksums = true) {
   return w->shard_paths()[0];
 }
 
-std::unique_ptr<ShardReader> Open(const std::string& path, IoMode mode) {
+std::unique_ptr<ShardReader> OpenReader(const std::string& path, IoMode mode) {
   ReaderOptions o;
   o.io_mode = mode;
   auto r = ShardReader::Open(path, o);
@@ -54,7 +54,7 @@ std::vector<uint64_t> Shuffled(uint64_t n) {
 }
 
 // Every row's status text and values, in `ids` order.
-std::vector<std::string> ReadAll(const ShardReader& r, const std::vector<uint64_t>& ids) {
+std::vector<std::string> ReadOutcomes(const ShardReader& r, const std::vector<uint64_t>& ids) {
   std::vector<std::string> out(ids.size());
   Status st = r.ReadRows(ids, nullptr, [&](size_t i, Result<Row>&& row) {
     out[i] = row.ok() ? "ok " + row->DebugString() : row.status().ToString();
@@ -66,21 +66,21 @@ std::vector<std::string> ReadAll(const ShardReader& r, const std::vector<uint64_
 
 TEST(RawGroupCacheTest, ShuffledPreadIsOneReadPerRowOnceGroupsAreKept) {
   TempDir dir;
-  const std::string path = Write(dir, 20000);
-  auto r = Open(path, IoMode::kPread);
+  const std::string path = WriteGroupDataset(dir, 20000);
+  auto r = OpenReader(path, IoMode::kPread);
   ASSERT_NE(r, nullptr);
   ASSERT_GE(r->header(0).pages.size(), 4u);
   const auto ids = Shuffled(r->num_rows());
-  ReadAll(*r, ids);  // walks the groups, reads them whole once their rows ask often enough
+  ReadOutcomes(*r, ids);  // walks the groups, reads them whole once their rows ask often enough
   const uint64_t before = ProcSelfIo("syscr:");
   if (before == 0) GTEST_SKIP() << "/proc/self/io gives no syscr";
-  const auto got = ReadAll(*r, ids);
+  const auto got = ReadOutcomes(*r, ids);
   const uint64_t calls = ProcSelfIo("syscr:") - before;
   // One read per row (its blob part), not two.
   EXPECT_LE(calls, r->num_rows() + 100) << calls;
   EXPECT_GT(r->raw_group_bytes(), 0u);
   // The same rows as the mapping gives.
-  EXPECT_EQ(got, ReadAll(*Open(path, IoMode::kMmap), ids));
+  EXPECT_EQ(got, ReadOutcomes(*OpenReader(path, IoMode::kMmap), ids));
 }
 
 TEST(RawGroupCacheTest, ThreadsReadingAtOnceKeepEachGroupOnce) {
@@ -88,24 +88,24 @@ TEST(RawGroupCacheTest, ThreadsReadingAtOnceKeepEachGroupOnce) {
   // (the others' dropped and their budget given back), every row reads right
   // (run under TSan in CI's tsan preset).
   TempDir dir;
-  const std::string path = Write(dir, 20000);
+  const std::string path = WriteGroupDataset(dir, 20000);
   const auto ids = Shuffled(20000);
-  const auto want = ReadAll(*Open(path, IoMode::kMmap), ids);
-  auto r = Open(path, IoMode::kPread);
+  const auto want = ReadOutcomes(*OpenReader(path, IoMode::kMmap), ids);
+  auto r = OpenReader(path, IoMode::kPread);
   ASSERT_NE(r, nullptr);
   std::vector<std::vector<std::string>> got(4);
   std::vector<std::thread> threads;
-  for (auto& g : got) threads.emplace_back([&] { g = ReadAll(*r, ids); });
+  for (auto& g : got) threads.emplace_back([&] { g = ReadOutcomes(*r, ids); });
   for (auto& t : threads) t.join();
   for (const auto& g : got) EXPECT_EQ(g, want);
-  auto one = Open(path, IoMode::kPread);
-  ReadAll(*one, ids);
+  auto one = OpenReader(path, IoMode::kPread);
+  ReadOutcomes(*one, ids);
   EXPECT_EQ(r->raw_group_bytes(), one->raw_group_bytes());
 }
 
 TEST(RawGroupCacheTest, KeptBytesStayWithinTheBudget) {
   TempDir dir;
-  const std::string path = Write(dir, 20000);
+  const std::string path = WriteGroupDataset(dir, 20000);
   const auto ids = Shuffled(20000);
   for (uint64_t budget : {uint64_t{0}, uint64_t{1000}, uint64_t{300} << 10, uint64_t{64} << 20}) {
     SCOPED_TRACE(budget);
@@ -113,8 +113,8 @@ TEST(RawGroupCacheTest, KeptBytesStayWithinTheBudget) {
     o.io_mode = IoMode::kPread;
     o.raw_group_cache_bytes = budget;
     auto r = *ShardReader::Open(path, o);
-    ReadAll(*r, ids);
-    ReadAll(*r, ids);
+    ReadOutcomes(*r, ids);
+    ReadOutcomes(*r, ids);
     EXPECT_LE(r->raw_group_bytes(), budget);
     if (budget >= (uint64_t{64} << 20)) EXPECT_GT(r->raw_group_bytes(), 0u);
     if (budget == 0) EXPECT_EQ(r->raw_group_bytes(), 0u);
@@ -123,8 +123,8 @@ TEST(RawGroupCacheTest, KeptBytesStayWithinTheBudget) {
 
 TEST(RawGroupCacheTest, AFewRowsNeverReadAGroupWhole) {
   TempDir dir;
-  const std::string path = Write(dir, 20000);
-  auto r = Open(path, IoMode::kPread);
+  const std::string path = WriteGroupDataset(dir, 20000);
+  auto r = OpenReader(path, IoMode::kPread);
   ASSERT_NE(r, nullptr);
   for (uint64_t i = 0; i < 10; ++i) ASSERT_TRUE(r->ReadRow(i * 1999).ok());
   EXPECT_EQ(r->raw_group_bytes(), 0u);
@@ -138,7 +138,7 @@ TEST(RawGroupCacheTest, DamagedRawPartsGiveTheMappingsErrors) {
   // and offset (the index locates the others), the other its decoded bytes
   // or its error.
   TempDir dir;
-  const std::string path = Write(dir, 20000, false);
+  const std::string path = WriteGroupDataset(dir, 20000, false);
   std::string bytes = testing::ReadFile(path);
   auto r0 = *ShardReader::Open(path);
   const ShardHeader h = r0->header(0);
@@ -162,16 +162,16 @@ TEST(RawGroupCacheTest, DamagedRawPartsGiveTheMappingsErrors) {
   }
   testing::WriteFile(path, bytes);
   const auto ids = Shuffled(20000);
-  const auto want = ReadAll(*Open(path, IoMode::kMmap), ids);
+  const auto want = ReadOutcomes(*OpenReader(path, IoMode::kMmap), ids);
   const size_t bad = std::count_if(want.begin(), want.end(), [](const std::string& s) { return s.rfind("ok", 0); });
   EXPECT_GE(bad, 1u);
   const auto at = std::find_if(want.begin(), want.end(), [](const std::string& s) { return s.rfind("ok", 0); });
   EXPECT_NE(at->find(path), std::string::npos) << *at;
-  auto r = Open(path, IoMode::kPread);
+  auto r = OpenReader(path, IoMode::kPread);
   ASSERT_NE(r, nullptr);
-  EXPECT_EQ(ReadAll(*r, ids), want);
+  EXPECT_EQ(ReadOutcomes(*r, ids), want);
   EXPECT_GT(r->raw_group_bytes(), 0u);
-  EXPECT_EQ(ReadAll(*r, ids), want);
+  EXPECT_EQ(ReadOutcomes(*r, ids), want);
 }
 
 TEST(RawGroupCacheTest, AGroupThatCannotBeReadWholeLeavesItsRowsToBeReadAlone) {
@@ -179,8 +179,8 @@ TEST(RawGroupCacheTest, AGroupThatCannotBeReadWholeLeavesItsRowsToBeReadAlone) {
   // parts can no longer be read whole, and each row whose own bytes are
   // still there reads as before.
   TempDir dir;
-  const std::string path = Write(dir, 20000, false);
-  auto r = Open(path, IoMode::kPread);
+  const std::string path = WriteGroupDataset(dir, 20000, false);
+  auto r = OpenReader(path, IoMode::kPread);
   ASSERT_NE(r, nullptr);
   ASSERT_TRUE(r->ReadRow(0).ok());  // walks group 0
   const ShardHeader& h = r->header(0);

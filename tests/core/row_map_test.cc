@@ -32,7 +32,7 @@ using testing::ReadFile;
 using testing::TempDir;
 using testing::WriteFile;
 
-std::string Write(const TempDir& dir, const std::string& name, int rows, bool checksums, uint32_t shards = 1,
+std::string WriteMapDataset(const TempDir& dir, const std::string& name, int rows, bool checksums, uint32_t shards = 1,
                   int img_bytes = 300, uint64_t header_size = kMinHeaderSize, uint64_t page_size = kMinPageSize) {
   WriterOptions o;
   o.shard_count = shards;
@@ -138,7 +138,7 @@ void ResealPage(std::string* bytes, const ShardHeader& h, uint64_t page) {
 // from; a damaged prefix under a checksum that matches it is found the same.
 void CheckCorruptLengthPrefix(bool checksums) {
   TempDir dir;
-  const std::string path = Write(dir, "c.mindrecord", 40, checksums);
+  const std::string path = WriteMapDataset(dir, "c.mindrecord", 40, checksums);
   const std::string good = ReadFile(path);
   auto r = *ShardReader::Open(path);
   const ShardHeader& h = r->header(0);
@@ -228,7 +228,7 @@ TEST(RowMapTest, CorruptLengthPrefixUnderAMatchingChecksumIsFoundAsThePageIsHash
 // opened in `mode`; its path in *path when given.
 std::unique_ptr<ShardReader> WriteAndOpen(const TempDir& dir, const std::string& name, int rows, bool checksums,
                                           uint64_t page_size, IoMode mode, std::string* path = nullptr) {
-  const std::string written = Write(dir, name, rows, checksums, 1, 20, kMinHeaderSize, page_size);
+  const std::string written = WriteMapDataset(dir, name, rows, checksums, 1, 20, kMinHeaderSize, page_size);
   if (path) *path = written;
   ReaderOptions o;
   o.io_mode = mode;
@@ -306,7 +306,7 @@ TEST(RowMapTest, WalksFedInPiecesOfAnySizeAgreeWithTheWalk) {
   // Prefixes cut anywhere by the pieces a page is hashed in (1 MiB) must read
   // as whole ones: pieces of 1 to 9 bytes cut every prefix somewhere.
   TempDir dir;
-  const std::string path = Write(dir, "p.mindrecord", 2000, true, 1, 5);
+  const std::string path = WriteMapDataset(dir, "p.mindrecord", 2000, true, 1, 5);
   auto file = *FileSystem::Default()->OpenRead(path);
   const ShardHeader h = *ReadShardHeader(*file, true);
   const std::string bytes = ReadFile(path);
@@ -344,7 +344,7 @@ TEST(RowMapTest, WalksFedInPiecesOfAnySizeAgreeWithTheWalk) {
 TEST(RowMapTest, OpenReadsNoRowsAndLocatorsStaySmall) {
   TempDir dir;
   const int kRows = 20000;
-  const std::string path = Write(dir, "m.mindrecord", kRows, true, 1, 20, 1 << 20);
+  const std::string path = WriteMapDataset(dir, "m.mindrecord", kRows, true, 1, 20, 1 << 20);
   auto r = *ShardReader::Open(path);
   const uint64_t pages = r->header(0).pages.size();
   // Before any read: O(pages), not O(rows).
@@ -364,7 +364,7 @@ TEST(RowMapTest, OpenReadsNoRowsAndLocatorsStaySmall) {
 // only while one of them is open, and never across a change of the file.
 TEST(RowMapTest, ReadersOfAnUnchangedFileShareWalkedOffsets) {
   TempDir dir;
-  const std::string path = Write(dir, "s.mindrecord", 3000, true);
+  const std::string path = WriteMapDataset(dir, "s.mindrecord", 3000, true);
   // Just written: its ctime may share a clock tick with a later change.
   std::this_thread::sleep_for(std::chrono::milliseconds(1000 * kQuietSeconds + 200));
   auto a = *ShardReader::Open(path);
@@ -406,8 +406,8 @@ TEST(RowMapTest, ReadersOfAnUnchangedFileShareWalkedOffsets) {
 // first, the newest always stays.
 TEST(RowMapTest, MapsKeptForLaterReadersAreCappedInBytes) {
   TempDir dir;
-  const std::string p1 = Write(dir, "one.mindrecord", 3000, true);
-  const std::string p2 = Write(dir, "two.mindrecord", 3000, true);
+  const std::string p1 = WriteMapDataset(dir, "one.mindrecord", 3000, true);
+  const std::string p2 = WriteMapDataset(dir, "two.mindrecord", 3000, true);
   std::this_thread::sleep_for(std::chrono::milliseconds(1000 * kQuietSeconds + 200));
   ReleaseRetainedRowMaps();
   auto walk = [](const std::string& path) {
@@ -433,7 +433,7 @@ TEST(RowMapTest, MapsKeptForLaterReadersAreCappedInBytes) {
 
 TEST(RowMapTest, ConcurrentFirstReadsOfEveryGroupAgree) {
   TempDir dir;
-  const std::string path = Write(dir, "t", 3000, true, 3);
+  const std::string path = WriteMapDataset(dir, "t", 3000, true, 3);
   std::vector<Row> expect;
   {
     auto r = *ShardReader::Open(path);

@@ -44,7 +44,7 @@ std::vector<Row> AllTypesRows(int n) {
   return rows;
 }
 
-std::string WriteDataset(const TempDir& dir, const std::string& name, uint32_t shards, const char* version,
+std::string WriteViewDataset(const TempDir& dir, const std::string& name, uint32_t shards, const char* version,
                          const char* compression, int rows = 300) {
   WriterOptions o;
   o.shard_count = shards;
@@ -77,7 +77,7 @@ class RowViewTest : public ::testing::TestWithParam<std::tuple<Case, IoMode>> {}
 TEST_P(RowViewTest, ViewsHoldTheRowsThatReadsReturn) {
   const auto [c, mode] = GetParam();
   TempDir dir;
-  const std::string path = WriteDataset(dir, "d", c.shards, c.version, c.compression);
+  const std::string path = WriteViewDataset(dir, "d", c.shards, c.version, c.compression);
   ReaderOptions ro;
   ro.io_mode = mode;
   ro.direct_fallback = true;
@@ -141,7 +141,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(RowViewSingle, MappedViewsOutliveTheReaderWhileTheirMappingIsHeld) {
   TempDir dir;
-  const std::string path = WriteDataset(dir, "d", 2, kVersion3, "none", 120);
+  const std::string path = WriteViewDataset(dir, "d", 2, kVersion3, "none", 120);
   std::vector<Row> want;
   std::vector<std::pair<std::shared_ptr<const void>, std::string_view>> kept;
   {
@@ -173,7 +173,7 @@ TEST(RowViewSingle, MappedViewsOutliveTheReaderWhileTheirMappingIsHeld) {
 
 TEST(RowViewSingle, PagesAreVerifiedBeforeTheirBytesAreHandedOut) {
   TempDir dir;
-  const std::string path = WriteDataset(dir, "d", 1, kVersion3, "none", 120);
+  const std::string path = WriteViewDataset(dir, "d", 1, kVersion3, "none", 120);
   const std::string good = ReadFile(path);
   auto r = *ShardReader::Open(path);
   const ShardHeader h = r->header(0);

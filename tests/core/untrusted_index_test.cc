@@ -20,14 +20,14 @@ namespace {
 using testing::TempDir;
 namespace fs = std::filesystem;
 
-std::vector<Row> Rows(int n, int first = 0) {
+std::vector<Row> IndexedRows(int n, int first = 0) {
   std::vector<Row> rows;
   for (int i = first; i < first + n; ++i) rows.push_back(Row{{"id", Value::Int(i)}, {"ix", Value::Int(i % 3)}});
   return rows;
 }
 
 // Six rows {id, ix = id % 3}, both fields indexed (ix_0 holds 0, 1, 2).
-std::string Write(const std::string& path) {
+std::string WriteIndexedDataset(const std::string& path) {
   auto schema = Schema::FromUserJsonString(R"({"id":{"type":"int64"},"ix":{"type":"int64"}})");
   EXPECT_TRUE(schema.ok());
   WriterOptions o;
@@ -35,7 +35,7 @@ std::string Write(const std::string& path) {
   o.page_size = kMinPageSize;
   auto w = ShardWriter::Create(path, *schema, o);
   EXPECT_TRUE(w.ok()) << w.status().ToString();
-  EXPECT_TRUE((*w)->WriteRows(Rows(6)).ok());
+  EXPECT_TRUE((*w)->WriteRows(IndexedRows(6)).ok());
   EXPECT_TRUE((*w)->Commit().ok());
   return path;
 }
@@ -76,7 +76,7 @@ void ExpectRefused(const Status& st, const std::string& words) {
 // `verify --deep` ran it and never returned. Views are refused, not run.
 TEST(UntrustedIndexTest, ViewsAreRefusedNotRun) {
   TempDir dir;
-  const std::string d = Write(dir.Join("d"));
+  const std::string d = WriteIndexedDataset(dir.Join("d"));
   Edit(d + ".db",
        "ALTER TABLE INDEXES RENAME TO OLD;"
        "CREATE VIEW INDEXES AS WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c) "
@@ -95,11 +95,11 @@ TEST(UntrustedIndexTest, ViewsAreRefusedNotRun) {
 // 1 GB to open the dataset).
 TEST(UntrustedIndexTest, ComputedValuesAreRefused) {
   TempDir dir;
-  const std::string d = Write(dir.Join("d"));
+  const std::string d = WriteIndexedDataset(dir.Join("d"));
   Edit(d + ".db", "DROP TABLE SHARD_NAME; CREATE VIEW SHARD_NAME AS SELECT 'd' || zeroblob(900000000) AS NAME;");
   ExpectRefused(FirstQuery(d), "SHARD_NAME is a view, not a table");
   // A generated column computes its values on every read, from no bytes.
-  const std::string e = Write(dir.Join("e"));
+  const std::string e = WriteIndexedDataset(dir.Join("e"));
   Edit(e + ".db", "ALTER TABLE INDEXES ADD COLUMN big GENERATED ALWAYS AS (zeroblob(900000000)) VIRTUAL;");
   ExpectRefused(FirstQuery(e), "INDEXES column 'big' is generated, not stored");
 }
@@ -108,13 +108,13 @@ TEST(UntrustedIndexTest, ComputedValuesAreRefused) {
 // gigabyte per appended row filled the disk). Triggers never fire.
 TEST(UntrustedIndexTest, TriggersNeverFire) {
   TempDir dir;
-  const std::string d = Write(dir.Join("d"));
+  const std::string d = WriteIndexedDataset(dir.Join("d"));
   Edit(d + ".db",
        "CREATE TABLE fired(x); CREATE TRIGGER t AFTER INSERT ON INDEXES BEGIN INSERT INTO fired VALUES (1); END;"
        "CREATE TRIGGER u AFTER DELETE ON INDEXES BEGIN INSERT INTO fired VALUES (2); END;");
   auto w = ShardWriter::OpenForAppend(d);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
-  ASSERT_TRUE((*w)->WriteRows(Rows(4, 6)).ok());
+  ASSERT_TRUE((*w)->WriteRows(IndexedRows(4, 6)).ok());
   ASSERT_TRUE((*w)->Commit().ok());
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open_v2((d + ".db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
@@ -134,7 +134,7 @@ TEST(UntrustedIndexTest, TriggersNeverFire) {
 // folder (and would follow a planted -wal). Readers create nothing there.
 TEST(UntrustedIndexTest, ReadingCreatesNothingBesideTheIndex) {
   TempDir dir;
-  const std::string d = Write(dir.Join("d"));
+  const std::string d = WriteIndexedDataset(dir.Join("d"));
   Edit(d + ".db", "PRAGMA journal_mode=WAL;");
   const auto before = Names(dir.path());
   {
@@ -167,7 +167,7 @@ TEST(UntrustedIndexTest, CategoryRowsAreTheShardsRowsOnce) {
   };
   for (const Case& c : cases) {
     TempDir dir;
-    const std::string d = Write(dir.Join("d"));
+    const std::string d = WriteIndexedDataset(dir.Join("d"));
     Edit(d + ".db", c.sql);
     auto r = ShardReader::Open(d);
     ASSERT_TRUE(r.ok()) << r.status().ToString();

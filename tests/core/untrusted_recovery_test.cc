@@ -31,7 +31,7 @@ using testing::TempDir;
 using testing::WriteFile;
 namespace fs = std::filesystem;
 
-std::vector<Row> Rows(int n, int first) {
+std::vector<Row> RecoveryRows(int n, int first) {
   std::vector<Row> rows;
   for (int i = first; i < first + n; ++i) {
     rows.push_back(Row{{"id", Value::Int(i)}, {"name", Value::String("n" + std::to_string(i))},
@@ -41,13 +41,13 @@ std::vector<Row> Rows(int n, int first) {
   return rows;
 }
 
-std::vector<std::string> Write(const std::string& path, int n, uint32_t shards, bool overwrite = false,
+std::vector<std::string> WriteRecoveryDataset(const std::string& path, int n, uint32_t shards, bool overwrite = false,
                                int first = 0) {
-  return testing::WriteIdNameImg(path, Rows(n, first), {.shards = shards, .overwrite = overwrite});
+  return testing::WriteIdNameImg(path, RecoveryRows(n, first), {.shards = shards, .overwrite = overwrite});
 }
 
 // An append killed after it wrote its journals and some rows: a hot journal.
-void InterruptedAppend(const std::string& path) { testing::InterruptedAppend(path, Rows(400, 1000)); }
+void InterruptedAppend(const std::string& path) { testing::InterruptedAppend(path, RecoveryRows(400, 1000)); }
 
 // Rewrites the JSON description line of a journal (its checksum covers only
 // the bytes after it), as a hostile folder could.
@@ -69,7 +69,7 @@ void EditCommitRecord(const std::string& path, const std::function<void(nlohmann
   WriteFile(path, text.substr(0, a + 1) + ChecksumHex(Xxh3(body)) + "\n" + body);
 }
 
-std::map<std::string, std::string> Snapshot(const std::string& dir) {
+std::map<std::string, std::string> SnapshotFiles(const std::string& dir) {
   std::map<std::string, std::string> out;
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.is_symlink()) {
@@ -94,7 +94,7 @@ TEST(UntrustedRecoveryTest, ShardThatIsASymlinkIsNeverWrittenThrough) {
   TempDir dir;
   fs::create_directory(dir.Join("ds"));
   fs::create_directory(dir.Join("home"));
-  auto paths = Write(dir.Join("ds/d"), 100, 1);
+  auto paths = WriteRecoveryDataset(dir.Join("ds/d"), 100, 1);
   InterruptedAppend(paths[0]);
   // The shard's place holds a link to the user's file (longer than the
   // journaled shard, so a rollback would cut it).
@@ -102,10 +102,10 @@ TEST(UntrustedRecoveryTest, ShardThatIsASymlinkIsNeverWrittenThrough) {
   fs::rename(paths[0], victim);
   fs::create_symlink("../home/notes.txt", paths[0]);
   const std::string before = ReadFile(victim);
-  const auto ds_before = Snapshot(dir.Join("ds"));
+  const auto ds_before = SnapshotFiles(dir.Join("ds"));
   ExpectOpenRefused(paths[0], "symbolic link");
   EXPECT_EQ(ReadFile(victim), before);
-  EXPECT_EQ(Snapshot(dir.Join("ds")), ds_before);  // reported and left alone
+  EXPECT_EQ(SnapshotFiles(dir.Join("ds")), ds_before);  // reported and left alone
 }
 
 // A master journal listing a shard outside the dataset's folder.
@@ -113,7 +113,7 @@ TEST(UntrustedRecoveryTest, JournalNamingAFileOutsideTheFolderIsLeftAlone) {
   TempDir dir;
   fs::create_directory(dir.Join("ds"));
   fs::create_directory(dir.Join("home"));
-  auto paths = Write(dir.Join("ds/d"), 200, 2);
+  auto paths = WriteRecoveryDataset(dir.Join("ds/d"), 200, 2);
   InterruptedAppend(paths[0]);
   // The user's file outside, with a journal placed beside it.
   const std::string victim = dir.Join("home/" + BaseName(paths[1]));
@@ -123,10 +123,10 @@ TEST(UntrustedRecoveryTest, JournalNamingAFileOutsideTheFolderIsLeftAlone) {
     d["shards"][1] = "../home/" + BaseName(paths[1]);
   });
   const std::string before = ReadFile(victim);
-  const auto ds_before = Snapshot(dir.Join("ds"));
+  const auto ds_before = SnapshotFiles(dir.Join("ds"));
   ExpectOpenRefused(paths[0], "outside");
   EXPECT_EQ(ReadFile(victim), before);
-  EXPECT_EQ(Snapshot(dir.Join("ds")), ds_before);
+  EXPECT_EQ(SnapshotFiles(dir.Join("ds")), ds_before);
 }
 
 // A shard journal naming a master outside the folder.
@@ -134,7 +134,7 @@ TEST(UntrustedRecoveryTest, ShardJournalNamingAMasterOutsideTheFolderIsLeftAlone
   TempDir dir;
   fs::create_directory(dir.Join("ds"));
   fs::create_directory(dir.Join("home"));
-  auto paths = Write(dir.Join("ds/d"), 200, 2);
+  auto paths = WriteRecoveryDataset(dir.Join("ds/d"), 200, 2);
   InterruptedAppend(paths[0]);
   const std::string victim = dir.Join("home/" + BaseName(paths[0]));
   fs::copy_file(paths[0], victim);
@@ -153,7 +153,7 @@ TEST(UntrustedRecoveryTest, ShardJournalNamingAMasterOutsideTheFolderIsLeftAlone
 TEST(UntrustedRecoveryTest, CommitRecordRenamingOutsideTheFolderIsLeftAlone) {
   TempDir dir;
   fs::create_directory(dir.Join("ds"));
-  auto paths = Write(dir.Join("ds/d"), 50, 1);
+  auto paths = WriteRecoveryDataset(dir.Join("ds/d"), 50, 1);
   const std::string victim = dir.Join("victim.txt");
   WriteFile(victim, "the user's own file");
   const std::string tmp = dir.Join("ds/.d.tmp-1");
@@ -175,7 +175,7 @@ TEST(UntrustedRecoveryTest, CommitRecordRenamingOutsideTheFolderIsLeftAlone) {
 // planted one) is not applied.
 TEST(UntrustedRecoveryTest, CommitRecordForOtherFilesIsLeftAlone) {
   TempDir dir;
-  auto paths = Write(dir.Join("d"), 50, 1);
+  auto paths = WriteRecoveryDataset(dir.Join("d"), 50, 1);
   const std::string tmp = dir.Join(".d.tmp-1");
   WriteFile(tmp, "first");
   ASSERT_TRUE(WriteCommitRecord(paths[0], {{tmp, paths[0]}}, FileSystem::Default()).ok());
@@ -190,41 +190,41 @@ TEST(UntrustedRecoveryTest, CommitRecordForOtherFilesIsLeftAlone) {
 // as such and left alone (it was "damaged (no signature)").
 TEST(UntrustedRecoveryTest, OlderFormatCommitRecordIsNamedAndLeftAlone) {
   TempDir dir;
-  auto paths = Write(dir.Join("d"), 50, 1);
+  auto paths = WriteRecoveryDataset(dir.Join("d"), 50, 1);
   const std::string tmp = dir.Join(".d.tmp-1");
   WriteFile(tmp, "a file the record would rename");
   WriteFile(CommitRecordPath(paths[0]), "mindrecord-commit 1\n[[\".d.tmp-1\",\"d\"]]");
-  const auto before = Snapshot(dir.path());
+  const auto before = SnapshotFiles(dir.path());
   ExpectOpenRefused(paths[0], "commit record was written by an older mindrecord (format 1)");
   ExpectOpenRefused(paths[0], "`mindrecord recover --discard " + paths[0] + "`");
-  EXPECT_EQ(Snapshot(dir.path()), before);
+  EXPECT_EQ(SnapshotFiles(dir.path()), before);
 }
 
 // Every journal is checked before the first byte is written: a damaged
 // shard-1 journal leaves shard 0 untouched too.
 TEST(UntrustedRecoveryTest, WholeRecordIsCheckedBeforeAnythingIsWritten) {
   TempDir dir;
-  auto paths = Write(dir.Join("d"), 300, 3);
+  auto paths = WriteRecoveryDataset(dir.Join("d"), 300, 3);
   InterruptedAppend(paths[0]);
   std::string j1 = ReadFile(JournalPath(paths[2]));
   j1.back() ^= 0x5a;
   WriteFile(JournalPath(paths[2]), j1);
-  const auto before = Snapshot(dir.path());
+  const auto before = SnapshotFiles(dir.path());
   ExpectOpenRefused(paths[0], "damaged");
-  EXPECT_EQ(Snapshot(dir.path()), before);
+  EXPECT_EQ(SnapshotFiles(dir.path()), before);
 }
 
 // A journal written for another file (the shard was replaced by a copy):
 // reported, never applied.
 TEST(UntrustedRecoveryTest, JournalOfAnotherFileIsLeftAlone) {
   TempDir dir;
-  auto paths = Write(dir.Join("d"), 100, 1);
+  auto paths = WriteRecoveryDataset(dir.Join("d"), 100, 1);
   InterruptedAppend(paths[0]);
   fs::copy_file(paths[0], dir.Join("copy"));
   fs::rename(dir.Join("copy"), paths[0]);
-  const auto before = Snapshot(dir.path());
+  const auto before = SnapshotFiles(dir.path());
   ExpectOpenRefused(paths[0], "does not belong");
-  EXPECT_EQ(Snapshot(dir.path()), before);
+  EXPECT_EQ(SnapshotFiles(dir.path()), before);
 }
 
 // Replacing a dataset whose append was interrupted: the old journal must not
@@ -232,9 +232,9 @@ TEST(UntrustedRecoveryTest, JournalOfAnotherFileIsLeftAlone) {
 TEST(UntrustedRecoveryTest, OverwriteRemovesTheOldJournal) {
   for (uint32_t shards : {1u, 3u}) {
     TempDir dir;
-    auto paths = Write(dir.Join("d"), 100, shards);
+    auto paths = WriteRecoveryDataset(dir.Join("d"), 100, shards);
     InterruptedAppend(paths[0]);
-    Write(dir.Join("d"), 60, shards, /*overwrite=*/true, /*first=*/5000);
+    WriteRecoveryDataset(dir.Join("d"), 60, shards, /*overwrite=*/true, /*first=*/5000);
     for (const auto& p : paths) EXPECT_FALSE(fs::exists(JournalPath(p))) << p;
     auto r = ShardReader::Open(paths[0]);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -249,7 +249,7 @@ TEST(UntrustedRecoveryTest, OverwriteRemovesTheOldJournal) {
 // what does not match).
 TEST(UntrustedRecoveryTest, OwnJournalIsStillRolledBack) {
   TempDir dir;
-  auto paths = Write(dir.Join("d"), 200, 2);
+  auto paths = WriteRecoveryDataset(dir.Join("d"), 200, 2);
   const std::string before0 = ReadFile(paths[0]), before1 = ReadFile(paths[1]);
   InterruptedAppend(paths[0]);
   auto r = ShardReader::Open(paths[1]);
@@ -264,7 +264,7 @@ TEST(UntrustedRecoveryTest, OwnJournalIsStillRolledBack) {
 // still full: the rollback only rewrites bytes the shard holds and cuts it.
 TEST(UntrustedRecoveryTest, RollBackOnAFullDiskNeedsNoFreeSpace) {
   TempDir dir;
-  auto paths = Write(dir.Join("d"), 100, 1);
+  auto paths = WriteRecoveryDataset(dir.Join("d"), 100, 1);
   const std::string before = ReadFile(paths[0]);
   pid_t pid = fork();
   ASSERT_GE(pid, 0);

@@ -57,7 +57,7 @@ void Patch(const std::string& path, const std::string& from, const std::string& 
   WriteFile(path, bytes);
 }
 
-Status ReadAll(const std::string& path) {
+Status ReadEveryValue(const std::string& path) {
   MR_ASSIGN_OR_RETURN(auto r, ShardReader::Open(path));
   for (uint64_t i = 0; i < r->num_rows(); ++i) MR_RETURN_IF_ERROR(r->ReadRow(i).status());
   return Status::OK();
@@ -68,7 +68,7 @@ TEST(UntrustedValuesTest, IntegerOutsideItsFieldTypeIsReported) {
   TempDir dir;
   const std::string d = WriteIds(dir.Join("d"), {{1, 1}, {int64_t{1} << 40, 2}});
   Patch(d, R"("id":{"type":"int64"})", R"("id":{"type":"int32"})", 1);
-  Status st = ReadAll(d);
+  Status st = ReadEveryValue(d);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.code(), StatusCode::kCorruption);
   EXPECT_NE(st.message().find("field 'id' holds 1099511627776, outside the range of int32"), std::string::npos)
@@ -85,7 +85,7 @@ TEST(UntrustedValuesTest, UnsignedAboveInt64IsReported) {
   const std::string d = WriteIds(dir.Join("d"), {{INT64_MAX, 7}});
   Patch(d, std::string("\xcf\x7f\xff\xff\xff\xff\xff\xff\xff", 9), std::string("\xcf\xff\xff\xff\xff\xff\xff\xff\xff", 9),
         1);
-  Status st = ReadAll(d);
+  Status st = ReadEveryValue(d);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("field 'id' holds 18446744073709551615, outside the range of int64"),
             std::string::npos)
@@ -99,7 +99,7 @@ TEST(UntrustedValuesTest, DuplicateMsgpackKeyIsNamed) {
   TempDir dir;
   const std::string d = WriteIds(dir.Join("d"), {{3, 4}});
   Patch(d, "\xa2ix", "\xa2id", 1);
-  Status st = ReadAll(d);
+  Status st = ReadEveryValue(d);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("raw row holds field 'id' twice"), std::string::npos) << st.ToString();
 }

@@ -15,9 +15,9 @@ namespace {
 using testing::TempDir;
 namespace fs = std::filesystem;
 
-Schema TestSchema() { return *Schema::FromUserJsonString(R"({"id":{"type":"int64"},"b":{"type":"bytes"}})"); }
+Schema WriterSchema() { return *Schema::FromUserJsonString(R"({"id":{"type":"int64"},"b":{"type":"bytes"}})"); }
 
-std::vector<Row> Rows(int n, size_t bytes = 100) {
+std::vector<Row> WriterRows(int n, size_t bytes = 100) {
   std::vector<Row> out;
   for (int i = 0; i < n; ++i) out.push_back(Row{{"id", Value::Int(i)}, {"b", Value::Bytes(std::string(bytes, 'x'))}});
   return out;
@@ -71,17 +71,17 @@ TEST(WriterTest, RefusesExistingOutputUnlessOverwrite) {
   TempDir dir;
   auto o = Small();
   {
-    auto w = *ShardWriter::Create(dir.Join("d"), TestSchema(), o);
-    ASSERT_TRUE(w->WriteRows(Rows(3)).ok());
+    auto w = *ShardWriter::Create(dir.Join("d"), WriterSchema(), o);
+    ASSERT_TRUE(w->WriteRows(WriterRows(3)).ok());
     ASSERT_TRUE(w->Commit().ok());
   }
-  auto again = ShardWriter::Create(dir.Join("d"), TestSchema(), o);
+  auto again = ShardWriter::Create(dir.Join("d"), WriterSchema(), o);
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.status().code(), StatusCode::kAlreadyExists);
   EXPECT_NE(again.status().message().find("/d: already exists"), std::string::npos) << again.status().message();
   o.overwrite = true;
-  auto w = *ShardWriter::Create(dir.Join("d"), TestSchema(), o);
-  ASSERT_TRUE(w->WriteRows(Rows(5)).ok());
+  auto w = *ShardWriter::Create(dir.Join("d"), WriterSchema(), o);
+  ASSERT_TRUE(w->WriteRows(WriterRows(5)).ok());
   // Until Commit the old dataset is what readers see.
   EXPECT_EQ((*ShardReader::Open(dir.Join("d")))->num_rows(), 3u);
   ASSERT_TRUE(w->Commit().ok());
@@ -92,15 +92,15 @@ TEST(WriterTest, RefusesExistingOutputUnlessOverwrite) {
 TEST(WriterTest, AbandonAndDestructionLeaveNothing) {
   TempDir dir;
   {
-    auto w = *ShardWriter::Create(dir.Join("a"), TestSchema(), Small());
-    ASSERT_TRUE(w->WriteRows(Rows(10)).ok());
+    auto w = *ShardWriter::Create(dir.Join("a"), WriterSchema(), Small());
+    ASSERT_TRUE(w->WriteRows(WriterRows(10)).ok());
     EXPECT_GT(CountFiles(dir.path()), 0u);  // temporaries while writing
   }
   EXPECT_EQ(CountFiles(dir.path()), 0u);
   auto o = Small();
   o.shard_count = 4;
-  auto w = *ShardWriter::Create(dir.Join("b"), TestSchema(), o);
-  ASSERT_TRUE(w->WriteRows(Rows(10)).ok());
+  auto w = *ShardWriter::Create(dir.Join("b"), WriterSchema(), o);
+  ASSERT_TRUE(w->WriteRows(WriterRows(10)).ok());
   w->Abandon();
   EXPECT_EQ(CountFiles(dir.path()), 0u);
   EXPECT_FALSE(w->Commit().ok());
@@ -115,13 +115,13 @@ TEST(WriterTest, IndexInsertsOffTheWritersThreadAreCompleteOrGone) {
   auto o = Small();
   o.shard_count = 3;
   {
-    auto w = *ShardWriter::Create(dir.Join("a"), TestSchema(), o);
-    for (int b = 0; b < 20; ++b) ASSERT_TRUE(w->WriteRows(Rows(500, 300)).ok());
+    auto w = *ShardWriter::Create(dir.Join("a"), WriterSchema(), o);
+    for (int b = 0; b < 20; ++b) ASSERT_TRUE(w->WriteRows(WriterRows(500, 300)).ok());
     w->Abandon();
   }
   EXPECT_EQ(CountFiles(dir.path()), 0u);
-  auto w = *ShardWriter::Create(dir.Join("c"), TestSchema(), o);
-  for (int b = 0; b < 20; ++b) ASSERT_TRUE(w->WriteRows(Rows(500, 300)).ok());
+  auto w = *ShardWriter::Create(dir.Join("c"), WriterSchema(), o);
+  for (int b = 0; b < 20; ++b) ASSERT_TRUE(w->WriteRows(WriterRows(500, 300)).ok());
   ASSERT_TRUE(w->Commit().ok());
   auto r = ShardReader::Open(dir.Join("c0"));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -141,8 +141,8 @@ TEST(WriterTest, IndexInsertsOffTheWritersThreadAreCompleteOrGone) {
 
 TEST(WriterTest, RowTooLargeForAPageAndHeaderTooLargeAreClearErrors) {
   TempDir dir;
-  auto w = *ShardWriter::Create(dir.Join("big"), TestSchema(), Small());
-  Status st = w->WriteRows(Rows(1, kMinPageSize));
+  auto w = *ShardWriter::Create(dir.Join("big"), WriterSchema(), Small());
+  Status st = w->WriteRows(WriterRows(1, kMinPageSize));
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("page size too small"), std::string::npos) << st.message();
   EXPECT_FALSE(w->Commit().ok());  // the error sticks
@@ -150,8 +150,8 @@ TEST(WriterTest, RowTooLargeForAPageAndHeaderTooLargeAreClearErrors) {
   EXPECT_EQ(CountFiles(dir.path()), 0u);
 
   // Thousands of tiny pages overflow a 16 KiB header.
-  auto w2 = *ShardWriter::Create(dir.Join("hdr"), TestSchema(), Small());
-  for (int i = 0; i < 400; ++i) ASSERT_TRUE(w2->WriteRows(Rows(1, kMinPageSize - 40)).ok());
+  auto w2 = *ShardWriter::Create(dir.Join("hdr"), WriterSchema(), Small());
+  for (int i = 0; i < 400; ++i) ASSERT_TRUE(w2->WriteRows(WriterRows(1, kMinPageSize - 40)).ok());
   st = w2->Commit();
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("raise header_size"), std::string::npos) << st.message();
@@ -160,15 +160,15 @@ TEST(WriterTest, RowTooLargeForAPageAndHeaderTooLargeAreClearErrors) {
 
 TEST(WriterTest, BadRowsNameTheRowAndFieldAndWriteNothing) {
   TempDir dir;
-  auto w = *ShardWriter::Create(dir.Join("r"), TestSchema(), Small());
-  auto rows = Rows(3);
+  auto w = *ShardWriter::Create(dir.Join("r"), WriterSchema(), Small());
+  auto rows = WriterRows(3);
   rows[2].Set("id", Value::String("three"));
   Status st = w->WriteRows(rows);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(st.message().find("row 2"), std::string::npos) << st.message();
   EXPECT_NE(st.message().find("field 'id'"), std::string::npos) << st.message();
-  ASSERT_TRUE(w->WriteRows(Rows(2)).ok());
+  ASSERT_TRUE(w->WriteRows(WriterRows(2)).ok());
   ASSERT_TRUE(w->Commit().ok());
   EXPECT_EQ((*ShardReader::Open(dir.Join("r")))->num_rows(), 2u);
 }
@@ -179,14 +179,14 @@ TEST(WriterTest, BadRowsNameTheRowAndFieldAndWriteNothing) {
 TEST(WriterTest, ConsumingWriteRowsWritesTheSameBytes) {
   TempDir dir;
   auto rows = [] {
-    std::vector<Row> out = Rows(50, 900);
+    std::vector<Row> out = WriterRows(50, 900);
     for (int i = 0; i < 50; ++i) out[i].Set("b", Value::Bytes(std::string(300 + 37 * i, static_cast<char>('a' + i % 26))));
     return out;
   };
   for (bool consume : {false, true}) {
     WriterOptions o = Small();
     fs::create_directories(dir.Join(consume ? "moved" : "copied"));
-    auto w = *ShardWriter::Create(dir.Join(consume ? "moved/d" : "copied/d"), TestSchema(), o);
+    auto w = *ShardWriter::Create(dir.Join(consume ? "moved/d" : "copied/d"), WriterSchema(), o);
     std::vector<Row> batch = rows();
     if (consume) {
       std::vector<Row> bad = rows();
@@ -211,20 +211,20 @@ TEST(WriterTest, OptionsAreValidated) {
   TempDir dir;
   WriterOptions o = Small();
   o.shard_count = 0;
-  EXPECT_FALSE(ShardWriter::Create(dir.Join("x"), TestSchema(), o).ok());
+  EXPECT_FALSE(ShardWriter::Create(dir.Join("x"), WriterSchema(), o).ok());
   o = Small();
   o.shard_count = 1001;
-  EXPECT_FALSE(ShardWriter::Create(dir.Join("x"), TestSchema(), o).ok());
+  EXPECT_FALSE(ShardWriter::Create(dir.Join("x"), WriterSchema(), o).ok());
   o = Small();
   o.page_size = 1000;
-  EXPECT_FALSE(ShardWriter::Create(dir.Join("x"), TestSchema(), o).ok());
+  EXPECT_FALSE(ShardWriter::Create(dir.Join("x"), WriterSchema(), o).ok());
   o = Small();
   o.header_size = kMinHeaderSize + 2;
-  EXPECT_FALSE(ShardWriter::Create(dir.Join("x"), TestSchema(), o).ok());
+  EXPECT_FALSE(ShardWriter::Create(dir.Join("x"), WriterSchema(), o).ok());
   o = Small();
   o.index_fields = std::vector<std::string>{"b"};
-  EXPECT_FALSE(ShardWriter::Create(dir.Join("x"), TestSchema(), o).ok());
-  EXPECT_FALSE(ShardWriter::Create(dir.Join("no/such/dir/x"), TestSchema(), Small()).ok());
+  EXPECT_FALSE(ShardWriter::Create(dir.Join("x"), WriterSchema(), o).ok());
+  EXPECT_FALSE(ShardWriter::Create(dir.Join("no/such/dir/x"), WriterSchema(), Small()).ok());
 }
 
 TEST(WriterTest, DiskFullAndFsyncFailuresLeaveNoDataset) {
@@ -234,11 +234,11 @@ TEST(WriterTest, DiskFullAndFsyncFailuresLeaveNoDataset) {
     WriterOptions o = Small();
     o.shard_count = 2;
     o.file_system = &faulty;
-    auto w = *ShardWriter::Create(dir.Join("f"), TestSchema(), o);
+    auto w = *ShardWriter::Create(dir.Join("f"), WriterSchema(), o);
     if (fault == 0) faulty.FailWritesAfterBytes(50000);
     if (fault == 1) faulty.FailSync(true);
     if (fault == 2) faulty.FailRename(true);
-    Status st = w->WriteRows(Rows(500, 300));
+    Status st = w->WriteRows(WriterRows(500, 300));
     if (st.ok()) st = w->Commit();
     ASSERT_FALSE(st.ok()) << "fault " << fault;
     EXPECT_EQ(st.code(), StatusCode::kIOError);

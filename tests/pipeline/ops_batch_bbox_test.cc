@@ -135,7 +135,7 @@ Tensor Boxes(std::vector<std::vector<float>> rows) {
   return t;
 }
 
-std::vector<float> Row(const Tensor& t, int i) {
+std::vector<float> BoxRow(const Tensor& t, int i) {
   const int64_t k = t.shape()[1];
   return std::vector<float>(t.data_as<float>() + i * k, t.data_as<float>() + (i + 1) * k);
 }
@@ -144,12 +144,12 @@ TEST(OpsBBoxTest, FlipsMoveBoxesWithTheImage) {
   Tensor img = MatToTensor(SyntheticRgb(20, 30));
   Tensor boxes = Boxes({{2, 3, 10, 5, 7}, {0, 0, 30, 20, 1}});
   auto h = RunColumns(*Op({{"op", "RandomHorizontalFlipWithBBox"}, {"p", 1.0}}), {img, boxes}, 0);
-  EXPECT_EQ(Row(h[1], 0), (std::vector<float>{18, 3, 10, 5, 7}));  // x' = W - x - w, extra column kept
-  EXPECT_EQ(Row(h[1], 1), (std::vector<float>{0, 0, 30, 20, 1}));
+  EXPECT_EQ(BoxRow(h[1], 0), (std::vector<float>{18, 3, 10, 5, 7}));  // x' = W - x - w, extra column kept
+  EXPECT_EQ(BoxRow(h[1], 1), (std::vector<float>{0, 0, 30, 20, 1}));
   for (int y = 0; y < 20; ++y)
     for (int x = 0; x < 30; ++x) ASSERT_EQ(h[0].data()[(y * 30 + x) * 3], img.data()[(y * 30 + 29 - x) * 3]);
   auto v = RunColumns(*Op({{"op", "RandomVerticalFlipWithBBox"}, {"p", 1.0}}), {img, boxes}, 0);
-  EXPECT_EQ(Row(v[1], 0), (std::vector<float>{2, 12, 10, 5, 7}));  // y' = H - y - h
+  EXPECT_EQ(BoxRow(v[1], 0), (std::vector<float>{2, 12, 10, 5, 7}));  // y' = H - y - h
   auto none = RunColumns(*Op({{"op", "RandomVerticalFlipWithBBox"}, {"p", 0.0}}), {img, boxes}, 0);
   EXPECT_TRUE(SameBytes(none[0], img));
   EXPECT_TRUE(SameBytes(none[1], boxes));
@@ -168,10 +168,10 @@ TEST(OpsBBoxTest, ResizeScalesBoxes) {
   Tensor img = MatToTensor(SyntheticRgb(20, 40));
   auto out = RunColumns(*Op({{"op", "ResizeWithBBox"}, {"size", {10, 10}}}), {img, Boxes({{4, 2, 20, 10}})}, 0);
   EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{10, 10, 3}));
-  EXPECT_EQ(Row(out[1], 0), (std::vector<float>{1, 1, 5, 5}));
+  EXPECT_EQ(BoxRow(out[1], 0), (std::vector<float>{1, 1, 5, 5}));
   auto shorter = RunColumns(*Op({{"op", "ResizeWithBBox"}, {"size", 10}}), {img, Boxes({{4, 2, 20, 10}})}, 0);
   EXPECT_EQ(shorter[0].shape(), (std::vector<int64_t>{10, 20, 3}));
-  EXPECT_EQ(Row(shorter[1], 0), (std::vector<float>{2, 1, 10, 5}));
+  EXPECT_EQ(BoxRow(shorter[1], 0), (std::vector<float>{2, 1, 10, 5}));
 }
 
 TEST(OpsBBoxTest, RandomCropKeepsClipsAndDropsBoxes) {
@@ -190,7 +190,7 @@ TEST(OpsBBoxTest, RandomCropKeepsClipsAndDropsBoxes) {
     // Reference: boxes that touch [left, left + 25] x [top, top + 20], clipped and moved.
     std::vector<std::vector<float>> want;
     for (int i = 0; i < 3; ++i) {
-      auto b = Row(boxes, i);
+      auto b = BoxRow(boxes, i);
       const float bx1 = b[0] + b[2], by1 = b[1] + b[3];
       if (b[0] > left + 25 || b[1] > top + 20 || bx1 < left || by1 < top) continue;
       const float x0 = std::max(b[0], float(left)) - left, y0 = std::max(b[1], float(top)) - top;
@@ -198,12 +198,12 @@ TEST(OpsBBoxTest, RandomCropKeepsClipsAndDropsBoxes) {
       want.push_back({x0, y0, x1 - x0, y1 - y0, b[4]});
     }
     ASSERT_EQ(out[1].shape()[0], static_cast<int64_t>(want.size())) << seed;
-    for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(Row(out[1], static_cast<int>(i)), want[i]) << seed;
+    for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(BoxRow(out[1], static_cast<int>(i)), want[i]) << seed;
   }
   EXPECT_GT(windows.size(), 100u);
   // Padding moves the boxes; pad_if_needed pads a small image up to the crop.
   auto padded = RunColumns(*Op({{"op", "RandomCropWithBBox"}, {"size", {46, 56}}, {"padding", 3}}), {img, boxes}, 0);
-  EXPECT_EQ(Row(padded[1], 0), (std::vector<float>{8, 8, 10, 10, 1}));
+  EXPECT_EQ(BoxRow(padded[1], 0), (std::vector<float>{8, 8, 10, 10, 1}));
   auto grown = RunColumns(*Op({{"op", "RandomCropWithBBox"}, {"size", {44, 50}}, {"pad_if_needed", true}}), {img, boxes}, 0);
   EXPECT_EQ(grown[0].shape(), (std::vector<int64_t>{44, 50, 3}));
   std::mt19937_64 rng(0);
@@ -258,9 +258,9 @@ TEST(OpsBBoxTest, ComposeChainsImageAndBoxOps) {
   ASSERT_EQ(both->num_inputs(), 2);
   Tensor img = MatToTensor(SyntheticRgb(10, 12));
   auto out = RunColumns(*both, {img, Boxes({{1, 2, 3, 4}})}, 0);
-  EXPECT_EQ(Row(out[1], 0), (std::vector<float>{8, 4, 3, 4}));
+  EXPECT_EQ(BoxRow(out[1], 0), (std::vector<float>{8, 4, 3, 4}));
   auto maybe = Op({{"op", "RandomApply"}, {"transforms", {hflip}}, {"prob", 1.0}});
-  EXPECT_EQ(Row(RunColumns(*maybe, {img, Boxes({{1, 2, 3, 4}})}, 0)[1], 0), (std::vector<float>{8, 2, 3, 4}));
+  EXPECT_EQ(BoxRow(RunColumns(*maybe, {img, Boxes({{1, 2, 3, 4}})}, 0)[1], 0), (std::vector<float>{8, 2, 3, 4}));
   auto mixed = MakeOp({{"op", "Compose"}, {"transforms", {hflip, {{"op", "Resize"}, {"size", 4}}}}});
   ASSERT_FALSE(mixed.ok());
   EXPECT_NE(mixed.status().message().find("gives 2 columns but the next transform, Resize, takes 1 column"),

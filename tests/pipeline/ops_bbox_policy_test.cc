@@ -25,7 +25,7 @@ using testing::SameBytes;
 using testing::SyntheticRgb;
 using testing::TensorToMat;
 
-Tensor Boxes(const std::vector<std::vector<float>>& rows) {
+Tensor PolicyBoxes(const std::vector<std::vector<float>>& rows) {
   const int64_t k = rows.empty() ? 4 : static_cast<int64_t>(rows[0].size());
   Tensor t = Tensor::Make(TensorType::kFloat32, {static_cast<int64_t>(rows.size()), k});
   for (size_t i = 0; i < rows.size(); ++i)
@@ -50,7 +50,7 @@ TEST(OpsBBoxRandomTest, RandomResizedCropWithBBoxCutsAndScalesBoxes) {
   ASSERT_TRUE(p.ok());
   size_t dropped = 0;
   for (int seed = 0; seed < 100; ++seed) {
-    auto out = RunColumns(*op, {img, Boxes(boxes)}, seed);
+    auto out = RunColumns(*op, {img, PolicyBoxes(boxes)}, seed);
     ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{16, 24, 3}));
     // The window is RandomResizedCrop's for the same seed (its own sampler).
     std::mt19937_64 rng(seed);
@@ -82,11 +82,11 @@ TEST(OpsBBoxRandomTest, RandomResizedCropWithBBoxCutsAndScalesBoxes) {
   }
   EXPECT_GT(dropped, 0u);  // some windows miss a box
   // No boxes at all: an empty [0, 4] result.
-  auto empty = RunColumns(*op, {img, Boxes({})}, 1);
+  auto empty = RunColumns(*op, {img, PolicyBoxes({})}, 1);
   EXPECT_EQ(empty[1].shape(), (std::vector<int64_t>{0, 4}));
   // Bad boxes and parameters are refused, naming the op.
   std::mt19937_64 rng(0);
-  auto bad = op->ApplyColumns({img, Boxes({{45, 0, 10, 5}})}, rng);
+  auto bad = op->ApplyColumns({img, PolicyBoxes({{45, 0, 10, 5}})}, rng);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("RandomResizedCropWithBBox"), std::string::npos);
   EXPECT_FALSE(op->Apply(img, rng).ok());
@@ -110,7 +110,7 @@ TEST(OpsBBoxRandomTest, RandomResizeWithBBoxDrawsTheInterpolation) {
   }
   ASSERT_EQ(by_mode.size(), 4u);
   for (int seed = 0; seed < 40; ++seed) {
-    auto out = RunColumns(*op, {img, Boxes({{4, 2, 20, 10, 9}})}, seed);
+    auto out = RunColumns(*op, {img, PolicyBoxes({{4, 2, 20, 10, 9}})}, seed);
     ASSERT_TRUE(SameBytes(out[0], RunOp(*plain, img, seed)));  // RandomResize's draw
     auto it = by_mode.find(std::string(reinterpret_cast<const char*>(out[0].data()), out[0].size_bytes()));
     ASSERT_NE(it, by_mode.end());
@@ -118,11 +118,11 @@ TEST(OpsBBoxRandomTest, RandomResizeWithBBoxDrawsTheInterpolation) {
     EXPECT_EQ(Rows(out[1])[0], (std::vector<float>{1.6f, 1, 8, 5, 9}));  // x, w * 16/40; y, h * 10/20
   }
   EXPECT_EQ(seen.size(), 4u);
-  auto shorter = RunColumns(*Op({{"op", "RandomResizeWithBBox"}, {"size", 10}}), {img, Boxes({{4, 2, 20, 10}})}, 0);
+  auto shorter = RunColumns(*Op({{"op", "RandomResizeWithBBox"}, {"size", 10}}), {img, PolicyBoxes({{4, 2, 20, 10}})}, 0);
   EXPECT_EQ(shorter[0].shape(), (std::vector<int64_t>{10, 20, 3}));
   EXPECT_EQ(Rows(shorter[1])[0], (std::vector<float>{2, 1, 10, 5}));
   std::mt19937_64 rng(0);
-  EXPECT_FALSE(op->ApplyColumns({img, Boxes({{30, 0, 20, 5}})}, rng).ok());
+  EXPECT_FALSE(op->ApplyColumns({img, PolicyBoxes({{30, 0, 20, 5}})}, rng).ok());
   EXPECT_FALSE(MakeOp({{"op", "RandomResizeWithBBox"}, {"size", -3}}).ok());
   EXPECT_FALSE(MakeOp({{"op", "RandomResizeWithBBox"}, {"size", 3}, {"interpolation", "nearest"}}).ok());
 }

@@ -13,7 +13,7 @@
 namespace mindrecord {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::json;
 using testing::MatToTensor;
 using testing::Op;
 using testing::Noisy;

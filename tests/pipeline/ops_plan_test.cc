@@ -43,7 +43,7 @@ Plan MakePlan(const std::string& path, uint32_t workers) {
   return *p;
 }
 
-uint64_t Digest(const std::vector<Batch>& bs) {
+uint64_t PlanDigest(const std::vector<Batch>& bs) {
   uint64_t h = 0;
   for (const auto& b : bs) h = h * 31 + BatchDigest(b);
   return h;
@@ -81,7 +81,7 @@ TEST(OpsPlanTest, AugmentationOpsRunInAPlanDeterministicallyAndResume) {
   for (uint32_t workers : {2u, 4u}) {
     auto other = Pipeline::Open(MakePlan(path, workers));
     ASSERT_TRUE(other.ok());
-    EXPECT_EQ(Digest(Drain(other->get())), Digest(full)) << workers << " workers";
+    EXPECT_EQ(PlanDigest(Drain(other->get())), PlanDigest(full)) << workers << " workers";
   }
   // Resume after 7 batches (mid first epoch) and 19 (mid second) gives exactly the rest.
   for (size_t cut : {7u, 19u}) {

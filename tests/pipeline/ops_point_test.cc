@@ -15,7 +15,7 @@
 namespace mindrecord {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::json;
 using testing::MatToTensor;
 using testing::Op;
 using testing::MaxDiff;
@@ -41,7 +41,7 @@ Tensor PerValue(const Tensor& t, F f) {
   return out;
 }
 
-Result<Tensor> Try(const json& spec, const Tensor& in, uint64_t seed = 0) {
+Result<Tensor> TryPointOp(const json& spec, const Tensor& in, uint64_t seed = 0) {
   auto op = MakeOp(spec);
   if (!op.ok()) return op.status();
   std::mt19937_64 rng(seed);
@@ -102,7 +102,7 @@ TEST(OpsPointTest, AutoContrastCutsAndIgnoresAsMindSpore) {
   EXPECT_TRUE(SameBytes(hw, Plane(want, 1)));
   EXPECT_TRUE(SameBytes(RunOp(*Op({{"op", "AutoContrast"}, {"ignore", 3}}), Plane(img, 2).Reshaped({23, 31, 1})),
                         RunOp(*Op({{"op", "AutoContrast"}, {"ignore", 3}}), Plane(img, 2)).Reshaped({23, 31, 1})));
-  EXPECT_FALSE(Try({{"op", "AutoContrast"}}, Noisy(4, 4, 4, 2)).ok());
+  EXPECT_FALSE(TryPointOp({{"op", "AutoContrast"}}, Noisy(4, 4, 4, 2)).ok());
   // The default is the policies' kernel.
   EXPECT_TRUE(SameBytes(RunOp(*Op({{"op", "AutoContrast"}}), img), *ops::AutoContrast(img, "t")));
 }
@@ -112,10 +112,10 @@ TEST(OpsPointTest, EqualizeInvertPosterizeSolarizeTakeMindSporesShapes) {
   Tensor eq = RunOp(*Op({{"op", "Equalize"}}), img);
   EXPECT_TRUE(SameBytes(eq, *ops::Equalize(img, "t")));
   for (int c = 0; c < 3; ++c) EXPECT_TRUE(SameBytes(RunOp(*Op({{"op", "Equalize"}}), Plane(img, c)), Plane(eq, c)));
-  EXPECT_FALSE(Try({{"op", "Equalize"}}, Noisy(4, 4, 2, 1)).ok());
+  EXPECT_FALSE(TryPointOp({{"op", "Equalize"}}, Noisy(4, 4, 2, 1)).ok());
 
   EXPECT_TRUE(SameBytes(RunOp(*Op({{"op", "Invert"}}), img), PerValue(img, [](int v) { return 255 - v; })));
-  EXPECT_FALSE(Try({{"op", "Invert"}}, Plane(img, 0)).ok());  // MindSpore's Invert takes HWC RGB only
+  EXPECT_FALSE(TryPointOp({{"op", "Invert"}}, Plane(img, 0)).ok());  // MindSpore's Invert takes HWC RGB only
 
   for (int bits : {0, 1, 5, 8})
     for (const Tensor& in : {img, Plane(img, 0), Noisy(5, 6, 4, 7)}) {
@@ -135,7 +135,7 @@ TEST(OpsPointTest, EqualizeInvertPosterizeSolarizeTakeMindSporesShapes) {
       EXPECT_TRUE(SameBytes(RunOp(*Op({{"op", "Solarize"}, {"threshold", th}}), in), solarized(in, lo, hi)))
           << th.dump();
     }
-  EXPECT_FALSE(Try({{"op", "Solarize"}, {"threshold", 10}}, Noisy(4, 4, 4, 1)).ok());
+  EXPECT_FALSE(TryPointOp({{"op", "Solarize"}, {"threshold", 10}}, Noisy(4, 4, 4, 1)).ok());
 }
 
 TEST(OpsPointTest, AdjustmentsAreTheKernelsWithFloatFactors) {
@@ -160,7 +160,7 @@ TEST(OpsPointTest, AdjustmentsAreTheKernelsWithFloatFactors) {
   for (const char* name : {"AdjustBrightness", "AdjustContrast", "AdjustSaturation", "AdjustHue"}) {
     std::string key = std::string(name).substr(6);
     std::transform(key.begin(), key.end(), key.begin(), ::tolower);
-    EXPECT_FALSE(Try({{"op", name}, {key + "_factor", 0.2}}, Plane(img, 0)).ok()) << name;
+    EXPECT_FALSE(TryPointOp({{"op", name}, {key + "_factor", 0.2}}, Plane(img, 0)).ok()) << name;
   }
 }
 
@@ -178,8 +178,8 @@ TEST(OpsPointTest, AdjustGammaMatchesItsFormula) {
   // HW, [N, H, W, C] and float input (float64 gives float32).
   EXPECT_TRUE(SameBytes(RunOp(*Op({{"op", "AdjustGamma"}, {"gamma", 0.5}}), Plane(img, 0)),
                         Plane(RunOp(*Op({{"op", "AdjustGamma"}, {"gamma", 0.5}}), img), 0)));
-  EXPECT_TRUE(Try({{"op", "AdjustGamma"}, {"gamma", 0.5}}, img.Reshaped({1, 9, 11, 3})).ok());
-  EXPECT_FALSE(Try({{"op", "AdjustGamma"}, {"gamma", 0.5}}, Noisy(3, 3, 2, 1)).ok());
+  EXPECT_TRUE(TryPointOp({{"op", "AdjustGamma"}, {"gamma", 0.5}}, img.Reshaped({1, 9, 11, 3})).ok());
+  EXPECT_FALSE(TryPointOp({{"op", "AdjustGamma"}, {"gamma", 0.5}}, Noisy(3, 3, 2, 1)).ok());
   Tensor f64 = Tensor::Make(TensorType::kFloat64, {2, 3});
   const double xs[6] = {0.0, 0.25, 0.5, 0.9, 1.0, -0.5};
   for (int i = 0; i < 6; ++i) f64.mutable_data_as<double>()[i] = xs[i];
@@ -211,10 +211,10 @@ TEST(OpsPointTest, RandomOpsAtTheirLimitsAreTheDeterministicOnes) {
     EXPECT_TRUE(SameBytes(RunOp(*Op({{"op", name}, {"prob", 0.0}}), img, 3), img)) << name;
   EXPECT_TRUE(SameBytes(RunOp(*Op({{"op", "RandomAdjustSharpness"}, {"degree", 0.0}, {"prob", 0.0}}), img), img));
   // Inputs are checked whatever the draw, as MindSpore's ops check them.
-  EXPECT_FALSE(Try({{"op", "RandomInvert"}, {"prob", 0.0}}, Plane(img, 0)).ok());
-  EXPECT_FALSE(Try({{"op", "RandomAutoContrast"}, {"prob", 0.0}}, Plane(img, 0).Reshaped({13, 15, 1})).ok());
-  EXPECT_TRUE(Try({{"op", "RandomAutoContrast"}, {"prob", 1.0}}, Plane(img, 0)).ok());
-  EXPECT_FALSE(Try({{"op", "RandomEqualize"}, {"prob", 0.0}}, Noisy(3, 3, 2, 1)).ok());
+  EXPECT_FALSE(TryPointOp({{"op", "RandomInvert"}, {"prob", 0.0}}, Plane(img, 0)).ok());
+  EXPECT_FALSE(TryPointOp({{"op", "RandomAutoContrast"}, {"prob", 0.0}}, Plane(img, 0).Reshaped({13, 15, 1})).ok());
+  EXPECT_TRUE(TryPointOp({{"op", "RandomAutoContrast"}, {"prob", 1.0}}, Plane(img, 0)).ok());
+  EXPECT_FALSE(TryPointOp({{"op", "RandomEqualize"}, {"prob", 0.0}}, Noisy(3, 3, 2, 1)).ok());
 }
 
 TEST(OpsPointTest, RandomOpsDrawTheirParameters) {

@@ -19,7 +19,7 @@ using testing::TensorToMat;
 
 bool Rejected(const nlohmann::json& spec) { return !MakeOp(spec).ok(); }
 
-Status ApplyStatus(const nlohmann::json& spec, Tensor in) {
+Status ApplySimpleStatus(const nlohmann::json& spec, Tensor in) {
   auto op = MakeOp(spec);
   if (!op.ok()) return op.status();
   std::mt19937_64 rng(0);
@@ -69,11 +69,11 @@ TEST(OpsSimpleTest, CropIsTheWindowAndChecksBounds) {
   Tensor out = RunOp(*Op(spec), MatToTensor(m));
   EXPECT_TRUE(SameBytes(out, MatToTensor(m(cv::Rect(5, 3, 25, 10)).clone())));
   EXPECT_EQ(Op(spec)->ToJson(), spec);
-  EXPECT_FALSE(ApplyStatus({{"op", "Crop"}, {"coordinates", {3, 6}}, {"size", {10, 25}}}, MatToTensor(m)).ok());
-  EXPECT_FALSE(ApplyStatus({{"op", "Crop"}, {"coordinates", {11, 0}}, {"size", 10}}, MatToTensor(m)).ok());
+  EXPECT_FALSE(ApplySimpleStatus({{"op", "Crop"}, {"coordinates", {3, 6}}, {"size", {10, 25}}}, MatToTensor(m)).ok());
+  EXPECT_FALSE(ApplySimpleStatus({{"op", "Crop"}, {"coordinates", {11, 0}}, {"size", 10}}, MatToTensor(m)).ok());
   // Near-INT32_MAX coordinates: a clean error, no overflow.
   EXPECT_FALSE(
-      ApplyStatus({{"op", "Crop"}, {"coordinates", {2147483647, 2147483647}}, {"size", 5}}, MatToTensor(m)).ok());
+      ApplySimpleStatus({{"op", "Crop"}, {"coordinates", {2147483647, 2147483647}}, {"size", 5}}, MatToTensor(m)).ok());
   EXPECT_TRUE(Rejected({{"op", "Crop"}, {"coordinates", {-1, 0}}, {"size", 5}}));
   EXPECT_TRUE(Rejected({{"op", "Crop"}, {"coordinates", {1e300, 0}}, {"size", 5}}));
   EXPECT_TRUE(Rejected({{"op", "Crop"}, {"coordinates", {2147483648.0, 0}}, {"size", 5}}));
@@ -106,9 +106,9 @@ TEST(OpsSimpleTest, ResizedCropIsCropThenResize) {
   EXPECT_EQ(RunOp(*Op(tall), MatToTensor(SyntheticRgb(30, 20))).shape(), (std::vector<int64_t>{5, 7, 3}));
   // A side that rounds to nothing is an error, not an empty image.
   tall = {{"op", "ResizedCrop"}, {"top", 0}, {"left", 0}, {"height", 20}, {"width", 1}, {"size", 1}};
-  EXPECT_FALSE(ApplyStatus(tall, MatToTensor(m)).ok());
+  EXPECT_FALSE(ApplySimpleStatus(tall, MatToTensor(m)).ok());
   spec["top"] = 9;
-  EXPECT_FALSE(ApplyStatus(spec, MatToTensor(m)).ok());
+  EXPECT_FALSE(ApplySimpleStatus(spec, MatToTensor(m)).ok());
   EXPECT_TRUE(Rejected({{"op", "ResizedCrop"}, {"top", 0}, {"left", 0}, {"height", 0}, {"width", 1}, {"size", 2}}));
   EXPECT_TRUE(Rejected({{"op", "ResizedCrop"}, {"top", 0}, {"left", 0}, {"height", 1}, {"width", 1}}));
   EXPECT_TRUE(Rejected(
@@ -148,11 +148,11 @@ TEST(OpsSimpleTest, EraseFillsTheClippedWindow) {
   EXPECT_EQ(Op(spec)->ToJson(), spec);
   // ...but a box larger than the image is an error, as MindSpore's.
   spec["height"] = 11;
-  EXPECT_FALSE(ApplyStatus(spec, MatToTensor(m)).ok());
+  EXPECT_FALSE(ApplySimpleStatus(spec, MatToTensor(m)).ok());
   spec["height"] = 2147483647;
   spec["width"] = 2147483647;
-  EXPECT_FALSE(ApplyStatus(spec, MatToTensor(m)).ok());
-  EXPECT_FALSE(ApplyStatus(spec, Tensor::Make(TensorType::kUInt8, {4, 4})).ok());  // HWC required
+  EXPECT_FALSE(ApplySimpleStatus(spec, MatToTensor(m)).ok());
+  EXPECT_FALSE(ApplySimpleStatus(spec, Tensor::Make(TensorType::kUInt8, {4, 4})).ok());  // HWC required
   EXPECT_TRUE(Rejected({{"op", "Erase"}, {"top", 0}, {"left", 0}, {"height", 1}, {"width", 1}, {"value", 256}}));
   EXPECT_TRUE(
       Rejected({{"op", "Erase"}, {"top", 0}, {"left", 0}, {"height", 1}, {"width", 1}, {"value", {1.0, 2.0}}}));
@@ -173,12 +173,12 @@ TEST(OpsSimpleTest, PadToSizeCentresOrOffsets) {
   cv::copyMakeBorder(m, want, 3, 0, 0, 3, cv::BORDER_CONSTANT, cv::Scalar(5, 5, 5));
   EXPECT_TRUE(SameBytes(RunOp(*Op(spec), MatToTensor(m)), MatToTensor(want)));
   spec["offset"] = 4;  // 4 + 4 > 7
-  EXPECT_FALSE(ApplyStatus(spec, MatToTensor(m)).ok());
+  EXPECT_FALSE(ApplySimpleStatus(spec, MatToTensor(m)).ok());
   spec["offset"] = 2147483647;
-  EXPECT_FALSE(ApplyStatus(spec, MatToTensor(m)).ok());
+  EXPECT_FALSE(ApplySimpleStatus(spec, MatToTensor(m)).ok());
   spec["offset"] = nullptr;
   spec["size"] = {3, 9};
-  EXPECT_FALSE(ApplyStatus(spec, MatToTensor(m)).ok());
+  EXPECT_FALSE(ApplySimpleStatus(spec, MatToTensor(m)).ok());
   EXPECT_TRUE(Rejected({{"op", "PadToSize"}, {"size", 5}, {"offset", -1}}));
   EXPECT_TRUE(Rejected({{"op", "PadToSize"}, {"size", 5}, {"offset", 1e300}}));
   EXPECT_TRUE(Rejected({{"op", "PadToSize"}, {"size", 5}, {"offset", {1, 2, 3}}}));
@@ -205,7 +205,7 @@ TEST(OpsSimpleTest, ToPilPassesImagesOnAndRefusesOthers) {
   EXPECT_EQ(RunOp(*Op({{"op", "ToPIL"}}), Tensor::Make(TensorType::kFloat32, {3, 2})).shape(), (Shape{3, 2}));
   for (const Tensor& bad : {Tensor::FromString(TensorType::kBytes, "\xff\xd8"), Tensor::Make(TensorType::kUInt8, {2, 2, 5}),
                             Tensor::Make(TensorType::kUInt8, {1, 2, 2, 3}), Tensor::Make(TensorType::kUInt8, {4})})
-    EXPECT_FALSE(ApplyStatus({{"op", "ToPIL"}}, bad).ok()) << bad.DebugString();
+    EXPECT_FALSE(ApplySimpleStatus({{"op", "ToPIL"}}, bad).ok()) << bad.DebugString();
   EXPECT_TRUE(Rejected({{"op", "ToPIL"}, {"mode", "RGB"}}));
 }
 

@@ -19,7 +19,7 @@ using testing::RunOp;
 using testing::SameBytes;
 using testing::SyntheticRgb;
 
-int Px(const Tensor& t, int y, int x, int c) {
+int WarpPx(const Tensor& t, int y, int x, int c) {
   return t.data()[(static_cast<size_t>(y) * t.shape()[1] + x) * t.shape()[2] + c];
 }
 
@@ -33,7 +33,7 @@ Tensor Distinct(int h, int w) {
 }
 
 // Source index of padded index i for a border mode over n pixels.
-int Reflect101(int i, int n) { return i < 0 ? -i : i >= n ? 2 * n - 2 - i : i; }
+int WarpReflect101(int i, int n) { return i < 0 ? -i : i >= n ? 2 * n - 2 - i : i; }
 int Symmetric(int i, int n) { return i < 0 ? -i - 1 : i >= n ? 2 * n - 1 - i : i; }
 int Edge(int i, int n) { return std::clamp(i, 0, n - 1); }
 
@@ -47,15 +47,15 @@ TEST(OpsWarpTest, PadModesAndFill) {
     const char* name;
     int (*map)(int, int);
   };
-  for (const Mode& m : {Mode{"edge", Edge}, Mode{"reflect", Reflect101}, Mode{"symmetric", Symmetric}}) {
+  for (const Mode& m : {Mode{"edge", Edge}, Mode{"reflect", WarpReflect101}, Mode{"symmetric", Symmetric}}) {
     Tensor out = RunOp(*Op({{"op", "Pad"}, {"padding", padding}, {"padding_mode", m.name}}), img);
     ASSERT_EQ(out.shape(), (std::vector<int64_t>{10, 12, 3})) << m.name;
     for (int y = 0; y < 10; ++y)
       for (int x = 0; x < 12; ++x)
         for (int k = 0; k < 3; ++k) {
-          ASSERT_EQ(Px(out, y, x, k), Px(img, m.map(y - 1, 5), m.map(x - 3, 7), k)) << m.name << y << "," << x;
+          ASSERT_EQ(WarpPx(out, y, x, k), WarpPx(img, m.map(y - 1, 5), m.map(x - 3, 7), k)) << m.name << y << "," << x;
           const bool inside = y >= 1 && y < 6 && x >= 3 && x < 10;
-          ASSERT_EQ(Px(c, y, x, k), inside ? Px(img, y - 1, x - 3, k) : 10 * (k + 1));
+          ASSERT_EQ(WarpPx(c, y, x, k), inside ? WarpPx(img, y - 1, x - 3, k) : 10 * (k + 1));
         }
   }
   // One int pads all sides; two pad left/right and top/bottom.
@@ -73,7 +73,7 @@ TEST(OpsWarpTest, RandomVerticalFlip) {
   Tensor img = Distinct(6, 5);
   Tensor out = RunOp(*Op({{"op", "RandomVerticalFlip"}, {"p", 1.0}}), img);
   for (int y = 0; y < 6; ++y)
-    for (int x = 0; x < 5; ++x) ASSERT_EQ(Px(out, y, x, 1), Px(img, 5 - y, x, 1));
+    for (int x = 0; x < 5; ++x) ASSERT_EQ(WarpPx(out, y, x, 1), WarpPx(img, 5 - y, x, 1));
   EXPECT_TRUE(SameBytes(RunOp(*Op({{"op", "RandomVerticalFlip"}, {"p", 0.0}}), img), img));
   auto half = Op({{"op", "RandomVerticalFlip"}});
   int flipped = 0;
@@ -88,7 +88,7 @@ TEST(OpsWarpTest, RotationByRightAnglesIsExact) {
     Tensor out = RunOp(*Op({{"op", "RandomRotation"}, {"degrees", {90, 90}}}), img);
     for (int y = 0; y < n; ++y)
       for (int x = 0; x < n; ++x)
-        for (int c = 0; c < 3; ++c) ASSERT_EQ(Px(out, y, x, c), Px(img, x, n - 1 - y, c)) << n << " " << y << "," << x;
+        for (int c = 0; c < 3; ++c) ASSERT_EQ(WarpPx(out, y, x, c), WarpPx(img, x, n - 1 - y, c)) << n << " " << y << "," << x;
     Tensor back = RunOp(*Op({{"op", "RandomRotation"}, {"degrees", {-90, -90}}}), out);
     EXPECT_TRUE(SameBytes(back, img));
   }
@@ -97,7 +97,7 @@ TEST(OpsWarpTest, RotationByRightAnglesIsExact) {
   Tensor tall = RunOp(*Op({{"op", "RandomRotation"}, {"degrees", {90, 90}}, {"expand", true}}), wide);
   ASSERT_EQ(tall.shape(), (std::vector<int64_t>{40, 20, 3}));
   for (int y = 0; y < 40; ++y)
-    for (int x = 0; x < 20; ++x) ASSERT_EQ(Px(tall, y, x, 0), Px(wide, x, 39 - y, 0));
+    for (int x = 0; x < 20; ++x) ASSERT_EQ(WarpPx(tall, y, x, 0), WarpPx(wide, x, 39 - y, 0));
   // 30 degrees with expand: the bounding box of the turned rectangle.
   Tensor e = RunOp(*Op({{"op", "RandomRotation"}, {"degrees", {30, 30}}, {"expand", true}}), wide);
   const double rad = 30 * M_PI / 180;
@@ -105,8 +105,8 @@ TEST(OpsWarpTest, RotationByRightAnglesIsExact) {
   EXPECT_NEAR(e.shape()[0], 40 * std::sin(rad) + 20 * std::cos(rad), 1.0);
   // Fill outside: corners of a 45-degree turn get fill_value.
   Tensor f = RunOp(*Op({{"op", "RandomRotation"}, {"degrees", {45, 45}}, {"fill_value", {1, 2, 3}}}), Distinct(21, 21));
-  EXPECT_EQ(Px(f, 0, 0, 0), 1);
-  EXPECT_EQ(Px(f, 20, 20, 2), 3);
+  EXPECT_EQ(WarpPx(f, 0, 0, 0), 1);
+  EXPECT_EQ(WarpPx(f, 20, 20, 2), 3);
 }
 
 TEST(OpsWarpTest, RandomRotationDrawsTheAngleUniformly) {
@@ -176,12 +176,12 @@ TEST(OpsWarpTest, AffineTranslatesByFractionsRotatesClockwiseAndShears) {
   // translate (0.25, -0.5) of 24 x 16 is (6, -8) pixels: out(y, x) = in(y + 8, x - 6).
   Tensor t = RunOp(*affine(0, 0.25, -0.5, 1, 0), img);
   for (int y = 0; y < 16; ++y)
-    for (int x = 0; x < 24; ++x) ASSERT_EQ(Px(t, y, x, 1), y < 8 && x >= 6 ? Px(img, y + 8, x - 6, 1) : 0);
+    for (int x = 0; x < 24; ++x) ASSERT_EQ(WarpPx(t, y, x, 1), y < 8 && x >= 6 ? WarpPx(img, y + 8, x - 6, 1) : 0);
   // +90 degrees is clockwise (unlike Rotate): out(y, x) = in(n - 1 - x, y).
   Tensor sq = Distinct(9, 9);
   Tensor r = RunOp(*affine(90, 0, 0, 1, 0), sq);
   for (int y = 0; y < 9; ++y)
-    for (int x = 0; x < 9; ++x) ASSERT_EQ(Px(r, y, x, 2), Px(sq, 8 - x, y, 2));
+    for (int x = 0; x < 9; ++x) ASSERT_EQ(WarpPx(r, y, x, 2), WarpPx(sq, 8 - x, y, 2));
   // One shear number is a shear along x: out(y, x) = in(y, x + tan(s) (y - cy)).
   Tensor sh = RunOp(*affine(0, 0, 0, 1, 20), img);
   EXPECT_TRUE(SameBytes(sh, RunOp(*affine(0, 0, 0, 1, {20, 0}), img)));
@@ -189,7 +189,7 @@ TEST(OpsWarpTest, AffineTranslatesByFractionsRotatesClockwiseAndShears) {
   for (int y = 0; y < 16; ++y)
     for (int x = 0; x < 24; ++x) {
       const int src = static_cast<int>(std::lround(x + std::tan(20 * M_PI / 180) * (y - 7.5)));
-      differ += Px(sh, y, x, 0) != (src >= 0 && src < 24 ? Px(img, y, src, 0) : 0);
+      differ += WarpPx(sh, y, x, 0) != (src >= 0 && src < 24 ? WarpPx(img, y, src, 0) : 0);
     }
   EXPECT_LE(differ, 16);  // ties at half pixels may round either way
   // Scale 2 about the centre (3.5, 3.5), nearest: out(y, x) = in(3.5 + (y - 3.5) / 2, ...), no ties.
@@ -197,7 +197,7 @@ TEST(OpsWarpTest, AffineTranslatesByFractionsRotatesClockwiseAndShears) {
   Tensor z = RunOp(*affine(0, 0, 0, 2, 0), small);
   auto half = [](int v) { return static_cast<int>(std::lround(3.5 + (v - 3.5) / 2)); };
   for (int y = 0; y < 8; ++y)
-    for (int x = 0; x < 8; ++x) ASSERT_EQ(Px(z, y, x, 0), Px(small, half(y), half(x), 0)) << y << "," << x;
+    for (int x = 0; x < 8; ++x) ASSERT_EQ(WarpPx(z, y, x, 0), WarpPx(small, half(y), half(x), 0)) << y << "," << x;
   auto full = Op({{"op", "Affine"}, {"degrees", -15}, {"translate", {0.1, 0.2}}, {"scale", 1.5}, {"shear", {3, -4}},
                   {"resample", "bicubic"}, {"fill_value", {1, 2, 3}}});
   EXPECT_EQ(full->ToJson()["shear"], nlohmann::json({3.0, -4.0}));
@@ -282,10 +282,10 @@ TEST(OpsWarpTest, PolicyShearAndTranslate) {
   // Translations by whole pixels move the image: out(y, x) = in(y, x - 5).
   Tensor tx = *ops::ApplyAugment(img, "TranslateX", 5.7, ops::Interpolation::kNearest, fill, "t");
   for (int y = 0; y < 16; ++y)
-    for (int x = 0; x < 24; ++x) ASSERT_EQ(Px(tx, y, x, 0), x >= 5 ? Px(img, y, x - 5, 0) : 0);
+    for (int x = 0; x < 24; ++x) ASSERT_EQ(WarpPx(tx, y, x, 0), x >= 5 ? WarpPx(img, y, x - 5, 0) : 0);
   Tensor ty = *ops::ApplyAugment(img, "TranslateY", -3, ops::Interpolation::kNearest, fill, "t");
   for (int y = 0; y < 16; ++y)
-    for (int x = 0; x < 24; ++x) ASSERT_EQ(Px(ty, y, x, 0), y < 13 ? Px(img, y + 3, x, 0) : 0);
+    for (int x = 0; x < 24; ++x) ASSERT_EQ(WarpPx(ty, y, x, 0), y < 13 ? WarpPx(img, y + 3, x, 0) : 0);
   // ShearX by m: x' = x - tan(m) (y - cy) about the centre (MindSpore's matrix
   // with shear_x = m radians); checked by inverse nearest-neighbour mapping.
   for (double m : {0.2, -0.3}) {
@@ -296,8 +296,8 @@ TEST(OpsWarpTest, PolicyShearAndTranslate) {
       for (int x = 0; x < 24; ++x) {
         const double src_x = x + std::tan(m) * (y - cy);
         const int sxr = static_cast<int>(std::lround(src_x));
-        const int expect = sxr >= 0 && sxr < 24 ? Px(img, y, sxr, 0) : 0;
-        differ += Px(sx, y, x, 0) != expect;
+        const int expect = sxr >= 0 && sxr < 24 ? WarpPx(img, y, sxr, 0) : 0;
+        differ += WarpPx(sx, y, x, 0) != expect;
       }
     EXPECT_LE(differ, 16) << m;  // ties at half pixels may round either way
   }
@@ -306,7 +306,7 @@ TEST(OpsWarpTest, PolicyShearAndTranslate) {
   for (int y = 0; y < 16; ++y)
     for (int x = 0; x < 24; ++x) {
       const int syr = static_cast<int>(std::lround(y + std::tan(0.25) * (x - 11.5)));
-      differ += Px(sy, y, x, 0) != (syr >= 0 && syr < 16 ? Px(img, syr, x, 0) : 0);
+      differ += WarpPx(sy, y, x, 0) != (syr >= 0 && syr < 16 ? WarpPx(img, syr, x, 0) : 0);
     }
   EXPECT_LE(differ, 24);
 }
@@ -321,11 +321,11 @@ TEST(OpsWarpTest, CutOutSquares) {
     int y0 = 99, y1 = -1, x0 = 99, x1 = -1, zeros = 0;
     for (int y = 0; y < 30; ++y)
       for (int x = 0; x < 40; ++x) {
-        ASSERT_TRUE(Px(out, y, x, 0) == 0 || Px(out, y, x, 0) == 200);
-        if (Px(out, y, x, 0) == 0) {
+        ASSERT_TRUE(WarpPx(out, y, x, 0) == 0 || WarpPx(out, y, x, 0) == 200);
+        if (WarpPx(out, y, x, 0) == 0) {
           ++zeros;
           y0 = std::min(y0, y), y1 = std::max(y1, y), x0 = std::min(x0, x), x1 = std::max(x1, x);
-          ASSERT_EQ(Px(out, y, x, 2), 0);
+          ASSERT_EQ(WarpPx(out, y, x, 2), 0);
         }
       }
     if (zeros == 0) {
