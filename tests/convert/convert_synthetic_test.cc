@@ -284,6 +284,44 @@ TEST(ConvertDeterminismTest, SameBytesForOneTwoAndEightWorkers) {
   }
 }
 
+// Cheap rows (CSV records), far more than the workers' window of rows, some
+// failing as they are converted: the same bytes and the same skipped inputs,
+// in input order, for any worker count.
+TEST(ConvertDeterminismTest, ManyCheapRowsAndTheirSkipsDoNotDependOnWorkers) {
+  TempDir dir;
+  std::string csv = "name,id\n";
+  size_t bad = 0;
+  for (int i = 0; i < 5000; ++i) {
+    const bool fails = i % 401 == 7;  // an id that is no integer: found while converting
+    bad += fails;
+    csv += "n" + std::to_string(i) + "," + (fails ? "x" : "") + std::to_string(i) + "\n";
+  }
+  std::ofstream(dir / "rows.csv") << csv;
+  std::vector<std::string> shard, db;
+  std::vector<std::vector<std::string>> skipped;
+  for (uint32_t workers : {1u, 2u, 8u}) {
+    ConvertOptions o = SmallOptions(workers);
+    o.fields = "name:string,id:int64";
+    o.on_error = OnError::kSkip;
+    fs::create_directories(dir / ("w" + std::to_string(workers)));
+    const std::string out = dir / ("w" + std::to_string(workers) + "/rows.mindrecord");
+    auto r = Convert("csv", dir / "rows.csv", out, o);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->skipped_count, bad) << workers;
+    skipped.push_back(r->skipped_inputs);
+    shard.push_back(Slurp(out));
+    db.push_back(Slurp(out + ".db"));
+    const auto rows = ReadAll(out);
+    ASSERT_EQ(rows.size(), 5000 - bad) << workers;
+    for (size_t k = 1; k < rows.size(); ++k) ASSERT_LT(rows[k - 1].Get("id").as_int(), rows[k].Get("id").as_int());
+  }
+  ASSERT_EQ(skipped[0].size(), bad);
+  EXPECT_EQ(skipped[0].front(), dir / "rows.csv" + " line 9");
+  EXPECT_TRUE(skipped[0] == skipped[1] && skipped[1] == skipped[2]);
+  EXPECT_TRUE(shard[0] == shard[1] && shard[1] == shard[2]);
+  EXPECT_TRUE(db[0] == db[1] && db[1] == db[2]);
+}
+
 TEST(ConvertShardsTest, ThreeShardsHoldEveryRow) {
   TempDir dir;
   auto files = fixtures::WriteImageFolder(dir / "if", 2, 10, 8, 8, 13);
