@@ -45,16 +45,16 @@ Status CheckOps(const std::vector<json>& specs, const std::string& path, const s
   for (const auto& s : specs) {
     if (s.dump().find("\"op\":\"PyFunc\"") != std::string::npos) {
       return PlanNodeError(path, "a cache over " + where +
-                           " with a Python callable is refused: its results may differ from run to run, and a "
-                           "persistent cache cannot tell two callables apart; cache before it");
+                                 " with a Python callable is refused: its results may differ from run to run, and a "
+                                 "persistent cache cannot tell two callables apart; cache before it");
     }
   }
   MR_ASSIGN_OR_RETURN(auto ops, BuildColumnOps(specs));
   for (const auto& op : ops) {
     if (op->is_random()) {
       return PlanNodeError(path, "a cache over " + where + " with the random op " + op->name() +
-                           " is refused: its rows differ every epoch; cache the deterministic ops before it (a "
-                           "map of its own) and apply the random ops after the cache");
+                                 " is refused: its rows differ every epoch; cache the deterministic ops before it (a "
+                                 "map of its own) and apply the random ops after the cache");
     }
   }
   return Status::OK();
@@ -102,8 +102,8 @@ Result<uint64_t> CacheFingerprint(const json& node, const std::string& path, con
       }
     } else if (type != "project" && type != "rename") {
       return PlanNodeError(path, "a cache over a '" + type +
-                           "' node is not supported: a cache goes on a mindrecord leaf or on maps (project, rename) "
-                           "over one");
+                                 "' node is not supported: a cache goes on a mindrecord leaf or on maps (project, "
+                                 "rename) over one");
     }
   }
   json files = json::array();

@@ -102,7 +102,7 @@ Result<std::unique_ptr<RowNode>> Build(const json& node, const std::string& path
   }
   if (type == "batch") {
     return PlanNodeError(path, "a batch under another node than map, project, rename, take, skip or repeat (concat, zip or mix "
-                     "of batched datasets) is not supported: batch after combining");
+                               "of batched datasets) is not supported: batch after combining");
   }
   if (type == "concat" || type == "zip" || type == "mix") {
     std::vector<std::unique_ptr<RowNode>> inputs;
@@ -110,12 +110,12 @@ Result<std::unique_ptr<RowNode>> Build(const json& node, const std::string& path
       MR_ASSIGN_OR_RETURN(auto in, Build(node["inputs"][k], path + ".inputs[" + std::to_string(k) + "]", false, ctx));
       if (type != "zip" && !inputs.empty() && in->columns() != inputs[0]->columns()) {
         return PlanNodeError(path, type + " needs the same columns in every input: input " + std::to_string(k) + " has " +
-                             List(in->columns()) + ", input 0 " + List(inputs[0]->columns()));
+                                   List(in->columns()) + ", input 0 " + List(inputs[0]->columns()));
       }
       if (type != "concat" && in->drops_rows()) {
         return PlanNodeError(path, type + " of a filtered input (input " + std::to_string(k) +
-                             ") is not supported: it would pair or draw rows by their position before the filter; "
-                             "filter after the " + type);
+                                   ") is not supported: it would pair or draw rows by their position before the "
+                                   "filter; filter after the " + type);
       }
       inputs.push_back(std::move(in));
     }
@@ -187,7 +187,7 @@ Result<std::unique_ptr<RowNode>> Build(const json& node, const std::string& path
     if (!input->drops_rows()) return std::unique_ptr<RowNode>(new SliceNode(std::move(input), type == "take", count));
     if (!spine) {
       return PlanNodeError(path, type + " of a filtered dataset is supported only on the way to the batch (with map, project "
-                              "or rename between): here its positions are those before the filter");
+                                 "or rename between): here its positions are those before the filter");
     }
     out.row_stream.push_back(StreamOp{type == "take", count});
     return input;
@@ -304,7 +304,7 @@ Result<ExecTree> CompileTree(const json& tree, const ReaderOptions& read, uint64
     } else {  // take / skip of batches
       if (repeated) {
         return PlanNodeError(npath, type + " above a repeat above the batch is not supported (batches are counted per pass); "
-                           "take or skip before the repeat");
+                                    "take or skip before the repeat");
       }
       const StreamOp op{type == "take", node["count"].get<uint64_t>()};
       if (!out.drops_rows && !out.batch_map && out.row_stream.empty() && out.batch_stream.empty()) {

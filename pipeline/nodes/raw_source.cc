@@ -360,7 +360,7 @@ Result<json> NormalizeRawLeaf(const json& j, const std::string& path) {
   }
   if (!j.contains("format") || !j["format"].is_string() || !RawFormats().count(j["format"].get<std::string>())) {
     return PlanNodeError(path, "'format' must be one of imagefolder, cifar10, cifar100, mnist, voc, coco, got " +
-                         (j.contains("format") ? j["format"].dump() : std::string("nothing")));
+                               (j.contains("format") ? j["format"].dump() : std::string("nothing")));
   }
   const std::string format = j["format"].get<std::string>();
   if (!j.contains("dataset_dir") || !j["dataset_dir"].is_string() || j["dataset_dir"].get<std::string>().empty()) {

@@ -43,7 +43,7 @@ Result<Tensor> NormalizePadOp::ApplyHwc(const Tensor& input, std::mt19937_64& rn
   MR_ASSIGN_OR_RETURN(ImageDims d, CheckImage(input, kOp, true));
   if (mean_.size() != 1 && static_cast<int>(mean_.size()) != d.c)
     return BadNormalizePad(std::to_string(mean_.size()) + " mean/std values for an image with " + std::to_string(d.c) +
-               " channels " + input.DebugString());
+                           " channels " + input.DebugString());
   MR_ASSIGN_OR_RETURN(Tensor norm, NormalizeOp(mean_, std_).Apply(input, rng));
   Tensor out = Tensor::Make(TensorType::kFloat32, {d.h, d.w, d.c + 1});
   const float* src = norm.data_as<float>();
@@ -66,7 +66,7 @@ Result<Tensor> NormalizePadOp::ApplyChw(const Tensor& input, std::mt19937_64& rn
   const int64_t c = s[0];
   if (mean_.size() != 1 && static_cast<int64_t>(mean_.size()) != c)
     return BadNormalizePad(std::to_string(mean_.size()) + " mean/std values for an image with " + std::to_string(c) +
-               " channels " + input.DebugString());
+                           " channels " + input.DebugString());
   Tensor out = Tensor::Make(TensorType::kFloat32, {c + 1, s[1], s[2]});
   const size_t plane_bytes = out.size_bytes() / static_cast<size_t>(c + 1);
   uint8_t* dst = out.MutableData();

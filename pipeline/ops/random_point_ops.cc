@@ -51,9 +51,9 @@ Status GetRange(const nlohmann::json& spec, const std::string& op, const char* k
   }
   if (!ok)
     return BadParameter(op, key,
-               std::string("must be ") + (one ? "a value or " : "") + "[min, max] with " +
-                   nlohmann::json(min).dump() + " <= min <= max <= " + nlohmann::json(max).dump() +
-                   (integers ? " (integers)" : "") + ", got " + v.dump());
+                            std::string("must be ") + (one ? "a value or " : "") + "[min, max] with " +
+                                nlohmann::json(min).dump() + " <= min <= max <= " + nlohmann::json(max).dump() +
+                                (integers ? " (integers)" : "") + ", got " + v.dump());
   return Status::OK();
 }
 
