@@ -26,7 +26,7 @@ class NodeReader {
  public:
   NodeReader(const json& j, std::string path) : j_(j), path_(std::move(path)) {}
 
-  Status Bad(const std::string& m) const { return Status::InvalidArgument("plan: " + path_ + ": " + m); }
+  Status Bad(const std::string& m) const { return PlanNodeError(path_, m); }
   Status Keys(std::initializer_list<const char*> allowed) const {
     for (auto it = j_.begin(); it != j_.end(); ++it) {
       bool ok = it.key() == "node";
@@ -99,13 +99,13 @@ class NodeReader {
 Result<json> Normalize(const json& j, const std::string& path);
 
 Result<json> Child(const json& j, const std::string& path) {
-  if (!j.contains("input")) return Status::InvalidArgument("plan: " + path + ": needs an 'input' node");
+  if (!j.contains("input")) return PlanNodeError(path, "needs an 'input' node");
   return Normalize(j["input"], path + ".input");
 }
 
 Result<json> Children(const json& j, const std::string& path) {
   if (!j.contains("inputs") || !j["inputs"].is_array() || j["inputs"].empty()) {
-    return Status::InvalidArgument("plan: " + path + ": needs 'inputs', a non-empty list of nodes");
+    return PlanNodeError(path, "needs 'inputs', a non-empty list of nodes");
   }
   json out = json::array();
   for (size_t i = 0; i < j["inputs"].size(); ++i) {
@@ -164,7 +164,7 @@ Result<json> BatchNode(const json& j, const NodeReader& r, json input) {
 
 Result<json> Normalize(const json& j, const std::string& path) {
   if (!j.is_object() || !j.contains("node") || !j["node"].is_string()) {
-    return Status::InvalidArgument("plan: " + path + ": a node must be an object with a 'node' type");
+    return PlanNodeError(path, "a node must be an object with a 'node' type");
   }
   const std::string type = j["node"].get<std::string>();
   NodeReader r(j, path);
@@ -358,7 +358,7 @@ Result<json> LeafSampler(const json& leaf, const std::string& path) {
   if (!leaf.contains("sampler")) return json{{"type", "sequential"}};
   const json& s = leaf["sampler"];
   if (!s.is_object() || !s.contains("type")) {
-    return Status::InvalidArgument("plan: " + path + ": 'sampler' must be an object with a 'type'");
+    return PlanNodeError(path, "'sampler' must be an object with a 'type'");
   }
   return s;
 }

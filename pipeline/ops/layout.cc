@@ -147,11 +147,11 @@ Result<Tensor> CastTensor(const Tensor& t, TensorType to, const std::string& op,
 Result<TensorType> GetNumericType(const nlohmann::json& spec, const std::string& op, const std::string& key,
                                   const std::string& fallback) {
   MR_ASSIGN_OR_RETURN(std::string name, GetString(spec, op, key.c_str(), fallback));
-  if (name.empty()) return Status::InvalidArgument(op + ": parameter '" + key + "' is required");
+  if (name.empty()) return BadParameter(op, key.c_str(), "is required");
   auto t = ParseTensorType(name);
   if (!t.ok()) return t.status().WithContext(op);
   if (!IsNumeric(*t))
-    return Status::InvalidArgument(op + ": parameter '" + key + "' must be a numeric type, got " + name);
+    return BadParameter(op, key.c_str(), "must be a numeric type, got " + name);
   return *t;
 }
 

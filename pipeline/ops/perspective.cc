@@ -16,7 +16,7 @@ constexpr int64_t kInt32Min = -2147483648LL, kInt32Max = 2147483647LL;
 
 // spec[key]: four [x, y] pairs of int32 (MindSpore's check_int32 on each).
 Result<Quad> GetQuad(const nlohmann::json& spec, const std::string& op, const char* key) {
-  if (!spec.contains(key)) return Status::InvalidArgument(op + ": parameter '" + key + "' is required");
+  if (!spec.contains(key)) return BadParameter(op, key, "is required");
   const auto& v = spec[key];
   const std::string shape = op + ": parameter '" + std::string(key) +
                             "' must be 4 [x, y] points (top-left, top-right, bottom-right, bottom-left), got ";

@@ -200,7 +200,7 @@ Result<std::unique_ptr<TensorOp>> AffineOp::Make(const nlohmann::json& spec) {
   const std::string op = "Affine";
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"degrees", "translate", "scale", "shear", "resample", "fill_value"}));
   for (const char* key : {"degrees", "translate", "scale", "shear"})
-    if (!spec.contains(key)) return Status::InvalidArgument(op + ": parameter '" + key + "' is required");
+    if (!spec.contains(key)) return BadParameter(op, key, "is required");
   auto o = std::make_unique<AffineOp>();
   MR_ASSIGN_OR_RETURN(o->degrees_, GetNumber(spec, op, "degrees", 0));
   if (std::abs(o->degrees_) > 180) return Status::InvalidArgument(op + ": parameter 'degrees' must be in [-180, 180]");

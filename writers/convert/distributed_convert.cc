@@ -17,20 +17,18 @@ namespace {
 
 using json = nlohmann::json;
 
-// `s` with each byte that is not part of UTF-8 replaced by U+FFFD: what
-// the ranks exchange, and a part's header, are JSON, which holds only
-// UTF-8, and a file name need not be (one in a skipped input's line aborted
-// its rank; in an error, the rank left the others waiting). The exchanges
-// also write any other string that way.
-std::string ValidUtf8(const std::string& s) {
-  return json::parse(json(s).dump(-1, ' ', false, json::error_handler_t::replace)).get<std::string>();
-}
+// `j` as JSON text, and `s`, with each byte that is not part of UTF-8
+// replaced by U+FFFD: what the ranks exchange, and a part's header, are
+// JSON, which holds only UTF-8, and a file name need not be (one in a
+// skipped input's line aborted its rank; in an error, the rank left the
+// others waiting).
+std::string Utf8Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string ValidUtf8(const std::string& s) { return json::parse(Utf8Dump(json(s))).get<std::string>(); }
 
 // Every rank's message, parsed; a rank's error (its "error" key) becomes the
 // returned error, naming the rank.
 Result<std::vector<json>> Exchange(RankGroup& group, const json& mine) {
-  MR_ASSIGN_OR_RETURN(std::vector<std::string> all,
-                      group.AllGather(mine.dump(-1, ' ', false, json::error_handler_t::replace)));
+  MR_ASSIGN_OR_RETURN(std::vector<std::string> all, group.AllGather(Utf8Dump(mine)));
   if (all.size() != group.size()) return Status::Internal("a rank exchange returned " + std::to_string(all.size()) +
                                                           " messages for " + std::to_string(group.size()) + " ranks");
   std::vector<json> out;
@@ -274,7 +272,7 @@ Result<DistributedResult> RunPlansDistributed(const std::vector<SplitPlan>& plan
   mine["announced"] = announced;
   mine["shards"] = json::array();
   for (const ShardDone& d : done) mine["shards"].push_back(ToJson(d));
-  MR_ASSIGN_OR_RETURN(std::vector<std::string> texts, group.AllGather(mine.dump(-1, ' ', false, json::error_handler_t::replace)));
+  MR_ASSIGN_OR_RETURN(std::vector<std::string> texts, group.AllGather(Utf8Dump(mine)));
   std::vector<json> all;
   std::vector<uint32_t> announcers;
   for (size_t k = 0; k < texts.size(); ++k) {
