@@ -146,7 +146,7 @@ def reset(self: "MindDataset") -> None:
 
 
 def get_batch_size(self: "MindDataset") -> int:
-    return self._plan["batch"]["batch_size"] if self._batched else 1
+    return self._batch_spec()[0] if self._batched else 1
 
 
 def get_repeat_count(self: "MindDataset") -> int:

@@ -118,6 +118,8 @@ def test_map_batch_and_save_as_mindspore_documents_it(tmp_path):
     ds = ds.map(lambda v: v * 3, input_columns=["vec"]).project(["vec", "half"]).batch(8)
     batches = rows(ds)
     assert [b["vec"].shape for b in batches] == [(8, 2), (8, 2), (4, 2)]
+    assert ds.get_batch_size() == 8 and ds.repeat(2).get_batch_size() == 8
+    assert GeneratorDataset(Squares(20), ["vec", "half", "name"]).get_batch_size() == 1
     assert batches[1]["vec"][0].tolist() == [24, 24]
     # MindSpore's way to write a MindRecord file from Python data.
     out = str(tmp_path / "gen.mindrecord")
