@@ -169,8 +169,8 @@ def run(args, work):
 
     def md_batches():
         n = 0
-        for b in batched():
-            n += len(b["data"])
+        for (data,) in batched():  # MindSpore's lists of Tensors
+            n += len(data)
         return n
 
     def md_batches_nocopy():

@@ -165,7 +165,7 @@ class PyReader {
   // beyond what they store) and the rows up to the first one not read are
   // returned (at least one). Rows are read as views (RowChunk): in mmap mode
   // their bytes are copied once, into the Python objects, or not at all with
-  // `zero_copy` (read-only views of the mapping, see RowChunk::AppendDicts).
+  // `zero_copy` (read-only views of the mapping, see RowChunk::AppendRows).
   py::list ReadRange(uint64_t begin, uint64_t end, uint32_t threads, uint64_t max_bytes, bool zero_copy) {
     end = std::min(end, reader_->num_rows());
     begin = std::min(begin, end);
@@ -303,7 +303,7 @@ class PyReader {
     }
     py::list out;
     try {
-      for (const auto& part : parts_out) part->AppendDicts(keys_, ValueStyle::kPython, zero_copy, &out);
+      for (const auto& part : parts_out) part->AppendRows(keys_, ValueStyle::kPython, zero_copy, &out, {});
     } catch (...) {
       GiveBack(&parts_out);
       throw;

@@ -1,7 +1,7 @@
 // RowStream of mindrecord._core: an unbatched MindDataset without map ops,
 // read as rows in the sampler's order without the pipeline's worker threads.
 // Rows are read a chunk at a time with the GIL released and handed to Python
-// as one list of dicts, so crossing into Python costs per chunk, not per row
+// as one list of dicts (or of lists), so crossing into Python costs per chunk, not per row
 // (the Python side iterates the lists with itertools.chain). One reader
 // thread reads and copies the next chunk while Python takes the current one.
 // The order, the resume state and the value types are those of the pipeline
@@ -58,9 +58,19 @@ struct Prepared {
 class PyRowStream {
  public:
   PyRowStream(const std::string& plan_json, const std::optional<std::string>& resume_json, uint64_t read_ahead_bytes,
-              const std::string& value_style, bool zero_copy)
+              const std::string& value_style, bool zero_copy, bool lists, const py::object& array_type)
       : chunk_bytes_(std::max<uint64_t>(read_ahead_bytes / 2, 1)), zero_copy_(zero_copy), pid_(::getpid()) {
     style_ = ValueOrThrow(ParseValueStyle(value_style));
+    rows_as_.lists = lists;
+    if (!array_type.is_none()) {
+      PyTypeObject* ndarray = py::detail::npy_api::get().PyArray_Type_;
+      if (!PyType_Check(array_type.ptr()) ||
+          !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(array_type.ptr()), ndarray)) {
+        throw py::type_error("RowStream: array_type must be a subclass of numpy.ndarray");
+      }
+      array_type_ = array_type;  // held while the stream lives
+      rows_as_.array_type = reinterpret_cast<PyTypeObject*>(array_type_.ptr());
+    }
     plan_ = ValueOrThrow(Plan::Parse(plan_json));
     if (!plan_.ops.empty() || !plan_.padded.is_null() || plan_.batch.batch_size != 1 || plan_.source.empty()) {
       throw StatusError(Status::InvalidArgument("RowStream: the plan must read rows (batch_size 1) without ops or "
@@ -117,7 +127,8 @@ class PyRowStream {
     StopThread();
   }
 
-  // The next chunk of rows as a list of dicts; None after the last. state()
+  // The next chunk of rows as a list of dicts (of lists with `lists`, values
+  // of `array_type` for arrays); None after the last. state()
   // counts the chunk as handed out. The first call reads its chunk itself;
   // every call then has the reader thread read the next one meanwhile.
   py::object NextChunk() {
@@ -146,7 +157,7 @@ class PyRowStream {
     if (p.end) return py::none();
     current_ = std::move(p.chunk);
     py::list out;
-    current_->AppendDicts(keys_, style_, zero_copy_, &out);
+    current_->AppendRows(keys_, style_, zero_copy_, &out, rows_as_);
     state_.epoch = p.after.epoch;
     state_.position = p.after.position;
     state_.rows += current_->rows();
@@ -255,7 +266,7 @@ class PyRowStream {
   }
 
   // Reads the chunk at `at` into `chunk` (a new one when null) and copies
-  // its values as AppendDicts will hand them out. Runs without the GIL, on
+  // its values as AppendRows will hand them out. Runs without the GIL, on
   // the calling thread or the reader thread; never throws.
   Prepared Read(Cursor at, std::unique_ptr<RowChunk> chunk) const {
     Prepared p;
@@ -331,6 +342,8 @@ class PyRowStream {
   Projection projection_;
   ValueStyle style_ = ValueStyle::kNumpy;
   bool zero_copy_ = false;
+  RowChunk::RowsAs rows_as_;
+  py::object array_type_;  // keeps rows_as_.array_type alive
   pid_t pid_;
   std::vector<size_t> slots_;
   std::vector<py::object> keys_;       // output column names
@@ -346,10 +359,12 @@ class PyRowStream {
 
 void BindRows(py::module_& m) {
   py::class_<PyRowStream>(m, "RowStream")
-      .def(py::init<const std::string&, const std::optional<std::string>&, uint64_t, const std::string&, bool>(),
+      .def(py::init<const std::string&, const std::optional<std::string>&, uint64_t, const std::string&, bool, bool,
+                    const py::object&>(),
            py::arg("plan_json"),
            py::arg("resume_json") = py::none(), py::arg("read_ahead_bytes") = uint64_t{16} << 20,
-           py::arg("value_style") = "mindspore", py::arg("zero_copy") = false)
+           py::arg("value_style") = "mindspore", py::arg("zero_copy") = false, py::arg("lists") = false,
+           py::arg("array_type") = py::none())
       .def("next_chunk", &PyRowStream::NextChunk)
       .def("state", &PyRowStream::State)
       .def("stats", &PyRowStream::Stats)

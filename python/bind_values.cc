@@ -60,10 +60,12 @@ py::object CopyArray(int typenum, int nd, const int64_t* dims, const char* src, 
   return a;
 }
 
-// A read-only array over `data`, kept alive by `base`.
-py::object ViewArray(int typenum, int nd, const int64_t* dims, const char* data, const py::object& base) {
+// A read-only array over `data`, kept alive by `base`; of numpy array
+// subclass `type` (nullptr: numpy.ndarray).
+py::object ViewArray(int typenum, int nd, const int64_t* dims, const char* data, const py::object& base,
+                     PyTypeObject* type = nullptr) {
   const npy& api = npy::get();
-  py::object a = Steal(api.PyArray_NewFromDescr_(api.PyArray_Type_, api.PyArray_DescrFromType_(typenum), nd,
+  py::object a = Steal(api.PyArray_NewFromDescr_(type ? type : api.PyArray_Type_, api.PyArray_DescrFromType_(typenum), nd,
                                                  reinterpret_cast<Py_intptr_t*>(const_cast<int64_t*>(dims)),
                                                  nullptr, const_cast<char*>(data), 0, nullptr));
   if (api.PyArray_SetBaseObject_(a.ptr(), base.inc_ref().ptr()) != 0) throw py::error_already_set();
@@ -220,7 +222,7 @@ py::object RowChunk::BlockArray(const Cell& c, int typenum, int nd, const int64_
   char* dst = py::detail::array_proxy(block.ptr())->data + c.block_at;
   const npy& api = npy::get();
   py::object a = Steal(api.PyArray_NewFromDescr_(
-      api.PyArray_Type_, api.PyArray_DescrFromType_(typenum), nd,
+      objects->array_type ? objects->array_type : api.PyArray_Type_, api.PyArray_DescrFromType_(typenum), nd,
       reinterpret_cast<Py_intptr_t*>(const_cast<int64_t*>(dims)), nullptr, dst,
       npy::NPY_ARRAY_C_CONTIGUOUS_ | npy::NPY_ARRAY_ALIGNED_ | npy::NPY_ARRAY_WRITEABLE_, nullptr));
   if (api.PyArray_SetBaseObject_(a.ptr(), block.inc_ref().ptr()) != 0) throw py::error_already_set();
@@ -245,13 +247,15 @@ py::object RowChunk::ToPy(const Cell& c, ValueStyle style, bool zero_copy, Objec
     }
     case Value::Kind::kString: {
       py::object s = Steal(PyUnicode_DecodeUTF8(p, static_cast<Py_ssize_t>(c.len), "surrogateescape"));
-      if (style == ValueStyle::kMindSpore) return NumpyAttr("array")(s);  // 0-d, dtype <U
-      return s;
+      if (style != ValueStyle::kMindSpore) return s;
+      py::object a = NumpyAttr("array")(s);  // 0-d, dtype <U
+      if (objects->array_type) return a.attr("view")(py::handle(reinterpret_cast<PyObject*>(objects->array_type)));
+      return a;
     }
     case Value::Kind::kBytes: {
       const int64_t n = static_cast<int64_t>(c.len);
       if (style == ValueStyle::kMindSpore) {
-        if (view) return ViewArray(npy::NPY_UINT8_, 1, &n, p, MappingOf(c, objects).keep);
+        if (view) return ViewArray(npy::NPY_UINT8_, 1, &n, p, MappingOf(c, objects).keep, objects->array_type);
         return BlockArray(c, npy::NPY_UINT8_, 1, &n, objects);
       }
       if (view) {
@@ -269,7 +273,10 @@ py::object RowChunk::ToPy(const Cell& c, ValueStyle style, bool zero_copy, Objec
     case Value::Kind::kArray: {
       const int64_t* dims = dims_.data() + c.dims_at;
       const int nd = static_cast<int>(c.ndim);
-      if (view) return ViewArray(TypeNum(type), nd, dims, p, MappingOf(c, objects).keep);
+      if (view) {
+        return ViewArray(TypeNum(type), nd, dims, p, MappingOf(c, objects).keep,
+                         style == ValueStyle::kMindSpore ? objects->array_type : nullptr);
+      }
       if (style == ValueStyle::kMindSpore) return BlockArray(c, TypeNum(type), nd, dims, objects);
       return CopyArray(TypeNum(type), nd, dims, p, c.len);
     }
@@ -277,19 +284,30 @@ py::object RowChunk::ToPy(const Cell& c, ValueStyle style, bool zero_copy, Objec
   return py::none();
 }
 
-void RowChunk::AppendDicts(const std::vector<py::object>& keys, ValueStyle style, bool zero_copy,
-                           py::list* out) {
+void RowChunk::AppendRows(const std::vector<py::object>& keys, ValueStyle style, bool zero_copy, py::list* out,
+                          const RowsAs& as) {
   Place(style, zero_copy);
   Objects objects;
+  objects.array_type = as.array_type;
   const size_t ncol = slots_.size();
   for (size_t r = 0; r < rows_; ++r) {
-    // Presized: the first key does not resize the empty dict's table.
-    py::object d = Steal(_PyDict_NewPresized(static_cast<Py_ssize_t>(ncol)));
-    for (size_t c = 0; c < ncol; ++c) {
-      py::object v = ToPy(cells_[r * ncol + c], style, zero_copy, &objects);
-      if (PyDict_SetItem(d.ptr(), keys[c].ptr(), v.ptr()) != 0) throw py::error_already_set();
+    py::object row;
+    if (as.lists) {
+      row = Steal(PyList_New(static_cast<Py_ssize_t>(ncol)));
+      for (size_t c = 0; c < ncol; ++c) {
+        // PyList_SET_ITEM takes the reference.
+        PyList_SET_ITEM(row.ptr(), static_cast<Py_ssize_t>(c),
+                        ToPy(cells_[r * ncol + c], style, zero_copy, &objects).release().ptr());
+      }
+    } else {
+      // Presized: the first key does not resize the empty dict's table.
+      row = Steal(_PyDict_NewPresized(static_cast<Py_ssize_t>(ncol)));
+      for (size_t c = 0; c < ncol; ++c) {
+        py::object v = ToPy(cells_[r * ncol + c], style, zero_copy, &objects);
+        if (PyDict_SetItem(row.ptr(), keys[c].ptr(), v.ptr()) != 0) throw py::error_already_set();
+      }
     }
-    if (PyList_Append(out->ptr(), d.ptr()) != 0) throw py::error_already_set();
+    if (PyList_Append(out->ptr(), row.ptr()) != 0) throw py::error_already_set();
   }
 }
 

@@ -1,7 +1,7 @@
 // Row values -> Python objects for the row readers (FileReader, MindDataset
 // rows): rows read as RowViews are gathered without the GIL into a RowChunk
 // (scalars kept, bytes in a mapped shard referenced, other bytes copied once
-// into the chunk), then turned into one dict per row with the GIL, in one pass
+// into the chunk), then turned into one dict (or list) per row with the GIL, in one pass
 // and in the value types the caller asks for. Numpy arrays are made through
 // numpy's C API, without a Python call per value.
 #pragma once
@@ -31,7 +31,7 @@ enum class ValueStyle : uint8_t {
 Result<ValueStyle> ParseValueStyle(std::string_view name);
 
 // Thread safety: Add and Place may run without the GIL, one thread per chunk
-// at a time; AppendDicts needs the GIL.
+// at a time; AppendRows needs the GIL.
 class RowChunk {
  public:
   // `slots[c]`: the index, in the RowViews added, of output column c.
@@ -48,20 +48,26 @@ class RowChunk {
   // Bytes the chunk's buffers have reserved.
   uint64_t capacity_bytes() const { return arena_.capacity() + cells_.capacity() * sizeof(Cell); }
 
-  // Copies the values that AppendDicts(style, zero_copy) copies into blocks
+  // Copies the values that AppendRows(style, zero_copy) copies into blocks
   // (kMindSpore copies) into pooled tensors of kArrayBlock bytes shared by
   // consecutive values. Needs no GIL, so a reader thread can do it while the
-  // caller hands out an earlier chunk; AppendDicts places what is not placed.
+  // caller hands out an earlier chunk; AppendRows places what is not placed.
   void Place(ValueStyle style, bool zero_copy);
 
-  // Appends one dict {keys[c]: value} per row to `out`. `zero_copy`: bytes
+  // What AppendRows makes of a row.
+  struct RowsAs {
+    bool lists = false;                  // a list of the values in column order, not a dict
+    PyTypeObject* array_type = nullptr;  // kMindSpore arrays' numpy subclass (nullptr: numpy.ndarray)
+  };
+  // Appends one dict {keys[c]: value} (or list, RowsAs) per row to `out`. `zero_copy`: bytes
   // and arrays that lie in a mapped shard become read-only views of it
   // (numpy arrays; bytes in kPython and kNumpy as memoryview slices of one
   // memoryview over the shard) that keep the mapping alive; everything else
   // is a copy the caller owns. kMindSpore copies are numpy arrays over
   // blocks of kArrayBlock bytes shared by consecutive values (one allocation
   // per block, not per value): a value kept alive keeps its block.
-  void AppendDicts(const std::vector<py::object>& keys, ValueStyle style, bool zero_copy, py::list* out);
+  void AppendRows(const std::vector<py::object>& keys, ValueStyle style, bool zero_copy, py::list* out,
+                  const RowsAs& as);
 
   // Bytes of one block of kMindSpore copies (a larger value gets its own).
   static constexpr size_t kArrayBlock = size_t{256} << 10;
@@ -82,7 +88,7 @@ class RowChunk {
     uint64_t block_at = 0;
     std::string_view file;  // mapped: the whole mapped file
   };
-  // Per AppendDicts call: the objects views are cut from, per mapping, and
+  // Per AppendRows call: the objects views are cut from, per mapping, and
   // the block kMindSpore copies are placed in.
   struct Objects {
     struct Mapping {
@@ -92,8 +98,9 @@ class RowChunk {
     };
     std::vector<Mapping> mappings;
     std::vector<py::object> blocks;  // numpy uint8 arrays over blocks_, made when first needed
+    PyTypeObject* array_type = nullptr;  // RowsAs::array_type
   };
-  // Whether AppendDicts(style, zero_copy) copies the cell into a block, and
+  // Whether AppendRows(style, zero_copy) copies the cell into a block, and
   // the bytes it copies (scalars converted to the field's type in `scalar`).
   bool Placed(const Cell& c, ValueStyle style, bool zero_copy) const;
   std::string_view PlacedBytes(const Cell& c, char (&scalar)[8]) const;

@@ -3,8 +3,8 @@
     ds = MindDataset("train.mindrecord", columns_list=["image", "label"], shuffle=True, seed=1)
     ds = ds.map([vision.Decode(), vision.RandomResizedCrop(224), vision.HWC2CHW()], input_columns="image")
     ds = ds.batch(256, drop_remainder=True)
-    for batch in ds:            # one epoch; the next loop runs the next epoch
-        batch["image"]          # numpy uint8 [256, 3, 224, 224] over the C++ batch buffer
+    for image, label in ds:     # one epoch; the next loop runs the next epoch
+        image                   # mindrecord.Tensor: numpy uint8 [256, 3, 224, 224] over the C++ batch buffer
 
 Reading, decoding and transforming run in C++ worker threads without the
 GIL; batches come out in sampler order whatever num_parallel_workers is, so
@@ -629,10 +629,11 @@ class MindDataset:
         return DictIterator(self, epochs_arg(num_epochs), columns=list(columns) if columns else None,
                              tuples=True, tensors=not bool_arg("output_numpy", output_numpy), do_copy=do_copy)
 
-    def __iter__(self) -> Iterator[dict[str, object]]:
-        # One epoch of dicts of numpy values; unbatched rows come from C++
-        # lists without a Python frame per row.
-        return iter(DictIterator(self, 1, columns=None, tuples=False, tensors=False, do_copy=True))
+    def __iter__(self) -> Iterator[list[object]]:
+        # MindSpore's: one epoch of create_tuple_iterator(), lists of Tensors
+        # (`for image, label in ds`); unbatched rows come from C++ lists
+        # without a Python frame per row.
+        return iter(DictIterator(self, 1, columns=None, tuples=True, tensors=True, do_copy=True))
 
     def _start_epoch(self):
         if self._state is None:

@@ -116,8 +116,14 @@ class DictIterator:
         self._pools = _mp_pool.acquire_for(plan)
         try:
             if self._rows:
+                # Lists and Tensors made in C++ too, unless the columns are
+                # reordered or selected.
+                in_cxx = columns is None or columns == ds.get_col_names()
+                if in_cxx:
+                    self._shape = None
                 self._pipe = _core.RowStream(json.dumps(plan), resume, ROW_READ_AHEAD_BYTES, "mindspore",
-                                             not do_copy)
+                                             not do_copy, lists=tuples and in_cxx,
+                                             array_type=Tensor if tensors and in_cxx else None)
             else:
                 # Bytes and string columns come out as MindSpore batches them
                 # (made in C++: uint8 arrays, stacked when their lengths agree;

@@ -51,3 +51,9 @@ def block_placement_order(batches, shards):
             nxt += take
         written += m
     return [i for rows in per_shard for i in rows]
+
+
+def numpy_dicts(ds):
+    """One epoch of `ds` as dicts of numpy values. Iterating a dataset itself
+    gives MindSpore's lists of Tensors (`for image, label in ds`)."""
+    return ds.create_dict_iterator(num_epochs=1, output_numpy=True)

@@ -6,6 +6,8 @@ import pytest
 
 import mindrecord
 
+from conftest import numpy_dicts
+
 
 def text_rows(n):
     rng = np.random.RandomState(3)
@@ -74,7 +76,7 @@ def test_round_trip_and_header(tmp_path, kw, codec, version, shard_num):
     # Random access through MindDataset (batched, shuffled) gives the same values.
     ds = mindrecord.MindDataset(first, columns_list=["id", "text", "tok"], seed=2).batch(16)
     seen = 0
-    for b in ds:
+    for b in numpy_dicts(ds):
         for i, text, tok in zip(b["id"], b["text"], b["tok"]):
             # bytes come out as uint8 arrays (MindSpore's MindDataset)
             assert text.tobytes() == rows[int(i)]["text"] and np.array_equal(tok, rows[int(i)]["tok"])

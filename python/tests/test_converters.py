@@ -7,7 +7,7 @@ import pytest
 
 import mindrecord
 from mindrecord import vision
-from conftest import compat_path, make_mnist
+from conftest import compat_path, make_mnist, numpy_dicts
 
 
 def report_of(converter):
@@ -45,7 +45,7 @@ def test_mnist_to_mr_png_exact(tmp_path):
     assert len(r) == 60 and set(r.schema()) == {"data", "label"}
     got = {}
     ds = mindrecord.MindDataset(train + "0", shuffle=False).map(vision.Decode(), input_columns="data")
-    for row in ds:
+    for row in numpy_dicts(ds):
         img = row["data"]
         if img.ndim == 3:  # Decode gives RGB: three equal channels for a gray PNG
             assert (img == img[..., :1]).all()

@@ -4,7 +4,7 @@ import pytest
 
 import mindrecord
 from mindrecord import vision
-from conftest import block_placement_order, write_simple
+from conftest import block_placement_order, write_simple, numpy_dicts
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +24,7 @@ def ids_of(ds, num_epochs=1, **kw):
 
 def test_sequential_rows_and_types(simple):
     ds = mindrecord.MindDataset(simple + "0", shuffle=False)
-    rows = list(ds)
+    rows = list(numpy_dicts(ds))
     assert len(rows) == 103 == ds.get_dataset_size() == len(ds)
     # One write_raw_data call is cut into one block per shard (as MindSpore
     # writes), so shard order is the written order.
@@ -37,7 +37,7 @@ def test_sequential_rows_and_types(simple):
 
 def test_batches_are_zero_copy_numpy(simple):
     ds = mindrecord.MindDataset(simple + "0", columns_list=["vec", "label"], shuffle=False).batch(10)
-    batches = list(ds)
+    batches = list(numpy_dicts(ds))
     assert len(batches) == len(ds) == 11
     b = batches[0]
     assert list(b) == ["vec", "label"]
@@ -47,7 +47,7 @@ def test_batches_are_zero_copy_numpy(simple):
     assert b["vec"][0, 0] == 42.0
     assert batches[-1]["vec"].shape == (3, 3)
     dropped = mindrecord.MindDataset(simple + "0", shuffle=False).batch(10, drop_remainder=True)
-    assert len(dropped) == 10 and all(x["id"].shape == (10,) for x in dropped)
+    assert len(dropped) == 10 and all(x["id"].shape == (10,) for x in numpy_dicts(dropped))
 
 
 def test_shuffle_same_seed_same_order_any_workers(simple):
@@ -150,7 +150,7 @@ def test_samplers(simple):
     ds = mindrecord.MindDataset(simple + "0", sampler=mindrecord.SequentialSampler(num_samples=4))
     assert len(ds) == 4
     pk = mindrecord.MindDataset(simple + "0", columns_list=["label"], sampler=mindrecord.PKSampler(2))
-    labels = [int(r["label"]) for r in pk]
+    labels = [int(r["label"]) for r in numpy_dicts(pk)]
     assert labels == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
     ds = mindrecord.MindDataset(simple + "0", shuffle=True, num_samples=10, seed=1)
     assert len(ds) == 10 and len(set(ids_of(ds))) == 10
@@ -206,20 +206,21 @@ def test_map_image_ops(tmp_path):
     w.write_raw_data(rows)
     w.commit()
     ds = mindrecord.MindDataset(path, shuffle=False).map(vision.Decode(), input_columns="image")
-    for r, px in zip(ds, pixels):
+    for r, px in zip(numpy_dicts(ds), pixels):
         np.testing.assert_array_equal(r["image"], px)  # PNG is lossless
     ds = (mindrecord.MindDataset(path, shuffle=True, seed=2)
           .map([vision.Decode(), vision.RandomResizedCrop(8), vision.RandomHorizontalFlip(),
                 vision.Normalize([127.5] * 3, [127.5] * 3), vision.HWC2CHW()], input_columns="image")
           .batch(5))
-    first = list(ds)
+    first = list(numpy_dicts(ds))
     assert [b["image"].shape for b in first] == [(5, 3, 8, 8), (5, 3, 8, 8), (2, 3, 8, 8)]
     assert first[0]["image"].dtype == np.float32
     assert np.abs(first[0]["image"]).max() <= 1.0 + 1e-6
-    again = list(mindrecord.MindDataset(path, shuffle=True, seed=2, num_parallel_workers=1)
-                 .map([vision.Decode(), vision.RandomResizedCrop(8), vision.RandomHorizontalFlip(),
-                       vision.Normalize([127.5] * 3, [127.5] * 3), vision.HWC2CHW()], input_columns="image")
-                 .batch(5))
+    again = list(numpy_dicts(mindrecord.MindDataset(path, shuffle=True, seed=2, num_parallel_workers=1)
+                             .map([vision.Decode(), vision.RandomResizedCrop(8), vision.RandomHorizontalFlip(),
+                                   vision.Normalize([127.5] * 3, [127.5] * 3), vision.HWC2CHW()],
+                                  input_columns="image")
+                             .batch(5)))
     for a, b in zip(first, again):
         np.testing.assert_array_equal(a["image"], b["image"])  # random ops seeded per row
 
@@ -306,10 +307,10 @@ def test_unbatched_rows_match_the_pipeline_and_resume_mid_chunk(simple, tmp_path
     # Unbatched rows without map ops come from the chunked C++ row stream;
     # the same order, values and types as a batch of one from the pipeline.
     ds = mindrecord.MindDataset(simple + "0", shuffle=True, seed=9)
-    rows = list(ds)
+    rows = list(numpy_dicts(ds))
     assert ds._live is None or ds._live._rows
     ref = []
-    for b in mindrecord.MindDataset(simple + "0", shuffle=True, seed=9).batch(1):
+    for b in numpy_dicts(mindrecord.MindDataset(simple + "0", shuffle=True, seed=9).batch(1)):
         ref.append({k: v[0, ...] for k, v in b.items()})  # MindSpore's 0-d arrays for scalars
     assert [int(r["id"]) for r in rows] == [int(r["id"]) for r in ref]
     for got, want in zip(rows, ref):
@@ -327,7 +328,7 @@ def test_unbatched_rows_match_the_pipeline_and_resume_mid_chunk(simple, tmp_path
     assert state["epoch"] == 0 and state["position"] == 40
     ds2 = mindrecord.MindDataset(simple + "0", shuffle=True, seed=1)
     ds2.load_state_dict(state)
-    rest = [int(r["id"]) for r in ds2]
+    rest = [int(r["id"]) for r in numpy_dicts(ds2)]
     assert head + rest == [int(r["id"]) for r in rows]
     # A large row set: chunks are capped in bytes as well as rows.
     path = str(tmp_path / "big.mindrecord")
@@ -516,7 +517,7 @@ def test_forked_child_and_the_row_streams_reader_thread(simple):
     # the parent's goes on where it was.
     import gc
     ds = mindrecord.MindDataset(simple + "0", shuffle=True, seed=4)
-    want = [int(r["id"]) for r in mindrecord.MindDataset(simple + "0", shuffle=True, seed=4)]
+    want = [int(r["id"]) for r in numpy_dicts(mindrecord.MindDataset(simple + "0", shuffle=True, seed=4))]
     it = ds.create_dict_iterator(output_numpy=True, num_epochs=1)
     first = next(it)
 

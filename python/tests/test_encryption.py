@@ -15,6 +15,8 @@ import pytest
 from mindrecord import (FileReader, FileWriter, MindDataset, MindPage, set_dec_mode, set_enc_key, set_enc_mode,
                         set_hash_mode)
 
+from conftest import numpy_dicts
+
 AESGCM = pytest.importorskip("cryptography.hazmat.primitives.ciphers.aead").AESGCM
 from cryptography.hazmat.primitives import padding  # noqa: E402 (after the skip)
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
@@ -150,7 +152,7 @@ def test_random_access_across_many_blocks(tmp_path):
         mindspore_encrypt(f, block=1000)  # rows straddle blocks of 1,000 bytes
     set_enc_key(KEY)
     ds = MindDataset(path, shuffle=True, seed=1)
-    for row in ds:
+    for row in numpy_dicts(ds):
         assert row["blob"].tobytes() == want[int(row["id"])]
 
 
@@ -240,7 +242,7 @@ def test_writer_protects_files_as_mindspore_does(tmp_path):
         if f == path:
             assert body == open(ref, "rb").read()  # the same bytes as a plain write
     assert rows_of(path) == want
-    got = [(int(r["id"]), r["blob"].tobytes()) for r in MindDataset(path, shuffle=False)]
+    got = [(int(r["id"]), r["blob"].tobytes()) for r in numpy_dicts(MindDataset(path, shuffle=False))]
     assert got == [(i, bytes([i]) * 100) for i in range(50)]
     with pytest.raises(NotImplementedError, match="encrypted or hashed"):
         FileWriter.open_for_append(path)
@@ -276,7 +278,7 @@ def test_cbc_modes_read_in_place_and_written_as_mindspore_does(tmp_path, mode):
         FileReader(path)
     set_dec_mode(mode)
     assert rows_of(path) == want
-    got = [(int(r["id"]), r["blob"].tobytes()) for r in MindDataset(path, shuffle=True, num_samples=25)]
+    got = [(int(r["id"]), r["blob"].tobytes()) for r in numpy_dicts(MindDataset(path, shuffle=True, num_samples=25))]
     assert len(got) == 25 and all(b == bytes([i % 256]) * 700 for i, b in got)
     set_enc_key(KEY[::-1] if mode == "SM4-CBC" else "76543210fedcba9876543210")
     with pytest.raises(RuntimeError, match="c.mindrecord.*(padding check|Failed to decrypt|header)"):

@@ -6,7 +6,7 @@ import tracemalloc
 import numpy as np
 
 import mindrecord
-from conftest import write_simple
+from conftest import write_simple, numpy_dicts
 
 
 def assert_no_growth(one_round, probes):
@@ -37,7 +37,7 @@ def test_no_reference_or_memory_growth(tmp_path):
     def one_round():
         for row in reader.get_next():
             assert row["id"] >= 0
-        for b in ds:
+        for b in numpy_dicts(ds):
             assert b["vec"].shape[1] == 3
         page = mindrecord.MindPage(path)
         page.category_field = "label"
@@ -57,7 +57,7 @@ def test_no_reference_or_memory_growth(tmp_path):
 def test_batch_arrays_outlive_pipeline(tmp_path):
     path = write_simple(str(tmp_path / "k.mindrecord"), 40)
     kept = []
-    for b in mindrecord.MindDataset(path, shuffle=False).batch(8):
+    for b in numpy_dicts(mindrecord.MindDataset(path, shuffle=False).batch(8)):
         kept.append(b["vec"])
     gc.collect()
     got = np.concatenate(kept)
@@ -81,7 +81,7 @@ def test_callables_and_padding_do_not_leak(tmp_path):
     bad = mindrecord.MindDataset(path, shuffle=False).map(boom, input_columns="id")
 
     def one_round():
-        assert sum(b["vec"].shape[0] for b in ds) == 22
+        assert sum(b["vec"].shape[0] for b in numpy_dicts(ds)) == 22
         try:
             list(bad)
         except RuntimeError:

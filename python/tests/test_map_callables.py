@@ -8,7 +8,7 @@ import pytest
 
 import mindrecord
 from mindrecord import vision
-from conftest import write_simple
+from conftest import write_simple, numpy_dicts
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +24,7 @@ def widen(v):
 
 def test_callable_changes_dtype_and_shape(simple):
     ds = mindrecord.MindDataset(simple + "0", shuffle=False).map(widen, input_columns="vec").batch(8)
-    batches = list(ds)
+    batches = list(numpy_dicts(ds))
     assert len(batches) == 7
     b = batches[0]
     assert b["vec"].dtype == np.int16 and b["vec"].shape == (8, 2, 3)
@@ -46,15 +46,15 @@ def test_callable_bool_arrays_stay_bool(simple):
         return v
 
     ds = mindrecord.MindDataset(simple + "0", shuffle=False).map([odd, record], input_columns="vec")
-    rows = list(ds)
+    rows = list(numpy_dicts(ds))
     assert seen and all(d == np.bool_ for d in seen)
     for r in rows:
         assert r["vec"].dtype == np.bool_ and r["vec"].tolist() == [int(r["id"]) % 2 == 1] * 3
-    b = next(iter(ds.batch(4)))
+    b = next(iter(numpy_dicts(ds.batch(4))))
     assert b["vec"].dtype == np.bool_ and b["vec"].shape == (4, 3)
     as_int = mindrecord.MindDataset(simple + "0", shuffle=False).map([odd, vision.TypeCast("int32")],
                                                                      input_columns="vec")
-    assert [r["vec"].tolist() for r in as_int] == [[int(r["id"]) % 2] * 3 for r in rows]
+    assert [r["vec"].tolist() for r in numpy_dicts(as_int)] == [[int(r["id"]) % 2] * 3 for r in rows]
 
 
 def test_mixed_list_runs_in_order(simple):
@@ -65,7 +65,7 @@ def test_mixed_list_runs_in_order(simple):
         return v * 10
 
     ops = [vision.TypeCast("float64"), check_and_scale, vision.TypeCast("int32"), lambda v: v - 1]
-    rows = list(mindrecord.MindDataset(simple + "0", shuffle=False).map(ops, input_columns=["vec"]))
+    rows = list(numpy_dicts(mindrecord.MindDataset(simple + "0", shuffle=False).map(ops, input_columns=["vec"])))
     assert all(d == np.float64 for d in seen) and len(seen) == 50
     for r in rows:
         assert r["vec"].dtype == np.int32
@@ -80,7 +80,7 @@ def test_same_order_for_any_worker_count(simple):
     for w in (1, 2, 6):
         ds = mindrecord.MindDataset(simple + "0", num_parallel_workers=w, seed=4)
         ds = ds.map(stamp, input_columns="id").map([vision.TypeCast("float64"), np.sqrt], input_columns="vec")
-        runs.append([(int(b["id"][i]), b["vec"][i].tolist()) for b in ds.batch(7) for i in range(len(b["id"]))])
+        runs.append([(int(b["id"][i]), b["vec"][i].tolist()) for b in numpy_dicts(ds.batch(7)) for i in range(len(b["id"]))])
     assert runs[0] == runs[1] == runs[2]
     assert sorted(i for i, _ in runs[0]) == [3 * i + 1 for i in range(50)]
     assert [i for i, _ in runs[0]] != sorted(i for i, _ in runs[0])
@@ -110,11 +110,11 @@ def test_callables_run_off_the_main_thread_and_bytes_strings(tmp_path):
 
     ds = mindrecord.MindDataset(path, shuffle=False, num_parallel_workers=2)
     ds = ds.map(byte_sum, input_columns="data").map(upper, input_columns="name")
-    rows = list(ds)
+    rows = list(numpy_dicts(ds))
     assert [int(r["data"]) for r in rows] == [4 * i + 6 for i in range(6)]
     assert [r["name"] for r in rows] == ["ROW%d" % i for i in range(6)]
     assert threading.get_ident() not in threads
-    rows = list(mindrecord.MindDataset(path, shuffle=False).map(as_bytes, input_columns="name").batch(3))
+    rows = list(numpy_dicts(mindrecord.MindDataset(path, shuffle=False).map(as_bytes, input_columns="name").batch(3)))
     # Bytes of equal length batch into one uint8 array, as in MindSpore.
     assert rows[0]["name"].dtype == np.uint8 and [bytes(x) for x in rows[0]["name"]] == [b"row0!", b"row1!", b"row2!"]
 
@@ -152,15 +152,15 @@ def test_resume_with_callable_in_a_new_dataset(simple):
         # A new function object each time, as a restarted process would build.
         return mindrecord.MindDataset(simple + "0", seed=9).map(lambda v: v + 1, input_columns="id").batch(6)
 
-    full = [b["id"].tolist() for b in make()]
+    full = [b["id"].tolist() for b in numpy_dicts(make())]
     ds = make()
-    it = iter(ds)
+    it = iter(numpy_dicts(ds))
     head = [next(it)["id"].tolist(), next(it)["id"].tolist()]
     state = ds.state_dict()
     it.close()
     again = make()
     again.load_state_dict(state)
-    assert head + [b["id"].tolist() for b in again] == full
+    assert head + [b["id"].tolist() for b in numpy_dicts(again)] == full
     assert sorted(x for b in full for x in b) == list(range(1, 51))
 
 

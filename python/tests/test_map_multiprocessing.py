@@ -16,7 +16,7 @@ import pytest
 
 import mindrecord
 from mindrecord import _mp_pool, vision
-from conftest import write_simple
+from conftest import write_simple, numpy_dicts
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -128,7 +128,7 @@ def test_rows_equal_the_thread_path(simple):
 def test_callables_run_in_other_processes(simple):
     ds = mindrecord.MindDataset(simple, shuffle=False).map(whose_pid, input_columns="id", output_columns="pid",
                                                          num_parallel_workers=2, python_multiprocessing=True)
-    pids = {int(r["pid"]) for r in ds}
+    pids = {int(r["pid"]) for r in numpy_dicts(ds)}
     assert os.getpid() not in pids and 1 <= len(pids) <= 2
     assert _wait_gone(pids) == []  # the iteration ended: its workers were stopped
 
@@ -228,7 +228,7 @@ def test_max_rowsize(simple):
         list(small)
     # Default (None, as -1): slots grow to the rows.
     grown = ds.map(big_output, input_columns="id", output_columns="img", python_multiprocessing=True)
-    rows = list(grown.take(4))
+    rows = list(numpy_dicts(grown.take(4)))
     assert [int(r["img"][2, 1000, 1000]) for r in rows] == [0, 1, 2, 3]
     assert rows[3]["img"].shape == (3, 1024, 1024)
     assert _segments() == []
@@ -305,7 +305,7 @@ def test_callables_nested_in_compose_run_in_processes(simple):
     ds = mindrecord.MindDataset(simple, shuffle=False).map(
         [vision.TypeCast("int64"), transforms.Compose([whose_pid])], input_columns="id", output_columns="pid",
         python_multiprocessing=True, num_parallel_workers=2)
-    pids = {int(r["pid"]) for r in ds}
+    pids = {int(r["pid"]) for r in numpy_dicts(ds)}
     assert os.getpid() not in pids and 1 <= len(pids) <= 2
 
 

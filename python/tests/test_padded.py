@@ -4,7 +4,7 @@ import pytest
 
 import mindrecord
 from mindrecord import vision
-from conftest import write_simple
+from conftest import write_simple, numpy_dicts
 
 PAD = {"id": -1, "label": 9, "vec": np.array([0.5, 1.5, 2.5], np.float32)}
 
@@ -16,7 +16,7 @@ def ten(tmp_path_factory):
 
 
 def rows_of(ds):
-    return [{k: np.asarray(v) for k, v in r.items()} for r in ds]
+    return [{k: np.asarray(v) for k, v in r.items()} for r in numpy_dicts(ds)]
 
 
 def shard_rows(path, num_shards, **kw):
@@ -50,7 +50,7 @@ def test_padded_rows_are_shuffled_and_mapped_and_batched(ten):
                                         padded_sample=PAD, num_padded=4)
             ds = ds.map([vision.TypeCast("float64"), plus_one], input_columns="vec").batch(4)
             assert ds.get_dataset_size() == 2
-            batches = list(ds)
+            batches = list(numpy_dicts(ds))
             assert [b["id"].shape[0] for b in batches] == [4, 3]
             assert all(b["vec"].dtype == np.float64 for b in batches)
             per_shard.append([(int(i), v.tolist()) for b in batches for i, v in zip(b["id"], b["vec"])])
@@ -69,16 +69,16 @@ def test_padded_resume_continues_exactly(ten):
         return mindrecord.MindDataset(ten, num_shards=3, shard_id=2, seed=11, padded_sample=PAD,
                                       num_padded=2).batch(2)
 
-    full = [b["id"].tolist() for b in make()]
+    full = [b["id"].tolist() for b in numpy_dicts(make())]
     assert sum(len(b) for b in full) == 4
     ds = make()
-    it = iter(ds)
+    it = iter(numpy_dicts(ds))
     first = next(it)["id"].tolist()
     state = ds.state_dict()
     it.close()
     again = make()
     again.load_state_dict(state)
-    rest = [b["id"].tolist() for b in again]
+    rest = [b["id"].tolist() for b in numpy_dicts(again)]
     assert [first] + rest == full
     # Another padding is another dataset: its state is refused.
     other = mindrecord.MindDataset(ten, num_shards=3, shard_id=2, seed=11, padded_sample=dict(PAD, id=-2),
@@ -98,8 +98,8 @@ def test_padded_bytes_string_and_ragged_columns(tmp_path):
     pad = {"img": b"\x00\xffpad", "name": "padded é", "box": np.array([[7, 8]], np.int64), "score": 0.25}
     rows = []
     for s in range(4):
-        rows += list(mindrecord.MindDataset(path + "0", num_shards=4, shard_id=s, shuffle=False, padded_sample=pad,
-                                            num_padded=3))
+        rows += list(numpy_dicts(mindrecord.MindDataset(path + "0", num_shards=4, shard_id=s, shuffle=False,
+                                                        padded_sample=pad, num_padded=3)))
     assert len(rows) == 8
     pads = [r for r in rows if r["name"] == "padded é"]
     assert len(pads) == 3

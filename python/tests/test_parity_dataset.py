@@ -56,6 +56,44 @@ def test_values_have_mindspores_types(ten):
     assert tensor_row[0].asnumpy().shape == ()
 
 
+def test_iterating_a_dataset_gives_lists_of_tensors_in_column_order(ten):
+    # MindSpore's Dataset.__iter__ is create_tuple_iterator(num_epochs=1):
+    # a list of Tensors per row or batch, so `for a, b in ds` unpacks values.
+    ds = MindDataset(ten, columns_list=["id", "name", "data", "vec"], shuffle=False)
+    assert ds.get_col_names() == ["id", "name", "data", "vec"]
+    want = list(ds.create_dict_iterator(num_epochs=1, output_numpy=True))
+    got = []
+    for i, name, data, vec in ds:
+        got.append((i, name, data, vec))
+        assert all(type(v).__name__ == "Tensor" for v in (i, name, data, vec))
+        assert i.asnumpy().shape == () and data.asnumpy().dtype == np.uint8
+    assert len(got) == len(want) == 10
+    for g, w in zip(got, want):
+        assert [np.asarray(v).tolist() for v in g] == [w[c].tolist() for c in ds.get_col_names()]
+    data = got[3][2]
+    data[0] = 7  # a copy the caller owns, as do_copy=True gives
+    assert want[3]["data"].tolist() == [3, 3, 3, 3]
+    # Rows without ops come from the C++ row stream as lists of Tensors: no
+    # Python step per row.
+    it = ds.create_tuple_iterator(num_epochs=1)
+    assert it._rows and it._shape is None
+    assert [[np.asarray(v).tolist() for v in r] for r in it] == [[w[c].tolist() for c in ds.get_col_names()]
+                                                                  for w in want]
+    # do_copy=False: read-only views of the mapped shard, as lists too.
+    views = list(ds.create_tuple_iterator(num_epochs=1, output_numpy=True, do_copy=False))
+    assert type(views[0][2]) is np.ndarray and not views[0][2].flags.writeable
+    assert [v[2].tolist() for v in views] == [w["data"].tolist() for w in want]
+    # Columns picked or reordered: in that order.
+    picked = list(ds.create_tuple_iterator(columns=["vec", "id"], num_epochs=1, output_numpy=True))
+    assert [(p[0].tolist(), int(p[1])) for p in picked] == [(w["vec"].tolist(), int(w["id"])) for w in want]
+    # Batches, and rows through the pipeline (a map), as lists too.
+    for ids_, names, _, _ in ds.batch(4):
+        assert type(ids_).__name__ == "Tensor" and names.asnumpy().dtype.kind == "U"
+        break
+    mapped = [int(i) for i, _, _, _ in ds.map(lambda v: v + 1, input_columns="id")]
+    assert mapped == list(range(1, 11))
+
+
 def test_batched_bytes_stack_when_lengths_agree_and_are_writable_arrays(ten):
     # MindSpore batches equal-length bytes into one [rows, length] uint8
     # array; rows of other lengths come out as one uint8 array each, every

@@ -12,6 +12,8 @@ import mindrecord
 from mindrecord import transforms
 from mindrecord.transforms import Relational
 
+from conftest import numpy_dicts
+
 DTYPES = [np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.float32, np.float64]
 SHAPES = [(), (5,), (2, 3), (2, 1, 4)]
 RELATIONS = {Relational.EQ: operator.eq, Relational.NE: operator.ne, Relational.GT: operator.gt,
@@ -311,7 +313,7 @@ def test_pipeline_duplicate_adds_a_column(rows_path, workers):
     tuples = next(iter(ds.create_tuple_iterator(output_numpy=True)))
     assert len(tuples) == len(src) + 1
     # Batched, the copy is a column of its own.
-    b = next(iter(ds.batch(4)))
+    b = next(iter(numpy_dicts(ds.batch(4))))
     np.testing.assert_array_equal(b["f"], b["f2"])
     assert b["f2"].shape == (4, 4)
 
@@ -327,8 +329,8 @@ def test_pipeline_unique_gives_three_columns(rows_path):
     ds = dataset(rows_path).map(transforms.PadEnd([4], -1), input_columns="x").batch(3)
     ds = ds.map(transforms.Unique(), input_columns=["x"], output_columns=["x", "idx", "cnt"])
     assert ds.get_col_names()[:3] == ["x", "idx", "cnt"]
-    plain = list(dataset(rows_path).map(transforms.PadEnd([4], -1), input_columns="x").batch(3))
-    got = list(ds)
+    plain = list(numpy_dicts(dataset(rows_path).map(transforms.PadEnd([4], -1), input_columns="x").batch(3)))
+    got = list(numpy_dicts(ds))
     assert len(got) == len(plain) == 4
     for g, p in zip(got, plain):
         for col, ref in zip(("x", "idx", "cnt"), unique_reference(p["x"])):

@@ -5,6 +5,8 @@ import pytest
 import mindrecord
 from mindrecord import Shuffle, TextFileDataset
 
+from conftest import numpy_dicts
+
 
 @pytest.fixture()
 def texts(tmp_path):
@@ -50,7 +52,7 @@ def test_shuffle_modes_shards_and_samples(texts):
 def test_map_batch_and_save(texts, tmp_path):
     ds = TextFileDataset(str(texts / "*.txt"), shuffle=False).map(lambda t: np.array(len(str(t)), np.int32),
                                                                   input_columns=["text"], output_columns=["n"])
-    assert [int(v) for b in ds.batch(4) for v in b["n"]] == [len(x) for x in A + B]
+    assert [int(v) for b in numpy_dicts(ds.batch(4)) for v in b["n"]] == [len(x) for x in A + B]
     out = str(tmp_path / "lines.mindrecord")
     TextFileDataset(str(texts / "*.txt"), shuffle=False).save(out)
     with mindrecord.FileReader(out) as r:
