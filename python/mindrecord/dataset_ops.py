@@ -107,27 +107,55 @@ def split(self: "MindDataset", sizes: list[int] | list[float],
     MindSpore's MappableDataset.split: with `randomize` the rows are
     permuted once (from this dataset's seed) and each split takes its
     slice in that order, the same every epoch; otherwise consecutive
-    rows. This dataset's shuffle is dropped (MindSpore warns likewise);
-    a dataset split with num_shards raises InvalidArgumentError."""
-    if self._batched or self._repeat_count != 1 or "tree" in self._plan or self._plan["ops"] or \
+    rows. A source dataset alone splits: MindDataset, GeneratorDataset,
+    NumpySlicesDataset and the raw loaders. The rows split are those a
+    SequentialSampler (or shuffle=False with num_samples) reads, else all
+    rows, this dataset's shuffle dropped (MindSpore warns likewise); a random
+    order over fewer rows than the dataset holds raises NotImplementedError,
+    a dataset split with num_shards InvalidArgumentError."""
+    # A source's sampler: the flat plan's, or the tree's when the tree is a
+    # source alone (GeneratorDataset, NumpySlicesDataset, the raw loaders).
+    tree = self._plan.get("tree")
+    source_alone = tree is None or (tree.get("node") in ("source", "raw") and "sampler" in tree)
+    if self._batched or self._repeat_count != 1 or not source_alone or (tree is None and self._plan["ops"]) or \
             self._split_base is not None:
         raise NotImplementedError("split() after map(), batch(), repeat(), split() or a combinator is not "
-                                  "supported by mindrecord; split the MindDataset itself")
-    if self._plan["sampler"].get("type") == "distributed":
+                                  "supported by mindrecord; split the source dataset itself")
+    sampler = self._plan["sampler"] if tree is None else tree["sampler"]
+    if sampler.get("type") == "distributed":
         raise InvalidArgumentError("Dataset should not be sharded before split.")
-    if self._plan["sampler"].get("type") not in ("sequential",) or self._plan["sampler"].get("start", 0):
+    if tree is None:
+        everything = _data_rows(self)
+        sampled = _core.sampler_size(json.dumps(self._full_plan(1)))
+    else:
+        def rows_of(spec):
+            return _core.plan_info(json.dumps({"tree": dict(tree, sampler=spec), "seed": self._plan["seed"]}))["rows"]
+        everything, sampled = rows_of({"type": "sequential"}), rows_of(sampler)
+    # The rows split: those a sequential sampler reads, in its order (its
+    # start_index and num_samples), else all of them, the shuffle dropped.
+    first, rows = 0, everything
+    if sampler.get("type") == "sequential":
+        first, rows = int(sampler.get("start", 0)), sampled
+    else:
+        if sampled < everything:
+            raise NotImplementedError("split() of a dataset that samples %d of its %d rows in a random order is "
+                                      "not supported by mindrecord; split the whole dataset (shuffle=False or "
+                                      "no num_samples)" % (sampled, everything))
         warnings.warn("Dataset is shuffled before split.", UserWarning, stacklevel=2)
-    rows = _data_rows(self)
     absolute = _split_sizes(sizes, rows)
     if randomize:
         order = np.random.default_rng(self._plan["seed"]).permutation(rows)
     else:
         order = np.arange(rows)
+    order = (first + order) % max(everything, 1)
     out, begin = [], 0
     for size in absolute:
         ds = self._copy()
         ds._split_base = {"type": "subset", "indices": [int(i) for i in order[begin:begin + size]]}
-        ds._plan["sampler"] = ds._split_base
+        if tree is None:
+            ds._plan["sampler"] = ds._split_base
+        else:
+            ds._plan["tree"]["sampler"] = ds._split_base
         ds._check_plan()
         out.append(ds)
         begin += size

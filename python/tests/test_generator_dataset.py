@@ -113,6 +113,31 @@ def test_samplers_shards_and_num_samples():
     assert len(rows(GeneratorDataset(Squares(10), cols, num_samples=4))) == 4
 
 
+def test_split_as_mindspore_splits_a_mappable_source():
+    # `train, test = ds.split([0.8, 0.2])` on GeneratorDataset and
+    # NumpySlicesDataset, as on MindDataset: disjoint, the same rows in the
+    # same order every epoch; consecutive rows without randomize.
+    ds = GeneratorDataset(Squares(10), ["vec", "half", "name"], shuffle=False, seed=5)
+    train, test = ds.split([0.8, 0.2])
+    assert train.get_dataset_size() == 8 and test.get_dataset_size() == 2
+    a = [str(r["name"]) for r in rows(train)]
+    b = [str(r["name"]) for r in rows(test)]
+    assert sorted(a + b) == sorted("r%d" % i for i in range(10)) and rows(train) and a != sorted(a)
+    assert [str(r["name"]) for r in rows(train)] == a
+    first, rest = mindrecord.NumpySlicesDataset(np.arange(10), column_names=["x"], shuffle=False).split(
+        [7, 3], randomize=False)
+    assert [int(x) for (x,) in first] == list(range(7)) and [int(x) for (x,) in rest] == [7, 8, 9]
+    # The rows a sequential sampler reads: its start and num_samples.
+    some = GeneratorDataset(Squares(10), ["vec", "half", "name"], sampler=SequentialSampler(2, 6))
+    head, tail = some.split([0.5, 0.5], randomize=False)
+    assert [str(r["name"]) for r in rows(head)] == ["r2", "r3", "r4"]
+    assert [str(r["name"]) for r in rows(tail)] == ["r5", "r6", "r7"]
+    with pytest.raises(NotImplementedError, match="samples 4 of its 10 rows in a random order"):
+        GeneratorDataset(Squares(10), ["vec", "half", "name"], num_samples=4).split([2, 2])
+    with pytest.raises(NotImplementedError, match="split the source dataset itself"):
+        ds.map(lambda v: v, input_columns="vec").split([5, 5])
+
+
 def test_map_batch_and_save_as_mindspore_documents_it(tmp_path):
     ds = GeneratorDataset(Squares(20), ["vec", "half", "name"], shuffle=False)
     ds = ds.map(lambda v: v * 3, input_columns=["vec"]).project(["vec", "half"]).batch(8)

@@ -217,6 +217,8 @@ def test_split_and_use_sampler(ten):
     assert d1.get_dataset_size() == 4 and ids(d1) == a[0::2]
     seq1, seq2 = d.split([7, 3], randomize=False)
     assert ids(seq1) == list(range(7)) and ids(seq2) == [7, 8, 9]
+    head1, head2 = MindDataset(ten, shuffle=False, num_samples=6).split([0.5, 0.5], randomize=False)
+    assert ids(head1) == [0, 1, 2] and ids(head2) == [3, 4, 5]  # the rows the dataset reads
     with pytest.raises(RuntimeError, match="Dataset should not be sharded before split."):
         MindDataset(ten, num_shards=2, shard_id=0).split([0.5, 0.5])
     # use_sampler on the dataset itself replaces its sampler.
