@@ -15,7 +15,10 @@ Processes are started with "spawn" (the parent has threads, so fork is
 unsafe): callables must be picklable (map() checks, naming the callable).
 Slots: `max_rowsize` MB each (MindSpore's max_rowsize; [input, output] when
 a list); a row that does not fit is an error naming max_rowsize. None or -1
-(the default): slots grow to the largest row (MindSpore's -1).
+(the default): slots grow to the largest row (MindSpore's -1). With
+config.set_enable_shared_mem(False) before map(), a pool makes no slots:
+arguments and results are pickled through the pipes (MindSpore's switch
+for machines with a small /dev/shm).
 
 Lifetime: an iterator starts the pools of its plan (acquire) and stops them
 when it is closed or collected (release): workers are joined and the slots
@@ -42,6 +45,7 @@ import weakref
 from multiprocessing import shared_memory
 
 from mindrecord import _core, _mp_shm, _mp_worker
+from mindrecord import config as _config
 
 _MB = 1 << 20
 _FIRST_SLOT = 1 * _MB           # a growing slot's first size
@@ -132,12 +136,13 @@ class _Worker:
 
     def __init__(self, pool, ctx):
         self.pool = pool
-        self.in_shm = _new_segment(pool.in_bytes or _FIRST_SLOT)
-        self.out_shm = _new_segment(pool.out_bytes or _FIRST_SLOT)
+        self.in_shm = _new_segment(pool.in_bytes or _FIRST_SLOT) if pool.shared else None
+        self.out_shm = _new_segment(pool.out_bytes or _FIRST_SLOT) if pool.shared else None
         self.conn, child = ctx.Pipe()
         life_r, self.lifeline = ctx.Pipe(duplex=False)
         self.proc = ctx.Process(target=_mp_worker.main, daemon=True, name="mindrecord-mp-" + pool.name,
-                                args=(child, life_r, pool.payload, self.out_shm.name, os.getpid()))
+                                args=(child, life_r, pool.payload, self.out_shm.name if self.out_shm else None,
+                                      os.getpid()))
         _start_process(self.proc)
         child.close()
         life_r.close()
@@ -175,6 +180,12 @@ class _Worker:
                 self.dead = "%s could not be loaded in a worker process: %s: %s" % (who, msg[2], msg[3])
                 _raise_remote(msg, "%s could not be loaded in a worker process" % who)
             self.ready = True
+        if self.in_shm is None:
+            self._send(("call", op, None, ("p", args)), who)
+            msg = self._recv(who)
+            if msg[0] == "err":
+                _raise_remote(msg, None)
+            return _mp_shm.read(None, msg[1])
         layout, need = _mp_shm.plan(args)
         if need > self.in_shm.size:
             if self.pool.in_bytes:
@@ -207,8 +218,9 @@ class _Worker:
             self.proc.kill()
             self.proc.join(5)
         self.conn.close()
-        _drop_segment(self.in_shm)
-        _drop_segment(self.out_shm)
+        if self.in_shm is not None:
+            _drop_segment(self.in_shm)
+            _drop_segment(self.out_shm)
 
 
 def _raise_remote(msg, context):
@@ -232,6 +244,9 @@ class ProcessPool:
         self.payload = pickle.dumps(list(fns))
         self.num_workers = num_workers
         self.in_bytes, self.out_bytes = max_rowsize
+        # config.set_enable_shared_mem(False): values are pickled through the
+        # pipes and no slot is made (max_rowsize then has nothing to bound).
+        self.shared = _config.get_enable_shared_mem()
         self._reset()
         _all_pools.add(self)
 

@@ -8,7 +8,8 @@ sends ("call", op, slot name, layout), and the worker replies ("ok",
 layout) with the results in the output slot, ("grow", bytes) when they do
 not fit it (the parent answers with a larger slot, ("out", name), or
 ("drop",) when max_rowsize fixes the size), or ("err", pickled exception,
-type, message, traceback) when the callable raised. The worker never
+type, message, traceback) when the callable raised. Without shared memory
+(no slot names) the values travel pickled in the layouts ("p"). The worker never
 outlives the parent: it exits when the request pipe or the lifeline pipe
 (whose write end only the parent holds) reaches end of file, or when its
 parent process changes (the parent died and it was re-parented).
@@ -73,8 +74,11 @@ def _serve(conn, fns, in_slot, out_slot):
             return
         _, op, in_name, layout = msg
         try:
-            args = _mp_shm.read(in_slot.attach(in_name), layout)
+            args = _mp_shm.read(in_slot.attach(in_name) if in_name else None, layout)
             result = fns[op](*args)
+            if out_slot is None:  # no shared memory: the result is pickled
+                conn.send(("ok", ("p", result)))
+                continue
             out_layout, need = _mp_shm.plan(result)
         except BaseException as e:  # noqa: B902 (SystemExit too: it becomes the caller's error)
             conn.send(_error_reply(e))
@@ -99,8 +103,10 @@ def main(conn, lifeline, payload, out_name, ppid):
     threading.Thread(target=_watch, args=(lifeline, ppid), daemon=True, name="mindrecord-mp-watchdog").start()
     try:
         fns = pickle.loads(payload)
-        out_slot = _Slot()
-        out_slot.attach(out_name)
+        out_slot = None  # no shared memory (config.set_enable_shared_mem(False))
+        if out_name is not None:
+            out_slot = _Slot()
+            out_slot.attach(out_name)
     except BaseException as e:  # noqa: B902
         conn.send(_error_reply(e))
         return

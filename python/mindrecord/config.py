@@ -46,12 +46,14 @@ from mindrecord import _core
 __all__ = ["set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "set_seed", "get_seed",
            "set_num_parallel_workers", "get_num_parallel_workers", "set_prefetch_size", "get_prefetch_size",
            "set_multiprocessing_start_method", "get_multiprocessing_start_method",
-           "set_enable_autotune", "get_enable_autotune", "set_autotune_interval", "get_autotune_interval"]
+           "set_enable_autotune", "get_enable_autotune", "set_autotune_interval", "get_autotune_interval",
+           "set_enable_shared_mem", "get_enable_shared_mem"]
 
 _UINT32_MAX = 2 ** 32 - 1
 _INT32_MAX = 2 ** 31 - 1
 _defaults = {"seed": None, "num_parallel_workers": None, "prefetch_size": None}
 _autotune = {"enabled": False, "interval": 0}
+_shared_mem = {"enabled": True}
 
 
 def _int_in(name, value, low, high):
@@ -121,6 +123,21 @@ def set_multiprocessing_start_method(start_method: str = "fork") -> None:
 def get_multiprocessing_start_method() -> str:
     """"spawn": how mindrecord's python_multiprocessing workers start."""
     return "spawn"
+
+
+def set_enable_shared_mem(enable: bool) -> None:
+    """Whether python_multiprocessing workers of maps made from now on pass
+    rows through shared memory (True, the default) or pickle them through
+    their pipes (False: nothing in /dev/shm, for machines where it is
+    small; max_rowsize then bounds nothing)."""
+    if not isinstance(enable, bool):
+        raise TypeError("enable must be a bool, got %r" % (enable,))
+    _shared_mem["enabled"] = enable
+
+
+def get_enable_shared_mem() -> bool:
+    """set_enable_shared_mem's value (default True)."""
+    return _shared_mem["enabled"]
 
 
 def set_enable_autotune(enable: bool, filepath_prefix: str | None = None) -> None:

@@ -234,6 +234,33 @@ def test_max_rowsize(simple):
     assert _segments() == []
 
 
+def test_without_shared_memory_rows_travel_through_the_pipes(simple):
+    # MindSpore's config.set_enable_shared_mem(False): nothing in /dev/shm,
+    # the same rows (arrays larger than the default slot, strings, ints).
+    want = _rows(mindrecord.MindDataset(simple, shuffle=False).map(split3, input_columns=["id", "vec"],
+                                                                   output_columns=["a", "b", "c"]))
+    assert mindrecord.config.get_enable_shared_mem() is True
+    mindrecord.config.set_enable_shared_mem(False)
+    try:
+        assert mindrecord.config.get_enable_shared_mem() is False
+        ds = mindrecord.MindDataset(simple, shuffle=False, num_parallel_workers=2)
+        piped = ds.map(split3, input_columns=["id", "vec"], output_columns=["a", "b", "c"],
+                       python_multiprocessing=True)
+        big = ds.map(big_output, input_columns="id", output_columns="img", python_multiprocessing=True,
+                     max_rowsize=1)
+        it = piped.create_dict_iterator(num_epochs=1, output_numpy=True)
+        first = next(it)
+        assert _segments() == []  # workers running, no segment made
+        got = [first] + list(it)
+        imgs = [int(r["img"][2, 1000, 1000]) for r in numpy_dicts(big.take(3))]
+    finally:
+        mindrecord.config.set_enable_shared_mem(True)
+    assert [{k: v.tolist() for k, v in r.items()} for r in got] == want
+    assert imgs == [0, 1, 2]
+    with pytest.raises(TypeError, match="enable must be a bool"):
+        mindrecord.config.set_enable_shared_mem(0)
+
+
 def test_state_dict_resumes_exactly(simple):
     def build(mp):
         ds = mindrecord.MindDataset(simple, shuffle=True, seed=5, num_parallel_workers=2)
