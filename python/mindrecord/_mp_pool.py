@@ -82,7 +82,7 @@ def rowsize_arg(max_rowsize):
 def workers_arg(num_parallel_workers):
     from mindrecord import config
     if num_parallel_workers is None:
-        return config.get_num_parallel_workers() or min(4, os.cpu_count() or 1)
+        return config.get_num_parallel_workers()
     return num_parallel_workers
 
 

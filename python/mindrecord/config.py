@@ -85,9 +85,10 @@ def set_num_parallel_workers(num: int) -> None:
     _defaults["num_parallel_workers"] = _int_in("num_parallel_workers", num, 1, os.cpu_count() or 1)
 
 
-def get_num_parallel_workers():
-    """set_num_parallel_workers's value, or None (the default: min(4, cpus))."""
-    return _defaults["num_parallel_workers"]
+def get_num_parallel_workers() -> int:
+    """set_num_parallel_workers's value, else the default datasets take:
+    min(4, cpu count). An int, as MindSpore's."""
+    return _defaults["num_parallel_workers"] or min(4, os.cpu_count() or 1)
 
 
 def set_prefetch_size(size: int) -> None:

@@ -229,7 +229,7 @@ class MindDataset:
                                          not all(isinstance(c, str) for c in columns_list)):
             raise ValueError("columns_list must be a non-empty list of str or None")
         if num_parallel_workers is None:
-            num_parallel_workers = _config.get_num_parallel_workers() or min(4, os.cpu_count() or 1)
+            num_parallel_workers = _config.get_num_parallel_workers()
         _positive("num_parallel_workers", num_parallel_workers)
         if shuffle is not None and not isinstance(shuffle, (bool, Shuffle, str)):
             raise TypeError("shuffle must be of boolean or enum of 'Shuffle' values like 'Shuffle.GLOBAL' or "

@@ -3,6 +3,8 @@ import changed: multi-column map (MindSpore 2.x's column order), map after
 batch, filter / project / rename / take / skip / concat / + / zip / repeat,
 the drop_remainder epoch fix, config setters; determinism across
 num_parallel_workers, exact resume through state_dict() and num_shards."""
+import os
+
 import numpy as np
 import pytest
 
@@ -266,6 +268,8 @@ def test_config_setters_take_effect(files):
     # Unset again: a dataset draws its own seed; its queue is MindSpore's default prefetch size.
     d = MindDataset(files["a"])
     assert config.get_prefetch_size() == 16 and d._plan["queue_depth"] == 16
+    # The default worker count, an int as MindSpore's getter gives.
+    assert config.get_num_parallel_workers() == d._plan["num_workers"] == min(4, os.cpu_count() or 1)
 
 
 def test_multi_column_vision_ops_in_maps(tmp_path):
