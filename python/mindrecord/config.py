@@ -36,6 +36,7 @@ the whole file once, as MindSpore does).
 Thread safety: the setters are process-wide and meant for set-up; readers and
 writers take the settings when they open files.
 """
+from enum import Enum
 import os
 import random
 
@@ -47,7 +48,8 @@ __all__ = ["set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "set_
            "set_num_parallel_workers", "get_num_parallel_workers", "set_prefetch_size", "get_prefetch_size",
            "set_multiprocessing_start_method", "get_multiprocessing_start_method",
            "set_enable_autotune", "get_enable_autotune", "set_autotune_interval", "get_autotune_interval",
-           "set_enable_shared_mem", "get_enable_shared_mem"]
+           "set_enable_shared_mem", "get_enable_shared_mem", "ErrorSamplesMode", "set_error_samples_mode",
+           "get_error_samples_mode"]
 
 _UINT32_MAX = 2 ** 32 - 1
 _INT32_MAX = 2 ** 31 - 1
@@ -139,6 +141,42 @@ def set_enable_shared_mem(enable: bool) -> None:
 def get_enable_shared_mem() -> bool:
     """set_enable_shared_mem's value (default True)."""
     return _shared_mem["enabled"]
+
+
+class ErrorSamplesMode(Enum):
+    """MindSpore's ErrorSamplesMode: what an iteration does with a row that
+    fails (a map's op or callable raised, or the row could not be read)."""
+    RETURN = 0   # the error is raised (the default)
+    REPLACE = 1  # MindSpore: another row in its place (not supported here)
+    SKIP = 2     # the row is dropped; the iterator's stats() count and name it
+
+
+_error_samples = {"mode": ErrorSamplesMode.RETURN}
+
+
+def set_error_samples_mode(error_samples_mode: ErrorSamplesMode) -> None:
+    """What iterations started from now on do with a row that fails:
+    ErrorSamplesMode.RETURN raises (default), SKIP drops the row and goes on
+    (batches stay full; the iterator's stats() give rows_skipped and the first
+    errors). Unlike MindSpore's, SKIP also drops rows the reader cannot read
+    (a damaged page drops its rows), not only rows a map fails on. REPLACE
+    raises NotImplementedError."""
+    if not isinstance(error_samples_mode, ErrorSamplesMode):
+        raise TypeError("error_samples_mode must be an ErrorSamplesMode, got %r" % (error_samples_mode,))
+    if error_samples_mode is ErrorSamplesMode.REPLACE:
+        raise NotImplementedError("ErrorSamplesMode.REPLACE is not supported by mindrecord (a failed row is not "
+                                  "replaced by another); use SKIP to drop it or RETURN to raise")
+    _error_samples["mode"] = error_samples_mode
+
+
+def get_error_samples_mode() -> ErrorSamplesMode:
+    """set_error_samples_mode's value (default ErrorSamplesMode.RETURN)."""
+    return _error_samples["mode"]
+
+
+def _on_error() -> str:
+    """The pipeline plan's on_error for the current mode."""
+    return "skip" if _error_samples["mode"] is ErrorSamplesMode.SKIP else "fail"
 
 
 def set_enable_autotune(enable: bool, filepath_prefix: str | None = None) -> None:

@@ -648,6 +648,8 @@ class MindDataset:
     def _full_plan(self, epochs):
         plan = copy.deepcopy(self._plan)
         plan["epochs"] = epochs
+        if _config._on_error() == "skip":  # config.set_error_samples_mode(SKIP)
+            plan["on_error"] = "skip"
         return plan
 
     def _copy(self):

@@ -104,7 +104,8 @@ class DictIterator:
         # worker threads, no per-row handoff) with the same order, types and
         # resume state as the pipeline.
         self._rows = (not ds._batched and "tree" not in plan and not plan["ops"] and "padded" not in plan
-                      and "elastic" not in plan["sampler"])  # RowStream's epochs are all one size
+                      and "elastic" not in plan["sampler"]  # RowStream's epochs are all one size
+                      and plan.get("on_error", "fail") == "fail")  # the pipeline skips rows
         self._epoch = outer      # the epoch being handed out
         self._ahead = None       # (chunk or batch, pipeline epoch, rows) of the next epoch, read ahead
         self._chunk = iter(())   # rows path: the rows of the current chunk not yet handed out

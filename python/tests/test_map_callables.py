@@ -137,6 +137,40 @@ def test_exception_in_callable_names_column_and_row(simple):
     assert isinstance(info.value.__cause__, KeyError)
 
 
+def test_error_samples_mode_skip_drops_the_failing_rows(simple):
+    # MindSpore's config.set_error_samples_mode(ErrorSamplesMode.SKIP): the
+    # rows a map fails on are dropped, batches stay full, stats() name them.
+    from mindrecord.config import ErrorSamplesMode, get_error_samples_mode, set_error_samples_mode
+
+    def fails_on_sevens(v):
+        if int(v) % 10 == 7:
+            raise KeyError("no sevens here")
+        return v
+
+    ds = mindrecord.MindDataset(simple + "0", shuffle=False, num_parallel_workers=3)
+    assert get_error_samples_mode() is ErrorSamplesMode.RETURN
+    with pytest.raises(TypeError, match="ErrorSamplesMode"):
+        set_error_samples_mode("skip")
+    with pytest.raises(NotImplementedError, match="REPLACE"):
+        set_error_samples_mode(ErrorSamplesMode.REPLACE)
+    set_error_samples_mode(ErrorSamplesMode.SKIP)
+    try:
+        it = ds.map(fails_on_sevens, input_columns="id").batch(4).create_dict_iterator(num_epochs=1,
+                                                                                     output_numpy=True)
+        ids = [i for b in it for i in b["id"].tolist()]
+        stats = it.stats()
+        # Unbatched rows without ops skip too (they take the pipeline, not the row stream).
+        plain = [int(r["id"]) for r in mindrecord.MindDataset(simple + "0", shuffle=False).create_dict_iterator(
+            num_epochs=1, output_numpy=True)]
+    finally:
+        set_error_samples_mode(ErrorSamplesMode.RETURN)
+    assert ids == [i for i in range(50) if i % 10 != 7]
+    assert stats["rows_skipped"] == 5 and "no sevens here" in stats["skipped_errors"][0]
+    assert plain == list(range(50))
+    with pytest.raises(RuntimeError, match="no sevens here"):
+        list(ds.map(fails_on_sevens, input_columns="id"))
+
+
 def test_bad_callable_results(simple):
     ds = mindrecord.MindDataset(simple + "0", shuffle=False)
     with pytest.raises(ValueError, match="dtype complex128"):
