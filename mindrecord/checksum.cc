@@ -41,7 +41,9 @@ std::string ChecksumHex(uint64_t v) {
 namespace {
 // Position of the 16 hex digits of the header checksum value, or npos.
 size_t DigitsAt(std::string_view text) {
-  const std::string key = std::string("\"") + kHeaderChecksumKey + "\":\"";
+  std::string key = "\"";  // appended: GCC 12 misreads operator+ chains here (-Wstringop-overflow)
+  key += kHeaderChecksumKey;
+  key += "\":\"";
   size_t pos = text.rfind(key);
   if (pos == std::string_view::npos) return pos;
   pos += key.size();

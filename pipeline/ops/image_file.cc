@@ -46,7 +46,10 @@ Status WriteWholeFile(const std::string& filename, const uint8_t* data, size_t s
   // Written beside it under a hidden name and renamed over it, so a failed
   // write leaves the file as it was, never a truncated one that looks whole.
   const std::filesystem::path target(filename);
-  const std::string tmp = (target.parent_path() / ("." + target.filename().string() + ".mr-writing")).string();
+  std::string hidden = ".";  // appended: GCC 12 misreads operator+ chains here (-Wstringop-overflow)
+  hidden += target.filename().string();
+  hidden += ".mr-writing";
+  const std::string tmp = (target.parent_path() / hidden).string();
   const std::string failed = std::string(op) + ": Failed to write the file " + filename;
   auto file = fs->OpenWrite(tmp);
   if (!file.ok()) return file.status().WithContext(failed);
