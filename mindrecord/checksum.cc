@@ -41,7 +41,7 @@ std::string ChecksumHex(uint64_t v) {
 namespace {
 // Position of the 16 hex digits of the header checksum value, or npos.
 size_t DigitsAt(std::string_view text) {
-  std::string key = "\"";  // appended: GCC 12 misreads operator+ chains here (-Wstringop-overflow)
+  std::string key = "\"";  // appended: GCC 12 warns falsely about an operator+ chain (-Wstringop-overflow)
   key += kHeaderChecksumKey;
   key += "\":\"";
   size_t pos = text.rfind(key);

@@ -46,7 +46,7 @@ Status WriteWholeFile(const std::string& filename, const uint8_t* data, size_t s
   // Written beside it under a hidden name and renamed over it, so a failed
   // write leaves the file as it was, never a truncated one that looks whole.
   const std::filesystem::path target(filename);
-  std::string hidden = ".";  // appended: GCC 12 misreads operator+ chains here (-Wstringop-overflow)
+  std::string hidden = ".";  // appended, not "." + ...: GCC 12 warns falsely about the operator+ (-Wstringop-overflow)
   hidden += target.filename().string();
   hidden += ".mr-writing";
   const std::string tmp = (target.parent_path() / hidden).string();
