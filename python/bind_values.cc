@@ -65,8 +65,8 @@ py::object CopyArray(int typenum, int nd, const int64_t* dims, const char* src, 
 py::object ViewArray(int typenum, int nd, const int64_t* dims, const char* data, const py::object& base,
                      PyTypeObject* type = nullptr) {
   const npy& api = npy::get();
-  py::object a = Steal(api.PyArray_NewFromDescr_(type ? type : api.PyArray_Type_, api.PyArray_DescrFromType_(typenum), nd,
-                                                 reinterpret_cast<Py_intptr_t*>(const_cast<int64_t*>(dims)),
+  py::object a = Steal(api.PyArray_NewFromDescr_(type ? type : api.PyArray_Type_, api.PyArray_DescrFromType_(typenum),
+                                                 nd, reinterpret_cast<Py_intptr_t*>(const_cast<int64_t*>(dims)),
                                                  nullptr, const_cast<char*>(data), 0, nullptr));
   if (api.PyArray_SetBaseObject_(a.ptr(), base.inc_ref().ptr()) != 0) throw py::error_already_set();
   return a;
