@@ -90,6 +90,9 @@ def test_iterating_a_dataset_gives_lists_of_tensors_in_column_order(ten):
     # do_copy=False: read-only views of the mapped shard, as lists too.
     views = list(ds.create_tuple_iterator(num_epochs=1, output_numpy=True, do_copy=False))
     assert type(views[0][2]) is np.ndarray and not views[0][2].flags.writeable
+    tensor_views = list(ds.create_tuple_iterator(num_epochs=1, do_copy=False))
+    assert type(tensor_views[3][2]).__name__ == "Tensor" and not tensor_views[3][2].flags.writeable
+    assert tensor_views[3][2].asnumpy().tolist() == [3, 3, 3, 3]
     assert [v[2].tolist() for v in views] == [w["data"].tolist() for w in want]
     # Columns picked or reordered: in that order.
     picked = list(ds.create_tuple_iterator(columns=["vec", "id"], num_epochs=1, output_numpy=True))
