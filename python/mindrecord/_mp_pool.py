@@ -80,9 +80,8 @@ def rowsize_arg(max_rowsize):
 
 
 def workers_arg(num_parallel_workers):
-    from mindrecord import config
     if num_parallel_workers is None:
-        return config.get_num_parallel_workers()
+        return _config.get_num_parallel_workers()
     return num_parallel_workers
 
 
