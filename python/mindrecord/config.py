@@ -76,8 +76,19 @@ def set_seed(seed: int) -> None:
     np.random.seed(seed)
 
 
-def get_seed():
-    """The seed set by set_seed, or None (datasets draw a random one)."""
+# What get_seed() gives while no seed is set: MindSpore's, std::mt19937's
+# default seed (datasets then draw a random seed each, as MindSpore's do).
+DEFAULT_SEED = 5489
+
+
+def get_seed() -> int:
+    """The seed set by set_seed, else DEFAULT_SEED (5489, as MindSpore);
+    datasets made while none is set draw a random seed each."""
+    return DEFAULT_SEED if _defaults["seed"] is None else _defaults["seed"]
+
+
+def _seed_set():
+    """The seed set by set_seed, or None."""
     return _defaults["seed"]
 
 

@@ -143,9 +143,9 @@ def check_sampling(shuffle, num_samples, num_shards, shard_id, sampler):
 def dataset_seed(seed):
     """(whether a seed was given here or by config.set_seed, the seed): a
     random one when neither gave it."""
-    given = seed is not None or _config.get_seed() is not None
+    given = seed is not None or _config._seed_set() is not None
     if seed is None:
-        seed = _config.get_seed()
+        seed = _config._seed_set()
     if seed is None:
         seed = int.from_bytes(os.urandom(7), "little")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:

@@ -265,8 +265,11 @@ def test_config_setters_take_effect(files):
             config.set_seed("1")
     finally:
         config._defaults.update(seed=None, num_parallel_workers=None, prefetch_size=None)
-    # Unset again: a dataset draws its own seed; its queue is MindSpore's default prefetch size.
-    d = MindDataset(files["a"])
+    # Unset again: a dataset draws its own seed (get_seed() says MindSpore's 5489, as MindSpore's does);
+    # its queue is MindSpore's default prefetch size.
+    assert config.get_seed() == 5489
+    d, e = MindDataset(files["a"]), MindDataset(files["a"])
+    assert d.state_dict()["seed"] != e.state_dict()["seed"]
     assert config.get_prefetch_size() == 16 and d._plan["queue_depth"] == 16
     # The default worker count, an int as MindSpore's getter gives.
     assert config.get_num_parallel_workers() == d._plan["num_workers"] == min(4, os.cpu_count() or 1)
