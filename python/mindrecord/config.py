@@ -49,7 +49,8 @@ __all__ = ["set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "set_
            "set_multiprocessing_start_method", "get_multiprocessing_start_method",
            "set_enable_autotune", "get_enable_autotune", "set_autotune_interval", "get_autotune_interval",
            "set_enable_shared_mem", "get_enable_shared_mem", "ErrorSamplesMode", "set_error_samples_mode",
-           "get_error_samples_mode"]
+           "get_error_samples_mode", "set_numa_enable", "get_numa_enable", "set_auto_offload", "get_auto_offload",
+           "set_debug_mode", "get_debug_mode", "set_fast_recovery", "get_fast_recovery"]
 
 _UINT32_MAX = 2 ** 32 - 1
 _INT32_MAX = 2 ** 31 - 1
@@ -188,6 +189,67 @@ def get_error_samples_mode() -> ErrorSamplesMode:
 def _on_error() -> str:
     """The pipeline plan's on_error for the current mode."""
     return "skip" if _error_samples["mode"] is ErrorSamplesMode.SKIP else "fail"
+
+
+def _off_only(name, value, why):
+    """A MindSpore switch this package has only in its off state: False is
+    taken (nothing changes), True raises NotImplementedError saying why."""
+    if not isinstance(value, bool):
+        raise TypeError("%s must be a bool, got %r" % (name, value))
+    if value:
+        raise NotImplementedError("%s(True) is not supported by mindrecord: %s" % (name, why))
+
+
+def set_numa_enable(numa_enable: bool) -> None:
+    """MindSpore's NUMA binding of the pipeline's threads: off (False) only."""
+    _off_only("set_numa_enable", numa_enable, "the pipeline's threads are not bound to NUMA nodes")
+
+
+def get_numa_enable() -> bool:
+    return False
+
+
+def set_auto_offload(offload: bool) -> None:
+    """MindSpore's offload of map ops to the device: off (False) only, as
+    map(offload=...)."""
+    _off_only("set_auto_offload", offload, "no op runs on the device")
+
+
+def get_auto_offload() -> bool:
+    return False
+
+
+def set_debug_mode(debug_mode_flag: bool, debug_hook_list: list | None = None) -> None:
+    """MindSpore's debug mode (one thread, hooks around each op): off (False)
+    only; debug_hook_list must then be None."""
+    _off_only("set_debug_mode", debug_mode_flag, "there are no debug hooks (the pipeline's order and "
+              "values do not depend on its threads)")
+    if debug_hook_list is not None:
+        raise NotImplementedError("set_debug_mode(debug_hook_list=...) is not supported by mindrecord")
+
+
+def get_debug_mode() -> bool:
+    return False
+
+
+_fast_recovery = {"enabled": True}
+
+
+def set_fast_recovery(fast_recovery: bool) -> None:
+    """MindSpore's choice, when a training resumes, between skipping the
+    ops of the rows before the resume point (True, fast, other random
+    augmentations) and replaying them (False, the same augmentations). Here
+    both hold at once: load_state_dict() resumes without replaying, and
+    random ops draw from each row's position, so the augmentations are
+    those of the run that stopped (on the same number of ranks). Both
+    values are taken."""
+    if not isinstance(fast_recovery, bool):
+        raise TypeError("fast_recovery must be a bool, got %r" % (fast_recovery,))
+    _fast_recovery["enabled"] = fast_recovery
+
+
+def get_fast_recovery() -> bool:
+    return _fast_recovery["enabled"]
 
 
 def set_enable_autotune(enable: bool, filepath_prefix: str | None = None) -> None:

@@ -275,6 +275,24 @@ def test_config_setters_take_effect(files):
     assert config.get_num_parallel_workers() == d._plan["num_workers"] == min(4, os.cpu_count() or 1)
 
 
+def test_mindspore_switches_this_package_has_off_only():
+    # Scripts turning them off run; turning them on says why it is refused.
+    from mindrecord import config
+    for name in ("numa_enable", "auto_offload", "debug_mode"):
+        getattr(config, "set_" + name)(False)
+        assert getattr(config, "get_" + name)() is False
+        with pytest.raises(NotImplementedError, match=r"set_%s\(True\) is not supported by mindrecord: " % name):
+            getattr(config, "set_" + name)(True)
+        with pytest.raises(TypeError, match="must be a bool"):
+            getattr(config, "set_" + name)(1)
+    with pytest.raises(NotImplementedError, match="debug_hook_list"):
+        config.set_debug_mode(False, debug_hook_list=[print])
+    assert config.get_fast_recovery() is True
+    config.set_fast_recovery(False)
+    assert config.get_fast_recovery() is False
+    config.set_fast_recovery(True)
+
+
 def test_multi_column_vision_ops_in_maps(tmp_path):
     # MindSpore's detection and batch recipes: image + boxes through a map
     # over both columns, one-hot labels mixed with their images after batch.
