@@ -143,11 +143,7 @@ Status EncryptInto(const RandomAccessFile& in, WritableFile* out, const CryptoCo
 // Replaces `path` by its encryption, through a temporary beside it.
 Status EncryptFile(const std::string& path, const CryptoConfig& config, FileSystem* fs) {
   MR_RETURN_IF_ERROR(CheckModeKey(config.enc_mode, config.key, path));
-  std::string hidden = ".";  // appended, not "." + ...: GCC 12 warns falsely about the operator+ (-Wstringop-overflow)
-  hidden += BaseName(path);
-  hidden += ".encrypt-";
-  hidden += std::to_string(getpid());
-  const std::string tmp = JoinPath(DirName(path), hidden);
+  const std::string tmp = HiddenSibling(path, ".encrypt-" + std::to_string(getpid()));
   Status st;
   {
     MR_ASSIGN_OR_RETURN(auto in, fs->OpenRead(path));

@@ -518,11 +518,16 @@ std::string BaseName(const std::string& path) {
   return pos == std::string::npos ? path : path.substr(pos + 1);
 }
 
-Status WriteWholeFileAtomically(const std::string& path, std::string_view text, FileSystem* fs) {
-  // Appended, not "." + BaseName(...): GCC 12 warns falsely about the operator+ (-Wrestrict, its bug 105651).
+std::string HiddenSibling(const std::string& path, std::string_view suffix) {
+  // Appended, not "." + BaseName(...): GCC 12 warns falsely about the operator+
+  // (-Wrestrict, its bug 105651, and -Wstringop-overflow).
   std::string name = ".";
-  name.append(BaseName(path)).append(".tmp-").append(std::to_string(getpid()));
-  const std::string tmp = JoinPath(DirName(path), name);
+  name.append(BaseName(path)).append(suffix);
+  return JoinPath(DirName(path), name);
+}
+
+Status WriteWholeFileAtomically(const std::string& path, std::string_view text, FileSystem* fs) {
+  const std::string tmp = HiddenSibling(path, ".tmp-" + std::to_string(getpid()));
   MR_ASSIGN_OR_RETURN(auto f, fs->OpenWrite(tmp));
   Status st = f->WriteAt(0, text);
   if (st.ok()) st = f->Sync();

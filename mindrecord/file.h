@@ -163,5 +163,8 @@ Status CopyWholeFile(const std::string& from, const std::string& to, FileSystem*
 std::string DirName(const std::string& path);   // "." when none
 std::string BaseName(const std::string& path);
 std::string JoinPath(const std::string& dir, const std::string& name);
+// DIR/.BASE<suffix> for `path` DIR/BASE: the hidden file a write goes to
+// before it is renamed over `path`.
+std::string HiddenSibling(const std::string& path, std::string_view suffix);
 
 }  // namespace mindrecord

@@ -31,7 +31,7 @@ bool IndexAgrees(const std::string& shard, const ShardHeader& h, const std::vect
 Status WriteIndex(FileSystem* fs, const RandomAccessFile& file, const std::string& shard, const ShardHeader& h,
                   const std::vector<RowLocator>& walked) {
   const std::string db = shard + kIndexSuffix;
-  const std::string tmp = JoinPath(DirName(db), "." + BaseName(db) + ".rebuild-" + std::to_string(getpid()));
+  const std::string tmp = HiddenSibling(db, ".rebuild-" + std::to_string(getpid()));
   (void)fs->Remove(tmp);
   MR_ASSIGN_OR_RETURN(auto decompressor, BlobDecompressor::FromHeader(h, shard));
   auto writer = IndexWriter::Create(tmp, RecordedShardName(h), h.schema, h.index_fields, h.version == kVersion2,

@@ -26,10 +26,7 @@ Result<PartTotals> PartTotals::FromJson(const nlohmann::json& j) {
 }
 
 std::string ShardPartPath(const std::string& final_shard) {
-  // Appended, not "." + BaseName(...): GCC 12 warns falsely about the operator+ (-Wrestrict, its bug 105651).
-  std::string name = ".";
-  name.append(BaseName(final_shard)).append(kPartSuffix);
-  return JoinPath(DirName(final_shard), name);
+  return HiddenSibling(final_shard, kPartSuffix);
 }
 
 namespace {

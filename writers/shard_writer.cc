@@ -79,8 +79,7 @@ struct ShardWriter::Impl {
 
 static std::string TempName(const std::string& final_path) {
   static std::atomic<uint64_t> counter{0};
-  return JoinPath(DirName(final_path), "." + BaseName(final_path) + ".tmp-" + std::to_string(getpid()) + "-" +
-                                           std::to_string(counter++));
+  return HiddenSibling(final_path, ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
 }
 
 Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path, const Schema& schema,

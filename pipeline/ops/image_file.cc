@@ -4,7 +4,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <string_view>
 
 namespace mindrecord::ops {
@@ -45,11 +44,7 @@ Status WriteWholeFile(const std::string& filename, const uint8_t* data, size_t s
     return Status::InvalidArgument(std::string(op) + ": Invalid file path, " + filename + " is not a regular file.");
   // Written beside it under a hidden name and renamed over it, so a failed
   // write leaves the file as it was, never a truncated one that looks whole.
-  const std::filesystem::path target(filename);
-  std::string hidden = ".";  // appended, not "." + ...: GCC 12 warns falsely about the operator+ (-Wstringop-overflow)
-  hidden += target.filename().string();
-  hidden += ".mr-writing";
-  const std::string tmp = (target.parent_path() / hidden).string();
+  const std::string tmp = HiddenSibling(filename, ".mr-writing");
   const std::string failed = std::string(op) + ": Failed to write the file " + filename;
   auto file = fs->OpenWrite(tmp);
   if (!file.ok()) return file.status().WithContext(failed);
