@@ -481,7 +481,8 @@ void BindPipeline(py::module_& m) {
   // columns, rows (positions of epoch 0 of the row tree, before filters),
   // drops_rows (a filter, or on_error skip: rows may go missing), counted
   // (take / skip the consumer counts), batch_size, drop_remainder, batched
-  // (a batch node), passes (repeat above the batch).
+  // (a batch node), passes (repeat above the batch), source_rows (all rows of
+  // its one source, whatever its sampler takes; None with several).
   m.def("plan_info", [](const std::string& plan_json) {
     Plan plan = ValueOrThrow(Plan::Parse(plan_json));
     const nlohmann::json tree = plan.Tree();
@@ -495,6 +496,7 @@ void BindPipeline(py::module_& m) {
     py::dict d;
     d["columns"] = t.columns;
     d["rows"] = rows;
+    d["source_rows"] = t.sources.size() == 1 ? py::object(py::int_(t.sources[0]->num_rows())) : py::none();
     d["drops_rows"] = t.drops_rows;
     d["counted"] = !t.row_stream.empty() || !t.batch_stream.empty();
     d["batch_size"] = t.batch.batch_size;

@@ -127,10 +127,9 @@ def split(self: "MindDataset", sizes: list[int] | list[float],
     if tree is None:
         everything = _data_rows(self)
         sampled = _core.sampler_size(json.dumps(self._full_plan(1)))
-    else:
-        def rows_of(spec):
-            return _core.plan_info(json.dumps({"tree": dict(tree, sampler=spec), "seed": self._plan["seed"]}))["rows"]
-        everything, sampled = rows_of({"type": "sequential"}), rows_of(sampler)
+    else:  # one compile of the source (a raw loader's is a folder listing or an annotation parse)
+        info = _core.plan_info(json.dumps({"tree": tree, "seed": self._plan["seed"]}))
+        everything, sampled = info["source_rows"], info["rows"]
     # The rows split: those a sequential sampler reads, in its order (its
     # start_index and num_samples), else all of them, the shuffle dropped.
     first, rows = 0, everything
