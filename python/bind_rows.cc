@@ -1,8 +1,8 @@
 // RowStream of mindrecord._core: an unbatched MindDataset without map ops,
 // read as rows in the sampler's order without the pipeline's worker threads.
 // Rows are read a chunk at a time with the GIL released and handed to Python
-// as one list of dicts (or of lists), so crossing into Python costs per chunk, not per row
-// (the Python side iterates the lists with itertools.chain). One reader
+// as one list of dicts (or of lists), so crossing into Python costs per
+// chunk, not per row (the Python side iterates them with itertools.chain). One reader
 // thread reads and copies the next chunk while Python takes the current one.
 // The order, the resume state and the value types are those of the pipeline
 // with batch_size 1 (the same sampler, seed and fingerprint), so either path

@@ -305,25 +305,19 @@ void RowChunk::AppendRows(const std::vector<py::object>& keys, ValueStyle style,
   objects.array_type = as.array_type;
   const size_t ncol = slots_.size();
   for (size_t r = 0; r < rows_; ++r) {
-    py::object row;
-    if (as.lists) {
-      row = Steal(PyList_New(static_cast<Py_ssize_t>(ncol)));
-      for (size_t c = 0; c < ncol; ++c) {
-        py::object v = ToPy(cells_[r * ncol + c], style, zero_copy, &objects);
-        if (as.array_type) Untrack(v.ptr());
+    // A dict presized: the first key does not resize the empty dict's table.
+    py::object row = Steal(as.lists ? PyList_New(static_cast<Py_ssize_t>(ncol))
+                                    : _PyDict_NewPresized(static_cast<Py_ssize_t>(ncol)));
+    for (size_t c = 0; c < ncol; ++c) {
+      py::object v = ToPy(cells_[r * ncol + c], style, zero_copy, &objects);
+      if (as.array_type) Untrack(v.ptr());
+      if (as.lists) {
         PyList_SET_ITEM(row.ptr(), static_cast<Py_ssize_t>(c), v.release().ptr());  // takes the reference
+      } else if (PyDict_SetItem(row.ptr(), keys[c].ptr(), v.ptr()) != 0) {
+        throw py::error_already_set();
       }
-      Untrack(row.ptr());
-    } else {
-      // Presized: the first key does not resize the empty dict's table.
-      row = Steal(_PyDict_NewPresized(static_cast<Py_ssize_t>(ncol)));
-      for (size_t c = 0; c < ncol; ++c) {
-        py::object v = ToPy(cells_[r * ncol + c], style, zero_copy, &objects);
-        if (as.array_type) Untrack(v.ptr());
-        if (PyDict_SetItem(row.ptr(), keys[c].ptr(), v.ptr()) != 0) throw py::error_already_set();
-      }
-      if (as.array_type) Untrack(row.ptr());  // a Tensor value made the dict tracked
     }
+    if (as.lists || as.array_type) Untrack(row.ptr());  // a list, or a dict a Tensor made tracked
     if (PyList_Append(out->ptr(), row.ptr()) != 0) throw py::error_already_set();
   }
 }
