@@ -62,7 +62,7 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
   }
   // The worker makes whole batches unless the consumer counts rows, or must
   // number the batches of a per_batch_map after rows went missing.
-  worker_batches_ = tree_.row_stream.empty() && !(tree_.drops_rows && tree_.batch_map);
+  worker_batches_ = tree_.row_stream.empty() && !(tree_.drops_rows && tree_.batch_map) && !tree_.bucket;
   counting_ = !tree_.row_stream.empty() || !tree_.batch_stream.empty() || (tree_.batch_map && tree_.drops_rows);
   // Batches of rows taken from in-memory arrays as they are (no steps, one
   // source, nothing padded or counted per row) are gathered by the source
@@ -100,6 +100,21 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
       if (state_.position != 0) return Status::InvalidArgument("resume state: it lacks the counts this plan keeps");
       state_.counts = ZeroCounts();
     }
+    if (!tree_.bucket && state_.absorbed != 0) {
+      return Status::InvalidArgument("resume state: it has rows in buckets, and this plan batches by no bucket");
+    }
+    if (state_.absorbed > size) {
+      return Status::InvalidArgument("resume state: 'absorbed' " + std::to_string(state_.absorbed) +
+                                     " is past the epoch's " + std::to_string(size) + " rows");
+    }
+    if (tree_.bucket) {
+      uint64_t held = 0;
+      for (uint64_t b : tree_.bucket->batch_sizes) held += b - 1;
+      if (state_.bucketed.size() > held) {
+        return Status::InvalidArgument("resume state: " + std::to_string(state_.bucketed.size()) +
+                                       " rows in buckets, more than the buckets hold (" + std::to_string(held) + ")");
+      }
+    }
     if (state_.counts.size() != NumCounts()) {
       return Status::InvalidArgument("resume state: " + std::to_string(state_.counts.size()) + " counts, the plan keeps " +
                                      std::to_string(NumCounts()));
@@ -111,7 +126,12 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
       state_.epoch++;
       state_.position = 0;
       state_.counts = ZeroCounts();
+      state_.absorbed = 0;
+      state_.bucketed.clear();
     }
+    // Rows the consumer took before the state: those not in buckets are dropped when read again.
+    replay_end_ = absorbed_ = state_.absorbed;
+    replay_keep_ = state_.bucketed;
     if (counting_) {
       for (size_t k = 0; k < row_counts_.size(); ++k) row_counts_[k] = state_.counts[k];
       epoch_batches_ = state_.counts[row_counts_.size()];
@@ -122,6 +142,7 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
   claim_pos_ = state_.position;
   consumer_epoch_ = state_.epoch;
   ragged_ = std::make_unique<std::atomic<bool>[]>(tree_.root->columns().size());
+  if (tree_.bucket) buckets_.resize(tree_.bucket->num_buckets());
   uint32_t threads = plan_.num_workers;
   active_workers_ = plan_.num_workers;
   depth_ = plan_.queue_depth;
@@ -170,7 +191,7 @@ Result<uint64_t> Runtime::ClaimEnd(uint64_t epoch) {
   MR_ASSIGN_OR_RETURN(uint64_t n, tree_.root->Size(epoch));
   // Rows of a dropped remainder are never read (when none can go missing,
   // the remainder is known in advance).
-  if (tree_.batch.drop_remainder && !tree_.drops_rows && tree_.row_stream.empty()) {
+  if (tree_.batch.drop_remainder && !tree_.drops_rows && tree_.row_stream.empty() && !tree_.bucket) {
     n = n / tree_.batch.batch_size * tree_.batch.batch_size;
   }
   while (!claim_ends_.empty() && claim_ends_.begin()->first + 1 < epoch) claim_ends_.erase(claim_ends_.begin());

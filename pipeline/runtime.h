@@ -100,6 +100,8 @@ class Runtime {
     Batch batch;
     uint64_t epoch_after, position_after;
     std::vector<uint64_t> counts_after;
+    uint64_t absorbed_after = 0;           // a bucket batch's: see PipelineState
+    std::vector<uint64_t> bucketed_after;
     std::vector<uint64_t> tag_rows;  // rows per statistic tag
   };
   // A task's rows once read, open to workers with nothing else to do: each
@@ -172,10 +174,18 @@ class Runtime {
               uint64_t position_after, bool* cut);
   // Takes `n` rows of carry_ into a batch and Emits it.
   Status EmitCarry(size_t n, uint64_t epoch, uint64_t epoch_after, uint64_t position_after, bool* cut);
+  // A batch by length: puts the row in its bucket and Emits the bucket's
+  // batch once full.
+  Status Bucket(RowTensors&& row, uint64_t epoch, bool* cut);
+  // Batches bucket `b`'s rows and Emits the batch.
+  Status EmitBucket(size_t b, uint64_t epoch, bool* cut);
+  // A row a resumed run took before the state it resumed from (not in a bucket then).
+  bool Replayed(uint64_t epoch, uint64_t position) const;
   // The epoch ends here: what is handed out last is followed by the next
   // epoch's start; the claims move on if a take cut the epoch short.
   void EndEpoch(uint64_t epoch);
-  std::vector<uint64_t> CountsNow() const;  // the counts before the rows in carry_
+  std::vector<uint64_t> CountsNow() const;  // the counts before the rows in carry_ and the buckets
+  std::vector<uint64_t> BucketedNow() const;  // the positions in buckets, ascending
   std::vector<uint64_t> ZeroCounts() const;
   size_t NumCounts() const;
 
@@ -241,6 +251,12 @@ class Runtime {
   // Consumer side (guarded by mu_ for state()/stats() readers).
   uint64_t consumer_epoch_ = 0;  // chunks of earlier epochs (cut short) are discarded
   std::vector<RowTensors> carry_;
+  // A batch by length: the rows in each bucket, the position after the last
+  // row taken, and (resumed) the state's rows to take again.
+  std::vector<std::vector<RowTensors>> buckets_;
+  uint64_t absorbed_ = 0;
+  uint64_t replay_end_ = 0;
+  std::vector<uint64_t> replay_keep_;
   std::vector<uint64_t> row_counts_;    // rows that reached each row take / skip, this epoch
   uint64_t epoch_batches_ = 0;          // batches the batch node made this epoch
   std::vector<uint64_t> batch_counts_;  // batches that reached each batch take / skip

@@ -36,10 +36,26 @@ std::vector<uint64_t> Runtime::CountsNow() const {
   if (!counting_) return {};
   std::vector<uint64_t> c;
   // Rows still in carry_ are read again after a resume: not counted yet.
-  for (uint64_t n : row_counts_) c.push_back(n - std::min<uint64_t>(n, carry_.size()));
+  size_t held = carry_.size();
+  for (const auto& b : buckets_) held += b.size();
+  for (uint64_t n : row_counts_) c.push_back(n - std::min<uint64_t>(n, held));
   c.push_back(epoch_batches_);
   c.insert(c.end(), batch_counts_.begin(), batch_counts_.end());
   return c;
+}
+
+std::vector<uint64_t> Runtime::BucketedNow() const {
+  std::vector<uint64_t> p;
+  for (const auto& b : buckets_) {
+    for (const RowTensors& r : b) p.push_back(r.position);
+  }
+  std::sort(p.begin(), p.end());
+  return p;
+}
+
+bool Runtime::Replayed(uint64_t epoch, uint64_t position) const {
+  return epoch == consumer_epoch_ && position < replay_end_ &&
+         !std::binary_search(replay_keep_.begin(), replay_keep_.end(), position);
 }
 
 Status Runtime::Emit(Batch&& b, bool steps_done, std::vector<uint64_t> tag_rows, uint64_t epoch_after,
@@ -61,8 +77,40 @@ Status Runtime::Emit(Batch&& b, bool steps_done, std::vector<uint64_t> tag_rows,
   if (!steps_done) {
     for (const auto& step : tree_.batch_steps) MR_RETURN_IF_ERROR(step->Apply(&b));
   }
-  ready_.push_back(Ready{std::move(b), epoch_after, position_after, CountsNow(), std::move(tag_rows)});
+  Ready r{std::move(b), epoch_after, position_after, CountsNow(), 0, {}, std::move(tag_rows)};
+  if (tree_.bucket && epoch_after == consumer_epoch_) {
+    r.bucketed_after = BucketedNow();
+    r.absorbed_after = absorbed_;
+    r.position_after = r.bucketed_after.empty() ? absorbed_ : r.bucketed_after.front();
+  }
+  ready_.push_back(std::move(r));
   return Status::OK();
+}
+
+Status Runtime::Bucket(RowTensors&& row, uint64_t epoch, bool* cut) {
+  const Tensor& len = row.columns[tree_.bucket_column];
+  Result<size_t> b = tree_.bucket->BucketOf(len);
+  if (!b.ok()) {
+    return Status::InvalidArgument(b.status().message() + " (the row at position " + std::to_string(row.position) +
+                                   " of epoch " + std::to_string(epoch) + ")");
+  }
+  buckets_[*b].push_back(std::move(row));
+  if (buckets_[*b].size() < tree_.bucket->batch_sizes[*b]) return Status::OK();
+  return EmitBucket(*b, epoch, cut);
+}
+
+Status Runtime::EmitBucket(size_t b, uint64_t epoch, bool* cut) {
+  std::vector<RowTensors> rows = std::move(buckets_[b]);
+  buckets_[b].clear();
+  std::vector<uint64_t> tags(tree_.num_tags, 0);
+  for (const auto& r : rows) {
+    for (uint32_t t : r.tags) tags[t]++;
+  }
+  MR_ASSIGN_OR_RETURN(BatchOptions opts, tree_.bucket->OptionsFor(b, tree_.batch));
+  MR_ASSIGN_OR_RETURN(Batch batch, AssembleBatch(tree_.root->columns(), std::move(rows), epoch, opts, alloc_));
+  if (plan_.copy_views) CopyListViews(batch);
+  // Where a resume starts is set by Emit from the buckets (this epoch).
+  return Emit(std::move(batch), false, std::move(tags), epoch, 0, cut);
 }
 
 Status Runtime::EmitCarry(size_t n, uint64_t epoch, uint64_t epoch_after, uint64_t position_after, bool* cut) {
@@ -96,13 +144,20 @@ void Runtime::EndEpoch(uint64_t epoch) {
     r.epoch_after = epoch + 1;
     r.position_after = 0;
     r.counts_after = ZeroCounts();
+    r.absorbed_after = 0;
+    r.bucketed_after.clear();
   } else {
     state_.epoch = epoch + 1;
     state_.position = 0;
     state_.counts = ZeroCounts();
+    state_.absorbed = 0;
+    state_.bucketed.clear();
   }
   consumer_epoch_ = epoch + 1;
   carry_.clear();
+  for (auto& b : buckets_) b.clear();
+  absorbed_ = replay_end_ = 0;
+  replay_keep_.clear();
   std::fill(row_counts_.begin(), row_counts_.end(), 0);
   epoch_batches_ = 0;
   std::fill(batch_counts_.begin(), batch_counts_.end(), 0);
@@ -148,6 +203,10 @@ Status Runtime::Absorb(Chunk&& c) {
   // Rows through the take / skip nodes the consumer counts.
   bool row_cut = false;
   for (auto& r : rows) {
+    if (tree_.bucket) {
+      if (Replayed(c.epoch, r.position)) continue;  // in a batch before the state this run resumed from
+      absorbed_ = std::max(absorbed_, r.position + 1);
+    }
     bool pass = true;
     for (size_t k = 0; k < tree_.row_stream.size() && pass; ++k) {
       const StreamOp& op = tree_.row_stream[k];
@@ -163,7 +222,12 @@ Status Runtime::Absorb(Chunk&& c) {
         pass = false;
       }
     }
-    if (pass) carry_.push_back(std::move(r));
+    if (pass && tree_.bucket) {
+      MR_RETURN_IF_ERROR(Bucket(std::move(r), c.epoch, &cut));
+      if (cut) break;
+    } else if (pass) {
+      carry_.push_back(std::move(r));
+    }
     if (row_cut) break;
   }
   const bool ends = row_cut || c.last_in_epoch;
@@ -172,6 +236,9 @@ Status Runtime::Absorb(Chunk&& c) {
   }
   if (ends && !cut && !carry_.empty() && !drop) {
     MR_RETURN_IF_ERROR(EmitCarry(carry_.size(), c.epoch, c.epoch + 1, 0, &cut));
+  }
+  for (size_t b = 0; ends && !drop && b < buckets_.size() && !cut; ++b) {
+    if (!buckets_[b].empty()) MR_RETURN_IF_ERROR(EmitBucket(b, c.epoch, &cut));
   }
   if (ends || cut) EndEpoch(c.epoch);
   return Status::OK();
@@ -198,6 +265,8 @@ Result<bool> Runtime::Next(Batch* out) {
         state_.epoch = r.epoch_after;
         state_.position = r.position_after;
         state_.counts = std::move(r.counts_after);
+        state_.absorbed = r.absorbed_after;
+        state_.bucketed = std::move(r.bucketed_after);
         state_.rows = rows_out_;
         for (size_t t = 0; t < r.tag_rows.size() && t < tag_rows_.size(); ++t) tag_rows_[t] += r.tag_rows[t];
         if (!out->columns.empty() && spent_.size() < kMaxSpent && !claims_done_ &&

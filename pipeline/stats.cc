@@ -37,6 +37,10 @@ nlohmann::json PipelineState::ToJson() const {
   nlohmann::json j = {{"seed", seed}, {"epoch", epoch}, {"position", position}, {"rows", rows},
                       {"fingerprint", std::to_string(fingerprint)}};
   if (!counts.empty()) j["counts"] = counts;
+  if (absorbed != 0) {
+    j["absorbed"] = absorbed;
+    j["bucketed"] = bucketed;
+  }
   return j;
 }
 
@@ -70,6 +74,20 @@ Result<PipelineState> PipelineState::FromJson(const nlohmann::json& j) {
       if (!c.is_number_unsigned()) return Status::InvalidArgument("pipeline state: 'counts' must be a list of integers");
       s.counts.push_back(c.get<uint64_t>());
     }
+  }
+  MR_RETURN_IF_ERROR(get("absorbed", &s.absorbed, false));
+  if (j.contains("bucketed")) {
+    if (!j["bucketed"].is_array()) return Status::InvalidArgument("pipeline state: 'bucketed' must be a list of positions");
+    for (const auto& c : j["bucketed"]) {
+      if (!c.is_number_unsigned() || (!s.bucketed.empty() && c.get<uint64_t>() <= s.bucketed.back()) ||
+          c.get<uint64_t>() >= s.absorbed) {
+        return Status::InvalidArgument("pipeline state: 'bucketed' must list ascending positions before 'absorbed'");
+      }
+      s.bucketed.push_back(c.get<uint64_t>());
+    }
+  }
+  if (s.absorbed != 0 && s.position != (s.bucketed.empty() ? s.absorbed : s.bucketed.front())) {
+    return Status::InvalidArgument("pipeline state: 'position' must be the first of 'bucketed' (or 'absorbed')");
   }
   return s;
 }

@@ -84,12 +84,19 @@ struct PipelineState {
   // batch numbers after a filter): one count per take / skip of rows, the
   // batches made, one count per take / skip of batches. Empty otherwise.
   std::vector<uint64_t> counts;
+  // A batch by length (bucket): the rows of this epoch the consumer took are
+  // those before `absorbed`; of them, the positions still in buckets,
+  // ascending (`position` is the first, or `absorbed` when none). Rows from
+  // `position` on are read again and those before `absorbed` not listed are
+  // dropped. Zero and empty otherwise.
+  uint64_t absorbed = 0;
+  std::vector<uint64_t> bucketed;
 
   nlohmann::json ToJson() const;
   static Result<PipelineState> FromJson(const nlohmann::json& j);
   bool operator==(const PipelineState& o) const {
     return seed == o.seed && epoch == o.epoch && position == o.position && fingerprint == o.fingerprint &&
-           counts == o.counts;
+           counts == o.counts && absorbed == o.absorbed && bucketed == o.bucketed;
   }
 };
 

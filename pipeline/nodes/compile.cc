@@ -1,5 +1,6 @@
 #include "pipeline/nodes/compile.h"
 
+#include <algorithm>
 #include <set>
 
 #include "pipeline/nodes/cache_node.h"
@@ -245,9 +246,16 @@ Result<ExecTree> CompileTree(const json& tree, const ReaderOptions& read, uint64
   if (auto* s = dynamic_cast<StepNode*>(out.root.get())) out.final_step = s->step();
   std::vector<std::string> cols = out.root->columns();
   if (batch != nullptr) {
-    MR_ASSIGN_OR_RETURN(out.batch, BatchOptions::FromJson(json{{"batch_size", (*batch)["batch_size"]},
+    MR_ASSIGN_OR_RETURN(out.batch, BatchOptions::FromJson(json{{"batch_size", batch->value("batch_size", json(1))},
                                                                 {"drop_remainder", (*batch)["drop_remainder"]},
                                                                 {"ragged", (*batch)["ragged"]}}));
+    if (batch->contains("bucket")) {
+      MR_ASSIGN_OR_RETURN(auto bucket, BucketSpec::FromJson((*batch)["bucket"]));
+      MR_ASSIGN_OR_RETURN(auto idx, ColumnIndices(cols, {bucket.column}, "plan: " + path + ": bucket"));
+      out.bucket_column = idx[0];
+      out.batch.batch_size = *std::max_element(bucket.batch_sizes.begin(), bucket.batch_sizes.end());
+      out.bucket = std::move(bucket);
+    }
     if (batch->contains("per_batch_map")) {
       MR_ASSIGN_OR_RETURN(out.batch_map, MakeBatchMap((*batch)["per_batch_map"]));
       BatchMapLayout& l = out.batch_map_layout;
@@ -307,7 +315,7 @@ Result<ExecTree> CompileTree(const json& tree, const ReaderOptions& read, uint64
                                     "take or skip before the repeat");
       }
       const StreamOp op{type == "take", node["count"].get<uint64_t>()};
-      if (!out.drops_rows && !out.batch_map && out.row_stream.empty() && out.batch_stream.empty()) {
+      if (!out.drops_rows && !out.batch_map && !out.bucket && out.row_stream.empty() && out.batch_stream.empty()) {
         // Whole batches of known rows: the same as taking / skipping their rows.
         out.root.reset(new SliceNode(std::move(out.root), op.take, op.count * out.batch.batch_size));
       } else {

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "pipeline/batch.h"
 #include "pipeline/cache/cache_store.h"
 #include "pipeline/nodes/batch_steps.h"
+#include "pipeline/nodes/bucket.h"
 #include "pipeline/nodes/row_node.h"
 #include "pipeline/nodes/row_steps.h"
 #include "pipeline/nodes/source.h"
@@ -53,6 +55,11 @@ struct ExecTree {
   std::unique_ptr<RowNode> root;                 // the positional row tree
   std::vector<StreamOp> row_stream;              // rows after the filters, in order
   BatchOptions batch;                            // batch_size 1 without a batch node
+  // A batch by length: the consumer puts rows in buckets (column
+  // bucket_column of the row tree) and batches each bucket with its size;
+  // batch.batch_size is then the largest, the positions of a task.
+  std::optional<BucketSpec> bucket;
+  size_t bucket_column = 0;
   std::unique_ptr<BatchMap> batch_map;           // per_batch_map, or null
   BatchMapLayout batch_map_layout;
   std::vector<std::string> batch_columns;        // the batch node's columns

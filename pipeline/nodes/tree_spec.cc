@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pipeline/batch.h"
+#include "pipeline/nodes/bucket.h"
 #include "pipeline/nodes/raw_source.h"
 #include "pipeline/nodes/source_registry.h"
 #include "pipeline/padded.h"
@@ -136,7 +137,7 @@ Result<json> Leaf(const json& j, const NodeReader& r) {
 
 Result<json> BatchNode(const json& j, const NodeReader& r, json input) {
   MR_RETURN_IF_ERROR(r.Keys({"input", "batch_size", "drop_remainder", "ragged", "per_batch_map", "input_columns",
-                             "output_columns"}));
+                             "output_columns", "bucket"}));
   json opts = json::object();
   for (const char* k : {"batch_size", "drop_remainder", "ragged"}) {
     if (j.contains(k)) opts[k] = j[k];
@@ -158,6 +159,15 @@ Result<json> BatchNode(const json& j, const NodeReader& r, json input) {
     if (!outc.empty()) out["output_columns"] = outc;
   } else if (!in.empty() || !outc.empty()) {
     return r.Bad("'input_columns' and 'output_columns' of a batch go with a 'per_batch_map'");
+  }
+  if (j.contains("bucket")) {
+    if (j.contains("batch_size") || out.contains("per_batch_map")) {
+      return r.Bad("a 'bucket' batch takes its batch sizes from the bucket: no 'batch_size' or 'per_batch_map' beside it");
+    }
+    auto s = BucketSpec::FromJson(j["bucket"]);
+    if (!s.ok()) return r.Bad(s.status().message());
+    out.erase("batch_size");
+    out["bucket"] = s->ToJson();
   }
   return out;
 }

@@ -363,6 +363,7 @@ class MindDataset:
     skip = _tree.skip
     concat = _tree.concat
     zip = _tree.zip_method
+    bucket_batch_by_length = _tree.bucket_batch_by_length
 
     def __add__(self, other: "MindDataset") -> "MindDataset":
         """ds1 + ds2: ds1.concat(ds2)."""

@@ -362,6 +362,97 @@ def batch_node(ds, batch_size, drop_remainder, per_batch_map, input_columns, out
     return with_tree(ds, node, batched=True)
 
 
+class _ElementLength:
+    """The map callable of bucket_batch_by_length's element_length_function:
+    gives its input columns back as they are, then the row's length."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__qualname__ = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+
+    def __call__(self, *columns):
+        n = self.fn(*columns)
+        if isinstance(n, np.ndarray) and n.size == 1:
+            n = n.reshape(()).item()
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+            raise TypeError("element_length_function must return an integer, got %r" % (n,))
+        if not 0 <= n <= _INT32_MAX:
+            raise ValueError("element_length_function should return a non negative integer (at most %d), got %d"
+                             % (_INT32_MAX, n))
+        return columns + (np.array(n, dtype=np.int64),)
+
+
+def _int_list(name, value, count=None):
+    if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        raise TypeError("%s must be a list of int, got %r" % (name, value))
+    if not value:
+        raise ValueError("%s cannot be empty" % name)
+    if count is not None and len(value) != count:
+        raise ValueError("%s must contain one element more than bucket_boundaries (%d), got %d"
+                         % (name, count, len(value)))
+    if not all(1 <= v <= _INT32_MAX for v in value):
+        raise ValueError("%s must only contain positive numbers (at most %d), got %r" % (name, _INT32_MAX, value))
+    return value
+
+
+def bucket_batch_by_length(self: "MindDataset", column_names, bucket_boundaries, bucket_batch_sizes,
+                           element_length_function=None, pad_info=None, pad_to_bucket_boundary=False,
+                           drop_remainder=False) -> "MindDataset":
+    """MindSpore's Dataset.bucket_batch_by_length: each row goes to the bucket
+    its length falls in ([0, b0), [b0, b1), ..., [b(n-1), inf) for
+    bucket_boundaries b), a bucket is batched (padded with pad_info) once it
+    holds its bucket_batch_sizes entry of rows, and what the buckets hold at
+    the end of an epoch is batched in bucket order (dropped with
+    drop_remainder). The length is element_length_function(*column_names)
+    (run as a map on the pipeline's workers), else the first dimension of the
+    one column named. pad_to_bucket_boundary pads pad_info's None dims to the
+    bucket's upper boundary - 1 (rows in the last bucket are then an error).
+    Columns that differ in shape and are not padded come out as lists, as
+    batch()'s. Rows keep their order within a bucket; the batches are the
+    same for any num_parallel_workers, and state_dict() resumes in the middle
+    of an epoch (the state lists the rows the buckets hold)."""
+    if self._batched:
+        raise ValueError("batch() was already applied")
+    no_repeat_after_batch(self, "bucket_batch_by_length()")
+    if not isinstance(column_names, list) or not all(isinstance(c, str) for c in column_names):
+        raise TypeError("column_names must be a list of str, got %r" % (column_names,))
+    column_names = column_list("column_names", column_names)
+    bounds = _int_list("bucket_boundaries", bucket_boundaries)
+    if any(lo >= hi for lo, hi in zip(bounds, bounds[1:])):
+        raise ValueError("bucket_boundaries must be strictly increasing, got %r" % (bounds,))
+    sizes = _int_list("bucket_batch_sizes", bucket_batch_sizes, len(bounds) + 1)
+    for name, v in (("pad_to_bucket_boundary", pad_to_bucket_boundary), ("drop_remainder", drop_remainder)):
+        if not isinstance(v, bool):
+            raise TypeError("%s must be a bool, got %r" % (name, v))
+    cols = self.get_col_names()
+    missing = [c for c in column_names if c not in cols]
+    if missing:
+        raise ValueError("column_names %r: no such column (the dataset has %r)" % (missing, cols))
+    ragged = pad_spec(self, pad_info) if pad_info is not None else {}
+    bucket = {"boundaries": bounds, "batch_sizes": sizes, "pad_to_boundary": pad_to_bucket_boundary}
+    ds = self
+    if element_length_function is None:
+        if len(column_names) != 1:
+            raise ValueError("without an element_length_function, column_names must name one column, got %r"
+                             % (column_names,))
+        bucket.update(column=column_names[0], length="dim0")
+    else:
+        if not callable(element_length_function):
+            raise TypeError("element_length_function must be callable, got %r" % (element_length_function,))
+        length = "_bucket_length"
+        while length in cols:
+            length = "_" + length
+        ds = map_node(self, to_specs([_ElementLength(element_length_function)]), column_names,
+                      column_names + [length])
+        bucket.update(column=length, length="value")
+    node = {"node": "batch", "input": tree_of(ds), "drop_remainder": drop_remainder, "ragged": ragged,
+            "bucket": bucket}
+    out = with_tree(ds, node, batched=True)
+    if ds is not self:
+        out = add_node(out, "project", columns=cols)
+    return out
+
+
 def pad_spec(ds, pad_info):
     """MindSpore's pad_info {column: (shape or None, value or None)} as the
     plan's ragged specs; {} pads every column to the batch's largest shape."""

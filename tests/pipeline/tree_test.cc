@@ -513,5 +513,70 @@ TEST_F(TreeTest, RepeatAndTakeAboveTheBatch) {
   ExpectExactResume(p, {1, 2, 3, 4});
 }
 
+// MindSpore's bucket_batch_by_length: each row to the bucket of its length,
+// a bucket batched once full, the buckets' remainders at the epoch's end.
+TEST_F(TreeTest, BucketBatchesByLengthAndResumesExactly) {
+  const json shuffled = Leaf(*a_, {"id", "label", "data"}, {{"type", "shuffle"}, {"mode", "global"}});
+  // Lengths: label's value (0..6), then data's first dimension (20..209).
+  const json by_label = {{"column", "label"}, {"length", "value"}, {"boundaries", {2, 5}}, {"batch_sizes", {3, 2, 4}}};
+  const json by_data = {{"column", "data"}, {"boundaries", {60, 120, 180}}, {"batch_sizes", {5, 1, 3, 2}},
+                        {"pad_to_boundary", true}};
+  auto bucketed = [](json input, json bucket, bool drop = false, json ragged = json::object()) {
+    return Node("batch", std::move(input), {{"bucket", bucket}, {"drop_remainder", drop}, {"ragged", ragged}});
+  };
+  // What a plain model of the op gives over the same rows.
+  const auto rows = Run(TreePlan(Batch(shuffled, 1)));
+  auto model = [&](const std::vector<uint64_t>& bounds, const std::vector<size_t>& sizes, bool by_value, bool drop) {
+    std::vector<std::vector<int64_t>> buckets(sizes.size()), out;
+    for (const auto& r : rows) {
+      const int64_t len = by_value ? Ints({r}, "label")[0] : r.column("data")->list[0].shape()[0];
+      const size_t b = std::upper_bound(bounds.begin(), bounds.end(), static_cast<uint64_t>(len)) - bounds.begin();
+      buckets[b].push_back(Ints({r}, "id")[0]);
+      if (buckets[b].size() == sizes[b]) out.push_back(std::move(buckets[b])), buckets[b].clear();
+    }
+    for (auto& b : buckets)
+      if (!drop && !b.empty()) out.push_back(b);
+    return out;
+  };
+  for (bool drop : {false, true}) {
+    for (uint32_t w : {1u, 4u}) {
+      std::vector<std::vector<int64_t>> got;
+      for (const auto& b : Run(TreePlan(bucketed(shuffled, by_label, drop), w))) got.push_back(Ints({b}, "id"));
+      EXPECT_EQ(got, model({2, 5}, {3, 2, 4}, true, drop)) << "drop " << drop << ", workers " << w;
+    }
+  }
+  // pad_to_boundary: data padded to its bucket's bound - 1 (last bucket: an error).
+  const json pad = {{"data", {{"pad", 0}, {"shape", {-1}}}}};
+  const auto padded = Run(TreePlan(bucketed(Node("filter", shuffled, {{"predicate", {{"op", "TestKeepMod"}, {"mod", 190},
+                                                                                       {"rem", 0}}}, {"input_columns", {"id"}}}),
+                                            by_data, false, pad)));
+  ASSERT_FALSE(padded.empty());  // ids 0 and 190: data of 20 and 10 + 7030 % 190 bytes
+  for (const auto& b : padded) EXPECT_EQ(b.column("data")->data.shape()[1], 59);
+  auto pipe = Pipeline::Open(TreePlan(bucketed(shuffled, by_data, false, pad)));
+  ASSERT_TRUE(pipe.ok());
+  Status error;
+  testing::Drain(pipe->get(), SIZE_MAX, &error);
+  EXPECT_NE(error.message().find("last bucket"), std::string::npos) << error.ToString();
+  // Exact resume from inside an epoch: with a filter, a take of its rows and
+  // a skip of batches the consumer counts, over two epochs.
+  const json counted = Node("skip", bucketed(Node("take", Filter(shuffled, 3), {{"count", 50}}), by_label), {{"count", 1}});
+  ExpectExactResume(TreePlan(counted, 3, 2), {1, 3, 5, 8, 12, 20});
+  ExpectExactResume(TreePlan(bucketed(shuffled, by_data), 2, 2), {1, 2, 7, 30, 77});
+  // Bad specs name what is wrong.
+  for (const auto& [bucket, want] : std::vector<std::pair<json, std::string>>{
+           {{{"column", "id"}, {"boundaries", {3, 3}}, {"batch_sizes", {1, 1, 1}}}, "strictly increasing"},
+           {{{"column", "id"}, {"boundaries", {3}}, {"batch_sizes", {1}}}, "one size per bucket"},
+           {{{"column", "id"}, {"boundaries", {3}}, {"batch_sizes", {1, 0}}}, "integers in [1"},
+           {{{"column", "id"}, {"boundaries", {3}}, {"batch_sizes", {1, 1}}, {"lenght", "value"}}, "unknown key 'lenght'"},
+           {{{"column", "id"}, {"boundaries", {3}}, {"batch_sizes", {1, 1}}, {"length", "max"}}, "'length' must be"}}) {
+    auto p = Plan::FromJson({{"tree", bucketed(shuffled, bucket)}});
+    ASSERT_FALSE(p.ok());
+    EXPECT_NE(p.status().message().find(want), std::string::npos) << p.status().message();
+  }
+  EXPECT_FALSE(Plan::FromJson({{"tree", Batch(shuffled, 4, false, {{"bucket", by_label}})}}).ok());  // batch_size beside it
+  EXPECT_NE(OpenError(bucketed(shuffled, {{"column", "nope"}, {"boundaries", {3}}, {"batch_sizes", {1, 1}}}))
+                .message().find("nope"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mindrecord
