@@ -18,9 +18,14 @@ alternating pairs; > 1 means mindrecord is faster):
 4. save: MindDataset(...).save() of 200k ~1 KiB rows against the loop
    MindSpore users write (create_dict_iterator + FileWriter.write_raw_data
    per 1,000 rows), both with an int64 index field.
+5. bucket: bucket_batch_by_length over shuffled MindDataset rows of 1..128
+   int32 token ids (5 buckets, batches of 64 down to 16, padded with 0),
+   with the default length and with a Python element_length_function,
+   against a plain loop bucketing the same rows (create_dict_iterator) and
+   padding each batch with numpy.
 
 usage: PYTHONPATH=build/python /usr/bin/python3 benchmarks/python_code_bench.py
-           [--rows N] [--runs R] [--only source,map,slices,save] [--json OUT]
+           [--rows N] [--runs R] [--only source,map,slices,save,bucket] [--json OUT]
 """
 import argparse
 import json
@@ -188,11 +193,59 @@ def save_case(rows, work):
     return "rows/s", {"Dataset.save": ours, "create_dict_iterator + FileWriter": plain}
 
 
+BOUNDS, SIZES = [16, 32, 64, 96], [64, 64, 32, 32, 16]
+
+
+def bucket_case(rows, work):
+    src = os.path.join(work, "tokens.mindrecord")
+    if not os.path.exists(src):
+        w = mindrecord.FileWriter(src, overwrite=True)
+        w.add_schema({"ids": {"type": "int32", "shape": [-1]}, "label": {"type": "int64"}})
+        lengths = np.random.RandomState(0).randint(1, 129, rows)
+        for start in range(0, rows, 10000):
+            w.write_raw_data([{"ids": np.arange(lengths[i], dtype=np.int32), "label": i}
+                              for i in range(start, min(rows, start + 10000))])
+        w.commit()
+
+    def dataset():
+        return mindrecord.MindDataset(src, shuffle=True, seed=1)
+
+    def count(ds):
+        return sum(len(b["label"]) for b in ds.create_dict_iterator(num_epochs=1, output_numpy=True))
+
+    def ours():
+        return count(dataset().bucket_batch_by_length(["ids"], BOUNDS, SIZES, pad_info={"ids": ([None], 0)}))
+
+    def ours_fn():
+        return count(dataset().bucket_batch_by_length(["ids"], BOUNDS, SIZES, element_length_function=len,
+                                                      pad_info={"ids": ([None], 0)}))
+
+    def pad(bucket):
+        longest = max(len(r["ids"]) for r in bucket)
+        ids = np.zeros((len(bucket), longest), np.int32)
+        for k, r in enumerate(bucket):
+            ids[k, :len(r["ids"])] = r["ids"]
+        return ids, np.array([r["label"] for r in bucket])
+
+    def plain():
+        buckets, n = [[] for _ in SIZES], 0
+        for row in dataset().create_dict_iterator(num_epochs=1, output_numpy=True):
+            b = sum(1 for x in BOUNDS if len(row["ids"]) >= x)
+            buckets[b].append(row)
+            if len(buckets[b]) == SIZES[b]:
+                n += len(pad(buckets[b])[1])
+                buckets[b] = []
+        return n + sum(len(pad(b)[1]) for b in buckets if b)
+
+    return "rows/s", {"bucket_batch_by_length": ours, "... with element_length_function=len": ours_fn,
+                      "plain loop bucketing rows, numpy padding": plain}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rows", type=int, default=100000, help="rows of the source and map cases (save: 2x)")
     p.add_argument("--runs", type=int, default=5)
-    p.add_argument("--only", default="source,map,slices,save")
+    p.add_argument("--only", default="source,map,slices,save,bucket")
     p.add_argument("--json", default=None)
     a = p.parse_args()
     work = tempfile.mkdtemp(prefix="mr_pycode_")
@@ -207,8 +260,10 @@ def main():
                 unit, cases = slices_case(a.rows)
             elif name == "save":
                 unit, cases = save_case(2 * a.rows, work)
+            elif name == "bucket":
+                unit, cases = bucket_case(2 * a.rows, work)
             else:
-                p.error("--only: unknown case %r (source, map, slices, save)" % name)
+                p.error("--only: unknown case %r (source, map, slices, save, bucket)" % name)
             for fn in cases.values():  # warm-up
                 fn()
             rates = {k: [] for k in cases}

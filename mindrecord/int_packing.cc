@@ -48,6 +48,78 @@ std::string PackIntegers(std::string_view elems, size_t elem_size) {
   return out;
 }
 
+namespace {
+
+// Sign-extends `count` little-endian elements of type In at `src` into
+// `count` elements of type Out at `dst`.
+template <typename In, typename Out>
+void Widen(const uint8_t* src, uint64_t count, uint8_t* dst) {
+  for (uint64_t k = 0; k < count; ++k) {
+    In v;
+    std::memcpy(&v, src + k * sizeof(In), sizeof(In));
+    const Out o = static_cast<Out>(v);
+    std::memcpy(dst + k * sizeof(Out), &o, sizeof(Out));
+  }
+}
+
+// Widen from elements of code `width` (1 << width bytes); false: 64-bit
+// elements for an int32 array.
+template <typename Out>
+bool WidenAs(uint8_t width, const uint8_t* src, uint64_t count, uint8_t* out) {
+  switch (width) {
+    case 0: Widen<int8_t, Out>(src, count, out); return true;
+    case 1: Widen<int16_t, Out>(src, count, out); return true;
+    case 2: Widen<int32_t, Out>(src, count, out); return true;
+    default:
+      if (sizeof(Out) == 4) return false;
+      Widen<int64_t, Out>(src, count, out);
+      return true;
+  }
+}
+
+Status Int64InInt32() { return Status::Corruption("packed int32 array holds a 64-bit element"); }
+
+// Unpacks n elements into Out (int32_t or int64_t). Runs of bitmap bytes
+// whose four codes are one width (the usual case: a whole array of small
+// values) are checked once and widened in one loop; other elements one by
+// one. Every read is bounds-checked either way.
+template <typename Out>
+Status UnpackInto(const uint8_t* bitmap, uint64_t n, const uint8_t* src, const uint8_t* end, uint8_t* out) {
+  uint64_t i = 0;
+  while (i < n) {
+    const uint8_t codes = bitmap[i / 4];
+    const uint8_t w = codes & 3;
+    if (i % 4 == 0 && n - i >= 4 && codes == w * 0x55) {
+      // A run of whole groups of one width.
+      uint64_t groups = 1;
+      while (i + 4 * (groups + 1) <= n && bitmap[i / 4 + groups] == codes) groups++;
+      const uint64_t count = 4 * groups;
+      const uint64_t bytes = count << w;
+      if (bytes > static_cast<uint64_t>(end - src)) {
+        return Status::Corruption("packed integer array truncated at element " + std::to_string(i));
+      }
+      if (!WidenAs<Out>(w, src, count, out + i * sizeof(Out))) return Int64InInt32();
+      src += bytes;
+      i += count;
+      continue;
+    }
+    const uint8_t width = (codes >> (2 * (3 - i % 4))) & 3;
+    const size_t bytes = size_t{1} << width;
+    if (bytes > static_cast<size_t>(end - src)) {
+      return Status::Corruption("packed integer array truncated at element " + std::to_string(i));
+    }
+    if (!WidenAs<Out>(width, src, 1, out + i * sizeof(Out))) return Int64InInt32();
+    src += bytes;
+    i++;
+  }
+  if (src != end) {
+    return Status::Corruption("packed integer array has " + std::to_string(end - src) + " trailing bytes");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<std::string> UnpackIntegers(std::string_view packed, size_t elem_size) {
   if (packed.size() < 4) return Status::Corruption("packed integer array shorter than its 4-byte count");
   const auto* p = reinterpret_cast<const uint8_t*>(packed.data());
@@ -57,31 +129,16 @@ Result<std::string> UnpackIntegers(std::string_view packed, size_t elem_size) {
     return Status::Corruption("packed integer array claims " + std::to_string(n) + " elements but has only " +
                               std::to_string(packed.size()) + " bytes");
   }
+  // Each element takes at least one byte: a larger count cannot be whole.
+  if (n > packed.size() - 4 - bitmap) {
+    return Status::Corruption("packed integer array truncated at element " + std::to_string(packed.size() - 4 - bitmap));
+  }
   std::string out(n * elem_size, '\0');
-  size_t pos = 4 + bitmap;
-  for (uint64_t i = 0; i < n; ++i) {
-    const uint8_t width = (p[4 + i / 4] >> (2 * (3 - i % 4))) & 3;
-    const size_t bytes = size_t{1} << width;
-    if (bytes > packed.size() - pos) return Status::Corruption("packed integer array truncated at element " + std::to_string(i));
-    uint64_t u = 0;
-    for (size_t b = 0; b < bytes; ++b) u |= uint64_t{p[pos + b]} << (8 * b);
-    pos += bytes;
-    int64_t v;
-    if (bytes == 1) v = static_cast<int8_t>(u);
-    else if (bytes == 2) v = static_cast<int16_t>(u);
-    else if (bytes == 4) v = static_cast<int32_t>(u);
-    else v = static_cast<int64_t>(u);
-    if (elem_size == 4) {
-      if (bytes == 8) return Status::Corruption("packed int32 array holds a 64-bit element");
-      int32_t w = static_cast<int32_t>(v);
-      std::memcpy(out.data() + i * 4, &w, 4);
-    } else {
-      std::memcpy(out.data() + i * 8, &v, 8);
-    }
-  }
-  if (pos != packed.size()) {
-    return Status::Corruption("packed integer array has " + std::to_string(packed.size() - pos) + " trailing bytes");
-  }
+  const uint8_t* src = p + 4 + bitmap;
+  const uint8_t* end = p + packed.size();
+  auto* dst = reinterpret_cast<uint8_t*>(out.data());
+  Status st = elem_size == 4 ? UnpackInto<int32_t>(p + 4, n, src, end, dst) : UnpackInto<int64_t>(p + 4, n, src, end, dst);
+  if (!st.ok()) return st;
   return out;
 }
 
