@@ -50,12 +50,13 @@ __all__ = ["set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "set_
            "set_enable_autotune", "get_enable_autotune", "set_autotune_interval", "get_autotune_interval",
            "set_enable_shared_mem", "get_enable_shared_mem", "ErrorSamplesMode", "set_error_samples_mode",
            "get_error_samples_mode", "set_numa_enable", "get_numa_enable", "set_auto_offload", "get_auto_offload",
-           "set_debug_mode", "get_debug_mode", "set_fast_recovery", "get_fast_recovery"]
+           "set_debug_mode", "get_debug_mode", "set_fast_recovery", "get_fast_recovery", "set_auto_num_workers",
+           "get_auto_num_workers"]
 
 _UINT32_MAX = 2 ** 32 - 1
 _INT32_MAX = 2 ** 31 - 1
 _defaults = {"seed": None, "num_parallel_workers": None, "prefetch_size": None}
-_autotune = {"enabled": False, "interval": 0}
+_autotune = {"enabled": False, "interval": 0, "auto_num_workers": False}
 _shared_mem = {"enabled": True}
 
 
@@ -287,9 +288,28 @@ def get_autotune_interval() -> int:
     return int(_autotune["interval"])
 
 
+def set_auto_num_workers(enable: bool) -> None:
+    """MindSpore's automatic num_parallel_workers (off by default): datasets
+    created from now on pick their worker threads while they run, possibly
+    overriding num_parallel_workers, as MindSpore's may. Here that is the
+    pipeline's autotune (set_enable_autotune), which starts at
+    num_parallel_workers, adds threads up to the cores of the process's CPU
+    affinity mask while they pay, and also sets how many batches are
+    prepared ahead; rows, order and state_dict() are unchanged. Its
+    decisions are in the iterator's stats()["autotune"]."""
+    if not isinstance(enable, bool):
+        raise TypeError("enable must be of type bool, got %r" % (enable,))
+    _autotune["auto_num_workers"] = enable
+
+
+def get_auto_num_workers() -> bool:
+    """set_auto_num_workers's value (default False)."""
+    return bool(_autotune["auto_num_workers"])
+
+
 def _autotune_plan() -> dict:
     """The plan keys of the autotune settings (none while it is off)."""
-    if not _autotune["enabled"]:
+    if not _autotune["enabled"] and not _autotune["auto_num_workers"]:
         return {}
     return {"autotune": {"enabled": True, "interval": int(_autotune["interval"])}}
 

@@ -22,6 +22,7 @@ def simple(tmp_path_factory):
 def autotune_off():
     yield
     config.set_enable_autotune(False)
+    config.set_auto_num_workers(False)
     config.set_autotune_interval(0)
 
 
@@ -69,6 +70,20 @@ def test_same_rows_order_and_state_with_autotune(simple, autotune_off):
     resumed.load_state_dict(plain.state_dict())
     rest = [b[0].tolist() for b in resumed.create_tuple_iterator(num_epochs=1, output_numpy=True)]
     assert rest == [ids for ids, _ in want[0][7:]]
+
+
+def test_auto_num_workers_tunes_the_workers(simple, autotune_off):
+    want, _ = run(build(simple))
+    assert not config.get_auto_num_workers()
+    config.set_auto_num_workers(True)
+    assert config.get_auto_num_workers() and not config.get_enable_autotune()
+    got, stats = run(build(simple))
+    assert got == want
+    assert stats["autotune"]["max_workers"] == len(os.sched_getaffinity(0))
+    with pytest.raises(TypeError, match="enable"):
+        config.set_auto_num_workers(1)
+    config.set_auto_num_workers(False)
+    assert "autotune" not in run(build(simple))[1]
 
 
 def test_config_refusals(autotune_off):
