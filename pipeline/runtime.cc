@@ -296,12 +296,14 @@ void Runtime::WorkerLoop(uint32_t index) {
     Chunk chunk = RunTask(task);
     ReleaseInterpreterLock();
     std::vector<Batch> spent;  // released after the lock (declared before it)
+    std::vector<RowTensors> spent_rows;
     bool wake_consumer = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (stop_) return;
       for (Batch& b : spent_) spent.push_back(std::move(b));
       spent_.clear();
+      spent_rows.swap(spent_rows_);
       spent_bytes_ = 0;
       chunk.ready = true;
       // A failed task ends the run at its place: the consumer stops there, so

@@ -172,6 +172,9 @@ class Runtime {
   // complete (the epoch ends after it).
   Status Emit(Batch&& b, bool steps_done, std::vector<uint64_t> tag_rows, uint64_t epoch_after,
               uint64_t position_after, bool* cut);
+  // Rows the consumer has batched: left to a worker to release (spent_rows_)
+  // while the bounds allow, else released here.
+  void Spend(std::vector<RowTensors>&& rows);
   // Takes `n` rows of carry_ into a batch and Emits it.
   Status EmitCarry(size_t n, uint64_t epoch, uint64_t epoch_after, uint64_t position_after, bool* cut);
   // A batch by length: puts the row in its bucket and Emits the bucket's
@@ -234,6 +237,12 @@ class Runtime {
   static constexpr size_t kMaxSpent = 8;
   static constexpr uint64_t kMaxSpentBytes = uint64_t{64} << 20;
   std::vector<Batch> spent_;
+  // Likewise the rows the consumer batched by bucket (it assembles every
+  // batch there, so its thread is the one to spare): at most kMaxSpentRows,
+  // within the same byte bounds. (After a filter the workers, running the
+  // predicate, are the busier side: measured slower there.)
+  static constexpr size_t kMaxSpentRows = 4096;
+  std::vector<RowTensors> spent_rows_;
   uint64_t spent_bytes_ = 0;
   std::vector<std::thread> workers_;
   // Workers that may claim work, and batches prepared ahead at most: the

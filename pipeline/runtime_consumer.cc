@@ -108,9 +108,25 @@ Status Runtime::EmitBucket(size_t b, uint64_t epoch, bool* cut) {
   }
   MR_ASSIGN_OR_RETURN(BatchOptions opts, tree_.bucket->OptionsFor(b, tree_.batch));
   MR_ASSIGN_OR_RETURN(Batch batch, AssembleBatch(tree_.root->columns(), std::move(rows), epoch, opts, alloc_));
+  Spend(std::move(rows));
   if (plan_.copy_views) CopyListViews(batch);
   // Where a resume starts is set by Emit from the buckets (this epoch).
   return Emit(std::move(batch), false, std::move(tags), epoch, 0, cut);
+}
+
+void Runtime::Spend(std::vector<RowTensors>&& rows) {
+  uint64_t bytes = 0;
+  for (const RowTensors& r : rows) {
+    for (const Tensor& t : r.columns) {
+      if (!t.read_only()) bytes += t.size_bytes();
+    }
+  }
+  if (claims_done_ || spent_rows_.size() + rows.size() > kMaxSpentRows ||
+      spent_bytes_ + bytes > std::min(kMaxSpentBytes, plan_.queue_bytes / 4)) {
+    return;  // released by the caller
+  }
+  spent_bytes_ += bytes;
+  for (RowTensors& r : rows) spent_rows_.push_back(std::move(r));
 }
 
 Status Runtime::EmitCarry(size_t n, uint64_t epoch, uint64_t epoch_after, uint64_t position_after, bool* cut) {
