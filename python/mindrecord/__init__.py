@@ -41,6 +41,7 @@ from mindrecord.iterators import Tensor
 from mindrecord.config import set_dec_mode, set_enc_key, set_enc_mode, set_hash_mode
 from mindrecord import vision
 from mindrecord import transforms
+from mindrecord import dtype
 
 # MindSpore's MSRStatus values (shardutils.SUCCESS / FAILED).
 SUCCESS = 0
@@ -51,6 +52,7 @@ __all__ = [
     "Cifar100ToMR", "ImageNetToMR", "CsvToMR", "TFRecordToMR", "VOCToMR", "CocoToMR", "COCOToMR",
     "ImageFolderToMR", "convert", "MindDataset", "Shuffle", "SequentialSampler", "RandomSampler",
     "DistributedSampler", "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "Tensor", "vision", "transforms",
+    "dtype",
     "set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "recover", "SUCCESS", "FAILED", "__version__",
     "BatchInfo", "DSCallback", "mix", "config", "DatasetCache",
     "ImageFolderDataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "VOCDataset", "CocoDataset",

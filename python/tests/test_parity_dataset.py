@@ -275,3 +275,28 @@ def test_apply_num_classes_and_input_indexs(ten):
     assert ds.input_indexs == ()
     ds.input_indexs = (1, 0)
     assert ds.input_indexs == (1, 0) and ds.batch(2).input_indexs == (1, 0)
+
+
+def test_mstype_names_run_unchanged(ten):
+    # import mindspore.common.dtype as mstype
+    # import mindspore.dataset.transforms as C
+    import mindrecord as ds
+    from mindrecord import dtype as mstype
+    from mindrecord import transforms as C
+
+    type_cast_op = C.TypeCast(mstype.int32)
+    data = MindDataset(ten, columns_list=["id", "score"], shuffle=False)
+    data = data.map(operations=type_cast_op, input_columns="id")
+    data = data.map(operations=C.TypeCast(mstype.float64), input_columns="score")
+    assert data.output_types() == [mstype.int32, mstype.float64]
+    rows = list(data.create_dict_iterator(num_epochs=1, output_numpy=True))
+    assert rows[3]["id"].dtype == np.int32 and rows[3]["id"] == 3 and rows[3]["score"] == 0.75
+    gen = ds.GeneratorDataset(lambda: ((np.array([i, i]),) for i in range(3)), ["x"], column_types=[mstype.int16])
+    assert [r["x"].dtype for r in gen.create_dict_iterator(output_numpy=True)] == [np.int16] * 3
+    schema = ds.Schema()
+    schema.add_column("col", de_type=mstype.int64, shape=[2])
+    assert schema.columns[0]["type"] == "int64"
+    # A type the pipeline has no tensors for fails, naming it.
+    with pytest.raises(ValueError, match="TypeCast: unknown tensor type 'float16'"):
+        half = MindDataset(ten, columns_list=["score"]).map(C.TypeCast(mstype.float16), input_columns="score")
+        next(half.create_tuple_iterator(num_epochs=1))
