@@ -34,6 +34,7 @@ starts its own workers on first use and never touches its parent's.
 """
 import atexit
 import itertools
+import logging
 import multiprocessing
 import multiprocessing.util
 import os
@@ -48,6 +49,7 @@ from mindrecord import _core, _mp_shm, _mp_worker
 from mindrecord import config as _config
 
 _MB = 1 << 20
+_log = logging.getLogger("mindrecord")
 _FIRST_SLOT = 1 * _MB           # a growing slot's first size
 _pools_by_ref: "dict[int, ProcessPool]" = {}   # registered callable id -> its ProcessPool
 _all_pools: "weakref.WeakSet[ProcessPool]" = weakref.WeakSet()
@@ -150,6 +152,15 @@ class _Worker:
 
     def _recv(self, who):
         try:
+            interval = _config.get_multiprocessing_timeout_interval()
+            waited = 0
+            while not self.conn.poll(interval):
+                waited += interval
+                if not self.proc.is_alive():
+                    self._died(who)
+                _log.warning("%s: python_multiprocessing worker process %d has not answered for %d s (still "
+                             "waiting; config.set_multiprocessing_timeout_interval sets how often this is "
+                             "logged)", who, self.proc.pid, waited)
             return self.conn.recv()
         except (EOFError, OSError):
             self._died(who)

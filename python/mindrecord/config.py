@@ -51,7 +51,7 @@ __all__ = ["set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "set_
            "set_enable_shared_mem", "get_enable_shared_mem", "ErrorSamplesMode", "set_error_samples_mode",
            "get_error_samples_mode", "set_numa_enable", "get_numa_enable", "set_auto_offload", "get_auto_offload",
            "set_debug_mode", "get_debug_mode", "set_fast_recovery", "get_fast_recovery", "set_auto_num_workers",
-           "get_auto_num_workers"]
+           "get_auto_num_workers", "set_multiprocessing_timeout_interval", "get_multiprocessing_timeout_interval"]
 
 _UINT32_MAX = 2 ** 32 - 1
 _INT32_MAX = 2 ** 31 - 1
@@ -139,6 +139,27 @@ def set_multiprocessing_start_method(start_method: str = "fork") -> None:
 def get_multiprocessing_start_method() -> str:
     """"spawn": how mindrecord's python_multiprocessing workers start."""
     return "spawn"
+
+
+_mp_timeout = {"interval": 300}
+
+
+def set_multiprocessing_timeout_interval(interval: int) -> None:
+    """Seconds a pipeline thread waits for a python_multiprocessing worker
+    process's result before it logs a warning (logger "mindrecord") naming
+    the process, the callable and how long it has waited; then again after
+    each further interval (MindSpore's default, 300). The wait goes on: a
+    slow callable is not an error, a worker process that died is."""
+    if not isinstance(interval, int) or isinstance(interval, bool):
+        raise TypeError("interval must be of type int, got %r" % (interval,))
+    if interval <= 0 or interval > _INT32_MAX:
+        raise ValueError("interval should be within (0, %d], got %d" % (_INT32_MAX, interval))
+    _mp_timeout["interval"] = interval
+
+
+def get_multiprocessing_timeout_interval() -> int:
+    """set_multiprocessing_timeout_interval's value (default 300 seconds)."""
+    return int(_mp_timeout["interval"])
 
 
 def set_enable_shared_mem(enable: bool) -> None:

@@ -81,6 +81,12 @@ def slow(i):
     return i
 
 
+def slower_on_three(i):
+    if int(i) == 3:
+        time.sleep(2.5)
+    return i
+
+
 def label_batch(ids, labels, info):
     return [i * 2 for i in ids], np.stack(labels) + info.get_batch_num() * 1000
 
@@ -259,6 +265,26 @@ def test_without_shared_memory_rows_travel_through_the_pipes(simple):
     assert imgs == [0, 1, 2]
     with pytest.raises(TypeError, match="enable must be a bool"):
         mindrecord.config.set_enable_shared_mem(0)
+
+
+def test_a_slow_worker_is_logged_each_timeout_interval(simple, caplog):
+    # MindSpore's config.set_multiprocessing_timeout_interval: a warning per
+    # interval while a worker process has not answered; the rows still come.
+    assert mindrecord.config.get_multiprocessing_timeout_interval() == 300
+    mindrecord.config.set_multiprocessing_timeout_interval(1)
+    try:
+        ds = mindrecord.MindDataset(simple, shuffle=False, num_parallel_workers=1).map(
+            slower_on_three, input_columns="id", python_multiprocessing=True)
+        with caplog.at_level("WARNING", logger="mindrecord"):
+            got = [int(r["id"]) for r in numpy_dicts(ds.take(5))]
+    finally:
+        mindrecord.config.set_multiprocessing_timeout_interval(300)
+    assert got == [0, 1, 2, 3, 4]
+    waits = [r.getMessage() for r in caplog.records if "has not answered" in r.getMessage()]
+    assert len(waits) == 2 and "slower_on_three" in waits[0] and "for 1 s" in waits[0] and "for 2 s" in waits[1]
+    for bad, err in ((0, ValueError), (1.5, TypeError), (True, TypeError)):
+        with pytest.raises(err):
+            mindrecord.config.set_multiprocessing_timeout_interval(bad)
 
 
 def test_state_dict_resumes_exactly(simple):
