@@ -62,8 +62,10 @@ Status Runtime::Init(const Plan& plan, const PipelineState* resume) {
   }
   // The worker makes whole batches unless the consumer counts rows, or must
   // number the batches of a per_batch_map after rows went missing.
-  worker_batches_ = tree_.row_stream.empty() && !(tree_.drops_rows && tree_.batch_map) && !tree_.bucket;
-  counting_ = !tree_.row_stream.empty() || !tree_.batch_stream.empty() || (tree_.batch_map && tree_.drops_rows);
+  worker_batches_ = tree_.row_stream.empty() && !(tree_.drops_rows && tree_.batch_map) && !tree_.bucket &&
+                    !tree_.batch_size_map;
+  counting_ = !tree_.row_stream.empty() || !tree_.batch_stream.empty() || (tree_.batch_map && tree_.drops_rows) ||
+              tree_.batch_size_map;
   // Batches of rows taken from in-memory arrays as they are (no steps, one
   // source, nothing padded or counted per row) are gathered by the source
   // straight into the batch's buffers. (Unbatched rows stay views of them.)
@@ -191,7 +193,8 @@ Result<uint64_t> Runtime::ClaimEnd(uint64_t epoch) {
   MR_ASSIGN_OR_RETURN(uint64_t n, tree_.root->Size(epoch));
   // Rows of a dropped remainder are never read (when none can go missing,
   // the remainder is known in advance).
-  if (tree_.batch.drop_remainder && !tree_.drops_rows && tree_.row_stream.empty() && !tree_.bucket) {
+  if (tree_.batch.drop_remainder && !tree_.drops_rows && tree_.row_stream.empty() && !tree_.bucket &&
+      !tree_.batch_size_map) {
     n = n / tree_.batch.batch_size * tree_.batch.batch_size;
   }
   while (!claim_ends_.empty() && claim_ends_.begin()->first + 1 < epoch) claim_ends_.erase(claim_ends_.begin());

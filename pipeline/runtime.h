@@ -175,6 +175,9 @@ class Runtime {
   // Rows the consumer has batched: left to a worker to release (spent_rows_)
   // while the bounds allow, else released here.
   void Spend(std::vector<RowTensors>&& rows);
+  // The size of the batch the consumer makes next: the plan's, or (a
+  // batch_size_map) the map's for this epoch's next batch, asked once per batch.
+  Result<uint64_t> NextBatchSize(uint64_t epoch);
   // Takes `n` rows of carry_ into a batch and Emits it.
   Status EmitCarry(size_t n, uint64_t epoch, uint64_t epoch_after, uint64_t position_after, bool* cut);
   // A batch by length: puts the row in its bucket and Emits the bucket's
@@ -260,6 +263,7 @@ class Runtime {
   // Consumer side (guarded by mu_ for state()/stats() readers).
   uint64_t consumer_epoch_ = 0;  // chunks of earlier epochs (cut short) are discarded
   std::vector<RowTensors> carry_;
+  uint64_t next_batch_size_ = 0;  // a batch_size_map's answer for the next batch (0: not asked yet)
   // A batch by length: the rows in each bucket, the position after the last
   // row taken, and (resumed) the state's rows to take again.
   std::vector<std::vector<RowTensors>> buckets_;

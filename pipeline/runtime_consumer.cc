@@ -5,6 +5,7 @@
 // ends epochs (runtime.h).
 #include <ctime>
 #include <algorithm>
+#include <limits>
 
 #include "pipeline/interpreter_lock.h"
 #include "pipeline/runtime.h"
@@ -129,7 +130,27 @@ void Runtime::Spend(std::vector<RowTensors>&& rows) {
   for (RowTensors& r : rows) spent_rows_.push_back(std::move(r));
 }
 
+Result<uint64_t> Runtime::NextBatchSize(uint64_t epoch) {
+  if (!tree_.batch_size_map) return tree_.batch.batch_size;
+  if (next_batch_size_ != 0) return next_batch_size_;
+  const BatchInfo info = InfoFor(epoch, epoch_batches_);
+  const std::string where = "batch_size " + tree_.batch_size_map->name() + " (epoch " +
+                            std::to_string(info.epoch_num) + ", batch " + std::to_string(info.batch_num) + ")";
+  MR_ASSIGN_OR_RETURN(auto out, tree_.batch_size_map->Apply({}, info));
+  const Tensor& t = out.size() == 1 ? out[0].batched : Tensor();
+  if (!t.defined() || t.num_elements() != 1 || t.type() != TensorType::kInt64) {
+    return Status::InvalidArgument(where + " must give one integer");
+  }
+  const int64_t n = *t.data_as<int64_t>();
+  if (n < 1 || n > std::numeric_limits<int32_t>::max()) {
+    return Status::InvalidArgument(where + " gave " + std::to_string(n) + ", not a batch size in [1, 2^31 - 1]");
+  }
+  next_batch_size_ = static_cast<uint64_t>(n);
+  return next_batch_size_;
+}
+
 Status Runtime::EmitCarry(size_t n, uint64_t epoch, uint64_t epoch_after, uint64_t position_after, bool* cut) {
+  next_batch_size_ = 0;
   std::vector<RowTensors> take(std::make_move_iterator(carry_.begin()), std::make_move_iterator(carry_.begin() + n));
   carry_.erase(carry_.begin(), carry_.begin() + n);
   if (!carry_.empty()) {
@@ -171,6 +192,7 @@ void Runtime::EndEpoch(uint64_t epoch) {
   }
   consumer_epoch_ = epoch + 1;
   carry_.clear();
+  next_batch_size_ = 0;
   for (auto& b : buckets_) b.clear();
   absorbed_ = replay_end_ = 0;
   replay_keep_.clear();
@@ -247,8 +269,10 @@ Status Runtime::Absorb(Chunk&& c) {
     if (row_cut) break;
   }
   const bool ends = row_cut || c.last_in_epoch;
-  while (carry_.size() >= bs && !cut) {
-    MR_RETURN_IF_ERROR(EmitCarry(bs, c.epoch, ends ? c.epoch + 1 : next_epoch, ends ? 0 : next_pos, &cut));
+  for (;;) {
+    MR_ASSIGN_OR_RETURN(const uint64_t n, NextBatchSize(c.epoch));
+    if (carry_.size() < n || cut) break;
+    MR_RETURN_IF_ERROR(EmitCarry(n, c.epoch, ends ? c.epoch + 1 : next_epoch, ends ? 0 : next_pos, &cut));
   }
   if (ends && !cut && !carry_.empty() && !drop) {
     MR_RETURN_IF_ERROR(EmitCarry(carry_.size(), c.epoch, c.epoch + 1, 0, &cut));

@@ -480,7 +480,8 @@ void BindPipeline(py::module_& m) {
   // What the plan's execution tree gives (its files opened, its ops built):
   // columns, rows (positions of epoch 0 of the row tree, before filters),
   // drops_rows (a filter, or on_error skip: rows may go missing), counted
-  // (take / skip the consumer counts, or batches by length), batch_size, drop_remainder, batched
+  // (take / skip the consumer counts, batches by length or by a size
+  // function), batch_size, drop_remainder, batched
   // (a batch node), passes (repeat above the batch), source_rows (all rows of
   // its one source, whatever its sampler takes; None with several).
   m.def("plan_info", [](const std::string& plan_json) {
@@ -498,7 +499,7 @@ void BindPipeline(py::module_& m) {
     d["rows"] = rows;
     d["source_rows"] = t.sources.size() == 1 ? py::object(py::int_(t.sources[0]->num_rows())) : py::none();
     d["drops_rows"] = t.drops_rows;
-    d["counted"] = !t.row_stream.empty() || !t.batch_stream.empty() || t.bucket.has_value();
+    d["counted"] = !t.row_stream.empty() || !t.batch_stream.empty() || t.bucket.has_value() || t.batch_size_map;
     d["batch_size"] = t.batch.batch_size;
     d["drop_remainder"] = t.batch.drop_remainder;
     d["passes"] = t.passes;

@@ -256,6 +256,9 @@ Result<ExecTree> CompileTree(const json& tree, const ReaderOptions& read, uint64
       out.batch.batch_size = *std::max_element(bucket.batch_sizes.begin(), bucket.batch_sizes.end());
       out.bucket = std::move(bucket);
     }
+    if (batch->contains("batch_size_map")) {
+      MR_ASSIGN_OR_RETURN(out.batch_size_map, MakeBatchMap((*batch)["batch_size_map"]));
+    }
     if (batch->contains("per_batch_map")) {
       MR_ASSIGN_OR_RETURN(out.batch_map, MakeBatchMap((*batch)["per_batch_map"]));
       BatchMapLayout& l = out.batch_map_layout;
@@ -315,7 +318,8 @@ Result<ExecTree> CompileTree(const json& tree, const ReaderOptions& read, uint64
                                     "take or skip before the repeat");
       }
       const StreamOp op{type == "take", node["count"].get<uint64_t>()};
-      if (!out.drops_rows && !out.batch_map && !out.bucket && out.row_stream.empty() && out.batch_stream.empty()) {
+      if (!out.drops_rows && !out.batch_map && !out.bucket && !out.batch_size_map && out.row_stream.empty() &&
+          out.batch_stream.empty()) {
         // Whole batches of known rows: the same as taking / skipping their rows.
         out.root.reset(new SliceNode(std::move(out.root), op.take, op.count * out.batch.batch_size));
       } else {

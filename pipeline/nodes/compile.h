@@ -60,6 +60,10 @@ struct ExecTree {
   // batch.batch_size is then the largest, the positions of a task.
   std::optional<BucketSpec> bucket;
   size_t bucket_column = 0;
+  // A batch size per batch (MindSpore's batch(batch_size=callable)): a batch
+  // map of no columns giving one integer for the BatchInfo; the consumer
+  // re-batches, and batch.batch_size is the positions of a task.
+  std::unique_ptr<BatchMap> batch_size_map;
   std::unique_ptr<BatchMap> batch_map;           // per_batch_map, or null
   BatchMapLayout batch_map_layout;
   std::vector<std::string> batch_columns;        // the batch node's columns

@@ -137,7 +137,7 @@ Result<json> Leaf(const json& j, const NodeReader& r) {
 
 Result<json> BatchNode(const json& j, const NodeReader& r, json input) {
   MR_RETURN_IF_ERROR(r.Keys({"input", "batch_size", "drop_remainder", "ragged", "per_batch_map", "input_columns",
-                             "output_columns", "bucket"}));
+                             "output_columns", "bucket", "batch_size_map"}));
   json opts = json::object();
   for (const char* k : {"batch_size", "drop_remainder", "ragged"}) {
     if (j.contains(k)) opts[k] = j[k];
@@ -159,6 +159,14 @@ Result<json> BatchNode(const json& j, const NodeReader& r, json input) {
     if (!outc.empty()) out["output_columns"] = outc;
   } else if (!in.empty() || !outc.empty()) {
     return r.Bad("'input_columns' and 'output_columns' of a batch go with a 'per_batch_map'");
+  }
+  if (j.contains("batch_size_map")) {
+    const json& m = j["batch_size_map"];
+    if (!m.is_object() || !m.contains("map") || !m["map"].is_string()) {
+      return r.Bad("'batch_size_map' must be an object with a 'map' name, got " + m.dump());
+    }
+    if (j.contains("bucket")) return r.Bad("a 'bucket' batch takes no 'batch_size_map'");
+    out["batch_size_map"] = m;
   }
   if (j.contains("bucket")) {
     if (j.contains("batch_size") || out.contains("per_batch_map")) {

@@ -438,7 +438,9 @@ class MindDataset:
 
     def batch(self, batch_size: int, drop_remainder: bool = False, num_parallel_workers: int | None = None,
               pad_columns: dict | None = None, **kwargs: object) -> "MindDataset":
-        """Rows per batch; drop_remainder drops each epoch's last short batch.
+        """Rows per batch (an int, or MindSpore's callable taking a BatchInfo
+        and giving the size of that batch, asked once per batch on the
+        iterating thread); drop_remainder drops each epoch's last short batch.
         Columns whose rows differ in shape come out as lists of arrays, or
         padded with `pad_columns={"col": pad_value}` (to the batch's largest
         shape) or MindSpore's `pad_info={"col": (shape, pad_value)}` (None
@@ -463,14 +465,19 @@ class MindDataset:
             raise ValueError("batch() was already applied")
         if not isinstance(drop_remainder, bool):
             raise TypeError("drop_remainder must be a bool, got %r" % (drop_remainder,))
-        _positive("batch_size", batch_size)
+        size_fn = None
+        if callable(batch_size):
+            size_fn, batch_size = batch_size, _tree.DYNAMIC_BATCH_TASK
+        else:
+            _positive("batch_size", batch_size)
         ragged = {c: {"pad": float(v)} for c, v in (pad_columns or {}).items()}
         if _tree.is_tree(self) or per_batch_map is not None or pad_info is not None or \
-                input_columns is not None or output_columns is not None:
+                input_columns is not None or output_columns is not None or size_fn is not None:
             out = _tree.batch_node(self, batch_size, drop_remainder, per_batch_map, input_columns, output_columns,
-                                   pad_info, ragged)
+                                   pad_info, ragged, size_fn)
             if pool is not None:
                 _mp_pool.note_ref(out._plan["tree"]["per_batch_map"]["_ref"], pool)
+            out._batch_size_fn = size_fn
         else:
             out = self._copy()
             out._plan["batch"] = {"batch_size": batch_size, "drop_remainder": drop_remainder}

@@ -173,7 +173,15 @@ def reset(self: "MindDataset") -> None:
 
 
 def get_batch_size(self: "MindDataset") -> int:
-    return self._batch_spec()[0] if self._batched else 1
+    """Rows per batch (1 before batch()); batched by a callable, its size
+    for the first batch (epoch 0, batch 0); by bucket_batch_by_length, the
+    largest of bucket_batch_sizes."""
+    if not self._batched:
+        return 1
+    fn = getattr(self, "_batch_size_fn", None)
+    if fn is not None:
+        return int(fn(_tree.BatchInfo(0, 0)))
+    return self._batch_spec()[0]
 
 
 def get_repeat_count(self: "MindDataset") -> int:

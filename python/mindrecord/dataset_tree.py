@@ -337,10 +337,36 @@ class _BatchMapAdapter:
         return tuple(result)
 
 
-def batch_node(ds, batch_size, drop_remainder, per_batch_map, input_columns, output_columns, pad_info, ragged):
-    """`ds` with a batch node (per_batch_map and pad_info as MindSpore's)."""
+# Positions per worker task when a callable gives the batch sizes (the
+# consumer cuts the batches).
+DYNAMIC_BATCH_TASK = 64
+
+
+class _BatchSizeAdapter:
+    """What the C++ batch size map calls: (epoch, batch) -> (size,), from
+    MindSpore's batch_size callable taking a BatchInfo."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__qualname__ = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+
+    def __call__(self, epoch, batch):
+        n = self.fn(BatchInfo(epoch, batch))
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+            raise TypeError("batch_size callable must return an int, got %r" % (n,))
+        return (np.array(int(n), dtype=np.int64),)
+
+
+def batch_node(ds, batch_size, drop_remainder, per_batch_map, input_columns, output_columns, pad_info, ragged,
+               size_fn=None):
+    """`ds` with a batch node (per_batch_map, pad_info and a callable
+    batch_size as MindSpore's)."""
     node = {"node": "batch", "input": tree_of(ds), "batch_size": batch_size, "drop_remainder": drop_remainder,
             "ragged": ragged}
+    if size_fn is not None:
+        adapter = _BatchSizeAdapter(size_fn)
+        node["batch_size_map"] = {"map": "PyBatchMap", "name": adapter.__qualname__,
+                                  "_ref": _core.register_callable(adapter)}
     if per_batch_map is not None:
         if not callable(per_batch_map):
             raise TypeError("per_batch_map must be callable, got %r" % (per_batch_map,))

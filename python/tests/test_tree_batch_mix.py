@@ -248,3 +248,49 @@ def test_torch_adapter_reads_combined_datasets(files):
     mixed = mindrecord.mix([ds_of(files["a"]), ds_of(files["b"])], [1, 1], policy="drop")
     assert sorted(int(v) for b in MindRecordDataset(mixed, batch_size=8) for v in b["id"]) == \
         list(range(40)) + list(range(1000, 1010))
+
+
+def test_callable_batch_size_as_mindspores(files):
+    # MindSpore's batch() docstring, example (3): the batch size grows by one each batch.
+    import mindrecord as ds
+
+    def add_one(BatchInfo):
+        return BatchInfo.get_batch_num() + 1
+
+    dataset = ds.NumpySlicesDataset([i for i in range(10)], "column1", shuffle=False)
+    dataset = dataset.padded_batch(batch_size=add_one, drop_remainder=True)
+    got = [b[0].tolist() for b in dataset.create_tuple_iterator(num_epochs=1, output_numpy=True)]
+    assert got == [[0], [1, 2], [3, 4, 5], [6, 7, 8, 9]]
+    assert dataset.get_dataset_size() == 4 and dataset.get_batch_size() == 1
+    # The epoch is the callable's too; every epoch starts at batch 0; drop_remainder drops the short last one.
+    by_epoch = ds_of(files["a"]).take(10).batch(lambda info: 3 + info.get_epoch_num(), drop_remainder=True)
+    assert [[len(b["id"]) for b in e] for e in epochs(by_epoch, 2)] == [[3, 3, 3], [4, 4]]
+    # After a filter and with a per_batch_map, any worker count, the same batches.
+    sizes = lambda info: info.get_batch_num() % 3 + 2  # noqa: E731
+    want = None
+    for workers in (1, 3):
+        d = ds_of(files["a"], num_parallel_workers=workers, shuffle=True, seed=3).filter(lambda i: int(i) % 4 != 1, ["id"])
+        d = d.batch(sizes, per_batch_map=lambda ids, info: ([i * 10 for i in ids],), input_columns=["id"])
+        got = [b["id"] for b in epochs(d, 2)[1]]
+        assert [len(b) for b in got] == [2, 3, 4] * 3 + [2, 1]  # 30 rows pass the filter
+        assert all(i % 10 == 0 and (i // 10) % 4 != 1 for b in got for i in b)
+        want = want or got
+        assert got == want
+
+
+def test_callable_batch_size_resumes_and_reports_bad_sizes(files):
+    def make():
+        return ds_of(files["a"], shuffle=True, seed=9, num_parallel_workers=2).batch(
+            lambda info: info.get_batch_num() % 4 + 1)
+
+    full = [b["id"] for b in epochs(make(), 1)[0]]
+    first = make()
+    it = first.create_dict_iterator(num_epochs=1, output_numpy=True)
+    head = [next(it)["id"].tolist() for _ in range(5)]
+    state = first.state_dict()
+    second = make()
+    second.load_state_dict(state)
+    assert head + [b["id"] for b in epochs(second, 1)[0]] == full
+    for bad, err in ((lambda info: 0, "not a batch size"), (lambda info: "4", "must return an int")):
+        with pytest.raises(RuntimeError, match=err):
+            list(ds_of(files["a"]).batch(bad).create_tuple_iterator(num_epochs=1))

@@ -578,5 +578,48 @@ TEST_F(TreeTest, BucketBatchesByLengthAndResumesExactly) {
                 .message().find("nope"), std::string::npos);
 }
 
+// MindSpore's batch(batch_size=callable): a batch size map asked per batch;
+// the consumer cuts the batches, so workers, filters and resume do not
+// change them.
+TEST_F(TreeTest, BatchSizeMapSizesEachBatch) {
+  const json sizes = {{"map", "TestSizes"}, {"base", 2}};
+  const json shuffled = Leaf(*a_, {"id", "label"}, {{"type", "shuffle"}, {"mode", "global"}});
+  auto sized = [&](json input, bool drop, json map = json()) {
+    return Node("batch", std::move(input),
+                {{"batch_size", 16}, {"drop_remainder", drop}, {"batch_size_map", map.is_null() ? sizes : map}});
+  };
+  for (bool drop : {false, true}) {
+    std::vector<size_t> got;
+    std::vector<int64_t> ids;
+    for (const auto& b : Run(TreePlan(Node("repeat", sized(Node("take", shuffled, {{"count", 21}}), drop),
+                                           {{"count", 2}}), 3))) {
+      got.push_back(b.size());
+      for (int64_t id : Ints({b}, "id")) ids.push_back(id);
+    }
+    // Each pass of the repeat numbers its batches from 0 (in epoch 0, as a
+    // per_batch_map's BatchInfo): 2 + 3 + 4 + 2 + 3 + 4 + 2 rows, then 1 of 3.
+    std::vector<size_t> pass = {2, 3, 4, 2, 3, 4, 2};
+    if (!drop) pass.push_back(1);
+    std::vector<size_t> want = pass;
+    want.insert(want.end(), pass.begin(), pass.end());
+    EXPECT_EQ(got, want) << "drop " << drop;
+    EXPECT_EQ(ids.size(), drop ? 40u : 42u);
+  }
+  for (uint32_t w : {1u, 4u}) {
+    EXPECT_EQ(Digests(Run(TreePlan(sized(Filter(shuffled, 3), false), w))),
+              Digests(Run(TreePlan(sized(Filter(shuffled, 3), false), 2))));
+  }
+  ExpectExactResume(TreePlan(sized(Filter(shuffled, 3), false), 3, 2), {1, 2, 7, 20, 30});
+  ExpectExactResume(TreePlan(sized(shuffled, true), 2, 2), {1, 5, 66, 70});
+  // A size outside [1, 2^31 - 1] stops the run naming the map and the batch.
+  auto pipe = Pipeline::Open(TreePlan(sized(shuffled, false, {{"map", "TestSizes"}, {"base", -1}})));
+  ASSERT_TRUE(pipe.ok());
+  Status error;
+  testing::Drain(pipe->get(), SIZE_MAX, &error);
+  EXPECT_NE(error.message().find("batch_size TestSizes (epoch 0, batch 0) gave -1"), std::string::npos)
+      << error.ToString();
+  EXPECT_FALSE(Plan::FromJson({{"tree", Node("batch", shuffled, {{"batch_size_map", 3}})}}).ok());
+}
+
 }  // namespace
 }  // namespace mindrecord

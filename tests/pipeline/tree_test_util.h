@@ -117,6 +117,23 @@ class InfoBatchMap : public BatchMap {
   bool batched_;
 };
 
+// Batch size map "TestSizes": batch b of epoch e has (b + e) % 3 + "base"
+// rows (a batch map of no columns giving one int64).
+class SizesBatchMap : public BatchMap {
+ public:
+  explicit SizesBatchMap(int64_t base) : base_(base) {}
+  std::string name() const override { return "TestSizes"; }
+  Result<std::vector<BatchMapColumn>> Apply(std::vector<std::vector<Tensor>>, const BatchInfo& info) const override {
+    std::vector<BatchMapColumn> out(1);
+    out[0].batched = Tensor::Make(TensorType::kInt64, {});
+    *out[0].batched.mutable_data_as<int64_t>() = static_cast<int64_t>((info.batch_num + info.epoch_num) % 3) + base_;
+    return out;
+  }
+
+ private:
+  int64_t base_;
+};
+
 inline void RegisterTreeTestOps() {
   RegisterTestOps();
   RegisterOp("TestSum", [](const nlohmann::json&) -> Result<std::unique_ptr<TensorOp>> {
@@ -133,6 +150,9 @@ inline void RegisterTreeTestOps() {
   });
   RegisterOp("TestKeepRandom", [](const nlohmann::json&) -> Result<std::unique_ptr<TensorOp>> {
     return std::unique_ptr<TensorOp>(new KeepRandomOp());
+  });
+  RegisterBatchMap("TestSizes", [](const nlohmann::json& j) -> Result<std::unique_ptr<BatchMap>> {
+    return std::unique_ptr<BatchMap>(new SizesBatchMap(j.value("base", int64_t{2})));
   });
   RegisterBatchMap("TestInfo", [](const nlohmann::json& j) -> Result<std::unique_ptr<BatchMap>> {
     return std::unique_ptr<BatchMap>(new InfoBatchMap(j.value("batched", false)));
