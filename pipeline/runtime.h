@@ -183,6 +183,8 @@ class Runtime {
   // A batch by length: puts the row in its bucket and Emits the bucket's
   // batch once full.
   Status Bucket(RowTensors&& row, uint64_t epoch, bool* cut);
+  // The bucket of a row: its length column's, or what the length map gives.
+  Result<size_t> BucketOfRow(const RowTensors& row, uint64_t epoch);
   // Batches bucket `b`'s rows and Emits the batch.
   Status EmitBucket(size_t b, uint64_t epoch, bool* cut);
   // A row a resumed run took before the state it resumed from (not in a bucket then).

@@ -88,9 +88,21 @@ Status Runtime::Emit(Batch&& b, bool steps_done, std::vector<uint64_t> tag_rows,
   return Status::OK();
 }
 
+Result<size_t> Runtime::BucketOfRow(const RowTensors& row, uint64_t epoch) {
+  if (!tree_.bucket_length_map) return tree_.bucket->BucketOf(row.columns[tree_.bucket_column]);
+  std::vector<std::vector<Tensor>> in;
+  for (size_t c : tree_.bucket_length_columns) in.push_back({row.columns[c]});
+  MR_ASSIGN_OR_RETURN(auto out, tree_.bucket_length_map->Apply(std::move(in), InfoFor(epoch, epoch_batches_)));
+  const Tensor& t = out.size() == 1 ? out[0].batched : Tensor();
+  if (!t.defined() || t.num_elements() != 1 || t.type() != TensorType::kInt64) {
+    return Status::InvalidArgument("bucket: the length map " + tree_.bucket_length_map->name() +
+                                   " must give one integer");
+  }
+  return tree_.bucket->BucketForLength(*t.data_as<int64_t>());
+}
+
 Status Runtime::Bucket(RowTensors&& row, uint64_t epoch, bool* cut) {
-  const Tensor& len = row.columns[tree_.bucket_column];
-  Result<size_t> b = tree_.bucket->BucketOf(len);
+  Result<size_t> b = BucketOfRow(row, epoch);
   if (!b.ok()) {
     return Status::InvalidArgument(b.status().message() + " (the row at position " + std::to_string(row.position) +
                                    " of epoch " + std::to_string(epoch) + ")");

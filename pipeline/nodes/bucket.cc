@@ -27,22 +27,46 @@ Result<std::vector<uint64_t>> PositiveList(const json& j, const char* key) {
 }  // namespace
 
 json BucketSpec::ToJson() const {
-  return json{{"column", column},           {"length", value ? "value" : "dim0"}, {"boundaries", boundaries},
-              {"batch_sizes", batch_sizes}, {"pad_to_boundary", pad_to_boundary}};
+  json j = {{"boundaries", boundaries}, {"batch_sizes", batch_sizes}, {"pad_to_boundary", pad_to_boundary}};
+  if (!length_map.is_null()) {
+    j["length_map"] = length_map;
+    j["input_columns"] = length_columns;
+  } else {
+    j["column"] = column;
+    j["length"] = value ? "value" : "dim0";
+  }
+  return j;
 }
 
 Result<BucketSpec> BucketSpec::FromJson(const json& j) {
   if (!j.is_object()) return Status::InvalidArgument("bucket: must be an object, got " + j.dump());
   for (const auto& [k, v] : j.items()) {
-    if (k != "column" && k != "length" && k != "boundaries" && k != "batch_sizes" && k != "pad_to_boundary") {
+    if (k != "column" && k != "length" && k != "boundaries" && k != "batch_sizes" && k != "pad_to_boundary" &&
+        k != "length_map" && k != "input_columns") {
       return Status::InvalidArgument("bucket: unknown key '" + k + "'");
     }
   }
   BucketSpec s;
-  if (!j.contains("column") || !j["column"].is_string() || j["column"].get<std::string>().empty()) {
+  if (j.contains("length_map")) {
+    const json& m = j["length_map"];
+    if (!m.is_object() || !m.contains("map") || !m["map"].is_string()) {
+      return Status::InvalidArgument("bucket: 'length_map' must be an object with a 'map' name, got " + m.dump());
+    }
+    if (j.contains("column") || j.contains("length")) {
+      return Status::InvalidArgument("bucket: 'length_map' takes 'input_columns', not 'column' or 'length'");
+    }
+    bool names = j.contains("input_columns") && j["input_columns"].is_array() && !j["input_columns"].empty();
+    for (const json& c : names ? j["input_columns"] : json::array()) names = names && c.is_string();
+    if (!names) return Status::InvalidArgument("bucket: 'input_columns' must list the length map's columns");
+    s.length_map = m;
+    s.length_columns = j["input_columns"].get<std::vector<std::string>>();
+  } else if (!j.contains("column") || !j["column"].is_string() || j["column"].get<std::string>().empty()) {
     return Status::InvalidArgument("bucket: 'column' must name the column giving each row's length");
+  } else if (j.contains("input_columns")) {
+    return Status::InvalidArgument("bucket: 'input_columns' go with a 'length_map'");
+  } else {
+    s.column = j["column"].get<std::string>();
   }
-  s.column = j["column"].get<std::string>();
   if (j.contains("length")) {
     if (j["length"] != "dim0" && j["length"] != "value") {
       return Status::InvalidArgument("bucket: 'length' must be \"dim0\" or \"value\", got " + j["length"].dump());
@@ -89,9 +113,13 @@ Result<size_t> BucketSpec::BucketOf(const Tensor& t) const {
         return Status::InvalidArgument("bucket: column '" + column + "' must hold an integer length, got " +
                                        TensorTypeName(t.type()));
     }
-    if (length < 0) {
-      return Status::InvalidArgument("bucket: the length of a row must be >= 0, got " + std::to_string(length));
-    }
+  }
+  return BucketForLength(length);
+}
+
+Result<size_t> BucketSpec::BucketForLength(int64_t length) const {
+  if (length < 0) {
+    return Status::InvalidArgument("bucket: the length of a row must be >= 0, got " + std::to_string(length));
   }
   const auto it = std::upper_bound(boundaries.begin(), boundaries.end(), static_cast<uint64_t>(length));
   return static_cast<size_t>(it - boundaries.begin());

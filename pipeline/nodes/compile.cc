@@ -251,8 +251,14 @@ Result<ExecTree> CompileTree(const json& tree, const ReaderOptions& read, uint64
                                                                 {"ragged", (*batch)["ragged"]}}));
     if (batch->contains("bucket")) {
       MR_ASSIGN_OR_RETURN(auto bucket, BucketSpec::FromJson((*batch)["bucket"]));
-      MR_ASSIGN_OR_RETURN(auto idx, ColumnIndices(cols, {bucket.column}, "plan: " + path + ": bucket"));
-      out.bucket_column = idx[0];
+      if (bucket.length_map.is_null()) {
+        MR_ASSIGN_OR_RETURN(auto idx, ColumnIndices(cols, {bucket.column}, "plan: " + path + ": bucket"));
+        out.bucket_column = idx[0];
+      } else {
+        MR_ASSIGN_OR_RETURN(out.bucket_length_columns,
+                            ColumnIndices(cols, bucket.length_columns, "plan: " + path + ": bucket"));
+        MR_ASSIGN_OR_RETURN(out.bucket_length_map, MakeBatchMap(bucket.length_map));
+      }
       out.batch.batch_size = *std::max_element(bucket.batch_sizes.begin(), bucket.batch_sizes.end());
       out.bucket = std::move(bucket);
     }

@@ -60,6 +60,8 @@ struct ExecTree {
   // batch.batch_size is then the largest, the positions of a task.
   std::optional<BucketSpec> bucket;
   size_t bucket_column = 0;
+  std::unique_ptr<BatchMap> bucket_length_map;  // the bucket's length map, or null
+  std::vector<size_t> bucket_length_columns;     // its input columns
   // A batch size per batch (MindSpore's batch(batch_size=callable)): a batch
   // map of no columns giving one integer for the BatchInfo; the consumer
   // re-batches, and batch.batch_size is the positions of a task.

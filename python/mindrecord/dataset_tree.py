@@ -388,26 +388,6 @@ def batch_node(ds, batch_size, drop_remainder, per_batch_map, input_columns, out
     return with_tree(ds, node, batched=True)
 
 
-class _ElementLength:
-    """The map callable of bucket_batch_by_length's element_length_function:
-    gives its input columns back as they are, then the row's length."""
-
-    def __init__(self, fn):
-        self.fn = fn
-        self.__qualname__ = getattr(fn, "__qualname__", None) or type(fn).__qualname__
-
-    def __call__(self, *columns):
-        n = self.fn(*columns)
-        if isinstance(n, np.ndarray) and n.size == 1:
-            n = n.reshape(()).item()
-        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-            raise TypeError("element_length_function must return an integer, got %r" % (n,))
-        if not 0 <= n <= _INT32_MAX:
-            raise ValueError("element_length_function should return a non negative integer (at most %d), got %d"
-                             % (_INT32_MAX, n))
-        return columns + (np.array(n, dtype=np.int64),)
-
-
 def _int_list(name, value, count=None):
     if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
         raise TypeError("%s must be a list of int, got %r" % (name, value))
@@ -430,8 +410,8 @@ def bucket_batch_by_length(self: "MindDataset", column_names, bucket_boundaries,
     holds its bucket_batch_sizes entry of rows, and what the buckets hold at
     the end of an epoch is batched in bucket order (dropped with
     drop_remainder). The length is element_length_function(*column_names)
-    (run as a map on the pipeline's workers), else the first dimension of the
-    one column named. pad_to_bucket_boundary pads pad_info's None dims to the
+    (called per row on the iterating thread, as MindSpore's op calls it in
+    its own), else the first dimension of the one column named. pad_to_bucket_boundary pads pad_info's None dims to the
     bucket's upper boundary - 1 (rows in the last bucket are then an error).
     Columns that differ in shape and are not padded come out as lists, as
     batch()'s. Rows keep their order within a bucket; the batches are the
@@ -456,7 +436,6 @@ def bucket_batch_by_length(self: "MindDataset", column_names, bucket_boundaries,
         raise ValueError("column_names %r: no such column (the dataset has %r)" % (missing, cols))
     ragged = pad_spec(self, pad_info) if pad_info is not None else {}
     bucket = {"boundaries": bounds, "batch_sizes": sizes, "pad_to_boundary": pad_to_bucket_boundary}
-    ds = self
     if element_length_function is None:
         if len(column_names) != 1:
             raise ValueError("without an element_length_function, column_names must name one column, got %r"
@@ -465,18 +444,12 @@ def bucket_batch_by_length(self: "MindDataset", column_names, bucket_boundaries,
     else:
         if not callable(element_length_function):
             raise TypeError("element_length_function must be callable, got %r" % (element_length_function,))
-        length = "_bucket_length"
-        while length in cols:
-            length = "_" + length
-        ds = map_node(self, to_specs([_ElementLength(element_length_function)]), column_names,
-                      column_names + [length])
-        bucket.update(column=length, length="value")
-    node = {"node": "batch", "input": tree_of(ds), "drop_remainder": drop_remainder, "ragged": ragged,
+        name = getattr(element_length_function, "__qualname__", None) or type(element_length_function).__qualname__
+        bucket.update(input_columns=column_names, length_map={
+            "map": "PyLengthMap", "name": name, "_ref": _core.register_callable(element_length_function)})
+    node = {"node": "batch", "input": tree_of(self), "drop_remainder": drop_remainder, "ragged": ragged,
             "bucket": bucket}
-    out = with_tree(ds, node, batched=True)
-    if ds is not self:
-        out = add_node(out, "project", columns=cols)
-    return out
+    return with_tree(self, node, batched=True)
 
 
 def pad_spec(ds, pad_info):

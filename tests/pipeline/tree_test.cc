@@ -545,6 +545,12 @@ TEST_F(TreeTest, BucketBatchesByLengthAndResumesExactly) {
       EXPECT_EQ(got, model({2, 5}, {3, 2, 4}, true, drop)) << "drop " << drop << ", workers " << w;
     }
   }
+  // A length map (the Python binding's element_length_function) called per
+  // row by the consumer: here the label's value, so the same batches.
+  const json by_map = {{"length_map", {{"map", "TestValue"}}}, {"input_columns", {"label"}},
+                       {"boundaries", {2, 5}}, {"batch_sizes", {3, 2, 4}}};
+  EXPECT_EQ(Digests(Run(TreePlan(bucketed(shuffled, by_map), 3))), Digests(Run(TreePlan(bucketed(shuffled, by_label)))));
+  ExpectExactResume(TreePlan(bucketed(Filter(shuffled, 3), by_map), 2, 2), {2, 9, 15});
   // pad_to_boundary: data padded to its bucket's bound - 1 (last bucket: an error).
   const json pad = {{"data", {{"pad", 0}, {"shape", {-1}}}}};
   const auto padded = Run(TreePlan(bucketed(Node("filter", shuffled, {{"predicate", {{"op", "TestKeepMod"}, {"mod", 190},
@@ -568,7 +574,10 @@ TEST_F(TreeTest, BucketBatchesByLengthAndResumesExactly) {
            {{{"column", "id"}, {"boundaries", {3}}, {"batch_sizes", {1}}}, "one size per bucket"},
            {{{"column", "id"}, {"boundaries", {3}}, {"batch_sizes", {1, 0}}}, "integers in [1"},
            {{{"column", "id"}, {"boundaries", {3}}, {"batch_sizes", {1, 1}}, {"lenght", "value"}}, "unknown key 'lenght'"},
-           {{{"column", "id"}, {"boundaries", {3}}, {"batch_sizes", {1, 1}}, {"length", "max"}}, "'length' must be"}}) {
+           {{{"column", "id"}, {"boundaries", {3}}, {"batch_sizes", {1, 1}}, {"length", "max"}}, "'length' must be"},
+           {{{"length_map", {{"map", "TestValue"}}}, {"boundaries", {3}}, {"batch_sizes", {1, 1}}}, "'input_columns'"},
+           {{{"length_map", {{"map", "TestValue"}}}, {"input_columns", {"id"}}, {"column", "id"}, {"boundaries", {3}},
+             {"batch_sizes", {1, 1}}}, "not 'column'"}}) {
     auto p = Plan::FromJson({{"tree", bucketed(shuffled, bucket)}});
     ASSERT_FALSE(p.ok());
     EXPECT_NE(p.status().message().find(want), std::string::npos) << p.status().message();

@@ -134,6 +134,21 @@ class SizesBatchMap : public BatchMap {
   int64_t base_;
 };
 
+// Length map "TestValue": the integer value of its one input column (int32
+// or int64) as the row's length.
+class ValueLengthMap : public BatchMap {
+ public:
+  std::string name() const override { return "TestValue"; }
+  Result<std::vector<BatchMapColumn>> Apply(std::vector<std::vector<Tensor>> cols, const BatchInfo&) const override {
+    const Tensor& t = cols.at(0).at(0);
+    std::vector<BatchMapColumn> out(1);
+    out[0].batched = Tensor::Make(TensorType::kInt64, {});
+    *out[0].batched.mutable_data_as<int64_t>() =
+        t.type() == TensorType::kInt32 ? *t.data_as<int32_t>() : *t.data_as<int64_t>();
+    return out;
+  }
+};
+
 inline void RegisterTreeTestOps() {
   RegisterTestOps();
   RegisterOp("TestSum", [](const nlohmann::json&) -> Result<std::unique_ptr<TensorOp>> {
@@ -150,6 +165,9 @@ inline void RegisterTreeTestOps() {
   });
   RegisterOp("TestKeepRandom", [](const nlohmann::json&) -> Result<std::unique_ptr<TensorOp>> {
     return std::unique_ptr<TensorOp>(new KeepRandomOp());
+  });
+  RegisterBatchMap("TestValue", [](const nlohmann::json&) -> Result<std::unique_ptr<BatchMap>> {
+    return std::unique_ptr<BatchMap>(new ValueLengthMap());
   });
   RegisterBatchMap("TestSizes", [](const nlohmann::json& j) -> Result<std::unique_ptr<BatchMap>> {
     return std::unique_ptr<BatchMap>(new SizesBatchMap(j.value("base", int64_t{2})));
