@@ -25,6 +25,38 @@ uint64_t OwnedBytes(const Batch& b) {
   return n;
 }
 
+// The same for rows handed on to be released.
+uint64_t OwnedBytes(const std::vector<RowTensors>& rows) {
+  uint64_t n = 0;
+  for (const RowTensors& r : rows) {
+    for (const Tensor& t : r.columns) {
+      if (!t.read_only()) n += t.size_bytes();
+    }
+  }
+  return n;
+}
+
+// Rows per statistic tag among `rows`.
+std::vector<uint64_t> TagRows(const std::vector<RowTensors>& rows, uint32_t num_tags) {
+  std::vector<uint64_t> tags(num_tags, 0);
+  for (const auto& r : rows) {
+    for (uint32_t t : r.tags) tags[t]++;
+  }
+  return tags;
+}
+
+// What a batch map giving one integer (a batch size map, a bucket's length
+// map) gives for `in`; `what` names it in the error.
+Result<int64_t> MapInteger(const BatchMap& map, std::vector<std::vector<Tensor>> in, const BatchInfo& info,
+                           const std::string& what) {
+  MR_ASSIGN_OR_RETURN(auto out, map.Apply(std::move(in), info));
+  const Tensor& t = out.size() == 1 ? out[0].batched : Tensor();
+  if (!t.defined() || t.num_elements() != 1 || t.type() != TensorType::kInt64) {
+    return Status::InvalidArgument(what + " must give one integer");
+  }
+  return *t.data_as<int64_t>();
+}
+
 }  // namespace
 
 using Clock = std::chrono::steady_clock;
@@ -92,13 +124,10 @@ Result<size_t> Runtime::BucketOfRow(const RowTensors& row, uint64_t epoch) {
   if (!tree_.bucket_length_map) return tree_.bucket->BucketOf(row.columns[tree_.bucket_column]);
   std::vector<std::vector<Tensor>> in;
   for (size_t c : tree_.bucket_length_columns) in.push_back({row.columns[c]});
-  MR_ASSIGN_OR_RETURN(auto out, tree_.bucket_length_map->Apply(std::move(in), InfoFor(epoch, epoch_batches_)));
-  const Tensor& t = out.size() == 1 ? out[0].batched : Tensor();
-  if (!t.defined() || t.num_elements() != 1 || t.type() != TensorType::kInt64) {
-    return Status::InvalidArgument("bucket: the length map " + tree_.bucket_length_map->name() +
-                                   " must give one integer");
-  }
-  return tree_.bucket->BucketForLength(*t.data_as<int64_t>());
+  MR_ASSIGN_OR_RETURN(const int64_t length,
+                      MapInteger(*tree_.bucket_length_map, std::move(in), InfoFor(epoch, epoch_batches_),
+                                 "bucket: the length map " + tree_.bucket_length_map->name()));
+  return tree_.bucket->BucketForLength(length);
 }
 
 Status Runtime::Bucket(RowTensors&& row, uint64_t epoch, bool* cut) {
@@ -115,10 +144,7 @@ Status Runtime::Bucket(RowTensors&& row, uint64_t epoch, bool* cut) {
 Status Runtime::EmitBucket(size_t b, uint64_t epoch, bool* cut) {
   std::vector<RowTensors> rows = std::move(buckets_[b]);
   buckets_[b].clear();
-  std::vector<uint64_t> tags(tree_.num_tags, 0);
-  for (const auto& r : rows) {
-    for (uint32_t t : r.tags) tags[t]++;
-  }
+  std::vector<uint64_t> tags = TagRows(rows, tree_.num_tags);
   MR_ASSIGN_OR_RETURN(BatchOptions opts, tree_.bucket->OptionsFor(b, tree_.batch));
   MR_ASSIGN_OR_RETURN(Batch batch, AssembleBatch(tree_.root->columns(), std::move(rows), epoch, opts, alloc_));
   Spend(std::move(rows));
@@ -128,12 +154,7 @@ Status Runtime::EmitBucket(size_t b, uint64_t epoch, bool* cut) {
 }
 
 void Runtime::Spend(std::vector<RowTensors>&& rows) {
-  uint64_t bytes = 0;
-  for (const RowTensors& r : rows) {
-    for (const Tensor& t : r.columns) {
-      if (!t.read_only()) bytes += t.size_bytes();
-    }
-  }
+  const uint64_t bytes = OwnedBytes(rows);
   if (claims_done_ || spent_rows_.size() + rows.size() > kMaxSpentRows ||
       spent_bytes_ + bytes > std::min(kMaxSpentBytes, plan_.queue_bytes / 4)) {
     return;  // released by the caller
@@ -148,12 +169,7 @@ Result<uint64_t> Runtime::NextBatchSize(uint64_t epoch) {
   const BatchInfo info = InfoFor(epoch, epoch_batches_);
   const std::string where = "batch_size " + tree_.batch_size_map->name() + " (epoch " +
                             std::to_string(info.epoch_num) + ", batch " + std::to_string(info.batch_num) + ")";
-  MR_ASSIGN_OR_RETURN(auto out, tree_.batch_size_map->Apply({}, info));
-  const Tensor& t = out.size() == 1 ? out[0].batched : Tensor();
-  if (!t.defined() || t.num_elements() != 1 || t.type() != TensorType::kInt64) {
-    return Status::InvalidArgument(where + " must give one integer");
-  }
-  const int64_t n = *t.data_as<int64_t>();
+  MR_ASSIGN_OR_RETURN(const int64_t n, MapInteger(*tree_.batch_size_map, {}, info, where));
   if (n < 1 || n > std::numeric_limits<int32_t>::max()) {
     return Status::InvalidArgument(where + " gave " + std::to_string(n) + ", not a batch size in [1, 2^31 - 1]");
   }
@@ -169,10 +185,7 @@ Status Runtime::EmitCarry(size_t n, uint64_t epoch, uint64_t epoch_after, uint64
     epoch_after = epoch;
     position_after = carry_.front().position;
   }
-  std::vector<uint64_t> tags(tree_.num_tags, 0);
-  for (const auto& r : take) {
-    for (uint32_t t : r.tags) tags[t]++;
-  }
+  std::vector<uint64_t> tags = TagRows(take, tree_.num_tags);
   Result<Batch> b = Status::Internal("unset");
   if (tree_.batch_map) {
     b = AssembleMappedBatch(tree_.root->columns(), std::move(take), epoch, tree_.batch, alloc_, *tree_.batch_map,
