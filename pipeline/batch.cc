@@ -27,6 +27,7 @@ void Fill(TensorType type, uint8_t* dst, size_t n, double v) {
     case TensorType::kFloat32: FillAs<float>(dst, n, v); break;
     case TensorType::kFloat64: FillAs<double>(dst, n, v); break;
     case TensorType::kBool: FillAs<uint8_t>(dst, n, v != 0); break;
+    case TensorType::kStrings: break;  // never padded (AssembleColumn)
   }
 }
 
@@ -151,6 +152,16 @@ Status AssembleColumn(const std::vector<std::string>& names, size_t c, std::vect
     }
     auto it = options.ragged.find(names[c]);
     const RaggedSpec spec = it == options.ragged.end() ? RaggedSpec{} : it->second;
+    // Arrays of strings batch as a list of their rows (the consumer stacks
+    // rows of one shape): they have no fixed element size to stack by.
+    const bool strings = std::any_of(rows.begin(), rows.end(),
+                                     [c](const RowTensors& r) { return r.columns[c].type() == TensorType::kStrings; });
+    if (strings && spec.mode == RaggedMode::kPad)
+      return Status::InvalidArgument("batch column '" + names[c] + "': padding arrays of strings is not supported");
+    if (strings && (same || spec.mode != RaggedMode::kError)) {
+      for (size_t i = 0; i < n; ++i) col.list.push_back(std::move(rows[i].columns[c]));
+      return Status::OK();
+    }
     const size_t elem = TensorTypeSize(first.type());
     const bool fixed_pad = spec.mode == RaggedMode::kPad && !spec.pad_shape.empty();
     if (same && !fixed_pad) {
@@ -232,8 +243,10 @@ void CopyViewsIntoBlock(BatchColumn& col) {
     const size_t a = TensorTypeSize(t.type());
     return (off + a - 1) / a * a;
   };
+  // (Arrays of strings stay views: the consumer converts them with a copy.)
+  const auto copied = [](const Tensor& t) { return t.read_only() && t.type() != TensorType::kStrings; };
   for (const Tensor& t : col.list)
-    if (t.read_only()) total = at(total, t) + t.size_bytes();
+    if (copied(t)) total = at(total, t) + t.size_bytes();
   if (total == 0) return;
   Tensor block = Tensor::Make(TensorType::kUInt8, {static_cast<int64_t>(total)});
   uint8_t* dst = block.MutableData();
@@ -242,19 +255,19 @@ void CopyViewsIntoBlock(BatchColumn& col) {
       col.list.size(),
       [&](size_t i) {
         const Tensor& t = col.list[i];
-        return t.read_only() ? std::string_view(reinterpret_cast<const char*>(t.data()), t.size_bytes())
+        return copied(t) ? std::string_view(reinterpret_cast<const char*>(t.data()), t.size_bytes())
                              : std::string_view();
       },
       [&](size_t i) {
         const Tensor& t = col.list[i];
-        if (!t.read_only()) return;
+        if (!copied(t)) return;
         off = at(off, t);
         if (t.size_bytes()) std::memcpy(dst + off, t.data(), t.size_bytes());
         off += t.size_bytes();
       });
   off = 0;
   for (Tensor& t : col.list) {
-    if (!t.read_only()) continue;
+    if (!copied(t)) continue;
     off = at(off, t);
     t = block.Region(off, t.type(), t.shape());
     off += t.size_bytes();
@@ -329,6 +342,10 @@ Status BatchBuilder::Add(RowTensors&& row) {
   for (size_t c = 0; c < names_.size(); ++c) {
     if (!streaming_[c]) continue;
     Tensor& t = row.columns[c];
+    if (t.type() == TensorType::kStrings) {  // batched as a list (AssembleColumn)
+      Unstream(c);
+      continue;
+    }
     if (i == 0) {
       std::vector<int64_t> shape = {static_cast<int64_t>(expected_)};
       shape.insert(shape.end(), t.shape().begin(), t.shape().end());

@@ -65,6 +65,9 @@ Result<ColumnRule> RuleFor(const std::string& column, const Tensor& t) {
       r.field.type = DataType::kString;
       r.conversion = Conversion::kString;
       return r;
+    case TensorType::kStrings:
+      return Status::InvalidArgument(what + ": an array of strings " + SavedShapeText(t.shape()) +
+                                     " has no MindRecord field type (MindSpore's rule too)");
     default:
       break;
   }
@@ -90,7 +93,8 @@ Result<ColumnRule> RuleFor(const std::string& column, const Tensor& t) {
     case TensorType::kFloat32: r.field.type = DataType::kFloat32; break;
     case TensorType::kFloat64: r.field.type = DataType::kFloat64; break;
     case TensorType::kBytes:
-    case TensorType::kString: break;  // handled above
+    case TensorType::kString:
+    case TensorType::kStrings: break;  // handled above
   }
   if (!r.scalar) {
     r.field.has_shape = true;

@@ -27,6 +27,7 @@ constexpr TypeInfo kTypes[] = {
     {TensorType::kInt64, "int64", 8},     {TensorType::kFloat32, "float32", 4},
     {TensorType::kFloat64, "float64", 8}, {TensorType::kBytes, "bytes", 1},
     {TensorType::kString, "string", 1},   {TensorType::kBool, "bool", 1},
+    {TensorType::kStrings, "strings", 1},
 };
 
 // Size classes of pooled buffers: 4 per power of two from
@@ -211,7 +212,7 @@ const char* TensorTypeName(TensorType t) {
 
 Result<TensorType> ParseTensorType(std::string_view name) {
   for (const auto& i : kTypes)
-    if (name == i.name) return i.type;
+    if (name == i.name && i.type != TensorType::kStrings) return i.type;
   if (name == "float") return TensorType::kFloat32;
   if (name == "double") return TensorType::kFloat64;
   return Status::InvalidArgument("unknown tensor type '" + std::string(name) +
@@ -375,7 +376,7 @@ uint8_t* Tensor::MutableData() {
 }
 
 Tensor Tensor::Subtensor(int64_t i) const {
-  if (shape_.empty() || i < 0 || i >= shape_[0]) return Tensor();
+  if (type_ == TensorType::kStrings || shape_.empty() || i < 0 || i >= shape_[0]) return Tensor();
   Tensor t = *this;
   t.shape_.assign(shape_.begin() + 1, shape_.end());
   t.size_ = size_ / static_cast<size_t>(shape_[0]);
@@ -384,6 +385,7 @@ Tensor Tensor::Subtensor(int64_t i) const {
 }
 
 Tensor Tensor::Region(size_t offset, TensorType type, Shape shape) const {
+  if (type == TensorType::kStrings || type_ == TensorType::kStrings) return Tensor();
   Tensor t = *this;
   t.type_ = type;
   t.shape_ = std::move(shape);
@@ -397,6 +399,13 @@ Tensor Tensor::Reshaped(Shape shape) const {
   Tensor t = *this;
   t.shape_ = std::move(shape);
   if (t.num_elements() != num_elements()) return Tensor();
+  return t;
+}
+
+Tensor Tensor::AsStrings(Shape shape) const {
+  Tensor t = *this;
+  t.type_ = TensorType::kStrings;
+  t.shape_ = std::move(shape);
   return t;
 }
 

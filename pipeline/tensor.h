@@ -27,6 +27,7 @@ enum class TensorType : uint8_t {
   kBytes = 7,   // opaque bytes (e.g. an encoded JPEG): 1-D, element size 1
   kString = 8,  // UTF-8 text: 1-D, element size 1
   kBool = 9,    // numpy's bool: one byte per element, 0 or 1
+  kStrings = 10,  // an array of UTF-8 strings, shape() counting them (pipeline/strings.h)
 };
 
 size_t TensorTypeSize(TensorType t);
@@ -136,6 +137,11 @@ class Tensor {
   // Same bytes, new shape with the same element count (a count mismatch gives
   // an undefined Tensor).
   Tensor Reshaped(Shape shape) const;
+  // These bytes (laid out as pipeline/strings.h says) as a kStrings tensor
+  // of `shape`, sharing the buffer: no copy. Make, Subtensor and Region do
+  // not apply to kStrings (their sizes are not element counts): Subtensor
+  // and Region of one give an undefined Tensor.
+  Tensor AsStrings(Shape shape) const;
   std::string DebugString() const;
   bool defined() const { return buf_ != nullptr; }
 

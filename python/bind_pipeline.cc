@@ -130,6 +130,13 @@ py::dict BatchToPy(Batch&& b, ValueStyle style, bool zero_copy) {
   py::dict d;
   const auto rows = static_cast<int64_t>(b.size());
   for (auto& c : b.columns) {
+    if (c.is_list() && !c.list.empty() && c.list.front().type() == TensorType::kStrings) {
+      // Arrays of strings of one shape stack into one str array, as MindSpore batches them.
+      if (py::object v = StackedStrings(c.list)) {
+        d[py::str(c.name)] = std::move(v);
+        continue;
+      }
+    }
     if (style == ValueStyle::kMindSpore) {
       const TensorType first = c.is_list() ? (c.list.empty() ? TensorType::kUInt8 : c.list.front().type()) : c.data.type();
       // Buffers from the consumer's allocator are its to reuse: copied.

@@ -160,7 +160,16 @@ Result<Tensor> PyToTensor(py::handle obj, const std::string& who) {
     return std::move(*scalar);
   }
   if (py::isinstance<py::bytes>(obj)) return Tensor::FromString(TensorType::kBytes, obj.cast<std::string>());
-  if (py::isinstance<py::str>(obj)) return Tensor::FromString(TensorType::kString, obj.cast<std::string>());
+  if (py::isinstance<py::str>(obj)) {
+    // surrogateescape: bytes a text source could not decode go back as those bytes.
+    PyObject* b = PyUnicode_AsEncodedString(obj.ptr(), "utf-8", "surrogateescape");
+    if (b == nullptr) {
+      PyErr_Clear();
+      return Status::InvalidArgument(who + " returned a str that UTF-8 cannot hold (a lone surrogate)");
+    }
+    py::bytes bytes = py::reinterpret_steal<py::bytes>(b);
+    return Tensor::FromString(TensorType::kString, bytes.cast<std::string>());
+  }
   if (py::isinstance<py::tuple>(obj)) {
     return Status::InvalidArgument(who + " returned a tuple; it must return one array (one column in, one out)");
   }
@@ -177,10 +186,11 @@ Result<Tensor> PyToTensor(py::handle obj, const std::string& who) {
     py::object item = arr.attr("item")();
     return PyToTensor(item, who);
   }
+  if (dt.kind() == 'U') return StrArrayToStrings(arr, who);
   const TensorType* type = TypeOfDtype(dt.kind(), dt.itemsize());
   if (type == nullptr) {
     return Status::InvalidArgument(who + " returned an array of dtype " + py::str(dt.attr("name")).cast<std::string>() +
-                                   "; supported: bool, uint8, int8, int16, int32, int64, float32, float64, bytes, str");
+                                   "; supported: bool, uint8, int8, int16, int32, int64, float32, float64, bytes, str (and str arrays)");
   }
   if (dt.byteorder() == '>' || !(arr.flags() & py::array::c_style)) {
     arr = py::module_::import("numpy").attr("asarray")(arr, TensorDtype(*type), "C");  // native order, C layout (keeps 0-d)
@@ -269,6 +279,7 @@ class PyFuncOp : public TensorOp {
   int num_inputs() const override { return inputs_; }
   int num_outputs() const override { return outputs_; }
   bool uses_interpreter() const override { return true; }
+  bool takes_strings() const override { return true; }
 
   Result<std::vector<Tensor>> ApplyColumns(std::vector<Tensor> inputs, std::mt19937_64&) const override {
     if (!Py_IsInitialized() || _Py_IsFinalizing()) return Status::Cancelled("Python is shutting down");
@@ -413,6 +424,7 @@ void BindPyFunc(py::module_& m) {
         if (op.num_inputs() >= 0 && static_cast<int>(inputs.size()) != op.num_inputs())
           throw StatusError(Status::InvalidArgument(op.name() + " takes " + std::to_string(op.num_inputs()) +
                                                     " input(s), got " + std::to_string(inputs.size())));
+        ThrowIfError(CheckStringInputs(op, inputs.data(), inputs.size()));
         std::mt19937_64 rng(seed.is_none() ? std::random_device{}() : seed.cast<uint64_t>());
         std::vector<Tensor> outputs;
         {

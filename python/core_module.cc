@@ -273,6 +273,7 @@ py::dtype TensorDtype(TensorType t) {
 }
 
 py::array TensorToArray(Tensor t, bool view_read_only) {
+  if (t.type() == TensorType::kStrings) return StringsToArray(t);
   auto* owned = new Tensor(std::move(t));
   py::capsule keep(owned, [](void* p) { delete static_cast<Tensor*>(p); });
   std::vector<ssize_t> shape(owned->shape().begin(), owned->shape().end());

@@ -58,6 +58,15 @@ py::dtype TensorDtype(TensorType t);
 // over the same bytes.
 py::array TensorToArray(Tensor t, bool view_read_only = false);
 
+// String arrays (bind_strings.cc; the GIL must be held): a numpy str array
+// as a kStrings tensor (`who` names the caller in errors), a kStrings tensor
+// as a numpy str array of its shape, and rows of one shape stacked into one
+// array [rows, ...] (a null object when some row is not kStrings or has
+// another shape).
+Result<Tensor> StrArrayToStrings(const py::array& array, const std::string& who);
+py::array StringsToArray(const Tensor& t);
+py::object StackedStrings(const std::vector<Tensor>& rows);
+
 void BindIo(py::module_& m);
 void BindPipeline(py::module_& m);
 void BindConvert(py::module_& m);

@@ -4,6 +4,7 @@
 
 #include "mindrecord/checksum.h"
 #include "pipeline/row_vectors.h"
+#include "pipeline/strings.h"
 
 namespace mindrecord {
 
@@ -95,7 +96,7 @@ Result<std::vector<Tensor>> DecodeCacheEntry(std::shared_ptr<const void> owner, 
   for (uint64_t c = 0; c < count; ++c) {
     if (n - off < 8) return bad(off, "column " + std::to_string(c) + " is cut short");
     const uint8_t type = p[off], rank = p[off + 1];
-    if (type > static_cast<uint8_t>(TensorType::kBool)) return bad(off, "unknown tensor type " + std::to_string(type));
+    if (type > static_cast<uint8_t>(TensorType::kStrings)) return bad(off, "unknown tensor type " + std::to_string(type));
     if (rank > kCacheEntryMaxRank) return bad(off + 1, "rank " + std::to_string(rank) + " is above 16");
     off += 8;
     if ((n - off) / 8 < size_t{rank} + 1) return bad(off, "column " + std::to_string(c) + " is cut short");
@@ -112,7 +113,8 @@ Result<std::vector<Tensor>> DecodeCacheEntry(std::shared_ptr<const void> owner, 
     }
     const uint64_t len = GetU64(p + off);
     off += 8;
-    if (len != elems * TensorTypeSize(tt)) {
+    const bool strings = tt == TensorType::kStrings;  // offsets, then characters (pipeline/strings.h)
+    if (strings ? len / 8 < elems + 1 : len != elems * TensorTypeSize(tt)) {
       return bad(off - 8, "column " + std::to_string(c) + " has " + std::to_string(len) + " bytes, its shape needs " +
                               std::to_string(elems * TensorTypeSize(tt)));
     }
@@ -121,7 +123,13 @@ Result<std::vector<Tensor>> DecodeCacheEntry(std::shared_ptr<const void> owner, 
     }
     off += (16 - off % 16) % 16;
     if (off > n || len > n - off) return bad(off, "column " + std::to_string(c) + "'s bytes run past the entry");
-    cols.push_back(Tensor::View(tt, std::move(shape), owner, p + off));
+    if (strings) {
+      Tensor t = Tensor::View(TensorType::kUInt8, {static_cast<int64_t>(len)}, owner, p + off).AsStrings(shape);
+      if (Result<std::vector<std::string_view>> ok = ReadStrings(t); !ok.ok()) return bad(off, ok.status().message());
+      cols.push_back(std::move(t));
+    } else {
+      cols.push_back(Tensor::View(tt, std::move(shape), owner, p + off));
+    }
     off += len;
   }
   if (off != n) return bad(off, std::to_string(n - off) + " bytes follow the last column");

@@ -54,6 +54,7 @@ class ColumnOpsStep : public RowStep {
         if (op.is_random()) rng->seed(MixSeed({seed_, epoch, position, c, k}));
         // The last op may write straight into the row's place in the batch.
         const OutputSlot* slot = builder && k + 1 == ops_[c].size() ? builder->Slot(c) : nullptr;
+        if (Status st = CheckStringInputs(op, &t, 1); !st.ok()) return st.WithContext("column '" + names_[c] + "'");
         auto r = slot ? op.ApplyInto(std::move(t), *rng, *slot) : op.Apply(std::move(t), *rng);
         if (!r.ok()) return r.status().WithContext("column '" + names_[c] + "', op " + op.name());
         t = std::move(r).value();
@@ -205,6 +206,7 @@ Status ApplyOps(const std::vector<std::unique_ptr<TensorOp>>& ops, std::vector<T
                                        std::to_string(args->size()));
       }
       const OutputSlot* s = k + 1 == ops.size() ? slot : nullptr;
+      if (Status st = CheckStringInputs(op, args->data(), 1); !st.ok()) return st.WithContext(label);
       auto r = s ? op.ApplyInto(std::move((*args)[0]), *rng, *s) : op.Apply(std::move((*args)[0]), *rng);
       if (!r.ok()) return r.status().WithContext(label + ", op " + op.name());
       (*args)[0] = std::move(r).value();
@@ -214,6 +216,7 @@ Status ApplyOps(const std::vector<std::unique_ptr<TensorOp>>& ops, std::vector<T
       return Status::InvalidArgument(label + ": op " + op.name() + " takes " + std::to_string(ni) +
                                      " column(s), it was given " + std::to_string(args->size()));
     }
+    if (Status st = CheckStringInputs(op, args->data(), args->size()); !st.ok()) return st.WithContext(label);
     auto r = op.ApplyColumns(std::move(*args), *rng);
     if (!r.ok()) return r.status().WithContext(label + ", op " + op.name());
     if (no >= 0 && r->size() != static_cast<size_t>(no)) {

@@ -57,6 +57,7 @@ Result<std::vector<Tensor>> OpList::Run(std::vector<Tensor> cols, const std::vec
     if (o.num_inputs() >= 0 && static_cast<int>(cols.size()) != o.num_inputs())
       return Status::InvalidArgument(op + ": " + o.name() + " takes " + Count(o.num_inputs()) + ", got " +
                                      Count(static_cast<int>(cols.size())));
+    if (Status st = CheckStringInputs(o, cols.data(), cols.size()); !st.ok()) return st.WithContext(op);
     if (o.num_inputs() == 1 && o.num_outputs() == 1) {
       auto r = o.Apply(std::move(cols[0]), rng);
       if (!r.ok()) return r.status().WithContext(op);

@@ -42,6 +42,7 @@ class CombinatorOp : public TensorOp {
   std::string name() const override { return name_; }
   int num_inputs() const override { return in_; }
   int num_outputs() const override { return out_; }
+  bool takes_strings() const override { return true; }  // each child is checked (OpList::Run)
   Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
 
  protected:

@@ -32,6 +32,9 @@
 #include "pipeline/ops/slice_patches.h"
 #include "pipeline/ops/tensor_ops.h"
 #include "pipeline/ops/tensor_shape_ops.h"
+#include "pipeline/ops/text_lookup.h"
+#include "pipeline/ops/text_sequence.h"
+#include "pipeline/ops/text_tokenizers.h"
 #include "pipeline/ops/warp.h"
 
 namespace mindrecord {
@@ -47,6 +50,15 @@ struct Entry {
 
 constexpr Entry kOps[] = {
     {"Decode", &ops::DecodeOp::Make},
+    {"WhitespaceTokenizer", &ops::TokenizerOp::MakeWhitespace},
+    {"UnicodeCharTokenizer", &ops::TokenizerOp::MakeUnicodeChar},
+    {"Lookup", &ops::LookupOp::Make},
+    {"Truncate", &ops::TruncateOp::Make},
+    {"TruncateSequencePair", &ops::TruncateSequencePairOp::Make},
+    {"SlidingWindow", &ops::SlidingWindowOp::Make},
+    {"Ngram", &ops::NgramOp::Make},
+    {"AddToken", &ops::AddTokenOp::Make},
+    {"ToNumber", &ops::ToNumberOp::Make},
     {"Resize", &ops::ResizeOp::Make},
     {"CenterCrop", &ops::CenterCropOp::Make},
     {"RandomCrop", &ops::RandomCropOp::Make},

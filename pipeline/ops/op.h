@@ -37,6 +37,11 @@ class TensorOp {
   // True when the op runs under an interpreter's lock that its thread may
   // keep until the next op that does not (pipeline/interpreter_lock.h).
   virtual bool uses_interpreter() const { return false; }
+  // True when the op takes string arrays (TensorType::kStrings: text ops,
+  // Python callables, ops running other ops); the runtime refuses them to
+  // the rest (CheckStringInputs) rather than have an op read their offsets
+  // as elements.
+  virtual bool takes_strings() const { return false; }
   // `rng` is seeded per row and per op by the runtime, so results are
   // reproducible whatever the worker count.
   virtual Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const = 0;
@@ -67,6 +72,18 @@ class TensorOp {
     return out;
   }
 };
+
+// InvalidArgument naming `op` when it is given a string array it does not
+// take (TensorOp::takes_strings).
+inline Status CheckStringInputs(const TensorOp& op, const Tensor* inputs, size_t n) {
+  if (op.takes_strings()) return Status::OK();
+  for (size_t i = 0; i < n; ++i) {
+    if (inputs[i].type() == TensorType::kStrings)
+      return Status::InvalidArgument(op.name() + " does not take an array of strings (shape " +
+                                     ShapeString(inputs[i].shape()) + "); text ops and Python callables do");
+  }
+  return Status::OK();
+}
 
 // Builds an op from its JSON spec; unknown ops or bad parameters are
 // InvalidArgument naming the op and parameter.

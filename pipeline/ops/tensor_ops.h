@@ -62,6 +62,7 @@ class DuplicateOp : public TensorOp {
   std::string name() const override { return "Duplicate"; }
   nlohmann::json ToJson() const override { return {{"op", "Duplicate"}}; }
   int num_outputs() const override { return 2; }
+  bool takes_strings() const override { return true; }
   Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
   Result<std::vector<Tensor>> ApplyColumns(std::vector<Tensor> inputs, std::mt19937_64& rng) const override;
 };

@@ -41,6 +41,7 @@ from mindrecord.iterators import Tensor
 from mindrecord.config import set_dec_mode, set_enc_key, set_enc_mode, set_hash_mode
 from mindrecord import vision
 from mindrecord import transforms
+from mindrecord import text
 from mindrecord import dtype
 
 # MindSpore's MSRStatus values (shardutils.SUCCESS / FAILED).

@@ -338,6 +338,8 @@ OP_INPUTS = {
     "hw": op_input(4, (0, 2, 9, 7, 0, 0)),
     "nhwc": op_input(6, (0, 4, 2, 6, 6, 3), (5, 2, 2, 5, 0, 0)),  # a batch of 2 + one-hot labels [2, 5]
     "vector_i32": op_input(9, (3, 1, 10, 0, 0, 0)),
+    "strings": op_input(10, (10, 1, 7, 0, 0, 0), (10, 1, 4, 0, 0, 0)),  # arrays of strings [7] and [4]
+    "string": op_input(12, (8, 1, 20, 0, 0, 0)),  # one string of 20 bytes
 }
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "op_specs.jsonl")) as f:
     for i, line in enumerate(f):

@@ -3,7 +3,8 @@
 // that are read-only views (as rows of a mapped shard are), under any spec.
 // Input: byte 0 seeds the values and the op's generator; then three 6-byte
 // tensor descriptions (type, rank | 0x80 for a read-only view, four
-// dimensions), one per input column the op takes; the rest is the op's JSON
+// dimensions; type 10 is an array of strings, some not UTF-8), one per
+// input column the op takes; the rest is the op's JSON
 // spec. A spec is made into an op (any numbers); the op runs only when every
 // number in it lies in [-512, 512], which bounds what it may allocate. Any
 // input gives a result or an error, never a crash, undefined behaviour, a
@@ -23,6 +24,7 @@
 
 #include "mindrecord/json_guard.h"
 #include "pipeline/ops/op.h"
+#include "pipeline/strings.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace {
@@ -82,18 +84,35 @@ void FillNumbers(uint8_t* dst, size_t n, std::mt19937_64& rng, bool extreme) {
 
 // The tensor described by `d` (6 bytes), its values drawn from `rng`.
 Tensor MakeInput(const uint8_t* d, std::mt19937_64& rng, bool extreme) {
-  const auto type = static_cast<TensorType>(d[0] % 10);
+  const auto type = static_cast<TensorType>(d[0] % 11);
   const bool view = (d[1] & 0x80) != 0;
   const bool text = type == TensorType::kBytes || type == TensorType::kString;
-  const int rank = text ? 1 : d[1] % 5;
+  const bool strings = type == TensorType::kStrings;
+  const int rank = text ? 1 : strings ? d[1] % 3 : d[1] % 5;
   mindrecord::Shape shape;
   int64_t elems = 1;
   for (int i = 0; i < rank; ++i) {
     shape.push_back(d[2 + i] % 33);
     elems *= shape.back();
   }
-  const size_t bytes = static_cast<size_t>(elems) * mindrecord::TensorTypeSize(type);
+  size_t bytes = static_cast<size_t>(elems) * mindrecord::TensorTypeSize(type);
   std::vector<uint8_t> data(bytes);
+  if (strings) {  // strings of 0-15 bytes: mostly ASCII words and spaces, some any byte (not UTF-8)
+    mindrecord::StringsBuilder b;
+    std::string s;
+    for (int64_t i = 0; i < elems; ++i) {
+      s.clear();
+      for (uint64_t k = 0, n = rng() % 16; k < n; ++k) {
+        const uint64_t r = rng();
+        s.push_back(r % 8 == 0 ? ' ' : r % 8 == 1 ? static_cast<char>(r >> 8) : static_cast<char>('a' + (r >> 8) % 4));
+      }
+      b.Add(s);
+    }
+    Tensor t = b.Finish(shape);
+    bytes = t.size_bytes();
+    data.assign(t.data(), t.data() + bytes);
+    if (!view) return t;
+  }
   switch (type) {
     case TensorType::kUInt8: FillNumbers<uint8_t>(data.data(), elems, rng, extreme); break;
     case TensorType::kInt8: FillNumbers<int8_t>(data.data(), elems, rng, extreme); break;
@@ -122,6 +141,7 @@ Tensor MakeInput(const uint8_t* d, std::mt19937_64& rng, bool extreme) {
   auto* at = static_cast<uint8_t*>(ro->p) + (ro->n - bytes);
   if (bytes) std::memcpy(at, data.data(), bytes);
   mprotect(ro->p, ro->n, PROT_READ);
+  if (strings) return Tensor::View(TensorType::kUInt8, {static_cast<int64_t>(bytes)}, ro, at).AsStrings(shape);
   return Tensor::View(type, shape, ro, at);
 }
 
@@ -151,6 +171,8 @@ MINDRECORD_FUZZ_TARGET(op_spec) {
   std::mt19937_64 values(data[0]);
   std::vector<Tensor> inputs;
   for (int i = 0; i < n; ++i) inputs.push_back(MakeInput(data + 1 + kDescBytes * i, values, data[0] & 1));
+  // As the runtime does: arrays of strings go only to ops that take them.
+  if (!mindrecord::CheckStringInputs(**op, inputs.data(), inputs.size()).ok()) return 0;
   std::mt19937_64 rng(data[0]);
   if (n == 1 && (*op)->num_outputs() == 1) {
     auto out = (*op)->Apply(std::move(inputs[0]), rng);

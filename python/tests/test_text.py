@@ -1,0 +1,165 @@
+"""mindrecord.text (MindSpore's mindspore.dataset.text), written as MindSpore
+code with only the import changed: a text classification input pipeline
+(tokenize, build a vocabulary, look tokens up, pad, batch) over a MindRecord
+file and a text file at several worker counts, against a plain Python model;
+each op's values, arrays of strings through maps, batches and caches, and the
+errors for what does not take them."""
+import numpy as np
+import pytest
+
+import mindrecord as ds
+from mindrecord import FileWriter, MindDataset, text, transforms
+
+LINES = ["the cat sat on the mat", "a dog  ate\tthe cat's food", "", "héllo wörld, héllo",
+         "the end"] * 8
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """LINES as a MindRecord file (a string and a label) and as a text file."""
+    d = tmp_path_factory.mktemp("text")
+    path = str(d / "t.mindrecord")
+    w = FileWriter(path, 1)
+    w.add_schema({"text": {"type": "string"}, "label": {"type": "int32"}}, "t")
+    w.write_raw_data([{"text": s, "label": i % 3} for i, s in enumerate(LINES)])
+    w.commit()
+    txt = d / "t.txt"
+    txt.write_text("\n".join(s for s in LINES if s) + "\n", encoding="utf-8")
+    return path, str(txt)
+
+
+def model_vocab(lines, special):
+    counts = {}
+    for s in lines:
+        for t in (s.split() or [""]):
+            counts[t] = counts.get(t, 0) + 1
+    words = sorted(counts, key=lambda w: (-counts[w], w))
+    return {w: i for i, w in enumerate(special + words)}
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_classification_input_pipeline(corpus, workers):
+    path, _ = corpus
+    data = MindDataset(path, shuffle=False, num_parallel_workers=workers)
+    data = data.map(operations=text.WhitespaceTokenizer(), input_columns="text", num_parallel_workers=workers)
+    vocab = text.Vocab.from_dataset(data, columns=["text"], special_tokens=["<pad>", "<unk>"], special_first=True)
+    assert vocab.vocab() == model_vocab(LINES, ["<pad>", "<unk>"])
+    data = data.map(operations=[text.Lookup(vocab, unknown_token="<unk>"), text.Truncate(5),
+                                transforms.PadEnd([5], pad_value=vocab.tokens_to_ids("<pad>"))],
+                    input_columns="text", num_parallel_workers=workers)
+    data = data.batch(4, drop_remainder=True)
+    got = [(b["text"], b["label"]) for b in data.create_dict_iterator(output_numpy=True)]
+    assert len(got) == len(LINES) // 4
+    ids = vocab.vocab()
+    for k, (tokens, labels) in enumerate(got):
+        assert tokens.dtype == np.int32 and tokens.shape == (4, 5)
+        for j in range(4):
+            words = (LINES[4 * k + j].split() or [""])[:5]
+            want = [ids[w] for w in words] + [0] * (5 - len(words))
+            assert tokens[j].tolist() == want
+        assert labels.tolist() == [(4 * k + j) % 3 for j in range(4)]
+
+
+def test_text_file_tokens_batch_as_str_arrays_or_lists(corpus):
+    _, txt = corpus
+    data = ds.TextFileDataset(txt, shuffle=False).map(text.UnicodeCharTokenizer(), input_columns="text")
+    rows = [r[0] for r in data.create_tuple_iterator(output_numpy=True)]
+    assert [r.tolist() for r in rows] == [list(s) for s in LINES if s]
+    assert rows[0].dtype.kind == "U"
+    # Rows of one shape stack into one str array; of different shapes they come as a list.
+    same = ds.NumpySlicesDataset({"t": np.array(["ab", "cd", "ef"])}, shuffle=False)
+    same = same.map(text.UnicodeCharTokenizer(), input_columns="t").batch(3)
+    (b,) = list(same.create_tuple_iterator(output_numpy=True))
+    assert b[0].dtype.kind == "U" and b[0].tolist() == [["a", "b"], ["c", "d"], ["e", "f"]]
+    ragged = data.batch(2)
+    first = next(iter(ragged.create_tuple_iterator(output_numpy=True)))[0]
+    assert isinstance(first, list) and [a.tolist() for a in first] == [list(LINES[0]), list(LINES[1])]
+    with pytest.raises(ds.InvalidArgumentError, match="padding arrays of strings is not supported"):
+        list(data.padded_batch(2, pad_info={"text": ([None], None)}))
+
+
+def test_tokenizer_offsets_and_callables_over_str_arrays():
+    data = ds.NumpySlicesDataset({"text": np.array(["a  bc d", "héllo wörld"])}, shuffle=False)
+    data = data.map(text.WhitespaceTokenizer(with_offsets=True), input_columns="text",
+                    output_columns=["token", "start", "limit"])
+    rows = list(data.create_dict_iterator(output_numpy=True))
+    assert rows[0]["token"].tolist() == ["a", "bc", "d"]
+    assert rows[0]["start"].tolist() == [0, 3, 6] and rows[0]["limit"].tolist() == [1, 5, 7]
+    assert rows[1]["start"].tolist() == [0, 7] and rows[1]["limit"].tolist() == [6, 13]  # byte offsets
+    # A Python callable takes and returns str arrays; text ops take what it returns.
+    up = data.map(lambda t: np.char.upper(t), input_columns="token")
+    up = up.map(text.AddToken("<s>"), input_columns="token")
+    assert [r["token"].tolist() for r in up.create_dict_iterator(output_numpy=True)] == \
+        [["<s>", "A", "BC", "D"], ["<s>", "HÉLLO", "WÖRLD"]]
+    py = ds.NumpySlicesDataset({"text": np.array(["x-y-z", "w"])}, shuffle=False)
+    py = py.map(text.PythonTokenizer(lambda s: s.split("-")), input_columns="text")
+    assert [r[0].tolist() for r in py.create_tuple_iterator(output_numpy=True)] == [["x", "y", "z"], ["w"]]
+
+
+def test_ops_applied_by_hand():
+    assert text.WhitespaceTokenizer()(np.array("  ")).tolist() == [""]
+    assert text.UnicodeCharTokenizer()("héllo").tolist() == ["h", "é", "l", "l", "o"]
+    assert text.Ngram([2, 3], left_pad=("_", 1), right_pad=("-", 1), separator=" ")(
+        np.array(["a", "b", "c"])).tolist() == ["_ a", "a b", "b c", "c -", "_ a b", "a b c", "b c -"]
+    assert text.Ngram(4)(np.array(["a", "b"])).tolist() == [""]
+    assert text.SlidingWindow(2)(np.array(["a", "b", "c"])).tolist() == [["a", "b"], ["b", "c"]]
+    assert text.SlidingWindow(2, axis=-1)(np.array([1, 2, 3])).tolist() == [[1, 2], [2, 3]]
+    assert text.SlidingWindow(5)(np.array([1, 2, 3])).shape == (0,)
+    assert text.ToNumber(np.int16)(np.array(["1", "-2", "300"])).tolist() == [1, -2, 300]
+    assert text.ToNumber("float64")(np.array(["1.5", "2e3"])).dtype == np.float64
+    assert text.Truncate(2)(np.array([[1, 2, 3], [4, 5, 6]])).tolist() == [[1, 2], [4, 5]]
+    a, b = text.TruncateSequencePair(4)(np.array([1, 2, 3]), np.array(["a", "b", "c"]))
+    assert a.tolist() == [1, 2] and b.tolist() == ["a", "b"]
+    assert text.AddToken("</s>", begin=False)(np.array(["a"])).tolist() == ["a", "</s>"]
+    vocab = text.Vocab.from_list(["the", "cat"], special_tokens=["<unk>"], special_first=False)
+    ids = text.Lookup(vocab, "<unk>", data_type=np.int64)(np.array([["the", "dog"], ["cat", "cat"]]))
+    assert ids.dtype == np.int64 and ids.tolist() == [[0, 2], [1, 1]]
+    assert text.to_str(np.array([b"ab", b"c"])).tolist() == ["ab", "c"]
+    assert text.to_bytes(np.array(["ab"])).tolist() == [b"ab"]
+
+
+def test_vocab_builders(tmp_path):
+    v = text.Vocab.from_list(["a", "b", "c"], special_tokens=["<pad>"])
+    assert v.vocab() == {"<pad>": 0, "a": 1, "b": 2, "c": 3}
+    assert v.tokens_to_ids(["c", "zz"]) == [3, -1] and v.tokens_to_ids("a") == 1
+    assert v.ids_to_tokens([0, 3, 9]) == ["<pad>", "c", ""] and v.ids_to_tokens(2) == "b"
+    assert text.Vocab.from_dict({"x": 5, "y": 2}).vocab() == {"x": 5, "y": 2}
+    f = tmp_path / "vocab.txt"
+    f.write_text("w1,9\nw2,8\nw3,7\n", encoding="utf-8")
+    assert text.Vocab.from_file(str(f), delimiter=",", vocab_size=2, special_tokens=["<unk>"]).vocab() == \
+        {"<unk>": 0, "w1": 1, "w2": 2}
+    counted = ds.NumpySlicesDataset({"t": np.array(["b a a", "c b a", "d"])}, shuffle=False)
+    counted = counted.map(text.WhitespaceTokenizer(), input_columns="t")
+    assert text.Vocab.from_dataset(counted, "t", freq_range=(2, None)).vocab() == {"a": 0, "b": 1}
+    assert text.Vocab.from_dataset(counted, top_k=2).vocab() == {"a": 0, "b": 1}
+    with pytest.raises(ValueError, match="duplicate word 'a'"):
+        text.Vocab.from_list(["a", "a"])
+    with pytest.raises(ValueError, match="unknown_token '<unk>' is not in the vocabulary"):
+        text.Lookup(v, unknown_token="<unk>")
+
+
+def test_what_does_not_take_str_arrays(corpus, tmp_path):
+    path, _ = corpus
+    tokens = MindDataset(path, shuffle=False).map(text.WhitespaceTokenizer(), input_columns="text")
+    with pytest.raises(ds.InvalidArgumentError, match="TypeCast does not take an array of strings"):
+        list(tokens.map(transforms.TypeCast(np.int32), input_columns="text"))
+    vocab = text.Vocab.from_list(["the"])
+    with pytest.raises(ds.InvalidArgumentError, match='token "cat" is not in the vocabulary'):
+        list(tokens.map(text.Lookup(vocab), input_columns="text"))
+    with pytest.raises(ds.InvalidArgumentError, match="not UTF-8"):
+        text.UnicodeCharTokenizer()(b"a\xff".decode("utf-8", "surrogateescape"))
+    with pytest.raises(ds.InvalidArgumentError, match="array of strings"):
+        tokens.save(str(tmp_path / "out.mindrecord"))
+    with pytest.raises(TypeError, match="with_offsets must be a bool"):
+        text.WhitespaceTokenizer(with_offsets=1)
+    with pytest.raises(AttributeError):
+        text.BertTokenizer  # noqa: B018 (built on ICU: not here)
+
+
+def test_cached_token_rows_read_back(corpus, tmp_path):
+    path, _ = corpus
+    cache = ds.DatasetCache(session_id=0, size=0, dir=str(tmp_path / "cache"))
+    data = MindDataset(path, shuffle=False).map(text.WhitespaceTokenizer(), input_columns="text", cache=cache)
+    first = [r["text"].tolist() for r in data.create_dict_iterator(output_numpy=True)]
+    again = [r["text"].tolist() for r in data.create_dict_iterator(output_numpy=True)]
+    assert first == again == [s.split() or [""] for s in LINES]

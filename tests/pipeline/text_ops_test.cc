@@ -1,0 +1,179 @@
+// Arrays of strings (pipeline/strings.h) and the text ops over them, against
+// values worked out by hand from MindSpore's kernels; their way through
+// batches, caches and the op guard.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipeline/batch.h"
+#include "pipeline/cache/cache_entry.h"
+#include "pipeline/strings.h"
+#include "tests/pipeline/ops_test_util.h"
+
+namespace mindrecord {
+namespace {
+
+using testing::Op;
+
+Tensor Strings(std::vector<std::string> s, std::optional<Shape> shape = std::nullopt) {
+  return MakeStrings(shape ? *shape : Shape{static_cast<int64_t>(s.size())}, std::span<const std::string>(s));
+}
+
+std::vector<std::string> Items(const Tensor& t) {
+  auto r = ReadStrings(t);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  if (!r.ok()) return {};
+  return std::vector<std::string>(r->begin(), r->end());
+}
+
+std::vector<Tensor> RunCols(const nlohmann::json& spec, std::vector<Tensor> in) {
+  auto op = Op(spec);
+  std::mt19937_64 rng(0);
+  EXPECT_TRUE(CheckStringInputs(*op, in.data(), in.size()).ok());
+  auto r = op->ApplyColumns(std::move(in), rng);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? std::move(r).value() : std::vector<Tensor>{};
+}
+
+Tensor Run1(const nlohmann::json& spec, Tensor in) {
+  std::vector<Tensor> v;
+  v.push_back(std::move(in));
+  auto out = RunCols(spec, std::move(v));
+  return out.empty() ? Tensor() : out[0];
+}
+
+std::string TextErrorOf(const nlohmann::json& spec, Tensor in) {
+  auto op = Op(spec);
+  std::mt19937_64 rng(0);
+  auto r = op->Apply(std::move(in), rng);
+  return r.ok() ? "" : r.status().message();
+}
+
+template <typename T>
+std::vector<T> TextValues(const Tensor& t) {
+  return std::vector<T>(t.data_as<T>(), t.data_as<T>() + t.num_elements());
+}
+
+TEST(StringsTest, BuildReadAndRefuseBadOffsets) {
+  Tensor t = Strings({"ab", "", "cde", "f"}, Shape{2, 2});
+  EXPECT_EQ(t.type(), TensorType::kStrings);
+  EXPECT_EQ(t.shape(), Shape({2, 2}));
+  EXPECT_EQ(t.size_bytes(), 5 * 8 + 6u);
+  EXPECT_EQ(Items(t), (std::vector<std::string>{"ab", "", "cde", "f"}));
+  EXPECT_FALSE(t.Subtensor(0).defined());  // sizes are no element counts
+  // Offsets that do not describe the buffer, as bytes restored from elsewhere may hold.
+  std::vector<uint8_t> bytes(t.data(), t.data() + t.size_bytes());
+  bytes[8 * 2] = 200;  // offsets[2] past the characters
+  Tensor bad = Tensor::Make(TensorType::kUInt8, {static_cast<int64_t>(bytes.size())});
+  std::memcpy(bad.MutableData(), bytes.data(), bytes.size());
+  EXPECT_FALSE(ReadStrings(bad.AsStrings({2, 2})).ok());
+  EXPECT_FALSE(ReadStrings(bad.AsStrings({9})).ok());  // more strings than offsets
+}
+
+TEST(TextOpsTest, TokenizersSplitAndGiveByteOffsets) {
+  auto out = RunCols({{"op", "WhitespaceTokenizer"}, {"with_offsets", true}},
+                 {Tensor::FromString(TensorType::kString, "a  b\xc2\xa0" "c\td\xe3\x80\x80")});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(Items(out[0]), (std::vector<std::string>{"a", "b", "c", "d"}));  // U+00A0 and U+3000 are white space
+  EXPECT_EQ(TextValues<int32_t>(out[1]), (std::vector<int32_t>{0, 3, 6, 8}));
+  EXPECT_EQ(TextValues<int32_t>(out[2]), (std::vector<int32_t>{1, 4, 7, 9}));
+  EXPECT_EQ(Items(Run1({{"op", "WhitespaceTokenizer"}}, Tensor::FromString(TensorType::kString, " \n"))),
+            std::vector<std::string>{""});  // no token: one empty token
+  Tensor chars = Run1({{"op", "UnicodeCharTokenizer"}}, Strings({"h\xc3\xa9!"}, Shape{}));
+  EXPECT_EQ(Items(chars), (std::vector<std::string>{"h", "\xc3\xa9", "!"}));
+  EXPECT_NE(TextErrorOf({{"op", "UnicodeCharTokenizer"}}, Tensor::FromString(TensorType::kString, "a\xff")).find("not UTF-8 at byte 1"),
+            std::string::npos);
+  EXPECT_NE(TextErrorOf({{"op", "WhitespaceTokenizer"}}, Strings({"a", "b"})).find("should be one string"),
+            std::string::npos);
+}
+
+TEST(TextOpsTest, LookupMapsTokensToIds) {
+  nlohmann::json spec = {{"op", "Lookup"}, {"vocab", {{"the", 2}, {"cat", 3}, {"<unk>", 1}}}, {"unknown_id", 1}};
+  Tensor ids = Run1(spec, Strings({"the", "dog", "cat", "the"}, Shape{2, 2}));
+  EXPECT_EQ(ids.type(), TensorType::kInt32);
+  EXPECT_EQ(ids.shape(), Shape({2, 2}));
+  EXPECT_EQ(TextValues<int32_t>(ids), (std::vector<int32_t>{2, 1, 3, 2}));
+  spec["data_type"] = "int64";
+  Tensor one = Run1(spec, Tensor::FromString(TensorType::kString, "cat"));
+  EXPECT_EQ(one.type(), TensorType::kInt64);
+  EXPECT_TRUE(one.shape().empty());
+  EXPECT_EQ(TextValues<int64_t>(one), std::vector<int64_t>{3});
+  spec.erase("unknown_id");
+  EXPECT_NE(TextErrorOf(spec, Strings({"the", "dog"})).find("\"dog\" is not in the vocabulary"), std::string::npos);
+  EXPECT_EQ(Op(spec)->ToJson()["vocab"], spec["vocab"]);  // round-trips through the plan
+  EXPECT_FALSE(MakeOp({{"op", "Lookup"}, {"vocab", {{"a", -1}}}}).ok());
+}
+
+TEST(TextOpsTest, SequenceOpsOnStringsAndNumbers) {
+  Tensor abc = Strings({"a", "b", "c"});
+  EXPECT_EQ(Items(Run1({{"op", "Ngram"}, {"n", {2, 3, 6, 7}}, {"left_pad", {"_", 1}}, {"right_pad", {"-", 2}}}, abc)),
+            (std::vector<std::string>{"_ a", "a b", "b c", "c -", "_ a b", "a b c", "b c -", "c - -", "_ a b c - -", ""}));  // n = 7: longer than the padded 6
+  Tensor win = Run1({{"op", "SlidingWindow"}, {"width", 2}}, abc);
+  EXPECT_EQ(win.shape(), Shape({2, 2}));
+  EXPECT_EQ(Items(win), (std::vector<std::string>{"a", "b", "b", "c"}));
+  EXPECT_EQ(Run1({{"op", "SlidingWindow"}, {"width", 4}}, abc).shape(), Shape({0}));
+  Tensor nums = Tensor::Make(TensorType::kInt64, {4});
+  for (int i = 0; i < 4; ++i) nums.mutable_data_as<int64_t>()[i] = 10 + i;
+  Tensor nwin = Run1({{"op", "SlidingWindow"}, {"width", 3}}, nums);
+  EXPECT_EQ(nwin.shape(), Shape({2, 3}));
+  EXPECT_EQ(TextValues<int64_t>(nwin), (std::vector<int64_t>{10, 11, 12, 11, 12, 13}));
+  Tensor cut = Run1({{"op", "Truncate"}, {"max_seq_len", 2}}, Strings({"a", "b", "c", "d", "e", "f"}, Shape{2, 3}));
+  EXPECT_EQ(cut.shape(), Shape({2, 2}));
+  EXPECT_EQ(Items(cut), (std::vector<std::string>{"a", "b", "d", "e"}));
+  auto pair = RunCols({{"op", "TruncateSequencePair"}, {"max_length", 4}}, {nums, abc});
+  EXPECT_EQ(TextValues<int64_t>(pair[0]), (std::vector<int64_t>{10, 11}));  // 4 + 3 > 4: the longer loses first
+  EXPECT_EQ(Items(pair[1]), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(Items(Run1({{"op", "AddToken"}, {"token", "<s>"}, {"begin", false}}, Strings({"x", "y"}, Shape{2, 1}))),
+            (std::vector<std::string>{"x", "<s>", "y", "<s>"}));
+  Tensor num = Run1({{"op", "ToNumber"}, {"data_type", "int16"}}, Strings({"12", "-3", "+7"}));
+  EXPECT_EQ(TextValues<int16_t>(num), (std::vector<int16_t>{12, -3, 7}));
+  Tensor f = Run1({{"op", "ToNumber"}, {"data_type", "float32"}}, Strings({"1.5", "-2e3"}));
+  EXPECT_EQ(TextValues<float>(f), (std::vector<float>{1.5f, -2000.0f}));
+  EXPECT_NE(TextErrorOf({{"op", "ToNumber"}, {"data_type", "int8"}}, Strings({"300"})).find("\"300\""), std::string::npos);
+  EXPECT_NE(TextErrorOf({{"op", "ToNumber"}, {"data_type", "int32"}}, Strings({"12abc"})).find("not a number"),
+            std::string::npos);
+  EXPECT_NE(TextErrorOf({{"op", "ToNumber"}, {"data_type", "float32"}}, Strings({"1e300"})).find("range"),
+            std::string::npos);
+}
+
+TEST(TextOpsTest, OtherOpsRefuseStringArrays) {
+  Tensor abc = Strings({"a", "b", "c"});
+  auto op = Op({{"op", "TypeCast"}, {"type", "int32"}});
+  const Status st = CheckStringInputs(*op, &abc, 1);
+  EXPECT_NE(st.message().find("TypeCast does not take an array of strings"), std::string::npos) << st.ToString();
+  // Inside an op over ops, each child is checked.
+  const nlohmann::json truncate = {{"op", "Truncate"}, {"max_seq_len", 2}};
+  const nlohmann::json cast = {{"op", "TypeCast"}, {"type", "int8"}};
+  auto compose = Op({{"op", "Compose"}, {"transforms", {truncate, cast}}});
+  ASSERT_TRUE(CheckStringInputs(*compose, &abc, 1).ok());
+  std::mt19937_64 rng(0);
+  auto r = compose->Apply(abc, rng);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("TypeCast does not take an array of strings"), std::string::npos);
+}
+
+TEST(TextOpsTest, BatchesHoldStringArraysAsListsAndCachesKeepThem) {
+  std::vector<RowTensors> rows(2);
+  rows[0].columns.push_back(Strings({"a", "bb"}));
+  rows[1].columns.push_back(Strings({"ccc"}));
+  BatchOptions o;
+  auto b = AssembleBatch({"t"}, std::vector<RowTensors>(rows), 0, o, nullptr);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  ASSERT_TRUE(b->columns[0].is_list());
+  EXPECT_EQ(Items(b->columns[0].list[1]), std::vector<std::string>{"ccc"});
+  o.ragged["t"] = RaggedSpec{RaggedMode::kPad};
+  auto padded = AssembleBatch({"t"}, std::vector<RowTensors>(rows), 0, o, nullptr);
+  ASSERT_FALSE(padded.ok());
+  EXPECT_NE(padded.status().message().find("padding arrays of strings"), std::string::npos);
+  // A cache entry keeps an array of strings (its offsets checked when read back).
+  const std::string entry = EncodeCacheEntry(7, 3, {rows[0].columns[0]});
+  auto bytes = std::make_shared<std::vector<uint8_t>>(entry.begin(), entry.end());
+  auto cols = DecodeCacheEntry(bytes, 7, 3, 1, "entry");
+  ASSERT_TRUE(cols.ok()) << cols.status().ToString();
+  EXPECT_EQ(Items((*cols)[0]), (std::vector<std::string>{"a", "bb"}));
+}
+
+}  // namespace
+}  // namespace mindrecord
