@@ -383,6 +383,8 @@ def _tensor(value):
     if isinstance(value, torch.Tensor):
         return value  # built by the C++ batcher in _shared_batch_buffer's memory
     if hasattr(value, "dtype") and hasattr(value, "shape"):
+        if value.dtype.kind == "U":
+            return value  # an array of strings (text ops): torch has no tensor of them
         return torch.from_numpy(value)  # shares the C++ batch buffer
     return value
 

@@ -163,3 +163,20 @@ def test_cached_token_rows_read_back(corpus, tmp_path):
     first = [r["text"].tolist() for r in data.create_dict_iterator(output_numpy=True)]
     again = [r["text"].tolist() for r in data.create_dict_iterator(output_numpy=True)]
     assert first == again == [s.split() or [""] for s in LINES]
+
+
+def test_torch_adapter_takes_text_ops(corpus):
+    torch = pytest.importorskip("torch")
+    from mindrecord.torch import MindRecordDataset
+    path, _ = corpus
+    vocab = text.Vocab.from_list(sorted({w for s in LINES for w in s.split()}), special_tokens=["<pad>", "<unk>"])
+    ids = MindRecordDataset(path, columns=["text", "label"], shuffle=False, batch_size=4, drop_last=True,
+                            ops={"text": [text.WhitespaceTokenizer(), text.Lookup(vocab, "<unk>"),
+                                          transforms.PadEnd([6], pad_value=0)]})
+    first = next(iter(torch.utils.data.DataLoader(ids, batch_size=None)))
+    assert first["text"].dtype == torch.int32 and first["text"].shape == (4, 6)
+    assert first["text"][0].tolist() == vocab.tokens_to_ids(LINES[0].split())
+    tokens = MindRecordDataset(path, columns=["text"], shuffle=False, batch_size=2,
+                               ops={"text": [text.WhitespaceTokenizer()]})
+    batch = next(iter(tokens))["text"]  # rows of different lengths: a list of str arrays
+    assert [a.tolist() for a in batch] == [LINES[0].split(), LINES[1].split()]
