@@ -409,6 +409,14 @@ Tensor Tensor::AsStrings(Shape shape) const {
   return t;
 }
 
+Tensor Tensor::Copy() const {
+  if (!defined()) return Tensor();
+  Tensor t = Make(type_ == TensorType::kStrings ? TensorType::kUInt8 : type_,
+                  type_ == TensorType::kStrings ? Shape{static_cast<int64_t>(size_)} : shape_);
+  if (size_) std::memcpy(t.buf_.get(), data(), size_);
+  return type_ == TensorType::kStrings ? t.AsStrings(shape_) : t;
+}
+
 std::string Tensor::DebugString() const {
   std::ostringstream os;
   os << "Tensor<" << TensorTypeName(type_) << ">" << ShapeString(shape_);

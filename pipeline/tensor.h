@@ -142,6 +142,9 @@ class Tensor {
   // not apply to kStrings (their sizes are not element counts): Subtensor
   // and Region of one give an undefined Tensor.
   Tensor AsStrings(Shape shape) const;
+  // A tensor of its own with the same type, shape and bytes (any type,
+  // kStrings included): a copy that shares nothing.
+  Tensor Copy() const;
   std::string DebugString() const;
   bool defined() const { return buf_ != nullptr; }
 

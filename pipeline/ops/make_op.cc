@@ -33,8 +33,11 @@
 #include "pipeline/ops/tensor_ops.h"
 #include "pipeline/ops/tensor_shape_ops.h"
 #include "pipeline/ops/text_lookup.h"
+#include "pipeline/ops/text_normalize.h"
+#include "pipeline/ops/text_regex.h"
 #include "pipeline/ops/text_sequence.h"
 #include "pipeline/ops/text_tokenizers.h"
+#include "pipeline/ops/text_wordpiece.h"
 #include "pipeline/ops/warp.h"
 
 namespace mindrecord {
@@ -50,8 +53,15 @@ struct Entry {
 
 constexpr Entry kOps[] = {
     {"Decode", &ops::DecodeOp::Make},
-    {"WhitespaceTokenizer", &ops::TokenizerOp::MakeWhitespace},
-    {"UnicodeCharTokenizer", &ops::TokenizerOp::MakeUnicodeChar},
+    {"WhitespaceTokenizer", &ops::WhitespaceTokenizerOp::Make},
+    {"UnicodeCharTokenizer", &ops::UnicodeCharTokenizerOp::Make},
+    {"RegexTokenizer", &ops::RegexTokenizerOp::Make},
+    {"BasicTokenizer", &ops::BasicTokenizerOp::Make},
+    {"WordpieceTokenizer", &ops::WordpieceTokenizerOp::Make},
+    {"BertTokenizer", &ops::BertTokenizerOp::Make},
+    {"CaseFold", &ops::CaseFoldOp::Make},
+    {"NormalizeUTF8", &ops::NormalizeUTF8Op::Make},
+    {"RegexReplace", &ops::RegexReplaceOp::Make},
     {"Lookup", &ops::LookupOp::Make},
     {"Truncate", &ops::TruncateOp::Make},
     {"TruncateSequencePair", &ops::TruncateSequencePairOp::Make},

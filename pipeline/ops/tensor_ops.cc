@@ -171,8 +171,7 @@ Result<std::vector<Tensor>> DuplicateOp::ApplyColumns(std::vector<Tensor> inputs
   MR_ASSIGN_OR_RETURN(Tensor in, OneInput(inputs, "Duplicate"));
   // The copy is a tensor of its own, as MindSpore's: arrays handed to Python
   // without a copy (eager calls, unbatched rows) must not alias each other.
-  Tensor copy = Tensor::Make(in.type(), in.shape());
-  if (in.size_bytes() > 0) std::memcpy(copy.MutableData(), in.data(), in.size_bytes());
+  Tensor copy = in.Copy();
   std::vector<Tensor> out;
   out.push_back(std::move(in));
   out.push_back(std::move(copy));

@@ -1,46 +1,15 @@
-// WhitespaceTokenizer and UnicodeCharTokenizer.
+// WhitespaceTokenizer and UnicodeCharTokenizer, and what one-string
+// tokenizers share.
 #include "pipeline/ops/text_tokenizers.h"
 
 #include <cstring>
 
 #include "pipeline/ops/op_util.h"
-#include "pipeline/strings.h"
+#include "pipeline/ops/utf8.h"
 
 namespace mindrecord::ops {
 
 namespace {
-
-// The length of the UTF-8 sequence at s[i] and its code point; 0 when the
-// bytes there are not well-formed UTF-8 (overlong forms, surrogates and
-// values past U+10FFFF included).
-size_t DecodeUtf8(std::string_view s, size_t i, uint32_t* cp) {
-  const auto b = [&](size_t k) { return static_cast<uint8_t>(s[i + k]); };
-  const size_t left = s.size() - i;
-  const uint8_t c = b(0);
-  if (c < 0x80) {
-    *cp = c;
-    return 1;
-  }
-  size_t n = 0;
-  uint32_t v = 0, min = 0;
-  if ((c & 0xE0) == 0xC0) {
-    n = 2, v = c & 0x1F, min = 0x80;
-  } else if ((c & 0xF0) == 0xE0) {
-    n = 3, v = c & 0x0F, min = 0x800;
-  } else if ((c & 0xF8) == 0xF0) {
-    n = 4, v = c & 0x07, min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (left < n) return 0;
-  for (size_t k = 1; k < n; ++k) {
-    if ((b(k) & 0xC0) != 0x80) return 0;
-    v = (v << 6) | (b(k) & 0x3F);
-  }
-  if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
-  *cp = v;
-  return n;
-}
 
 // Unicode's White_Space property (what ICU's u_isUWhiteSpace tests).
 bool IsWhiteSpace(uint32_t cp) {
@@ -57,6 +26,17 @@ Tensor Offsets(const std::vector<int32_t>& v) {
 
 }  // namespace
 
+std::vector<Tensor> Tokens::Finish(bool offsets) {
+  if (words.size() == 0) Add("", 0, 0);
+  std::vector<Tensor> out;
+  out.push_back(words.Finish());
+  if (offsets) {
+    out.push_back(Offsets(starts));
+    out.push_back(Offsets(limits));
+  }
+  return out;
+}
+
 Result<std::string_view> OneString(const Tensor& t, const std::string& op) {
   if (t.type() == TensorType::kString) return std::string_view(reinterpret_cast<const char*>(t.data()), t.size_bytes());
   if (t.type() == TensorType::kStrings && t.shape().empty()) {
@@ -66,59 +46,14 @@ Result<std::string_view> OneString(const Tensor& t, const std::string& op) {
   return Status::InvalidArgument(op + ": the input should be one string, got " + t.DebugString());
 }
 
-Result<std::unique_ptr<TensorOp>> TokenizerOp::MakeWhitespace(const nlohmann::json& spec) {
-  MR_RETURN_IF_ERROR(CheckKeys(spec, "WhitespaceTokenizer", {"with_offsets"}));
-  MR_ASSIGN_OR_RETURN(bool offsets, GetBool(spec, "WhitespaceTokenizer", "with_offsets", false));
-  return std::unique_ptr<TensorOp>(new TokenizerOp(Kind::kWhitespace, offsets));
-}
-
-Result<std::unique_ptr<TensorOp>> TokenizerOp::MakeUnicodeChar(const nlohmann::json& spec) {
-  MR_RETURN_IF_ERROR(CheckKeys(spec, "UnicodeCharTokenizer", {"with_offsets"}));
-  MR_ASSIGN_OR_RETURN(bool offsets, GetBool(spec, "UnicodeCharTokenizer", "with_offsets", false));
-  return std::unique_ptr<TensorOp>(new TokenizerOp(Kind::kUnicodeChar, offsets));
-}
-
-std::string TokenizerOp::name() const {
-  return kind_ == Kind::kWhitespace ? "WhitespaceTokenizer" : "UnicodeCharTokenizer";
-}
-
 Result<std::vector<Tensor>> TokenizerOp::ApplyColumns(std::vector<Tensor> inputs, std::mt19937_64&) const {
   if (inputs.size() != 1) return Status::InvalidArgument(name() + ": takes one column");
   MR_ASSIGN_OR_RETURN(std::string_view s, OneString(inputs[0], name()));
-  StringsBuilder tokens;
-  std::vector<int32_t> starts, limits;
-  auto add = [&](size_t from, size_t to) {
-    tokens.Add(s.substr(from, to - from));
-    starts.push_back(static_cast<int32_t>(from));
-    limits.push_back(static_cast<int32_t>(to));
-  };
   if (s.size() > INT32_MAX) return Status::InvalidArgument(name() + ": a string of 2 GiB or more");
-  size_t token_start = 0;
-  bool in_token = false;
-  for (size_t i = 0; i < s.size();) {
-    uint32_t cp = 0;
-    const size_t n = DecodeUtf8(s, i, &cp);
-    if (n == 0) return Status::InvalidArgument(name() + ": the string is not UTF-8 at byte " + std::to_string(i));
-    if (kind_ == Kind::kUnicodeChar) {
-      add(i, i + n);
-    } else if (IsWhiteSpace(cp)) {
-      if (in_token) add(token_start, i);
-      in_token = false;
-    } else if (!in_token) {
-      token_start = i;
-      in_token = true;
-    }
-    i += n;
-  }
-  if (in_token) add(token_start, s.size());
-  if (tokens.size() == 0) add(0, 0);
-  std::vector<Tensor> out;
-  out.push_back(tokens.Finish());
-  if (with_offsets_) {
-    out.push_back(Offsets(starts));
-    out.push_back(Offsets(limits));
-  }
-  return out;
+  MR_RETURN_IF_ERROR(CheckUtf8(s, name()));
+  Tokens tokens;
+  MR_RETURN_IF_ERROR(Tokenize(s, &tokens));
+  return tokens.Finish(with_offsets_);
 }
 
 Result<Tensor> TokenizerOp::Apply(Tensor input, std::mt19937_64& rng) const {
@@ -127,6 +62,47 @@ Result<Tensor> TokenizerOp::Apply(Tensor input, std::mt19937_64& rng) const {
   in.push_back(std::move(input));
   MR_ASSIGN_OR_RETURN(std::vector<Tensor> out, ApplyColumns(std::move(in), rng));
   return std::move(out[0]);
+}
+
+Result<std::unique_ptr<TensorOp>> WhitespaceTokenizerOp::Make(const nlohmann::json& spec) {
+  MR_RETURN_IF_ERROR(CheckKeys(spec, "WhitespaceTokenizer", {"with_offsets"}));
+  MR_ASSIGN_OR_RETURN(bool offsets, GetBool(spec, "WhitespaceTokenizer", "with_offsets", false));
+  return std::unique_ptr<TensorOp>(new WhitespaceTokenizerOp(offsets));
+}
+
+Status WhitespaceTokenizerOp::Tokenize(std::string_view s, Tokens* out) const {
+  size_t start = 0;
+  bool in_token = false;
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp = 0;
+    const size_t n = DecodeUtf8(s, i, &cp);
+    if (IsWhiteSpace(cp)) {
+      if (in_token) out->Add(s.substr(start, i - start), start, i);
+      in_token = false;
+    } else if (!in_token) {
+      start = i;
+      in_token = true;
+    }
+    i += n;
+  }
+  if (in_token) out->Add(s.substr(start), start, s.size());
+  return Status::OK();
+}
+
+Result<std::unique_ptr<TensorOp>> UnicodeCharTokenizerOp::Make(const nlohmann::json& spec) {
+  MR_RETURN_IF_ERROR(CheckKeys(spec, "UnicodeCharTokenizer", {"with_offsets"}));
+  MR_ASSIGN_OR_RETURN(bool offsets, GetBool(spec, "UnicodeCharTokenizer", "with_offsets", false));
+  return std::unique_ptr<TensorOp>(new UnicodeCharTokenizerOp(offsets));
+}
+
+Status UnicodeCharTokenizerOp::Tokenize(std::string_view s, Tokens* out) const {
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp = 0;
+    const size_t n = DecodeUtf8(s, i, &cp);
+    out->Add(s.substr(i, n), i, i + n);
+    i += n;
+  }
+  return Status::OK();
 }
 
 }  // namespace mindrecord::ops

@@ -19,25 +19,29 @@ of different shapes, as a list (or an error, as the batch's pad_info asks:
 padding string arrays is not supported). Text that is not UTF-8 is an error
 naming the op.
 
-Not here (an AttributeError names them): the tokenizers and normalizers
-built on ICU, jieba or SentencePiece (BasicTokenizer, BertTokenizer,
-CaseFold, FilterWikipediaXML, JiebaTokenizer, NormalizeUTF8, RegexReplace,
-RegexTokenizer, SentencePieceTokenizer, UnicodeScriptTokenizer,
-WordpieceTokenizer) and the pretrained vectors (ToVectors, FastText, GloVe,
+CaseFold, NormalizeUTF8, RegexReplace, RegexTokenizer, BasicTokenizer and
+BertTokenizer run through ICU, as MindSpore's (ICU's regular expressions,
+each match bounded in time). Not here (an AttributeError names them):
+JiebaTokenizer, SentencePieceTokenizer, UnicodeScriptTokenizer,
+FilterWikipediaXML and the pretrained vectors (ToVectors, FastText, GloVe,
 CharNGram).
 
 Thread safety: op objects and Vocab (once built) are immutable values.
 """
 from collections import Counter
+from enum import Enum
 import numbers
+from types import SimpleNamespace
 import os
 
 import numpy as np
 
 from mindrecord._ops_base import TensorOperation, check_int, check_numeric_dtype
 
-__all__ = ["AddToken", "Lookup", "Ngram", "PythonTokenizer", "SlidingWindow", "ToNumber", "Truncate",
-           "TruncateSequencePair", "UnicodeCharTokenizer", "WhitespaceTokenizer", "Vocab", "to_bytes", "to_str"]
+__all__ = ["AddToken", "BasicTokenizer", "BertTokenizer", "CaseFold", "Lookup", "Ngram", "NormalizeForm",
+           "NormalizeUTF8", "PythonTokenizer", "RegexReplace", "RegexTokenizer", "SlidingWindow", "ToNumber",
+           "Truncate", "TruncateSequencePair", "UnicodeCharTokenizer", "WhitespaceTokenizer", "WordpieceTokenizer",
+           "Vocab", "to_bytes", "to_str"]
 
 _MAX_ID = 2 ** 31 - 1
 
@@ -73,6 +77,120 @@ class UnicodeCharTokenizer(_Tokenizer):
 
     def __init__(self, with_offsets: bool = False) -> None:
         super().__init__("UnicodeCharTokenizer", with_offsets)
+
+
+class NormalizeForm(str, Enum):
+    """Unicode normalization forms (MindSpore's text.NormalizeForm)."""
+    NONE = "none"
+    NFC = "nfc"
+    NFKC = "nfkc"
+    NFD = "nfd"
+    NFKD = "nfkd"
+
+
+def _form(value, op, name):
+    if not isinstance(value, NormalizeForm):
+        raise TypeError("%s: %s must be a text.NormalizeForm, got %r" % (op, name, value))
+    return value.value
+
+
+class CaseFold(TensorOperation):
+    """Unicode case folding (ICU's NFKC_Casefold) of each string."""
+
+    def __init__(self) -> None:
+        super().__init__("CaseFold")
+
+
+class NormalizeUTF8(TensorOperation):
+    """Unicode normalization of each string to `normalize_form`."""
+
+    def __init__(self, normalize_form=NormalizeForm.NFKC) -> None:
+        super().__init__("NormalizeUTF8", normalize_form=_form(normalize_form, "NormalizeUTF8", "normalize_form"))
+
+
+class RegexReplace(TensorOperation):
+    """The matches of ICU regular expression `pattern` in each string
+    replaced by `replace` ($1 for a group): all of them, or the first."""
+
+    def __init__(self, pattern: str, replace: str, replace_all: bool = True) -> None:
+        super().__init__("RegexReplace", pattern=_check_str(pattern, "RegexReplace", "pattern"),
+                         replace=_check_str(replace, "RegexReplace", "replace"),
+                         replace_all=_check_bool(replace_all, "RegexReplace", "replace_all"))
+
+
+class RegexTokenizer(_Tokenizer):
+    """Splits a string at the matches of `delim_pattern` (an ICU regular
+    expression); a match that also matches `keep_delim_pattern` whole is
+    kept as a token."""
+
+    def __init__(self, delim_pattern: str, keep_delim_pattern: str = "", with_offsets: bool = False) -> None:
+        super().__init__("RegexTokenizer", with_offsets)
+        self._spec["delim_pattern"] = _check_str(delim_pattern, "RegexTokenizer", "delim_pattern")
+        self._spec["keep_delim_pattern"] = _check_str(keep_delim_pattern, "RegexTokenizer", "keep_delim_pattern")
+
+
+def _basic_spec(op, lower_case, keep_whitespace, normalization_form, preserve_unused_token):
+    return {"lower_case": _check_bool(lower_case, op, "lower_case"),
+            "keep_whitespace": _check_bool(keep_whitespace, op, "keep_whitespace"),
+            "normalization_form": _form(normalization_form, op, "normalization_form"),
+            "preserve_unused_token": _check_bool(preserve_unused_token, op, "preserve_unused_token")}
+
+
+def _wordpiece_spec(op, vocab, suffix_indicator, max_bytes_per_token, unknown_token):
+    if not isinstance(vocab, Vocab):
+        raise TypeError("%s: vocab must be a text.Vocab, got %r" % (op, vocab))
+    return {"vocab": vocab.vocab(), "suffix_indicator": _check_str(suffix_indicator, op, "suffix_indicator"),
+            "max_bytes_per_token": check_int(max_bytes_per_token, op, "max_bytes_per_token", 0, _MAX_ID),
+            "unknown_token": _check_str(unknown_token, op, "unknown_token")}
+
+
+class BasicTokenizer(_Tokenizer):
+    """BERT's basic tokenizer, as MindSpore's: with `lower_case`, case
+    folding (not of [CLS], [SEP], [UNK], [PAD], [MASK] with
+    `preserve_unused_token`) and accents removed, else `normalization_form`;
+    control characters become spaces; then split at white space, punctuation
+    and CJK ideographs (each kept as a token; white space too with
+    `keep_whitespace`)."""
+
+    def __init__(self, lower_case=False, keep_whitespace=False, normalization_form=NormalizeForm.NONE,
+                 preserve_unused_token=True, with_offsets=False) -> None:
+        super().__init__("BasicTokenizer", with_offsets)
+        self._spec.update(_basic_spec("BasicTokenizer", lower_case, keep_whitespace, normalization_form,
+                                      preserve_unused_token))
+
+
+class WordpieceTokenizer(_Tokenizer):
+    """Splits each token of a 1-D array of strings greedily into the longest
+    pieces in `vocab` (pieces after the first prefixed with
+    `suffix_indicator`); a token with no split, or longer than
+    `max_bytes_per_token` bytes, becomes `unknown_token` (the token itself
+    when that is '')."""
+
+    def __init__(self, vocab, suffix_indicator="##", max_bytes_per_token=100, unknown_token="[UNK]",
+                 with_offsets=False) -> None:
+        super().__init__("WordpieceTokenizer", with_offsets)
+        self._spec.update(_wordpiece_spec("WordpieceTokenizer", vocab, suffix_indicator, max_bytes_per_token,
+                                          unknown_token))
+
+    def __repr__(self):
+        return "WordpieceTokenizer(%d tokens)" % len(self._spec["vocab"])
+
+
+class BertTokenizer(_Tokenizer):
+    """BasicTokenizer, then WordpieceTokenizer on its tokens (offsets in the
+    normalized string)."""
+
+    def __init__(self, vocab, suffix_indicator="##", max_bytes_per_token=100, unknown_token="[UNK]",
+                 lower_case=False, keep_whitespace=False, normalization_form=NormalizeForm.NONE,
+                 preserve_unused_token=True, with_offsets=False) -> None:
+        super().__init__("BertTokenizer", with_offsets)
+        self._spec.update(_wordpiece_spec("BertTokenizer", vocab, suffix_indicator, max_bytes_per_token,
+                                          unknown_token))
+        self._spec.update(_basic_spec("BertTokenizer", lower_case, keep_whitespace, normalization_form,
+                                      preserve_unused_token))
+
+    def __repr__(self):
+        return "BertTokenizer(%d tokens)" % len(self._spec["vocab"])
 
 
 class PythonTokenizer:
@@ -347,3 +465,7 @@ def to_bytes(array, encoding="utf8"):
     if not isinstance(array, np.ndarray):
         raise TypeError("to_bytes: array must be a numpy.ndarray, got %s" % type(array).__name__)
     return np.char.encode(array, encoding)
+
+
+# MindSpore's mindspore.dataset.text.utils names (text.utils.NormalizeForm.NFKC in older scripts).
+utils = SimpleNamespace(NormalizeForm=NormalizeForm, Vocab=Vocab, to_bytes=to_bytes, to_str=to_str)

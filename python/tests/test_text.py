@@ -153,7 +153,7 @@ def test_what_does_not_take_str_arrays(corpus, tmp_path):
     with pytest.raises(TypeError, match="with_offsets must be a bool"):
         text.WhitespaceTokenizer(with_offsets=1)
     with pytest.raises(AttributeError):
-        text.BertTokenizer  # noqa: B018 (built on ICU: not here)
+        text.JiebaTokenizer  # noqa: B018 (not here)
 
 
 def test_cached_token_rows_read_back(corpus, tmp_path):
@@ -180,3 +180,60 @@ def test_torch_adapter_takes_text_ops(corpus):
                                ops={"text": [text.WhitespaceTokenizer()]})
     batch = next(iter(tokens))["text"]  # rows of different lengths: a list of str arrays
     assert [a.tolist() for a in batch] == [LINES[0].split(), LINES[1].split()]
+
+
+BERT_LINES = ["床前明月光", "I am making small mistakes during working hours", "😀嘿嘿😃哈哈😄大笑😁嘻嘻", "繁體字",
+              "unused [CLS]", "unused [SEP]", "unused [UNK]", "unused [PAD]", "unused [MASK]", "12+/-28=40/-16"]
+BERT_VOCAB = ["床", "前", "明", "月", "光", "繁", "體", "字", "嘿", "哈", "大", "笑", "嘻", "i", "am", "mak", "make",
+              "small", "mistake", "##s", "during", "work", "##ing", "hour", "😀", "😃", "😄", "😁", "+", "/", "-", "=",
+              "12", "28", "40", "16", " ", "I", "[CLS]", "[SEP]", "[UNK]", "[PAD]", "[MASK]"]
+
+
+@pytest.mark.parametrize("kwargs, lines, expected", [
+    # MindSpore's own BertTokenizer test cases (tests/ut/python/dataset/test_bert_tokenizer.py), its data
+    # file's lines and expected tokens.
+    ({}, [0], [["床", "前", "明", "月", "光"]]),
+    ({"lower_case": True}, [1], [["i", "am", "mak", "##ing", "small", "mistake", "##s", "during", "work", "##ing",
+                                  "hour", "##s"]]),
+    ({"lower_case": False}, [1], [["I", "am", "mak", "##ing", "small", "mistake", "##s", "during", "work", "##ing",
+                                   "hour", "##s"]]),
+    ({"normalization_form": text.NormalizeForm.NFKC}, [2, 3],
+     [["😀", "嘿", "嘿", "😃", "哈", "哈", "😄", "大", "笑", "😁", "嘻", "嘻"], ["繁", "體", "字"]]),
+    ({"preserve_unused_token": True}, [4, 5, 6, 7, 8],
+     [["[UNK]", "[CLS]"], ["[UNK]", "[SEP]"], ["[UNK]", "[UNK]"], ["[UNK]", "[PAD]"], ["[UNK]", "[MASK]"]]),
+    ({"preserve_unused_token": True}, [9], [["12", "+", "/", "-", "28", "=", "40", "/", "-", "16"]]),
+    ({"preserve_unused_token": True, "keep_whitespace": True}, [4], [["[UNK]", " ", "[CLS]"]]),
+    ({"preserve_unused_token": True, "keep_whitespace": True, "unknown_token": ""}, [4], [["unused", " ", "[CLS]"]]),
+    ({"preserve_unused_token": False, "keep_whitespace": True, "unknown_token": ""}, [4],
+     [["unused", " ", "[", "CLS", "]"]]),
+])
+def test_bert_tokenizer_as_mindspore_tests_it(tmp_path, kwargs, lines, expected):
+    f = tmp_path / "bert.txt"
+    f.write_text("\n".join(BERT_LINES[i] for i in lines) + "\n", encoding="utf-8")
+    data = ds.TextFileDataset(str(f), shuffle=False)
+    data = data.map(operations=text.BertTokenizer(text.Vocab.from_list(BERT_VOCAB), **kwargs))
+    got = [text.to_str(text.to_bytes(r["text"])).tolist() for r in data.create_dict_iterator(output_numpy=True)]
+    assert got == expected
+
+
+def test_icu_ops_in_a_pipeline():
+    data = ds.NumpySlicesDataset({"t": np.array(["Héllo,  WORLD. Straße", "ﬁne\u200bday"])}, shuffle=False)
+    data = data.map([text.CaseFold(), text.NormalizeUTF8(text.NormalizeForm.NFKC), text.RegexReplace("\\s+", " "),
+                     text.RegexTokenizer("\\s|[,.]", keep_delim_pattern="[,.]", with_offsets=True)],
+                    input_columns="t", output_columns=["tok", "start", "limit"])
+    rows = list(data.create_dict_iterator(output_numpy=True))
+    assert rows[0]["tok"].tolist() == ["héllo", ",", "world", ".", "strasse"]
+    assert rows[0]["start"].tolist() == [0, 6, 8, 13, 15] and rows[0]["limit"].tolist() == [6, 7, 13, 14, 22]
+    assert rows[1]["tok"].tolist() == ["fineday"]  # NFKC_Casefold drops U+200B (default ignorable)
+    basic = text.BasicTokenizer(lower_case=True, with_offsets=True)("Héllo [CLS] WORLD!你好")
+    assert basic[0].tolist() == ["hello", "[CLS]", "world", "!", "你", "好"]
+    assert text.RegexReplace("(\\w)(\\d)", "$2$1", replace_all=False)(np.array(["a1b2", "c3"])).tolist() == ["1ab2", "3c"]
+    vocab = text.Vocab.from_list(["un", "##aff", "##able", "[UNK]"])
+    assert text.WordpieceTokenizer(vocab)(np.array(["unaffable", "xyz"])).tolist() == ["un", "##aff", "##able", "[UNK]"]
+    with pytest.raises(ValueError, match="not an ICU regular expression"):
+        list(ds.NumpySlicesDataset({"t": np.array(["a"])}).map(text.RegexReplace("(", "")))
+    with pytest.raises(ds.InvalidArgumentError, match="step limit"):
+        text.RegexReplace("(a+)+$", "")("a" * 40 + "!")
+    assert text.utils.NormalizeForm.NFD is text.NormalizeForm.NFD and text.utils.Vocab is text.Vocab
+    with pytest.raises(TypeError, match="normalize_form must be a text.NormalizeForm"):
+        text.NormalizeUTF8("nfkc")

@@ -138,8 +138,68 @@ TEST(TextOpsTest, SequenceOpsOnStringsAndNumbers) {
             std::string::npos);
 }
 
+TEST(TextOpsTest, IcuNormalizationAndRegularExpressions) {
+  EXPECT_EQ(Items(Run1({{"op", "CaseFold"}}, Strings({"Stra\xc3\x9f" "e", "\xef\xac\x81"}))),  // Straße, the fi ligature
+            (std::vector<std::string>{"strasse", "fi"}));
+  Tensor nfd = Run1({{"op", "NormalizeUTF8"}, {"normalize_form", "nfd"}}, Tensor::FromString(TensorType::kString, "\xc3\xa9"));
+  EXPECT_EQ(nfd.type(), TensorType::kString);  // one string in, one out
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(nfd.data()), nfd.size_bytes()), "e\xcc\x81");
+  EXPECT_EQ(Items(Run1({{"op", "RegexReplace"}, {"pattern", "(\\w)(\\d)"}, {"replace", "$2$1"}}, Strings({"a1 b2", "c3"}))),
+            (std::vector<std::string>{"1a 2b", "3c"}));  // every string of the array (MindSpore's wrote only the first)
+  EXPECT_EQ(Items(Run1({{"op", "RegexReplace"}, {"pattern", "o"}, {"replace", "0"}, {"replace_all", false}},
+                       Strings({"foo"}))),
+            std::vector<std::string>{"f0o"});
+  auto split = RunCols({{"op", "RegexTokenizer"}, {"delim_pattern", "\\s+|[,.]"}, {"keep_delim_pattern", "[,.]"},
+                        {"with_offsets", true}},
+                       {Tensor::FromString(TensorType::kString, "Hi, w\xc3\xb6rld. ok")});
+  EXPECT_EQ(Items(split[0]), (std::vector<std::string>{"Hi", ",", "w\xc3\xb6rld", ".", "ok"}));
+  EXPECT_EQ(TextValues<int32_t>(split[1]), (std::vector<int32_t>{0, 2, 4, 10, 12}));  // bytes: ö is two
+  EXPECT_EQ(TextValues<int32_t>(split[2]), (std::vector<int32_t>{2, 3, 10, 11, 14}));
+  EXPECT_FALSE(MakeOp({{"op", "RegexTokenizer"}, {"delim_pattern", "(unclosed"}}).ok());
+  // A pattern that backtracks without end on this input stops at ICU's step limit.
+  const std::string hostile = std::string(40, 'a') + "!";
+  EXPECT_NE(TextErrorOf({{"op", "RegexReplace"}, {"pattern", "(a+)+$"}, {"replace", ""}},
+                        Tensor::FromString(TensorType::kString, hostile)).find("step limit"),
+            std::string::npos);
+  EXPECT_NE(TextErrorOf({{"op", "RegexTokenizer"}, {"delim_pattern", "(a+)+$"}},
+                        Tensor::FromString(TensorType::kString, hostile)).find("step limit"),
+            std::string::npos);
+}
+
+TEST(TextOpsTest, BertTokenizersAsMindSporeTestsThem) {
+  nlohmann::json vocab = nlohmann::json::object();
+  int id = 0;
+  for (const char* w : {"i", "am", "mak", "##ing", "small", "mistake", "##s", "during", "work", "hour", "I", "[CLS]",
+                        "[UNK]", " ", "\xe5\xa4\xa7", "\xe7\xac\x91"})
+    vocab[w] = id++;
+  nlohmann::json bert = {{"op", "BertTokenizer"}, {"vocab", vocab}, {"lower_case", true}};
+  EXPECT_EQ(Items(Run1(bert, Tensor::FromString(TensorType::kString, "I am making small mistakes during working hours"))),
+            (std::vector<std::string>{"i", "am", "mak", "##ing", "small", "mistake", "##s", "during", "work", "##ing",
+                                      "hour", "##s"}));
+  EXPECT_EQ(Items(Run1(bert, Tensor::FromString(TensorType::kString, "\xe5\xa4\xa7\xe7\xac\x91!"))),  // 大笑!
+            (std::vector<std::string>{"\xe5\xa4\xa7", "\xe7\xac\x91", "[UNK]"}));
+  bert["lower_case"] = false;
+  bert["keep_whitespace"] = true;
+  EXPECT_EQ(Items(Run1(bert, Tensor::FromString(TensorType::kString, "unused [CLS]"))),
+            (std::vector<std::string>{"[UNK]", " ", "[CLS]"}));
+  bert["unknown_token"] = "";
+  bert["preserve_unused_token"] = false;
+  EXPECT_EQ(Items(Run1(bert, Tensor::FromString(TensorType::kString, "unused [CLS]"))),
+            (std::vector<std::string>{"unused", " ", "[", "CLS", "]"}));
+  auto pieces = RunCols({{"op", "WordpieceTokenizer"}, {"vocab", vocab}, {"with_offsets", true}, {"max_bytes_per_token", 6}},
+                        {Strings({"making", "hours", "xyz", "mistakes"})});
+  EXPECT_EQ(Items(pieces[0]), (std::vector<std::string>{"mak", "##ing", "hour", "##s", "[UNK]", "[UNK]"}));
+  EXPECT_EQ(TextValues<int32_t>(pieces[1]), (std::vector<int32_t>{0, 3, 0, 4, 0, 0}));
+  EXPECT_EQ(TextValues<int32_t>(pieces[2]), (std::vector<int32_t>{3, 6, 4, 5, 3, 5}));  // too long: the unknown's length
+}
+
 TEST(TextOpsTest, OtherOpsRefuseStringArrays) {
   Tensor abc = Strings({"a", "b", "c"});
+  // Duplicate takes them: its copy is a whole array of strings of its own.
+  auto dup = RunCols({{"op", "Duplicate"}}, {abc});
+  ASSERT_EQ(dup.size(), 2u);
+  EXPECT_EQ(Items(dup[1]), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_FALSE(dup[1].SameOwner(dup[0]));
   auto op = Op({{"op", "TypeCast"}, {"type", "int32"}});
   const Status st = CheckStringInputs(*op, &abc, 1);
   EXPECT_NE(st.message().find("TypeCast does not take an array of strings"), std::string::npos) << st.ToString();
