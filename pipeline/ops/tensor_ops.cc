@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "pipeline/ops/layout.h"
+#include "pipeline/strings.h"
 
 namespace mindrecord::ops {
 
@@ -94,6 +95,13 @@ Result<Tensor> FillOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
                                      " is not a string, but the input is a string");
     return Tensor::FromString(TensorType::kString, value_.text);
   }
+  if (in.type() == TensorType::kStrings) {
+    if (!value_.is_text())
+      return Status::InvalidArgument("Fill: fill_value " + value_.DebugString() +
+                                     " is not a string, but the input is an array of strings");
+    std::vector<std::string_view> items(static_cast<size_t>(in.num_elements()), value_.text);
+    return MakeStrings(in.shape(), std::span<const std::string_view>(items));
+  }
   if (value_.is_text())
     return Status::InvalidArgument("Fill: fill_value is a string, but the input is " + in.DebugString() + " (numeric)");
   Tensor out = Tensor::Make(in.type(), in.shape());
@@ -132,14 +140,19 @@ nlohmann::json MaskOp::ToJson() const {
 Result<Tensor> MaskOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
   if (!input.defined()) return Status::InvalidArgument("Mask: input tensor is undefined");
   const Tensor in = AsMindSporeArray(input);
-  const bool text = in.type() == TensorType::kString;
+  const bool text = in.type() == TensorType::kString || in.type() == TensorType::kStrings;
   if (text != constant_.is_text())
     return Status::InvalidArgument("Mask: the input (" + in.DebugString() + ") and the constant (" +
                                    constant_.DebugString() + ") must both be numeric or both be strings");
   Tensor mask;
-  if (text) {
+  if (in.type() == TensorType::kString) {
     mask = Tensor::Make(TensorType::kBool, {});
     mask.MutableData()[0] = Compare<std::string_view>(rel_, Text(in), constant_.text);
+  } else if (text) {
+    MR_ASSIGN_OR_RETURN(std::vector<std::string_view> items, ReadStrings(in));
+    mask = Tensor::Make(TensorType::kBool, in.shape());
+    for (size_t i = 0; i < items.size(); ++i)
+      mask.MutableData()[i] = Compare<std::string_view>(rel_, items[i], constant_.text);
   } else {
     mask = Tensor::Make(TensorType::kBool, in.shape());
     uint8_t* m = mask.MutableData();

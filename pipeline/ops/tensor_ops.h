@@ -21,6 +21,7 @@ class FillOp : public TensorOp {
   static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
   explicit FillOp(Scalar value) : value_(std::move(value)) {}
   std::string name() const override { return "Fill"; }
+  bool takes_strings() const override { return true; }  // arrays of strings too
   nlohmann::json ToJson() const override { return {{"op", "Fill"}, {"fill_value", value_.ToJson()}}; }
   Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
 
@@ -44,6 +45,7 @@ class MaskOp : public TensorOp {
   MaskOp(Relational rel, Scalar constant, TensorType dtype)
       : rel_(rel), constant_(std::move(constant)), dtype_(dtype) {}
   std::string name() const override { return "Mask"; }
+  bool takes_strings() const override { return true; }  // arrays of strings too
   nlohmann::json ToJson() const override;
   Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
 

@@ -4,6 +4,8 @@
 #include <limits>
 #include <numeric>
 
+#include "pipeline/strings.h"
+
 namespace mindrecord::ops {
 
 namespace {
@@ -108,6 +110,14 @@ Result<Tensor> ParseArray(const nlohmann::json& j, const std::string& key) {
   if (!j.is_object() || !j.contains("dtype") || !j["dtype"].is_string() || !j.contains("values") ||
       !j["values"].is_array() || j.size() != 2)
     return Status::InvalidArgument(where + " must be {\"dtype\": name, \"values\": [...]}, got " + j.dump());
+  if (j["dtype"].get<std::string>() == "strings") {  // an array of strings (MindSpore's "[CLS]" / "[SEP]")
+    std::vector<std::string> items;
+    for (const auto& v : j["values"]) {
+      if (!v.is_string()) return Status::InvalidArgument(where + ": strings values must be strings, got " + v.dump());
+      items.push_back(v.get<std::string>());
+    }
+    return MakeStrings(Shape{static_cast<int64_t>(items.size())}, std::span<const std::string>(items));
+  }
   auto type = ParseTensorType(j["dtype"].get<std::string>());
   if (!type.ok()) return type.status().WithContext(where);
   if (!IsNumericType(*type))
@@ -131,6 +141,12 @@ Result<Tensor> ParseArray(const nlohmann::json& j, const std::string& key) {
 
 nlohmann::json ArrayJson(const Tensor& t) {
   nlohmann::json values = nlohmann::json::array();
+  if (t.type() == TensorType::kStrings) {
+    const Result<std::vector<std::string_view>> items = ReadStrings(t);  // made by ParseArray: well formed
+    if (items.ok())
+      for (std::string_view x : items.value()) values.push_back(std::string(x));
+    return {{"dtype", "strings"}, {"values", values}};
+  }
   for (int64_t i = 0; i < t.num_elements(); ++i) {
     Scalar s;
     VisitNumeric(t.type(), [&](auto tag) {
@@ -165,6 +181,56 @@ nlohmann::json SliceDim::ToJson() const {
       return {{"start", start}, {"stop", stop}, {"step", step}};
   }
 }
+
+namespace {
+
+// Slice of an array of strings: the strings at the indices idx[d] along each
+// dimension (input strides `stride`, in elements).
+Result<Tensor> SliceStrings(const Tensor& in, const std::vector<std::vector<int64_t>>& idx,
+                            const std::vector<int64_t>& stride, const std::vector<int64_t>& out_shape) {
+  MR_ASSIGN_OR_RETURN(std::vector<std::string_view> items, ReadStrings(in));
+  StringsBuilder b;
+  const size_t rank = idx.size();
+  const bool empty = std::any_of(idx.begin(), idx.end(), [](const auto& v) { return v.empty(); });
+  std::vector<size_t> pos(rank, 0);  // odometer over the output
+  while (!empty) {
+    int64_t at = 0;
+    for (size_t d = 0; d < rank; ++d) at += idx[d][pos[d]] * stride[d];
+    b.Add(items[static_cast<size_t>(at)]);
+    size_t d = rank;
+    while (d > 0 && ++pos[d - 1] == idx[d - 1].size()) pos[--d] = 0;
+    if (d == 0) break;
+  }
+  return b.Finish(Shape(out_shape));
+}
+
+// PadEnd of an array of strings: `target` holds `shape`'s strings at the
+// same indices and `pad` elsewhere.
+Result<Tensor> PadStrings(const Tensor& in, const std::vector<int64_t>& shape, const std::vector<int64_t>& target,
+                          std::string_view pad) {
+  MR_ASSIGN_OR_RETURN(std::vector<std::string_view> items, ReadStrings(in));
+  const size_t rank = shape.size();
+  int64_t total = 1;
+  for (int64_t d : target) total *= d;
+  StringsBuilder b;
+  std::vector<int64_t> pos(rank, 0);
+  for (int64_t k = 0; k < total; ++k) {
+    bool inside = true;
+    int64_t at = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      inside = inside && pos[d] < shape[d];
+      at = at * shape[d] + pos[d];
+    }
+    b.Add(inside ? items[static_cast<size_t>(at)] : pad);
+    for (size_t d = rank; d-- > 0;) {
+      if (++pos[d] < target[d]) break;
+      pos[d] = 0;
+    }
+  }
+  return b.Finish(Shape(target));
+}
+
+}  // namespace
 
 Result<std::unique_ptr<TensorOp>> SliceOp::Make(const nlohmann::json& spec) {
   MR_RETURN_IF_ERROR(CheckKeys(spec, "Slice", {"slices"}));
@@ -203,11 +269,12 @@ Result<Tensor> SliceOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
     MR_ASSIGN_OR_RETURN(idx[d], Indices(d < dims_.size() ? &dims_[d] : nullptr, shape[d], d));
     out_shape[d] = static_cast<int64_t>(idx[d].size());
   }
+  std::vector<int64_t> stride(rank, 1);  // of the input, in elements
+  for (size_t d = rank - 1; d > 0; --d) stride[d - 1] = stride[d] * shape[d];
+  if (in.type() == TensorType::kStrings) return SliceStrings(in, idx, stride, out_shape);
   Tensor out = Tensor::Make(in.type(), out_shape);
   if (out.num_elements() == 0) return out;
   const size_t es = TensorTypeSize(in.type());
-  std::vector<int64_t> stride(rank, 1);  // of the input, in elements
-  for (size_t d = rank - 1; d > 0; --d) stride[d - 1] = stride[d] * shape[d];
   const std::vector<int64_t>& last = idx[rank - 1];
   const bool run = last.back() - last.front() + 1 == static_cast<int64_t>(last.size()) &&
                    std::is_sorted(last.begin(), last.end());  // consecutive: one memcpy per row
@@ -270,12 +337,12 @@ nlohmann::json PadEndOp::ToJson() const {
 Result<Tensor> PadEndOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
   if (!input.defined()) return Status::InvalidArgument("PadEnd: input tensor is undefined");
   const Tensor in = AsMindSporeArray(input);
-  const bool text = in.type() == TensorType::kString;
+  const bool text = in.type() == TensorType::kString || in.type() == TensorType::kStrings;
   if (has_value_ && text != value_.is_text())
     return Status::InvalidArgument("PadEnd: pad_value " + value_.DebugString() + " and the input (" + in.DebugString() +
                                    ") must both be numeric or both be strings");
   const std::vector<int64_t> shape(in.shape().begin(), in.shape().end());
-  if (text || shape.empty()) return input;  // scalars: nothing to pad
+  if (in.type() == TensorType::kString || shape.empty()) return input;  // scalars: nothing to pad
   if (shape_.size() != shape.size())
     return Status::InvalidArgument("PadEnd: pad_shape " + ShapeText(shape_) + " has " + std::to_string(shape_.size()) +
                                    " dimensions, the input " + in.DebugString() + " " + std::to_string(shape.size()));
@@ -289,6 +356,7 @@ Result<Tensor> PadEndOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
     elems *= target[d];
   }
   if (target == shape) return input;
+  if (text) return PadStrings(in, shape, target, has_value_ ? std::string_view(value_.text) : std::string_view());
   Tensor out = Tensor::Make(in.type(), target);
   const float v = has_value_ ? value_.As<float>() : 0.0f;  // MindSpore casts pad_value to float32 first
   VisitNumeric(in.type(), [&](auto tag) {
@@ -360,6 +428,16 @@ Result<std::vector<Tensor>> ConcatenateOp::ApplyColumns(std::vector<Tensor> inpu
       return Status::InvalidArgument("Concatenate: " + what + " is " + TensorTypeName(t.type()) +
                                      "; every input must have the first input's type, " + TensorTypeName(type));
     total += t.shape()[0];
+  }
+  if (type == TensorType::kStrings) {
+    StringsBuilder b;
+    for (const Tensor& t : parts) {
+      MR_ASSIGN_OR_RETURN(std::vector<std::string_view> items, ReadStrings(t));
+      for (std::string_view x : items) b.Add(x);
+    }
+    std::vector<Tensor> result;
+    result.push_back(b.Finish());
+    return result;
   }
   Tensor out = Tensor::Make(type, {total});
   uint8_t* dst = out.MutableData();

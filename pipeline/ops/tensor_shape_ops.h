@@ -38,6 +38,7 @@ class SliceOp : public TensorOp {
   static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
   explicit SliceOp(std::vector<SliceDim> dims) : dims_(std::move(dims)) {}
   std::string name() const override { return "Slice"; }
+  bool takes_strings() const override { return true; }  // arrays of strings too
   nlohmann::json ToJson() const override;
   Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
 
@@ -60,6 +61,7 @@ class PadEndOp : public TensorOp {
   PadEndOp(std::vector<int64_t> shape, bool has_value, Scalar value)
       : shape_(std::move(shape)), has_value_(has_value), value_(std::move(value)) {}
   std::string name() const override { return "PadEnd"; }
+  bool takes_strings() const override { return true; }  // arrays of strings too
   nlohmann::json ToJson() const override;
   Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
 
@@ -83,6 +85,7 @@ class ConcatenateOp : public TensorOp {
   ConcatenateOp(int axis, Tensor prepend, Tensor append)
       : axis_(axis), prepend_(std::move(prepend)), append_(std::move(append)) {}
   std::string name() const override { return "Concatenate"; }
+  bool takes_strings() const override { return true; }  // arrays of strings too
   nlohmann::json ToJson() const override;
   int num_inputs() const override { return -1; }  // any number
   Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;

@@ -10,7 +10,9 @@ ops and label ops, run by the C++ pipeline like the vision ops.
 The general tensor ops (Fill, Mask, Slice, PadEnd, Concatenate, Duplicate,
 Unique) follow MindSpore's kernels, rules and errors (pipeline/ops/
 tensor_ops.h, tensor_shape_ops.h): a bytes column is a 1-D uint8 array, a
-string column a scalar string, as MindSpore reads MindRecord files.
+string column a scalar string, as MindSpore reads MindRecord files; Fill,
+Mask, Slice, PadEnd and Concatenate also take arrays of strings (what the
+text ops give: mindrecord.text).
 Duplicate gives 2 columns and Unique 3: name them with output_columns (the
 outputs come first, then the columns the map did not take, as MindSpore
 orders them). Concatenate joins all the columns the map gives it.
@@ -172,7 +174,8 @@ class PadEnd(TensorOperation):
 
 
 def _array_spec(value, name):
-    """Concatenate's prepend / append: a 1-D numpy array of a numeric dtype."""
+    """Concatenate's prepend / append: a 1-D numpy array of a numeric dtype,
+    or of strings (str or UTF-8 bytes: MindSpore's np.array(["[CLS]"], dtype='S'))."""
     if value is None:
         return None
     if not isinstance(value, np.ndarray):
@@ -180,9 +183,16 @@ def _array_spec(value, name):
     if value.ndim != 1:
         raise ValueError("Concatenate: %s must be a 1-D array (can only %s 1D arrays), got shape %s"
                          % (name, name, value.shape))
+    if value.dtype.kind in "US":
+        items = value.tolist()
+        try:
+            items = [v.decode("utf-8") if isinstance(v, bytes) else v for v in items]
+        except UnicodeDecodeError as e:
+            raise ValueError("Concatenate: %s holds bytes that are not UTF-8: %s" % (name, e)) from None
+        return {"dtype": "strings", "values": items}
     if value.dtype.name not in NUMERIC_DTYPES:
-        raise ValueError("Concatenate: %s of dtype %s is not supported (%s; string columns hold one string, "
-                         "not a 1-D array)" % (name, value.dtype, ", ".join(NUMERIC_DTYPES)))
+        raise ValueError("Concatenate: %s of dtype %s is not supported (%s, or strings)"
+                         % (name, value.dtype, ", ".join(NUMERIC_DTYPES)))
     values = value.tolist()
     if value.dtype.kind == "f":
         values = [float_json(v) for v in values]

@@ -237,3 +237,25 @@ def test_icu_ops_in_a_pipeline():
     assert text.utils.NormalizeForm.NFD is text.NormalizeForm.NFD and text.utils.Vocab is text.Vocab
     with pytest.raises(TypeError, match="normalize_form must be a text.NormalizeForm"):
         text.NormalizeUTF8("nfkc")
+
+
+def test_general_ops_take_arrays_of_strings():
+    """MindSpore's BERT input steps over tokens: [CLS] / [SEP] added by Concatenate, PadEnd with a pad
+    token before Lookup, Slice, Mask of the padding, Fill."""
+    vocab = text.Vocab.from_list(["[PAD]", "[CLS]", "[SEP]", "a", "b", "c"])
+    data = ds.NumpySlicesDataset({"t": np.array(["a b", "c a b"])}, shuffle=False)
+    data = data.map([text.WhitespaceTokenizer(),
+                     transforms.Concatenate(prepend=np.array(["[CLS]"], dtype="S"), append=np.array(["[SEP]"])),
+                     transforms.PadEnd([6], pad_value="[PAD]")], input_columns="t")
+    data = data.map(transforms.Duplicate(), input_columns="t", output_columns=["t", "mask"])
+    data = data.map(transforms.Mask(transforms.Relational.NE, "[PAD]"), input_columns="mask")
+    data = data.map(text.Lookup(vocab), input_columns="t").batch(2)
+    (batch,) = list(data.create_dict_iterator(output_numpy=True))
+    assert batch["t"].tolist() == [[1, 3, 4, 2, 0, 0], [1, 5, 3, 4, 2, 0]]
+    assert batch["mask"].tolist() == [[True] * 4 + [False] * 2, [True] * 5 + [False]]
+    s = np.array([["a", "b", "c"], ["d", "e", "f"]])
+    assert transforms.Slice(slice(0, 2), [0, 2])(s).tolist() == [["a", "c"], ["d", "f"]]
+    assert transforms.PadEnd([3, 4])(s).tolist() == [["a", "b", "c", ""], ["d", "e", "f", ""], ["", "", "", ""]]
+    assert transforms.Fill("x")(s).tolist() == [["x"] * 3] * 2
+    with pytest.raises(ds.InvalidArgumentError, match="both be numeric or both be strings"):
+        transforms.PadEnd([4], pad_value=0)(np.array(["a"]))

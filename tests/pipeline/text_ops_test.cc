@@ -193,6 +193,31 @@ TEST(TextOpsTest, BertTokenizersAsMindSporeTestsThem) {
   EXPECT_EQ(TextValues<int32_t>(pieces[2]), (std::vector<int32_t>{3, 6, 4, 5, 3, 5}));  // too long: the unknown's length
 }
 
+TEST(TextOpsTest, GeneralOpsOnStringArrays) {
+  Tensor grid = Strings({"a", "b", "c", "d", "e", "f"}, Shape{2, 3});
+  Tensor padded = Run1({{"op", "PadEnd"}, {"pad_shape", {3, 4}}, {"pad_value", "<p>"}}, grid);
+  EXPECT_EQ(padded.shape(), Shape({3, 4}));
+  EXPECT_EQ(Items(padded), (std::vector<std::string>{"a", "b", "c", "<p>", "d", "e", "f", "<p>", "<p>", "<p>", "<p>", "<p>"}));
+  Tensor cut = Run1({{"op", "PadEnd"}, {"pad_shape", {1, 2}}}, grid);  // shorter: cut
+  EXPECT_EQ(Items(cut), (std::vector<std::string>{"a", "b"}));
+  const nlohmann::json cols = {{"start", 0}, {"stop", 3}, {"step", 2}};
+  Tensor sliced = Run1({{"op", "Slice"}, {"slices", {std::vector<int64_t>{1}, cols}}}, grid);
+  EXPECT_EQ(sliced.shape(), Shape({1, 2}));
+  EXPECT_EQ(Items(sliced), (std::vector<std::string>{"d", "f"}));
+  const nlohmann::json cls = {{"dtype", "strings"}, {"values", {"[CLS]"}}};
+  const nlohmann::json sep = {{"dtype", "strings"}, {"values", {"[SEP]"}}};
+  auto concat_op = Op({{"op", "Concatenate"}, {"prepend", cls}, {"append", sep}});
+  EXPECT_EQ(concat_op->ToJson()["prepend"], cls);  // round-trips through the plan
+  EXPECT_EQ(Items(Run1(concat_op->ToJson(), Strings({"x", "y"}))),
+            (std::vector<std::string>{"[CLS]", "x", "y", "[SEP]"}));
+  Tensor mask = Run1({{"op", "Mask"}, {"operator", "NE"}, {"constant", "b"}}, grid);
+  EXPECT_EQ(mask.type(), TensorType::kBool);
+  EXPECT_EQ(TextValues<uint8_t>(mask), (std::vector<uint8_t>{1, 0, 1, 1, 1, 1}));
+  EXPECT_EQ(Items(Run1({{"op", "Fill"}, {"fill_value", "z"}}, grid)), std::vector<std::string>(6, "z"));
+  EXPECT_NE(TextErrorOf({{"op", "PadEnd"}, {"pad_shape", {4}}, {"pad_value", 0}}, Strings({"a"})).find("both be"),
+            std::string::npos);
+}
+
 TEST(TextOpsTest, OtherOpsRefuseStringArrays) {
   Tensor abc = Strings({"a", "b", "c"});
   // Duplicate takes them: its copy is a whole array of strings of its own.
