@@ -55,6 +55,7 @@ constexpr Entry kOps[] = {
     {"Decode", &ops::DecodeOp::Make},
     {"WhitespaceTokenizer", &ops::WhitespaceTokenizerOp::Make},
     {"UnicodeCharTokenizer", &ops::UnicodeCharTokenizerOp::Make},
+    {"UnicodeScriptTokenizer", &ops::UnicodeScriptTokenizerOp::Make},
     {"RegexTokenizer", &ops::RegexTokenizerOp::Make},
     {"BasicTokenizer", &ops::BasicTokenizerOp::Make},
     {"WordpieceTokenizer", &ops::WordpieceTokenizerOp::Make},

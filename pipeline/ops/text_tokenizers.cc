@@ -2,6 +2,8 @@
 // tokenizers share.
 #include "pipeline/ops/text_tokenizers.h"
 
+#include <unicode/uscript.h>
+
 #include <cstring>
 
 #include "pipeline/ops/op_util.h"
@@ -102,6 +104,40 @@ Status UnicodeCharTokenizerOp::Tokenize(std::string_view s, Tokens* out) const {
     out->Add(s.substr(i, n), i, i + n);
     i += n;
   }
+  return Status::OK();
+}
+
+Result<std::unique_ptr<TensorOp>> UnicodeScriptTokenizerOp::Make(const nlohmann::json& spec) {
+  const std::string op = "UnicodeScriptTokenizer";
+  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"keep_whitespace", "with_offsets"}));
+  MR_ASSIGN_OR_RETURN(bool keep, GetBool(spec, op, "keep_whitespace", false));
+  MR_ASSIGN_OR_RETURN(bool offsets, GetBool(spec, op, "with_offsets", false));
+  return std::unique_ptr<TensorOp>(new UnicodeScriptTokenizerOp(keep, offsets));
+}
+
+Status UnicodeScriptTokenizerOp::Tokenize(std::string_view s, Tokens* out) const {
+  size_t start = 0;
+  UScriptCode last = USCRIPT_INVALID_CODE;
+  bool last_space = false;
+  auto emit = [&](size_t end) {
+    if (end > start && (keep_whitespace_ || !last_space)) out->Add(s.substr(start, end - start), start, end);
+  };
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp = 0;
+    const size_t n = DecodeUtf8(s, i, &cp);
+    UErrorCode err = U_ZERO_ERROR;
+    UScriptCode script = uscript_getScript(static_cast<UChar32>(cp), &err);
+    if (U_FAILURE(err)) script = USCRIPT_INVALID_CODE;
+    const bool space = IsWhiteSpace(cp);
+    if (i > start && (script != last || space != last_space)) {
+      emit(i);
+      start = i;
+    }
+    last = script;
+    last_space = space;
+    i += n;
+  }
+  emit(s.size());
   return Status::OK();
 }
 

@@ -71,6 +71,28 @@ class UnicodeCharTokenizerOp : public TokenizerOp {
   Status Tokenize(std::string_view s, Tokens* out) const override;
 };
 
+// {"op":"UnicodeScriptTokenizer","keep_whitespace":false,"with_offsets":false}:
+// split where the Unicode script changes (ICU's uscript_getScript: "Chinese中国"
+// gives "Chinese", "中国"; punctuation and digits are script Common) and
+// between white space and the rest; white space runs are dropped unless
+// `keep_whitespace`.
+class UnicodeScriptTokenizerOp : public TokenizerOp {
+ public:
+  static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
+  UnicodeScriptTokenizerOp(bool keep_whitespace, bool with_offsets)
+      : TokenizerOp(with_offsets), keep_whitespace_(keep_whitespace) {}
+  std::string name() const override { return "UnicodeScriptTokenizer"; }
+  nlohmann::json ToJson() const override {
+    return {{"op", name()}, {"keep_whitespace", keep_whitespace_}, {"with_offsets", with_offsets_}};
+  }
+
+ protected:
+  Status Tokenize(std::string_view s, Tokens* out) const override;
+
+ private:
+  bool keep_whitespace_;
+};
+
 // The string of a one-string input: a kString tensor, or a kStrings tensor
 // of one element and rank 0. InvalidArgument naming `op` otherwise.
 Result<std::string_view> OneString(const Tensor& t, const std::string& op);

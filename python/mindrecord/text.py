@@ -22,9 +22,8 @@ naming the op.
 CaseFold, NormalizeUTF8, RegexReplace, RegexTokenizer, BasicTokenizer and
 BertTokenizer run through ICU, as MindSpore's (ICU's regular expressions,
 each match bounded in time). Not here (an AttributeError names them):
-JiebaTokenizer, SentencePieceTokenizer, UnicodeScriptTokenizer,
-FilterWikipediaXML and the pretrained vectors (ToVectors, FastText, GloVe,
-CharNGram).
+JiebaTokenizer, SentencePieceTokenizer, FilterWikipediaXML and the
+pretrained vectors (ToVectors, FastText, GloVe, CharNGram).
 
 Thread safety: op objects and Vocab (once built) are immutable values.
 """
@@ -40,7 +39,8 @@ from mindrecord._ops_base import TensorOperation, check_int, check_numeric_dtype
 
 __all__ = ["AddToken", "BasicTokenizer", "BertTokenizer", "CaseFold", "Lookup", "Ngram", "NormalizeForm",
            "NormalizeUTF8", "PythonTokenizer", "RegexReplace", "RegexTokenizer", "SlidingWindow", "ToNumber",
-           "Truncate", "TruncateSequencePair", "UnicodeCharTokenizer", "WhitespaceTokenizer", "WordpieceTokenizer",
+           "Truncate", "TruncateSequencePair", "UnicodeCharTokenizer", "UnicodeScriptTokenizer", "WhitespaceTokenizer",
+           "WordpieceTokenizer",
            "Vocab", "to_bytes", "to_str"]
 
 _MAX_ID = 2 ** 31 - 1
@@ -191,6 +191,17 @@ class BertTokenizer(_Tokenizer):
 
     def __repr__(self):
         return "BertTokenizer(%d tokens)" % len(self._spec["vocab"])
+
+
+class UnicodeScriptTokenizer(_Tokenizer):
+    """Splits a string where the Unicode script changes ("Chinese中国" gives
+    "Chinese", "中国"; punctuation and digits are script Common) and between
+    white space and the rest; white space is dropped unless
+    `keep_whitespace`."""
+
+    def __init__(self, keep_whitespace: bool = False, with_offsets: bool = False) -> None:
+        super().__init__("UnicodeScriptTokenizer", with_offsets)
+        self._spec["keep_whitespace"] = _check_bool(keep_whitespace, "UnicodeScriptTokenizer", "keep_whitespace")
 
 
 class PythonTokenizer:

@@ -259,3 +259,13 @@ def test_general_ops_take_arrays_of_strings():
     assert transforms.Fill("x")(s).tolist() == [["x"] * 3] * 2
     with pytest.raises(ds.InvalidArgumentError, match="both be numeric or both be strings"):
         transforms.PadEnd([4], pad_value=0)(np.array(["a"]))
+
+
+def test_unicode_script_tokenizer_as_mindspore_tests_it():
+    lines = ["Welcome to Beijing!", "北京欢迎您！", "我喜欢English!", "  "]
+    got = [text.UnicodeScriptTokenizer()(s).tolist() for s in lines]
+    assert got == [["Welcome", "to", "Beijing", "!"], ["北京欢迎您", "！"], ["我喜欢", "English", "!"], [""]]
+    kept = [text.UnicodeScriptTokenizer(keep_whitespace=True)(s).tolist() for s in lines]
+    assert kept == [["Welcome", " ", "to", " ", "Beijing", "!"], ["北京欢迎您", "！"], ["我喜欢", "English", "!"], ["  "]]
+    tokens, start, limit = text.UnicodeScriptTokenizer(with_offsets=True)("我喜欢English!")
+    assert start.tolist() == [0, 9, 16] and limit.tolist() == [9, 16, 17]

@@ -87,6 +87,10 @@ TEST(TextOpsTest, TokenizersSplitAndGiveByteOffsets) {
             std::string::npos);
   EXPECT_NE(TextErrorOf({{"op", "WhitespaceTokenizer"}}, Strings({"a", "b"})).find("should be one string"),
             std::string::npos);
+  auto script = RunCols({{"op", "UnicodeScriptTokenizer"}, {"with_offsets", true}},
+                        {Tensor::FromString(TensorType::kString, "ab\xe4\xb8\xad, 12")});  // ab中, 12
+  EXPECT_EQ(Items(script[0]), (std::vector<std::string>{"ab", "\xe4\xb8\xad", ",", "12"}));
+  EXPECT_EQ(TextValues<int32_t>(script[1]), (std::vector<int32_t>{0, 2, 5, 7}));
 }
 
 TEST(TextOpsTest, LookupMapsTokensToIds) {
