@@ -23,9 +23,13 @@ alternating pairs; > 1 means mindrecord is faster):
    with the default length and with a Python element_length_function,
    against a plain loop bucketing the same rows (create_dict_iterator) and
    padding each batch with numpy.
+6. text: TextFileDataset of 200k lines of 4..119 words, WhitespaceTokenizer,
+   Lookup (a 5,000-word vocabulary, unknown words -> <unk>), Truncate and
+   PadEnd to 64 ids, batch(64), against the loop a user writes (str.split,
+   dict.get, padding, np.array per batch).
 
 usage: PYTHONPATH=build/python /usr/bin/python3 benchmarks/python_code_bench.py
-           [--rows N] [--runs R] [--only source,map,slices,save,bucket] [--json OUT]
+           [--rows N] [--runs R] [--only source,map,slices,save,bucket,text] [--json OUT]
 """
 import argparse
 import json
@@ -241,11 +245,46 @@ def bucket_case(rows, work):
                       "plain loop bucketing rows, numpy padding": plain}
 
 
+def text_case(rows, work):
+    """Text classification input: tokenize at white space, look the tokens up (unknown -> 1), cut or pad to
+    64 ids, batch 64, against the loop a user writes (str.split, dict.get, numpy padding)."""
+    words = ["w%d" % i for i in range(5000)]
+    rng = np.random.RandomState(0)
+    path = os.path.join(work, "text.txt")
+    if not os.path.exists(path):
+        with open(path, "w", encoding="utf-8") as f:
+            for n in rng.randint(4, 120, rows):
+                f.write(" ".join(words[k] if k < len(words) else "oov%d" % k for k in rng.randint(0, 5500, n)) + "\n")
+    vocab = mindrecord.text.Vocab.from_list(words, special_tokens=["<pad>", "<unk>"])
+    ids = vocab.vocab()
+    length = 64
+
+    def ours():
+        ds = mindrecord.TextFileDataset(path, shuffle=False)
+        ds = ds.map([mindrecord.text.WhitespaceTokenizer(), mindrecord.text.Lookup(vocab, "<unk>"),
+                     mindrecord.text.Truncate(length), mindrecord.transforms.PadEnd([length], 0)],
+                    input_columns="text").batch(BATCH)
+        return sum(len(b[0]) for b in ds.create_tuple_iterator(num_epochs=1, output_numpy=True))
+
+    def plain():
+        n, batch = 0, []
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                row = [ids.get(w, 1) for w in line.split()][:length]
+                batch.append(row + [0] * (length - len(row)))
+                if len(batch) == BATCH:
+                    n += len(np.array(batch, np.int32))
+                    batch = []
+        return n + (len(np.array(batch, np.int32)) if batch else 0)
+
+    return "rows/s", {"TextFileDataset + tokenize, Lookup, pad": ours, "plain loop (split, dict.get, pad)": plain}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rows", type=int, default=100000, help="rows of the source and map cases (save: 2x)")
     p.add_argument("--runs", type=int, default=5)
-    p.add_argument("--only", default="source,map,slices,save,bucket")
+    p.add_argument("--only", default="source,map,slices,save,bucket,text")
     p.add_argument("--json", default=None)
     a = p.parse_args()
     work = tempfile.mkdtemp(prefix="mr_pycode_")
@@ -262,8 +301,10 @@ def main():
                 unit, cases = save_case(2 * a.rows, work)
             elif name == "bucket":
                 unit, cases = bucket_case(2 * a.rows, work)
+            elif name == "text":
+                unit, cases = text_case(2 * a.rows, work)
             else:
-                p.error("--only: unknown case %r (source, map, slices, save, bucket)" % name)
+                p.error("--only: unknown case %r (source, map, slices, save, bucket, text)" % name)
             for fn in cases.values():  # warm-up
                 fn()
             rates = {k: [] for k in cases}
