@@ -47,15 +47,8 @@ nlohmann::json LookupOp::ToJson() const {
 }
 
 Result<Tensor> LookupOp::Apply(Tensor input, std::mt19937_64& /*rng*/) const {
-  std::vector<std::string_view> words;
   Shape shape;
-  if (input.type() == TensorType::kStrings) {
-    MR_ASSIGN_OR_RETURN(words, ReadStrings(input));
-    shape = input.shape();
-  } else {
-    MR_ASSIGN_OR_RETURN(std::string_view one, OneString(input, "Lookup"));
-    words.push_back(one);
-  }
+  MR_ASSIGN_OR_RETURN(std::vector<std::string_view> words, StringsOf(input, "Lookup", &shape));
   Tensor ids = Tensor::Make(TensorType::kInt32, shape);
   int32_t* out = ids.mutable_data_as<int32_t>();
   for (size_t i = 0; i < words.size(); ++i) {

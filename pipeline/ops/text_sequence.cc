@@ -262,15 +262,8 @@ bool ParseFloat(std::string_view s, uint8_t* dst) {
 }  // namespace
 
 Result<Tensor> ToNumberOp::Apply(Tensor input, std::mt19937_64&) const {
-  std::vector<std::string_view> items;
   Shape shape;
-  if (input.type() == TensorType::kStrings) {
-    MR_ASSIGN_OR_RETURN(items, ReadStrings(input));
-    shape = input.shape();
-  } else {
-    MR_ASSIGN_OR_RETURN(std::string_view one, OneString(input, "ToNumber"));
-    items.push_back(one);
-  }
+  MR_ASSIGN_OR_RETURN(std::vector<std::string_view> items, StringsOf(input, "ToNumber", &shape));
   Tensor out = Tensor::Make(type_, shape);
   uint8_t* dst = out.MutableData();
   const size_t es = TensorTypeSize(type_);

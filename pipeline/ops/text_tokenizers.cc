@@ -48,6 +48,16 @@ Result<std::string_view> OneString(const Tensor& t, const std::string& op) {
   return Status::InvalidArgument(op + ": the input should be one string, got " + t.DebugString());
 }
 
+Result<std::vector<std::string_view>> StringsOf(const Tensor& t, const std::string& op, Shape* shape) {
+  if (t.type() == TensorType::kStrings) {
+    *shape = t.shape();
+    return ReadStrings(t);
+  }
+  *shape = Shape{};
+  MR_ASSIGN_OR_RETURN(std::string_view one, OneString(t, op));
+  return std::vector<std::string_view>{one};
+}
+
 Result<std::vector<Tensor>> TokenizerOp::ApplyColumns(std::vector<Tensor> inputs, std::mt19937_64&) const {
   if (inputs.size() != 1) return Status::InvalidArgument(name() + ": takes one column");
   MR_ASSIGN_OR_RETURN(std::string_view s, OneString(inputs[0], name()));

@@ -97,6 +97,10 @@ class UnicodeScriptTokenizerOp : public TokenizerOp {
 // of one element and rank 0. InvalidArgument naming `op` otherwise.
 Result<std::string_view> OneString(const Tensor& t, const std::string& op);
 
+// The strings of one string (shape []) or of an array of strings (its
+// shape), views into `t`; InvalidArgument naming `op` for other inputs.
+Result<std::vector<std::string_view>> StringsOf(const Tensor& t, const std::string& op, Shape* shape);
+
 // Strings in, strings out, one for one: `f` applied to one string (a kString
 // tensor gives a kString tensor) or to each string of an array of strings
 // (same shape). InvalidArgument naming `op` for other inputs.

@@ -7,10 +7,17 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
+#include <fstream>
+
 #include "pipeline/batch.h"
 #include "pipeline/cache/cache_entry.h"
 #include "pipeline/strings.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/plan.h"
 #include "tests/pipeline/ops_test_util.h"
+#include "tests/pipeline/pipeline_test_util.h"
 
 namespace mindrecord {
 namespace {
@@ -262,6 +269,58 @@ TEST(TextOpsTest, BatchesHoldStringArraysAsListsAndCachesKeepThem) {
   auto cols = DecodeCacheEntry(bytes, 7, 3, 1, "entry");
   ASSERT_TRUE(cols.ok()) << cols.status().ToString();
   EXPECT_EQ(Items((*cols)[0]), (std::vector<std::string>{"a", "bb"}));
+}
+
+// A text file through a plan, as a C++ program drives it: BERT tokenization,
+// Lookup, PadEnd and batches at 1 and 4 workers give the same batches, and
+// what a plain loop over the lines gives.
+TEST(TextOpsTest, PipelineOfTextOpsIsTheSameAtAnyWorkerCount) {
+  const std::string path = ::testing::TempDir() + "/text_ops_" + std::to_string(getpid()) + ".txt";
+  std::vector<std::string> lines;
+  {
+    std::ofstream f(path);
+    for (int i = 0; i < 200; ++i) {
+      lines.push_back("Row " + std::to_string(i) + " says h\xc3\xa9llo, W\xc3\x96RLD" + std::string(i % 7, '!'));
+      f << lines.back() << "\n";
+    }
+  }
+  nlohmann::json vocab = {{"[PAD]", 0}, {"[UNK]", 1}, {"row", 2}, {"says", 3}, {"hello", 4}, {",", 5}, {"world", 6},
+                          {"!", 7}};
+  for (int d = 0; d < 10; ++d) vocab[std::to_string(d)] = 8 + d;
+  const nlohmann::json ops = {{{"op", "BertTokenizer"}, {"vocab", vocab}, {"lower_case", true}},
+                              {{"op", "Lookup"}, {"vocab", vocab}, {"unknown_id", 1}},
+                              {{"op", "PadEnd"}, {"pad_shape", {16}}, {"pad_value", 0}}};
+  const nlohmann::json leaf = {{"node", "source"}, {"kind", "textfile"}, {"columns", {"text"}},
+                               {"rows", lines.size()}, {"args", {{"files", {path}}}}};
+  const nlohmann::json map = {{"node", "map"}, {"input", leaf}, {"operations", ops}, {"input_columns", {"text"}}};
+  auto run = [&](uint32_t workers) {
+    auto plan = Plan::FromJson({{"tree", {{"node", "batch"}, {"batch_size", 8}, {"input", map}}},
+                                {"num_workers", workers}});
+    EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+    auto pipe = Pipeline::Open(*plan);
+    EXPECT_TRUE(pipe.ok()) << pipe.status().ToString();
+    std::vector<std::vector<int32_t>> rows;
+    if (!pipe.ok()) return rows;
+    for (const Batch& b : testing::Drain(pipe->get())) {
+      const Tensor& t = b.columns[0].data;
+      EXPECT_EQ(t.type(), TensorType::kInt32);
+      for (int64_t r = 0; r < t.shape()[0]; ++r)
+        rows.emplace_back(t.data_as<int32_t>() + r * 16, t.data_as<int32_t>() + (r + 1) * 16);
+    }
+    return rows;
+  };
+  const auto one = run(1), four = run(4);
+  ASSERT_EQ(one.size(), lines.size());
+  EXPECT_EQ(one, four);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::vector<int32_t> want = {2};  // row
+    want.push_back(i < 10 ? 8 + static_cast<int32_t>(i) : 1);  // "12": "1" then "##2", not in vocab: [UNK]
+    for (int32_t id : {3, 4, 5, 6}) want.push_back(id);  // says hello , world
+    for (size_t k = 0; k < i % 7; ++k) want.push_back(7);
+    want.resize(16, 0);
+    EXPECT_EQ(one[i], want) << "line " << i;
+  }
+  std::remove(path.c_str());
 }
 
 }  // namespace
