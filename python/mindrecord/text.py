@@ -39,9 +39,8 @@ from mindrecord._ops_base import TensorOperation, check_int, check_numeric_dtype
 
 __all__ = ["AddToken", "BasicTokenizer", "BertTokenizer", "CaseFold", "Lookup", "Ngram", "NormalizeForm",
            "NormalizeUTF8", "PythonTokenizer", "RegexReplace", "RegexTokenizer", "SlidingWindow", "ToNumber",
-           "Truncate", "TruncateSequencePair", "UnicodeCharTokenizer", "UnicodeScriptTokenizer", "WhitespaceTokenizer",
-           "WordpieceTokenizer",
-           "Vocab", "to_bytes", "to_str"]
+           "Truncate", "TruncateSequencePair", "UnicodeCharTokenizer", "UnicodeScriptTokenizer",
+           "WhitespaceTokenizer", "WordpieceTokenizer", "Vocab", "to_bytes", "to_str"]
 
 _MAX_ID = 2 ** 31 - 1
 
