@@ -30,6 +30,29 @@ Result<std::string> NormalizeUtf8(const icu::Normalizer2* n, std::string_view s,
   return out;
 }
 
+Result<const icu::Normalizer2*> NormalizerFor(const std::string& form, const std::string& op, const char* key) {
+  UErrorCode err = U_ZERO_ERROR;
+  const icu::Normalizer2* n = nullptr;
+  if (form == "nfc") {
+    n = icu::Normalizer2::getNFCInstance(err);
+  } else if (form == "nfkc") {
+    n = icu::Normalizer2::getNFKCInstance(err);
+  } else if (form == "nfd") {
+    n = icu::Normalizer2::getNFDInstance(err);
+  } else if (form == "nfkd") {
+    n = icu::Normalizer2::getNFKDInstance(err);
+  } else if (form != "none") {
+    return BadParameter(op, key, "must be none, nfc, nfkc, nfd or nfkd, got '" + form + "'");
+  }
+  if (U_FAILURE(err)) return Status::Internal(op + ": ICU's normalizer: " + u_errorName(err));
+  return n;
+}
+
+Status RegexError(UErrorCode err, const std::string& op) {
+  return Status::InvalidArgument(op + ": a regular expression failed: " + u_errorName(err) +
+                                 (err == U_REGEX_TIME_OUT ? " (it ran past its step limit on this string)" : ""));
+}
+
 Status ReplaceMatches(icu::RegexMatcher* m, const icu::UnicodeString& with, bool all, icu::UnicodeString* out,
                       const std::string& op) {
   // find() with a status, not replaceAll(): ICU's replaceAll drops the
@@ -40,9 +63,7 @@ Status ReplaceMatches(icu::RegexMatcher* m, const icu::UnicodeString& with, bool
     m->appendReplacement(*out, with, err);
     if (!all) break;
   }
-  if (U_FAILURE(err))
-    return Status::InvalidArgument(op + ": a regular expression failed: " + u_errorName(err) +
-                                   (err == U_REGEX_TIME_OUT ? " (it ran past its step limit on this string)" : ""));
+  if (U_FAILURE(err)) return RegexError(err, op);
   m->appendTail(*out);
   return Status::OK();
 }
@@ -76,19 +97,7 @@ Result<std::unique_ptr<TensorOp>> NormalizeUTF8Op::Make(const nlohmann::json& sp
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"normalize_form"}));
   auto o = std::unique_ptr<NormalizeUTF8Op>(new NormalizeUTF8Op());
   MR_ASSIGN_OR_RETURN(o->form_, GetString(spec, op, "normalize_form", "nfkc"));
-  UErrorCode err = U_ZERO_ERROR;
-  if (o->form_ == "nfc") {
-    o->normalizer_ = icu::Normalizer2::getNFCInstance(err);
-  } else if (o->form_ == "nfkc") {
-    o->normalizer_ = icu::Normalizer2::getNFKCInstance(err);
-  } else if (o->form_ == "nfd") {
-    o->normalizer_ = icu::Normalizer2::getNFDInstance(err);
-  } else if (o->form_ == "nfkd") {
-    o->normalizer_ = icu::Normalizer2::getNFKDInstance(err);
-  } else if (o->form_ != "none") {
-    return BadParameter(op, "normalize_form", "must be none, nfc, nfkc, nfd or nfkd, got '" + o->form_ + "'");
-  }
-  if (U_FAILURE(err)) return Status::Internal(op + ": ICU's normalizer: " + u_errorName(err));
+  MR_ASSIGN_OR_RETURN(o->normalizer_, NormalizerFor(o->form_, op, "normalize_form"));
   return std::unique_ptr<TensorOp>(std::move(o));
 }
 

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include <unicode/utypes.h>
 #include <unicode/uversion.h>
 
 #include "pipeline/ops/op.h"
@@ -86,5 +87,10 @@ Status ReplaceMatches(icu::RegexMatcher* m, const icu::UnicodeString& with, bool
 Result<std::string> NormalizeUtf8(const icu::Normalizer2* n, std::string_view s, const std::string& op);
 // ICU's NFKC_Casefold normalizer.
 Result<const icu::Normalizer2*> CaseFolder(const std::string& op);
+// ICU's normalizer for `form` ("nfc", "nfkc", "nfd", "nfkd"; "none": null);
+// another form is InvalidArgument naming `op` and parameter `key`.
+Result<const icu::Normalizer2*> NormalizerFor(const std::string& form, const std::string& op, const char* key);
+// The error of a failed regular expression `err` (its step limit named).
+Status RegexError(UErrorCode err, const std::string& op);
 
 }  // namespace mindrecord::ops

@@ -36,20 +36,7 @@ constexpr const char* kSplitOff =
 constexpr const char* kReserved = "\\[CLS\\]|\\[SEP\\]|\\[UNK\\]|\\[PAD\\]|\\[MASK\\]|\\[unused\\d+\\]|";
 constexpr std::array<std::string_view, 5> kNotFolded = {"[CLS]", "[SEP]", "[UNK]", "[PAD]", "[MASK]"};
 
-Result<const icu::Normalizer2*> NormalizerFor(const std::string& form, const std::string& op) {
-  UErrorCode err = U_ZERO_ERROR;
-  const icu::Normalizer2* n = nullptr;
-  if (form == "nfc") n = icu::Normalizer2::getNFCInstance(err);
-  else if (form == "nfkc") n = icu::Normalizer2::getNFKCInstance(err);
-  else if (form == "nfd") n = icu::Normalizer2::getNFDInstance(err);
-  else if (form == "nfkd") n = icu::Normalizer2::getNFKDInstance(err);
-  else if (form != "none")
-    return BadParameter(op, "normalization_form", "must be none, nfc, nfkc, nfd or nfkd, got '" + form + "'");
-  if (U_FAILURE(err)) return Status::Internal(op + ": ICU's normalizer: " + u_errorName(err));
-  return n;
-}
-
-Result<std::string> Bracketed(const nlohmann::json& spec, const std::string& op, const char* key, bool required) {
+Result<std::string> PatternParam(const nlohmann::json& spec, const std::string& op, const char* key, bool required) {
   if (!spec.contains(key)) {
     if (required) return Status::InvalidArgument(op + ": parameter '" + key + "' is required");
     return std::string();
@@ -116,9 +103,7 @@ Status RegexSplitter::Split(std::string_view s, Tokens* out, const std::string& 
     }
     from = de;
   }
-  if (U_FAILURE(err))
-    return Status::InvalidArgument(op + ": a regular expression failed: " + u_errorName(err) +
-                                   (err == U_REGEX_TIME_OUT ? " (it ran past its step limit on this string)" : ""));
+  if (U_FAILURE(err)) return RegexError(err, op);
   if (from < text.length()) {
     const std::string t = ToUtf8(text, from, text.length());
     out->Add(t, at, at + t.size());
@@ -129,8 +114,8 @@ Status RegexSplitter::Split(std::string_view s, Tokens* out, const std::string& 
 Result<std::unique_ptr<TensorOp>> RegexTokenizerOp::Make(const nlohmann::json& spec) {
   const std::string op = "RegexTokenizer";
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"delim_pattern", "keep_delim_pattern", "with_offsets"}));
-  MR_ASSIGN_OR_RETURN(std::string delim, Bracketed(spec, op, "delim_pattern", true));
-  MR_ASSIGN_OR_RETURN(std::string keep, Bracketed(spec, op, "keep_delim_pattern", false));
+  MR_ASSIGN_OR_RETURN(std::string delim, PatternParam(spec, op, "delim_pattern", true));
+  MR_ASSIGN_OR_RETURN(std::string keep, PatternParam(spec, op, "keep_delim_pattern", false));
   MR_ASSIGN_OR_RETURN(bool offsets, GetBool(spec, op, "with_offsets", false));
   MR_ASSIGN_OR_RETURN(RegexSplitter splitter, RegexSplitter::Make(delim, keep, op));
   return std::unique_ptr<TensorOp>(new RegexTokenizerOp(offsets, delim, keep, std::move(splitter)));
@@ -142,7 +127,7 @@ Result<BasicTokenizerOptions> BasicTokenizerOptions::FromJson(const nlohmann::js
   MR_ASSIGN_OR_RETURN(o.keep_whitespace, GetBool(spec, op, "keep_whitespace", false));
   MR_ASSIGN_OR_RETURN(o.normalization_form, GetString(spec, op, "normalization_form", "none"));
   MR_ASSIGN_OR_RETURN(o.preserve_unused_token, GetBool(spec, op, "preserve_unused_token", true));
-  MR_RETURN_IF_ERROR(NormalizerFor(o.normalization_form, op).status());
+  MR_RETURN_IF_ERROR(NormalizerFor(o.normalization_form, op, "normalization_form").status());
   return o;
 }
 
@@ -169,10 +154,10 @@ Result<std::shared_ptr<const BasicTokenization>> BasicTokenization::Make(const B
   std::shared_ptr<BasicTokenization> b(new BasicTokenization(o, std::move(splitter)));
   if (o.lower_case) {
     MR_ASSIGN_OR_RETURN(b->fold_, CaseFolder(op));
-    MR_ASSIGN_OR_RETURN(b->nfd_, NormalizerFor("nfd", op));
+    MR_ASSIGN_OR_RETURN(b->nfd_, NormalizerFor("nfd", op, "lower_case"));
     MR_ASSIGN_OR_RETURN(b->accents_, CompileRegex("\\p{Mn}", op, "lower_case"));
   } else {
-    MR_ASSIGN_OR_RETURN(b->form_, NormalizerFor(o.normalization_form, op));
+    MR_ASSIGN_OR_RETURN(b->form_, NormalizerFor(o.normalization_form, op, "normalization_form"));
   }
   MR_ASSIGN_OR_RETURN(b->controls_, CompileRegex("\\p{Cc}|\\p{Cf}", op, "(control characters)"));
   return std::shared_ptr<const BasicTokenization>(std::move(b));

@@ -68,12 +68,16 @@ Result<std::vector<Tensor>> TokenizerOp::ApplyColumns(std::vector<Tensor> inputs
   return tokens.Finish(with_offsets_);
 }
 
-Result<Tensor> TokenizerOp::Apply(Tensor input, std::mt19937_64& rng) const {
-  if (with_offsets_) return Status::InvalidArgument(name() + ": with_offsets gives 3 columns (a map naming them)");
+Result<Tensor> TokensOnly(const TensorOp& op, bool offsets, Tensor input, std::mt19937_64& rng) {
+  if (offsets) return Status::InvalidArgument(op.name() + ": with_offsets gives 3 columns (a map naming them)");
   std::vector<Tensor> in;
   in.push_back(std::move(input));
-  MR_ASSIGN_OR_RETURN(std::vector<Tensor> out, ApplyColumns(std::move(in), rng));
+  MR_ASSIGN_OR_RETURN(std::vector<Tensor> out, op.ApplyColumns(std::move(in), rng));
   return std::move(out[0]);
+}
+
+Result<Tensor> TokenizerOp::Apply(Tensor input, std::mt19937_64& rng) const {
+  return TokensOnly(*this, with_offsets_, std::move(input), rng);
 }
 
 Result<std::unique_ptr<TensorOp>> WhitespaceTokenizerOp::Make(const nlohmann::json& spec) {

@@ -93,6 +93,11 @@ class UnicodeScriptTokenizerOp : public TokenizerOp {
   bool keep_whitespace_;
 };
 
+// Apply of an op whose ApplyColumns gives the tokens, and with `offsets`
+// also their offsets: the tokens alone, or InvalidArgument (three columns
+// need a map naming them).
+Result<Tensor> TokensOnly(const TensorOp& op, bool offsets, Tensor input, std::mt19937_64& rng);
+
 // The string of a one-string input: a kString tensor, or a kStrings tensor
 // of one element and rank 0. InvalidArgument naming `op` otherwise.
 Result<std::string_view> OneString(const Tensor& t, const std::string& op);

@@ -104,11 +104,7 @@ Result<std::vector<Tensor>> WordpieceTokenizerOp::ApplyColumns(std::vector<Tenso
 }
 
 Result<Tensor> WordpieceTokenizerOp::Apply(Tensor input, std::mt19937_64& rng) const {
-  if (with_offsets_) return Status::InvalidArgument(name() + ": with_offsets gives 3 columns (a map naming them)");
-  std::vector<Tensor> in;
-  in.push_back(std::move(input));
-  MR_ASSIGN_OR_RETURN(std::vector<Tensor> out, ApplyColumns(std::move(in), rng));
-  return std::move(out[0]);
+  return TokensOnly(*this, with_offsets_, std::move(input), rng);
 }
 
 Result<std::unique_ptr<TensorOp>> BertTokenizerOp::Make(const nlohmann::json& spec) {
