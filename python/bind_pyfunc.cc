@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "pipeline/op_registry.h"
+#include "pipeline/ops/audio_util.h"
 #include "python/py_common.h"
 #include "python/worker_gil.h"
 
@@ -445,6 +446,12 @@ void BindPyFunc(py::module_& m) {
         return py::object(std::move(out));
       },
       py::arg("spec_json"), py::arg("value"), py::arg("seed") = py::none());
+  // The audio module's utils (melscale_fbanks, linear_fbanks, create_dct):
+  // the matrices its ops use, as float32 arrays (pipeline/ops/audio_util.h).
+  m.def("audio_matrix", [](const std::string& request_json) {
+    nlohmann::json request = nlohmann::json::parse(request_json, nullptr, false);
+    return TensorToPyArg(ValueOrThrow(ops::AudioMatrix(request)));
+  });
 }
 
 }  // namespace mindrecord::py_binding

@@ -1,6 +1,11 @@
 // MakeOp: the registry from JSON spec names to op constructors.
 #include <string>
 
+#include "pipeline/ops/audio_filter.h"
+#include "pipeline/ops/audio_level.h"
+#include "pipeline/ops/audio_mask.h"
+#include "pipeline/ops/audio_scale.h"
+#include "pipeline/ops/audio_spectral.h"
 #include "pipeline/ops/auto_augment.h"
 #include "pipeline/ops/batch_mix.h"
 #include "pipeline/ops/bbox.h"
@@ -53,6 +58,40 @@ struct Entry {
 
 constexpr Entry kOps[] = {
     {"Decode", &ops::DecodeOp::Make},
+    {"Spectrogram", &ops::SpectrogramOp::Make},
+    {"MelScale", &ops::MelScaleOp::Make},
+    {"MelSpectrogram", &ops::MelSpectrogramOp::Make},
+    {"MFCC", &ops::MfccOp::Make},
+    {"AmplitudeToDB", &ops::AmplitudeToDBOp::Make},
+    {"DBToAmplitude", &ops::DBToAmplitudeOp::Make},
+    {"ComplexNorm", &ops::ComplexOp::Make},
+    {"Angle", &ops::ComplexOp::Make},
+    {"Magphase", &ops::ComplexOp::Make},
+    {"TimeMasking", &ops::AxisMaskOp::Make},
+    {"FrequencyMasking", &ops::AxisMaskOp::Make},
+    {"MaskAlongAxis", &ops::AxisMaskOp::Make},
+    {"MaskAlongAxisIID", &ops::AxisMaskOp::Make},
+    {"Gain", &ops::SampleGainOp::Make},
+    {"Vol", &ops::SampleGainOp::Make},
+    {"DCShift", &ops::SampleGainOp::Make},
+    {"Fade", &ops::FadeOp::Make},
+    {"MuLawEncoding", &ops::MuLawOp::Make},
+    {"MuLawDecoding", &ops::MuLawOp::Make},
+    {"ComputeDeltas", &ops::ComputeDeltasOp::Make},
+    {"LFilter", &ops::FilterOp::Make},
+    {"Filtfilt", &ops::FilterOp::Make},
+    {"Biquad", &ops::FilterOp::Make},
+    {"AllpassBiquad", &ops::FilterOp::Make},
+    {"BandBiquad", &ops::FilterOp::Make},
+    {"BandpassBiquad", &ops::FilterOp::Make},
+    {"BandrejectBiquad", &ops::FilterOp::Make},
+    {"BassBiquad", &ops::FilterOp::Make},
+    {"EqualizerBiquad", &ops::FilterOp::Make},
+    {"HighpassBiquad", &ops::FilterOp::Make},
+    {"LowpassBiquad", &ops::FilterOp::Make},
+    {"TrebleBiquad", &ops::FilterOp::Make},
+    {"DeemphBiquad", &ops::FilterOp::Make},
+    {"RiaaBiquad", &ops::FilterOp::Make},
     {"WhitespaceTokenizer", &ops::WhitespaceTokenizerOp::Make},
     {"UnicodeCharTokenizer", &ops::UnicodeCharTokenizerOp::Make},
     {"UnicodeScriptTokenizer", &ops::UnicodeScriptTokenizerOp::Make},

@@ -42,6 +42,7 @@ from mindrecord.config import set_dec_mode, set_enc_key, set_enc_mode, set_hash_
 from mindrecord import vision
 from mindrecord import transforms
 from mindrecord import text
+from mindrecord import audio
 from mindrecord import dtype
 
 # MindSpore's MSRStatus values (shardutils.SUCCESS / FAILED).
@@ -53,6 +54,7 @@ __all__ = [
     "Cifar100ToMR", "ImageNetToMR", "CsvToMR", "TFRecordToMR", "VOCToMR", "CocoToMR", "COCOToMR",
     "ImageFolderToMR", "convert", "MindDataset", "Shuffle", "SequentialSampler", "RandomSampler",
     "DistributedSampler", "SubsetSampler", "SubsetRandomSampler", "PKSampler", "WeightedRandomSampler", "Tensor", "vision", "transforms",
+    "text", "audio",
     "dtype",
     "set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "recover", "SUCCESS", "FAILED", "__version__",
     "BatchInfo", "DSCallback", "mix", "config", "DatasetCache",

@@ -1,0 +1,589 @@
+"""Audio transforms (MindSpore's mindspore.dataset.audio): spectrograms, mel
+scales and MFCCs, decibels, SpecAugment masks, gains and fades, mu-law
+coding and IIR filters, run by the C++ pipeline on its worker threads like
+the vision ops.
+
+    from mindrecord import audio                   # for mindspore.dataset.audio
+    ds = ds.map([audio.MelSpectrogram(sample_rate=16000, n_mels=80),
+                 audio.AmplitudeToDB(), audio.FrequencyMasking(True, 27)], input_columns="audio")
+
+Ops take numeric arrays: waveforms <..., time> or spectrograms <..., freq,
+time>, each row of the leading dimensions on its own. Integer input
+computes in float32 and float64 stays float64 (MFCC gives float32 and
+MuLawEncoding int32, as MindSpore's). Calling an op by hand takes a numpy
+array (`audio.Spectrogram(n_fft=512)(waveform)`).
+
+Where this differs from MindSpore on purpose: iid masks are drawn per row
+from the pipeline's seed (MindSpore's draw the same mask for every row);
+Spectrogram(onesided=False, power=0) gives the upper bins as the complex
+conjugates the DFT gives (MindSpore's copy the lower bins unconjugated);
+DCShift's limiter compresses negative samples towards -threshold, as SoX
+(MindSpore's move them to the positive side); MelSpectrogram and MFCC on
+float64 compute in float64. Integer waveforms are accepted by the filters
+(as float32). Not here (an AttributeError names them): Contrast,
+DetectPitchFrequency, Dither, Flanger, GriffinLim, InverseMelScale,
+InverseSpectrogram, LFCC, Overdrive, Phaser, PhaseVocoder, PitchShift,
+Resample, SlidingWindowCmn, SpectralCentroid, TimeStretch, Vad and the
+audio datasets.
+
+Thread safety: op objects are immutable values; the utils are pure.
+"""
+from enum import Enum
+import json
+import numbers
+
+import numpy as np
+
+from mindrecord import _core
+from mindrecord._ops_base import TensorOperation, check_int, float_json
+
+__all__ = ["AllpassBiquad", "AmplitudeToDB", "Angle", "BandBiquad", "BandpassBiquad", "BandrejectBiquad",
+           "BassBiquad", "Biquad", "BorderType", "ComplexNorm", "ComputeDeltas", "DBToAmplitude", "DCShift",
+           "DeemphBiquad", "EqualizerBiquad", "Fade", "FadeShape", "Filtfilt", "FrequencyMasking", "Gain",
+           "GainType", "HighpassBiquad", "LFilter", "LowpassBiquad", "Magphase", "MaskAlongAxis",
+           "MaskAlongAxisIID", "MelScale", "MelSpectrogram", "MelType", "MFCC", "MuLawDecoding", "MuLawEncoding",
+           "NormMode", "NormType", "RiaaBiquad", "ScaleType", "Spectrogram", "TimeMasking", "TrebleBiquad", "Vol",
+           "WindowType", "create_dct", "linear_fbanks", "melscale_fbanks"]
+
+_INT32_MAX = 2 ** 31 - 1
+_FLOAT32_MAX = 16777216  # MindSpore's bound on float parameters
+
+
+class BorderType(str, Enum):
+    """How a row is padded past its ends."""
+    CONSTANT = "constant"
+    EDGE = "edge"
+    REFLECT = "reflect"
+    SYMMETRIC = "symmetric"
+
+
+class WindowType(str, Enum):
+    """Spectrogram windows (periodic)."""
+    BARTLETT = "bartlett"
+    BLACKMAN = "blackman"
+    HAMMING = "hamming"
+    HANN = "hann"
+    KAISER = "kaiser"
+
+
+class ScaleType(str, Enum):
+    """AmplitudeToDB's input: power (|X|^2) or magnitude (|X|)."""
+    MAGNITUDE = "mag"
+    POWER = "power"
+
+
+class NormType(str, Enum):
+    """Mel filter normalization: none, or Slaney's unit area."""
+    SLANEY = "slaney"
+    NONE = "none"
+
+
+class NormMode(str, Enum):
+    """DCT normalization."""
+    ORTHO = "ortho"
+    NONE = "none"
+
+
+class MelType(str, Enum):
+    """Mel scales: HTK's or Slaney's."""
+    HTK = "htk"
+    SLANEY = "slaney"
+
+
+class FadeShape(str, Enum):
+    """Fade curves."""
+    QUARTER_SINE = "quarter_sine"
+    HALF_SINE = "half_sine"
+    LINEAR = "linear"
+    LOGARITHMIC = "logarithmic"
+    EXPONENTIAL = "exponential"
+
+
+class GainType(str, Enum):
+    """Vol's gain: an amplitude ratio, a power ratio or decibels."""
+    AMPLITUDE = "amplitude"
+    POWER = "power"
+    DB = "db"
+
+
+# ---- argument checks (MindSpore's rules: TypeError for a type, ValueError
+# for a range, each naming the op and argument) ----------------------------
+
+def _enum(value, cls, op, name):
+    if not isinstance(value, cls):
+        raise TypeError("%s: %s must be an audio.%s, got %r" % (op, name, cls.__name__, value))
+    return value.value
+
+
+def _bool(value, op, name):
+    if not isinstance(value, bool):
+        raise TypeError("%s: %s must be a bool, got %r" % (op, name, value))
+    return value
+
+
+def _num(value, op, name, lo=-_FLOAT32_MAX, hi=_FLOAT32_MAX, lo_open=False, nonzero=False):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError("%s: %s must be an int or float, got %r" % (op, name, value))
+    value = float(value)
+    if not (lo < value if lo_open else lo <= value) or value > hi or (nonzero and value == 0):
+        raise ValueError("%s: %s must be in %s%s, %s]%s, got %r" % (op, name, "(" if lo_open else "[", lo, hi,
+                                                                   " and not 0" if nonzero else "", value))
+    return value
+
+
+def _pos_int(value, op, name):
+    return check_int(value, op, name, 1, _INT32_MAX)
+
+
+def _nonneg_int(value, op, name):
+    return check_int(value, op, name, 0, _INT32_MAX)
+
+
+class _AudioOp(TensorOperation):
+    def __call__(self, *values, seed=None):
+        for v in values:
+            if not isinstance(v, np.ndarray):
+                raise TypeError("%s: the input must be a numpy array, got %s" % (self._spec["op"], type(v).__name__))
+        return super().__call__(*values, seed=seed)
+
+
+def _stft_spec(op, n_fft, win_length, hop_length, pad, window, power, normalized, center, pad_mode, onesided,
+               power_lo_open):
+    n_fft = _pos_int(n_fft, op, "n_fft")
+    win_length = n_fft if win_length is None else _pos_int(win_length, op, "win_length")
+    if win_length > n_fft:
+        raise ValueError("%s: win_length must be at most n_fft (%d), got %d" % (op, n_fft, win_length))
+    hop_length = max(win_length // 2, 1) if hop_length is None else _pos_int(hop_length, op, "hop_length")
+    return {"n_fft": n_fft, "win_length": win_length, "hop_length": hop_length,
+            "pad": _nonneg_int(pad, op, "pad"), "window": _enum(window, WindowType, op, "window"),
+            "power": _num(power, op, "power", 0, lo_open=power_lo_open),
+            "normalized": _bool(normalized, op, "normalized"), "center": _bool(center, op, "center"),
+            "pad_mode": _enum(pad_mode, BorderType, op, "pad_mode"), "onesided": _bool(onesided, op, "onesided")}
+
+
+def _mel_spec(op, n_mels, sample_rate, f_min, f_max, norm, mel_type):
+    sample_rate = _pos_int(sample_rate, op, "sample_rate")
+    f_min = _num(f_min, op, "f_min")
+    f_max = float(sample_rate // 2) if f_max is None else _num(f_max, op, "f_max", 0, lo_open=True)
+    if f_min >= f_max:
+        raise ValueError("%s: f_max (%r) must be more than f_min (%r)" % (op, f_max, f_min))
+    return {"n_mels": _pos_int(n_mels, op, "n_mels"), "sample_rate": sample_rate, "f_min": f_min, "f_max": f_max,
+            "norm": _enum(norm, NormType, op, "norm"), "mel_type": _enum(mel_type, MelType, op, "mel_type")}
+
+
+# ---- spectral ----------------------------------------------------------------
+
+class Spectrogram(_AudioOp):
+    """<..., time> -> <..., n_fft // 2 + 1, frames>: |STFT|^power of each
+    row (power 0: complex values as a last dimension of 2)."""
+
+    def __init__(self, n_fft=400, win_length=None, hop_length=None, pad=0, window=WindowType.HANN, power=2.0,
+                 normalized=False, center=True, pad_mode=BorderType.REFLECT, onesided=True) -> None:
+        super().__init__("Spectrogram", **_stft_spec("Spectrogram", n_fft, win_length, hop_length, pad, window,
+                                                     power, normalized, center, pad_mode, onesided, False))
+
+
+class MelScale(_AudioOp):
+    """<..., n_stft, time> -> <..., n_mels, time> through triangular mel
+    filters (melscale_fbanks)."""
+
+    def __init__(self, n_mels=128, sample_rate=16000, f_min=0.0, f_max=None, n_stft=201, norm=NormType.NONE,
+                 mel_type=MelType.HTK) -> None:
+        super().__init__("MelScale", n_stft=_pos_int(n_stft, "MelScale", "n_stft"),
+                         **_mel_spec("MelScale", n_mels, sample_rate, f_min, f_max, norm, mel_type))
+
+
+class MelSpectrogram(_AudioOp):
+    """<..., time> -> <..., n_mels, frames>: Spectrogram, then MelScale."""
+
+    def __init__(self, sample_rate=16000, n_fft=400, win_length=None, hop_length=None, f_min=0.0, f_max=None, pad=0,
+                 n_mels=128, window=WindowType.HANN, power=2.0, normalized=False, center=True,
+                 pad_mode=BorderType.REFLECT, onesided=True, norm=NormType.NONE, mel_scale=MelType.HTK) -> None:
+        op = "MelSpectrogram"
+        spec = _stft_spec(op, n_fft, win_length, hop_length, pad, window, power, normalized, center, pad_mode,
+                          onesided, True)
+        spec.update(_mel_spec(op, n_mels, sample_rate, f_min, f_max, norm, mel_scale))
+        super().__init__(op, **spec)
+
+
+_MELKWARGS = {"n_fft": 400, "win_length": None, "hop_length": None, "f_min": 0.0, "f_max": None, "pad": 0,
+              "n_mels": 128, "window": WindowType.HANN, "power": 2.0, "normalized": False, "center": True,
+              "pad_mode": BorderType.REFLECT, "onesided": True, "norm": NormType.NONE, "mel_scale": MelType.HTK}
+
+
+class MFCC(_AudioOp):
+    """<..., time> -> <..., n_mfcc, frames> (float32): the DCT of the mel
+    spectrogram in decibels (log_mels: its natural log). melkwargs holds
+    MelSpectrogram's arguments (those left out take their defaults)."""
+
+    def __init__(self, sample_rate=16000, n_mfcc=40, dct_type=2, norm=NormMode.ORTHO, log_mels=False,
+                 melkwargs=None) -> None:
+        op = "MFCC"
+        sample_rate = _pos_int(sample_rate, op, "sample_rate")
+        n_mfcc = _pos_int(n_mfcc, op, "n_mfcc")
+        if check_int(dct_type, op, "dct_type") != 2:
+            raise ValueError("%s: dct_type must be 2, got %r" % (op, dct_type))
+        if melkwargs is None:
+            melkwargs = {}
+        if not isinstance(melkwargs, dict):
+            raise TypeError("%s: melkwargs must be a dict, got %r" % (op, melkwargs))
+        unknown = sorted(set(melkwargs) - set(_MELKWARGS))
+        if unknown:
+            raise ValueError("%s: melkwargs has keys MelSpectrogram does not take: %s" % (op, ", ".join(unknown)))
+        kw = dict(_MELKWARGS, **melkwargs)
+        mel = _stft_spec(op, kw["n_fft"], kw["win_length"], kw["hop_length"], kw["pad"], kw["window"], kw["power"],
+                         kw["normalized"], kw["center"], kw["pad_mode"], kw["onesided"], True)
+        mel.update(_mel_spec(op, kw["n_mels"], sample_rate, kw["f_min"], kw["f_max"], kw["norm"], kw["mel_scale"]))
+        del mel["sample_rate"]
+        if mel["n_mels"] < n_mfcc:
+            raise ValueError("%s: n_mels (%d) must be at least n_mfcc (%d)" % (op, mel["n_mels"], n_mfcc))
+        super().__init__(op, sample_rate=sample_rate, n_mfcc=n_mfcc, norm=_enum(norm, NormMode, op, "norm"),
+                         log_mels=_bool(log_mels, op, "log_mels"), mel=mel)
+
+
+# ---- scales and complex values -------------------------------------------------
+
+class AmplitudeToDB(_AudioOp):
+    """Power (or magnitude) to decibels, at most top_db below each
+    spectrogram's maximum."""
+
+    def __init__(self, stype=ScaleType.POWER, ref_value=1.0, amin=1e-10, top_db=80.0) -> None:
+        op = "AmplitudeToDB"
+        stype = "magnitude" if _enum(stype, ScaleType, op, "stype") == "mag" else "power"
+        super().__init__(op, stype=stype, ref_value=_num(ref_value, op, "ref_value", 0, lo_open=True),
+                         amin=_num(amin, op, "amin", 0, lo_open=True),
+                         top_db=_num(top_db, op, "top_db", 0, lo_open=True))
+
+
+class DBToAmplitude(_AudioOp):
+    """Decibels back to power (power=1) or amplitude (power=0.5): ref * 10^(x / 10 * power)."""
+
+    def __init__(self, ref, power) -> None:
+        super().__init__("DBToAmplitude", ref=_num(ref, "DBToAmplitude", "ref"),
+                         power=_num(power, "DBToAmplitude", "power"))
+
+
+class ComplexNorm(_AudioOp):
+    """<..., 2> ([re, im]) -> |z|^power."""
+
+    def __init__(self, power=1.0) -> None:
+        super().__init__("ComplexNorm", power=_num(power, "ComplexNorm", "power", 0))
+
+
+class Angle(_AudioOp):
+    """<..., 2> ([re, im]) -> the angle atan2(im, re)."""
+
+    def __init__(self) -> None:
+        super().__init__("Angle")
+
+
+class Magphase(_AudioOp):
+    """<..., 2> ([re, im]) -> two columns: |z|^power and the angle."""
+    _gives = 2
+
+    def __init__(self, power=1.0) -> None:
+        super().__init__("Magphase", power=_num(power, "Magphase", "power", 0))
+
+
+# ---- masks ---------------------------------------------------------------------
+
+def _masking(op, iid_masks, param_name, mask_param, mask_start, mask_value):
+    return {"iid_masks": _bool(iid_masks, op, "iid_masks"),
+            param_name: check_int(mask_param, op, param_name, 0, _FLOAT32_MAX),
+            "mask_start": check_int(mask_start, op, "mask_start", 0, _FLOAT32_MAX),
+            "mask_value": _num(mask_value, op, "mask_value", 0)}
+
+
+class TimeMasking(_AudioOp):
+    """Sets time steps [mask_start, mask_start + time_mask_param) of
+    <..., freq, time> to mask_value; iid_masks: a width drawn from
+    [0, time_mask_param] at a start drawn per row."""
+
+    def __init__(self, iid_masks=False, time_mask_param=0, mask_start=0, mask_value=0.0) -> None:
+        super().__init__("TimeMasking", **_masking("TimeMasking", iid_masks, "time_mask_param", time_mask_param,
+                                                   mask_start, mask_value))
+
+
+class FrequencyMasking(_AudioOp):
+    """As TimeMasking, along the frequency axis."""
+
+    def __init__(self, iid_masks=False, freq_mask_param=0, mask_start=0, mask_value=0.0) -> None:
+        super().__init__("FrequencyMasking", **_masking("FrequencyMasking", iid_masks, "freq_mask_param",
+                                                        freq_mask_param, mask_start, mask_value))
+
+
+def _axis(axis, op):
+    return check_int(axis, op, "axis", 1, 2)
+
+
+class MaskAlongAxis(_AudioOp):
+    """Sets [mask_start, mask_start + mask_width) along axis 1 (frequency)
+    or 2 (time) of <..., freq, time> to mask_value."""
+
+    def __init__(self, mask_start, mask_width, mask_value, axis) -> None:
+        op = "MaskAlongAxis"
+        super().__init__(op, mask_start=_nonneg_int(mask_start, op, "mask_start"),
+                         mask_width=_pos_int(mask_width, op, "mask_width"),
+                         mask_value=_num(mask_value, op, "mask_value"), axis=_axis(axis, op))
+
+
+class MaskAlongAxisIID(_AudioOp):
+    """A mask of a width drawn from [0, mask_param] at a random start along
+    axis 1 (frequency) or 2 (time)."""
+
+    def __init__(self, mask_param, mask_value, axis) -> None:
+        op = "MaskAlongAxisIID"
+        super().__init__(op, mask_param=_nonneg_int(mask_param, op, "mask_param"),
+                         mask_value=_num(mask_value, op, "mask_value"), axis=_axis(axis, op))
+
+
+# ---- levels --------------------------------------------------------------------
+
+class Gain(_AudioOp):
+    """Amplifies by gain_db decibels (no clamping)."""
+
+    def __init__(self, gain_db=1.0) -> None:
+        super().__init__("Gain", gain_db=_num(gain_db, "Gain", "gain_db"))
+
+
+class Vol(_AudioOp):
+    """Scales by an amplitude ratio, a power ratio or decibels, clamped to [-1, 1]."""
+
+    def __init__(self, gain, gain_type=GainType.AMPLITUDE) -> None:
+        op = "Vol"
+        gain_type = _enum(gain_type, GainType, op, "gain_type")
+        if gain_type == "amplitude":
+            gain = _num(gain, op, "gain", 0)
+        elif gain_type == "power":
+            gain = _num(gain, op, "gain", 0, lo_open=True)
+        else:
+            gain = _num(gain, op, "gain")
+        super().__init__(op, gain=gain, gain_type=gain_type)
+
+
+class DCShift(_AudioOp):
+    """Adds `shift` (in [-2, 2]), clamped to [-1, 1]; limiter_gain (other
+    than shift) compresses the peaks it pushes past the threshold instead."""
+
+    def __init__(self, shift, limiter_gain=None) -> None:
+        op = "DCShift"
+        shift = _num(shift, op, "shift", -2.0, 2.0)
+        limiter_gain = shift if limiter_gain is None else _num(limiter_gain, op, "limiter_gain")
+        super().__init__(op, shift=shift, limiter_gain=limiter_gain or shift)
+
+
+class Fade(_AudioOp):
+    """Fades each row in over its first fade_in_len samples and out over its last fade_out_len."""
+
+    def __init__(self, fade_in_len=0, fade_out_len=0, fade_shape=FadeShape.LINEAR) -> None:
+        op = "Fade"
+        super().__init__(op, fade_in_len=_nonneg_int(fade_in_len, op, "fade_in_len"),
+                         fade_out_len=_nonneg_int(fade_out_len, op, "fade_out_len"),
+                         fade_shape=_enum(fade_shape, FadeShape, op, "fade_shape"))
+
+
+class MuLawEncoding(_AudioOp):
+    """Waveform in [-1, 1] -> mu-law codes in [0, quantization_channels) (int32)."""
+
+    def __init__(self, quantization_channels=256) -> None:
+        super().__init__("MuLawEncoding",
+                         quantization_channels=_pos_int(quantization_channels, "MuLawEncoding", "quantization_channels"))
+
+
+class MuLawDecoding(_AudioOp):
+    """Mu-law codes -> waveform in [-1, 1]."""
+
+    def __init__(self, quantization_channels=256) -> None:
+        super().__init__("MuLawDecoding",
+                         quantization_channels=_pos_int(quantization_channels, "MuLawDecoding", "quantization_channels"))
+
+
+class ComputeDeltas(_AudioOp):
+    """The delta (local slope over win_length steps) of each row of <..., freq, time>."""
+
+    def __init__(self, win_length=5, pad_mode=BorderType.EDGE) -> None:
+        op = "ComputeDeltas"
+        super().__init__(op, win_length=check_int(win_length, op, "win_length", 3, _INT32_MAX),
+                         pad_mode=_enum(pad_mode, BorderType, op, "pad_mode"))
+
+
+# ---- filters -------------------------------------------------------------------
+
+def _coeffs(values, op, name):
+    if not isinstance(values, (list, tuple)):
+        raise TypeError("%s: %s must be a list or tuple of numbers, got %r" % (op, name, values))
+    return [_num(v, op, "%s[%d]" % (name, i)) for i, v in enumerate(values)]
+
+
+class LFilter(_AudioOp):
+    """The IIR filter b / a over each row (zero initial state); clamp: the
+    output clamped to [-1, 1]."""
+
+    def __init__(self, a_coeffs, b_coeffs, clamp=True) -> None:
+        op = type(self).__name__
+        a, b = _coeffs(a_coeffs, op, "a_coeffs"), _coeffs(b_coeffs, op, "b_coeffs")
+        if len(a) != len(b) or not a:
+            raise ValueError("%s: a_coeffs and b_coeffs must be of one non-zero length, got %d and %d"
+                             % (op, len(a), len(b)))
+        if a[0] == 0:
+            raise ValueError("%s: a_coeffs[0] must not be 0" % op)
+        super().__init__(op, a_coeffs=a, b_coeffs=b, clamp=_bool(clamp, op, "clamp"))
+
+
+class Filtfilt(LFilter):
+    """LFilter forwards, then backwards (zero phase)."""
+
+
+class Biquad(_AudioOp):
+    """The biquad b0..b2 / a0..a2 over each row, clamped to [-1, 1]."""
+
+    def __init__(self, b0, b1, b2, a0, a1, a2) -> None:
+        op = "Biquad"
+        super().__init__(op, b0=_num(b0, op, "b0"), b1=_num(b1, op, "b1"), b2=_num(b2, op, "b2"),
+                         a0=_num(a0, op, "a0", nonzero=True), a1=_num(a1, op, "a1"), a2=_num(a2, op, "a2"))
+
+
+def _rate(sample_rate, op):
+    if isinstance(sample_rate, bool) or not isinstance(sample_rate, numbers.Integral):
+        raise TypeError("%s: sample_rate must be an int, got %r" % (op, sample_rate))
+    if sample_rate == 0 or not -2 ** 31 <= sample_rate <= _INT32_MAX:
+        raise ValueError("%s: sample_rate must be a non-zero int32, got %r" % (op, sample_rate))
+    return int(sample_rate)
+
+
+def _q(value, op):
+    return _num(value, op, "Q", 0, 1, lo_open=True)
+
+
+class _FreqBiquad(_AudioOp):
+    _freq = "central_freq"
+
+    def __init__(self, sample_rate, freq, Q, **extra):  # noqa: N803 (MindSpore's name)
+        op = type(self).__name__
+        super().__init__(op, sample_rate=_rate(sample_rate, op), Q=_q(Q, op), **{self._freq: _num(freq, op, self._freq)},
+                         **extra)
+
+
+class AllpassBiquad(_FreqBiquad):
+    """Two-pole all-pass filter (SoX's allpass)."""
+
+    def __init__(self, sample_rate, central_freq, Q=0.707) -> None:  # noqa: N803
+        super().__init__(sample_rate, central_freq, Q)
+
+
+class BandBiquad(_FreqBiquad):
+    """Two-pole band-pass filter (SoX's band); noise: the mode for unpitched audio."""
+
+    def __init__(self, sample_rate, central_freq, Q=0.707, noise=False) -> None:  # noqa: N803
+        super().__init__(sample_rate, central_freq, Q, noise=_bool(noise, "BandBiquad", "noise"))
+
+
+class BandpassBiquad(_FreqBiquad):
+    """Two-pole Butterworth band-pass filter; const_skirt_gain: peak gain Q."""
+
+    def __init__(self, sample_rate, central_freq, Q=0.707, const_skirt_gain=False) -> None:  # noqa: N803
+        super().__init__(sample_rate, central_freq, Q,
+                         const_skirt_gain=_bool(const_skirt_gain, "BandpassBiquad", "const_skirt_gain"))
+
+
+class BandrejectBiquad(_FreqBiquad):
+    """Two-pole Butterworth band-reject filter."""
+
+    def __init__(self, sample_rate, central_freq, Q=0.707) -> None:  # noqa: N803
+        super().__init__(sample_rate, central_freq, Q)
+
+
+class LowpassBiquad(_FreqBiquad):
+    """Two-pole low-pass filter."""
+    _freq = "cutoff_freq"
+
+    def __init__(self, sample_rate, cutoff_freq, Q=0.707) -> None:  # noqa: N803
+        super().__init__(sample_rate, cutoff_freq, Q)
+
+
+class HighpassBiquad(_FreqBiquad):
+    """Two-pole high-pass filter."""
+    _freq = "cutoff_freq"
+
+    def __init__(self, sample_rate, cutoff_freq, Q=0.707) -> None:  # noqa: N803
+        super().__init__(sample_rate, cutoff_freq, Q)
+
+
+class EqualizerBiquad(_FreqBiquad):
+    """Two-pole peaking equalizer: `gain` dB at center_freq."""
+    _freq = "center_freq"
+
+    def __init__(self, sample_rate, center_freq, gain, Q=0.707) -> None:  # noqa: N803
+        super().__init__(sample_rate, center_freq, Q, gain=_num(gain, "EqualizerBiquad", "gain"))
+
+
+class BassBiquad(_FreqBiquad):
+    """Bass tone control (low shelf): `gain` dB below central_freq."""
+
+    def __init__(self, sample_rate, gain, central_freq=100.0, Q=0.707) -> None:  # noqa: N803
+        super().__init__(sample_rate, central_freq, Q, gain=_num(gain, "BassBiquad", "gain"))
+
+
+class TrebleBiquad(_FreqBiquad):
+    """Treble tone control (high shelf): `gain` dB above central_freq."""
+
+    def __init__(self, sample_rate, gain, central_freq=3000.0, Q=0.707) -> None:  # noqa: N803
+        super().__init__(sample_rate, central_freq, Q, gain=_num(gain, "TrebleBiquad", "gain"))
+
+
+class DeemphBiquad(_AudioOp):
+    """CD de-emphasis (SoX's deemph) at 44100 or 48000 Hz."""
+
+    def __init__(self, sample_rate) -> None:
+        if _rate(sample_rate, "DeemphBiquad") not in (44100, 48000):
+            raise ValueError("DeemphBiquad: sample_rate must be 44100 or 48000, got %r" % (sample_rate,))
+        super().__init__("DeemphBiquad", sample_rate=sample_rate)
+
+
+class RiaaBiquad(_AudioOp):
+    """RIAA vinyl playback equalization at 44100, 48000, 88200 or 96000 Hz."""
+
+    def __init__(self, sample_rate) -> None:
+        if _rate(sample_rate, "RiaaBiquad") not in (44100, 48000, 88200, 96000):
+            raise ValueError("RiaaBiquad: sample_rate must be one of 44100, 48000, 88200, 96000, got %r"
+                             % (sample_rate,))
+        super().__init__("RiaaBiquad", sample_rate=sample_rate)
+
+
+# ---- utils -----------------------------------------------------------------------
+
+def _fbank_args(op, n_freqs, f_min, f_max, n, n_name, sample_rate):
+    n_freqs = _nonneg_int(n_freqs, op, "n_freqs")
+    f_min = _num(f_min, op, "f_min", 0)
+    f_max = _num(f_max, op, "f_max", 0, lo_open=True)
+    if f_min > f_max:
+        raise ValueError("%s: f_min (%r) must be at most f_max (%r)" % (op, f_min, f_max))
+    return {"n_freqs": n_freqs, "f_min": float_json(f_min), "f_max": float_json(f_max),
+            n_name: _pos_int(n, op, n_name), "sample_rate": _pos_int(sample_rate, op, "sample_rate")}
+
+
+def melscale_fbanks(n_freqs, f_min, f_max, n_mels, sample_rate, norm=NormType.NONE, mel_type=MelType.HTK):
+    """The triangular mel filters MelScale applies: float32 [n_freqs, n_mels]."""
+    op = "melscale_fbanks"
+    request = _fbank_args(op, n_freqs, f_min, f_max, n_mels, "n_mels", sample_rate)
+    request.update(matrix=op, norm=_enum(norm, NormType, op, "norm"), mel_type=_enum(mel_type, MelType, op, "mel_type"))
+    return _core.audio_matrix(json.dumps(request))
+
+
+def linear_fbanks(n_freqs, f_min, f_max, n_filter, sample_rate):
+    """Triangular filters evenly spaced in Hz: float32 [n_freqs, n_filter]."""
+    request = _fbank_args("linear_fbanks", n_freqs, f_min, f_max, n_filter, "n_filter", sample_rate)
+    request["matrix"] = "linear_fbanks"
+    return _core.audio_matrix(json.dumps(request))
+
+
+def create_dct(n_mfcc, n_mels, norm=NormMode.NONE):
+    """The DCT-II matrix MFCC applies: float32 [n_mels, n_mfcc]."""
+    op = "create_dct"
+    if isinstance(n_mfcc, bool) or not isinstance(n_mfcc, numbers.Integral):
+        raise TypeError("%s: n_mfcc must be an int, got %r" % (op, n_mfcc))
+    if isinstance(n_mels, bool) or not isinstance(n_mels, numbers.Integral):
+        raise TypeError("%s: n_mels must be an int, got %r" % (op, n_mels))
+    request = {"matrix": op, "n_mfcc": check_int(n_mfcc, op, "n_mfcc", 1, _INT32_MAX),
+               "n_mels": check_int(n_mels, op, "n_mels", 1, _INT32_MAX), "norm": _enum(norm, NormMode, op, "norm")}
+    return _core.audio_matrix(json.dumps(request))
