@@ -27,9 +27,15 @@ alternating pairs; > 1 means mindrecord is faster):
    Lookup (a 5,000-word vocabulary, unknown words -> <unk>), Truncate and
    PadEnd to 64 ids, batch(64), against the loop a user writes (str.split,
    dict.get, padding, np.array per batch).
+7. audio: a MindRecord file of 2,000 one-second float32 waveforms (16 kHz),
+   MelSpectrogram (n_fft 400, hop 160, 80 mels) + AmplitudeToDB, batch(32),
+   2 workers, against torchaudio's MelSpectrogram + AmplitudeToDB in a torch
+   DataLoader (2 workers, the waveforms held in memory; when
+   python3-torchaudio is installed) and a numpy loop over FileReader's rows
+   (strided frames, np.fft.rfft, the mel matrix).
 
 usage: PYTHONPATH=build/python /usr/bin/python3 benchmarks/python_code_bench.py
-           [--rows N] [--runs R] [--only source,map,slices,save,bucket,text] [--json OUT]
+           [--rows N] [--runs R] [--only source,map,slices,save,bucket,text,audio] [--json OUT]
 """
 import argparse
 import json
@@ -280,11 +286,87 @@ def text_case(rows, work):
     return "rows/s", {"TextFileDataset + tokenize, Lookup, pad": ours, "plain loop (split, dict.get, pad)": plain}
 
 
+def audio_case(work, count=2000, rate=16000):
+    """Speech features: log-mel spectrograms (n_fft 400, hop 160, 80 mels, dB) of one-second waveforms in
+    a MindRecord file, batch 32, 2 workers, against torchaudio's transforms in a DataLoader and a numpy
+    loop."""
+    path = os.path.join(work, "speech.mindrecord")
+    if not os.path.exists(path):
+        rng = np.random.RandomState(0)
+        w = mindrecord.FileWriter(path, 1)
+        w.add_schema({"audio": {"type": "float32", "shape": [-1]}, "id": {"type": "int64"}}, "speech")
+        for start in range(0, count, 200):
+            w.write_raw_data([{"audio": rng.uniform(-1, 1, rate).astype(np.float32), "id": i}
+                              for i in range(start, start + 200)])
+        w.commit()
+    n_fft, hop, n_mels = 400, 160, 80
+    audio = mindrecord.audio
+
+    def ours():
+        ds = mindrecord.MindDataset(path, columns_list=["audio"], shuffle=False, num_parallel_workers=2)
+        ds = ds.map([audio.MelSpectrogram(sample_rate=rate, n_fft=n_fft, hop_length=hop, n_mels=n_mels),
+                     audio.AmplitudeToDB()], input_columns="audio", num_parallel_workers=2).batch(32)
+        return sum(len(b[0]) for b in ds.create_tuple_iterator(num_epochs=1, output_numpy=True))
+
+    fb = audio.melscale_fbanks(n_fft // 2 + 1, 0.0, rate / 2, n_mels, rate).T.astype(np.float32)
+    window = (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n_fft) / n_fft)).astype(np.float32)
+
+    def numpy_features(x):
+        x = np.pad(x, n_fft // 2, mode="reflect")
+        frames = np.lib.stride_tricks.sliding_window_view(x, n_fft)[::hop] * window
+        power = np.abs(np.fft.rfft(frames, axis=1)) ** 2
+        db = 10 * np.log10(np.maximum(fb @ power.T, 1e-10))
+        return np.maximum(db, db.max() - 80).astype(np.float32)
+
+    def plain():
+        n, batch = 0, []
+        reader = mindrecord.FileReader(path, columns=["audio"])
+        for row in reader.get_next():
+            batch.append(numpy_features(row["audio"]))
+            if len(batch) == 32:
+                n += len(np.stack(batch))
+                batch = []
+        reader.close()
+        return n + (len(np.stack(batch)) if batch else 0)
+
+    cases = {"MindDataset + MelSpectrogram, dB (2 workers)": ours}
+    try:
+        import torch
+        import torchaudio
+    except ImportError:
+        torch = None
+    if torch is not None:
+        reader = mindrecord.FileReader(path, columns=["audio"])
+        waves = [row["audio"] for row in reader.get_next()]  # held in memory: no reads in the loader
+        reader.close()
+
+        class Waves(torch.utils.data.Dataset):
+            def __init__(self):
+                self.mel = torchaudio.transforms.MelSpectrogram(sample_rate=rate, n_fft=n_fft, hop_length=hop,
+                                                                n_mels=n_mels)
+                self.db = torchaudio.transforms.AmplitudeToDB(top_db=80)
+
+            def __len__(self):
+                return len(waves)
+
+            def __getitem__(self, i):
+                with torch.no_grad():
+                    return self.db(self.mel(torch.from_numpy(waves[i])))
+
+        def torch_loader():
+            torch.set_num_threads(1)
+            loader = torch.utils.data.DataLoader(Waves(), batch_size=32, num_workers=2)
+            return sum(len(b) for b in loader)
+        cases["torchaudio in DataLoader (2 workers, waves in memory)"] = torch_loader
+    cases["numpy loop over FileReader (rfft, mel matrix, dB)"] = plain
+    return "rows/s", cases
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rows", type=int, default=100000, help="rows of the source and map cases (save: 2x)")
     p.add_argument("--runs", type=int, default=5)
-    p.add_argument("--only", default="source,map,slices,save,bucket,text")
+    p.add_argument("--only", default="source,map,slices,save,bucket,text,audio")
     p.add_argument("--json", default=None)
     a = p.parse_args()
     work = tempfile.mkdtemp(prefix="mr_pycode_")
@@ -303,8 +385,10 @@ def main():
                 unit, cases = bucket_case(2 * a.rows, work)
             elif name == "text":
                 unit, cases = text_case(2 * a.rows, work)
+            elif name == "audio":
+                unit, cases = audio_case(work)
             else:
-                p.error("--only: unknown case %r (source, map, slices, save, bucket, text)" % name)
+                p.error("--only: unknown case %r (source, map, slices, save, bucket, text, audio)" % name)
             for fn in cases.values():  # warm-up
                 fn()
             rates = {k: [] for k in cases}
