@@ -203,7 +203,7 @@ Result<std::unique_ptr<TensorOp>> FilterOp::Make(const nlohmann::json& spec) {
 }
 
 Result<Tensor> FilterOp::Apply(Tensor input, std::mt19937_64&) const {
-  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(input, name(), 1, "<..., time>"));
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name(), 1, "<..., time>"));
   const int64_t len = x.shape().back(), rows = OuterCount(x.shape(), 1);
   auto run = [&](auto tag) {
     using T = decltype(tag);

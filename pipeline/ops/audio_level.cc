@@ -68,18 +68,18 @@ Result<Tensor> SampleGainOp::Apply(Tensor input, std::mt19937_64&) const {
   const std::string op = name();
   if (kind_ == Kind::kScale) {
     const double f = factor_;
-    return MapElements(input, op, 1, "<..., time>", [f](double x) { return x * f; });
+    return MapElements(std::move(input), op, 1, "<..., time>", [f](double x) { return x * f; });
   }
   if (kind_ == Kind::kScaleClamped) {
     const double f = factor_;
-    return MapElements(input, op, 1, "<..., time>", [f](double x) { return Clamp1(x * f); });
+    return MapElements(std::move(input), op, 1, "<..., time>", [f](double x) { return Clamp1(x * f); });
   }
   const double shift = shift_, lim = limiter_;
   const double eps = std::numeric_limits<float>::epsilon();
   if (std::fabs(shift - lim) <= eps || std::fabs(shift) <= eps)
-    return MapElements(input, op, 1, "<..., time>", [shift](double x) { return Clamp1(x + shift); });
+    return MapElements(std::move(input), op, 1, "<..., time>", [shift](double x) { return Clamp1(x + shift); });
   const double thr = 1.0 - (std::fabs(shift) - lim);
-  return MapElements(input, op, 1, "<..., time>", [shift, lim, thr](double x) {
+  return MapElements(std::move(input), op, 1, "<..., time>", [shift, lim, thr](double x) {
     if (x > thr && shift > 0) return std::min((x - thr) * lim / (1.0 - thr) + thr + shift, thr);
     if (x < -thr && shift < 0) return std::max((x + thr) * lim / (1.0 - thr) - thr + shift, -thr);
     return Clamp1(x + shift);
@@ -120,7 +120,7 @@ nlohmann::json FadeOp::ToJson() const {
 }
 
 Result<Tensor> FadeOp::Apply(Tensor input, std::mt19937_64&) const {
-  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(input, name(), 1, "<..., time>"));
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name(), 1, "<..., time>"));
   const int64_t len = x.shape().back(), rows = OuterCount(x.shape(), 1);
   if (in_ > len || out_ > len)
     return Status::InvalidArgument("Fade: fade_in_len " + std::to_string(in_) + " or fade_out_len " +
@@ -153,13 +153,13 @@ Result<std::unique_ptr<TensorOp>> MuLawOp::Make(const nlohmann::json& spec) {
 Result<Tensor> MuLawOp::Apply(Tensor input, std::mt19937_64&) const {
   const double mu = static_cast<double>(channels_ - 1), log1p_mu = std::log1p(mu);
   if (!encode_) {
-    return MapElements(input, name(), 1, "<..., time>", [mu, log1p_mu](double x) {
+    return MapElements(std::move(input), name(), 1, "<..., time>", [mu, log1p_mu](double x) {
       const double u = mu == 0 ? -1.0 : x / mu * 2.0 - 1.0;
       const double s = (u > 0) - (u < 0);
       return mu == 0 ? 0.0 : s * std::expm1(std::fabs(u) * log1p_mu) / mu;
     });
   }
-  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(input, name(), 1, "<..., time>"));
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name(), 1, "<..., time>"));
   Tensor out = Tensor::Make(TensorType::kInt32, x.shape());
   int32_t* o = out.mutable_data_as<int32_t>();
   const int64_t n = x.num_elements();
@@ -187,7 +187,7 @@ Result<std::unique_ptr<TensorOp>> ComputeDeltasOp::Make(const nlohmann::json& sp
 }
 
 Result<Tensor> ComputeDeltasOp::Apply(Tensor input, std::mt19937_64&) const {
-  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(input, name(), 2, "<..., freq, time>"));
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name(), 2, "<..., freq, time>"));
   const int64_t len = x.shape().back(), rows = OuterCount(x.shape(), 1), n = (win_length_ - 1) / 2;
   if (len == 0) return x;
   MR_RETURN_IF_ERROR(CheckOutputElements(name(), static_cast<double>(len) + 2.0 * static_cast<double>(n)));

@@ -56,7 +56,7 @@ nlohmann::json AxisMaskOp::ToJson() const {
 }
 
 Result<Tensor> AxisMaskOp::Apply(Tensor input, std::mt19937_64& rng) const {
-  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(input, name_, 2, "<..., freq, time>"));
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name_, 2, "<..., freq, time>"));
   const Shape& s = x.shape();
   const int64_t freq = s[s.size() - 2], time = s.back();
   const int64_t length = axis_ == 2 ? time : freq;

@@ -21,10 +21,13 @@ Result<double> PositiveParam(const nlohmann::json& spec, const std::string& op, 
 template <typename T>
 void ToDecibels(T* x, const Shape& shape, double multiplier, double db_multiplier, double top_db) {
   const int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<int64_t>());
+  // In T's precision: float32 spectrograms take log10f, half the cost of
+  // the double log (perf: the log was a quarter of a log-mel pipeline).
+  const T m = static_cast<T>(multiplier), offset = static_cast<T>(multiplier * db_multiplier);
+  const T floor_value = static_cast<T>(1e-10);
   for (int64_t i = 0; i < n; ++i) {
-    const double v = static_cast<double>(x[i]);
-    x[i] = static_cast<T>(multiplier * std::log10(v < 1e-10 || std::isnan(v) ? 1e-10 : v) -
-                          multiplier * db_multiplier);
+    const T v = x[i];
+    x[i] = m * std::log10(v < floor_value || std::isnan(v) ? floor_value : v) - offset;
   }
   if (std::isnan(top_db) || n == 0) return;
   const size_t rank = shape.size();
@@ -57,7 +60,7 @@ nlohmann::json AmplitudeToDBOp::ToJson() const {
 }
 
 Result<Tensor> AmplitudeToDBOp::Apply(Tensor input, std::mt19937_64&) const {
-  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(input, name(), 2, "<..., freq, time>"));
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name(), 2, "<..., freq, time>"));
   const double m = magnitude_ ? 20.0 : 10.0, db = std::log10(std::max(amin_, ref_));
   if (x.type() == TensorType::kFloat64)
     ToDecibels(x.mutable_data_as<double>(), x.shape(), m, db, top_db_);
@@ -77,7 +80,7 @@ Result<std::unique_ptr<TensorOp>> DBToAmplitudeOp::Make(const nlohmann::json& sp
 
 Result<Tensor> DBToAmplitudeOp::Apply(Tensor input, std::mt19937_64&) const {
   const double ref = ref_, power = power_;
-  return MapElements(input, name(), 1, "<..., time>",
+  return MapElements(std::move(input), name(), 1, "<..., time>",
                      [ref, power](double x) { return ref * std::pow(std::pow(10.0, 0.1 * x), power); });
 }
 
@@ -105,7 +108,7 @@ nlohmann::json ComplexOp::ToJson() const {
 }
 
 Result<std::vector<Tensor>> ComplexOp::Run(const Tensor& input) const {
-  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(input, name(), what_ == What::kAngle ? 1 : 2, "<..., complex=2>"));
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name(), what_ == What::kAngle ? 1 : 2, "<..., complex=2>"));
   if (x.shape().back() != 2)
     return Status::InvalidArgument(name() + ": expected an array of shape <..., complex=2> ([re, im] last), got " +
                                    x.DebugString());

@@ -35,88 +35,162 @@ Result<int64_t> FrameCount(const StftParams& p, int64_t len, const std::string& 
   return (padded - p.n_fft) / p.hop_length + 1;
 }
 
-// The spectrogram of one row: out[bin * frames + frame] (power 0: [re, im]
-// pairs). `scratch` keeps its buffers between rows.
-template <typename T>
-struct StftScratch {
-  std::vector<T> zero_padded, padded;
-  cv::Mat frames, spectrum;
-};
+// Frames go through the DFT kFrameBlock at a time, so a worker's scratch
+// stays bounded whatever a waveform's length.
+constexpr int64_t kFrameBlock = 64;
 
 template <typename T>
-void StftRow(const T* x, int64_t len, const StftParams& p, const std::vector<double>& window, int64_t frames,
-             StftScratch<T>& s, T* out) {
-  const int64_t l1 = len + 2 * p.pad, half = p.center ? p.n_fft / 2 : 0;
-  s.zero_padded.assign(static_cast<size_t>(l1), T(0));
-  std::copy(x, x + len, s.zero_padded.begin() + p.pad);
-  s.padded.resize(static_cast<size_t>(l1 + 2 * half));
-  PadRow(s.zero_padded.data(), l1, half, half, p.pad_mode, s.padded.data());
+struct StftScratch {
+  cv::Mat frames, spectrum;
+  std::vector<T> window;
+  std::vector<double> power;
+};
+
+// One scratch per worker thread and element type, reused row after row.
+template <typename T>
+StftScratch<T>& ThreadScratch() {
+  thread_local StftScratch<T> scratch;
+  return scratch;
+}
+
+// Sample p of a row as the STFT reads it: zero-padded by `pad`, then by
+// `half` on each side with the pad mode.
+template <typename T>
+T PaddedSample(const T* x, int64_t len, const StftParams& p, int64_t half, int64_t at) {
+  const int64_t q = BorderIndex(at - half, len + 2 * p.pad, p.pad_mode);
+  const int64_t r = q - p.pad;
+  return q >= 0 && r >= 0 && r < len ? x[r] : T(0);
+}
+
+// The DFT of every frame of one row, kFrameBlock frames at a time:
+// sink(first_frame, spectrum) with spectrum [frames in the block, n_fft]
+// complex, scaled by `scale`.
+template <typename T, typename Sink>
+void StftFrames(const T* x, int64_t len, const StftParams& p, const std::vector<double>& window, int64_t frames,
+                Sink sink) {
+  StftScratch<T>& s = ThreadScratch<T>();
+  s.window.assign(window.begin(), window.end());
+  const int64_t half = p.center ? p.n_fft / 2 : 0, offset = half + p.pad;  // the padded index of x[0]
   constexpr int kType = std::is_same_v<T, double> ? CV_64F : CV_32F;
-  s.frames.create(static_cast<int>(frames), static_cast<int>(p.n_fft), kType);
-  for (int64_t j = 0; j < frames; ++j) {
-    T* row = s.frames.template ptr<T>(static_cast<int>(j));
-    const T* src = s.padded.data() + j * p.hop_length;
-    for (int64_t n = 0; n < p.n_fft; ++n) row[n] = static_cast<T>(src[n] * window[static_cast<size_t>(n)]);
-  }
-  cv::dft(s.frames, s.spectrum, cv::DFT_ROWS | cv::DFT_COMPLEX_OUTPUT);
-  double scale = 1.0;
-  if (p.normalized) {
-    double sq = 0;
-    for (double w : window) sq += w * w;
-    scale = sq > 0 ? 1.0 / std::sqrt(sq) : 1.0;
-  }
-  const int64_t bins = p.bins();
-  for (int64_t j = 0; j < frames; ++j) {
-    const T* X = s.spectrum.template ptr<T>(static_cast<int>(j));
-    for (int64_t k = 0; k < bins; ++k) {
-      const double re = X[2 * k] * scale, im = X[2 * k + 1] * scale;
-      if (p.power == 0) {
-        out[(k * frames + j) * 2] = static_cast<T>(re);
-        out[(k * frames + j) * 2 + 1] = static_cast<T>(im);
-        continue;
+  for (int64_t j0 = 0; j0 < frames; j0 += kFrameBlock) {
+    const int64_t count = std::min(kFrameBlock, frames - j0);
+    s.frames.create(static_cast<int>(count), static_cast<int>(p.n_fft), kType);
+    for (int64_t j = 0; j < count; ++j) {
+      T* row = s.frames.template ptr<T>(static_cast<int>(j));
+      const int64_t at = (j0 + j) * p.hop_length, first = at - offset;
+      const T* w = s.window.data();
+      if (first >= 0 && first + p.n_fft <= len) {
+        const T* src = x + first;
+        for (int64_t n = 0; n < p.n_fft; ++n) row[n] = src[n] * w[n];
+      } else {
+        for (int64_t n = 0; n < p.n_fft; ++n) row[n] = PaddedSample(x, len, p, half, at + n) * w[n];
       }
-      const double sq = re * re + im * im;
-      out[k * frames + j] =
-          static_cast<T>(p.power == 2.0 ? sq : p.power == 1.0 ? std::sqrt(sq) : std::pow(sq, 0.5 * p.power));
     }
+    cv::dft(s.frames, s.spectrum, cv::DFT_ROWS | cv::DFT_COMPLEX_OUTPUT);
+    sink(j0, s.spectrum);
   }
 }
 
-// The spectrogram of every row of x: values [rows, bins, frames(, 2)] and
-// the result's shape.
+double WindowScale(const StftParams& p, const std::vector<double>& window) {
+  if (!p.normalized) return 1.0;
+  double sq = 0;
+  for (double w : window) sq += w * w;
+  return sq > 0 ? 1.0 / std::sqrt(sq) : 1.0;
+}
+
+// |X|^power from a complex bin's squared magnitude.
+inline double Power(double sq, double power) {
+  return power == 2.0 ? sq : power == 1.0 ? std::sqrt(sq) : std::pow(sq, 0.5 * power);
+}
+
+// The spectrogram of every row of x into out ([rows, bins, frames(, 2)]).
 template <typename T>
-Result<std::vector<T>> Stft(const Tensor& x, const StftParams& p, const std::vector<double>& window,
-                            const std::string& op, Shape* shape, int64_t* frames_out) {
-  const int64_t len = x.shape().back(), rows = OuterCount(x.shape(), 1);
-  MR_ASSIGN_OR_RETURN(int64_t frames, FrameCount(p, len, op));
-  const double per_row = static_cast<double>(p.bins()) * static_cast<double>(frames) * (p.power == 0 ? 2 : 1);
-  MR_RETURN_IF_ERROR(CheckOutputElements(op, per_row * static_cast<double>(rows)));
-  MR_RETURN_IF_ERROR(CheckOutputElements(op, static_cast<double>(frames) * static_cast<double>(p.n_fft)));
-  std::vector<T> out(static_cast<size_t>(per_row) * static_cast<size_t>(rows));
-  StftScratch<T> scratch;
-  for (int64_t r = 0; r < rows; ++r)
-    StftRow(x.data_as<T>() + r * len, len, p, window, frames, scratch, out.data() + r * static_cast<int64_t>(per_row));
-  *shape = Shape(x.shape().begin(), x.shape().end() - 1);
-  shape->push_back(p.bins());
-  shape->push_back(frames);
-  if (p.power == 0) shape->push_back(2);
-  *frames_out = frames;
-  return out;
+void Stft(const Tensor& x, const StftParams& p, const std::vector<double>& window, int64_t frames, T* out) {
+  const int64_t len = x.shape().back(), rows = OuterCount(x.shape(), 1), bins = p.bins();
+  const int64_t per_row = bins * frames * (p.power == 0 ? 2 : 1);
+  const double scale = WindowScale(p, window);
+  for (int64_t r = 0; r < rows; ++r) {
+    T* o = out + r * per_row;
+    StftFrames(x.data_as<T>() + r * len, len, p, window, frames, [&](int64_t j0, const cv::Mat& spectrum) {
+      for (int j = 0; j < spectrum.rows; ++j) {
+        const T* X = spectrum.template ptr<T>(j);
+        const int64_t t = j0 + j;
+        for (int64_t k = 0; k < bins; ++k) {
+          const double re = X[2 * k] * scale, im = X[2 * k + 1] * scale;
+          if (p.power == 0) {
+            o[(k * frames + t) * 2] = static_cast<T>(re);
+            o[(k * frames + t) * 2 + 1] = static_cast<T>(im);
+          } else {
+            o[k * frames + t] = static_cast<T>(Power(re * re + im * im, p.power));
+          }
+        }
+      }
+    });
+  }
+}
+
+// Spectrogram then MelScale of every row of x into out ([rows, n_mels,
+// frames]), frame by frame: no spectrogram is kept.
+template <typename T>
+void MelStft(const Tensor& x, const StftParams& p, const MelBands& mel, const std::vector<double>& window,
+             int64_t frames, T* out) {
+  const int64_t len = x.shape().back(), rows = OuterCount(x.shape(), 1), bins = p.bins();
+  const int64_t n_mels = static_cast<int64_t>(mel.lo.size());
+  const double scale = WindowScale(p, window);
+  for (int64_t r = 0; r < rows; ++r) {
+    T* o = out + r * n_mels * frames;
+    StftFrames(x.data_as<T>() + r * len, len, p, window, frames, [&](int64_t j0, const cv::Mat& spectrum) {
+      std::vector<double>& power = ThreadScratch<T>().power;
+      power.resize(static_cast<size_t>(bins));
+      for (int j = 0; j < spectrum.rows; ++j) {
+        const T* X = spectrum.template ptr<T>(j);
+        for (int64_t k = 0; k < bins; ++k) {
+          const double re = X[2 * k] * scale, im = X[2 * k + 1] * scale;
+          power[static_cast<size_t>(k)] = Power(re * re + im * im, p.power);
+        }
+        for (int64_t m = 0; m < n_mels; ++m) {
+          double acc = 0;
+          for (int64_t f = mel.lo[static_cast<size_t>(m)]; f < mel.hi[static_cast<size_t>(m)]; ++f)
+            acc += mel.fb[static_cast<size_t>(f * n_mels + m)] * power[static_cast<size_t>(f)];
+          o[m * frames + j0 + j] = static_cast<T>(acc);
+        }
+      }
+    });
+  }
+}
+
+// The shape of the spectrogram of x: its leading dimensions, then `rows`
+// (bins or mels), then the frames (then 2 for complex values).
+Shape SpectrumShape(const Tensor& x, int64_t rows, int64_t frames, bool complex) {
+  Shape shape(x.shape().begin(), x.shape().end() - 1);
+  shape.push_back(rows);
+  shape.push_back(frames);
+  if (complex) shape.push_back(2);
+  return shape;
+}
+
+// Frames per row of x, with the result's size checked.
+Result<int64_t> CheckedFrames(const Tensor& x, const StftParams& p, int64_t rows_out, bool complex,
+                              const std::string& op) {
+  MR_ASSIGN_OR_RETURN(int64_t frames, FrameCount(p, x.shape().back(), op));
+  MR_RETURN_IF_ERROR(CheckOutputElements(op, static_cast<double>(OuterCount(x.shape(), 1)) *
+                                                 static_cast<double>(rows_out) * static_cast<double>(frames) *
+                                                 (complex ? 2 : 1)));
+  return frames;
 }
 
 // out[m, t] = sum_f fb[f, m] * spec[f, t] for each of `count` matrices.
 template <typename T>
-void ApplyFilterbank(const T* spec, int64_t count, int64_t n_freqs, int64_t time, const std::vector<double>& fb,
-                     int64_t n_filters, T* out) {
+void ApplyFilterbank(const T* spec, int64_t count, int64_t n_freqs, int64_t time, const MelBands& mel, T* out) {
+  const int64_t n_filters = static_cast<int64_t>(mel.lo.size());
   std::vector<double> acc(static_cast<size_t>(time));
   for (int64_t c = 0; c < count; ++c) {
     const T* s = spec + c * n_freqs * time;
     T* o = out + c * n_filters * time;
     for (int64_t m = 0; m < n_filters; ++m) {
       std::fill(acc.begin(), acc.end(), 0.0);
-      for (int64_t f = 0; f < n_freqs; ++f) {
-        const double w = fb[static_cast<size_t>(f * n_filters + m)];
-        if (w == 0) continue;
+      for (int64_t f = mel.lo[static_cast<size_t>(m)]; f < mel.hi[static_cast<size_t>(m)]; ++f) {
+        const double w = mel.fb[static_cast<size_t>(f * n_filters + m)];
         for (int64_t t = 0; t < time; ++t) acc[static_cast<size_t>(t)] += w * static_cast<double>(s[f * time + t]);
       }
       for (int64_t t = 0; t < time; ++t) o[m * time + t] = static_cast<T>(acc[static_cast<size_t>(t)]);
@@ -124,32 +198,20 @@ void ApplyFilterbank(const T* spec, int64_t count, int64_t n_freqs, int64_t time
   }
 }
 
-std::vector<double> MelBank(const MelParams& m, int64_t n_stft) {
-  return MelFilterbank(n_stft, m.f_min, m.f_max, m.n_mels, m.sample_rate, m.slaney_norm, m.slaney_scale);
-}
-
-// Spectrogram then MelScale: values and shape <..., n_mels, frames>.
-template <typename T>
-Result<std::vector<T>> MelSpectrogram(const Tensor& x, const StftParams& p, const MelParams& m,
-                                      const std::vector<double>& window, const std::vector<double>& fb,
-                                      const std::string& op, Shape* shape) {
-  int64_t frames = 0;
-  MR_ASSIGN_OR_RETURN(std::vector<T> spec, Stft<T>(x, p, window, op, shape, &frames));
-  const int64_t rows = OuterCount(x.shape(), 1);
-  std::vector<T> mel(static_cast<size_t>(rows * m.n_mels * frames));
-  ApplyFilterbank(spec.data(), rows, p.bins(), frames, fb, m.n_mels, mel.data());
-  (*shape)[shape->size() - 2] = m.n_mels;
-  return mel;
-}
-
-template <typename T>
-Tensor ToTensor(const std::vector<T>& v, Shape shape) {
-  Tensor t = Tensor::Make(std::is_same_v<T, double> ? TensorType::kFloat64 : TensorType::kFloat32, std::move(shape));
-  std::copy(v.begin(), v.end(), t.mutable_data_as<T>());
-  return t;
-}
-
 }  // namespace
+
+MelBands::MelBands(const MelParams& m, int64_t n_stft)
+    : fb(MelFilterbank(n_stft, m.f_min, m.f_max, m.n_mels, m.sample_rate, m.slaney_norm, m.slaney_scale)),
+      lo(static_cast<size_t>(m.n_mels), 0),
+      hi(static_cast<size_t>(m.n_mels), 0) {
+  for (int64_t j = 0; j < m.n_mels; ++j) {
+    for (int64_t f = 0; f < n_stft; ++f) {
+      if (fb[static_cast<size_t>(f * m.n_mels + j)] == 0) continue;
+      if (hi[static_cast<size_t>(j)] == 0) lo[static_cast<size_t>(j)] = f;
+      hi[static_cast<size_t>(j)] = f + 1;
+    }
+  }
+}
 
 Result<StftParams> StftParams::Parse(const nlohmann::json& spec, const std::string& op, bool allow_complex) {
   StftParams p;
@@ -230,20 +292,19 @@ nlohmann::json SpectrogramOp::ToJson() const {
 }
 
 Result<Tensor> SpectrogramOp::Apply(Tensor input, std::mt19937_64&) const {
-  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(input, name(), 1, "<..., time>"));
-  Shape shape;
-  int64_t frames = 0;
-  if (x.type() == TensorType::kFloat64) {
-    MR_ASSIGN_OR_RETURN(std::vector<double> v, Stft<double>(x, p_, window_, name(), &shape, &frames));
-    return ToTensor(v, shape);
-  }
-  MR_ASSIGN_OR_RETURN(std::vector<float> v, Stft<float>(x, p_, window_, name(), &shape, &frames));
-  return ToTensor(v, shape);
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name(), 1, "<..., time>"));
+  MR_ASSIGN_OR_RETURN(int64_t frames, CheckedFrames(x, p_, p_.bins(), p_.power == 0, name()));
+  Tensor out = Tensor::Make(x.type(), SpectrumShape(x, p_.bins(), frames, p_.power == 0));
+  if (x.type() == TensorType::kFloat64)
+    Stft(x, p_, window_, frames, out.mutable_data_as<double>());
+  else
+    Stft(x, p_, window_, frames, out.mutable_data_as<float>());
+  return out;
 }
 
 // ---- MelScale ---------------------------------------------------------------
 
-MelScaleOp::MelScaleOp(MelParams m, int64_t n_stft) : m_(m), n_stft_(n_stft), fb_(MelBank(m, n_stft)) {}
+MelScaleOp::MelScaleOp(MelParams m, int64_t n_stft) : m_(m), n_stft_(n_stft), bands_(m, n_stft) {}
 
 Result<std::unique_ptr<TensorOp>> MelScaleOp::Make(const nlohmann::json& spec) {
   MR_RETURN_IF_ERROR(
@@ -261,7 +322,7 @@ nlohmann::json MelScaleOp::ToJson() const {
 }
 
 Result<Tensor> MelScaleOp::Apply(Tensor input, std::mt19937_64&) const {
-  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(input, name(), 2, "<..., freq, time>"));
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name(), 2, "<..., freq, time>"));
   const Shape& s = x.shape();
   if (s[s.size() - 2] != n_stft_)
     return Status::InvalidArgument(name() + ": expected " + std::to_string(n_stft_) +
@@ -273,9 +334,9 @@ Result<Tensor> MelScaleOp::Apply(Tensor input, std::mt19937_64&) const {
       CheckOutputElements(name(), static_cast<double>(count) * static_cast<double>(m_.n_mels) * static_cast<double>(time)));
   Tensor out = Tensor::Make(x.type(), out_shape);
   if (x.type() == TensorType::kFloat64)
-    ApplyFilterbank(x.data_as<double>(), count, n_stft_, time, fb_, m_.n_mels, out.mutable_data_as<double>());
+    ApplyFilterbank(x.data_as<double>(), count, n_stft_, time, bands_, out.mutable_data_as<double>());
   else
-    ApplyFilterbank(x.data_as<float>(), count, n_stft_, time, fb_, m_.n_mels, out.mutable_data_as<float>());
+    ApplyFilterbank(x.data_as<float>(), count, n_stft_, time, bands_, out.mutable_data_as<float>());
   return out;
 }
 
@@ -288,7 +349,7 @@ const std::initializer_list<const char*> kMelSpectrogramKeys = {
 }  // namespace
 
 MelSpectrogramOp::MelSpectrogramOp(StftParams p, MelParams m)
-    : p_(p), m_(m), window_(PaddedWindow(p)), fb_(MelBank(m, p.bins())) {}
+    : p_(p), m_(m), window_(PaddedWindow(p)), bands_(m, p.bins()) {}
 
 Result<std::unique_ptr<TensorOp>> MelSpectrogramOp::Make(const nlohmann::json& spec) {
   const std::string op = "MelSpectrogram";
@@ -308,14 +369,14 @@ nlohmann::json MelSpectrogramOp::ToJson() const {
 }
 
 Result<Tensor> MelSpectrogramOp::Apply(Tensor input, std::mt19937_64&) const {
-  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(input, name(), 1, "<..., time>"));
-  Shape shape;
-  if (x.type() == TensorType::kFloat64) {
-    MR_ASSIGN_OR_RETURN(std::vector<double> v, MelSpectrogram<double>(x, p_, m_, window_, fb_, name(), &shape));
-    return ToTensor(v, shape);
-  }
-  MR_ASSIGN_OR_RETURN(std::vector<float> v, MelSpectrogram<float>(x, p_, m_, window_, fb_, name(), &shape));
-  return ToTensor(v, shape);
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name(), 1, "<..., time>"));
+  MR_ASSIGN_OR_RETURN(int64_t frames, CheckedFrames(x, p_, m_.n_mels, false, name()));
+  Tensor out = Tensor::Make(x.type(), SpectrumShape(x, m_.n_mels, frames, false));
+  if (x.type() == TensorType::kFloat64)
+    MelStft(x, p_, bands_, window_, frames, out.mutable_data_as<double>());
+  else
+    MelStft(x, p_, bands_, window_, frames, out.mutable_data_as<float>());
+  return out;
 }
 
 // ---- MFCC -------------------------------------------------------------------
@@ -327,7 +388,7 @@ MfccOp::MfccOp(StftParams p, MelParams m, int64_t n_mfcc, bool ortho, bool log_m
       ortho_(ortho),
       log_mels_(log_mels),
       window_(PaddedWindow(p)),
-      fb_(MelBank(m, p.bins())),
+      bands_(m, p.bins()),
       dct_(DctMatrix(n_mfcc, m.n_mels, ortho)) {}
 
 Result<std::unique_ptr<TensorOp>> MfccOp::Make(const nlohmann::json& spec) {
@@ -362,36 +423,51 @@ nlohmann::json MfccOp::ToJson() const {
           {"log_mels", log_mels_}, {"mel", mel}};
 }
 
-Result<Tensor> MfccOp::Apply(Tensor input, std::mt19937_64&) const {
-  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(input, name(), 1, "<..., time>"));
-  Shape shape;
-  std::vector<double> mel;
-  if (x.type() == TensorType::kFloat64) {
-    MR_ASSIGN_OR_RETURN(mel, MelSpectrogram<double>(x, p_, m_, window_, fb_, name(), &shape));
-  } else {
-    MR_ASSIGN_OR_RETURN(std::vector<float> f, MelSpectrogram<float>(x, p_, m_, window_, fb_, name(), &shape));
-    mel.assign(f.begin(), f.end());
-  }
-  if (log_mels_) {
-    for (double& v : mel) v = std::log(v + 1e-6);
+namespace {
+
+// MFCC from the mel spectrogram `mel` ([count, n_mels, time], in place):
+// decibels (or the log), then the DCT into out ([count, n_mfcc, time]).
+template <typename T>
+void MfccFromMel(std::vector<T>& mel, const Shape& shape, bool log_mels, const std::vector<double>& dct,
+                 int64_t n_mfcc, float* out) {
+  const int64_t n_mels = shape[shape.size() - 2], time = shape.back(), count = OuterCount(shape, 2);
+  if (log_mels) {
+    for (T& v : mel) v = static_cast<T>(std::log(static_cast<double>(v) + 1e-6));
   } else {
     ToDecibels(mel.data(), shape, 10.0, 0.0, 80.0);
   }
-  const int64_t time = shape.back(), count = OuterCount(shape, 2);
-  shape[shape.size() - 2] = n_mfcc_;
-  Tensor out = Tensor::Make(TensorType::kFloat32, shape);
-  float* o = out.mutable_data_as<float>();
   std::vector<double> acc(static_cast<size_t>(time));
   for (int64_t c = 0; c < count; ++c) {
-    const double* m = mel.data() + c * m_.n_mels * time;
-    for (int64_t k = 0; k < n_mfcc_; ++k) {
+    const T* m = mel.data() + c * n_mels * time;
+    for (int64_t k = 0; k < n_mfcc; ++k) {
       std::fill(acc.begin(), acc.end(), 0.0);
-      for (int64_t i = 0; i < m_.n_mels; ++i) {
-        const double w = dct_[static_cast<size_t>(i * n_mfcc_ + k)];
-        for (int64_t t = 0; t < time; ++t) acc[static_cast<size_t>(t)] += w * m[i * time + t];
+      for (int64_t i = 0; i < n_mels; ++i) {
+        const double w = dct[static_cast<size_t>(i * n_mfcc + k)];
+        for (int64_t t = 0; t < time; ++t) acc[static_cast<size_t>(t)] += w * static_cast<double>(m[i * time + t]);
       }
-      for (int64_t t = 0; t < time; ++t) o[(c * n_mfcc_ + k) * time + t] = static_cast<float>(acc[static_cast<size_t>(t)]);
+      for (int64_t t = 0; t < time; ++t) out[(c * n_mfcc + k) * time + t] = static_cast<float>(acc[static_cast<size_t>(t)]);
     }
+  }
+}
+
+}  // namespace
+
+Result<Tensor> MfccOp::Apply(Tensor input, std::mt19937_64&) const {
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name(), 1, "<..., time>"));
+  MR_ASSIGN_OR_RETURN(int64_t frames, CheckedFrames(x, p_, m_.n_mels, false, name()));
+  const Shape mel_shape = SpectrumShape(x, m_.n_mels, frames, false);
+  Shape shape = mel_shape;
+  shape[shape.size() - 2] = n_mfcc_;
+  Tensor out = Tensor::Make(TensorType::kFloat32, shape);
+  const size_t size = static_cast<size_t>(OuterCount(x.shape(), 1) * m_.n_mels * frames);
+  if (x.type() == TensorType::kFloat64) {
+    std::vector<double> mel(size);
+    MelStft(x, p_, bands_, window_, frames, mel.data());
+    MfccFromMel(mel, mel_shape, log_mels_, dct_, n_mfcc_, out.mutable_data_as<float>());
+  } else {
+    std::vector<float> mel(size);
+    MelStft(x, p_, bands_, window_, frames, mel.data());
+    MfccFromMel(mel, mel_shape, log_mels_, dct_, n_mfcc_, out.mutable_data_as<float>());
   }
   return out;
 }

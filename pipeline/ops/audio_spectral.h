@@ -59,6 +59,14 @@ struct MelParams {
   void AddTo(nlohmann::json& spec) const;
 };
 
+// Mel filters [n_stft, n_mels] with, per filter, the bins it covers
+// [lo, hi) (a triangle: the rest are zero).
+struct MelBands {
+  std::vector<double> fb;
+  std::vector<int64_t> lo, hi;
+  MelBands(const MelParams& m, int64_t n_stft);
+};
+
 class SpectrogramOp : public TensorOp {
  public:
   static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
@@ -83,7 +91,7 @@ class MelScaleOp : public TensorOp {
  private:
   MelParams m_;
   int64_t n_stft_;
-  std::vector<double> fb_;  // [n_stft, n_mels]
+  MelBands bands_;
 };
 
 class MelSpectrogramOp : public TensorOp {
@@ -97,7 +105,8 @@ class MelSpectrogramOp : public TensorOp {
  private:
   StftParams p_;
   MelParams m_;
-  std::vector<double> window_, fb_;
+  std::vector<double> window_;
+  MelBands bands_;
 };
 
 class MfccOp : public TensorOp {
@@ -113,7 +122,9 @@ class MfccOp : public TensorOp {
   MelParams m_;
   int64_t n_mfcc_;
   bool ortho_, log_mels_;
-  std::vector<double> window_, fb_, dct_;
+  std::vector<double> window_;
+  MelBands bands_;
+  std::vector<double> dct_;
 };
 
 }  // namespace mindrecord::ops

@@ -66,13 +66,13 @@ Result<double> MatrixReal(const nlohmann::json& r, const char* key) {
 
 }  // namespace
 
-Result<Tensor> AudioInput(const Tensor& t, const std::string& op, size_t min_rank, const char* layout) {
+Result<Tensor> AudioInput(Tensor t, const std::string& op, size_t min_rank, const char* layout) {
   if (!t.defined() || !IsNumericType(t.type()))
     return Status::InvalidArgument(op + ": expected a numeric array " + layout + ", got " + t.DebugString());
   if (t.shape().size() < min_rank)
     return Status::InvalidArgument(op + ": expected an array of shape " + layout + " (at least " +
                                    std::to_string(min_rank) + " dimensions), got " + t.DebugString());
-  if (t.type() == TensorType::kFloat32 || t.type() == TensorType::kFloat64) return t;
+  if (t.type() == TensorType::kFloat32 || t.type() == TensorType::kFloat64) return std::move(t);
   Tensor out = Tensor::Make(TensorType::kFloat32, t.shape());
   float* dst = out.mutable_data_as<float>();
   const int64_t n = t.num_elements();
@@ -114,29 +114,33 @@ const char* BorderName(Border b) {
   }
 }
 
+int64_t BorderIndex(int64_t i, int64_t n, Border mode) {
+  if (i >= 0 && i < n) return i;
+  switch (mode) {
+    case Border::kConstant: return -1;
+    case Border::kEdge: return i < 0 ? 0 : n - 1;
+    case Border::kReflect: {
+      const int64_t period = 2 * (n - 1);
+      int64_t j = period == 0 ? 0 : ((i % period) + period) % period;
+      return j >= n ? period - j : j;
+    }
+    default: {
+      const int64_t period = 2 * n;
+      const int64_t j = ((i % period) + period) % period;
+      return j >= n ? period - 1 - j : j;
+    }
+  }
+}
+
 template <typename T>
 void PadRow(const T* x, int64_t n, int64_t left, int64_t right, Border mode, T* out) {
   std::copy(x, x + n, out + left);
-  for (int64_t i = -left; i < n + right; ++i) {
-    if (i >= 0 && i < n) continue;
-    T v;
-    if (mode == Border::kConstant) {
-      v = T(0);
-    } else if (mode == Border::kEdge) {
-      v = x[i < 0 ? 0 : n - 1];
-    } else if (mode == Border::kReflect) {
-      const int64_t period = 2 * (n - 1);
-      int64_t j = period == 0 ? 0 : ((i % period) + period) % period;
-      if (j >= n) j = period - j;
-      v = x[j];
-    } else {
-      const int64_t period = 2 * n;
-      int64_t j = ((i % period) + period) % period;
-      if (j >= n) j = period - 1 - j;
-      v = x[j];
-    }
-    out[i + left] = v;
-  }
+  auto fill = [&](int64_t i) {
+    const int64_t j = BorderIndex(i, n, mode);
+    out[i + left] = j < 0 ? T(0) : x[j];
+  };
+  for (int64_t i = -left; i < 0; ++i) fill(i);
+  for (int64_t i = n; i < n + right; ++i) fill(i);
 }
 template void PadRow<float>(const float*, int64_t, int64_t, int64_t, Border, float*);
 template void PadRow<double>(const double*, int64_t, int64_t, int64_t, Border, double*);

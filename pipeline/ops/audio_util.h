@@ -18,17 +18,18 @@ namespace mindrecord::ops {
 
 inline constexpr double kAudioPi = 3.14159265358979323846;
 
-// A numeric input as audio ops compute on it: float32 and float64 as they
+// A numeric input as audio ops compute on it (taken by value: an op that
+// moves its input in may then write in place): float32 and float64 as they
 // are, the other numeric types (bool, integers) converted to float32.
 // InvalidArgument naming `op` for bytes, text, or fewer than `min_rank`
 // dimensions (`layout` says which, e.g. "<..., time>").
-Result<Tensor> AudioInput(const Tensor& t, const std::string& op, size_t min_rank, const char* layout);
+Result<Tensor> AudioInput(Tensor t, const std::string& op, size_t min_rank, const char* layout);
 
 // f(x) (a double function) on every element of the float form of `input`
 // (AudioInput).
 template <typename F>
-Result<Tensor> MapElements(const Tensor& input, const std::string& op, size_t min_rank, const char* layout, F f) {
-  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(input, op, min_rank, layout));
+Result<Tensor> MapElements(Tensor input, const std::string& op, size_t min_rank, const char* layout, F f) {
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), op, min_rank, layout));
   const int64_t n = x.num_elements();
   if (x.type() == TensorType::kFloat64) {
     double* d = x.mutable_data_as<double>();
@@ -52,6 +53,10 @@ Status CheckOutputElements(const std::string& op, double elements);
 enum class Border : uint8_t { kConstant, kEdge, kReflect, kSymmetric };
 Result<Border> GetBorder(const nlohmann::json& spec, const std::string& op, const char* key, Border def);
 const char* BorderName(Border b);
+// The index in [0, n) that index i of a row of n samples extended with
+// `mode` reads (i itself inside the row), or -1 for a zero (kConstant).
+// n > 0.
+int64_t BorderIndex(int64_t i, int64_t n, Border mode);
 // x[0, n) extended by `left` and `right` samples into out[0, left + n + right):
 // zeros, the end samples repeated, or mirrored (without or with the end
 // sample) as often as the pads need. n > 0.

@@ -11,7 +11,7 @@ from mindrecord import FileWriter, MindDataset, audio
 
 SR = 8000
 RNG = np.random.default_rng(7)
-WAVES = [RNG.uniform(-1, 1, n).astype(np.float32) for n in (1600, 2000, 1600, 2400, 1600, 1800, 1600, 2000)]
+WAVES = [RNG.uniform(-1, 1, n).astype(np.float32) for n in (1600, 2000, 1600, 24000, 1600, 1800, 1600, 2000)]
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +62,21 @@ def test_speech_front_end(speech, workers):
         assert label == i % 4
 
 
+def test_spectrogram_of_long_waveforms_against_numpy():
+    # Frames run through the DFT in blocks: a waveform of many blocks, both
+    # padded ends, and every leading dimension.
+    x = RNG.uniform(-1, 1, (2, 3, 10000))
+    got = audio.Spectrogram(n_fft=256, hop_length=64, power=2.0)(x)
+    assert got.shape == (2, 3, 129, 157) and got.dtype == np.float64
+    for i in range(2):
+        for j in range(3):
+            np.testing.assert_allclose(got[i, j], np_power_spectrogram(x[i, j], 256, 64), rtol=1e-9, atol=1e-9)
+    got32 = audio.Spectrogram(n_fft=256, hop_length=64)(x.astype(np.float32))
+    assert got32.dtype == np.float32
+    np.testing.assert_allclose(got32[1, 2], np_power_spectrogram(x[1, 2].astype(np.float32), 256, 64), rtol=2e-4,
+                               atol=2e-3)
+
+
 def masked_rows(features):
     """The number of all-zero rows and columns of a [freq, time] matrix."""
     return int((features == 0).all(axis=1).sum()), int((features == 0).all(axis=0).sum())
@@ -91,11 +106,16 @@ def test_batched_features_and_mfcc(speech):
     data = MindDataset(speech, shuffle=False, num_parallel_workers=2)
     mfcc = audio.MFCC(SR, n_mfcc=13, melkwargs={"n_fft": 256, "hop_length": 128, "n_mels": 40})
     data = data.map(mfcc, input_columns="audio").map(audio.ComputeDeltas(), input_columns="audio")
-    data = data.batch(2, pad_info={"audio": ([13, 20], 0.0)})
+    data = data.batch(2, pad_info={"audio": ([13, 200], 0.0)})
     batches = list(data.create_tuple_iterator(output_numpy=True, num_epochs=1))
     assert len(batches) == 4
-    for b in batches:
-        assert b[0].shape == (2, 13, 20) and b[0].dtype == np.float32
+    deltas = audio.ComputeDeltas()
+    for k, b in enumerate(batches):
+        assert b[0].shape == (2, 13, 200) and b[0].dtype == np.float32
+        for j in range(2):
+            want = deltas(mfcc(WAVES[2 * k + j]))
+            np.testing.assert_allclose(b[0][j, :, :want.shape[1]], want, rtol=1e-5, atol=1e-5)
+            assert (b[0][j, :, want.shape[1]:] == 0).all()
 
 
 # ---- each op as MindSpore's tests expect it (tests/ut/python/dataset) -------------

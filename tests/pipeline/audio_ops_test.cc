@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pipeline/ops/audio_util.h"
@@ -190,6 +191,26 @@ TEST(AudioOpsTest, IidMasksAreDrawnFromTheRowsSeed) {
   }
   EXPECT_GT(seen.size(), 5u);
   EXPECT_EQ(AudioValues(ones), std::vector<float>(120, 1.f));
+}
+
+TEST(AudioOpsTest, OneOpOnManyThreadsGivesEachRowsOwnResult) {
+  // Workers share an op; each keeps its own DFT scratch (thread_local).
+  auto op = Op({{"op", "MelSpectrogram"}, {"sample_rate", 8000}, {"n_fft", 64}, {"hop_length", 16}, {"n_mels", 12}});
+  std::vector<Tensor> inputs, alone(8), together(8);
+  for (int i = 0; i < 8; ++i) {
+    std::vector<float> v(static_cast<size_t>(3000 + 500 * i));
+    for (size_t k = 0; k < v.size(); ++k) v[k] = static_cast<float>(std::sin(0.01 * double(k) * (i + 1)));
+    inputs.push_back(AudioFloats(v, {static_cast<int64_t>(v.size())}));
+    alone[static_cast<size_t>(i)] = RunOp(*op, inputs.back());
+  }
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = t; i < 8; i += 4) together[static_cast<size_t>(i)] = RunOp(*op, inputs[static_cast<size_t>(i)]);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(AudioValues(together[i]), AudioValues(alone[i])) << i;
 }
 
 }  // namespace
