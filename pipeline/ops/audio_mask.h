@@ -4,8 +4,9 @@
 // - {"op":"TimeMasking","iid_masks":false,"mask_param":w,"mask_start":s,
 //   "mask_value":v} and FrequencyMasking: iid_masks false masks [s, s + w)
 //   of the time (frequency) axis with v; true draws the width from [0, w]
-//   and then the start from [0, length - width], from the row's seed (where
-//   MindSpore's draw the same mask for every row).
+//   and then the start from [0, length - width], from the row's seed (so
+//   reproducible at any worker count; MindSpore's kernels keep a generator
+//   of their own).
 // - {"op":"MaskAlongAxis","mask_start","mask_width","mask_value","axis"}:
 //   [start, start + width) along axis 1 (frequency) or 2 (time).
 // - {"op":"MaskAlongAxisIID","mask_param","mask_value","axis"}: as iid masks.

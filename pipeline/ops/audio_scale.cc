@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+
+#include <opencv2/core.hpp>
 
 #include "pipeline/ops/audio_util.h"
 #include "pipeline/ops/op_util.h"
@@ -21,13 +24,28 @@ Result<double> PositiveParam(const nlohmann::json& spec, const std::string& op, 
 template <typename T>
 void ToDecibels(T* x, const Shape& shape, double multiplier, double db_multiplier, double top_db) {
   const int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<int64_t>());
-  // In T's precision: float32 spectrograms take log10f, half the cost of
-  // the double log (perf: the log was a quarter of a log-mel pipeline).
-  const T m = static_cast<T>(multiplier), offset = static_cast<T>(multiplier * db_multiplier);
+  // OpenCV's vectorized log, in T's precision (perf: glibc's scalar log10
+  // was a fifth of a log-mel pipeline); values clamped at 1e-10 first, and
+  // a scalar loop where some are infinite or NaN (which stay NaN).
   const T floor_value = static_cast<T>(1e-10);
+  bool finite = true;
   for (int64_t i = 0; i < n; ++i) {
     const T v = x[i];
-    x[i] = m * std::log10(v < floor_value || std::isnan(v) ? floor_value : v) - offset;
+    x[i] = v < floor_value ? floor_value : v;
+    finite &= v <= std::numeric_limits<T>::max();  // false for NaN too
+  }
+  const double offset = multiplier * db_multiplier;
+  if (finite) {
+    constexpr int64_t kChunk = int64_t{1} << 20;
+    constexpr int kType = std::is_same_v<T, double> ? CV_64F : CV_32F;
+    for (int64_t at = 0; at < n; at += kChunk) {
+      cv::Mat chunk(1, static_cast<int>(std::min(kChunk, n - at)), kType, x + at);
+      cv::log(chunk, chunk);
+    }
+    const T scale = static_cast<T>(multiplier / std::log(10.0)), shift = static_cast<T>(offset);
+    for (int64_t i = 0; i < n; ++i) x[i] = x[i] * scale - shift;
+  } else {
+    for (int64_t i = 0; i < n; ++i) x[i] = static_cast<T>(multiplier * std::log10(static_cast<double>(x[i])) - offset);
   }
   if (std::isnan(top_db) || n == 0) return;
   const size_t rank = shape.size();
@@ -35,7 +53,9 @@ void ToDecibels(T* x, const Shape& shape, double multiplier, double db_multiplie
   const int64_t per = groups == 0 ? 0 : n / groups;
   for (int64_t g = 0; g < groups; ++g) {
     T* b = x + g * per;
-    const double floor = static_cast<double>(*std::max_element(b, b + per)) - top_db;
+    double top = -std::numeric_limits<double>::infinity();  // NaN values left out
+    for (int64_t i = 0; i < per; ++i) top = std::max(top, static_cast<double>(b[i]));
+    const double floor = top - top_db;
     for (int64_t i = 0; i < per; ++i) b[i] = static_cast<T>(std::max(static_cast<double>(b[i]), floor));
   }
 }

@@ -5,7 +5,7 @@
 //   m * log10(max(amin, ref_value)), m = 10 (power) or 20 (magnitude); then
 //   nothing below top_db under the maximum of each <channel, freq, time>
 //   block (of the whole array when it has 2 dimensions). As MindSpore's, x
-//   is clamped at 1e-10 whatever amin says.
+//   is clamped at 1e-10 whatever amin says; NaN stays NaN.
 // - {"op":"DBToAmplitude","ref":r,"power":p}: r * 10^(0.1 * x * p).
 // - {"op":"ComplexNorm","power":1.0}: <..., 2> ([re, im]) -> |z|^power <...>.
 // - {"op":"Angle"}: <..., 2> -> atan2(im, re) <...>.

@@ -14,7 +14,8 @@ MuLawEncoding int32, as MindSpore's). Calling an op by hand takes a numpy
 array (`audio.Spectrogram(n_fft=512)(waveform)`).
 
 Where this differs from MindSpore on purpose: iid masks are drawn per row
-from the pipeline's seed (MindSpore's draw the same mask for every row);
+from the pipeline's seed, reproducible at any worker count (MindSpore's
+kernels keep a generator of their own);
 Spectrogram(onesided=False, power=0) gives the upper bins as the complex
 conjugates the DFT gives (MindSpore's copy the lower bins unconjugated);
 DCShift's limiter compresses negative samples towards -threshold, as SoX
@@ -31,6 +32,7 @@ Thread safety: op objects are immutable values; the utils are pure.
 from enum import Enum
 import json
 import numbers
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -587,3 +589,9 @@ def create_dct(n_mfcc, n_mels, norm=NormMode.NONE):
     request = {"matrix": op, "n_mfcc": check_int(n_mfcc, op, "n_mfcc", 1, _INT32_MAX),
                "n_mels": check_int(n_mels, op, "n_mels", 1, _INT32_MAX), "norm": _enum(norm, NormMode, op, "norm")}
     return _core.audio_matrix(json.dumps(request))
+
+
+# MindSpore's mindspore.dataset.audio.utils names (audio.utils.ScaleType.POWER in some scripts).
+utils = SimpleNamespace(BorderType=BorderType, FadeShape=FadeShape, GainType=GainType, MelType=MelType,
+                        NormMode=NormMode, NormType=NormType, ScaleType=ScaleType, WindowType=WindowType,
+                        create_dct=create_dct, linear_fbanks=linear_fbanks, melscale_fbanks=melscale_fbanks)

@@ -168,6 +168,7 @@ def test_mel_ops_as_mindspore_tests_them():
     close(audio.create_dct(2, 4, audio.NormMode.NONE), [[2, 1.84775901], [2, 0.76536685], [2, -0.76536703],
                                                         [2, -1.84775925]])
     close(audio.create_dct(1, 3, audio.NormMode.ORTHO), [[0.57735026]] * 3)
+    assert audio.utils.create_dct(1, 3, audio.utils.NormMode.ORTHO).shape == (3, 1)
     spec = np.array([[[-0.70104372, 1.11845696, -1.49368215], [0.46030220, -0.55651432, 0.86295372]]], np.float32)
     close(audio.MelScale(n_mels=2, sample_rate=10, f_min=-50, f_max=100, n_stft=2)(spec)[0],
           [[-0.27036190, 0.57920718, -0.67397606], [0.02962033, -0.01726446, 0.04324763]])
@@ -190,6 +191,10 @@ def test_scale_and_complex_ops_as_mindspore_tests_them():
                   [[1.259975, 0.4981323]]], np.float32)
     close(audio.AmplitudeToDB(top_db=80.0)(x[:, None])[:, 0, 0],
           [[-84.17748, -4.177484], [-2.4094608, -3.3030105], [-100, -100], [1.0036192, -3.0265532]])
+    # Values a corrupt row may hold: NaN stays NaN (not a quiet -100 dB), infinity is the maximum.
+    odd = audio.AmplitudeToDB()(np.array([[[np.nan, 1.0, 0.0, 100.0]]], np.float32))
+    assert np.isnan(odd[0, 0, 0]) and odd[0, 0, 1:].tolist() == [0.0, -60.0, 20.0]
+    assert audio.AmplitudeToDB(top_db=10.0)(np.array([[np.inf, 1.0]]))[0].tolist() == [np.inf, np.inf]
     close(audio.DBToAmplitude(2, 2)(np.arange(1, 7, dtype=np.float64)),
           [3.1698, 5.0238, 7.9621, 12.6191, 20.0, 31.6979])
     pairs = np.array([[1, 1], [2, 3], [4, 4]], np.float32)
