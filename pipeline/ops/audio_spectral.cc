@@ -63,8 +63,8 @@ T PaddedSample(const T* x, int64_t len, const StftParams& p, int64_t half, int64
 }
 
 // The DFT of every frame of one row, kFrameBlock frames at a time:
-// sink(first_frame, spectrum) with spectrum [frames in the block, n_fft]
-// complex, scaled by `scale`.
+// sink(first_frame, spectrum) with spectrum [frames in the block, n_fft],
+// each row packed as Bin reads it.
 template <typename T, typename Sink>
 void StftFrames(const T* x, int64_t len, const StftParams& p, const std::vector<double>& window, int64_t frames,
                 Sink sink) {
@@ -86,9 +86,23 @@ void StftFrames(const T* x, int64_t len, const StftParams& p, const std::vector<
         for (int64_t n = 0; n < p.n_fft; ++n) row[n] = PaddedSample(x, len, p, half, at + n) * w[n];
       }
     }
-    cv::dft(s.frames, s.spectrum, cv::DFT_ROWS | cv::DFT_COMPLEX_OUTPUT);
+    cv::dft(s.frames, s.spectrum, cv::DFT_ROWS);  // OpenCV's packed real spectrum (CCS)
     sink(j0, s.spectrum);
   }
+}
+
+// Bin k of a frame's DFT from OpenCV's packed spectrum of a real frame of
+// n samples: X0, then (re, im) of bins 1 .., then X[n/2] for even n; bins
+// past n/2 are the conjugates of those below.
+template <typename T>
+inline std::pair<double, double> Bin(const T* X, int64_t k, int64_t n) {
+  if (k > n / 2) {
+    const auto [re, im] = Bin(X, n - k, n);
+    return {re, -im};
+  }
+  if (k == 0) return {X[0], 0.0};
+  if (2 * k == n) return {X[n - 1], 0.0};
+  return {X[2 * k - 1], X[2 * k]};
 }
 
 double WindowScale(const StftParams& p, const std::vector<double>& window) {
@@ -116,7 +130,9 @@ void Stft(const Tensor& x, const StftParams& p, const std::vector<double>& windo
         const T* X = spectrum.template ptr<T>(j);
         const int64_t t = j0 + j;
         for (int64_t k = 0; k < bins; ++k) {
-          const double re = X[2 * k] * scale, im = X[2 * k + 1] * scale;
+          auto [re, im] = Bin(X, k, p.n_fft);
+          re *= scale;
+          im *= scale;
           if (p.power == 0) {
             o[(k * frames + t) * 2] = static_cast<T>(re);
             o[(k * frames + t) * 2 + 1] = static_cast<T>(im);
@@ -145,13 +161,18 @@ void MelStft(const Tensor& x, const StftParams& p, const MelBands& mel, const st
       for (int j = 0; j < spectrum.rows; ++j) {
         const T* X = spectrum.template ptr<T>(j);
         for (int64_t k = 0; k < bins; ++k) {
-          const double re = X[2 * k] * scale, im = X[2 * k + 1] * scale;
+          auto [re, im] = Bin(X, k, p.n_fft);
+          re *= scale;
+          im *= scale;
           power[static_cast<size_t>(k)] = Power(re * re + im * im, p.power);
         }
         for (int64_t m = 0; m < n_mels; ++m) {
+          const size_t lo = static_cast<size_t>(mel.lo[static_cast<size_t>(m)]);
+          const size_t count = static_cast<size_t>(mel.hi[static_cast<size_t>(m)]) - lo;
+          const double* w = mel.weights.data() + mel.at[static_cast<size_t>(m)];
+          const double* pw = power.data() + lo;
           double acc = 0;
-          for (int64_t f = mel.lo[static_cast<size_t>(m)]; f < mel.hi[static_cast<size_t>(m)]; ++f)
-            acc += mel.fb[static_cast<size_t>(f * n_mels + m)] * power[static_cast<size_t>(f)];
+          for (size_t f = 0; f < count; ++f) acc += w[f] * pw[f];
           o[m * frames + j0 + j] = static_cast<T>(acc);
         }
       }
@@ -210,6 +231,11 @@ MelBands::MelBands(const MelParams& m, int64_t n_stft)
       if (hi[static_cast<size_t>(j)] == 0) lo[static_cast<size_t>(j)] = f;
       hi[static_cast<size_t>(j)] = f + 1;
     }
+  }
+  for (int64_t j = 0; j < m.n_mels; ++j) {
+    at.push_back(weights.size());
+    for (int64_t f = lo[static_cast<size_t>(j)]; f < hi[static_cast<size_t>(j)]; ++f)
+      weights.push_back(fb[static_cast<size_t>(f * m.n_mels + j)]);
   }
 }
 

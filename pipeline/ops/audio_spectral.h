@@ -60,10 +60,13 @@ struct MelParams {
 };
 
 // Mel filters [n_stft, n_mels] with, per filter, the bins it covers
-// [lo, hi) (a triangle: the rest are zero).
+// [lo, hi) (a triangle: the rest are zero) and their weights one after
+// another (weights[at[m] + f - lo[m]]).
 struct MelBands {
   std::vector<double> fb;
   std::vector<int64_t> lo, hi;
+  std::vector<double> weights;
+  std::vector<size_t> at;
   MelBands(const MelParams& m, int64_t n_stft);
 };
 

@@ -71,6 +71,15 @@ def test_spectrogram_of_long_waveforms_against_numpy():
     for i in range(2):
         for j in range(3):
             np.testing.assert_allclose(got[i, j], np_power_spectrogram(x[i, j], 256, 64), rtol=1e-9, atol=1e-9)
+    # Complex values, both sides, odd and even n_fft: numpy's DFT of the windowed frames.
+    for n_fft in (9, 10):
+        row = x[0, 0, :60]
+        got_c = audio.Spectrogram(n_fft=n_fft, hop_length=7, power=0, onesided=False, center=False,
+                                  window=audio.WindowType.HAMMING)(row)
+        w = 0.54 - 0.46 * np.cos(2 * np.pi * np.arange(n_fft) / n_fft)
+        frames = np.stack([row[j * 7:j * 7 + n_fft] * w for j in range(1 + (60 - n_fft) // 7)])
+        want = np.fft.fft(frames, axis=1).T
+        np.testing.assert_allclose(got_c[..., 0] + 1j * got_c[..., 1], want, rtol=1e-9, atol=1e-9)
     got32 = audio.Spectrogram(n_fft=256, hop_length=64)(x.astype(np.float32))
     assert got32.dtype == np.float32
     np.testing.assert_allclose(got32[1, 2], np_power_spectrogram(x[1, 2].astype(np.float32), 256, 64), rtol=2e-4,
