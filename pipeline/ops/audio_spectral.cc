@@ -145,10 +145,11 @@ void Stft(const Tensor& x, const StftParams& p, const std::vector<double>& windo
   }
 }
 
-// Spectrogram then MelScale of every row of x into out ([rows, n_mels,
-// frames]), frame by frame: no spectrogram is kept.
+// Spectrogram then the filters `mel` (MelScale's, or LFCC's linear ones) of
+// every row of x into out ([rows, filters, frames]), frame by frame: no
+// spectrogram is kept.
 template <typename T>
-void MelStft(const Tensor& x, const StftParams& p, const MelBands& mel, const std::vector<double>& window,
+void FilterStft(const Tensor& x, const StftParams& p, const FilterBands& mel, const std::vector<double>& window,
              int64_t frames, T* out) {
   const int64_t len = x.shape().back(), rows = OuterCount(x.shape(), 1), bins = p.bins();
   const int64_t n_mels = static_cast<int64_t>(mel.lo.size());
@@ -202,7 +203,7 @@ Result<int64_t> CheckedFrames(const Tensor& x, const StftParams& p, int64_t rows
 
 // out[m, t] = sum_f fb[f, m] * spec[f, t] for each of `count` matrices.
 template <typename T>
-void ApplyFilterbank(const T* spec, int64_t count, int64_t n_freqs, int64_t time, const MelBands& mel, T* out) {
+void ApplyFilterbank(const T* spec, int64_t count, int64_t n_freqs, int64_t time, const FilterBands& mel, T* out) {
   const int64_t n_filters = static_cast<int64_t>(mel.lo.size());
   std::vector<double> acc(static_cast<size_t>(time));
   for (int64_t c = 0; c < count; ++c) {
@@ -221,22 +222,23 @@ void ApplyFilterbank(const T* spec, int64_t count, int64_t n_freqs, int64_t time
 
 }  // namespace
 
-MelBands::MelBands(const MelParams& m, int64_t n_stft)
-    : fb(MelFilterbank(n_stft, m.f_min, m.f_max, m.n_mels, m.sample_rate, m.slaney_norm, m.slaney_scale)),
-      lo(static_cast<size_t>(m.n_mels), 0),
-      hi(static_cast<size_t>(m.n_mels), 0) {
-  for (int64_t j = 0; j < m.n_mels; ++j) {
-    for (int64_t f = 0; f < n_stft; ++f) {
-      if (fb[static_cast<size_t>(f * m.n_mels + j)] == 0) continue;
+FilterBands::FilterBands(std::vector<double> filters, int64_t n_freqs, int64_t n_filters)
+    : fb(std::move(filters)), lo(static_cast<size_t>(n_filters), 0), hi(static_cast<size_t>(n_filters), 0) {
+  for (int64_t j = 0; j < n_filters; ++j) {
+    for (int64_t f = 0; f < n_freqs; ++f) {
+      if (fb[static_cast<size_t>(f * n_filters + j)] == 0) continue;
       if (hi[static_cast<size_t>(j)] == 0) lo[static_cast<size_t>(j)] = f;
       hi[static_cast<size_t>(j)] = f + 1;
     }
-  }
-  for (int64_t j = 0; j < m.n_mels; ++j) {
     at.push_back(weights.size());
     for (int64_t f = lo[static_cast<size_t>(j)]; f < hi[static_cast<size_t>(j)]; ++f)
-      weights.push_back(fb[static_cast<size_t>(f * m.n_mels + j)]);
+      weights.push_back(fb[static_cast<size_t>(f * n_filters + j)]);
   }
+}
+
+FilterBands FilterBands::Mel(const MelParams& m, int64_t n_stft) {
+  return FilterBands(MelFilterbank(n_stft, m.f_min, m.f_max, m.n_mels, m.sample_rate, m.slaney_norm, m.slaney_scale),
+                     n_stft, m.n_mels);
 }
 
 Result<StftParams> StftParams::Parse(const nlohmann::json& spec, const std::string& op, bool allow_complex) {
@@ -330,7 +332,7 @@ Result<Tensor> SpectrogramOp::Apply(Tensor input, std::mt19937_64&) const {
 
 // ---- MelScale ---------------------------------------------------------------
 
-MelScaleOp::MelScaleOp(MelParams m, int64_t n_stft) : m_(m), n_stft_(n_stft), bands_(m, n_stft) {}
+MelScaleOp::MelScaleOp(MelParams m, int64_t n_stft) : m_(m), n_stft_(n_stft), bands_(FilterBands::Mel(m, n_stft)) {}
 
 Result<std::unique_ptr<TensorOp>> MelScaleOp::Make(const nlohmann::json& spec) {
   MR_RETURN_IF_ERROR(
@@ -375,7 +377,7 @@ const std::initializer_list<const char*> kMelSpectrogramKeys = {
 }  // namespace
 
 MelSpectrogramOp::MelSpectrogramOp(StftParams p, MelParams m)
-    : p_(p), m_(m), window_(PaddedWindow(p)), bands_(m, p.bins()) {}
+    : p_(p), m_(m), window_(PaddedWindow(p)), bands_(FilterBands::Mel(m, p.bins())) {}
 
 Result<std::unique_ptr<TensorOp>> MelSpectrogramOp::Make(const nlohmann::json& spec) {
   const std::string op = "MelSpectrogram";
@@ -399,9 +401,9 @@ Result<Tensor> MelSpectrogramOp::Apply(Tensor input, std::mt19937_64&) const {
   MR_ASSIGN_OR_RETURN(int64_t frames, CheckedFrames(x, p_, m_.n_mels, false, name()));
   Tensor out = Tensor::Make(x.type(), SpectrumShape(x, m_.n_mels, frames, false));
   if (x.type() == TensorType::kFloat64)
-    MelStft(x, p_, bands_, window_, frames, out.mutable_data_as<double>());
+    FilterStft(x, p_, bands_, window_, frames, out.mutable_data_as<double>());
   else
-    MelStft(x, p_, bands_, window_, frames, out.mutable_data_as<float>());
+    FilterStft(x, p_, bands_, window_, frames, out.mutable_data_as<float>());
   return out;
 }
 
@@ -414,7 +416,7 @@ MfccOp::MfccOp(StftParams p, MelParams m, int64_t n_mfcc, bool ortho, bool log_m
       ortho_(ortho),
       log_mels_(log_mels),
       window_(PaddedWindow(p)),
-      bands_(m, p.bins()),
+      bands_(FilterBands::Mel(m, p.bins())),
       dct_(DctMatrix(n_mfcc, m.n_mels, ortho)) {}
 
 Result<std::unique_ptr<TensorOp>> MfccOp::Make(const nlohmann::json& spec) {
@@ -451,10 +453,11 @@ nlohmann::json MfccOp::ToJson() const {
 
 namespace {
 
-// MFCC from the mel spectrogram `mel` ([count, n_mels, time], in place):
-// decibels (or the log), then the DCT into out ([count, n_mfcc, time]).
+// MFCC (LFCC) from the mel (linear) filters' spectrogram `mel` ([count,
+// filters, time], in place): decibels (or the log), then the DCT into out
+// ([count, n_mfcc, time]).
 template <typename T>
-void MfccFromMel(std::vector<T>& mel, const Shape& shape, bool log_mels, const std::vector<double>& dct,
+void Cepstra(std::vector<T>& mel, const Shape& shape, bool log_mels, const std::vector<double>& dct,
                  int64_t n_mfcc, float* out) {
   const int64_t n_mels = shape[shape.size() - 2], time = shape.back(), count = OuterCount(shape, 2);
   if (log_mels) {
@@ -488,13 +491,124 @@ Result<Tensor> MfccOp::Apply(Tensor input, std::mt19937_64&) const {
   const size_t size = static_cast<size_t>(OuterCount(x.shape(), 1) * m_.n_mels * frames);
   if (x.type() == TensorType::kFloat64) {
     std::vector<double> mel(size);
-    MelStft(x, p_, bands_, window_, frames, mel.data());
-    MfccFromMel(mel, mel_shape, log_mels_, dct_, n_mfcc_, out.mutable_data_as<float>());
+    FilterStft(x, p_, bands_, window_, frames, mel.data());
+    Cepstra(mel, mel_shape, log_mels_, dct_, n_mfcc_, out.mutable_data_as<float>());
   } else {
     std::vector<float> mel(size);
-    MelStft(x, p_, bands_, window_, frames, mel.data());
-    MfccFromMel(mel, mel_shape, log_mels_, dct_, n_mfcc_, out.mutable_data_as<float>());
+    FilterStft(x, p_, bands_, window_, frames, mel.data());
+    Cepstra(mel, mel_shape, log_mels_, dct_, n_mfcc_, out.mutable_data_as<float>());
   }
+  return out;
+}
+
+// ---- LFCC -------------------------------------------------------------------
+
+LfccOp::LfccOp(nlohmann::json spec, StftParams p, FilterBands bands, int64_t n_lfcc, bool ortho, bool log_lf)
+    : spec_(std::move(spec)),
+      p_(p),
+      bands_(std::move(bands)),
+      n_lfcc_(n_lfcc),
+      log_lf_(log_lf),
+      window_(PaddedWindow(p)),
+      dct_(DctMatrix(n_lfcc, static_cast<int64_t>(bands_.lo.size()), ortho)) {}
+
+Result<std::unique_ptr<TensorOp>> LfccOp::Make(const nlohmann::json& spec) {
+  const std::string op = "LFCC";
+  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"sample_rate", "n_filter", "n_lfcc", "f_min", "f_max", "norm", "log_lf", "spec"}));
+  MR_ASSIGN_OR_RETURN(int64_t sample_rate, AudioCount(spec, op, "sample_rate", 1, 16000));
+  MR_ASSIGN_OR_RETURN(int64_t n_filter, AudioCount(spec, op, "n_filter", 1, 128));
+  MR_ASSIGN_OR_RETURN(int64_t n_lfcc, AudioCount(spec, op, "n_lfcc", 1, 40));
+  MR_ASSIGN_OR_RETURN(double f_min, GetNumber(spec, op, "f_min", 0.0));
+  MR_ASSIGN_OR_RETURN(double f_max, GetNumber(spec, op, "f_max", static_cast<double>(sample_rate / 2)));
+  if (!std::isfinite(f_min) || !std::isfinite(f_max) || f_min < 0 || f_min > f_max)
+    return BadParameter(op, "f_max", "must be at least f_min (" + std::to_string(f_min) + ") >= 0, got " +
+                                         std::to_string(f_max));
+  MR_ASSIGN_OR_RETURN(std::string norm, GetString(spec, op, "norm", "ortho"));
+  if (norm != "ortho" && norm != "none") return BadParameter(op, "norm", "must be ortho or none, got \"" + norm + "\"");
+  MR_ASSIGN_OR_RETURN(bool log_lf, GetBool(spec, op, "log_lf", false));
+  const nlohmann::json stft = spec.contains("spec") ? spec["spec"] : nlohmann::json::object();
+  if (!stft.is_object()) return BadParameter(op, "spec", "must be an object of Spectrogram's parameters");
+  MR_RETURN_IF_ERROR(CheckKeys(stft, op + " spec", {"n_fft", "win_length", "hop_length", "pad", "window", "power",
+                                                    "normalized", "center", "pad_mode", "onesided"}));
+  MR_ASSIGN_OR_RETURN(StftParams p, StftParams::Parse(stft, op, false));
+  if (!p.onesided) return BadParameter(op, "onesided", "must be true (the filters take n_fft / 2 + 1 bins)");
+  MR_RETURN_IF_ERROR(CheckOutputElements(op, static_cast<double>(p.bins()) * static_cast<double>(n_filter)));
+  nlohmann::json out = {{"op", op}, {"sample_rate", sample_rate}, {"n_filter", n_filter}, {"n_lfcc", n_lfcc},
+                        {"f_min", f_min}, {"f_max", f_max}, {"norm", norm}, {"log_lf", log_lf},
+                        {"spec", nlohmann::json::object()}};
+  p.AddTo(out["spec"]);
+  FilterBands bands(LinearFilterbank(p.bins(), f_min, f_max, n_filter, sample_rate), p.bins(), n_filter);
+  return std::unique_ptr<TensorOp>(new LfccOp(std::move(out), p, std::move(bands), n_lfcc, norm == "ortho", log_lf));
+}
+
+Result<Tensor> LfccOp::Apply(Tensor input, std::mt19937_64&) const {
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name(), 1, "<..., time>"));
+  const int64_t n_filter = static_cast<int64_t>(bands_.lo.size());
+  MR_ASSIGN_OR_RETURN(int64_t frames, CheckedFrames(x, p_, n_filter, false, name()));
+  const Shape bands_shape = SpectrumShape(x, n_filter, frames, false);
+  Shape shape = bands_shape;
+  shape[shape.size() - 2] = n_lfcc_;
+  Tensor out = Tensor::Make(TensorType::kFloat32, shape);
+  const size_t size = static_cast<size_t>(OuterCount(x.shape(), 1) * n_filter * frames);
+  if (x.type() == TensorType::kFloat64) {
+    std::vector<double> lf(size);
+    FilterStft(x, p_, bands_, window_, frames, lf.data());
+    Cepstra(lf, bands_shape, log_lf_, dct_, n_lfcc_, out.mutable_data_as<float>());
+  } else {
+    std::vector<float> lf(size);
+    FilterStft(x, p_, bands_, window_, frames, lf.data());
+    Cepstra(lf, bands_shape, log_lf_, dct_, n_lfcc_, out.mutable_data_as<float>());
+  }
+  return out;
+}
+
+// ---- SpectralCentroid ---------------------------------------------------------
+
+SpectralCentroidOp::SpectralCentroidOp(StftParams p, int64_t sample_rate)
+    : p_(p), sample_rate_(sample_rate), window_(PaddedWindow(p)) {}
+
+Result<std::unique_ptr<TensorOp>> SpectralCentroidOp::Make(const nlohmann::json& spec) {
+  const std::string op = "SpectralCentroid";
+  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"sample_rate", "n_fft", "win_length", "hop_length", "pad", "window"}));
+  if (!spec.contains("sample_rate")) return Status::InvalidArgument(op + ": parameter 'sample_rate' is required");
+  MR_ASSIGN_OR_RETURN(int64_t sample_rate, AudioCount(spec, op, "sample_rate", 1, 16000));
+  // A magnitude spectrogram, centred with reflected ends (MindSpore's).
+  MR_ASSIGN_OR_RETURN(StftParams p, StftParams::Parse(spec, op, false));
+  p.power = 1.0;
+  return std::unique_ptr<TensorOp>(new SpectralCentroidOp(p, sample_rate));
+}
+
+nlohmann::json SpectralCentroidOp::ToJson() const {
+  return {{"op", "SpectralCentroid"}, {"sample_rate", sample_rate_}, {"n_fft", p_.n_fft}, {"win_length", p_.win_length},
+          {"hop_length", p_.hop_length}, {"pad", p_.pad}, {"window", WindowName(p_.window)}};
+}
+
+Result<Tensor> SpectralCentroidOp::Apply(Tensor input, std::mt19937_64&) const {
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name(), 1, "<..., time>"));
+  MR_ASSIGN_OR_RETURN(int64_t frames, CheckedFrames(x, p_, 1, false, name()));
+  Tensor out = Tensor::Make(x.type(), SpectrumShape(x, 1, frames, false));
+  const int64_t bins = p_.bins(), len = x.shape().back(), rows = OuterCount(x.shape(), 1);
+  const double top = static_cast<double>(sample_rate_ / 2);
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    T* o = out.mutable_data_as<T>();
+    for (int64_t r = 0; r < rows; ++r) {
+      StftFrames(x.data_as<T>() + r * len, len, p_, window_, frames, [&](int64_t j0, const cv::Mat& spectrum) {
+        for (int j = 0; j < spectrum.rows; ++j) {
+          const T* X = spectrum.template ptr<T>(j);
+          double weighted = 0, total = 0;
+          for (int64_t k = 0; k < bins; ++k) {
+            const auto [re, im] = Bin(X, k, p_.n_fft);
+            const double magnitude = std::sqrt(re * re + im * im);
+            weighted += (bins == 1 ? 0.0 : top * static_cast<double>(k) / static_cast<double>(bins - 1)) * magnitude;
+            total += magnitude;
+          }
+          o[r * frames + j0 + j] = static_cast<T>(weighted / total);
+        }
+      });
+    }
+  };
+  if (x.type() == TensorType::kFloat64) run(double{}); else run(float{});
   return out;
 }
 

@@ -18,6 +18,13 @@
 //   "mel":{MelSpectrogram's keys}}: the mel spectrogram in decibels (top_db
 //   80; log_mels: ln(x + 1e-6)) through create_dct: <..., n_mfcc, time>,
 //   float32.
+// - {"op":"LFCC","sample_rate":16000,"n_filter":128,"n_lfcc":40,"f_min":0,
+//   "f_max":8000,"norm":"ortho","log_lf":false,"spec":{Spectrogram's keys}}:
+//   as MFCC through linear_fbanks' filters: <..., n_lfcc, time>, float32.
+// - {"op":"SpectralCentroid","sample_rate","n_fft","win_length",
+//   "hop_length","pad","window"}: each frame's magnitude-weighted mean
+//   frequency (bins spread over [0, sample_rate / 2]): <..., 1, time>; a
+//   silent frame gives NaN (0 / 0), as MindSpore's.
 // Thread safety: immutable; Apply is safe from many threads.
 #pragma once
 
@@ -59,15 +66,16 @@ struct MelParams {
   void AddTo(nlohmann::json& spec) const;
 };
 
-// Mel filters [n_stft, n_mels] with, per filter, the bins it covers
-// [lo, hi) (a triangle: the rest are zero) and their weights one after
-// another (weights[at[m] + f - lo[m]]).
-struct MelBands {
+// Triangular filters fb [n_freqs, n_filters] (mel or linear) with, per
+// filter, the bins it covers [lo, hi) (the rest are zero) and their weights
+// one after another (weights[at[m] + f - lo[m]]).
+struct FilterBands {
   std::vector<double> fb;
   std::vector<int64_t> lo, hi;
   std::vector<double> weights;
   std::vector<size_t> at;
-  MelBands(const MelParams& m, int64_t n_stft);
+  FilterBands(std::vector<double> filters, int64_t n_freqs, int64_t n_filters);
+  static FilterBands Mel(const MelParams& m, int64_t n_stft);
 };
 
 class SpectrogramOp : public TensorOp {
@@ -94,7 +102,7 @@ class MelScaleOp : public TensorOp {
  private:
   MelParams m_;
   int64_t n_stft_;
-  MelBands bands_;
+  FilterBands bands_;
 };
 
 class MelSpectrogramOp : public TensorOp {
@@ -109,7 +117,7 @@ class MelSpectrogramOp : public TensorOp {
   StftParams p_;
   MelParams m_;
   std::vector<double> window_;
-  MelBands bands_;
+  FilterBands bands_;
 };
 
 class MfccOp : public TensorOp {
@@ -126,8 +134,39 @@ class MfccOp : public TensorOp {
   int64_t n_mfcc_;
   bool ortho_, log_mels_;
   std::vector<double> window_;
-  MelBands bands_;
+  FilterBands bands_;
   std::vector<double> dct_;
+};
+
+class LfccOp : public TensorOp {
+ public:
+  static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
+  std::string name() const override { return "LFCC"; }
+  nlohmann::json ToJson() const override { return spec_; }
+  Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
+
+ private:
+  LfccOp(nlohmann::json spec, StftParams p, FilterBands bands, int64_t n_lfcc, bool ortho, bool log_lf);
+  nlohmann::json spec_;
+  StftParams p_;
+  FilterBands bands_;
+  int64_t n_lfcc_;
+  bool log_lf_;
+  std::vector<double> window_, dct_;
+};
+
+class SpectralCentroidOp : public TensorOp {
+ public:
+  static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
+  SpectralCentroidOp(StftParams p, int64_t sample_rate);
+  std::string name() const override { return "SpectralCentroid"; }
+  nlohmann::json ToJson() const override;
+  Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
+
+ private:
+  StftParams p_;
+  int64_t sample_rate_;
+  std::vector<double> window_;
 };
 
 }  // namespace mindrecord::ops

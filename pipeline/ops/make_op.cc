@@ -1,9 +1,11 @@
 // MakeOp: the registry from JSON spec names to op constructors.
 #include <string>
 
+#include "pipeline/ops/audio_cmn.h"
 #include "pipeline/ops/audio_filter.h"
 #include "pipeline/ops/audio_level.h"
 #include "pipeline/ops/audio_mask.h"
+#include "pipeline/ops/audio_resample.h"
 #include "pipeline/ops/audio_scale.h"
 #include "pipeline/ops/audio_spectral.h"
 #include "pipeline/ops/auto_augment.h"
@@ -62,6 +64,10 @@ constexpr Entry kOps[] = {
     {"MelScale", &ops::MelScaleOp::Make},
     {"MelSpectrogram", &ops::MelSpectrogramOp::Make},
     {"MFCC", &ops::MfccOp::Make},
+    {"LFCC", &ops::LfccOp::Make},
+    {"SpectralCentroid", &ops::SpectralCentroidOp::Make},
+    {"Resample", &ops::ResampleOp::Make},
+    {"SlidingWindowCmn", &ops::SlidingWindowCmnOp::Make},
     {"AmplitudeToDB", &ops::AmplitudeToDBOp::Make},
     {"DBToAmplitude", &ops::DBToAmplitudeOp::Make},
     {"ComplexNorm", &ops::ComplexOp::Make},

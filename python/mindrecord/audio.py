@@ -23,9 +23,8 @@ DCShift's limiter compresses negative samples towards -threshold, as SoX
 float64 compute in float64. Integer waveforms are accepted by the filters
 (as float32). Not here (an AttributeError names them): Contrast,
 DetectPitchFrequency, Dither, Flanger, GriffinLim, InverseMelScale,
-InverseSpectrogram, LFCC, Overdrive, Phaser, PhaseVocoder, PitchShift,
-Resample, SlidingWindowCmn, SpectralCentroid, TimeStretch, Vad and the
-audio datasets.
+InverseSpectrogram, Overdrive, Phaser, PhaseVocoder, PitchShift,
+TimeStretch, Vad and the audio datasets.
 
 Thread safety: op objects are immutable values; the utils are pure.
 """
@@ -44,7 +43,8 @@ __all__ = ["AllpassBiquad", "AmplitudeToDB", "Angle", "BandBiquad", "BandpassBiq
            "DeemphBiquad", "EqualizerBiquad", "Fade", "FadeShape", "Filtfilt", "FrequencyMasking", "Gain",
            "GainType", "HighpassBiquad", "LFilter", "LowpassBiquad", "Magphase", "MaskAlongAxis",
            "MaskAlongAxisIID", "MelScale", "MelSpectrogram", "MelType", "MFCC", "MuLawDecoding", "MuLawEncoding",
-           "NormMode", "NormType", "RiaaBiquad", "ScaleType", "Spectrogram", "TimeMasking", "TrebleBiquad", "Vol",
+           "NormMode", "NormType", "LFCC", "Resample", "ResampleMethod", "RiaaBiquad", "ScaleType",
+           "SlidingWindowCmn", "SpectralCentroid", "Spectrogram", "TimeMasking", "TrebleBiquad", "Vol",
            "WindowType", "create_dct", "linear_fbanks", "melscale_fbanks"]
 
 _INT32_MAX = 2 ** 31 - 1
@@ -99,6 +99,12 @@ class FadeShape(str, Enum):
     LINEAR = "linear"
     LOGARITHMIC = "logarithmic"
     EXPONENTIAL = "exponential"
+
+
+class ResampleMethod(str, Enum):
+    """Resample's window: Hann-like (cos^2) or Kaiser."""
+    SINC_INTERPOLATION = "sinc_interpolation"
+    KAISER_WINDOW = "kaiser_window"
 
 
 class GainType(str, Enum):
@@ -241,6 +247,87 @@ class MFCC(_AudioOp):
             raise ValueError("%s: n_mels (%d) must be at least n_mfcc (%d)" % (op, mel["n_mels"], n_mfcc))
         super().__init__(op, sample_rate=sample_rate, n_mfcc=n_mfcc, norm=_enum(norm, NormMode, op, "norm"),
                          log_mels=_bool(log_mels, op, "log_mels"), mel=mel)
+
+
+_SPECKWARGS = {"n_fft": 400, "win_length": None, "hop_length": None, "pad": 0, "window": WindowType.HANN,
+               "power": 2.0, "normalized": False, "center": True, "pad_mode": BorderType.REFLECT, "onesided": True}
+
+
+class LFCC(_AudioOp):
+    """<..., time> -> <..., n_lfcc, frames> (float32): the DCT of the
+    spectrogram through n_filter linear triangular filters, in decibels
+    (log_lf: its natural log). speckwargs holds Spectrogram's arguments
+    (those left out take their defaults)."""
+
+    def __init__(self, sample_rate=16000, n_filter=128, n_lfcc=40, f_min=0.0, f_max=None, dct_type=2,
+                 norm=NormMode.ORTHO, log_lf=False, speckwargs=None) -> None:
+        op = "LFCC"
+        sample_rate = _pos_int(sample_rate, op, "sample_rate")
+        n_filter, n_lfcc = _pos_int(n_filter, op, "n_filter"), _pos_int(n_lfcc, op, "n_lfcc")
+        f_min = _num(f_min, op, "f_min", 0)
+        if f_max is None:
+            if f_min >= sample_rate // 2:
+                raise ValueError("%s: f_min (%r) must be below sample_rate // 2 when f_max is None" % (op, f_min))
+            f_max = float(sample_rate // 2)
+        f_max = _num(f_max, op, "f_max", 0)
+        if f_min > f_max:
+            raise ValueError("%s: f_max (%r) must be at least f_min (%r)" % (op, f_max, f_min))
+        if check_int(dct_type, op, "dct_type") != 2:
+            raise ValueError("%s: dct_type must be 2, got %r" % (op, dct_type))
+        if speckwargs is None:
+            speckwargs = {}
+        if not isinstance(speckwargs, dict):
+            raise TypeError("%s: speckwargs must be a dict, got %r" % (op, speckwargs))
+        unknown = sorted(set(speckwargs) - set(_SPECKWARGS))
+        if unknown:
+            raise ValueError("%s: speckwargs has keys Spectrogram does not take: %s" % (op, ", ".join(unknown)))
+        kw = dict(_SPECKWARGS, **speckwargs)
+        spec = _stft_spec(op, kw["n_fft"], kw["win_length"], kw["hop_length"], kw["pad"], kw["window"], kw["power"],
+                          kw["normalized"], kw["center"], kw["pad_mode"], kw["onesided"], True)
+        if spec["n_fft"] < n_lfcc:
+            raise ValueError("%s: n_fft (%d) must be at least n_lfcc (%d)" % (op, spec["n_fft"], n_lfcc))
+        super().__init__(op, sample_rate=sample_rate, n_filter=n_filter, n_lfcc=n_lfcc, f_min=f_min, f_max=f_max,
+                         norm=_enum(norm, NormMode, op, "norm"), log_lf=_bool(log_lf, op, "log_lf"), spec=spec)
+
+
+class SpectralCentroid(_AudioOp):
+    """<..., time> -> <..., 1, frames>: each frame's magnitude-weighted mean frequency."""
+
+    def __init__(self, sample_rate, n_fft=400, win_length=None, hop_length=None, pad=0,
+                 window=WindowType.HANN) -> None:
+        op = "SpectralCentroid"
+        spec = _stft_spec(op, n_fft, win_length, hop_length, pad, window, 1.0, False, True, BorderType.REFLECT, True,
+                          True)
+        super().__init__(op, sample_rate=_pos_int(sample_rate, op, "sample_rate"),
+                         **{k: spec[k] for k in ("n_fft", "win_length", "hop_length", "pad", "window")})
+
+
+class Resample(_AudioOp):
+    """<..., time> at orig_freq -> at new_freq: band-limited sinc interpolation
+    (torchaudio's and MindSpore's), ceil(length * new / orig) samples."""
+
+    def __init__(self, orig_freq=16000, new_freq=16000, resample_method=ResampleMethod.SINC_INTERPOLATION,
+                 lowpass_filter_width=6, rolloff=0.99, beta=None) -> None:
+        op = "Resample"
+        if isinstance(rolloff, bool) or not isinstance(rolloff, float):
+            raise TypeError("%s: rolloff must be a float, got %r" % (op, rolloff))
+        super().__init__(op, orig_freq=_num(orig_freq, op, "orig_freq", 0, lo_open=True),
+                         new_freq=_num(new_freq, op, "new_freq", 0, lo_open=True),
+                         resample_method=_enum(resample_method, ResampleMethod, op, "resample_method"),
+                         lowpass_filter_width=_pos_int(lowpass_filter_width, op, "lowpass_filter_width"),
+                         rolloff=_num(rolloff, op, "rolloff", 0, 1, lo_open=True),
+                         beta=14.769656459379492 if beta is None else _num(beta, op, "beta"))
+
+
+class SlidingWindowCmn(_AudioOp):
+    """Sliding-window cepstral mean (and variance) normalization of
+    features <..., time, freq> (Kaldi's, as MindSpore's kernel reads them)."""
+
+    def __init__(self, cmn_window=600, min_cmn_window=100, center=False, norm_vars=False) -> None:
+        op = "SlidingWindowCmn"
+        super().__init__(op, cmn_window=_nonneg_int(cmn_window, op, "cmn_window"),
+                         min_cmn_window=_nonneg_int(min_cmn_window, op, "min_cmn_window"),
+                         center=_bool(center, op, "center"), norm_vars=_bool(norm_vars, op, "norm_vars"))
 
 
 # ---- scales and complex values -------------------------------------------------
@@ -593,5 +680,6 @@ def create_dct(n_mfcc, n_mels, norm=NormMode.NONE):
 
 # MindSpore's mindspore.dataset.audio.utils names (audio.utils.ScaleType.POWER in some scripts).
 utils = SimpleNamespace(BorderType=BorderType, FadeShape=FadeShape, GainType=GainType, MelType=MelType,
-                        NormMode=NormMode, NormType=NormType, ScaleType=ScaleType, WindowType=WindowType,
+                        NormMode=NormMode, NormType=NormType, ResampleMethod=ResampleMethod, ScaleType=ScaleType,
+                        WindowType=WindowType,
                         create_dct=create_dct, linear_fbanks=linear_fbanks, melscale_fbanks=melscale_fbanks)

@@ -278,6 +278,92 @@ def test_filters_as_mindspore_tests_them():
     assert abs(one_way[19] - one_way[21]) > 0.1 and y.argmax() == 20
 
 
+W20 = np.array([9.1553e-05, 6.1035e-05, 6.1035e-05, 6.1035e-05, 1.2207e-04, 1.2207e-04, 9.1553e-05, 9.1553e-05,
+                9.1553e-05, 9.1553e-05, 9.1553e-05, 6.1035e-05, 1.2207e-04, 1.2207e-04, 1.2207e-04, 9.1553e-05,
+                9.1553e-05, 9.1553e-05, 6.1035e-05, 9.1553e-05])
+
+
+def test_resample_as_mindspore_tests_it():
+    out = audio.Resample(orig_freq=48000, new_freq=16000)(W20.astype(np.float32)[None])
+    assert out.shape == (1, 7) and out.dtype == np.float32
+    close(out[0], [4.55755834991578e-05, 8.720954065211117e-05, 1.0670421761460602e-04, 8.14067243481986e-05,
+                   1.065794640453532e-04, 1.0657223901944235e-04, 7.18398878234438e-05], 1e-7)
+    data = ds.NumpySlicesDataset({"w": W20[None, None]}, shuffle=False)
+    data = data.map(audio.Resample(orig_freq=48000, new_freq=32000), input_columns="w")
+    row = next(data.create_dict_iterator(output_numpy=True))["w"]
+    assert row.shape == (1, 14) and row.dtype == np.float64
+    close(row[0], [7.217280358331832e-05, 6.147586845848083e-05, 6.933040265579067e-05, 1.266581382477944e-04,
+                   9.608767868756453e-05, 8.877784053662024e-05, 9.627620117997594e-05, 7.354420105365433e-05,
+                   1.083820430709723e-04, 1.270510740823957e-04, 9.667916684509936e-05, 8.675770241390953e-05,
+                   8.107692367547760e-05, 4.530917665365263e-05], 1e-9)
+    two = np.array([[4.1653e-05, 2.10535e-05, 7.1335e-05, 4.1065e-05, 7.2507e-04, 3.4207e-04, 5.4553e-05, 3.1556e-05,
+                     9.1553e-05, 9.1553e-05],
+                    [9.1553e-05, 6.1035e-05, 1.2207e-04, 1.2457e-04, 1.2347e-04, 9.1673e-05, 9.1263e-05, 4.18753e-05,
+                     8.1345e-05, 9.1675e-05]])
+    kaiser = audio.Resample(48000, 16000, resample_method=audio.ResampleMethod.KAISER_WINDOW, lowpass_filter_width=7,
+                            rolloff=0.98)
+    close(kaiser(two), [[-1.9667e-05, 2.7005e-04, 2.2237e-04, 1.4461e-05], [5.4877e-05, 1.2215e-04, 8.5062e-05,
+                                                                            5.0822e-05]], 1e-8)
+    same = RNG.uniform(size=(5, 30))
+    assert (audio.Resample()(same) == same).all()
+    # Upsampling a band-limited tone keeps it: 440 Hz at 8 kHz -> 16 kHz.
+    t8, t16 = np.arange(800) / 8000, np.arange(1600) / 16000
+    up = audio.Resample(8000, 16000)(np.sin(2 * np.pi * 440 * t8))
+    assert up.shape == (1600,)
+    np.testing.assert_allclose(up[100:-100], np.sin(2 * np.pi * 440 * t16)[100:-100], atol=2e-3)
+
+
+def test_lfcc_centroid_and_cmn_as_mindspore_tests_them():
+    spec = {"n_fft": 16, "win_length": 16, "hop_length": 8, "pad": 0, "window": audio.WindowType.HANN, "power": 2.0,
+            "normalized": False, "center": True, "pad_mode": audio.BorderType.REFLECT, "onesided": True}
+    args = dict(sample_rate=16000, n_filter=128, n_lfcc=4, f_min=0.0, f_max=10000.0, dct_type=2,
+                norm=audio.NormMode.ORTHO, speckwargs=spec)
+    data = ds.NumpySlicesDataset({"w": W30.astype(np.int64)[None, None]}, shuffle=False)
+    data = data.map(audio.LFCC(log_lf=True, **args), input_columns="w")
+    out = next(data.create_dict_iterator(output_numpy=True))["w"]
+    assert out.shape == (1, 4, 4) and out.dtype == np.float32
+    close(out[0], [[-137.9132, -137.0732, -137.2996, -140.0339], [4.1616, 5.3870, 4.2134, 4.9916],
+                   [-3.4581, -4.1653, -3.9544, -0.3347], [2.0614, 2.7895, 2.7281, 0.7957]])
+    out = audio.LFCC(log_lf=False, **args)(W30.astype(np.int64)[None, None])
+    assert out.shape == (1, 1, 4, 4)
+    close(out[0, 0], [[-550.05, -546.40, -547.39, -558.40], [16.892, 22.214, 17.117, 20.112],
+                      [-12.942, -16.014, -15.098, -0.36112], [8.1695, 11.332, 11.065, 3.6742]], 1e-2)
+    # float64 input computes in float64 (MindSpore's reads its buffer as float32).
+    close(audio.LFCC(log_lf=True, **args)(W30[None])[0, 1], [4.1616, 5.3870, 4.2134, 4.9916])
+    centroid = audio.SpectralCentroid(sample_rate=44100, n_fft=8)(W30.astype(np.int64)[None])
+    assert centroid.shape == (1, 1, 8) and centroid.dtype == np.float32
+    close(centroid[0, 0], [4436.1182, 3580.0718, 2902.4917, 3334.8962, 5199.8350, 6284.4814, 3580.0718, 2895.5659],
+          1e-3)
+    x = np.array([1.2, 1, 2, 2, 3, 3, 4, 4, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5.5, 6.5])
+    close(audio.SpectralCentroid(sample_rate=48000, n_fft=8)(x[None])[0, 0],
+          [5276.65022959, 3896.67543098, 3159.17400004, 3629.81957922, 5659.68456649, 6840.25126846, 3896.67543098,
+           3316.97434286], 1e-6)
+    feats = np.array([[[0, .1, .2], [.3, .4, .5]], [[.6, .7, .8], [.9, 1.0, 1.1]]])
+    close(audio.SlidingWindowCmn(500, 200, False, False)(feats), [[[-.15] * 3, [.15] * 3]] * 2)
+    normed = audio.SlidingWindowCmn(600, 100, False, True)(
+        np.array([[0.0050, 0.0306, 0.6146, 0.7620, 0.6369], [0.9525, 0.0362, 0.6721, 0.6867, 0.8466]], np.float32))
+    assert normed.dtype == np.float32
+    close(normed, [[-1, -1, -1, 1, -1], [1, 1, 1, -1, 1]])
+    close(audio.SlidingWindowCmn(600, 100, False, True)(np.array([[3.2, 2.1, 1.3], [6.2, 5.3, 6]])),
+          [[-1, -1, -1], [1, 1, 1]])
+    # One frame of a 2-D input comes back squeezed, as MindSpore's.
+    assert audio.SlidingWindowCmn()(np.ones((1, 4))).shape == (4,)
+    # Windows against a direct model: centred, and trailing with a minimum.
+    long = RNG.uniform(size=(9, 2))
+    for center, cw, mn in [(True, 3, 0), (False, 3, 0), (False, 2, 5)]:
+        want = np.empty_like(long)
+        for t in range(9):
+            start, end = (t - cw // 2, t - cw // 2 + cw) if center else (t - cw, t + 1)
+            if start < 0:
+                end, start = end - start, 0
+            if not center and end > t:
+                end = max(t + 1, mn)
+            if end > 9:
+                start, end = max(0, start - (end - 9)), 9
+            want[t] = long[t] - long[start:end].mean(axis=0)
+        close(audio.SlidingWindowCmn(cw, mn, center)(long), want, 1e-12)
+
+
 def test_argument_errors():
     for make, error in [(lambda: audio.Spectrogram(n_fft=0), ValueError),
                         (lambda: audio.Spectrogram(n_fft=200, win_length=300), ValueError),
@@ -306,13 +392,25 @@ def test_argument_errors():
                         (lambda: audio.RiaaBiquad(22050), ValueError),
                         (lambda: audio.LFilter([1.0, 0.5], [1.0]), ValueError),
                         (lambda: audio.create_dct(0, 4), ValueError),
-                        (lambda: audio.melscale_fbanks(10.5, 0, 50, 4, 100), TypeError)]:
+                        (lambda: audio.melscale_fbanks(10.5, 0, 50, 4, 100), TypeError),
+                        (lambda: audio.Resample(1, 0), ValueError),
+                        (lambda: audio.Resample(rolloff=1), TypeError),
+                        (lambda: audio.Resample(resample_method="aaaa"), TypeError),
+                        (lambda: audio.LFCC(n_filter=-1), ValueError),
+                        (lambda: audio.LFCC(f_min=10000), ValueError),
+                        (lambda: audio.LFCC(f_min=2, f_max=1), ValueError),
+                        (lambda: audio.LFCC(speckwargs={"n_fft": 16}), ValueError),
+                        (lambda: audio.LFCC(speckwargs={"n_fft": 40, "win_length": 41}), ValueError),
+                        (lambda: audio.SpectralCentroid(44100, n_fft=200, win_length=300), ValueError),
+                        (lambda: audio.SlidingWindowCmn("600"), TypeError),
+                        (lambda: audio.SlidingWindowCmn(441324343243242342345300), ValueError),
+                        (lambda: audio.SlidingWindowCmn(center="False"), TypeError)]:
         with pytest.raises(error):
             make()
     with pytest.raises(TypeError, match="numpy array"):
         audio.Gain()([1.0, 2.0])
     with pytest.raises(AttributeError):
-        audio.Resample  # noqa: B018 (not here)
+        audio.TimeStretch  # noqa: B018 (not here)
 
 
 def test_input_errors_name_the_op(speech):

@@ -74,6 +74,11 @@ const std::vector<nlohmann::json> kSpecs = {
     {{"op", "TrebleBiquad"}, {"sample_rate", 8000}, {"gain", -6}},
     {{"op", "DeemphBiquad"}, {"sample_rate", 48000}},
     {{"op", "RiaaBiquad"}, {"sample_rate", 96000}},
+    {{"op", "LFCC"}, {"sample_rate", 8000}, {"n_filter", 10}, {"n_lfcc", 4}, {"spec", {{"n_fft", 32}}}},
+    {{"op", "SpectralCentroid"}, {"sample_rate", 8000}, {"n_fft", 16}},
+    {{"op", "Resample"}, {"orig_freq", 48000}, {"new_freq", 44100}, {"resample_method", "kaiser_window"}},
+    {{"op", "Resample"}, {"orig_freq", 8000}, {"new_freq", 8000}},
+    {{"op", "SlidingWindowCmn"}, {"cmn_window", 5}, {"min_cmn_window", 2}, {"norm_vars", true}},
 };
 
 // A [2, 8, 40] input: two channels of 8 rows, each a waveform or a
@@ -169,7 +174,11 @@ TEST(AudioOpsTest, BadInputsAndParametersNameTheOp) {
         nlohmann::json{{"op", "LFilter"}, {"a_coeffs", {1}}, {"b_coeffs", {1, 1}}},
         nlohmann::json{{"op", "AllpassBiquad"}, {"sample_rate", 0}, {"central_freq", 100}},
         nlohmann::json{{"op", "RiaaBiquad"}, {"sample_rate", 22050}},
-        nlohmann::json{{"op", "Gain"}, {"gain", 1}}}) {
+        nlohmann::json{{"op", "Gain"}, {"gain", 1}},
+        nlohmann::json{{"op", "Resample"}, {"orig_freq", 44100}, {"new_freq", 16001}},
+        nlohmann::json{{"op", "Resample"}, {"rolloff", 1.5}},
+        nlohmann::json{{"op", "SlidingWindowCmn"}, {"cmn_window", 0}, {"center", true}},
+        nlohmann::json{{"op", "LFCC"}, {"f_min", 100}, {"f_max", 50}}}) {
     auto made = MakeOp(bad);
     EXPECT_FALSE(made.ok()) << bad.dump();
     if (!made.ok()) EXPECT_EQ(made.status().message().rfind(bad["op"].get<std::string>(), 0), 0u) << made.status().message();
