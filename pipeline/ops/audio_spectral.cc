@@ -479,26 +479,31 @@ void Cepstra(std::vector<T>& mel, const Shape& shape, bool log_mels, const std::
   }
 }
 
+// MFCC's and LFCC's Apply: the filters' spectrogram of the input, then
+// Cepstra: <..., n_out, frames>, float32.
+Result<Tensor> Cepstrum(Tensor input, const std::string& op, const StftParams& p, const FilterBands& bands,
+                        const std::vector<double>& window, const std::vector<double>& dct, int64_t n_out, bool log) {
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), op, 1, "<..., time>"));
+  const int64_t filters = static_cast<int64_t>(bands.lo.size());
+  MR_ASSIGN_OR_RETURN(int64_t frames, CheckedFrames(x, p, filters, false, op));
+  const Shape bands_shape = SpectrumShape(x, filters, frames, false);
+  Shape shape = bands_shape;
+  shape[shape.size() - 2] = n_out;
+  Tensor out = Tensor::Make(TensorType::kFloat32, shape);
+  const size_t size = static_cast<size_t>(OuterCount(x.shape(), 1) * filters * frames);
+  auto run = [&](auto tag) {
+    std::vector<decltype(tag)> filtered(size);
+    FilterStft(x, p, bands, window, frames, filtered.data());
+    Cepstra(filtered, bands_shape, log, dct, n_out, out.mutable_data_as<float>());
+  };
+  if (x.type() == TensorType::kFloat64) run(double{}); else run(float{});
+  return out;
+}
+
 }  // namespace
 
 Result<Tensor> MfccOp::Apply(Tensor input, std::mt19937_64&) const {
-  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name(), 1, "<..., time>"));
-  MR_ASSIGN_OR_RETURN(int64_t frames, CheckedFrames(x, p_, m_.n_mels, false, name()));
-  const Shape mel_shape = SpectrumShape(x, m_.n_mels, frames, false);
-  Shape shape = mel_shape;
-  shape[shape.size() - 2] = n_mfcc_;
-  Tensor out = Tensor::Make(TensorType::kFloat32, shape);
-  const size_t size = static_cast<size_t>(OuterCount(x.shape(), 1) * m_.n_mels * frames);
-  if (x.type() == TensorType::kFloat64) {
-    std::vector<double> mel(size);
-    FilterStft(x, p_, bands_, window_, frames, mel.data());
-    Cepstra(mel, mel_shape, log_mels_, dct_, n_mfcc_, out.mutable_data_as<float>());
-  } else {
-    std::vector<float> mel(size);
-    FilterStft(x, p_, bands_, window_, frames, mel.data());
-    Cepstra(mel, mel_shape, log_mels_, dct_, n_mfcc_, out.mutable_data_as<float>());
-  }
-  return out;
+  return Cepstrum(std::move(input), name(), p_, bands_, window_, dct_, n_mfcc_, log_mels_);
 }
 
 // ---- LFCC -------------------------------------------------------------------
@@ -542,24 +547,7 @@ Result<std::unique_ptr<TensorOp>> LfccOp::Make(const nlohmann::json& spec) {
 }
 
 Result<Tensor> LfccOp::Apply(Tensor input, std::mt19937_64&) const {
-  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name(), 1, "<..., time>"));
-  const int64_t n_filter = static_cast<int64_t>(bands_.lo.size());
-  MR_ASSIGN_OR_RETURN(int64_t frames, CheckedFrames(x, p_, n_filter, false, name()));
-  const Shape bands_shape = SpectrumShape(x, n_filter, frames, false);
-  Shape shape = bands_shape;
-  shape[shape.size() - 2] = n_lfcc_;
-  Tensor out = Tensor::Make(TensorType::kFloat32, shape);
-  const size_t size = static_cast<size_t>(OuterCount(x.shape(), 1) * n_filter * frames);
-  if (x.type() == TensorType::kFloat64) {
-    std::vector<double> lf(size);
-    FilterStft(x, p_, bands_, window_, frames, lf.data());
-    Cepstra(lf, bands_shape, log_lf_, dct_, n_lfcc_, out.mutable_data_as<float>());
-  } else {
-    std::vector<float> lf(size);
-    FilterStft(x, p_, bands_, window_, frames, lf.data());
-    Cepstra(lf, bands_shape, log_lf_, dct_, n_lfcc_, out.mutable_data_as<float>());
-  }
-  return out;
+  return Cepstrum(std::move(input), name(), p_, bands_, window_, dct_, n_lfcc_, log_lf_);
 }
 
 // ---- SpectralCentroid ---------------------------------------------------------
