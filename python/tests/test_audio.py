@@ -127,6 +127,20 @@ def test_batched_features_and_mfcc(speech):
             assert (b[0][j, :, want.shape[1]:] == 0).all()
 
 
+def test_torch_adapter_takes_audio_ops(speech):
+    torch = pytest.importorskip("torch")
+    from mindrecord.torch import MindRecordDataset
+    feats = MindRecordDataset(speech, columns=["audio", "label"], shuffle=False,
+                              ops={"audio": [audio.MelSpectrogram(sample_rate=SR, n_fft=256, hop_length=128, n_mels=40),
+                                             audio.AmplitudeToDB()]})
+    loader = torch.utils.data.DataLoader(feats, batch_size=None, num_workers=2)
+    rows = list(loader)
+    assert len(rows) == len(WAVES)
+    for i, row in enumerate(rows):
+        assert row["audio"].dtype == torch.float32
+        np.testing.assert_allclose(row["audio"].numpy(), np_log_mel(WAVES[i]), atol=2e-3, rtol=1e-4)
+
+
 # ---- each op as MindSpore's tests expect it (tests/ut/python/dataset) -------------
 
 W30 = np.array([1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5], np.float64)
