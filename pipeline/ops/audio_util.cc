@@ -132,18 +132,6 @@ int64_t BorderIndex(int64_t i, int64_t n, Border mode) {
   }
 }
 
-template <typename T>
-void PadRow(const T* x, int64_t n, int64_t left, int64_t right, Border mode, T* out) {
-  std::copy(x, x + n, out + left);
-  auto fill = [&](int64_t i) {
-    const int64_t j = BorderIndex(i, n, mode);
-    out[i + left] = j < 0 ? T(0) : x[j];
-  };
-  for (int64_t i = -left; i < 0; ++i) fill(i);
-  for (int64_t i = n; i < n + right; ++i) fill(i);
-}
-template void PadRow<float>(const float*, int64_t, int64_t, int64_t, Border, float*);
-template void PadRow<double>(const double*, int64_t, int64_t, int64_t, Border, double*);
 
 Result<Window> GetWindow(const nlohmann::json& spec, const std::string& op, const char* key, Window def) {
   MR_ASSIGN_OR_RETURN(std::string s, GetString(spec, op, key, WindowName(def)));

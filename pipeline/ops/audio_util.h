@@ -57,11 +57,6 @@ const char* BorderName(Border b);
 // `mode` reads (i itself inside the row), or -1 for a zero (kConstant).
 // n > 0.
 int64_t BorderIndex(int64_t i, int64_t n, Border mode);
-// x[0, n) extended by `left` and `right` samples into out[0, left + n + right):
-// zeros, the end samples repeated, or mirrored (without or with the end
-// sample) as often as the pads need. n > 0.
-template <typename T>
-void PadRow(const T* x, int64_t n, int64_t left, int64_t right, Border mode, T* out);
 
 // WindowType: periodic windows of length n (MindSpore's, as torch's
 // *_window(periodic=True)); KAISER with beta 12. n == 1 gives [1].

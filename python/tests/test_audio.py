@@ -255,6 +255,15 @@ def test_level_ops_as_mindspore_tests_them():
           [[0, 0.5878, 1.4266, 1.9021, 1.4695, 0]])
     close(audio.ComputeDeltas()(np.array([[0.08746047, -0.33246294, 0.5240939, 0.6064913, -0.70366]])),
           [[0.0453, 0.1475, -0.0643, -0.1970, -0.3766]])
+    # A window far longer than the row: the pads repeat as numpy's do.
+    row = RNG.uniform(size=7)
+    for mode, np_mode in [(audio.BorderType.REFLECT, "reflect"), (audio.BorderType.SYMMETRIC, "symmetric"),
+                          (audio.BorderType.EDGE, "edge"), (audio.BorderType.CONSTANT, "constant")]:
+        n = 30
+        padded = np.pad(row, n, mode=np_mode)
+        k = np.arange(-n, n + 1)
+        want = [(k * padded[t:t + 2 * n + 1]).sum() / (n * (n + 1) * (2 * n + 1) / 3) for t in range(7)]
+        close(audio.ComputeDeltas(2 * n + 1, mode)(row[None]), [want], 1e-12)
 
 
 def test_filters_as_mindspore_tests_them():

@@ -132,18 +132,19 @@ TEST(AudioOpsTest, SpectrogramIsTheDftOfWindowedFrames) {
 
 TEST(AudioOpsTest, PaddingModesExtendRowsAsNumpyDoes) {
   const float x[] = {1, 2, 3, 4};
-  float out[12];
   auto pad = [&](ops::Border b) {
-    ops::PadRow(x, 4, 4, 4, b, out);
-    return std::vector<float>(out, out + 12);
+    std::vector<float> out;
+    for (int64_t i = -4; i < 8; ++i) {
+      const int64_t j = ops::BorderIndex(i, 4, b);
+      out.push_back(j < 0 ? 0.f : x[j]);
+    }
+    return out;
   };
   EXPECT_EQ(pad(ops::Border::kReflect), (std::vector<float>{3, 4, 3, 2, 1, 2, 3, 4, 3, 2, 1, 2}));
   EXPECT_EQ(pad(ops::Border::kSymmetric), (std::vector<float>{4, 3, 2, 1, 1, 2, 3, 4, 4, 3, 2, 1}));
   EXPECT_EQ(pad(ops::Border::kEdge), (std::vector<float>{1, 1, 1, 1, 1, 2, 3, 4, 4, 4, 4, 4}));
   EXPECT_EQ(pad(ops::Border::kConstant), (std::vector<float>{0, 0, 0, 0, 1, 2, 3, 4, 0, 0, 0, 0}));
-  const float one[] = {5};
-  ops::PadRow(one, 1, 2, 2, ops::Border::kReflect, out);
-  EXPECT_EQ(std::vector<float>(out, out + 5), (std::vector<float>{5, 5, 5, 5, 5}));
+  for (int64_t i = -3; i < 4; ++i) EXPECT_EQ(ops::BorderIndex(i, 1, ops::Border::kReflect), 0);
 }
 
 TEST(AudioOpsTest, BadInputsAndParametersNameTheOp) {
