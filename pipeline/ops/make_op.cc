@@ -8,6 +8,7 @@
 #include "pipeline/ops/audio_resample.h"
 #include "pipeline/ops/audio_scale.h"
 #include "pipeline/ops/audio_spectral.h"
+#include "pipeline/ops/audio_stretch.h"
 #include "pipeline/ops/auto_augment.h"
 #include "pipeline/ops/batch_mix.h"
 #include "pipeline/ops/bbox.h"
@@ -68,6 +69,7 @@ constexpr Entry kOps[] = {
     {"SpectralCentroid", &ops::SpectralCentroidOp::Make},
     {"Resample", &ops::ResampleOp::Make},
     {"SlidingWindowCmn", &ops::SlidingWindowCmnOp::Make},
+    {"TimeStretch", &ops::TimeStretchOp::Make},
     {"AmplitudeToDB", &ops::AmplitudeToDBOp::Make},
     {"DBToAmplitude", &ops::DBToAmplitudeOp::Make},
     {"ComplexNorm", &ops::ComplexOp::Make},

@@ -23,8 +23,8 @@ DCShift's limiter compresses negative samples towards -threshold, as SoX
 float64 compute in float64. Integer waveforms are accepted by the filters
 (as float32). Not here (an AttributeError names them): Contrast,
 DetectPitchFrequency, Dither, Flanger, GriffinLim, InverseMelScale,
-InverseSpectrogram, Overdrive, Phaser, PhaseVocoder, PitchShift,
-TimeStretch, Vad and the audio datasets.
+InverseSpectrogram, Overdrive, Phaser, PhaseVocoder, PitchShift, Vad
+and the audio datasets.
 
 Thread safety: op objects are immutable values; the utils are pure.
 """
@@ -44,7 +44,7 @@ __all__ = ["AllpassBiquad", "AmplitudeToDB", "Angle", "BandBiquad", "BandpassBiq
            "GainType", "HighpassBiquad", "LFilter", "LowpassBiquad", "Magphase", "MaskAlongAxis",
            "MaskAlongAxisIID", "MelScale", "MelSpectrogram", "MelType", "MFCC", "MuLawDecoding", "MuLawEncoding",
            "NormMode", "NormType", "LFCC", "Resample", "ResampleMethod", "RiaaBiquad", "ScaleType",
-           "SlidingWindowCmn", "SpectralCentroid", "Spectrogram", "TimeMasking", "TrebleBiquad", "Vol",
+           "SlidingWindowCmn", "SpectralCentroid", "Spectrogram", "TimeStretch", "TimeMasking", "TrebleBiquad", "Vol",
            "WindowType", "create_dct", "linear_fbanks", "melscale_fbanks"]
 
 _INT32_MAX = 2 ** 31 - 1
@@ -328,6 +328,21 @@ class SlidingWindowCmn(_AudioOp):
         super().__init__(op, cmn_window=_nonneg_int(cmn_window, op, "cmn_window"),
                          min_cmn_window=_nonneg_int(min_cmn_window, op, "min_cmn_window"),
                          center=_bool(center, op, "center"), norm_vars=_bool(norm_vars, op, "norm_vars"))
+
+
+class TimeStretch(_AudioOp):
+    """A complex spectrogram <..., n_freq, time, 2> sped up by fixed_rate
+    (phase vocoder): ceil(time / fixed_rate) frames; hop_length (default
+    n_freq - 1) is the STFT's hop the phases advance by."""
+
+    def __init__(self, hop_length=None, n_freq=201, fixed_rate=None) -> None:
+        op = "TimeStretch"
+        n_freq = _pos_int(n_freq, op, "n_freq")
+        hop_length = n_freq - 1 if hop_length is None else _pos_int(hop_length, op, "hop_length")
+        if hop_length == 0:
+            raise ValueError("%s: hop_length must be given when n_freq is 1" % op)
+        fixed_rate = 1.0 if fixed_rate is None else _num(fixed_rate, op, "fixed_rate", 0, lo_open=True)
+        super().__init__(op, hop_length=hop_length, n_freq=n_freq, fixed_rate=fixed_rate)
 
 
 # ---- scales and complex values -------------------------------------------------

@@ -387,6 +387,35 @@ def test_lfcc_centroid_and_cmn_as_mindspore_tests_them():
         close(audio.SlidingWindowCmn(cw, mn, center)(long), want, 1e-12)
 
 
+def test_time_stretch_as_mindspore_tests_it():
+    x = np.array([[[[1.0402449369430542, 0.3807601034641266], [-1.120057225227356, -0.12819576263427734],
+                    [1.4303032159805298, -0.08839055150747299]],
+                   [[1.4198592901229858, 0.6900091767311096], [-1.8593409061431885, 0.16363371908664703],
+                    [-2.3349387645721436, -1.4366451501846313]]],
+                  [[[-0.7083967328071594, 0.9325454831123352], [-1.9133838415145874, 0.011225821450352669],
+                    [1.477278232574463, -1.0551637411117554]],
+                   [[-0.6668586134910583, -0.23143270611763], [-2.4390718936920166, 0.17638640105724335],
+                    [-0.4795735776424408, 0.1345423310995102]]]])
+    close(audio.TimeStretch(64, 2, 1.6)(x),
+          [[[[1.0402449369430542, 0.3807601034641266], [-1.302264928817749, -0.1490504890680313]],
+            [[1.4198592901229858, 0.6900091767311096], [-2.382312774658203, 0.2096325159072876]]],
+           [[[-0.7083966732025146, 0.9325454831123352], [-1.8545820713043213, 0.010880803689360619]],
+            [[-0.6668586134910583, -0.23143276572227478], [-1.2737033367156982, 0.09211209416389465]]]], 1e-3)
+    assert audio.TimeStretch(512, 1025, 1.3)(np.zeros((2, 1025, 300, 2), np.float32)).shape == (2, 1025, 231, 2)
+    close(audio.TimeStretch(1, 1, 0.5)(np.array([[[[1.0, 0], [0, 1]]]])), [[[[1, 0], [0, 1], [-1, 0], [0, 0.5]]]])
+    assert (audio.TimeStretch(n_freq=2)(x) == x).all()  # rate 1: the input as it is
+    # A spectrogram, stretched, keeps its tone: a 1 kHz sine at 8 kHz, slowed down 2x.
+    tone = np.sin(2 * np.pi * 1000 * np.arange(4000) / 8000)
+    spec = audio.Spectrogram(n_fft=256, hop_length=64, power=0)(tone)
+    slow = audio.TimeStretch(64, 129, 0.5)(spec)
+    assert slow.shape == (129, 2 * spec.shape[1], 2)
+    assert (np.hypot(slow[..., 0], slow[..., 1])[:, 10:-10].argmax(axis=0) == 32).all()  # bin of 1 kHz
+    with pytest.raises(ValueError):
+        audio.TimeStretch(512, 1025, -1.3)
+    with pytest.raises(ds.InvalidArgumentError, match="TimeStretch: n_freq is 201 but the input has 2 frequency bins"):
+        audio.TimeStretch(fixed_rate=2.0)(x)
+
+
 def test_argument_errors():
     for make, error in [(lambda: audio.Spectrogram(n_fft=0), ValueError),
                         (lambda: audio.Spectrogram(n_fft=200, win_length=300), ValueError),
@@ -433,7 +462,7 @@ def test_argument_errors():
     with pytest.raises(TypeError, match="numpy array"):
         audio.Gain()([1.0, 2.0])
     with pytest.raises(AttributeError):
-        audio.TimeStretch  # noqa: B018 (not here)
+        audio.PitchShift  # noqa: B018 (not here)
 
 
 def test_input_errors_name_the_op(speech):

@@ -79,6 +79,7 @@ const std::vector<nlohmann::json> kSpecs = {
     {{"op", "Resample"}, {"orig_freq", 48000}, {"new_freq", 44100}, {"resample_method", "kaiser_window"}},
     {{"op", "Resample"}, {"orig_freq", 8000}, {"new_freq", 8000}},
     {{"op", "SlidingWindowCmn"}, {"cmn_window", 5}, {"min_cmn_window", 2}, {"norm_vars", true}},
+    {{"op", "TimeStretch"}, {"n_freq", 20}, {"fixed_rate", 1.5}},
 };
 
 // A [2, 8, 40] input: two channels of 8 rows, each a waveform or a
@@ -101,7 +102,8 @@ TEST(AudioOpsTest, EverySpecRoundTripsAndLeavesAReadOnlyInputAlone) {
     const Tensor full = AudioInputView(&values);
     const std::string name = spec["op"];
     Tensor in = full;
-    if (name == "ComplexNorm" || name == "Angle" || name == "Magphase") in = full.Reshaped({2, 8, 20, 2});
+    if (name == "ComplexNorm" || name == "Angle" || name == "Magphase" || name == "TimeStretch")
+      in = full.Reshaped({2, 20, 8, 2});
     if (name == "MelScale") in = full.Region(0, TensorType::kFloat32, {2, 9, 10});
     std::mt19937_64 rng(3);
     auto out = op->ApplyColumns({in}, rng);

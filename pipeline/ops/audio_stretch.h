@@ -1,0 +1,35 @@
+// {"op":"TimeStretch","hop_length":200,"n_freq":201,"fixed_rate":1.0}:
+// MindSpore's (torchaudio's) phase vocoder: a complex spectrogram <...,
+// n_freq, time, complex=2> sped up by fixed_rate (> 1: fewer frames, < 1:
+// more), ceil(time / fixed_rate) frames: magnitudes interpolated between the
+// two frames around each new time step, phases advanced by the bins'
+// expected advance per hop plus their wrapped deviation. A rate of 1 returns
+// the input as it is. A frequency axis other than n_freq is InvalidArgument
+// (MindSpore's would read the wrong phase advance). Integer input computes
+// in float32, float64 in float64.
+// Thread safety: immutable; Apply is safe from many threads.
+#pragma once
+
+#include <string>
+
+#include "pipeline/ops/op.h"
+
+namespace mindrecord::ops {
+
+class TimeStretchOp : public TensorOp {
+ public:
+  static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
+  TimeStretchOp(double hop, int64_t n_freq, double rate) : hop_(hop), n_freq_(n_freq), rate_(rate) {}
+  std::string name() const override { return "TimeStretch"; }
+  nlohmann::json ToJson() const override {
+    return {{"op", "TimeStretch"}, {"hop_length", hop_}, {"n_freq", n_freq_}, {"fixed_rate", rate_}};
+  }
+  Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
+
+ private:
+  double hop_;
+  int64_t n_freq_;
+  double rate_;
+};
+
+}  // namespace mindrecord::ops
