@@ -11,27 +11,15 @@ namespace mindrecord::ops {
 namespace {
 
 constexpr double kDefaultKaiserBeta = 14.769656459379492;
-// The kernel (phases x taps) a pair of rates may need: rates without a large
-// common divisor (44100 -> 16001) would need one of billions.
-constexpr double kMaxKernel = double{1 << 24};
+// Kernels (phases x taps) up to this size are computed once; rates without
+// a large common divisor (44100 -> 16001, PitchShift's) would need billions
+// of weights, almost all zero: those compute the taps each sample needs.
+constexpr double kMaxKernel = double{1 << 20};
 
 Result<double> Rate(const nlohmann::json& spec, const char* key) {
   MR_ASSIGN_OR_RETURN(double v, GetNumber(spec, "Resample", key, 16000.0));
   if (!(v > 0) || v > 16777216.0) return BadParameter("Resample", key, "must be in (0, 16777216]");
   return v;
-}
-
-template <typename T>
-void ResampleRow(const T* x, int64_t len, int64_t o, int64_t d, int64_t width, int64_t taps,
-                 const std::vector<double>& kernel, T* out, int64_t out_len) {
-  for (int64_t n = 0; n < out_len; ++n) {
-    const int64_t r = n / d, phase = n % d, first = r * o - width;
-    const double* k = kernel.data() + phase * taps;
-    const int64_t lo = std::max<int64_t>(0, -first), hi = std::min<int64_t>(taps, len - first);
-    double acc = 0;
-    for (int64_t t = lo; t < hi; ++t) acc += k[t] * static_cast<double>(x[first + t]);
-    out[n] = static_cast<T>(acc);
-  }
 }
 
 }  // namespace
@@ -66,30 +54,54 @@ Result<std::unique_ptr<TensorOp>> ResampleOp::Make(const nlohmann::json& spec) {
   const double base = static_cast<double>(std::min(r->o_, r->d_)) * rolloff;
   const double width = std::ceil(static_cast<double>(lpw) * static_cast<double>(r->o_) / base);
   const double taps = 2 * width + static_cast<double>(r->o_);
-  if (static_cast<double>(r->d_) * taps > kMaxKernel)
-    return BadParameter(op, "orig_freq", "and new_freq reduce to " + std::to_string(r->o_) + " -> " +
-                                             std::to_string(r->d_) + ", a kernel of " +
-                                             std::to_string(static_cast<int64_t>(static_cast<double>(r->d_) * taps)) +
-                                             " weights (more than 2^24): choose rates with a larger common divisor");
   r->width_ = static_cast<int64_t>(width);
   r->taps_ = static_cast<int64_t>(taps);
-  r->kernel_.resize(static_cast<size_t>(r->d_ * r->taps_));
-  const double scale = base / static_cast<double>(r->o_), w = static_cast<double>(lpw);
-  const double i0_beta = std::cyl_bessel_i(0.0, beta);
-  for (int64_t p = 0; p < r->d_; ++p) {
-    for (int64_t k = 0; k < r->taps_; ++k) {
-      double t = base * (static_cast<double>(k - r->width_) / static_cast<double>(r->o_) -
-                         static_cast<double>(p) / static_cast<double>(r->d_));
-      t = std::min(w, std::max(-w, t));
-      const double window =
-          method == "sinc_interpolation"
-              ? std::pow(std::cos(t * kAudioPi / w / 2), 2)
-              : std::cyl_bessel_i(0.0, beta * std::sqrt(std::max(0.0, 1 - (t / w) * (t / w)))) / i0_beta;
-      const double pt = kAudioPi * t;
-      r->kernel_[static_cast<size_t>(p * r->taps_ + k)] = scale * (pt == 0 ? 1.0 : std::sin(pt) / pt) * window;
-    }
+  r->base_ = base;
+  r->lpw_ = static_cast<double>(lpw);
+  r->beta_ = beta;
+  r->i0_beta_ = std::cyl_bessel_i(0.0, beta);
+  r->kaiser_ = method == "kaiser_window";
+  if (static_cast<double>(r->d_) * taps <= kMaxKernel) {
+    r->kernel_.resize(static_cast<size_t>(r->d_ * r->taps_));
+    for (int64_t p = 0; p < r->d_; ++p)
+      for (int64_t k = 0; k < r->taps_; ++k) r->kernel_[static_cast<size_t>(p * r->taps_ + k)] = r->Weight(p, k);
   }
   return std::unique_ptr<TensorOp>(std::move(r));
+}
+
+double ResampleOp::Weight(int64_t phase, int64_t tap) const {
+  const double w = lpw_;
+  double t = base_ * (static_cast<double>(tap - width_) / static_cast<double>(o_) -
+                      static_cast<double>(phase) / static_cast<double>(d_));
+  t = std::min(w, std::max(-w, t));
+  const double window = kaiser_ ? std::cyl_bessel_i(0.0, beta_ * std::sqrt(std::max(0.0, 1 - (t / w) * (t / w)))) /
+                                      i0_beta_
+                                : std::pow(std::cos(t * kAudioPi / w / 2), 2);
+  const double pt = kAudioPi * t;
+  return base_ / static_cast<double>(o_) * (pt == 0 ? 1.0 : std::sin(pt) / pt) * window;
+}
+
+template <typename T>
+void ResampleOp::Row(const T* x, int64_t len, T* out, int64_t out_len) const {
+  // Taps further than lowpass_filter_width zero crossings from a phase's
+  // centre are zero (clamped to the window's end).
+  const double reach = lpw_ * static_cast<double>(o_) / base_;
+  for (int64_t n = 0; n < out_len; ++n) {
+    const int64_t r = n / d_, phase = n % d_, first = r * o_ - width_;
+    int64_t lo = std::max<int64_t>(0, -first), hi = std::min<int64_t>(taps_, len - first);
+    double acc = 0;
+    if (!kernel_.empty()) {
+      const double* k = kernel_.data() + phase * taps_;
+      for (int64_t t = lo; t < hi; ++t) acc += k[t] * static_cast<double>(x[first + t]);
+    } else {
+      const double centre = static_cast<double>(width_) + static_cast<double>(phase) * static_cast<double>(o_) /
+                                                              static_cast<double>(d_);
+      lo = std::max<int64_t>(lo, static_cast<int64_t>(std::floor(centre - reach)));
+      hi = std::min<int64_t>(hi, static_cast<int64_t>(std::ceil(centre + reach)) + 1);
+      for (int64_t t = lo; t < hi; ++t) acc += Weight(phase, t) * static_cast<double>(x[first + t]);
+    }
+    out[n] = static_cast<T>(acc);
+  }
 }
 
 Result<Tensor> ResampleOp::Apply(Tensor input, std::mt19937_64&) const {
@@ -105,8 +117,7 @@ Result<Tensor> ResampleOp::Apply(Tensor input, std::mt19937_64&) const {
   auto run = [&](auto tag) {
     using T = decltype(tag);
     for (int64_t r = 0; r < rows; ++r)
-      ResampleRow(x.data_as<T>() + r * len, len, o_, d_, width_, taps_, kernel_, out.mutable_data_as<T>() + r * out_len,
-                  out_len);
+      Row(x.data_as<T>() + r * len, len, out.mutable_data_as<T>() + r * out_len, out_len);
   };
   if (x.type() == TensorType::kFloat64) run(double{}); else run(float{});
   return out;

@@ -18,8 +18,7 @@ Result<int64_t> AudioCount(const nlohmann::json& spec, const std::string& op, co
   return v;
 }
 
-// The window centred in n_fft samples, zeros around it.
-std::vector<double> PaddedWindow(const StftParams& p) {
+std::vector<double> PaddedWindowOf(const StftParams& p) {
   std::vector<double> w = MakeWindow(p.window, p.win_length), out(static_cast<size_t>(p.n_fft), 0.0);
   std::copy(w.begin(), w.end(), out.begin() + (p.n_fft - p.win_length) / 2);
   return out;
@@ -119,13 +118,14 @@ inline double Power(double sq, double power) {
 
 // The spectrogram of every row of x into out ([rows, bins, frames(, 2)]).
 template <typename T>
-void Stft(const Tensor& x, const StftParams& p, const std::vector<double>& window, int64_t frames, T* out) {
-  const int64_t len = x.shape().back(), rows = OuterCount(x.shape(), 1), bins = p.bins();
+void Stft(const T* x, int64_t rows, int64_t len, const StftParams& p, const std::vector<double>& window,
+          int64_t frames, T* out) {
+  const int64_t bins = p.bins();
   const int64_t per_row = bins * frames * (p.power == 0 ? 2 : 1);
   const double scale = WindowScale(p, window);
   for (int64_t r = 0; r < rows; ++r) {
     T* o = out + r * per_row;
-    StftFrames(x.data_as<T>() + r * len, len, p, window, frames, [&](int64_t j0, const cv::Mat& spectrum) {
+    StftFrames(x + r * len, len, p, window, frames, [&](int64_t j0, const cv::Mat& spectrum) {
       for (int j = 0; j < spectrum.rows; ++j) {
         const T* X = spectrum.template ptr<T>(j);
         const int64_t t = j0 + j;
@@ -241,6 +241,24 @@ FilterBands FilterBands::Mel(const MelParams& m, int64_t n_stft) {
                      n_stft, m.n_mels);
 }
 
+std::vector<double> StftWindow(const StftParams& p) { return PaddedWindowOf(p); }
+
+template <typename T>
+Result<std::vector<T>> ComplexStft(const T* x, int64_t len, const StftParams& p, const std::string& op,
+                                   int64_t* frames) {
+  MR_ASSIGN_OR_RETURN(*frames, FrameCount(p, len, op));
+  MR_RETURN_IF_ERROR(CheckOutputElements(op, static_cast<double>(p.bins()) * static_cast<double>(*frames) * 2));
+  StftParams complex = p;
+  complex.power = 0;
+  std::vector<T> out(static_cast<size_t>(p.bins() * *frames * 2));
+  Stft(x, 1, len, complex, PaddedWindowOf(p), *frames, out.data());
+  return out;
+}
+template Result<std::vector<float>> ComplexStft<float>(const float*, int64_t, const StftParams&, const std::string&,
+                                                       int64_t*);
+template Result<std::vector<double>> ComplexStft<double>(const double*, int64_t, const StftParams&,
+                                                         const std::string&, int64_t*);
+
 Result<StftParams> StftParams::Parse(const nlohmann::json& spec, const std::string& op, bool allow_complex) {
   StftParams p;
   MR_ASSIGN_OR_RETURN(p.n_fft, AudioCount(spec, op, "n_fft", 1, 400));
@@ -304,7 +322,7 @@ void MelParams::AddTo(nlohmann::json& j) const {
 
 // ---- Spectrogram ------------------------------------------------------------
 
-SpectrogramOp::SpectrogramOp(StftParams p) : p_(p), window_(PaddedWindow(p)) {}
+SpectrogramOp::SpectrogramOp(StftParams p) : p_(p), window_(PaddedWindowOf(p)) {}
 
 Result<std::unique_ptr<TensorOp>> SpectrogramOp::Make(const nlohmann::json& spec) {
   MR_RETURN_IF_ERROR(CheckKeys(spec, "Spectrogram", {"n_fft", "win_length", "hop_length", "pad", "window", "power",
@@ -324,9 +342,11 @@ Result<Tensor> SpectrogramOp::Apply(Tensor input, std::mt19937_64&) const {
   MR_ASSIGN_OR_RETURN(int64_t frames, CheckedFrames(x, p_, p_.bins(), p_.power == 0, name()));
   Tensor out = Tensor::Make(x.type(), SpectrumShape(x, p_.bins(), frames, p_.power == 0));
   if (x.type() == TensorType::kFloat64)
-    Stft(x, p_, window_, frames, out.mutable_data_as<double>());
+    Stft(x.data_as<double>(), OuterCount(x.shape(), 1), x.shape().back(), p_, window_, frames,
+         out.mutable_data_as<double>());
   else
-    Stft(x, p_, window_, frames, out.mutable_data_as<float>());
+    Stft(x.data_as<float>(), OuterCount(x.shape(), 1), x.shape().back(), p_, window_, frames,
+         out.mutable_data_as<float>());
   return out;
 }
 
@@ -377,7 +397,7 @@ const std::initializer_list<const char*> kMelSpectrogramKeys = {
 }  // namespace
 
 MelSpectrogramOp::MelSpectrogramOp(StftParams p, MelParams m)
-    : p_(p), m_(m), window_(PaddedWindow(p)), bands_(FilterBands::Mel(m, p.bins())) {}
+    : p_(p), m_(m), window_(PaddedWindowOf(p)), bands_(FilterBands::Mel(m, p.bins())) {}
 
 Result<std::unique_ptr<TensorOp>> MelSpectrogramOp::Make(const nlohmann::json& spec) {
   const std::string op = "MelSpectrogram";
@@ -415,7 +435,7 @@ MfccOp::MfccOp(StftParams p, MelParams m, int64_t n_mfcc, bool ortho, bool log_m
       n_mfcc_(n_mfcc),
       ortho_(ortho),
       log_mels_(log_mels),
-      window_(PaddedWindow(p)),
+      window_(PaddedWindowOf(p)),
       bands_(FilterBands::Mel(m, p.bins())),
       dct_(DctMatrix(n_mfcc, m.n_mels, ortho)) {}
 
@@ -514,7 +534,7 @@ LfccOp::LfccOp(nlohmann::json spec, StftParams p, FilterBands bands, int64_t n_l
       bands_(std::move(bands)),
       n_lfcc_(n_lfcc),
       log_lf_(log_lf),
-      window_(PaddedWindow(p)),
+      window_(PaddedWindowOf(p)),
       dct_(DctMatrix(n_lfcc, static_cast<int64_t>(bands_.lo.size()), ortho)) {}
 
 Result<std::unique_ptr<TensorOp>> LfccOp::Make(const nlohmann::json& spec) {
@@ -553,7 +573,7 @@ Result<Tensor> LfccOp::Apply(Tensor input, std::mt19937_64&) const {
 // ---- SpectralCentroid ---------------------------------------------------------
 
 SpectralCentroidOp::SpectralCentroidOp(StftParams p, int64_t sample_rate)
-    : p_(p), sample_rate_(sample_rate), window_(PaddedWindow(p)) {}
+    : p_(p), sample_rate_(sample_rate), window_(PaddedWindowOf(p)) {}
 
 Result<std::unique_ptr<TensorOp>> SpectralCentroidOp::Make(const nlohmann::json& spec) {
   const std::string op = "SpectralCentroid";

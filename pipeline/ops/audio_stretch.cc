@@ -9,6 +9,33 @@
 
 namespace mindrecord::ops {
 
+template <typename T>
+void StretchRow(const T* z, int64_t frames, double rate, double advance, T* y, int64_t out_frames) {
+  if (out_frames == 0 || frames == 0) return;
+  // Frame k of the row, zero past its end.
+  auto at = [&](int64_t k, double* re, double* im) {
+    *re = k < frames ? static_cast<double>(z[2 * k]) : 0.0;
+    *im = k < frames ? static_cast<double>(z[2 * k + 1]) : 0.0;
+  };
+  double phase = std::atan2(static_cast<double>(z[1]), static_cast<double>(z[0]));
+  for (int64_t j = 0; j < out_frames; ++j) {
+    const double t = static_cast<double>(j) * rate;
+    const int64_t t0 = static_cast<int64_t>(t);
+    const double alpha = t - static_cast<double>(t0);
+    double r0, i0, r1, i1;
+    at(t0, &r0, &i0);
+    at(t0 + 1, &r1, &i1);
+    const double mag = alpha * std::hypot(r1, i1) + (1 - alpha) * std::hypot(r0, i0);
+    y[2 * j] = static_cast<T>(std::cos(phase) * mag);
+    y[2 * j + 1] = static_cast<T>(std::sin(phase) * mag);
+    double d = std::atan2(i1, r1) - std::atan2(i0, r0) - advance;
+    d -= 2 * kAudioPi * std::round(d / (2 * kAudioPi));
+    phase += d + advance;
+  }
+}
+template void StretchRow<float>(const float*, int64_t, double, double, float*, int64_t);
+template void StretchRow<double>(const double*, int64_t, double, double, double*, int64_t);
+
 Result<std::unique_ptr<TensorOp>> TimeStretchOp::Make(const nlohmann::json& spec) {
   const std::string op = "TimeStretch";
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"hop_length", "n_freq", "fixed_rate"}));
@@ -47,26 +74,7 @@ Result<Tensor> TimeStretchOp::Apply(Tensor input, std::mt19937_64&) const {
       T* y = o + row * out_frames * 2;
       const int64_t f = row % freq;
       const double advance = n_freq_ == 1 ? 0.0 : kAudioPi * hop_ * static_cast<double>(f) / static_cast<double>(n_freq_ - 1);
-      // Frame k of the row, zero past its end.
-      auto at = [&](int64_t k, double* re, double* im) {
-        *re = k < frames ? static_cast<double>(z[2 * k]) : 0.0;
-        *im = k < frames ? static_cast<double>(z[2 * k + 1]) : 0.0;
-      };
-      double phase = std::atan2(static_cast<double>(z[1]), static_cast<double>(z[0]));
-      for (int64_t j = 0; j < out_frames; ++j) {
-        const double t = static_cast<double>(j) * rate_;
-        const int64_t t0 = static_cast<int64_t>(t);
-        const double alpha = t - static_cast<double>(t0);
-        double r0, i0, r1, i1;
-        at(t0, &r0, &i0);
-        at(t0 + 1, &r1, &i1);
-        const double mag = alpha * std::hypot(r1, i1) + (1 - alpha) * std::hypot(r0, i0);
-        y[2 * j] = static_cast<T>(std::cos(phase) * mag);
-        y[2 * j + 1] = static_cast<T>(std::sin(phase) * mag);
-        double d = std::atan2(i1, r1) - std::atan2(i0, r0) - advance;
-        d -= 2 * kAudioPi * std::round(d / (2 * kAudioPi));
-        phase += d + advance;
-      }
+      StretchRow(z, frames, rate_, advance, y, out_frames);
     }
   };
   if (x.type() == TensorType::kFloat64) run(double{}); else run(float{});

@@ -16,6 +16,12 @@
 
 namespace mindrecord::ops {
 
+// One frequency row of a complex spectrogram, z [frames, 2], stretched by
+// `rate` into y [out_frames, 2] (out_frames = ceil(frames / rate)), the
+// phase advancing `advance` radians a frame.
+template <typename T>
+void StretchRow(const T* z, int64_t frames, double rate, double advance, T* y, int64_t out_frames);
+
 class TimeStretchOp : public TensorOp {
  public:
   static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
