@@ -3,6 +3,7 @@
 
 #include "pipeline/ops/audio_cmn.h"
 #include "pipeline/ops/audio_filter.h"
+#include "pipeline/ops/audio_inverse.h"
 #include "pipeline/ops/audio_level.h"
 #include "pipeline/ops/audio_mask.h"
 #include "pipeline/ops/audio_resample.h"
@@ -70,6 +71,8 @@ constexpr Entry kOps[] = {
     {"Resample", &ops::ResampleOp::Make},
     {"SlidingWindowCmn", &ops::SlidingWindowCmnOp::Make},
     {"TimeStretch", &ops::TimeStretchOp::Make},
+    {"InverseSpectrogram", &ops::InverseSpectrogramOp::Make},
+    {"PitchShift", &ops::PitchShiftOp::Make},
     {"AmplitudeToDB", &ops::AmplitudeToDBOp::Make},
     {"DBToAmplitude", &ops::DBToAmplitudeOp::Make},
     {"ComplexNorm", &ops::ComplexOp::Make},

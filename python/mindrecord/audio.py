@@ -23,8 +23,7 @@ DCShift's limiter compresses negative samples towards -threshold, as SoX
 float64 compute in float64. Integer waveforms are accepted by the filters
 (as float32). Not here (an AttributeError names them): Contrast,
 DetectPitchFrequency, Dither, Flanger, GriffinLim, InverseMelScale,
-InverseSpectrogram, Overdrive, Phaser, PhaseVocoder, PitchShift, Vad
-and the audio datasets.
+Overdrive, Phaser, PhaseVocoder, Vad and the audio datasets.
 
 Thread safety: op objects are immutable values; the utils are pure.
 """
@@ -44,7 +43,7 @@ __all__ = ["AllpassBiquad", "AmplitudeToDB", "Angle", "BandBiquad", "BandpassBiq
            "GainType", "HighpassBiquad", "LFilter", "LowpassBiquad", "Magphase", "MaskAlongAxis",
            "MaskAlongAxisIID", "MelScale", "MelSpectrogram", "MelType", "MFCC", "MuLawDecoding", "MuLawEncoding",
            "NormMode", "NormType", "LFCC", "Resample", "ResampleMethod", "RiaaBiquad", "ScaleType",
-           "SlidingWindowCmn", "SpectralCentroid", "Spectrogram", "TimeStretch", "TimeMasking", "TrebleBiquad", "Vol",
+           "SlidingWindowCmn", "SpectralCentroid", "Spectrogram", "TimeStretch", "InverseSpectrogram", "PitchShift", "TimeMasking", "TrebleBiquad", "Vol",
            "WindowType", "create_dct", "linear_fbanks", "melscale_fbanks"]
 
 _INT32_MAX = 2 ** 31 - 1
@@ -343,6 +342,39 @@ class TimeStretch(_AudioOp):
             raise ValueError("%s: hop_length must be given when n_freq is 1" % op)
         fixed_rate = 1.0 if fixed_rate is None else _num(fixed_rate, op, "fixed_rate", 0, lo_open=True)
         super().__init__(op, hop_length=hop_length, n_freq=n_freq, fixed_rate=fixed_rate)
+
+
+class InverseSpectrogram(_AudioOp):
+    """A complex spectrogram <..., freq, time, 2> back to a waveform
+    <..., samples> (inverse STFT, overlap-add); `length` cuts or zero-pads
+    to that many samples."""
+
+    def __init__(self, length=None, n_fft=400, win_length=None, hop_length=None, pad=0, window=WindowType.HANN,
+                 normalized=False, center=True, pad_mode=BorderType.REFLECT, onesided=True) -> None:
+        op = "InverseSpectrogram"
+        spec = _stft_spec(op, n_fft, win_length, hop_length, pad, window, 0, normalized, center, pad_mode, onesided,
+                          False)
+        del spec["power"]
+        super().__init__(op, length=-1 if length is None else _nonneg_int(length, op, "length"), **spec)
+
+
+class PitchShift(_AudioOp):
+    """Moves the pitch of waveforms <..., time> by n_steps / bins_per_octave
+    octaves, keeping their length (phase vocoder, then resampling)."""
+
+    def __init__(self, sample_rate, n_steps, bins_per_octave=12, n_fft=512, win_length=None, hop_length=None,
+                 window=WindowType.HANN) -> None:
+        op = "PitchShift"
+        if check_int(bins_per_octave, op, "bins_per_octave", -_INT32_MAX - 1, _INT32_MAX) == 0:
+            raise ValueError("%s: bins_per_octave must not be 0" % op)
+        win_length = win_length if win_length is not None else n_fft
+        hop_length = hop_length if hop_length is not None else win_length // 4
+        spec = _stft_spec(op, n_fft, win_length, hop_length, 0, window, 2.0, False, True, BorderType.REFLECT, True,
+                          False)
+        super().__init__(op, sample_rate=_pos_int(sample_rate, op, "sample_rate"),
+                         n_steps=check_int(n_steps, op, "n_steps", -_INT32_MAX - 1, _INT32_MAX),
+                         bins_per_octave=bins_per_octave,
+                         **{k: spec[k] for k in ("n_fft", "win_length", "hop_length", "window")})
 
 
 # ---- scales and complex values -------------------------------------------------

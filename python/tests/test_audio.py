@@ -426,6 +426,34 @@ def test_time_stretch_as_mindspore_tests_it():
         audio.TimeStretch(fixed_rate=2.0)(x)
 
 
+def test_inverse_spectrogram_and_pitch_shift():
+    x = RNG.uniform(-1, 1, (2, 2000))
+    for kwargs in [{}, {"win_length": 48, "pad": 3, "normalized": True}, {"window": audio.WindowType.HAMMING}]:
+        spec = audio.Spectrogram(n_fft=64, hop_length=16, power=0, **kwargs)(x)
+        back = audio.InverseSpectrogram(length=2000, n_fft=64, hop_length=16, **kwargs)(spec)
+        assert back.shape == (2, 2000) and back.dtype == np.float64
+        np.testing.assert_allclose(back, x, atol=1e-9)  # the STFT inverted
+    spec = audio.Spectrogram(n_fft=64, hop_length=16, power=0)(x.astype(np.float32))
+    assert audio.InverseSpectrogram(n_fft=64, hop_length=16)(spec).shape == (2, 2000)  # length from the frames
+    # Past the last frame (sample 2032 on), zeros, as torch.istft pads.
+    assert (audio.InverseSpectrogram(length=2100, n_fft=64, hop_length=16)(spec)[:, 2032:] == 0).all()
+    with pytest.raises(ds.InvalidArgumentError, match="InverseSpectrogram: expected <..., 33 frequency bins"):
+        audio.InverseSpectrogram(n_fft=64)(np.zeros((30, 5, 2)))
+    # PitchShift: the values torchaudio 0.13's pitch_shift gives for this input (MindSpore's follows it).
+    w = np.sin(2 * np.pi * 300 * np.arange(400) / 8000) * np.linspace(0.2, 1, 400)
+    close(audio.PitchShift(8000, 3, n_fft=64)(w)[[50, 120, 200, 333]],
+          [0.0899015007, 0.1412923065, -0.1583124801, -0.249783699], 1e-6)
+    # An octave up doubles a tone's frequency and keeps the length.
+    tone = np.sin(2 * np.pi * 250 * np.arange(8000) / 8000).astype(np.float32)
+    up = audio.PitchShift(8000, 12)(tone)
+    assert up.shape == (8000,) and up.dtype == np.float32
+    assert np.abs(np.fft.rfft(up[1000:7000])).argmax() * 8000 / 6000 == pytest.approx(500, abs=2)
+    rows = ds.NumpySlicesDataset({"w": np.stack([tone, tone])}, shuffle=False)
+    shifted = [r["w"] for r in rows.map(audio.PitchShift(8000, -12), input_columns="w").create_dict_iterator(
+        output_numpy=True, num_epochs=1)]
+    assert all(np.abs(np.fft.rfft(r[1000:7000])).argmax() * 8000 / 6000 == pytest.approx(125, abs=2) for r in shifted)
+
+
 def test_argument_errors():
     for make, error in [(lambda: audio.Spectrogram(n_fft=0), ValueError),
                         (lambda: audio.Spectrogram(n_fft=200, win_length=300), ValueError),
@@ -466,13 +494,16 @@ def test_argument_errors():
                         (lambda: audio.SpectralCentroid(44100, n_fft=200, win_length=300), ValueError),
                         (lambda: audio.SlidingWindowCmn("600"), TypeError),
                         (lambda: audio.SlidingWindowCmn(441324343243242342345300), ValueError),
-                        (lambda: audio.SlidingWindowCmn(center="False"), TypeError)]:
+                        (lambda: audio.SlidingWindowCmn(center="False"), TypeError),
+                        (lambda: audio.PitchShift(8000, 1.5), TypeError),
+                        (lambda: audio.PitchShift(8000, 2, bins_per_octave=0), ValueError),
+                        (lambda: audio.InverseSpectrogram(length=-1), ValueError)]:
         with pytest.raises(error):
             make()
     with pytest.raises(TypeError, match="numpy array"):
         audio.Gain()([1.0, 2.0])
     with pytest.raises(AttributeError):
-        audio.PitchShift  # noqa: B018 (not here)
+        audio.GriffinLim  # noqa: B018 (not here)
 
 
 def test_input_errors_name_the_op(speech):

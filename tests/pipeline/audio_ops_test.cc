@@ -80,6 +80,8 @@ const std::vector<nlohmann::json> kSpecs = {
     {{"op", "Resample"}, {"orig_freq", 8000}, {"new_freq", 8000}},
     {{"op", "SlidingWindowCmn"}, {"cmn_window", 5}, {"min_cmn_window", 2}, {"norm_vars", true}},
     {{"op", "TimeStretch"}, {"n_freq", 20}, {"fixed_rate", 1.5}},
+    {{"op", "InverseSpectrogram"}, {"n_fft", 38}, {"hop_length", 4}},
+    {{"op", "PitchShift"}, {"sample_rate", 8000}, {"n_steps", 2}, {"n_fft", 32}},
 };
 
 // A [2, 8, 40] input: two channels of 8 rows, each a waveform or a
@@ -102,7 +104,8 @@ TEST(AudioOpsTest, EverySpecRoundTripsAndLeavesAReadOnlyInputAlone) {
     const Tensor full = AudioInputView(&values);
     const std::string name = spec["op"];
     Tensor in = full;
-    if (name == "ComplexNorm" || name == "Angle" || name == "Magphase" || name == "TimeStretch")
+    if (name == "ComplexNorm" || name == "Angle" || name == "Magphase" || name == "TimeStretch" ||
+        name == "InverseSpectrogram")
       in = full.Reshaped({2, 20, 8, 2});
     if (name == "MelScale") in = full.Region(0, TensorType::kFloat32, {2, 9, 10});
     std::mt19937_64 rng(3);

@@ -1,0 +1,201 @@
+#include "pipeline/ops/audio_inverse.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <opencv2/core.hpp>
+
+#include "pipeline/ops/audio_stretch.h"
+#include "pipeline/ops/audio_util.h"
+#include "pipeline/ops/op_util.h"
+
+namespace mindrecord::ops {
+
+namespace {
+
+// The waveform of one row's complex spectrogram spec [bins, frames, 2]
+// (bins 0 .. n_fft / 2 read; the spectrum times `scale`): `length` samples
+// (-1: all the frames give). InvalidArgument naming `op` where the windows'
+// overlap-add leaves a sample uncovered.
+template <typename T>
+Result<std::vector<T>> Istft(const T* spec, int64_t frames, const StftParams& p, const std::vector<double>& window,
+                             double scale, int64_t length, const std::string& op) {
+  const int64_t n = p.n_fft, hop = p.hop_length, full = n + hop * (frames - 1);
+  MR_RETURN_IF_ERROR(CheckOutputElements(op, static_cast<double>(full)));
+  std::vector<double> y(static_cast<size_t>(full), 0.0), envelope(static_cast<size_t>(full), 0.0);
+  constexpr int kType = std::is_same_v<T, double> ? CV_64F : CV_32F;
+  constexpr int64_t kBlock = 64;
+  cv::Mat packed, wave;
+  for (int64_t j0 = 0; j0 < frames; j0 += kBlock) {
+    const int64_t count = std::min(kBlock, frames - j0);
+    packed.create(static_cast<int>(count), static_cast<int>(n), kType);
+    for (int64_t j = 0; j < count; ++j) {
+      // OpenCV's packed spectrum of a real frame: X0, (re, im) of bins 1 .., X[n/2] for even n.
+      T* row = packed.template ptr<T>(static_cast<int>(j));
+      auto part = [&](int64_t k, int im) {
+        return static_cast<T>(static_cast<double>(spec[(k * frames + j0 + j) * 2 + im]) * scale);
+      };
+      row[0] = part(0, 0);
+      for (int64_t k = 1; 2 * k < n; ++k) {
+        row[2 * k - 1] = part(k, 0);
+        row[2 * k] = part(k, 1);
+      }
+      if (n % 2 == 0 && n > 1) row[n - 1] = part(n / 2, 0);
+    }
+    cv::dft(packed, wave, cv::DFT_INVERSE | cv::DFT_SCALE | cv::DFT_ROWS | cv::DFT_REAL_OUTPUT);
+    for (int64_t j = 0; j < count; ++j) {
+      const T* w = wave.template ptr<T>(static_cast<int>(j));
+      double* out = y.data() + (j0 + j) * hop;
+      for (int64_t i = 0; i < n; ++i) out[i] += static_cast<double>(w[i]) * window[static_cast<size_t>(i)];
+    }
+  }
+  for (int64_t f = 0; f < frames; ++f)
+    for (int64_t i = 0; i < n; ++i)
+      envelope[static_cast<size_t>(f * hop + i)] += window[static_cast<size_t>(i)] * window[static_cast<size_t>(i)];
+  const int64_t start = p.center ? n / 2 : 0;
+  const int64_t end = length >= 0 ? start + length : (p.center ? full - n / 2 : full);
+  std::vector<T> out(static_cast<size_t>(std::max<int64_t>(0, end - start)), T(0));
+  for (int64_t i = 0; i < static_cast<int64_t>(out.size()) && start + i < full; ++i) {
+    const double e = envelope[static_cast<size_t>(start + i)];
+    if (e < 1e-11)
+      return Status::InvalidArgument(op + ": the window's overlap-add is below 1e-11 at sample " +
+                                     std::to_string(start + i) + " (hop_length too long for the window?)");
+    out[static_cast<size_t>(i)] = static_cast<T>(y[static_cast<size_t>(start + i)] / e);
+  }
+  return out;
+}
+
+template <typename T>
+Tensor RowTensor(const std::vector<T>& v) {
+  Tensor t = Tensor::Make(std::is_same_v<T, double> ? TensorType::kFloat64 : TensorType::kFloat32,
+                          {static_cast<int64_t>(v.size())});
+  std::copy(v.begin(), v.end(), t.mutable_data_as<T>());
+  return t;
+}
+
+}  // namespace
+
+// ---- InverseSpectrogram ---------------------------------------------------------
+
+Result<std::unique_ptr<TensorOp>> InverseSpectrogramOp::Make(const nlohmann::json& spec) {
+  const std::string op = "InverseSpectrogram";
+  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"length", "n_fft", "win_length", "hop_length", "pad", "window",
+                                          "normalized", "center", "pad_mode", "onesided"}));
+  MR_ASSIGN_OR_RETURN(int length, GetIntIn(spec, op, "length", -1, INT32_MAX, -1));
+  MR_ASSIGN_OR_RETURN(StftParams p, StftParams::Parse(spec, op, true));
+  p.power = 0;
+  return std::unique_ptr<TensorOp>(new InverseSpectrogramOp(p, length));
+}
+
+nlohmann::json InverseSpectrogramOp::ToJson() const {
+  nlohmann::json j = {{"op", "InverseSpectrogram"}, {"length", length_}};
+  p_.AddTo(j);
+  j.erase("power");
+  return j;
+}
+
+Result<Tensor> InverseSpectrogramOp::Apply(Tensor input, std::mt19937_64&) const {
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name(), 3, "<..., freq, time, complex=2>"));
+  const Shape& s = x.shape();
+  const size_t rank = s.size();
+  if (s[rank - 1] != 2 || s[rank - 3] != p_.bins() || s[rank - 2] == 0)
+    return Status::InvalidArgument(name() + ": expected <..., " + std::to_string(p_.bins()) +
+                                   " frequency bins, time (> 0), complex=2> for n_fft " + std::to_string(p_.n_fft) +
+                                   ", got " + x.DebugString());
+  const int64_t frames = s[rank - 2], count = OuterCount(s, 3), bins = p_.bins();
+  double scale = 1.0;
+  if (p_.normalized) {
+    double sq = 0;
+    for (double w : window_) sq += w * w;
+    scale = std::sqrt(sq);
+  }
+  // torchaudio's: with a length, the waveform holds `pad` more samples at each end, then dropped.
+  const int64_t want = length_ >= 0 ? length_ + 2 * p_.pad : -1;
+  std::vector<Tensor> rows;
+  auto run = [&](auto tag) -> Status {
+    using T = decltype(tag);
+    for (int64_t c = 0; c < count; ++c) {
+      MR_ASSIGN_OR_RETURN(std::vector<T> wave,
+                          Istft(x.data_as<T>() + c * bins * frames * 2, frames, p_, window_, scale, want, name()));
+      if (length_ >= 0 && p_.pad > 0)
+        wave = std::vector<T>(wave.begin() + p_.pad, wave.end() - p_.pad);
+      rows.push_back(RowTensor(wave));
+    }
+    return Status::OK();
+  };
+  MR_RETURN_IF_ERROR(x.type() == TensorType::kFloat64 ? run(double{}) : run(float{}));
+  Shape shape(s.begin(), s.end() - 3);
+  const int64_t samples = rows.empty() ? 0 : rows[0].shape()[0];
+  shape.push_back(samples);
+  Tensor out = Tensor::Make(x.type(), shape);
+  for (int64_t c = 0; c < count; ++c)
+    std::copy(rows[c].data(), rows[c].data() + rows[c].size_bytes(), out.MutableData() + c * rows[c].size_bytes());
+  return out;
+}
+
+// ---- PitchShift -------------------------------------------------------------------
+
+Result<std::unique_ptr<TensorOp>> PitchShiftOp::Make(const nlohmann::json& spec) {
+  const std::string op = "PitchShift";
+  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"sample_rate", "n_steps", "bins_per_octave", "n_fft", "win_length",
+                                          "hop_length", "window"}));
+  for (const char* k : {"sample_rate", "n_steps"})
+    if (!spec.contains(k)) return Status::InvalidArgument(op + ": parameter '" + k + "' is required");
+  MR_ASSIGN_OR_RETURN(int sample_rate, GetIntIn(spec, op, "sample_rate", 1, INT32_MAX));
+  MR_ASSIGN_OR_RETURN(int n_steps, GetIntIn(spec, op, "n_steps", INT32_MIN, INT32_MAX));
+  MR_ASSIGN_OR_RETURN(int per_octave, GetIntIn(spec, op, "bins_per_octave", INT32_MIN, INT32_MAX, 12));
+  if (per_octave == 0) return BadParameter(op, "bins_per_octave", "must not be 0");
+  nlohmann::json stft = {{"n_fft", spec.value("n_fft", nlohmann::json(512))}};
+  for (const char* k : {"win_length", "hop_length", "window"})
+    if (spec.contains(k)) stft[k] = spec[k];
+  MR_ASSIGN_OR_RETURN(StftParams p, StftParams::Parse(stft, op, true));
+  p.power = 0;
+  std::unique_ptr<PitchShiftOp> ps(new PitchShiftOp());
+  ps->p_ = p;
+  ps->rate_ = std::pow(2.0, -static_cast<double>(n_steps) / static_cast<double>(per_octave));
+  if (!std::isfinite(ps->rate_) || ps->rate_ <= 0 || ps->rate_ > 16777216.0)
+    return BadParameter(op, "n_steps", "shifts beyond what a stretch can hold");
+  ps->window_ = StftWindow(p);
+  const double from = std::trunc(static_cast<double>(sample_rate) / ps->rate_);
+  if (from < 1 || from > 16777216.0) return BadParameter(op, "n_steps", "shifts the rate out of (0, 16777216]");
+  MR_ASSIGN_OR_RETURN(ps->resample_, MakeOp({{"op", "Resample"}, {"orig_freq", from},
+                                             {"new_freq", static_cast<double>(sample_rate)}}));
+  ps->spec_ = {{"op", op}, {"sample_rate", sample_rate}, {"n_steps", n_steps}, {"bins_per_octave", per_octave},
+               {"n_fft", p.n_fft}, {"win_length", p.win_length}, {"hop_length", p.hop_length},
+               {"window", WindowName(p.window)}};
+  return std::unique_ptr<TensorOp>(std::move(ps));
+}
+
+Result<Tensor> PitchShiftOp::Apply(Tensor input, std::mt19937_64& rng) const {
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name(), 1, "<..., time>"));
+  const int64_t len = x.shape().back(), rows = OuterCount(x.shape(), 1), bins = p_.bins();
+  Tensor out = Tensor::Make(x.type(), x.shape());
+  auto run = [&](auto tag) -> Status {
+    using T = decltype(tag);
+    T* o = out.mutable_data_as<T>();
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t frames = 0;
+      MR_ASSIGN_OR_RETURN(std::vector<T> spec, ComplexStft(x.data_as<T>() + r * len, len, p_, name(), &frames));
+      const int64_t stretched = static_cast<int64_t>(std::ceil(static_cast<double>(frames) / rate_));
+      MR_RETURN_IF_ERROR(CheckOutputElements(name(), static_cast<double>(bins) * static_cast<double>(stretched) * 2));
+      std::vector<T> slow(static_cast<size_t>(bins * stretched * 2));
+      for (int64_t k = 0; k < bins; ++k) {
+        const double advance = bins == 1 ? 0.0 : kAudioPi * static_cast<double>(p_.hop_length) *
+                                                      static_cast<double>(k) / static_cast<double>(bins - 1);
+        StretchRow(spec.data() + k * frames * 2, frames, rate_, advance, slow.data() + k * stretched * 2, stretched);
+      }
+      const int64_t stretched_len = static_cast<int64_t>(std::nearbyint(static_cast<double>(len) / rate_));
+      MR_ASSIGN_OR_RETURN(std::vector<T> wave, Istft(slow.data(), stretched, p_, window_, 1.0, stretched_len, name()));
+      MR_ASSIGN_OR_RETURN(Tensor shifted, resample_->Apply(RowTensor(wave), rng));
+      const T* v = shifted.data_as<T>();
+      const int64_t n = std::min<int64_t>(len, shifted.shape().back());
+      std::copy(v, v + n, o + r * len);
+      std::fill(o + r * len + n, o + (r + 1) * len, T(0));
+    }
+    return Status::OK();
+  };
+  MR_RETURN_IF_ERROR(x.type() == TensorType::kFloat64 ? run(double{}) : run(float{}));
+  return out;
+}
+
+}  // namespace mindrecord::ops
