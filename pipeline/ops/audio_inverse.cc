@@ -198,4 +198,93 @@ Result<Tensor> PitchShiftOp::Apply(Tensor input, std::mt19937_64& rng) const {
   return out;
 }
 
+// ---- GriffinLim -------------------------------------------------------------------
+
+Result<std::unique_ptr<TensorOp>> GriffinLimOp::Make(const nlohmann::json& spec) {
+  const std::string op = "GriffinLim";
+  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"n_fft", "n_iter", "win_length", "hop_length", "window", "power",
+                                          "momentum", "length", "rand_init"}));
+  nlohmann::json stft = nlohmann::json::object();
+  for (const char* k : {"n_fft", "win_length", "hop_length", "window"})
+    if (spec.contains(k)) stft[k] = spec[k];
+  MR_ASSIGN_OR_RETURN(StftParams p, StftParams::Parse(stft, op, true));
+  p.power = 0;
+  MR_ASSIGN_OR_RETURN(int n_iter, GetIntIn(spec, op, "n_iter", 1, 1 << 16, 32));
+  MR_ASSIGN_OR_RETURN(double power, GetNumber(spec, op, "power", 2.0));
+  if (!(power > 0) || !std::isfinite(power)) return BadParameter(op, "power", "must be a number > 0");
+  MR_ASSIGN_OR_RETURN(double momentum, GetNumber(spec, op, "momentum", 0.99));
+  if (!(momentum >= 0) || !std::isfinite(momentum)) return BadParameter(op, "momentum", "must be a number >= 0");
+  MR_ASSIGN_OR_RETURN(int length, GetIntIn(spec, op, "length", -1, INT32_MAX, -1));
+  MR_ASSIGN_OR_RETURN(bool rand_init, GetBool(spec, op, "rand_init", true));
+  return std::unique_ptr<TensorOp>(new GriffinLimOp(p, n_iter, power, momentum, length, rand_init));
+}
+
+nlohmann::json GriffinLimOp::ToJson() const {
+  return {{"op", "GriffinLim"}, {"n_fft", p_.n_fft}, {"n_iter", n_iter_}, {"win_length", p_.win_length},
+          {"hop_length", p_.hop_length}, {"window", WindowName(p_.window)}, {"power", power_},
+          {"momentum", momentum_}, {"length", length_}, {"rand_init", rand_init_}};
+}
+
+Result<Tensor> GriffinLimOp::Apply(Tensor input, std::mt19937_64& rng) const {
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name(), 2, "<..., freq, time>"));
+  const Shape& s = x.shape();
+  const int64_t bins = s[s.size() - 2], frames = s.back(), count = OuterCount(s, 2);
+  if (bins != p_.bins() || frames == 0)
+    return Status::InvalidArgument(name() + ": expected <..., " + std::to_string(p_.bins()) +
+                                   " frequency bins, time (> 0)> for n_fft " + std::to_string(p_.n_fft) + ", got " +
+                                   x.DebugString());
+  const size_t cells = static_cast<size_t>(bins * frames);
+  std::vector<Tensor> rows;
+  auto run = [&](auto tag) -> Status {
+    using T = decltype(tag);
+    std::vector<double> magnitude(cells), angles(2 * cells), previous(2 * cells);
+    std::vector<T> spec(2 * cells);
+    for (int64_t c = 0; c < count; ++c) {
+      const T* m = x.data_as<T>() + c * static_cast<int64_t>(cells);
+      for (size_t i = 0; i < cells; ++i) magnitude[i] = std::pow(std::max(0.0, static_cast<double>(m[i])), 1 / power_);
+      // torchaudio's start: complex values uniform in [0, 1)^2, or 1.
+      for (size_t i = 0; i < cells; ++i) {
+        angles[2 * i] = rand_init_ ? RandUniform(rng, 0, 1) : 1.0;
+        angles[2 * i + 1] = rand_init_ ? RandUniform(rng, 0, 1) : 0.0;
+      }
+      std::fill(previous.begin(), previous.end(), 0.0);
+      auto combine = [&] {
+        for (size_t i = 0; i < 2 * cells; ++i) spec[i] = static_cast<T>(magnitude[i / 2] * angles[i]);
+      };
+      const double keep = momentum_ / (1 + momentum_);
+      for (int64_t it = 0; it < n_iter_; ++it) {
+        combine();
+        MR_ASSIGN_OR_RETURN(std::vector<T> wave, Istft(spec.data(), frames, p_, window_, 1.0, length_, name()));
+        int64_t rebuilt_frames = 0;
+        MR_ASSIGN_OR_RETURN(std::vector<T> rebuilt, ComplexStft(wave.data(), static_cast<int64_t>(wave.size()), p_,
+                                                                name(), &rebuilt_frames));
+        if (rebuilt_frames != frames)
+          return Status::InvalidArgument(name() + ": length " + std::to_string(length_) + " gives " +
+                                         std::to_string(rebuilt_frames) + " frames, not the input's " +
+                                         std::to_string(frames));
+        for (size_t i = 0; i < cells; ++i) {
+          double re = static_cast<double>(rebuilt[2 * i]) - keep * previous[2 * i];
+          double im = static_cast<double>(rebuilt[2 * i + 1]) - keep * previous[2 * i + 1];
+          const double norm = std::hypot(re, im) + 1e-16;
+          angles[2 * i] = re / norm;
+          angles[2 * i + 1] = im / norm;
+          previous[2 * i] = static_cast<double>(rebuilt[2 * i]);
+          previous[2 * i + 1] = static_cast<double>(rebuilt[2 * i + 1]);
+        }
+      }
+      combine();
+      MR_ASSIGN_OR_RETURN(std::vector<T> wave, Istft(spec.data(), frames, p_, window_, 1.0, length_, name()));
+      rows.push_back(RowTensor(wave));
+    }
+    return Status::OK();
+  };
+  MR_RETURN_IF_ERROR(x.type() == TensorType::kFloat64 ? run(double{}) : run(float{}));
+  Shape shape(s.begin(), s.end() - 2);
+  shape.push_back(rows.empty() ? 0 : rows[0].shape()[0]);
+  Tensor out = Tensor::Make(x.type(), shape);
+  for (size_t c = 0; c < rows.size(); ++c)
+    std::copy(rows[c].data(), rows[c].data() + rows[c].size_bytes(), out.MutableData() + c * rows[c].size_bytes());
+  return out;
+}
+
 }  // namespace mindrecord::ops

@@ -14,6 +14,12 @@
 //   STFT stretched by 2^(-n_steps / bins_per_octave) (TimeStretch's phase
 //   vocoder), back to a waveform, resampled from sample_rate / rate to
 //   sample_rate, cut or zero-padded to the input's length.
+// - {"op":"GriffinLim","n_fft":400,"n_iter":32,"win_length":400,
+//   "hop_length":200,"window":"hann","power":2.0,"momentum":0.99,
+//   "length":-1,"rand_init":true}: a magnitude^power spectrogram <..., freq,
+//   time> -> <..., samples> by fast Griffin-Lim (torchaudio's): phases from
+//   n_iter rounds of inverse STFT and STFT, with momentum; rand_init starts
+//   from the row's seed.
 // Integer input computes in float32, float64 in float64.
 // Thread safety: immutable; Apply is safe from many threads.
 #pragma once
@@ -54,6 +60,26 @@ class PitchShiftOp : public TensorOp {
   double rate_ = 1;
   std::vector<double> window_;
   std::unique_ptr<TensorOp> resample_;
+};
+
+class GriffinLimOp : public TensorOp {
+ public:
+  static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
+  GriffinLimOp(StftParams p, int64_t n_iter, double power, double momentum, int64_t length, bool rand_init)
+      : p_(p), n_iter_(n_iter), power_(power), momentum_(momentum), length_(length), rand_init_(rand_init),
+        window_(StftWindow(p)) {}
+  std::string name() const override { return "GriffinLim"; }
+  nlohmann::json ToJson() const override;
+  bool is_random() const override { return rand_init_; }
+  Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
+
+ private:
+  StftParams p_;
+  int64_t n_iter_;
+  double power_, momentum_;
+  int64_t length_;  // -1: as many samples as the frames give
+  bool rand_init_;
+  std::vector<double> window_;
 };
 
 }  // namespace mindrecord::ops

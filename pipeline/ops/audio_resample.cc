@@ -38,7 +38,8 @@ Result<std::unique_ptr<TensorOp>> ResampleOp::Make(const nlohmann::json& spec) {
   MR_ASSIGN_OR_RETURN(double rolloff, GetNumber(spec, op, "rolloff", 0.99));
   if (!(rolloff > 0 && rolloff <= 1)) return BadParameter(op, "rolloff", "must be in (0, 1]");
   MR_ASSIGN_OR_RETURN(double beta, GetNumber(spec, op, "beta", kDefaultKaiserBeta));
-  if (!std::isfinite(beta)) return BadParameter(op, "beta", "must be a finite number");
+  // I0(beta) overflows a double past ~700 (and libstdc++ throws far beyond).
+  if (!(std::fabs(beta) <= 500)) return BadParameter(op, "beta", "must be in [-500, 500]");
   r->spec_ = {{"op", op}, {"orig_freq", orig}, {"new_freq", next}, {"resample_method", method},
               {"lowpass_filter_width", lpw}, {"rolloff", rolloff}, {"beta", beta}};
   if (orig == next) {

@@ -58,6 +58,13 @@ Result<int64_t> MatrixCount(const nlohmann::json& r, const char* key, int64_t lo
   return r[key].get<int64_t>();
 }
 
+// A string member of the request (`def` when absent).
+Result<std::string> MatrixName(const nlohmann::json& r, const char* key, const char* def) {
+  if (!r.contains(key)) return std::string(def);
+  if (!r[key].is_string()) return Status::InvalidArgument(std::string("audio matrix: ") + key + " must be a string");
+  return r[key].get<std::string>();
+}
+
 Result<double> MatrixReal(const nlohmann::json& r, const char* key) {
   if (!r.contains(key) || !r[key].is_number() || !std::isfinite(r[key].get<double>()))
     return Status::InvalidArgument(std::string("audio matrix: ") + key + " must be a finite number");
@@ -227,7 +234,8 @@ Result<Tensor> AudioMatrix(const nlohmann::json& r) {
     MR_ASSIGN_OR_RETURN(int64_t n_mfcc, MatrixCount(r, "n_mfcc", 1));
     MR_ASSIGN_OR_RETURN(int64_t n_mels, MatrixCount(r, "n_mels", 1));
     MR_RETURN_IF_ERROR(CheckOutputElements("create_dct", static_cast<double>(n_mfcc) * static_cast<double>(n_mels)));
-    const bool ortho = r.value("norm", "none") == "ortho";
+    MR_ASSIGN_OR_RETURN(std::string norm, MatrixName(r, "norm", "none"));
+    const bool ortho = norm == "ortho";
     return MatrixTensor(DctMatrix(n_mfcc, n_mels, ortho), {n_mels, n_mfcc}, false);
   }
   if (kind != "melscale_fbanks" && kind != "linear_fbanks")
@@ -239,8 +247,10 @@ Result<Tensor> AudioMatrix(const nlohmann::json& r) {
   MR_ASSIGN_OR_RETURN(double f_min, MatrixReal(r, "f_min"));
   MR_ASSIGN_OR_RETURN(double f_max, MatrixReal(r, "f_max"));
   MR_RETURN_IF_ERROR(CheckOutputElements(kind, static_cast<double>(n_freqs) * static_cast<double>(n_filters)));
-  std::vector<double> fb = mel ? MelFilterbank(n_freqs, f_min, f_max, n_filters, sample_rate,
-                                               r.value("norm", "none") == "slaney", r.value("mel_type", "htk") == "slaney")
+  MR_ASSIGN_OR_RETURN(std::string norm, MatrixName(r, "norm", "none"));
+  MR_ASSIGN_OR_RETURN(std::string mel_type, MatrixName(r, "mel_type", "htk"));
+  std::vector<double> fb = mel ? MelFilterbank(n_freqs, f_min, f_max, n_filters, sample_rate, norm == "slaney",
+                                               mel_type == "slaney")
                                : LinearFilterbank(n_freqs, f_min, f_max, n_filters, sample_rate);
   return MatrixTensor(fb, {n_freqs, n_filters}, false);
 }

@@ -73,6 +73,7 @@ constexpr Entry kOps[] = {
     {"TimeStretch", &ops::TimeStretchOp::Make},
     {"InverseSpectrogram", &ops::InverseSpectrogramOp::Make},
     {"PitchShift", &ops::PitchShiftOp::Make},
+    {"GriffinLim", &ops::GriffinLimOp::Make},
     {"AmplitudeToDB", &ops::AmplitudeToDBOp::Make},
     {"DBToAmplitude", &ops::DBToAmplitudeOp::Make},
     {"ComplexNorm", &ops::ComplexOp::Make},

@@ -22,7 +22,7 @@ DCShift's limiter compresses negative samples towards -threshold, as SoX
 (MindSpore's move them to the positive side); MelSpectrogram and MFCC on
 float64 compute in float64. Integer waveforms are accepted by the filters
 (as float32). Not here (an AttributeError names them): Contrast,
-DetectPitchFrequency, Dither, Flanger, GriffinLim, InverseMelScale,
+DetectPitchFrequency, Dither, Flanger, InverseMelScale,
 Overdrive, Phaser, PhaseVocoder, Vad and the audio datasets.
 
 Thread safety: op objects are immutable values; the utils are pure.
@@ -43,7 +43,7 @@ __all__ = ["AllpassBiquad", "AmplitudeToDB", "Angle", "BandBiquad", "BandpassBiq
            "GainType", "HighpassBiquad", "LFilter", "LowpassBiquad", "Magphase", "MaskAlongAxis",
            "MaskAlongAxisIID", "MelScale", "MelSpectrogram", "MelType", "MFCC", "MuLawDecoding", "MuLawEncoding",
            "NormMode", "NormType", "LFCC", "Resample", "ResampleMethod", "RiaaBiquad", "ScaleType",
-           "SlidingWindowCmn", "SpectralCentroid", "Spectrogram", "TimeStretch", "InverseSpectrogram", "PitchShift", "TimeMasking", "TrebleBiquad", "Vol",
+           "SlidingWindowCmn", "SpectralCentroid", "Spectrogram", "TimeStretch", "InverseSpectrogram", "PitchShift", "GriffinLim", "TimeMasking", "TrebleBiquad", "Vol",
            "WindowType", "create_dct", "linear_fbanks", "melscale_fbanks"]
 
 _INT32_MAX = 2 ** 31 - 1
@@ -315,7 +315,7 @@ class Resample(_AudioOp):
                          resample_method=_enum(resample_method, ResampleMethod, op, "resample_method"),
                          lowpass_filter_width=_pos_int(lowpass_filter_width, op, "lowpass_filter_width"),
                          rolloff=_num(rolloff, op, "rolloff", 0, 1, lo_open=True),
-                         beta=14.769656459379492 if beta is None else _num(beta, op, "beta"))
+                         beta=14.769656459379492 if beta is None else _num(beta, op, "beta", -500, 500))
 
 
 class SlidingWindowCmn(_AudioOp):
@@ -356,6 +356,26 @@ class InverseSpectrogram(_AudioOp):
                           False)
         del spec["power"]
         super().__init__(op, length=-1 if length is None else _nonneg_int(length, op, "length"), **spec)
+
+
+class GriffinLim(_AudioOp):
+    """A magnitude (power) spectrogram <..., freq, time> back to a waveform
+    by fast Griffin-Lim phase recovery (n_iter rounds of inverse STFT and
+    STFT with momentum); rand_init draws the starting phases from the row's
+    seed."""
+
+    def __init__(self, n_fft=400, n_iter=32, win_length=None, hop_length=None, window_type=WindowType.HANN,
+                 power=2.0, momentum=0.99, length=None, rand_init=True) -> None:
+        op = "GriffinLim"
+        win_length = win_length or None
+        hop_length = hop_length or None
+        spec = _stft_spec(op, n_fft, win_length, hop_length, 0, window_type, power, False, True, BorderType.REFLECT,
+                          True, True)
+        super().__init__(op, n_fft=spec["n_fft"], n_iter=check_int(n_iter, op, "n_iter", 1, 1 << 16),
+                         win_length=spec["win_length"], hop_length=spec["hop_length"], window=spec["window"],
+                         power=spec["power"], momentum=_num(momentum, op, "momentum", 0),
+                         length=-1 if not length else _nonneg_int(length, op, "length"),
+                         rand_init=_bool(rand_init, op, "rand_init"))
 
 
 class PitchShift(_AudioOp):

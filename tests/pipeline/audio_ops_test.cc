@@ -82,6 +82,7 @@ const std::vector<nlohmann::json> kSpecs = {
     {{"op", "TimeStretch"}, {"n_freq", 20}, {"fixed_rate", 1.5}},
     {{"op", "InverseSpectrogram"}, {"n_fft", 38}, {"hop_length", 4}},
     {{"op", "PitchShift"}, {"sample_rate", 8000}, {"n_steps", 2}, {"n_fft", 32}},
+    {{"op", "GriffinLim"}, {"n_fft", 14}, {"hop_length", 2}, {"n_iter", 3}},
 };
 
 // A [2, 8, 40] input: two channels of 8 rows, each a waveform or a
@@ -182,6 +183,7 @@ TEST(AudioOpsTest, BadInputsAndParametersNameTheOp) {
         nlohmann::json{{"op", "RiaaBiquad"}, {"sample_rate", 22050}},
         nlohmann::json{{"op", "Gain"}, {"gain", 1}},
         nlohmann::json{{"op", "Resample"}, {"rolloff", 1.5}},
+        nlohmann::json{{"op", "Resample"}, {"orig_freq", 60}, {"beta", 5979492}},
         nlohmann::json{{"op", "SlidingWindowCmn"}, {"cmn_window", 0}, {"center", true}},
         nlohmann::json{{"op", "LFCC"}, {"f_min", 100}, {"f_max", 50}}}) {
     auto made = MakeOp(bad);
