@@ -1,7 +1,8 @@
 """Audio transforms (MindSpore's mindspore.dataset.audio): spectrograms, mel
-scales and MFCCs, decibels, SpecAugment masks, gains and fades, mu-law
-coding and IIR filters, run by the C++ pipeline on its worker threads like
-the vision ops.
+scales, MFCCs and LFCCs, decibels, SpecAugment masks, gains and fades,
+mu-law coding, IIR filters, resampling, time stretching, pitch shifting and
+Griffin-Lim, run by the C++ pipeline on its worker threads like the vision
+ops.
 
     from mindrecord import audio                   # for mindspore.dataset.audio
     ds = ds.map([audio.MelSpectrogram(sample_rate=16000, n_mels=80),
@@ -13,17 +14,14 @@ computes in float32 and float64 stays float64 (MFCC gives float32 and
 MuLawEncoding int32, as MindSpore's). Calling an op by hand takes a numpy
 array (`audio.Spectrogram(n_fft=512)(waveform)`).
 
-Where this differs from MindSpore on purpose: iid masks are drawn per row
-from the pipeline's seed, reproducible at any worker count (MindSpore's
-kernels keep a generator of their own);
-Spectrogram(onesided=False, power=0) gives the upper bins as the complex
-conjugates the DFT gives (MindSpore's copy the lower bins unconjugated);
-DCShift's limiter compresses negative samples towards -threshold, as SoX
-(MindSpore's move them to the positive side); MelSpectrogram and MFCC on
-float64 compute in float64. Integer waveforms are accepted by the filters
-(as float32). Not here (an AttributeError names them): Contrast,
-DetectPitchFrequency, Dither, Flanger, InverseMelScale,
-Overdrive, Phaser, PhaseVocoder, Vad and the audio datasets.
+Where this differs from MindSpore on purpose (python/README.md, "Audio
+transforms", lists each): random draws come from each row's seed, so
+results are the same at any worker count; results MindSpore's kernels get
+wrong (two-sided complex spectrograms, DCShift's negative peaks, float64
+LFCC, TimeStretch on another frequency count) are computed as the formulas
+say. Not here (an AttributeError names them): Contrast,
+DetectPitchFrequency, Dither, Flanger, InverseMelScale, Overdrive, Phaser,
+PhaseVocoder, Vad and the audio datasets.
 
 Thread safety: op objects are immutable values; the utils are pure.
 """
