@@ -206,7 +206,8 @@ def test_gil_is_free_while_cpp_works_around_callables(tmp_path):
     w.add_schema({"id": {"type": "int64"}, "v": {"type": "float32", "shape": [256]}})
     # Few rows: the measuring loop holds the GIL, so each call waits up to a
     # switch interval (5 ms) for it.
-    w.write_raw_data([{"id": i, "v": np.full(256, i, np.float32)} for i in range(3000)])
+    # Enough rows for the run to last well over 0.05 s on a fast machine (3,000 once took 0.047 s).
+    w.write_raw_data([{"id": i, "v": np.full(256, i, np.float32)} for i in range(8000)])
     w.commit()
     calls = []
 
@@ -217,7 +218,7 @@ def test_gil_is_free_while_cpp_works_around_callables(tmp_path):
     ds = mindrecord.MindDataset(path, seed=1, num_parallel_workers=2)
     plan = ds.map(count, input_columns="id").map(vision.TypeCast("float64"), input_columns="v").batch(64).plan()
     pause, secs, (n, _, _) = longest_pause_during(lambda: _core.drain_pipeline(plan))
-    assert n == 3000 and len(calls) == 3000
+    assert n == 8000 and len(calls) == 8000
     assert secs > 0.05 and pause < 0.5 * secs, (pause, secs)
 
 
