@@ -13,13 +13,21 @@ namespace mindrecord::ops {
 
 namespace {
 
+// Samples the inverse STFT of `frames` frames gives (center: less the
+// n_fft / 2 padded at each end).
+int64_t IstftSamples(int64_t frames, const StftParams& p) {
+  const int64_t full = p.n_fft + p.hop_length * (frames - 1);
+  return p.center ? full - 2 * (p.n_fft / 2) : full;
+}
+
 // The waveform of one row's complex spectrogram spec [bins, frames, 2]
-// (bins 0 .. n_fft / 2 read; the spectrum times `scale`): `length` samples
-// (-1: all the frames give). InvalidArgument naming `op` where the windows'
-// overlap-add leaves a sample uncovered.
+// (bins 0 .. n_fft / 2 read; the spectrum times `scale`) into out: `count`
+// samples from sample `skip` on (after center's padding), zeros past the
+// frames. InvalidArgument naming `op` where the windows' overlap-add leaves
+// a sample uncovered.
 template <typename T>
-Result<std::vector<T>> Istft(const T* spec, int64_t frames, const StftParams& p, const std::vector<double>& window,
-                             double scale, int64_t length, const std::string& op) {
+Status Istft(const T* spec, int64_t frames, const StftParams& p, const std::vector<double>& window, double scale,
+             int64_t skip, int64_t count, const std::string& op, T* out) {
   const int64_t n = p.n_fft, hop = p.hop_length, full = n + hop * (frames - 1);
   MR_RETURN_IF_ERROR(CheckOutputElements(op, static_cast<double>(full)));
   std::vector<double> y(static_cast<size_t>(full), 0.0), envelope(static_cast<size_t>(full), 0.0);
@@ -27,9 +35,9 @@ Result<std::vector<T>> Istft(const T* spec, int64_t frames, const StftParams& p,
   constexpr int64_t kBlock = 64;
   cv::Mat packed, wave;
   for (int64_t j0 = 0; j0 < frames; j0 += kBlock) {
-    const int64_t count = std::min(kBlock, frames - j0);
-    packed.create(static_cast<int>(count), static_cast<int>(n), kType);
-    for (int64_t j = 0; j < count; ++j) {
+    const int64_t block = std::min(kBlock, frames - j0);
+    packed.create(static_cast<int>(block), static_cast<int>(n), kType);
+    for (int64_t j = 0; j < block; ++j) {
       // OpenCV's packed spectrum of a real frame: X0, (re, im) of bins 1 .., X[n/2] for even n.
       T* row = packed.template ptr<T>(static_cast<int>(j));
       auto part = [&](int64_t k, int im) {
@@ -43,35 +51,30 @@ Result<std::vector<T>> Istft(const T* spec, int64_t frames, const StftParams& p,
       if (n % 2 == 0 && n > 1) row[n - 1] = part(n / 2, 0);
     }
     cv::dft(packed, wave, cv::DFT_INVERSE | cv::DFT_SCALE | cv::DFT_ROWS | cv::DFT_REAL_OUTPUT);
-    for (int64_t j = 0; j < count; ++j) {
+    for (int64_t j = 0; j < block; ++j) {
       const T* w = wave.template ptr<T>(static_cast<int>(j));
-      double* out = y.data() + (j0 + j) * hop;
-      for (int64_t i = 0; i < n; ++i) out[i] += static_cast<double>(w[i]) * window[static_cast<size_t>(i)];
+      double* sum = y.data() + (j0 + j) * hop;
+      for (int64_t i = 0; i < n; ++i) sum[i] += static_cast<double>(w[i]) * window[static_cast<size_t>(i)];
     }
   }
   for (int64_t f = 0; f < frames; ++f)
     for (int64_t i = 0; i < n; ++i)
       envelope[static_cast<size_t>(f * hop + i)] += window[static_cast<size_t>(i)] * window[static_cast<size_t>(i)];
-  const int64_t start = p.center ? n / 2 : 0;
-  const int64_t end = length >= 0 ? start + length : (p.center ? full - n / 2 : full);
-  std::vector<T> out(static_cast<size_t>(std::max<int64_t>(0, end - start)), T(0));
-  for (int64_t i = 0; i < static_cast<int64_t>(out.size()) && start + i < full; ++i) {
+  const int64_t start = (p.center ? n / 2 : 0) + skip;
+  for (int64_t i = 0; i < count; ++i) {
+    if (start + i >= full) {
+      out[i] = T(0);
+      continue;
+    }
     const double e = envelope[static_cast<size_t>(start + i)];
     if (e < 1e-11)
       return Status::InvalidArgument(op + ": the window's overlap-add is below 1e-11 at sample " +
                                      std::to_string(start + i) + " (hop_length too long for the window?)");
-    out[static_cast<size_t>(i)] = static_cast<T>(y[static_cast<size_t>(start + i)] / e);
+    out[i] = static_cast<T>(y[static_cast<size_t>(start + i)] / e);
   }
-  return out;
+  return Status::OK();
 }
 
-template <typename T>
-Tensor RowTensor(const std::vector<T>& v) {
-  Tensor t = Tensor::Make(std::is_same_v<T, double> ? TensorType::kFloat64 : TensorType::kFloat32,
-                          {static_cast<int64_t>(v.size())});
-  std::copy(v.begin(), v.end(), t.mutable_data_as<T>());
-  return t;
-}
 
 }  // namespace
 
@@ -110,26 +113,20 @@ Result<Tensor> InverseSpectrogramOp::Apply(Tensor input, std::mt19937_64&) const
     scale = std::sqrt(sq);
   }
   // torchaudio's: with a length, the waveform holds `pad` more samples at each end, then dropped.
-  const int64_t want = length_ >= 0 ? length_ + 2 * p_.pad : -1;
-  std::vector<Tensor> rows;
+  const int64_t skip = length_ >= 0 ? p_.pad : 0;
+  const int64_t samples = length_ >= 0 ? length_ : IstftSamples(frames, p_);
+  MR_RETURN_IF_ERROR(CheckOutputElements(name(), static_cast<double>(count) * static_cast<double>(samples)));
+  Shape shape(s.begin(), s.end() - 3);
+  shape.push_back(samples);
+  Tensor out = Tensor::Make(x.type(), shape);
   auto run = [&](auto tag) -> Status {
     using T = decltype(tag);
-    for (int64_t c = 0; c < count; ++c) {
-      MR_ASSIGN_OR_RETURN(std::vector<T> wave,
-                          Istft(x.data_as<T>() + c * bins * frames * 2, frames, p_, window_, scale, want, name()));
-      if (length_ >= 0 && p_.pad > 0)
-        wave = std::vector<T>(wave.begin() + p_.pad, wave.end() - p_.pad);
-      rows.push_back(RowTensor(wave));
-    }
+    for (int64_t c = 0; c < count; ++c)
+      MR_RETURN_IF_ERROR(Istft(x.data_as<T>() + c * bins * frames * 2, frames, p_, window_, scale, skip, samples,
+                               name(), out.mutable_data_as<T>() + c * samples));
     return Status::OK();
   };
   MR_RETURN_IF_ERROR(x.type() == TensorType::kFloat64 ? run(double{}) : run(float{}));
-  Shape shape(s.begin(), s.end() - 3);
-  const int64_t samples = rows.empty() ? 0 : rows[0].shape()[0];
-  shape.push_back(samples);
-  Tensor out = Tensor::Make(x.type(), shape);
-  for (int64_t c = 0; c < count; ++c)
-    std::copy(rows[c].data(), rows[c].data() + rows[c].size_bytes(), out.MutableData() + c * rows[c].size_bytes());
   return out;
 }
 
@@ -175,7 +172,7 @@ Result<Tensor> PitchShiftOp::Apply(Tensor input, std::mt19937_64& rng) const {
     T* o = out.mutable_data_as<T>();
     for (int64_t r = 0; r < rows; ++r) {
       int64_t frames = 0;
-      MR_ASSIGN_OR_RETURN(std::vector<T> spec, ComplexStft(x.data_as<T>() + r * len, len, p_, name(), &frames));
+      MR_ASSIGN_OR_RETURN(std::vector<T> spec, ComplexStft(x.data_as<T>() + r * len, len, p_, window_, name(), &frames));
       const int64_t stretched = static_cast<int64_t>(std::ceil(static_cast<double>(frames) / rate_));
       MR_RETURN_IF_ERROR(CheckOutputElements(name(), static_cast<double>(bins) * static_cast<double>(stretched) * 2));
       std::vector<T> slow(static_cast<size_t>(bins * stretched * 2));
@@ -185,8 +182,10 @@ Result<Tensor> PitchShiftOp::Apply(Tensor input, std::mt19937_64& rng) const {
         StretchRow(spec.data() + k * frames * 2, frames, rate_, advance, slow.data() + k * stretched * 2, stretched);
       }
       const int64_t stretched_len = static_cast<int64_t>(std::nearbyint(static_cast<double>(len) / rate_));
-      MR_ASSIGN_OR_RETURN(std::vector<T> wave, Istft(slow.data(), stretched, p_, window_, 1.0, stretched_len, name()));
-      MR_ASSIGN_OR_RETURN(Tensor shifted, resample_->Apply(RowTensor(wave), rng));
+      Tensor wave = Tensor::Make(x.type(), {stretched_len});
+      MR_RETURN_IF_ERROR(Istft(slow.data(), stretched, p_, window_, 1.0, 0, stretched_len, name(),
+                               wave.mutable_data_as<T>()));
+      MR_ASSIGN_OR_RETURN(Tensor shifted, resample_->Apply(std::move(wave), rng));
       const T* v = shifted.data_as<T>();
       const int64_t n = std::min<int64_t>(len, shifted.shape().back());
       std::copy(v, v + n, o + r * len);
@@ -234,11 +233,15 @@ Result<Tensor> GriffinLimOp::Apply(Tensor input, std::mt19937_64& rng) const {
                                    " frequency bins, time (> 0)> for n_fft " + std::to_string(p_.n_fft) + ", got " +
                                    x.DebugString());
   const size_t cells = static_cast<size_t>(bins * frames);
-  std::vector<Tensor> rows;
+  const int64_t samples = length_ >= 0 ? length_ : IstftSamples(frames, p_);
+  MR_RETURN_IF_ERROR(CheckOutputElements(name(), static_cast<double>(count) * static_cast<double>(samples)));
+  Shape shape(s.begin(), s.end() - 2);
+  shape.push_back(samples);
+  Tensor out = Tensor::Make(x.type(), shape);
   auto run = [&](auto tag) -> Status {
     using T = decltype(tag);
     std::vector<double> magnitude(cells), angles(2 * cells), previous(2 * cells);
-    std::vector<T> spec(2 * cells);
+    std::vector<T> spec(2 * cells), wave(static_cast<size_t>(samples));
     for (int64_t c = 0; c < count; ++c) {
       const T* m = x.data_as<T>() + c * static_cast<int64_t>(cells);
       for (size_t i = 0; i < cells; ++i) magnitude[i] = std::pow(std::max(0.0, static_cast<double>(m[i])), 1 / power_);
@@ -254,10 +257,10 @@ Result<Tensor> GriffinLimOp::Apply(Tensor input, std::mt19937_64& rng) const {
       const double keep = momentum_ / (1 + momentum_);
       for (int64_t it = 0; it < n_iter_; ++it) {
         combine();
-        MR_ASSIGN_OR_RETURN(std::vector<T> wave, Istft(spec.data(), frames, p_, window_, 1.0, length_, name()));
+        MR_RETURN_IF_ERROR(Istft(spec.data(), frames, p_, window_, 1.0, 0, samples, name(), wave.data()));
         int64_t rebuilt_frames = 0;
-        MR_ASSIGN_OR_RETURN(std::vector<T> rebuilt, ComplexStft(wave.data(), static_cast<int64_t>(wave.size()), p_,
-                                                                name(), &rebuilt_frames));
+        MR_ASSIGN_OR_RETURN(std::vector<T> rebuilt,
+                            ComplexStft(wave.data(), samples, p_, window_, name(), &rebuilt_frames));
         if (rebuilt_frames != frames)
           return Status::InvalidArgument(name() + ": length " + std::to_string(length_) + " gives " +
                                          std::to_string(rebuilt_frames) + " frames, not the input's " +
@@ -273,17 +276,12 @@ Result<Tensor> GriffinLimOp::Apply(Tensor input, std::mt19937_64& rng) const {
         }
       }
       combine();
-      MR_ASSIGN_OR_RETURN(std::vector<T> wave, Istft(spec.data(), frames, p_, window_, 1.0, length_, name()));
-      rows.push_back(RowTensor(wave));
+      MR_RETURN_IF_ERROR(Istft(spec.data(), frames, p_, window_, 1.0, 0, samples, name(),
+                               out.mutable_data_as<T>() + c * samples));
     }
     return Status::OK();
   };
   MR_RETURN_IF_ERROR(x.type() == TensorType::kFloat64 ? run(double{}) : run(float{}));
-  Shape shape(s.begin(), s.end() - 2);
-  shape.push_back(rows.empty() ? 0 : rows[0].shape()[0]);
-  Tensor out = Tensor::Make(x.type(), shape);
-  for (size_t c = 0; c < rows.size(); ++c)
-    std::copy(rows[c].data(), rows[c].data() + rows[c].size_bytes(), out.MutableData() + c * rows[c].size_bytes());
   return out;
 }
 

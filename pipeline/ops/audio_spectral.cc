@@ -18,11 +18,6 @@ Result<int64_t> AudioCount(const nlohmann::json& spec, const std::string& op, co
   return v;
 }
 
-std::vector<double> PaddedWindowOf(const StftParams& p) {
-  std::vector<double> w = MakeWindow(p.window, p.win_length), out(static_cast<size_t>(p.n_fft), 0.0);
-  std::copy(w.begin(), w.end(), out.begin() + (p.n_fft - p.win_length) / 2);
-  return out;
-}
 
 // Frames a row of `len` samples gives.
 Result<int64_t> FrameCount(const StftParams& p, int64_t len, const std::string& op) {
@@ -241,23 +236,27 @@ FilterBands FilterBands::Mel(const MelParams& m, int64_t n_stft) {
                      n_stft, m.n_mels);
 }
 
-std::vector<double> StftWindow(const StftParams& p) { return PaddedWindowOf(p); }
+std::vector<double> StftWindow(const StftParams& p) {
+  std::vector<double> w = MakeWindow(p.window, p.win_length), out(static_cast<size_t>(p.n_fft), 0.0);
+  std::copy(w.begin(), w.end(), out.begin() + (p.n_fft - p.win_length) / 2);
+  return out;
+}
 
 template <typename T>
-Result<std::vector<T>> ComplexStft(const T* x, int64_t len, const StftParams& p, const std::string& op,
-                                   int64_t* frames) {
+Result<std::vector<T>> ComplexStft(const T* x, int64_t len, const StftParams& p, const std::vector<double>& window,
+                                   const std::string& op, int64_t* frames) {
   MR_ASSIGN_OR_RETURN(*frames, FrameCount(p, len, op));
   MR_RETURN_IF_ERROR(CheckOutputElements(op, static_cast<double>(p.bins()) * static_cast<double>(*frames) * 2));
   StftParams complex = p;
   complex.power = 0;
   std::vector<T> out(static_cast<size_t>(p.bins() * *frames * 2));
-  Stft(x, 1, len, complex, PaddedWindowOf(p), *frames, out.data());
+  Stft(x, 1, len, complex, window, *frames, out.data());
   return out;
 }
-template Result<std::vector<float>> ComplexStft<float>(const float*, int64_t, const StftParams&, const std::string&,
-                                                       int64_t*);
+template Result<std::vector<float>> ComplexStft<float>(const float*, int64_t, const StftParams&,
+                                                       const std::vector<double>&, const std::string&, int64_t*);
 template Result<std::vector<double>> ComplexStft<double>(const double*, int64_t, const StftParams&,
-                                                         const std::string&, int64_t*);
+                                                         const std::vector<double>&, const std::string&, int64_t*);
 
 Result<StftParams> StftParams::Parse(const nlohmann::json& spec, const std::string& op, bool allow_complex) {
   StftParams p;
@@ -322,7 +321,7 @@ void MelParams::AddTo(nlohmann::json& j) const {
 
 // ---- Spectrogram ------------------------------------------------------------
 
-SpectrogramOp::SpectrogramOp(StftParams p) : p_(p), window_(PaddedWindowOf(p)) {}
+SpectrogramOp::SpectrogramOp(StftParams p) : p_(p), window_(StftWindow(p)) {}
 
 Result<std::unique_ptr<TensorOp>> SpectrogramOp::Make(const nlohmann::json& spec) {
   MR_RETURN_IF_ERROR(CheckKeys(spec, "Spectrogram", {"n_fft", "win_length", "hop_length", "pad", "window", "power",
@@ -397,7 +396,7 @@ const std::initializer_list<const char*> kMelSpectrogramKeys = {
 }  // namespace
 
 MelSpectrogramOp::MelSpectrogramOp(StftParams p, MelParams m)
-    : p_(p), m_(m), window_(PaddedWindowOf(p)), bands_(FilterBands::Mel(m, p.bins())) {}
+    : p_(p), m_(m), window_(StftWindow(p)), bands_(FilterBands::Mel(m, p.bins())) {}
 
 Result<std::unique_ptr<TensorOp>> MelSpectrogramOp::Make(const nlohmann::json& spec) {
   const std::string op = "MelSpectrogram";
@@ -435,7 +434,7 @@ MfccOp::MfccOp(StftParams p, MelParams m, int64_t n_mfcc, bool ortho, bool log_m
       n_mfcc_(n_mfcc),
       ortho_(ortho),
       log_mels_(log_mels),
-      window_(PaddedWindowOf(p)),
+      window_(StftWindow(p)),
       bands_(FilterBands::Mel(m, p.bins())),
       dct_(DctMatrix(n_mfcc, m.n_mels, ortho)) {}
 
@@ -534,7 +533,7 @@ LfccOp::LfccOp(nlohmann::json spec, StftParams p, FilterBands bands, int64_t n_l
       bands_(std::move(bands)),
       n_lfcc_(n_lfcc),
       log_lf_(log_lf),
-      window_(PaddedWindowOf(p)),
+      window_(StftWindow(p)),
       dct_(DctMatrix(n_lfcc, static_cast<int64_t>(bands_.lo.size()), ortho)) {}
 
 Result<std::unique_ptr<TensorOp>> LfccOp::Make(const nlohmann::json& spec) {
@@ -573,7 +572,7 @@ Result<Tensor> LfccOp::Apply(Tensor input, std::mt19937_64&) const {
 // ---- SpectralCentroid ---------------------------------------------------------
 
 SpectralCentroidOp::SpectralCentroidOp(StftParams p, int64_t sample_rate)
-    : p_(p), sample_rate_(sample_rate), window_(PaddedWindowOf(p)) {}
+    : p_(p), sample_rate_(sample_rate), window_(StftWindow(p)) {}
 
 Result<std::unique_ptr<TensorOp>> SpectralCentroidOp::Make(const nlohmann::json& spec) {
   const std::string op = "SpectralCentroid";

@@ -68,12 +68,13 @@ struct MelParams {
 
 // The window of `p` centred in n_fft samples, zeros around it.
 std::vector<double> StftWindow(const StftParams& p);
-// The complex STFT of one row of `len` samples (p.power ignored): values
-// [p.bins(), frames, 2] (re, im), `frames` set; InvalidArgument naming `op`
-// when the row is too short for n_fft.
+// The complex STFT of one row of `len` samples (p.power ignored; `window`
+// is StftWindow(p), which the caller keeps): values [p.bins(), frames, 2]
+// (re, im), `frames` set; InvalidArgument naming `op` when the row is too
+// short for n_fft.
 template <typename T>
-Result<std::vector<T>> ComplexStft(const T* x, int64_t len, const StftParams& p, const std::string& op,
-                                   int64_t* frames);
+Result<std::vector<T>> ComplexStft(const T* x, int64_t len, const StftParams& p, const std::vector<double>& window,
+                                   const std::string& op, int64_t* frames);
 
 // Triangular filters fb [n_freqs, n_filters] (mel or linear) with, per
 // filter, the bins it covers [lo, hi) (the rest are zero) and their weights

@@ -79,7 +79,7 @@ Result<Tensor> AudioInput(Tensor t, const std::string& op, size_t min_rank, cons
   if (t.shape().size() < min_rank)
     return Status::InvalidArgument(op + ": expected an array of shape " + layout + " (at least " +
                                    std::to_string(min_rank) + " dimensions), got " + t.DebugString());
-  if (t.type() == TensorType::kFloat32 || t.type() == TensorType::kFloat64) return std::move(t);
+  if (t.type() == TensorType::kFloat32 || t.type() == TensorType::kFloat64) return t;
   Tensor out = Tensor::Make(TensorType::kFloat32, t.shape());
   float* dst = out.mutable_data_as<float>();
   const int64_t n = t.num_elements();
