@@ -7,6 +7,7 @@
 #include "pipeline/nodes/mindrecord_source.h"
 #include "pipeline/nodes/mix.h"
 #include "pipeline/nodes/positional.h"
+#include "pipeline/nodes/audio_source.h"
 #include "pipeline/nodes/raw_source.h"
 #include "pipeline/nodes/source_registry.h"
 #include "pipeline/sampler.h"
@@ -79,7 +80,7 @@ Result<std::unique_ptr<RowNode>> Build(const json& node, const std::string& path
         new CacheNode(std::move(input), static_cast<uint32_t>(out.caches.size() - 1), out.caches.back().get()));
   }
   const uint64_t id = ctx.next_node++;
-  if (type == "mindrecord" || type == "raw" || type == "source") {
+  if (type == "mindrecord" || type == "raw" || type == "audio" || type == "source") {
     std::unique_ptr<Source> src;
     if (type == "source") {
       auto made = MakeRegisteredSource(node);
@@ -89,6 +90,10 @@ Result<std::unique_ptr<RowNode>> Build(const json& node, const std::string& path
       auto raw = RawSource::Open(node);
       if (!raw.ok()) return raw.status().WithContext(path);
       src = std::move(raw).value();
+    } else if (type == "audio") {
+      auto audio = OpenAudioSource(node);
+      if (!audio.ok()) return audio.status().WithContext(path);
+      src = std::move(audio).value();
     } else {
       auto mr = MindRecordSource::Open(node, ctx.read);
       if (!mr.ok()) return mr.status().WithContext(path);

@@ -7,6 +7,7 @@
 
 #include "pipeline/batch.h"
 #include "pipeline/nodes/bucket.h"
+#include "pipeline/nodes/audio_source.h"
 #include "pipeline/nodes/raw_source.h"
 #include "pipeline/nodes/source_registry.h"
 #include "pipeline/padded.h"
@@ -186,16 +187,17 @@ Result<json> Normalize(const json& j, const std::string& path) {
   }
   const std::string type = j["node"].get<std::string>();
   NodeReader r(j, path);
-  static const std::set<std::string> kTypes = {"mindrecord", "raw", "source", "map",    "ops",   "filter",
+  static const std::set<std::string> kTypes = {"mindrecord", "raw", "audio", "source", "map",    "ops",   "filter",
                                                "project",    "rename", "take", "skip",   "repeat", "shuffle",
                                                "shard",      "concat", "zip",  "mix",    "batch",  "cache"};
   if (!kTypes.count(type)) {
     return r.Bad("unknown node type '" + type +
-                 "' (expected mindrecord, raw, source, map, ops, filter, project, rename, take, skip, repeat, shuffle, shard, "
+                 "' (expected mindrecord, raw, audio, source, map, ops, filter, project, rename, take, skip, repeat, shuffle, shard, "
                  "concat, zip, mix, batch or cache)");
   }
   if (type == "mindrecord") return Leaf(j, r);
   if (type == "raw") return NormalizeRawLeaf(j, path);
+  if (type == "audio") return NormalizeAudioLeaf(j, path);
   if (type == "source") {
     MR_ASSIGN_OR_RETURN(json out, NormalizeSourceLeaf(j, path));
     out.erase("seed");

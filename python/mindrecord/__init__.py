@@ -25,6 +25,8 @@ from mindrecord.converters import (Cifar10ToMR, Cifar100ToMR, CocoToMR, COCOToMR
 # mindrecord.zip is MindSpore's dataset.zip; left out of __all__ so that a
 # star import does not hide the built-in.
 from mindrecord.dataset import BatchInfo, MindDataset, mix, zip  # noqa: A004
+from mindrecord.audio_datasets import (CMUArcticDataset, GTZANDataset, LibriTTSDataset, LJSpeechDataset,
+                                       SpeechCommandsDataset, TedliumDataset, YesNoDataset)
 from mindrecord.raw_datasets import (Cifar10Dataset, Cifar100Dataset, CocoDataset, ImageFolderDataset, MnistDataset,
                                      VOCDataset)
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset
@@ -59,6 +61,8 @@ __all__ = [
     "set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "recover", "SUCCESS", "FAILED", "__version__",
     "BatchInfo", "DSCallback", "mix", "config", "DatasetCache",
     "ImageFolderDataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "VOCDataset", "CocoDataset",
+    "YesNoDataset", "SpeechCommandsDataset", "LJSpeechDataset", "CMUArcticDataset", "GTZANDataset", "LibriTTSDataset",
+    "TedliumDataset",
     "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset", "TextFileDataset", "CSVDataset", "TFRecordDataset",
     "Schema",
 ] + list(_exception_names)

@@ -116,7 +116,7 @@ def split(self: "MindDataset", sizes: list[int] | list[float],
     # A source's sampler: the flat plan's, or the tree's when the tree is a
     # source alone (GeneratorDataset, NumpySlicesDataset, the raw loaders).
     tree = self._plan.get("tree")
-    source_alone = tree is None or (tree.get("node") in ("source", "raw") and "sampler" in tree)
+    source_alone = tree is None or (tree.get("node") in ("source", "raw", "audio") and "sampler" in tree)
     if self._batched or self._repeat_count != 1 or not source_alone or (tree is None and self._plan["ops"]) or \
             self._split_base is not None:
         raise NotImplementedError("split() after map(), batch(), repeat(), split() or a combinator is not "

@@ -56,7 +56,7 @@ def tree_of(ds, seed=None):
 
 def _seed_nodes(node, seed):
     """Gives every random node of `node` without its own seed `seed`."""
-    if node["node"] in ("mindrecord", "raw", "source", "map", "ops", "filter", "shuffle", "mix") and "seed" not in node:
+    if node["node"] in ("mindrecord", "raw", "audio", "source", "map", "ops", "filter", "shuffle", "mix") and "seed" not in node:
         node["seed"] = seed
     for child in [node.get("input")] + list(node.get("inputs", [])):
         if child is not None:

@@ -346,3 +346,36 @@ with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "op_specs.jso
         spec = json.loads(line)
         for kind, head in OP_INPUTS.items():
             put("op_spec", "%02d_%s_%s" % (i, spec["op"], kind), head + json.dumps(spec).encode())
+
+
+# audio_fuzz: first byte = layout (0 yesno, 1 speechcommands, 2 ljspeech,
+# 3 cmuarctic, 4 gtzan, 5 libritts, 6 tedlium), then a sound file, the file
+# separator, the metadata file.
+def riff_wav(rate, width, channels, frames, fmt_tag=1, big=False):
+    e = ">" if big else "<"
+    data = bytes((i * 37) & 255 for i in range(frames * width * channels))
+    fmt = struct.pack(e + "HHIIHH", fmt_tag, channels, rate, rate * width * channels, width * channels, width * 8)
+    body = b"WAVE" + b"fmt " + struct.pack(e + "I", len(fmt)) + fmt + b"data" + struct.pack(e + "I", len(data)) + data
+    return (b"RIFX" if big else b"RIFF") + struct.pack(e + "I", len(body)) + body
+
+
+def nist_sph(rate, count):
+    head = ("NIST_1A\n   1024\nsample_count -i %d\nsample_n_bytes -i 2\nchannel_count -i 1\n"
+            "sample_byte_format -s2 10\nsample_rate -i %d\nsample_coding -s3 pcm\nend_head\n" % (count, rate))
+    return head.encode().ljust(1024, b"\0") + bytes((i * 11) & 255 for i in range(2 * count))
+
+
+AUDIO_SEEDS = {
+    "yesno_pcm16": (0, riff_wav(16000, 2, 1, 400), b""),
+    "yesno_stereo24": (0, riff_wav(16000, 3, 2, 100), b""),
+    "yesno_float_rifx": (0, riff_wav(8000, 4, 1, 50, fmt_tag=3, big=True), b""),
+    "speech_commands": (1, riff_wav(16000, 2, 1, 100), b"a/x_nohash_1.wav\r\nb/y_nohash_2.wav\n"),
+    "ljspeech": (2, riff_wav(22050, 2, 1, 100), b"a|text one|Text one\nb|two|Two\n"),
+    "cmuarctic": (3, riff_wav(16000, 2, 1, 100), b'( arctic_a0001 "Dog." )\n( arctic_a0002 "Cat." )\n'),
+    "gtzan": (4, riff_wav(22050, 2, 1, 100), b""),
+    "libritts": (5, riff_wav(24000, 2, 1, 100), b"1_2_3_4\tgood morning\tGood morning\n1_2_3_5\ta\tA\n"),
+    "tedlium": (6, nist_sph(16000, 1600), b"t 1 t 0.00 0.03 <o,f0,female> record one\n"
+                                          b"t 1 t 0.02 0.09 <o,f0,female> record two\n;; comment\n"),
+}
+for name, (layout, sound, meta) in AUDIO_SEEDS.items():
+    put("audio", name, bytes([layout]) + sound + SEP + meta)
