@@ -677,4 +677,6 @@ from mindrecord.raw_datasets import (Cifar10Dataset, Cifar100Dataset, CocoDatase
                                      ImageFolderDataset, MnistDataset, VOCDataset)
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset  # noqa: E402,F401
 from mindrecord.text_file_dataset import TextFileDataset  # noqa: E402,F401
+from mindrecord.audio_datasets import (CMUArcticDataset, GTZANDataset, LibriTTSDataset,  # noqa: E402,F401
+                                       LJSpeechDataset, SpeechCommandsDataset, TedliumDataset, YesNoDataset)
 from mindrecord.csv_dataset import CSVDataset  # noqa: E402,F401

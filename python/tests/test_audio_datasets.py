@@ -396,3 +396,26 @@ def test_truncated_sphere_file_is_an_error_naming_it(tmp_path):
     with pytest.raises(mindrecord.CorruptionError, match=r"talk.sph: truncated: the header's sample_count is 1600, "
                                                          r"the file holds 1000 samples"):
         rows(mindrecord.TedliumDataset(str(root), "release3"))
+
+
+def test_mindspore_import_paths(yesno):
+    """`mindspore.dataset.YesNoDataset` becomes `mindrecord.dataset.YesNoDataset`."""
+    from mindrecord import dataset as ds_module
+    for name in ("YesNoDataset", "SpeechCommandsDataset", "LJSpeechDataset", "CMUArcticDataset", "GTZANDataset",
+                 "LibriTTSDataset", "TedliumDataset"):
+        assert getattr(ds_module, name) is getattr(mindrecord, name)
+    assert ds_module.YesNoDataset(yesno).get_dataset_size() == 3
+
+
+def test_torch_adapter_reads_audio_rows(yesno):
+    """mindrecord.torch over an audio dataset, in DataLoader worker processes."""
+    torch = pytest.importorskip("torch")
+    from mindrecord.torch import MindRecordDataset
+    ds = mindrecord.YesNoDataset(yesno, shuffle=False).project(["waveform", "label"])
+    tds = MindRecordDataset(ds, batch_size=3)
+    batches = list(torch.utils.data.DataLoader(tds, batch_size=None, num_workers=1))
+    assert len(batches) == 1
+    got = batches[0]
+    assert got["waveform"].shape == (3, 1, 1600) and got["waveform"].dtype == torch.float32
+    assert got["label"][:, 0].tolist() == [1, 5, 8]
+    np.testing.assert_array_equal(got["waveform"][1, 0].numpy(), mindspore_values(samples(2, 1600)))
