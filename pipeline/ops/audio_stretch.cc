@@ -47,20 +47,27 @@ Result<std::unique_ptr<TensorOp>> TimeStretchOp::Make(const nlohmann::json& spec
   return std::unique_ptr<TensorOp>(new TimeStretchOp(hop, n_freq, rate));
 }
 
-Result<Tensor> TimeStretchOp::Apply(Tensor input, std::mt19937_64&) const {
-  if (std::fabs(rate_ - 1.0) <= std::numeric_limits<float>::epsilon()) return input;
-  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), name(), 3, "<..., freq, time, complex=2>"));
+namespace {
+
+// `x` <..., freq, time, 2> stretched by `rate`, bin f's phase advancing
+// advance(f) a frame; `op` names errors, `expected` says where n_freq
+// comes from.
+template <typename Advance>
+Result<Tensor> Stretch(Tensor input, const std::string& op, double rate, int64_t n_freq, const std::string& expected,
+                       Advance advance) {
+  if (std::fabs(rate - 1.0) <= std::numeric_limits<float>::epsilon()) return input;
+  MR_ASSIGN_OR_RETURN(Tensor x, AudioInput(std::move(input), op, 3, "<..., freq, time, complex=2>"));
   const Shape& s = x.shape();
   const size_t rank = s.size();
   if (s[rank - 1] != 2)
-    return Status::InvalidArgument(name() + ": expected an array of shape <..., freq, time, complex=2>, got " +
+    return Status::InvalidArgument(op + ": expected an array of shape <..., freq, time, complex=2>, got " +
                                    x.DebugString());
   const int64_t freq = s[rank - 3], frames = s[rank - 2], count = OuterCount(s, 3);
-  if (freq != n_freq_)
-    return Status::InvalidArgument(name() + ": n_freq is " + std::to_string(n_freq_) + " but the input has " +
-                                   std::to_string(freq) + " frequency bins: " + x.DebugString());
-  const double steps = frames == 0 ? 0 : std::ceil(static_cast<double>(frames) / rate_);
-  MR_RETURN_IF_ERROR(CheckOutputElements(name(), static_cast<double>(count * freq) * steps * 2));
+  if (freq != n_freq)
+    return Status::InvalidArgument(op + ": " + expected + " but the input has " + std::to_string(freq) +
+                                   " frequency bins: " + x.DebugString());
+  const double steps = frames == 0 ? 0 : std::ceil(static_cast<double>(frames) / rate);
+  MR_RETURN_IF_ERROR(CheckOutputElements(op, static_cast<double>(count * freq) * steps * 2));
   const int64_t out_frames = static_cast<int64_t>(steps);
   Shape shape = s;
   shape[rank - 2] = out_frames;
@@ -70,15 +77,43 @@ Result<Tensor> TimeStretchOp::Apply(Tensor input, std::mt19937_64&) const {
     const T* in = x.data_as<T>();
     T* o = out.mutable_data_as<T>();
     for (int64_t row = 0; out_frames > 0 && row < count * freq; ++row) {
-      const T* z = in + row * frames * 2;
-      T* y = o + row * out_frames * 2;
-      const int64_t f = row % freq;
-      const double advance = n_freq_ == 1 ? 0.0 : kAudioPi * hop_ * static_cast<double>(f) / static_cast<double>(n_freq_ - 1);
-      StretchRow(z, frames, rate_, advance, y, out_frames);
+      StretchRow(in + row * frames * 2, frames, rate, advance(row % freq), o + row * out_frames * 2, out_frames);
     }
   };
   if (x.type() == TensorType::kFloat64) run(double{}); else run(float{});
   return out;
+}
+
+}  // namespace
+
+Result<Tensor> TimeStretchOp::Apply(Tensor input, std::mt19937_64&) const {
+  const double hop = hop_;
+  const int64_t n = n_freq_;
+  return Stretch(std::move(input), name(), rate_, n_freq_, "n_freq is " + std::to_string(n), [hop, n](int64_t f) {
+    return n == 1 ? 0.0 : kAudioPi * hop * static_cast<double>(f) / static_cast<double>(n - 1);
+  });
+}
+
+Result<std::unique_ptr<TensorOp>> PhaseVocoderOp::Make(const nlohmann::json& spec) {
+  const std::string op = "PhaseVocoder";
+  MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"rate", "phase_advance"}));
+  if (!spec.contains("rate")) return Status::InvalidArgument(op + ": parameter 'rate' is required");
+  MR_ASSIGN_OR_RETURN(double rate, GetNumber(spec, op, "rate", 1.0));
+  if (!(rate > 0) || rate > 16777216.0) return BadParameter(op, "rate", "must be in (0, 16777216]");
+  if (!spec.contains("phase_advance")) return Status::InvalidArgument(op + ": parameter 'phase_advance' is required");
+  MR_ASSIGN_OR_RETURN(std::vector<double> advance, GetNumbers(spec, op, "phase_advance", {}));
+  if (advance.empty()) return BadParameter(op, "phase_advance", "must hold one advance per frequency bin");
+  for (double a : advance) {
+    if (!std::isfinite(a)) return BadParameter(op, "phase_advance", "must be finite numbers");
+  }
+  return std::unique_ptr<TensorOp>(new PhaseVocoderOp(rate, std::move(advance)));
+}
+
+Result<Tensor> PhaseVocoderOp::Apply(Tensor input, std::mt19937_64&) const {
+  const std::vector<double>& a = advance_;
+  return Stretch(std::move(input), name(), rate_, static_cast<int64_t>(a.size()),
+                 "phase_advance holds " + std::to_string(a.size()) + " advances",
+                 [&a](int64_t f) { return a[static_cast<size_t>(f)]; });
 }
 
 }  // namespace mindrecord::ops

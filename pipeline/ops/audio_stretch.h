@@ -7,10 +7,15 @@
 // the input as it is. A frequency axis other than n_freq is InvalidArgument
 // (MindSpore's would read the wrong phase advance). Integer input computes
 // in float32, float64 in float64.
+// {"op":"PhaseVocoder","rate":r,"phase_advance":[a_0, ... a_freq-1]}: the
+// same stretch with each bin's expected phase advance per frame given
+// (MindSpore's PhaseVocoder, torchaudio's phase_vocoder); the input's
+// frequency axis must have one advance per bin.
 // Thread safety: immutable; Apply is safe from many threads.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "pipeline/ops/op.h"
 
@@ -36,6 +41,21 @@ class TimeStretchOp : public TensorOp {
   double hop_;
   int64_t n_freq_;
   double rate_;
+};
+
+class PhaseVocoderOp : public TensorOp {
+ public:
+  static Result<std::unique_ptr<TensorOp>> Make(const nlohmann::json& spec);
+  PhaseVocoderOp(double rate, std::vector<double> advance) : rate_(rate), advance_(std::move(advance)) {}
+  std::string name() const override { return "PhaseVocoder"; }
+  nlohmann::json ToJson() const override {
+    return {{"op", "PhaseVocoder"}, {"rate", rate_}, {"phase_advance", advance_}};
+  }
+  Result<Tensor> Apply(Tensor input, std::mt19937_64& rng) const override;
+
+ private:
+  double rate_;
+  std::vector<double> advance_;
 };
 
 }  // namespace mindrecord::ops

@@ -2,10 +2,13 @@
 #include <string>
 
 #include "pipeline/ops/audio_cmn.h"
+#include "pipeline/ops/audio_dither.h"
+#include "pipeline/ops/audio_effects.h"
 #include "pipeline/ops/audio_filter.h"
 #include "pipeline/ops/audio_inverse.h"
 #include "pipeline/ops/audio_level.h"
 #include "pipeline/ops/audio_mask.h"
+#include "pipeline/ops/audio_pitch.h"
 #include "pipeline/ops/audio_resample.h"
 #include "pipeline/ops/audio_scale.h"
 #include "pipeline/ops/audio_spectral.h"
@@ -71,6 +74,13 @@ constexpr Entry kOps[] = {
     {"Resample", &ops::ResampleOp::Make},
     {"SlidingWindowCmn", &ops::SlidingWindowCmnOp::Make},
     {"TimeStretch", &ops::TimeStretchOp::Make},
+    {"PhaseVocoder", &ops::PhaseVocoderOp::Make},
+    {"DetectPitchFrequency", &ops::DetectPitchFrequencyOp::Make},
+    {"Contrast", &ops::ContrastOp::Make},
+    {"Overdrive", &ops::OverdriveOp::Make},
+    {"Phaser", &ops::PhaserOp::Make},
+    {"Flanger", &ops::FlangerOp::Make},
+    {"Dither", &ops::DitherOp::Make},
     {"InverseSpectrogram", &ops::InverseSpectrogramOp::Make},
     {"PitchShift", &ops::PitchShiftOp::Make},
     {"GriffinLim", &ops::GriffinLimOp::Make},

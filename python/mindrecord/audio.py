@@ -19,9 +19,7 @@ transforms", lists each): random draws come from each row's seed, so
 results are the same at any worker count; results MindSpore's kernels get
 wrong (two-sided complex spectrograms, DCShift's negative peaks, float64
 LFCC, TimeStretch on another frequency count) are computed as the formulas
-say. Not here (an AttributeError names them): Contrast,
-DetectPitchFrequency, Dither, Flanger, InverseMelScale, Overdrive, Phaser,
-PhaseVocoder, Vad and the audio datasets.
+say. Not here (an AttributeError names them): InverseMelScale and Vad.
 
 Thread safety: op objects are immutable values; the utils are pure.
 """
@@ -42,7 +40,9 @@ __all__ = ["AllpassBiquad", "AmplitudeToDB", "Angle", "BandBiquad", "BandpassBiq
            "MaskAlongAxisIID", "MelScale", "MelSpectrogram", "MelType", "MFCC", "MuLawDecoding", "MuLawEncoding",
            "NormMode", "NormType", "LFCC", "Resample", "ResampleMethod", "RiaaBiquad", "ScaleType",
            "SlidingWindowCmn", "SpectralCentroid", "Spectrogram", "TimeStretch", "InverseSpectrogram", "PitchShift", "GriffinLim", "TimeMasking", "TrebleBiquad", "Vol",
-           "WindowType", "create_dct", "linear_fbanks", "melscale_fbanks"]
+           "WindowType", "create_dct", "linear_fbanks", "melscale_fbanks", "Contrast", "DensityFunction",
+           "DetectPitchFrequency", "Dither", "Flanger", "Interpolation", "Modulation", "Overdrive", "PhaseVocoder",
+           "Phaser"]
 
 _INT32_MAX = 2 ** 31 - 1
 _FLOAT32_MAX = 16777216  # MindSpore's bound on float parameters
@@ -109,6 +109,25 @@ class GainType(str, Enum):
     AMPLITUDE = "amplitude"
     POWER = "power"
     DB = "db"
+
+
+class DensityFunction(str, Enum):
+    """Dither's noise: triangular, rectangular or Gaussian."""
+    TPDF = "TPDF"
+    RPDF = "RPDF"
+    GPDF = "GPDF"
+
+
+class Modulation(str, Enum):
+    """Flanger's sweep."""
+    SINUSOIDAL = "sinusoidal"
+    TRIANGULAR = "triangular"
+
+
+class Interpolation(str, Enum):
+    """How Flanger reads between delay-line samples."""
+    LINEAR = "linear"
+    QUADRATIC = "quadratic"
 
 
 # ---- argument checks (MindSpore's rules: TypeError for a type, ValueError
@@ -702,6 +721,110 @@ class RiaaBiquad(_AudioOp):
             raise ValueError("RiaaBiquad: sample_rate must be one of 44100, 48000, 88200, 96000, got %r"
                              % (sample_rate,))
         super().__init__("RiaaBiquad", sample_rate=sample_rate)
+
+
+# ---- SoX effects, dither, pitch --------------------------------------------
+
+def _effect_rate(sample_rate, op):
+    rate = _rate(sample_rate, op)
+    if not 1 <= rate <= 2 ** 24:
+        raise ValueError("%s: sample_rate must be in [1, 16777216], got %r" % (op, sample_rate))
+    return rate
+
+
+class Contrast(_AudioOp):
+    """sin(t + a sin 4t) with t = x pi/2 and a = enhancement_amount / 750:
+    louder-sounding audio, as SoX's contrast."""
+
+    def __init__(self, enhancement_amount=75.0) -> None:
+        super().__init__("Contrast", enhancement_amount=_num(enhancement_amount, "Contrast", "enhancement_amount", 0,
+                                                             100))
+
+
+class Overdrive(_AudioOp):
+    """SoX's overdrive: a soft clipper on the input raised by `gain` dB,
+    `color` adding even harmonics; clamped to [-1, 1]."""
+
+    def __init__(self, gain=20.0, color=20.0) -> None:
+        super().__init__("Overdrive", gain=_num(gain, "Overdrive", "gain", 0, 100),
+                         color=_num(color, "Overdrive", "color", 0, 100))
+
+
+class Phaser(_AudioOp):
+    """SoX's phaser: a feedback delay line whose tap a sine (or triangle) at
+    mod_speed Hz sweeps over delay_ms; clamped to [-1, 1]."""
+
+    def __init__(self, sample_rate, gain_in=0.4, gain_out=0.74, delay_ms=3.0, decay=0.4, mod_speed=0.5,
+                 sinusoidal=True) -> None:
+        op = "Phaser"
+        super().__init__(op, sample_rate=_effect_rate(sample_rate, op), gain_in=_num(gain_in, op, "gain_in", 0, 1),
+                         gain_out=_num(gain_out, op, "gain_out", 0, 1e9),
+                         delay_ms=_num(delay_ms, op, "delay_ms", 0, 5.0), decay=_num(decay, op, "decay", 0, 0.99),
+                         mod_speed=_num(mod_speed, op, "mod_speed", 0.1, 2),
+                         sinusoidal=_bool(sinusoidal, op, "sinusoidal"))
+
+
+class Flanger(_AudioOp):
+    """SoX's flanger over <..., channel (at most 4), time>: a swept delay of
+    delay to delay + depth ms mixed in by `width` percent, `regen` percent
+    fed back; the input's type comes back (integers: -1, 0 or 1, as
+    MindSpore's)."""
+
+    def __init__(self, sample_rate, delay=0.0, depth=2.0, regen=0.0, width=71.0, speed=0.5, phase=25.0,
+                 modulation=Modulation.SINUSOIDAL, interpolation=Interpolation.LINEAR) -> None:
+        op = "Flanger"
+        super().__init__(op, sample_rate=_effect_rate(sample_rate, op), delay=_num(delay, op, "delay", 0, 30),
+                         depth=_num(depth, op, "depth", 0, 10), regen=_num(regen, op, "regen", -95, 95),
+                         width=_num(width, op, "width", 0, 100), speed=_num(speed, op, "speed", 0.1, 10),
+                         phase=_num(phase, op, "phase", 0, 100),
+                         modulation=_enum(modulation, Modulation, op, "modulation"),
+                         interpolation=_enum(interpolation, Interpolation, op, "interpolation"))
+
+
+class Dither(_AudioOp):
+    """Quantizes to 16 bits with dither noise: TPDF is MindSpore's
+    (a Bartlett window over the row, the same values); RPDF (uniform) and
+    GPDF (normal) draw per-sample noise from the row's seed. noise_shaping
+    feeds each sample's error into the next."""
+
+    def __init__(self, density_function=DensityFunction.TPDF, noise_shaping=False) -> None:
+        op = "Dither"
+        super().__init__(op, density_function=_enum(density_function, DensityFunction, op, "density_function"),
+                         noise_shaping=_bool(noise_shaping, op, "noise_shaping"))
+
+
+class PhaseVocoder(_AudioOp):
+    """A complex spectrogram <..., freq, time, 2> sped up by `rate` with
+    each bin's expected phase advance per frame given: phase_advance, a
+    numpy array of shape (freq, 1)."""
+
+    def __init__(self, rate, phase_advance) -> None:
+        op = "PhaseVocoder"
+        rate = _num(rate, op, "rate", 0, lo_open=True)
+        if not isinstance(phase_advance, np.ndarray):
+            raise TypeError("%s: phase_advance must be a numpy array of shape (freq, 1), got %r"
+                            % (op, type(phase_advance).__name__))
+        if phase_advance.ndim != 2 or phase_advance.shape[1] != 1 or phase_advance.shape[0] == 0:
+            raise ValueError("%s: phase_advance must be of shape (freq, 1), got %s" % (op, phase_advance.shape))
+        if not np.issubdtype(phase_advance.dtype, np.number) or not np.all(np.isfinite(phase_advance)):
+            raise ValueError("%s: phase_advance must hold finite numbers" % op)
+        super().__init__(op, rate=rate, phase_advance=[float(v) for v in phase_advance[:, 0]])
+
+
+class DetectPitchFrequency(_AudioOp):
+    """The pitch of each frame_time-second frame of <..., time> in Hz
+    (normalized cross-correlation between freq_low and freq_high, a median
+    over win_length frames), float32 <..., frames'>."""
+
+    def __init__(self, sample_rate, frame_time=0.01, win_length=30, freq_low=85, freq_high=3400) -> None:
+        op = "DetectPitchFrequency"
+        rate = _rate(sample_rate, op)
+        if rate < 1:
+            raise ValueError("%s: sample_rate must be > 0, got %r" % (op, sample_rate))
+        super().__init__(op, sample_rate=rate, frame_time=_num(frame_time, op, "frame_time", 0, lo_open=True),
+                         win_length=_pos_int(win_length, op, "win_length"),
+                         freq_low=check_int(freq_low, op, "freq_low", 1, _FLOAT32_MAX),
+                         freq_high=check_int(freq_high, op, "freq_high", 1, _FLOAT32_MAX))
 
 
 # ---- utils -----------------------------------------------------------------------

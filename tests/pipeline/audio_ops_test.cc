@@ -83,6 +83,14 @@ const std::vector<nlohmann::json> kSpecs = {
     {{"op", "InverseSpectrogram"}, {"n_fft", 38}, {"hop_length", 4}},
     {{"op", "PitchShift"}, {"sample_rate", 8000}, {"n_steps", 2}, {"n_fft", 32}},
     {{"op", "GriffinLim"}, {"n_fft", 14}, {"hop_length", 2}, {"n_iter", 3}},
+    {{"op", "Contrast"}, {"enhancement_amount", 40}},
+    {{"op", "Overdrive"}, {"gain", 10}, {"color", 5}},
+    {{"op", "Phaser"}, {"sample_rate", 8000}, {"delay_ms", 1.0}, {"sinusoidal", false}},
+    {{"op", "Flanger"}, {"sample_rate", 8000}, {"regen", -20}, {"interpolation", "quadratic"}},
+    {{"op", "Dither"}, {"density_function", "GPDF"}, {"noise_shaping", true}},
+    {{"op", "PhaseVocoder"}, {"rate", 0.7}, {"phase_advance", std::vector<double>(20, 0.5)}},
+    {{"op", "DetectPitchFrequency"}, {"sample_rate", 400}, {"frame_time", 0.02}, {"win_length", 1},
+     {"freq_low", 50}, {"freq_high", 200}},
 };
 
 // A [2, 8, 40] input: two channels of 8 rows, each a waveform or a
@@ -106,9 +114,10 @@ TEST(AudioOpsTest, EverySpecRoundTripsAndLeavesAReadOnlyInputAlone) {
     const std::string name = spec["op"];
     Tensor in = full;
     if (name == "ComplexNorm" || name == "Angle" || name == "Magphase" || name == "TimeStretch" ||
-        name == "InverseSpectrogram")
+        name == "InverseSpectrogram" || name == "PhaseVocoder")
       in = full.Reshaped({2, 20, 8, 2});
     if (name == "MelScale") in = full.Region(0, TensorType::kFloat32, {2, 9, 10});
+    if (name == "Flanger") in = full.Reshaped({4, 4, 40});
     std::mt19937_64 rng(3);
     auto out = op->ApplyColumns({in}, rng);
     ASSERT_TRUE(out.ok()) << out.status().ToString();
