@@ -13,6 +13,7 @@
 #include "pipeline/ops/audio_scale.h"
 #include "pipeline/ops/audio_spectral.h"
 #include "pipeline/ops/audio_stretch.h"
+#include "pipeline/ops/audio_vad.h"
 #include "pipeline/ops/auto_augment.h"
 #include "pipeline/ops/batch_mix.h"
 #include "pipeline/ops/bbox.h"
@@ -81,6 +82,7 @@ constexpr Entry kOps[] = {
     {"Phaser", &ops::PhaserOp::Make},
     {"Flanger", &ops::FlangerOp::Make},
     {"Dither", &ops::DitherOp::Make},
+    {"Vad", &ops::VadOp::Make},
     {"InverseSpectrogram", &ops::InverseSpectrogramOp::Make},
     {"PitchShift", &ops::PitchShiftOp::Make},
     {"GriffinLim", &ops::GriffinLimOp::Make},

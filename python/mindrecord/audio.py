@@ -19,7 +19,7 @@ transforms", lists each): random draws come from each row's seed, so
 results are the same at any worker count; results MindSpore's kernels get
 wrong (two-sided complex spectrograms, DCShift's negative peaks, float64
 LFCC, TimeStretch on another frequency count) are computed as the formulas
-say. Not here (an AttributeError names them): InverseMelScale and Vad.
+say. Not here (an AttributeError names it): InverseMelScale.
 
 Thread safety: op objects are immutable values; the utils are pure.
 """
@@ -42,7 +42,7 @@ __all__ = ["AllpassBiquad", "AmplitudeToDB", "Angle", "BandBiquad", "BandpassBiq
            "SlidingWindowCmn", "SpectralCentroid", "Spectrogram", "TimeStretch", "InverseSpectrogram", "PitchShift", "GriffinLim", "TimeMasking", "TrebleBiquad", "Vol",
            "WindowType", "create_dct", "linear_fbanks", "melscale_fbanks", "Contrast", "DensityFunction",
            "DetectPitchFrequency", "Dither", "Flanger", "Interpolation", "Modulation", "Overdrive", "PhaseVocoder",
-           "Phaser"]
+           "Phaser", "Vad"]
 
 _INT32_MAX = 2 ** 31 - 1
 _FLOAT32_MAX = 16777216  # MindSpore's bound on float parameters
@@ -825,6 +825,37 @@ class DetectPitchFrequency(_AudioOp):
                          win_length=_pos_int(win_length, op, "win_length"),
                          freq_low=check_int(freq_low, op, "freq_low", 1, _FLOAT32_MAX),
                          freq_high=check_int(freq_high, op, "freq_high", 1, _FLOAT32_MAX))
+
+
+class Vad(_AudioOp):
+    """Voice activity detection (SoX's vad): trims the silence and quiet
+    background before speech from the front of <..., time>, all rows at the
+    earliest trigger. Trim the end by reversing, Vad, reversing back."""
+
+    def __init__(self, sample_rate, trigger_level=7.0, trigger_time=0.25, search_time=1.0, allowed_gap=0.25,
+                 pre_trigger_time=0.0, boot_time=0.35, noise_up_time=0.1, noise_down_time=0.01,
+                 noise_reduction_amount=1.35, measure_freq=20.0, measure_duration=None, measure_smooth_time=0.4,
+                 hp_filter_freq=50.0, lp_filter_freq=6000.0, hp_lifter_freq=150.0, lp_lifter_freq=2000.0) -> None:
+        op = "Vad"
+        rate = _pos_int(sample_rate, op, "sample_rate")
+        spec = {"trigger_level": _num(trigger_level, op, "trigger_level")}
+        for name, value in (("trigger_time", trigger_time), ("search_time", search_time),
+                            ("allowed_gap", allowed_gap), ("pre_trigger_time", pre_trigger_time),
+                            ("boot_time", boot_time), ("noise_up_time", noise_up_time),
+                            ("noise_down_time", noise_down_time), ("noise_reduction_amount", noise_reduction_amount),
+                            ("measure_smooth_time", measure_smooth_time)):
+            spec[name] = _num(value, op, name, 0)
+        if spec["noise_up_time"] < spec["noise_down_time"]:
+            raise ValueError("%s: noise_up_time must be at least noise_down_time, got %r and %r"
+                             % (op, noise_up_time, noise_down_time))
+        for name, value in (("measure_freq", measure_freq), ("hp_filter_freq", hp_filter_freq),
+                            ("lp_filter_freq", lp_filter_freq), ("hp_lifter_freq", hp_lifter_freq),
+                            ("lp_lifter_freq", lp_lifter_freq)):
+            spec[name] = _num(value, op, name, 0, lo_open=True)
+        # MindSpore's: None or 0 is twice the measurement period.
+        spec["measure_duration"] = (_num(measure_duration, op, "measure_duration", 0) if measure_duration else
+                                    2.0 / spec["measure_freq"])
+        super().__init__(op, sample_rate=rate, **spec)
 
 
 # ---- utils -----------------------------------------------------------------------

@@ -187,3 +187,50 @@ def test_detect_pitch_frequency_mindspore_vectors_and_a_tone():
         audio.DetectPitchFrequency(8000, freq_low=400, freq_high=300)(np.zeros(8000, np.float32))
     with pytest.raises(ds.InvalidArgumentError, match="fewer than win_length"):
         audio.DetectPitchFrequency(8000)(np.zeros(100, np.float32))
+
+
+def voice(sr=16000):
+    """A second of faint noise, then two seconds of a 200 Hz sawtooth (a voiced sound's harmonics)."""
+    t = np.arange(2 * sr) / sr
+    noise = np.random.default_rng(0).normal(0, 0.001, sr)
+    return np.concatenate([noise, ((t * 200) % 1.0 - 0.5) * 0.5]).astype(np.float32)
+
+
+def test_vad_trims_before_the_voice_as_torchaudio():
+    """The detector triggers at the voice; the lengths kept are torchaudio
+    0.13's vad on the same input (MindSpore's kernel never triggers: its
+    measure is always 0)."""
+    sig = voice()
+    y = audio.Vad(16000)(sig)
+    assert y.shape == (33600,)  # torchaudio: 33600
+    np.testing.assert_array_equal(y, sig[-33600:])
+    assert audio.Vad(16000, pre_trigger_time=0.2)(sig).shape == (36800,)  # torchaudio: 36800
+    assert audio.Vad(16000, measure_duration=0.05, measure_freq=40.0)(sig).shape == (32800,)  # torchaudio: 32800
+    # Rows are cut together, at the earliest trigger (the second row's voice starts 0.25 s sooner).
+    both = audio.Vad(16000)(np.stack([sig, np.roll(sig, -4000)]))
+    assert both.shape == (2, 37600)  # torchaudio: (2, 37600)
+    got = pipeline_rows(np.stack([sig, sig]), audio.Vad(16000), workers=2)
+    assert [g.shape for g in got] == [(33600,), (33600,)]
+
+
+def test_vad_without_a_trigger_keeps_mindsporess_trailing_samples():
+    """Noise does not trigger: the result is the slice MindSpore's tests expect
+    (pre-trigger + search + measure samples from the end, Python's slicing
+    of a negative start for shorter rows)."""
+    rng = np.random.default_rng(4)
+    one = rng.normal(0, 1, 1000).astype(np.float32)
+    np.testing.assert_array_equal(audio.Vad(600)(one), one[340:])
+    two = rng.normal(0, 1, (2, 1000)).astype(np.float32)
+    np.testing.assert_array_equal(audio.Vad(1600)(two), two[:, 240:])
+    assert audio.Vad(1600)(rng.normal(0, 1, (3, 1000))).shape == (3, 760)
+    assert audio.Vad(700, trigger_level=14.0, trigger_time=1.0)(one[None]).shape == (1, 770)
+    assert audio.Vad(800, trigger_level=14.0, trigger_time=1.0, search_time=2.0, measure_freq=40.0,
+                     measure_duration=0.05, measure_smooth_time=1.0)(one).shape == (640,)
+    with pytest.raises(ValueError, match="noise_up_time must be at least noise_down_time"):
+        audio.Vad(16000, noise_up_time=1, noise_down_time=3)
+    with pytest.raises(ValueError, match="sample_rate"):
+        audio.Vad(-10)
+    with pytest.raises(ds.InvalidArgumentError, match="search_time"):
+        audio.Vad(16000, search_time=0.0)(one)
+    with pytest.raises(ds.InvalidArgumentError, match="hp_lifter_freq"):
+        audio.Vad(16000, hp_lifter_freq=3000.0)(one)
