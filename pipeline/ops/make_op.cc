@@ -6,6 +6,7 @@
 #include "pipeline/ops/audio_effects.h"
 #include "pipeline/ops/audio_filter.h"
 #include "pipeline/ops/audio_inverse.h"
+#include "pipeline/ops/audio_inverse_mel.h"
 #include "pipeline/ops/audio_level.h"
 #include "pipeline/ops/audio_mask.h"
 #include "pipeline/ops/audio_pitch.h"
@@ -83,6 +84,7 @@ constexpr Entry kOps[] = {
     {"Flanger", &ops::FlangerOp::Make},
     {"Dither", &ops::DitherOp::Make},
     {"Vad", &ops::VadOp::Make},
+    {"InverseMelScale", &ops::InverseMelScaleOp::Make},
     {"InverseSpectrogram", &ops::InverseSpectrogramOp::Make},
     {"PitchShift", &ops::PitchShiftOp::Make},
     {"GriffinLim", &ops::GriffinLimOp::Make},

@@ -1,8 +1,9 @@
 """Audio transforms (MindSpore's mindspore.dataset.audio): spectrograms, mel
-scales, MFCCs and LFCCs, decibels, SpecAugment masks, gains and fades,
-mu-law coding, IIR filters, resampling, time stretching, pitch shifting and
-Griffin-Lim, run by the C++ pipeline on its worker threads like the vision
-ops.
+scales and their inverse, MFCCs and LFCCs, decibels, SpecAugment masks,
+gains and fades, dither, mu-law coding, IIR filters, SoX's effects,
+resampling, time stretching, pitch shifting and detection, voice activity
+detection and Griffin-Lim, run by the C++ pipeline on its worker threads
+like the vision ops.
 
     from mindrecord import audio                   # for mindspore.dataset.audio
     ds = ds.map([audio.MelSpectrogram(sample_rate=16000, n_mels=80),
@@ -19,7 +20,7 @@ transforms", lists each): random draws come from each row's seed, so
 results are the same at any worker count; results MindSpore's kernels get
 wrong (two-sided complex spectrograms, DCShift's negative peaks, float64
 LFCC, TimeStretch on another frequency count) are computed as the formulas
-say. Not here (an AttributeError names it): InverseMelScale.
+say.
 
 Thread safety: op objects are immutable values; the utils are pure.
 """
@@ -42,7 +43,7 @@ __all__ = ["AllpassBiquad", "AmplitudeToDB", "Angle", "BandBiquad", "BandpassBiq
            "SlidingWindowCmn", "SpectralCentroid", "Spectrogram", "TimeStretch", "InverseSpectrogram", "PitchShift", "GriffinLim", "TimeMasking", "TrebleBiquad", "Vol",
            "WindowType", "create_dct", "linear_fbanks", "melscale_fbanks", "Contrast", "DensityFunction",
            "DetectPitchFrequency", "Dither", "Flanger", "Interpolation", "Modulation", "Overdrive", "PhaseVocoder",
-           "Phaser", "Vad"]
+           "Phaser", "Vad", "InverseMelScale"]
 
 _INT32_MAX = 2 ** 31 - 1
 _FLOAT32_MAX = 16777216  # MindSpore's bound on float parameters
@@ -825,6 +826,36 @@ class DetectPitchFrequency(_AudioOp):
                          win_length=_pos_int(win_length, op, "win_length"),
                          freq_low=check_int(freq_low, op, "freq_low", 1, _FLOAT32_MAX),
                          freq_high=check_int(freq_high, op, "freq_high", 1, _FLOAT32_MAX))
+
+
+class InverseMelScale(_AudioOp):
+    """A mel spectrogram <..., n_mels, time> back to a linear one
+    <..., n_stft, time> by gradient descent from a random start (the row's
+    seed) on the squared error through MelScale's filters; sgdargs:
+    {"sgd_lr": 0.1, "sgd_momentum": 0.9}."""
+
+    def __init__(self, n_stft, n_mels=128, sample_rate=16000, f_min=0.0, f_max=None, max_iter=100000,
+                 tolerance_loss=1e-5, tolerance_change=1e-8, sgdargs=None, norm=NormType.NONE,
+                 mel_type=MelType.HTK) -> None:
+        op = "InverseMelScale"
+        mel = _mel_spec(op, n_mels, sample_rate, f_min, f_max, norm, mel_type)
+        n_stft = _pos_int(n_stft, op, "n_stft")
+        if n_stft == 1:
+            raise ValueError("%s: n_stft must be at least 2, got 1" % op)
+        sgdargs = {"sgd_lr": 0.1, "sgd_momentum": 0.9} if sgdargs is None else sgdargs
+        if not isinstance(sgdargs, dict):
+            raise TypeError("%s: sgdargs must be a dict, got %r" % (op, sgdargs))
+        unknown = sorted(set(sgdargs) - {"sgd_lr", "sgd_momentum"})
+        if unknown:
+            raise ValueError("%s: sgdargs takes 'sgd_lr' and 'sgd_momentum', got %r" % (op, unknown))
+        for key in ("sgd_lr", "sgd_momentum"):
+            if key not in sgdargs:
+                raise KeyError(key)
+        super().__init__(op, n_stft=n_stft, max_iter=_pos_int(max_iter, op, "max_iter"),
+                         tolerance_loss=_num(tolerance_loss, op, "tolerance_loss", 0, lo_open=True),
+                         tolerance_change=_num(tolerance_change, op, "tolerance_change", 0, lo_open=True),
+                         sgd_lr=_num(sgdargs["sgd_lr"], op, "sgd_lr", 0),
+                         sgd_momentum=_num(sgdargs["sgd_momentum"], op, "sgd_momentum", 0), **mel)
 
 
 class Vad(_AudioOp):

@@ -536,7 +536,7 @@ def test_argument_errors():
     with pytest.raises(TypeError, match="numpy array"):
         audio.Gain()([1.0, 2.0])
     with pytest.raises(AttributeError):
-        audio.InverseMelScale  # noqa: B018 (not here)
+        audio.NoSuchTransform  # noqa: B018
 
 
 def test_input_errors_name_the_op(speech):

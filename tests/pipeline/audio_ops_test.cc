@@ -91,6 +91,7 @@ const std::vector<nlohmann::json> kSpecs = {
     {{"op", "PhaseVocoder"}, {"rate", 0.7}, {"phase_advance", std::vector<double>(20, 0.5)}},
     {{"op", "DetectPitchFrequency"}, {"sample_rate", 400}, {"frame_time", 0.02}, {"win_length", 1},
      {"freq_low", 50}, {"freq_high", 200}},
+    {{"op", "InverseMelScale"}, {"n_stft", 12}, {"n_mels", 8}, {"sample_rate", 800}, {"max_iter", 20}},
     {{"op", "Vad"}, {"sample_rate", 4000}, {"trigger_level", 0.5}, {"search_time", 0.05}, {"measure_freq", 40}},
 };
 
