@@ -173,13 +173,7 @@ Result<json> NormalizeAudioLeaf(const json& j, const std::string& path) {
     out["extensions"] = e;
   }
   MR_ASSIGN_OR_RETURN(out["sampler"], LeafSampler(j, path));
-  if (j.contains("seed")) {
-    const json& v = j["seed"];
-    if (!(v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0))) {
-      return PlanNodeError(path, "'seed' must be an integer >= 0, got " + v.dump());
-    }
-    out["seed"] = v;
-  }
+  MR_RETURN_IF_ERROR(CopyLeafSeed(j, &out, path));
   return out;
 }
 

@@ -383,6 +383,10 @@ Result<json> LeafSampler(const json& leaf, const std::string& path) {
   return s;
 }
 
+Status CopyLeafSeed(const json& leaf, json* out, const std::string& path) {
+  return NodeReader(leaf, path).Seed(out);
+}
+
 json WithoutHandles(json j) {
   if (j.is_object()) {
     const bool spec = (j.contains("op") && j["op"].is_string()) || (j.contains("map") && j["map"].is_string()) ||

@@ -51,6 +51,10 @@ nlohmann::json FlatPlanTree(const Plan& plan);
 // InvalidArgument "plan: PATH: ...".
 Result<nlohmann::json> LeafSampler(const nlohmann::json& leaf, const std::string& path);
 
+// A leaf's "seed", when it has one, copied to (*out)["seed"]; an integer
+// >= 0, or InvalidArgument "plan: PATH: ...".
+Status CopyLeafSeed(const nlohmann::json& leaf, nlohmann::json* out, const std::string& path);
+
 // `j` with the keys starting with '_' of every op spec ({"op": ...}),
 // batch map spec ({"map": ...}) and source leaf removed, at any depth: process-local handles
 // (a Python callable's registry id), which the resume fingerprint leaves out.
