@@ -25,7 +25,7 @@ Result<double> EffectParam(const nlohmann::json& spec, const std::string& op, co
 }
 
 // Rates up to 2^24 Hz: the delay lines grow with the rate.
-Result<int> SampleRate(const nlohmann::json& spec, const std::string& op) {
+Result<int> EffectSampleRate(const nlohmann::json& spec, const std::string& op) {
   if (!spec.contains("sample_rate")) return Status::InvalidArgument(op + ": parameter 'sample_rate' is required");
   return GetIntIn(spec, op, "sample_rate", 1, 1 << 24, 0);
 }
@@ -64,7 +64,7 @@ std::vector<float> WaveTable(bool sine, int64_t size, float lo, float hi, double
 }
 
 template <typename T>
-T Clamp1(T v) {
+T ClampUnit(T v) {
   return std::min<T>(1, std::max<T>(-1, v));
 }
 
@@ -112,7 +112,7 @@ Result<Tensor> OverdriveOp::Apply(Tensor input, std::mt19937_64&) const {
         const T clipped = u < -1 ? T(-2.0 / 3) : u > 1 ? T(2.0 / 3) : u - u * u * u / 3;
         last_out = clipped - last_in + last_out * T(0.995);
         last_in = clipped;
-        s = Clamp1<T>(s * T(0.5) + last_out * T(0.75));
+        s = ClampUnit<T>(s * T(0.5) + last_out * T(0.75));
       }
     }
   };
@@ -127,7 +127,7 @@ Result<std::unique_ptr<TensorOp>> PhaserOp::Make(const nlohmann::json& spec) {
   MR_RETURN_IF_ERROR(
       CheckKeys(spec, op, {"sample_rate", "gain_in", "gain_out", "delay_ms", "decay", "mod_speed", "sinusoidal"}));
   std::unique_ptr<PhaserOp> p(new PhaserOp());
-  MR_ASSIGN_OR_RETURN(int rate, SampleRate(spec, op));
+  MR_ASSIGN_OR_RETURN(int rate, EffectSampleRate(spec, op));
   MR_ASSIGN_OR_RETURN(p->gain_in_, EffectParam(spec, op, "gain_in", 0.4, 0, 1));
   MR_ASSIGN_OR_RETURN(p->gain_out_, EffectParam(spec, op, "gain_out", 0.74, 0, 1e9));
   MR_ASSIGN_OR_RETURN(double delay_ms, EffectParam(spec, op, "delay_ms", 3.0, 0, 5));
@@ -168,7 +168,7 @@ Result<Tensor> PhaserOp::Apply(Tensor input, std::mt19937_64&) const {
         T& s = d[r * len + i];
         const T y = s * static_cast<T>(gain_in_) + buf[static_cast<size_t>(tap)];
         buf[static_cast<size_t>(dpos)] = y * static_cast<T>(decay_);
-        s = Clamp1<T>(y * static_cast<T>(gain_out_));
+        s = ClampUnit<T>(y * static_cast<T>(gain_out_));
       }
     }
   };
@@ -183,7 +183,7 @@ Result<std::unique_ptr<TensorOp>> FlangerOp::Make(const nlohmann::json& spec) {
   MR_RETURN_IF_ERROR(CheckKeys(spec, op, {"sample_rate", "delay", "depth", "regen", "width", "speed", "phase",
                                           "modulation", "interpolation"}));
   std::unique_ptr<FlangerOp> f(new FlangerOp());
-  MR_ASSIGN_OR_RETURN(int rate, SampleRate(spec, op));
+  MR_ASSIGN_OR_RETURN(int rate, EffectSampleRate(spec, op));
   MR_ASSIGN_OR_RETURN(double delay, EffectParam(spec, op, "delay", 0.0, 0, 30));
   MR_ASSIGN_OR_RETURN(double depth, EffectParam(spec, op, "depth", 2.0, 0, 10));
   MR_ASSIGN_OR_RETURN(double regen, EffectParam(spec, op, "regen", 0.0, -95, 95));
@@ -262,7 +262,7 @@ Result<Tensor> FlangerOp::Apply(Tensor input, std::mt19937_64&) const {
             delayed = a + (bb - a) * frac;
           }
           last[static_cast<size_t>(k)] = delayed;
-          sample = Clamp1<T>(sample * static_cast<T>(dry_) + delayed * static_cast<T>(wet_));
+          sample = ClampUnit<T>(sample * static_cast<T>(dry_) + delayed * static_cast<T>(wet_));
         }
         lp = (lp + 1) % lfo_len;
       }
