@@ -43,9 +43,9 @@ class _RawDataset(MindDataset):
         if cache is not None:
             raise NotImplementedError("%s(cache=...) is not supported by mindrecord (no dataset cache server); "
                                       "only None" % name)
-        if not isinstance(leaf["dataset_dir"], str) or not leaf["dataset_dir"]:
-            raise ValueError("%s: dataset_dir must be a folder path, got %r" % (name, leaf["dataset_dir"]))
-        if not os.path.isdir(leaf["dataset_dir"]):
+        if not isinstance(leaf["dataset_dir"], str):  # MindSpore's check_dir: a TypeError
+            raise TypeError("%s: dataset_dir must be a str (a folder path), got %r" % (name, leaf["dataset_dir"]))
+        if not leaf["dataset_dir"] or not os.path.isdir(leaf["dataset_dir"]):
             raise ValueError("%s: dataset_dir %r is not a folder" % (name, leaf["dataset_dir"]))
         self._init_leaf(name, leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, seed)
 

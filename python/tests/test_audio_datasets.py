@@ -380,6 +380,10 @@ def test_unsupported_keywords_and_bad_folders(tmp_path, yesno):
         mindrecord.YesNoDataset(yesno, cache=object())
     with pytest.raises(ValueError, match=r"is not a folder"):
         mindrecord.LJSpeechDataset(str(tmp_path / "missing"))
+    with pytest.raises(ValueError, match=r"is not a folder"):
+        mindrecord.LJSpeechDataset("")
+    with pytest.raises(TypeError, match=r"dataset_dir must be a str"):  # MindSpore's check_dir
+        mindrecord.GTZANDataset(tmp_path)
     with pytest.raises(mindrecord.NotFoundError, match=r"metadata.csv"):
         mindrecord.LJSpeechDataset(str(tmp_path))
     with pytest.raises(mindrecord.NotFoundError, match=r"no YesNoDataset rows"):
