@@ -305,4 +305,5 @@ PYBIND11_MODULE(_core, m) {
   mb::BindCrypto(m);
   mb::BindBatchMap(m);
   mb::BindImageIo(m);
+  mb::BindVectors(m);
 }

@@ -68,6 +68,8 @@ py::array StringsToArray(const Tensor& t);
 py::object StackedStrings(const std::vector<Tensor>& rows);
 
 void BindIo(py::module_& m);
+// mindrecord.text's pretrained vectors (bind_vectors.cc).
+void BindVectors(py::module_& m);
 void BindPipeline(py::module_& m);
 void BindConvert(py::module_& m);
 void BindPyFunc(py::module_& m);

@@ -51,6 +51,7 @@
 #include "pipeline/ops/text_regex.h"
 #include "pipeline/ops/text_sequence.h"
 #include "pipeline/ops/text_tokenizers.h"
+#include "pipeline/ops/text_vectors.h"
 #include "pipeline/ops/text_wordpiece.h"
 #include "pipeline/ops/warp.h"
 
@@ -129,6 +130,7 @@ constexpr Entry kOps[] = {
     {"NormalizeUTF8", &ops::NormalizeUTF8Op::Make},
     {"RegexReplace", &ops::RegexReplaceOp::Make},
     {"Lookup", &ops::LookupOp::Make},
+    {"ToVectors", &ops::ToVectorsOp::Make},
     {"Truncate", &ops::TruncateOp::Make},
     {"TruncateSequencePair", &ops::TruncateSequencePairOp::Make},
     {"SlidingWindow", &ops::SlidingWindowOp::Make},

@@ -21,9 +21,10 @@ naming the op.
 
 CaseFold, NormalizeUTF8, RegexReplace, RegexTokenizer, BasicTokenizer and
 BertTokenizer run through ICU, as MindSpore's (ICU's regular expressions,
-each match bounded in time). Not here (an AttributeError names them):
-JiebaTokenizer, SentencePieceTokenizer, FilterWikipediaXML and the
-pretrained vectors (ToVectors, FastText, GloVe, CharNGram).
+each match bounded in time). Pretrained vectors (Vectors, GloVe, FastText,
+CharNGram) and ToVectors live in _text_vectors.py. Not here (an
+AttributeError names them): JiebaTokenizer, SentencePieceTokenizer and
+FilterWikipediaXML.
 
 Thread safety: op objects and Vocab (once built) are immutable values.
 """
@@ -36,11 +37,13 @@ import os
 import numpy as np
 
 from mindrecord._ops_base import TensorOperation, check_int, check_numeric_dtype
+from mindrecord._text_vectors import CharNGram, FastText, GloVe, ToVectors, Vectors
 
-__all__ = ["AddToken", "BasicTokenizer", "BertTokenizer", "CaseFold", "Lookup", "Ngram", "NormalizeForm",
-           "NormalizeUTF8", "PythonTokenizer", "RegexReplace", "RegexTokenizer", "SlidingWindow", "ToNumber",
-           "Truncate", "TruncateSequencePair", "UnicodeCharTokenizer", "UnicodeScriptTokenizer",
-           "WhitespaceTokenizer", "WordpieceTokenizer", "Vocab", "to_bytes", "to_str"]
+__all__ = ["AddToken", "BasicTokenizer", "BertTokenizer", "CaseFold", "CharNGram", "FastText", "GloVe", "Lookup",
+           "Ngram", "NormalizeForm", "NormalizeUTF8", "PythonTokenizer", "RegexReplace", "RegexTokenizer",
+           "SlidingWindow", "ToNumber", "ToVectors", "Truncate", "TruncateSequencePair", "UnicodeCharTokenizer",
+           "UnicodeScriptTokenizer", "Vectors", "WhitespaceTokenizer", "WordpieceTokenizer", "Vocab", "to_bytes",
+           "to_str"]
 
 _MAX_ID = 2 ** 31 - 1
 

@@ -379,3 +379,15 @@ AUDIO_SEEDS = {
 }
 for name, (layout, sound, meta) in AUDIO_SEEDS.items():
     put("audio", name, bytes([layout]) + sound + SEP + meta)
+
+
+# vectors_fuzz: first byte = kind (bits 0-1: Vectors, GloVe, FastText,
+# CharNGram), lower_case_backup (bit 2), max_vectors (bits 3-4); then the file.
+VECTORS_SEEDS = {
+    "vectors": (0, b"the 0.418 0.24968 -0.41242\n, 0.013441 0.23682 -0.16899\nThe 1 2 3\n"),
+    "glove_lower": (1 | 4, b"a 1e-3 +2 -0.5\nthe 7 7 7\r\n"),
+    "fasttext_header": (2 | 8, b"2 3\na 1 2 3 \nb 4 5 6 \n"),
+    "charngram": (3, b"2gram-#BEGIN#a 1 2\n2gram-a#END# 3 4\n3gram-#BEGIN#a#END# 5 6\n"),
+}
+for name, (pick, body) in VECTORS_SEEDS.items():
+    put("vectors", name, bytes([pick]) + body)
