@@ -1,6 +1,7 @@
 """MindSpore's built-in raw-format loaders over the same pipeline as
 MindDataset: ImageFolderDataset, Cifar10Dataset, Cifar100Dataset,
-MnistDataset, VOCDataset, CocoDataset (MindSpore 2.x arguments and columns).
+MnistDataset (and FashionMnistDataset, KMnistDataset over the same idx
+files), VOCDataset, CocoDataset (MindSpore 2.x arguments and columns).
 
 Each is a MindDataset whose execution tree starts at a "raw" leaf (the C++
 RawSource, pipeline/nodes/raw_source.h), which reads the folder with the
@@ -24,7 +25,8 @@ from mindrecord import config as _config
 from mindrecord.dataset import MindDataset, _positive, check_sampling, dataset_seed
 from mindrecord.samplers import _nsamples
 
-__all__ = ["ImageFolderDataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "VOCDataset", "CocoDataset"]
+__all__ = ["ImageFolderDataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "FashionMnistDataset",
+           "KMnistDataset", "VOCDataset", "CocoDataset"]
 
 
 def _unsupported(name, kwargs):
@@ -166,11 +168,27 @@ class MnistDataset(_RawDataset):
     """mindspore.dataset.MnistDataset: columns [image (uint8 28x28x1),
     label]; idx files plain or gzipped; `usage` "train", "test" or "all"."""
 
+    _loader = "MnistDataset"
+
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
                  sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
         leaf = {"node": "raw", "format": "mnist", "dataset_dir": dataset_dir, "usage": _usage(usage)}
-        self._init_raw("MnistDataset", leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
+        self._init_raw(self._loader, leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
                        shard_id, cache, seed)
+
+
+class FashionMnistDataset(MnistDataset):
+    """mindspore.dataset.FashionMnistDataset: Fashion-MNIST's idx files
+    (MNIST's names and layout); as MnistDataset."""
+
+    _loader = "FashionMnistDataset"
+
+
+class KMnistDataset(MnistDataset):
+    """mindspore.dataset.KMnistDataset: Kuzushiji-MNIST's idx files (MNIST's
+    names and layout); as MnistDataset."""
+
+    _loader = "KMnistDataset"
 
 
 class VOCDataset(_RawDataset):

@@ -6,6 +6,7 @@ the torch adapter, and errors naming the bad file."""
 import gzip
 import json
 import os
+import struct
 import shutil
 
 import numpy as np
@@ -91,6 +92,28 @@ def test_mnist_rows_equal_converted_dataset(tmp_path):
     for usage in ("test", "all", None):
         with pytest.raises(mindrecord.CorruptionError, match="t10k-images-idx3-ubyte.gz: truncated"):
             MnistDataset(src, usage=usage)
+
+
+@pytest.mark.parametrize("loader", ["FashionMnistDataset", "KMnistDataset"])
+def test_fashion_and_kuzushiji_mnist_read_mnist_idx_files(tmp_path, loader):
+    """Both ship MNIST's file names and layout: plain idx files, written here."""
+    rng = np.random.default_rng(7)
+    images = rng.integers(0, 256, (6, 28, 28), dtype=np.uint8)
+    labels = rng.integers(0, 10, 6, dtype=np.uint8)
+    d = tmp_path / loader
+    d.mkdir()
+    (d / "train-images-idx3-ubyte").write_bytes(struct.pack(">IIII", 2051, 6, 28, 28) + images.tobytes())
+    (d / "train-labels-idx1-ubyte").write_bytes(struct.pack(">II", 2049, 6) + labels.tobytes())
+    cls = getattr(mindrecord, loader)
+    assert cls is getattr(mindrecord.dataset, loader) and issubclass(cls, MindDataset)
+    got = rows(cls(str(d), usage="train", shuffle=False))
+    np.testing.assert_array_equal(np.stack([g["image"] for g in got]), images[..., None])
+    assert [int(g["label"]) for g in got] == labels.tolist()
+    assert cls(str(d), num_samples=4).get_dataset_size() == 4
+    with pytest.raises(mindrecord.NotFoundError, match="t10k-images-idx3-ubyte"):
+        cls(str(d), usage="test")
+    with pytest.raises(ValueError, match="usage must be"):
+        cls(str(d), usage="val")
 
 
 def test_imagefolder_labels_order_and_bytes(tmp_path, folder):
