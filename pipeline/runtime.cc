@@ -339,7 +339,8 @@ Status Runtime::BatchTooLarge(const Task& task, const std::string& where, uint64
 }
 
 Status Runtime::RowError(const std::string& where, const Status& st, Chunk* chunk) const {
-  Status ctx = st.WithContext(where);
+  // Sources that name the row themselves (CSV, TFRecord) are not named twice.
+  Status ctx = st.message().rfind(where, 0) == 0 ? st : st.WithContext(where);
   if (plan_.on_error == ErrorPolicy::kFail) return ctx;
   chunk->skipped++;
   if (chunk->errors.size() < kMaxReportedErrors) chunk->errors.push_back(ctx.ToString());

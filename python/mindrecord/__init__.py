@@ -32,6 +32,8 @@ from mindrecord.raw_datasets import (Cifar10Dataset, Cifar100Dataset, CocoDatase
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset
 from mindrecord.text_file_dataset import TextFileDataset
 from mindrecord.csv_dataset import CSVDataset
+from mindrecord.text_datasets import (AGNewsDataset, AmazonReviewDataset, DBpediaDataset, PennTreebankDataset,
+                                      SogouNewsDataset, WikiTextDataset, YahooAnswersDataset, YelpReviewDataset)
 from mindrecord.tfrecord_dataset import TFRecordDataset
 from mindrecord.schema import Schema
 from mindrecord.callback import DSCallback
@@ -65,5 +67,7 @@ __all__ = [
     "YesNoDataset", "SpeechCommandsDataset", "LJSpeechDataset", "CMUArcticDataset", "GTZANDataset", "LibriTTSDataset",
     "TedliumDataset",
     "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset", "TextFileDataset", "CSVDataset", "TFRecordDataset",
+    "AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset", "YahooAnswersDataset", "YelpReviewDataset",
+    "SogouNewsDataset", "PennTreebankDataset", "WikiTextDataset",
     "Schema",
 ] + list(_exception_names)

@@ -93,10 +93,15 @@ class CSVDataset(_RawDataset):
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise ValueError("Invalid parameter, duplicate column %s" % dup)
-        types = _types(column_defaults, len(names))
-        mode = file_shuffle_mode("CSVDataset", shuffle)
+        self._init_csv("CSVDataset", files, field_delim, names, header, _types(column_defaults, len(names)),
+                       num_samples, num_parallel_workers, shuffle, num_shards, shard_id, seed)
+
+    def _init_csv(self, loader, files, field_delim, names, header, types, num_samples, num_parallel_workers, shuffle,
+                  num_shards, shard_id, seed):
+        """The leaf over `files` read in this order; `loader` names the dataset in errors."""
+        mode = file_shuffle_mode(loader, shuffle)
         rows = sum(_core.csv_records(files, field_delim, header))
-        leaf = {"node": "source", "kind": "csv", "columns": names, "rows": rows, "name": "CSVDataset",
+        leaf = {"node": "source", "kind": "csv", "columns": names, "rows": rows, "name": loader,
                 "args": {"files": files, "delimiter": field_delim, "types": types, "header": header}}
-        self._init_leaf("CSVDataset", leaf, num_samples, num_parallel_workers, shuffle, None, num_shards, shard_id,
+        self._init_leaf(loader, leaf, num_samples, num_parallel_workers, shuffle, None, num_shards, shard_id,
                         seed, mode=mode)

@@ -681,3 +681,6 @@ from mindrecord.text_file_dataset import TextFileDataset  # noqa: E402,F401
 from mindrecord.audio_datasets import (CMUArcticDataset, GTZANDataset, LibriTTSDataset,  # noqa: E402,F401
                                        LJSpeechDataset, SpeechCommandsDataset, TedliumDataset, YesNoDataset)
 from mindrecord.csv_dataset import CSVDataset  # noqa: E402,F401
+from mindrecord.text_datasets import (AGNewsDataset, AmazonReviewDataset, DBpediaDataset,  # noqa: E402,F401
+                                      PennTreebankDataset, SogouNewsDataset, WikiTextDataset, YahooAnswersDataset,
+                                      YelpReviewDataset)

@@ -61,9 +61,14 @@ class TextFileDataset(_RawDataset):
         if cache is not None:
             raise NotImplementedError("TextFileDataset(cache=...) is not supported by mindrecord; only None")
         absolute = [os.path.abspath(f) for f in find_files(dataset_files)]
-        mode = file_shuffle_mode("TextFileDataset", shuffle)
-        rows = sum(_core.text_file_lines(absolute))
-        leaf = {"node": "source", "kind": "textfile", "columns": ["text"], "rows": rows,
-                "name": "TextFileDataset", "args": {"files": absolute}}
-        self._init_leaf("TextFileDataset", leaf, num_samples, num_parallel_workers, shuffle, None, num_shards,
-                        shard_id, seed, mode=mode)
+        self._init_text("TextFileDataset", absolute, num_samples, num_parallel_workers, shuffle, num_shards, shard_id,
+                        seed)
+
+    def _init_text(self, loader, files, num_samples, num_parallel_workers, shuffle, num_shards, shard_id, seed):
+        """The leaf over `files` read in this order; `loader` names the dataset in errors."""
+        mode = file_shuffle_mode(loader, shuffle)
+        rows = sum(_core.text_file_lines(files))
+        leaf = {"node": "source", "kind": "textfile", "columns": ["text"], "rows": rows, "name": loader,
+                "args": {"files": files}}
+        self._init_leaf(loader, leaf, num_samples, num_parallel_workers, shuffle, None, num_shards, shard_id, seed,
+                        mode=mode)

@@ -1,0 +1,136 @@
+"""MindSpore's text dataset loaders over the CSV and text-file sources:
+AGNewsDataset, AmazonReviewDataset, DBpediaDataset, YahooAnswersDataset,
+YelpReviewDataset and SogouNewsDataset (the records of the folder's
+train.csv / test.csv, no header, every column a string, MindSpore's column
+names) and PennTreebankDataset and WikiTextDataset (the non-empty lines of
+the folder's split files, column "text").
+
+`usage` picks the split ("all", the default, reads every split's file in
+MindSpore's order: sorted by path, except Yelp and Sogou, train then test).
+The other arguments are MindSpore's, in its order (Yelp, Sogou: shuffle
+before num_shards), and behave as CSVDataset's / TextFileDataset's. A split
+file that is missing is a NotFoundError naming it.
+
+Thread safety: as MindDataset.
+"""
+import os
+
+from mindrecord.csv_dataset import CSVDataset
+from mindrecord.exceptions import NotFoundError
+from mindrecord.samplers import Shuffle
+from mindrecord.text_file_dataset import TextFileDataset
+
+__all__ = ["AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset", "PennTreebankDataset", "SogouNewsDataset",
+           "WikiTextDataset", "YahooAnswersDataset", "YelpReviewDataset"]
+
+_TRAIN_TEST = {"train": "train.csv", "test": "test.csv"}
+
+
+def _split_files(loader, dataset_dir, usage, files, sort=True):
+    """The absolute paths of `usage`'s files ({usage: file name}), in
+    MindSpore's order: sorted by path, or as listed."""
+    if not isinstance(dataset_dir, str):
+        raise TypeError("%s: dataset_dir must be a str (a folder path), got %r" % (loader, dataset_dir))
+    if not dataset_dir or not os.path.isdir(dataset_dir):
+        raise ValueError("%s: dataset_dir %r is not a folder" % (loader, dataset_dir))
+    usage = "all" if usage is None else usage
+    if usage != "all" and usage not in files:
+        raise ValueError("%s: Input usage is not within the valid set of %s, got %r"
+                         % (loader, list(files) + ["all"], usage))
+    paths = [os.path.abspath(os.path.join(dataset_dir, name)) for u, name in files.items() if usage in ("all", u)]
+    if sort:
+        paths.sort()
+    for p in paths:
+        if not os.path.isfile(p):
+            raise NotFoundError("%s: %s is missing (usage %r)" % (loader, p, usage))
+    return paths
+
+
+class _CsvTextDataset(CSVDataset):
+    """A folder of train.csv / test.csv records with fixed string columns."""
+
+    _columns: list[str] = []
+    _sorted = True
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        loader = type(self).__name__
+        if cache is not None:
+            raise NotImplementedError("%s(cache=...) is not supported by mindrecord; only None" % loader)
+        files = _split_files(loader, dataset_dir, usage, _TRAIN_TEST, self._sorted)
+        names = list(self._columns)
+        self._init_csv(loader, files, ",", names, False, ["string"] * len(names), num_samples,
+                       num_parallel_workers, shuffle, num_shards, shard_id, seed)
+
+
+class AGNewsDataset(_CsvTextDataset):
+    """mindspore.dataset.AGNewsDataset: columns [index, title, description]."""
+
+    _columns = ["index", "title", "description"]
+
+
+class AmazonReviewDataset(_CsvTextDataset):
+    """mindspore.dataset.AmazonReviewDataset: columns [label, title, content]."""
+
+    _columns = ["label", "title", "content"]
+
+
+class DBpediaDataset(_CsvTextDataset):
+    """mindspore.dataset.DBpediaDataset: columns [class, title, content]."""
+
+    _columns = ["class", "title", "content"]
+
+
+class YahooAnswersDataset(_CsvTextDataset):
+    """mindspore.dataset.YahooAnswersDataset: columns [class, title, content, answer]."""
+
+    _columns = ["class", "title", "content", "answer"]
+
+
+class _TrainThenTest(_CsvTextDataset):
+    """MindSpore's argument order for Yelp and Sogou; "all" reads train.csv, then test.csv."""
+
+    _sorted = False
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, shuffle=Shuffle.GLOBAL, num_shards=None,
+                 shard_id=None, num_parallel_workers=None, cache=None, *, seed=None):
+        super().__init__(dataset_dir, usage, num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache,
+                         seed=seed)
+
+
+class YelpReviewDataset(_TrainThenTest):
+    """mindspore.dataset.YelpReviewDataset: columns [label, text]."""
+
+    _columns = ["label", "text"]
+
+
+class SogouNewsDataset(_TrainThenTest):
+    """mindspore.dataset.SogouNewsDataset: columns [index, title, content]."""
+
+    _columns = ["index", "title", "content"]
+
+
+class _LinesDataset(TextFileDataset):
+    """A folder of split files read as non-empty lines."""
+
+    _files: dict[str, str] = {}
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        loader = type(self).__name__
+        if cache is not None:
+            raise NotImplementedError("%s(cache=...) is not supported by mindrecord; only None" % loader)
+        files = _split_files(loader, dataset_dir, usage, self._files)
+        self._init_text(loader, files, num_samples, num_parallel_workers, shuffle, num_shards, shard_id, seed)
+
+
+class PennTreebankDataset(_LinesDataset):
+    """mindspore.dataset.PennTreebankDataset: the lines of ptb.{train,valid,test}.txt, column [text]."""
+
+    _files = {"train": "ptb.train.txt", "valid": "ptb.valid.txt", "test": "ptb.test.txt"}
+
+
+class WikiTextDataset(_LinesDataset):
+    """mindspore.dataset.WikiTextDataset: the lines of wiki.{train,valid,test}.tokens, column [text]."""
+
+    _files = {"train": "wiki.train.tokens", "valid": "wiki.valid.tokens", "test": "wiki.test.tokens"}

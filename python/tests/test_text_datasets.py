@@ -1,0 +1,136 @@
+"""MindSpore's text dataset loaders (AGNews, AmazonReview, DBpedia,
+YahooAnswers, YelpReview, SogouNews, PennTreebank, WikiText), written as
+MindSpore code with only the import changed, over folders written here:
+columns, the files each usage reads and their order, CSV quoting, shards and
+samples, and the errors."""
+import numpy as np
+import pytest
+
+import mindrecord
+import mindrecord.dataset as ds
+
+CSV_LOADERS = {
+    "AGNewsDataset": ["index", "title", "description"],
+    "AmazonReviewDataset": ["label", "title", "content"],
+    "DBpediaDataset": ["class", "title", "content"],
+    "YahooAnswersDataset": ["class", "title", "content", "answer"],
+    "YelpReviewDataset": ["label", "text"],
+    "SogouNewsDataset": ["index", "title", "content"],
+}
+
+
+def csv_line(values):
+    return ",".join('"%s"' % v.replace('"', '""') for v in values) + "\n"
+
+
+def write_split(folder, name, rows):
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text("".join(csv_line(r) for r in rows), encoding="utf-8")
+
+
+def split_rows(split, n_cols, count):
+    return [["%s%d" % (split, i)] + ["%s %d, col %d" % (split, i, c) for c in range(1, n_cols)]
+            for i in range(count)]
+
+
+def values(data, column):
+    return [str(r[column]) for r in data.create_dict_iterator(num_epochs=1, output_numpy=True)]
+
+
+@pytest.mark.parametrize("loader", sorted(CSV_LOADERS))
+def test_csv_loaders_read_their_splits_in_mindspores_order(tmp_path, loader):
+    cols = CSV_LOADERS[loader]
+    write_split(tmp_path, "train.csv", split_rows("train", len(cols), 3))
+    write_split(tmp_path, "test.csv", split_rows("test", len(cols), 2))
+    cls = getattr(ds, loader)
+    assert cls is getattr(mindrecord, loader)
+    data = cls(str(tmp_path), usage="train", shuffle=False)
+    assert data.get_col_names() == cols
+    rows = list(data.create_dict_iterator(num_epochs=1, output_numpy=True))
+    assert [[str(r[c]) for c in cols] for r in rows] == split_rows("train", len(cols), 3)
+    assert values(cls(str(tmp_path), usage="test", shuffle=False), cols[0]) == ["test0", "test1"]
+    # "all": sorted paths (test.csv first), except Yelp and Sogou (train.csv first).
+    train_first = loader in ("YelpReviewDataset", "SogouNewsDataset")
+    want = (["train0", "train1", "train2", "test0", "test1"] if train_first
+            else ["test0", "test1", "train0", "train1", "train2"])
+    assert values(cls(str(tmp_path), shuffle=False), cols[0]) == want
+    assert cls(str(tmp_path)).get_dataset_size() == 5
+    shuffled = values(cls(str(tmp_path), seed=3), cols[0])
+    assert sorted(shuffled) == sorted(want)
+
+
+def test_yelp_and_sogou_take_mindspores_argument_order(tmp_path):
+    write_split(tmp_path, "train.csv", split_rows("train", 2, 4))
+    write_split(tmp_path, "test.csv", split_rows("test", 2, 1))
+    # YelpReviewDataset(dataset_dir, usage, num_samples, shuffle, num_shards, shard_id, num_parallel_workers)
+    data = ds.YelpReviewDataset(str(tmp_path), "train", 3, False, 1, 0, 2)
+    assert values(data, "label") == ["train0", "train1", "train2"]
+    shards = [values(ds.YelpReviewDataset(str(tmp_path), "train", None, False, 2, k), "label") for k in range(2)]
+    assert sorted(shards[0] + shards[1]) == ["train0", "train1", "train2", "train3"]
+
+
+def test_quoted_fields_keep_commas_line_ends_and_quotes(tmp_path):
+    (tmp_path / "train.csv").write_text('"3","Wall St. ""Bears""","a, b\nc"\r\n"4","plain",x\n', encoding="utf-8")
+    data = ds.AGNewsDataset(str(tmp_path), usage="train", shuffle=False)
+    rows = list(data.create_dict_iterator(num_epochs=1, output_numpy=True))
+    assert [(str(r["index"]), str(r["title"]), str(r["description"])) for r in rows] == [
+        ("3", 'Wall St. "Bears"', "a, b\nc"), ("4", "plain", "x")]
+    assert rows[0]["title"].dtype.kind == "U"
+
+
+def test_csv_loader_errors_name_the_file(tmp_path):
+    with pytest.raises(ValueError, match="not a folder"):
+        ds.AGNewsDataset(str(tmp_path / "none"))
+    with pytest.raises(TypeError, match="dataset_dir must be a str"):
+        ds.DBpediaDataset(tmp_path)
+    write_split(tmp_path, "train.csv", split_rows("train", 3, 2))
+    with pytest.raises(mindrecord.NotFoundError, match=r"test.csv is missing"):
+        ds.AGNewsDataset(str(tmp_path))  # "all" needs both files
+    with pytest.raises(ValueError, match="Input usage is not within the valid set"):
+        ds.AGNewsDataset(str(tmp_path), usage="valid")
+    with pytest.raises(NotImplementedError, match="cache"):
+        ds.AGNewsDataset(str(tmp_path), usage="train", cache=object())
+    # A record of the wrong field count stops the pipeline naming the file and row, once.
+    with pytest.raises(RuntimeError, match=r"train.csv.*3 field\(s\), the columns are 2") as e:
+        list(ds.YelpReviewDataset(str(tmp_path), usage="train", shuffle=False))
+    assert str(e.value).count("train.csv") == 1
+
+
+LINE_LOADERS = {
+    "PennTreebankDataset": {"train": "ptb.train.txt", "valid": "ptb.valid.txt", "test": "ptb.test.txt"},
+    "WikiTextDataset": {"train": "wiki.train.tokens", "valid": "wiki.valid.tokens", "test": "wiki.test.tokens"},
+}
+
+
+@pytest.mark.parametrize("loader", sorted(LINE_LOADERS))
+def test_line_loaders_read_non_empty_lines_of_their_splits(tmp_path, loader):
+    for split, name in LINE_LOADERS[loader].items():
+        (tmp_path / name).write_text(" %s one \n\n = %s two =\r\n \n" % (split, split), encoding="utf-8")
+    cls = getattr(ds, loader)
+    data = cls(str(tmp_path), usage="valid", shuffle=False)
+    assert data.get_col_names() == ["text"]
+    # Empty lines are skipped; spaces, a line of spaces and '\r' are kept, as MindSpore's TextFileOp.
+    assert values(data, "text") == [" valid one ", " = valid two =\r", " "]
+    everything = values(cls(str(tmp_path), shuffle=False), "text")
+    assert everything[0::3] == [" test one ", " train one ", " valid one "]  # sorted paths: test, train, valid
+    assert cls(str(tmp_path), num_samples=4).get_dataset_size() == 4
+    sizes = [cls(str(tmp_path), num_shards=2, shard_id=k).get_dataset_size() for k in range(2)]
+    assert sizes == [5, 5]  # 9 lines: ceil(9 / 2) each, as MindSpore pads the last shard
+    with pytest.raises(ValueError, match="Input usage is not within the valid set"):
+        cls(str(tmp_path), usage="dev")
+    (tmp_path / LINE_LOADERS[loader]["test"]).unlink()
+    with pytest.raises(mindrecord.NotFoundError, match=LINE_LOADERS[loader]["test"].replace(".", r"\.")):
+        cls(str(tmp_path))
+    assert values(cls(str(tmp_path), usage="train", shuffle=False), "text")[:1] == [" train one "]
+
+
+def test_a_text_loader_feeds_a_tokenizer_and_vocab(tmp_path):
+    write_split(tmp_path, "train.csv", [["1", "good film", "really good"], ["2", "bad film", "not good"]])
+    data = ds.AGNewsDataset(str(tmp_path), usage="train", shuffle=False)
+    data = data.map(mindrecord.text.WhitespaceTokenizer(), input_columns="description")
+    vocab = mindrecord.text.Vocab.from_dataset(data, columns="description")
+    ids = data.map(mindrecord.text.Lookup(vocab), input_columns="description")
+    got = [r["description"] for r in ids.create_dict_iterator(num_epochs=1, output_numpy=True)]
+    words = vocab.vocab()
+    assert [list(g) for g in got] == [[words["really"], words["good"]], [words["not"], words["good"]]]
+    assert all(g.dtype == np.int32 for g in got)
