@@ -583,10 +583,13 @@ void BindPipeline(py::module_& m) {
     return ValueOrThrow(CountCsvRecords(files, delimiter[0], header));
   });
   // TextFileDataset: the non-empty lines of each file.
-  m.def("text_file_lines", [](const std::vector<std::string>& files) {
-    py::gil_scoped_release nogil;
-    return ValueOrThrow(CountTextFileLines(files));
-  });
+  m.def(
+      "text_file_lines",
+      [](const std::vector<std::string>& files, bool empty_lines) {
+        py::gil_scoped_release nogil;
+        return ValueOrThrow(CountTextFileLines(files, empty_lines));
+      },
+      py::arg("files"), py::arg("empty_lines") = false);
   // TFRecordDataset: the records of each file, and the columns of a file's
   // first record (MindSpore's schema when none is given).
   // `compression`: "" (none), "gzip" or "zlib".

@@ -11,9 +11,10 @@ namespace mindrecord {
 namespace {
 
 
-// Calls fn(start, length) for each non-empty line of `file`.
+// Calls fn(start, length) for each line of `file` (each non-empty one unless
+// `empty`); a last line without '\n' is a line, an end after '\n' is none.
 template <typename Fn>
-Status ScanLines(const RandomAccessFile& file, Fn&& fn) {
+Status ScanLines(const RandomAccessFile& file, bool empty, Fn&& fn) {
   std::string buf(kScanChunk, '\0');
   const uint64_t size = file.size();
   uint64_t line_start = 0;
@@ -26,7 +27,7 @@ Status ScanLines(const RandomAccessFile& file, Fn&& fn) {
       const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
       if (nl == nullptr) break;
       const uint64_t pos = at + static_cast<uint64_t>(nl - buf.data());
-      if (pos > line_start) MR_RETURN_IF_ERROR(fn(line_start, pos - line_start));
+      if (pos > line_start || empty) MR_RETURN_IF_ERROR(fn(line_start, pos - line_start));
       line_start = pos + 1;
       p = nl + 1;
     }
@@ -37,18 +38,20 @@ Status ScanLines(const RandomAccessFile& file, Fn&& fn) {
 }
 
 // The text grammar's rows of a file, for ScanRows (row_scan_cache.h).
-constexpr const char* kScanKey = "text";
-Status ScanTextRows(const RandomAccessFile& f, FileRows* rows) {
-  return ScanLines(f, [&](uint64_t start, uint64_t len) {
-    return rows->Add(start, len) ? Status::OK() : rows->Full(f.path(), "lines");
-  });
+const char* ScanKey(bool empty) { return empty ? "text+empty" : "text"; }
+ScanFn ScanTextRows(bool empty) {
+  return [empty](const RandomAccessFile& f, FileRows* rows) {
+    return ScanLines(f, empty, [&](uint64_t start, uint64_t len) {
+      return rows->Add(start, len) ? Status::OK() : rows->Full(f.path(), "lines");
+    });
+  };
 }
 
 class TextFileSource : public FileRowsSource {
  public:
-  static Result<std::unique_ptr<Source>> Open(const std::vector<std::string>& files) {
+  static Result<std::unique_ptr<Source>> Open(const std::vector<std::string>& files, bool empty) {
     std::unique_ptr<TextFileSource> s(new TextFileSource(files));
-    MR_RETURN_IF_ERROR(s->Scan(kScanKey, ScanTextRows));
+    MR_RETURN_IF_ERROR(s->Scan(ScanKey(empty), ScanTextRows(empty)));
     return std::unique_ptr<Source>(std::move(s));
   }
 
@@ -71,19 +74,22 @@ class TextFileSource : public FileRowsSource {
 
 }  // namespace
 
-Result<std::vector<uint64_t>> CountTextFileLines(const std::vector<std::string>& files) {
-  MR_ASSIGN_OR_RETURN(auto scans, ScanSourceFiles(files, kScanKey, ScanTextRows));
+Result<std::vector<uint64_t>> CountTextFileLines(const std::vector<std::string>& files, bool empty_lines) {
+  MR_ASSIGN_OR_RETURN(auto scans, ScanSourceFiles(files, ScanKey(empty_lines), ScanTextRows(empty_lines)));
   std::vector<uint64_t> out;
   for (const auto& rows : scans) out.push_back(rows->start.size());
   return out;
 }
 
 Result<std::unique_ptr<Source>> OpenTextFileSource(const nlohmann::json& node) {
-  MR_ASSIGN_OR_RETURN(auto files, SourceFiles(node.value("args", nlohmann::json::object()), "textfile"));
+  const nlohmann::json args = node.value("args", nlohmann::json::object());
+  MR_ASSIGN_OR_RETURN(auto files, SourceFiles(args, "textfile"));
   if (node.at("columns") != nlohmann::json::array({"text"})) {
     return Status::InvalidArgument("a 'textfile' source has one column, 'text'");
   }
-  MR_ASSIGN_OR_RETURN(auto src, TextFileSource::Open(files));
+  const nlohmann::json empty = args.value("empty_lines", nlohmann::json(false));
+  if (!empty.is_boolean()) return Status::InvalidArgument("a 'textfile' source's empty_lines must be a bool");
+  MR_ASSIGN_OR_RETURN(auto src, TextFileSource::Open(files, empty.get<bool>()));
   if (src->num_rows() != node.at("rows").get<uint64_t>()) {
     return Status::Corruption("the text files hold " + std::to_string(src->num_rows()) + " lines now, " +
                               node.at("rows").dump() + " when the dataset was made (a file changed)");

@@ -8,8 +8,9 @@
 // kMaxDecompressedRowBytes, is a row error naming the file and byte offset.
 //
 // The leaf: {"node": "source", "kind": "textfile", "columns": ["text"],
-// "rows": N, "args": {"files": [...]}}; `rows` must be the files' line count
-// (TextFileDataset counts them with CountTextFileLines first).
+// "rows": N, "args": {"files": [...], "empty_lines": false}}; `rows` must be
+// the files' line count (TextFileDataset counts them with CountTextFileLines
+// first). empty_lines: every line a row, empty ones too (EnWik9Dataset).
 #pragma once
 
 #include <cstdint>
@@ -23,8 +24,9 @@
 
 namespace mindrecord {
 
-// Non-empty lines per file, in order; NotFound / IOError naming a file.
-Result<std::vector<uint64_t>> CountTextFileLines(const std::vector<std::string>& files);
+// Non-empty lines (all lines with `empty_lines`) per file, in order;
+// NotFound / IOError naming a file.
+Result<std::vector<uint64_t>> CountTextFileLines(const std::vector<std::string>& files, bool empty_lines = false);
 
 // Thread safety: as Source.
 Result<std::unique_ptr<Source>> OpenTextFileSource(const nlohmann::json& node);

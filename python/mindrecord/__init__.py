@@ -32,8 +32,9 @@ from mindrecord.raw_datasets import (Cifar10Dataset, Cifar100Dataset, CocoDatase
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset
 from mindrecord.text_file_dataset import TextFileDataset
 from mindrecord.csv_dataset import CSVDataset
-from mindrecord.text_datasets import (AGNewsDataset, AmazonReviewDataset, DBpediaDataset, PennTreebankDataset,
-                                      SogouNewsDataset, WikiTextDataset, YahooAnswersDataset, YelpReviewDataset)
+from mindrecord.text_datasets import (AGNewsDataset, AmazonReviewDataset, DBpediaDataset, EnWik9Dataset,
+                                      PennTreebankDataset, SogouNewsDataset, WikiTextDataset, YahooAnswersDataset,
+                                      YelpReviewDataset)
 from mindrecord.tfrecord_dataset import TFRecordDataset
 from mindrecord.schema import Schema
 from mindrecord.callback import DSCallback
@@ -68,6 +69,6 @@ __all__ = [
     "TedliumDataset",
     "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset", "TextFileDataset", "CSVDataset", "TFRecordDataset",
     "AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset", "YahooAnswersDataset", "YelpReviewDataset",
-    "SogouNewsDataset", "PennTreebankDataset", "WikiTextDataset",
+    "SogouNewsDataset", "PennTreebankDataset", "WikiTextDataset", "EnWik9Dataset",
     "Schema",
 ] + list(_exception_names)

@@ -2,8 +2,9 @@
 AGNewsDataset, AmazonReviewDataset, DBpediaDataset, YahooAnswersDataset,
 YelpReviewDataset and SogouNewsDataset (the records of the folder's
 train.csv / test.csv, no header, every column a string, MindSpore's column
-names) and PennTreebankDataset and WikiTextDataset (the non-empty lines of
-the folder's split files, column "text").
+names), PennTreebankDataset and WikiTextDataset (the non-empty lines of
+the folder's split files, column "text") and EnWik9Dataset (every line of
+its enwik9 file, empty ones too).
 
 `usage` picks the split ("all", the default, reads every split's file in
 MindSpore's order: sorted by path, except Yelp and Sogou, train then test).
@@ -20,8 +21,8 @@ from mindrecord.exceptions import NotFoundError
 from mindrecord.samplers import Shuffle
 from mindrecord.text_file_dataset import TextFileDataset
 
-__all__ = ["AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset", "PennTreebankDataset", "SogouNewsDataset",
-           "WikiTextDataset", "YahooAnswersDataset", "YelpReviewDataset"]
+__all__ = ["AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset", "EnWik9Dataset", "PennTreebankDataset",
+           "SogouNewsDataset", "WikiTextDataset", "YahooAnswersDataset", "YelpReviewDataset"]
 
 _TRAIN_TEST = {"train": "train.csv", "test": "test.csv"}
 
@@ -122,6 +123,20 @@ class _LinesDataset(TextFileDataset):
             raise NotImplementedError("%s(cache=...) is not supported by mindrecord; only None" % loader)
         files = _split_files(loader, dataset_dir, usage, self._files)
         self._init_text(loader, files, num_samples, num_parallel_workers, shuffle, num_shards, shard_id, seed)
+
+
+class EnWik9Dataset(TextFileDataset):
+    """mindspore.dataset.EnWik9Dataset: every line of the folder's enwik9
+    file, empty ones too (MindSpore's), column [text]; shuffle=True (global)
+    by default, as MindSpore's."""
+
+    def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=True, num_shards=None,
+                 shard_id=None, cache=None, *, seed=None):
+        if cache is not None:
+            raise NotImplementedError("EnWik9Dataset(cache=...) is not supported by mindrecord; only None")
+        files = _split_files("EnWik9Dataset", dataset_dir, "all", {"all": "enwik9"})
+        self._init_text("EnWik9Dataset", files, num_samples, num_parallel_workers, shuffle, num_shards, shard_id, seed,
+                        empty_lines=True)
 
 
 class PennTreebankDataset(_LinesDataset):

@@ -64,11 +64,14 @@ class TextFileDataset(_RawDataset):
         self._init_text("TextFileDataset", absolute, num_samples, num_parallel_workers, shuffle, num_shards, shard_id,
                         seed)
 
-    def _init_text(self, loader, files, num_samples, num_parallel_workers, shuffle, num_shards, shard_id, seed):
-        """The leaf over `files` read in this order; `loader` names the dataset in errors."""
+    def _init_text(self, loader, files, num_samples, num_parallel_workers, shuffle, num_shards, shard_id, seed,
+                   empty_lines=False):
+        """The leaf over `files` read in this order; `loader` names the dataset in errors; `empty_lines`:
+        empty lines are rows too."""
         mode = file_shuffle_mode(loader, shuffle)
-        rows = sum(_core.text_file_lines(files))
+        rows = sum(_core.text_file_lines(files, empty_lines))
+        args = {"files": files, "empty_lines": True} if empty_lines else {"files": files}
         leaf = {"node": "source", "kind": "textfile", "columns": ["text"], "rows": rows, "name": loader,
-                "args": {"files": files}}
+                "args": args}
         self._init_leaf(loader, leaf, num_samples, num_parallel_workers, shuffle, None, num_shards, shard_id, seed,
                         mode=mode)

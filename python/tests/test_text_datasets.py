@@ -134,3 +134,18 @@ def test_a_text_loader_feeds_a_tokenizer_and_vocab(tmp_path):
     words = vocab.vocab()
     assert [list(g) for g in got] == [[words["really"], words["good"]], [words["not"], words["good"]]]
     assert all(g.dtype == np.int32 for g in got)
+
+
+def test_enwik9_keeps_empty_lines(tmp_path):
+    (tmp_path / "enwik9").write_bytes(b"<mediawiki>\n\n  <page>\n\n\nend")
+    data = ds.EnWik9Dataset(str(tmp_path), shuffle=False)
+    # Every line a row, empty ones too; a last line without '\n' is one; MindSpore's getline loop.
+    assert values(data, "text") == ["<mediawiki>", "", "  <page>", "", "", "end"]
+    assert ds.EnWik9Dataset(str(tmp_path)).get_dataset_size() == 6
+    assert sorted(values(ds.EnWik9Dataset(str(tmp_path), seed=1), "text")) == sorted(values(data, "text"))
+    (tmp_path / "enwik9").write_bytes(b"a\n\n")
+    assert values(ds.EnWik9Dataset(str(tmp_path), shuffle=False), "text") == ["a", ""]
+    # The same file through TextFileDataset: empty lines are no rows there.
+    assert values(ds.TextFileDataset(str(tmp_path / "enwik9"), shuffle=False), "text") == ["a"]
+    with pytest.raises(mindrecord.NotFoundError, match="enwik9 is missing"):
+        ds.EnWik9Dataset(str(tmp_path / ".."))
