@@ -13,6 +13,7 @@
 
 #include "pipeline/nodes/compile.h"
 #include "pipeline/nodes/csv_source.h"
+#include "pipeline/nodes/imdb_source.h"
 #include "pipeline/nodes/text_source.h"
 #include "pipeline/nodes/tfrecord_source.h"
 #include "pipeline/padded.h"
@@ -583,6 +584,13 @@ void BindPipeline(py::module_& m) {
     return ValueOrThrow(CountCsvRecords(files, delimiter[0], header));
   });
   // TextFileDataset: the non-empty lines of each file.
+  m.def(
+      "imdb_files",
+      [](const std::string& dataset_dir, const std::string& usage) {
+        py::gil_scoped_release nogil;
+        return ValueOrThrow(CountImdbFiles(dataset_dir, usage));
+      },
+      py::arg("dataset_dir"), py::arg("usage"));
   m.def(
       "text_file_lines",
       [](const std::vector<std::string>& files, bool empty_lines) {

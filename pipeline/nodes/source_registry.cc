@@ -5,6 +5,7 @@
 #include <set>
 
 #include "pipeline/nodes/csv_source.h"
+#include "pipeline/nodes/imdb_source.h"
 #include "pipeline/nodes/text_source.h"
 #include "pipeline/nodes/tfrecord_source.h"
 #include "pipeline/nodes/tree_spec.h"
@@ -34,6 +35,10 @@ Result<std::unique_ptr<Source>> MakeRegisteredSource(const nlohmann::json& node)
   const std::string kind = node.at("kind").get<std::string>();
   if (kind == "textfile") {
     MR_ASSIGN_OR_RETURN(auto src, OpenTextFileSource(node));
+    return src;
+  }
+  if (kind == "imdb") {
+    MR_ASSIGN_OR_RETURN(auto src, OpenImdbSource(node));
     return src;
   }
   if (kind == "csv") {

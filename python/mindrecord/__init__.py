@@ -32,7 +32,7 @@ from mindrecord.raw_datasets import (Cifar10Dataset, Cifar100Dataset, CocoDatase
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset
 from mindrecord.text_file_dataset import TextFileDataset
 from mindrecord.csv_dataset import CSVDataset
-from mindrecord.text_datasets import (AGNewsDataset, AmazonReviewDataset, DBpediaDataset, EnWik9Dataset,
+from mindrecord.text_datasets import (AGNewsDataset, AmazonReviewDataset, DBpediaDataset, EnWik9Dataset, IMDBDataset,
                                       PennTreebankDataset, SogouNewsDataset, WikiTextDataset, YahooAnswersDataset,
                                       YelpReviewDataset)
 from mindrecord.tfrecord_dataset import TFRecordDataset
@@ -69,6 +69,6 @@ __all__ = [
     "TedliumDataset",
     "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset", "TextFileDataset", "CSVDataset", "TFRecordDataset",
     "AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset", "YahooAnswersDataset", "YelpReviewDataset",
-    "SogouNewsDataset", "PennTreebankDataset", "WikiTextDataset", "EnWik9Dataset",
+    "SogouNewsDataset", "PennTreebankDataset", "WikiTextDataset", "EnWik9Dataset", "IMDBDataset",
     "Schema",
 ] + list(_exception_names)

@@ -3,8 +3,9 @@ AGNewsDataset, AmazonReviewDataset, DBpediaDataset, YahooAnswersDataset,
 YelpReviewDataset and SogouNewsDataset (the records of the folder's
 train.csv / test.csv, no header, every column a string, MindSpore's column
 names), PennTreebankDataset and WikiTextDataset (the non-empty lines of
-the folder's split files, column "text") and EnWik9Dataset (every line of
-its enwik9 file, empty ones too).
+the folder's split files, column "text"), EnWik9Dataset (every line of
+its enwik9 file, empty ones too) and IMDBDataset (a review per file of the
+pos / neg folders, pipeline/nodes/imdb_source.h).
 
 `usage` picks the split ("all", the default, reads every split's file in
 MindSpore's order: sorted by path, except Yelp and Sogou, train then test).
@@ -16,12 +17,15 @@ Thread safety: as MindDataset.
 """
 import os
 
+from mindrecord import _core
 from mindrecord.csv_dataset import CSVDataset
 from mindrecord.exceptions import NotFoundError
+from mindrecord.raw_datasets import _RawDataset
 from mindrecord.samplers import Shuffle
 from mindrecord.text_file_dataset import TextFileDataset
 
-__all__ = ["AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset", "EnWik9Dataset", "PennTreebankDataset",
+__all__ = ["AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset", "EnWik9Dataset", "IMDBDataset",
+           "PennTreebankDataset",
            "SogouNewsDataset", "WikiTextDataset", "YahooAnswersDataset", "YelpReviewDataset"]
 
 _TRAIN_TEST = {"train": "train.csv", "test": "test.csv"}
@@ -149,3 +153,29 @@ class WikiTextDataset(_LinesDataset):
     """mindspore.dataset.WikiTextDataset: the lines of wiki.{train,valid,test}.tokens, column [text]."""
 
     _files = {"train": "wiki.train.tokens", "valid": "wiki.valid.tokens", "test": "wiki.test.tokens"}
+
+
+class IMDBDataset(_RawDataset):
+    """mindspore.dataset.IMDBDataset: columns [text (the file's last
+    non-empty line), label (int32: pos 1, neg 0)]; rows in MindSpore's order
+    (train then test; pos then neg; files by name); `usage` "train", "test" or
+    "all" (None). A mappable dataset: `sampler`, `shuffle` (None shuffles)
+    and num_shards / shard_id as the raw-format loaders'."""
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        if cache is not None:
+            raise NotImplementedError("IMDBDataset(cache=...) is not supported by mindrecord; only None")
+        if not isinstance(dataset_dir, str):
+            raise TypeError("IMDBDataset: dataset_dir must be a str (a folder path), got %r" % (dataset_dir,))
+        if not dataset_dir or not os.path.isdir(dataset_dir):
+            raise ValueError("IMDBDataset: dataset_dir %r is not a folder" % (dataset_dir,))
+        usage = "all" if usage is None else usage
+        if usage not in ("train", "test", "all"):
+            raise ValueError("IMDBDataset: Input usage is not within the valid set of ['train', 'test', 'all'], "
+                             "got %r" % (usage,))
+        directory = os.path.abspath(dataset_dir)
+        leaf = {"node": "source", "kind": "imdb", "columns": ["text", "label"], "name": "IMDBDataset",
+                "rows": _core.imdb_files(directory, usage), "args": {"dataset_dir": directory, "usage": usage}}
+        self._init_leaf("IMDBDataset", leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
+                        shard_id, seed)

@@ -3,6 +3,8 @@ YahooAnswers, YelpReview, SogouNews, PennTreebank, WikiText), written as
 MindSpore code with only the import changed, over folders written here:
 columns, the files each usage reads and their order, CSV quoting, shards and
 samples, and the errors."""
+import shutil
+
 import numpy as np
 import pytest
 
@@ -149,3 +151,64 @@ def test_enwik9_keeps_empty_lines(tmp_path):
     assert values(ds.TextFileDataset(str(tmp_path / "enwik9"), shuffle=False), "text") == ["a"]
     with pytest.raises(mindrecord.NotFoundError, match="enwik9 is missing"):
         ds.EnWik9Dataset(str(tmp_path / ".."))
+
+
+def imdb_folder(root):
+    reviews = {}
+    for usage in ("train", "test"):
+        for label in ("pos", "neg"):
+            d = root / usage / label
+            d.mkdir(parents=True)
+            for name in ("10_9.txt", "1_7.txt", "2_8.txt"):
+                text = "%s %s %s<br />great" % (usage, label, name)
+                (d / name).write_text(text, encoding="utf-8")
+                reviews[str(d / name)] = text
+    return reviews
+
+
+def test_imdb_rows_labels_and_order(tmp_path):
+    imdb_folder(tmp_path)
+    data = ds.IMDBDataset(str(tmp_path), usage="all", shuffle=False)
+    assert data.get_col_names() == ["text", "label"]
+    rows = list(data.create_dict_iterator(num_epochs=1, output_numpy=True))
+    # train then test, pos (1) then neg (0), names in byte order ("10_9" before "1_7").
+    want = [("%s %s %s<br />great" % (u, lab, n), 1 if lab == "pos" else 0)
+            for u in ("train", "test") for lab in ("pos", "neg") for n in ("10_9.txt", "1_7.txt", "2_8.txt")]
+    assert [(str(r["text"]), int(r["label"])) for r in rows] == want
+    assert rows[0]["label"].dtype == np.int32
+    assert ds.IMDBDataset(str(tmp_path), usage="test").get_dataset_size() == 6
+    shuffled = [str(r["text"]) for r in ds.IMDBDataset(str(tmp_path), usage="train", seed=4)
+                .create_dict_iterator(output_numpy=True)]
+    assert sorted(shuffled) == sorted(t for t, _ in want[:6])
+    sub = ds.IMDBDataset(str(tmp_path), usage="train", sampler=ds.SubsetSampler([5, 0]))
+    assert [int(r["label"]) for r in sub.create_dict_iterator(output_numpy=True)] == [0, 1]
+    shards = [ds.IMDBDataset(str(tmp_path), usage="train", num_shards=4, shard_id=k).get_dataset_size()
+              for k in range(4)]
+    assert shards == [2, 2, 2, 2]
+
+
+def test_imdb_text_is_the_last_non_empty_line_and_bad_files_name_themselves(tmp_path):
+    imdb_folder(tmp_path)
+    pos = tmp_path / "train" / "pos"
+    (pos / "1_7.txt").write_bytes(b"first line\r\nsecond line\r\n\n\n")
+    (pos / "2_8.txt").write_bytes(b"")
+    (pos / "sub").mkdir()  # not a file: not a row
+    rows = list(ds.IMDBDataset(str(tmp_path), usage="train", shuffle=False).create_dict_iterator(output_numpy=True))
+    assert [str(r["text"]) for r in rows[1:3]] == ["second line\r", ""]
+    assert len(rows) == 6
+    (pos / "10_9.txt").write_bytes(b"caf\xe9")
+    with pytest.raises(mindrecord.CorruptionError, match=r"10_9.txt: the review is not UTF-8"):
+        list(ds.IMDBDataset(str(tmp_path), usage="train", shuffle=False))
+    (tmp_path / "test" / "neg" / "1_7.txt").unlink()
+    data = ds.IMDBDataset(str(tmp_path), usage="test")
+    (tmp_path / "test" / "neg" / "3_3.txt").write_text("x")
+    (tmp_path / "test" / "neg" / "4_3.txt").write_text("y")
+    with pytest.raises(RuntimeError, match="a folder changed"):
+        list(data)
+    shutil.rmtree(tmp_path / "test" / "pos")
+    with pytest.raises(mindrecord.NotFoundError, match=r"test/pos is not a folder"):
+        ds.IMDBDataset(str(tmp_path))
+    with pytest.raises(ValueError, match="usage"):
+        ds.IMDBDataset(str(tmp_path), usage="unsup")
+    with pytest.raises(TypeError, match="shuffle must be a bool"):
+        ds.IMDBDataset(str(tmp_path), usage="train", shuffle=ds.Shuffle.GLOBAL)
