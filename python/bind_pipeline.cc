@@ -14,6 +14,7 @@
 #include "pipeline/nodes/compile.h"
 #include "pipeline/nodes/csv_source.h"
 #include "pipeline/nodes/imdb_source.h"
+#include "pipeline/nodes/tagged_source.h"
 #include "pipeline/nodes/text_source.h"
 #include "pipeline/nodes/tfrecord_source.h"
 #include "pipeline/padded.h"
@@ -584,6 +585,13 @@ void BindPipeline(py::module_& m) {
     return ValueOrThrow(CountCsvRecords(files, delimiter[0], header));
   });
   // TextFileDataset: the non-empty lines of each file.
+  m.def(
+      "tagged_sentences",
+      [](const std::vector<std::string>& files) {
+        py::gil_scoped_release nogil;
+        return ValueOrThrow(CountTaggedSentences(files));
+      },
+      py::arg("files"));
   m.def(
       "imdb_files",
       [](const std::string& dataset_dir, const std::string& usage) {

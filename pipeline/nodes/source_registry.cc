@@ -6,6 +6,7 @@
 
 #include "pipeline/nodes/csv_source.h"
 #include "pipeline/nodes/imdb_source.h"
+#include "pipeline/nodes/tagged_source.h"
 #include "pipeline/nodes/text_source.h"
 #include "pipeline/nodes/tfrecord_source.h"
 #include "pipeline/nodes/tree_spec.h"
@@ -35,6 +36,10 @@ Result<std::unique_ptr<Source>> MakeRegisteredSource(const nlohmann::json& node)
   const std::string kind = node.at("kind").get<std::string>();
   if (kind == "textfile") {
     MR_ASSIGN_OR_RETURN(auto src, OpenTextFileSource(node));
+    return src;
+  }
+  if (kind == "tagged") {
+    MR_ASSIGN_OR_RETURN(auto src, OpenTaggedSource(node));
     return src;
   }
   if (kind == "imdb") {

@@ -32,7 +32,8 @@ from mindrecord.raw_datasets import (Cifar10Dataset, Cifar100Dataset, CocoDatase
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset
 from mindrecord.text_file_dataset import TextFileDataset
 from mindrecord.csv_dataset import CSVDataset
-from mindrecord.text_datasets import (AGNewsDataset, AmazonReviewDataset, DBpediaDataset, EnWik9Dataset, IMDBDataset,
+from mindrecord.text_datasets import (AGNewsDataset, AmazonReviewDataset, CoNLL2000Dataset, DBpediaDataset,
+                                      EnWik9Dataset, IMDBDataset, UDPOSDataset,
                                       PennTreebankDataset, SogouNewsDataset, WikiTextDataset, YahooAnswersDataset,
                                       YelpReviewDataset)
 from mindrecord.tfrecord_dataset import TFRecordDataset
@@ -70,5 +71,6 @@ __all__ = [
     "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset", "TextFileDataset", "CSVDataset", "TFRecordDataset",
     "AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset", "YahooAnswersDataset", "YelpReviewDataset",
     "SogouNewsDataset", "PennTreebankDataset", "WikiTextDataset", "EnWik9Dataset", "IMDBDataset",
+    "CoNLL2000Dataset", "UDPOSDataset",
     "Schema",
 ] + list(_exception_names)

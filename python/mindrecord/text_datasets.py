@@ -4,7 +4,8 @@ YelpReviewDataset and SogouNewsDataset (the records of the folder's
 train.csv / test.csv, no header, every column a string, MindSpore's column
 names), PennTreebankDataset and WikiTextDataset (the non-empty lines of
 the folder's split files, column "text"), EnWik9Dataset (every line of
-its enwik9 file, empty ones too) and IMDBDataset (a review per file of the
+its enwik9 file, empty ones too), CoNLL2000Dataset and UDPOSDataset
+(tagged sentences, pipeline/nodes/tagged_source.h) and IMDBDataset (a review per file of the
 pos / neg folders, pipeline/nodes/imdb_source.h).
 
 `usage` picks the split ("all", the default, reads every split's file in
@@ -22,10 +23,10 @@ from mindrecord.csv_dataset import CSVDataset
 from mindrecord.exceptions import NotFoundError
 from mindrecord.raw_datasets import _RawDataset
 from mindrecord.samplers import Shuffle
-from mindrecord.text_file_dataset import TextFileDataset
+from mindrecord.text_file_dataset import TextFileDataset, file_shuffle_mode
 
-__all__ = ["AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset", "EnWik9Dataset", "IMDBDataset",
-           "PennTreebankDataset",
+__all__ = ["AGNewsDataset", "AmazonReviewDataset", "CoNLL2000Dataset", "DBpediaDataset", "EnWik9Dataset",
+           "IMDBDataset", "PennTreebankDataset", "UDPOSDataset",
            "SogouNewsDataset", "WikiTextDataset", "YahooAnswersDataset", "YelpReviewDataset"]
 
 _TRAIN_TEST = {"train": "train.csv", "test": "test.csv"}
@@ -153,6 +154,46 @@ class WikiTextDataset(_LinesDataset):
     """mindspore.dataset.WikiTextDataset: the lines of wiki.{train,valid,test}.tokens, column [text]."""
 
     _files = {"train": "wiki.train.tokens", "valid": "wiki.valid.tokens", "test": "wiki.test.tokens"}
+
+
+class _TaggedDataset(TextFileDataset):
+    """Tagged sentences (pipeline/nodes/tagged_source.h): a row per sentence,
+    three 1-D string arrays of its tokens' fields."""
+
+    _files: dict[str, str] = {}
+    _columns: list[str] = []
+    _delimiter = " "
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, shuffle=Shuffle.GLOBAL, num_shards=None,
+                 shard_id=None, num_parallel_workers=None, cache=None, *, seed=None):
+        loader = type(self).__name__
+        if cache is not None:
+            raise NotImplementedError("%s(cache=...) is not supported by mindrecord; only None" % loader)
+        files = _split_files(loader, dataset_dir, usage, self._files)
+        mode = file_shuffle_mode(loader, shuffle)
+        rows = sum(_core.tagged_sentences(files))
+        leaf = {"node": "source", "kind": "tagged", "columns": list(self._columns), "rows": rows, "name": loader,
+                "args": {"files": files, "delimiter": self._delimiter}}
+        self._init_leaf(loader, leaf, num_samples, num_parallel_workers, shuffle, None, num_shards, shard_id, seed,
+                        mode=mode)
+
+
+class CoNLL2000Dataset(_TaggedDataset):
+    """mindspore.dataset.CoNLL2000Dataset: the sentences of train.txt /
+    test.txt (space-separated fields), columns [word, pos_tag, chunk_tag]."""
+
+    _files = {"train": "train.txt", "test": "test.txt"}
+    _columns = ["word", "pos_tag", "chunk_tag"]
+
+
+class UDPOSDataset(_TaggedDataset):
+    """mindspore.dataset.UDPOSDataset: the sentences of
+    en-ud-tag.v2.{train,dev,test}.txt (usage valid: dev; tab-separated
+    fields), columns [word, universal, stanford]."""
+
+    _files = {"train": "en-ud-tag.v2.train.txt", "valid": "en-ud-tag.v2.dev.txt", "test": "en-ud-tag.v2.test.txt"}
+    _columns = ["word", "universal", "stanford"]
+    _delimiter = "\t"
 
 
 class IMDBDataset(_RawDataset):

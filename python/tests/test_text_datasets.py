@@ -212,3 +212,54 @@ def test_imdb_text_is_the_last_non_empty_line_and_bad_files_name_themselves(tmp_
         ds.IMDBDataset(str(tmp_path), usage="unsup")
     with pytest.raises(TypeError, match="shuffle must be a bool"):
         ds.IMDBDataset(str(tmp_path), usage="train", shuffle=ds.Shuffle.GLOBAL)
+
+
+CONLL_TRAIN = "Confidence NN B-NP\nin IN B-PP\n\n \nChancellor NNP O\r\nof IN B-PP x\n\n"
+CONLL_TEST = "Rockwell NNP B-NP\nsaid VBD B-VP\n\nThe DT B-NP"  # no blank line after the last sentence
+
+
+def tags(data):
+    return [tuple(list(map(str, r[c])) for c in data.get_col_names())
+            for r in data.create_dict_iterator(num_epochs=1, output_numpy=True)]
+
+
+def test_conll2000_sentences_as_token_arrays(tmp_path):
+    (tmp_path / "train.txt").write_text(CONLL_TRAIN, encoding="utf-8")
+    (tmp_path / "test.txt").write_text(CONLL_TEST, encoding="utf-8")
+    data = ds.CoNLL2000Dataset(str(tmp_path), usage="train", shuffle=False)
+    assert data.get_col_names() == ["word", "pos_tag", "chunk_tag"]
+    # A line of spaces ends a sentence; '\r' is dropped; fields past the third are ignored.
+    assert tags(data) == [(["Confidence", "in"], ["NN", "IN"], ["B-NP", "B-PP"]),
+                          (["Chancellor", "of"], ["NNP", "IN"], ["O", "B-PP"])]
+    everything = tags(ds.CoNLL2000Dataset(str(tmp_path), shuffle=False))  # test.txt, then train.txt
+    assert [t[0] for t in everything] == [["Rockwell", "said"], ["The"], ["Confidence", "in"],
+                                         ["Chancellor", "of"]]
+    assert ds.CoNLL2000Dataset(str(tmp_path)).get_dataset_size() == 4  # sentences, not token lines
+    assert ds.CoNLL2000Dataset(str(tmp_path), num_shards=2, shard_id=1).get_dataset_size() == 2
+    row = next(data.create_dict_iterator(output_numpy=True))
+    assert row["word"].dtype.kind == "U" and row["word"].shape == (2,)
+    # Batches of sentences of different lengths pad with a vocabulary's ids.
+    vocab = mindrecord.text.Vocab.from_dataset(data, columns="word", special_tokens=["<pad>"])
+    ids = data.map(mindrecord.text.Lookup(vocab), input_columns="word").project(["word"]).batch(
+        2, pad_info={"word": ([3], vocab.tokens_to_ids("<pad>"))})
+    batch = next(ids.create_tuple_iterator(output_numpy=True))[0]
+    assert batch.shape == (2, 3) and batch[0, 2] == vocab.tokens_to_ids("<pad>")
+
+
+def test_udpos_reads_tab_separated_fields_and_names_bad_lines(tmp_path):
+    files = {"en-ud-tag.v2.train.txt": "Al\tPROPN\tNNP\n-\tPUNCT\tHYPH\n\nZaman\tPROPN\tNNP\n",
+             "en-ud-tag.v2.dev.txt": "From\tADP\tIN\n",
+             "en-ud-tag.v2.test.txt": "What\tPRON\tWP\nif\tSCONJ\tIN\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    data = ds.UDPOSDataset(str(tmp_path), usage="train", shuffle=False)
+    assert data.get_col_names() == ["word", "universal", "stanford"]
+    assert tags(data) == [(["Al", "-"], ["PROPN", "PUNCT"], ["NNP", "HYPH"]), (["Zaman"], ["PROPN"], ["NNP"])]
+    assert [t[0] for t in tags(ds.UDPOSDataset(str(tmp_path), usage="valid", shuffle=False))] == [["From"]]
+    # all: dev, test, train (sorted paths)
+    assert [t[0][0] for t in tags(ds.UDPOSDataset(str(tmp_path), shuffle=False))] == ["From", "What", "Al", "Zaman"]
+    (tmp_path / "en-ud-tag.v2.dev.txt").write_text("From ADP IN\n", encoding="utf-8")  # spaces, not tabs
+    with pytest.raises(mindrecord.CorruptionError, match=r"en-ud-tag.v2.dev.txt.*line 1: 1 field\(s\), a token needs 3"):
+        list(ds.UDPOSDataset(str(tmp_path), usage="valid", shuffle=False))
+    with pytest.raises(ValueError, match="Input usage is not within the valid set"):
+        ds.UDPOSDataset(str(tmp_path), usage="dev")
