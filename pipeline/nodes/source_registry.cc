@@ -34,26 +34,13 @@ void RegisterSource(const std::string& kind, SourceFactory factory) {
 
 Result<std::unique_ptr<Source>> MakeRegisteredSource(const nlohmann::json& node) {
   const std::string kind = node.at("kind").get<std::string>();
-  if (kind == "textfile") {
-    MR_ASSIGN_OR_RETURN(auto src, OpenTextFileSource(node));
-    return src;
-  }
-  if (kind == "tagged") {
-    MR_ASSIGN_OR_RETURN(auto src, OpenTaggedSource(node));
-    return src;
-  }
-  if (kind == "imdb") {
-    MR_ASSIGN_OR_RETURN(auto src, OpenImdbSource(node));
-    return src;
-  }
-  if (kind == "csv") {
-    MR_ASSIGN_OR_RETURN(auto src, OpenCsvSource(node));
-    return src;
-  }
-  if (kind == "tfrecord") {
-    MR_ASSIGN_OR_RETURN(auto src, OpenTfRecordSource(node));
-    return src;
-  }
+  using Open = Result<std::unique_ptr<Source>> (*)(const nlohmann::json&);
+  static const std::map<std::string, Open> kBuiltIn = {{"textfile", &OpenTextFileSource},
+                                                       {"tagged", &OpenTaggedSource},
+                                                       {"imdb", &OpenImdbSource},
+                                                       {"csv", &OpenCsvSource},
+                                                       {"tfrecord", &OpenTfRecordSource}};
+  if (auto b = kBuiltIn.find(kind); b != kBuiltIn.end()) return b->second(node);
   SourceFactory f;
   {
     std::lock_guard<std::mutex> lock(Mu());
