@@ -25,7 +25,7 @@ from mindrecord import config as _config
 from mindrecord.dataset import MindDataset, _positive, check_sampling, dataset_seed
 from mindrecord.samplers import _nsamples
 
-__all__ = ["ImageFolderDataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "FashionMnistDataset",
+__all__ = ["ImageFolderDataset", "Caltech256Dataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "FashionMnistDataset",
            "KMnistDataset", "VOCDataset", "CocoDataset"]
 
 
@@ -137,6 +137,21 @@ class ImageFolderDataset(_RawDataset):
         while node["node"] != "raw":
             node = node.get("input") or node["inputs"][0]
         return node
+
+
+class Caltech256Dataset(ImageFolderDataset):
+    """mindspore.dataset.Caltech256Dataset: DIR/<NNN.class>/<image>.jpg as
+    ImageFolderDataset reads it with extensions [".jpg", ".JPEG"]: columns
+    [image, label], the label the class folder's place among the sorted
+    folders (not its NNN prefix), as MindSpore's."""
+
+    def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None, decode=False,
+                 sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        leaf = {"node": "raw", "format": "imagefolder", "dataset_dir": dataset_dir, "decode": _bool("decode", decode),
+                "extensions": [".jpg", ".JPEG"]}
+        self._class_indexing = None
+        self._init_raw("Caltech256Dataset", leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
+                       shard_id, cache, seed)
 
 
 class Cifar10Dataset(_RawDataset):

@@ -116,6 +116,27 @@ def test_fashion_and_kuzushiji_mnist_read_mnist_idx_files(tmp_path, loader):
         cls(str(d), usage="val")
 
 
+def test_caltech256_keeps_jpg_and_JPEG_and_labels_by_folder_order(tmp_path):
+    root = tmp_path / "256_ObjectCategories"
+    rng = np.random.default_rng(5)
+    files = {"002.american-flag": ["002_0001.jpg", "002_0002.JPEG", "002_0003.png", "002_0004.JPG"],
+             "001.ak47": ["001_0001.jpg"], "257.clutter": ["257_0001.jpg"]}
+    for cls, names in files.items():
+        (root / cls).mkdir(parents=True)
+        for n in names:
+            Image.fromarray(rng.integers(0, 256, (6, 5, 3), dtype=np.uint8)).save(str(root / cls / n), format="JPEG")
+    data = mindrecord.Caltech256Dataset(str(root), shuffle=False)
+    assert data.get_col_names() == ["image", "label"]
+    got = [(bytes(r["image"]), int(r["label"])) for r in rows(data)]
+    # Only .jpg and .JPEG (case-sensitive, as MindSpore's); labels by sorted folder, not the NNN prefix.
+    want = [((root / c / n).read_bytes(), label) for label, c in enumerate(sorted(files))
+            for n in sorted(files[c]) if n.endswith((".jpg", ".JPEG"))]
+    assert got == want
+    decoded = rows(mindrecord.dataset.Caltech256Dataset(str(root), decode=True, shuffle=False))
+    assert decoded[0]["image"].shape == (6, 5, 3)
+    assert mindrecord.Caltech256Dataset(str(root), num_shards=2, shard_id=0).get_dataset_size() == 2
+
+
 def test_imagefolder_labels_order_and_bytes(tmp_path, folder):
     ds = ImageFolderDataset(str(folder), shuffle=False)
     assert ds.get_col_names() == ["image", "label"]
