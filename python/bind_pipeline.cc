@@ -13,6 +13,7 @@
 
 #include "pipeline/nodes/compile.h"
 #include "pipeline/nodes/csv_source.h"
+#include "pipeline/nodes/celeba_source.h"
 #include "pipeline/nodes/imdb_source.h"
 #include "pipeline/nodes/tagged_source.h"
 #include "pipeline/nodes/text_source.h"
@@ -592,6 +593,13 @@ void BindPipeline(py::module_& m) {
         return ValueOrThrow(CountTaggedSentences(files));
       },
       py::arg("files"));
+  m.def(
+      "celeba_rows",
+      [](const std::string& dataset_dir, const std::string& usage, const std::vector<std::string>& extensions) {
+        py::gil_scoped_release nogil;
+        return ValueOrThrow(CountCelebARows(dataset_dir, usage, extensions));
+      },
+      py::arg("dataset_dir"), py::arg("usage"), py::arg("extensions"));
   m.def(
       "imdb_files",
       [](const std::string& dataset_dir, const std::string& usage) {

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <set>
 
+#include "pipeline/nodes/celeba_source.h"
 #include "pipeline/nodes/csv_source.h"
 #include "pipeline/nodes/imdb_source.h"
 #include "pipeline/nodes/tagged_source.h"
@@ -38,6 +39,7 @@ Result<std::unique_ptr<Source>> MakeRegisteredSource(const nlohmann::json& node)
   static const std::map<std::string, Open> kBuiltIn = {{"textfile", &OpenTextFileSource},
                                                        {"tagged", &OpenTaggedSource},
                                                        {"imdb", &OpenImdbSource},
+                                                       {"celeba", &OpenCelebASource},
                                                        {"csv", &OpenCsvSource},
                                                        {"tfrecord", &OpenTfRecordSource}};
   if (auto b = kBuiltIn.find(kind); b != kBuiltIn.end()) return b->second(node);

@@ -4,7 +4,8 @@
 //    "args": {...}, "sampler": ..., "seed": ..., "_...": process-local handles}
 // is built by the factory registered for K (`args`: its own arguments, part
 // of the plan's fingerprint). Built in: "textfile" (text_source.h), "csv" (csv_source.h),
-// "tfrecord" (tfrecord_source.h), "imdb" (imdb_source.h), "tagged" (tagged_source.h). The
+// "tfrecord" (tfrecord_source.h), "imdb" (imdb_source.h), "tagged" (tagged_source.h),
+// "celeba" (celeba_source.h). The
 // Python binding registers "python" (GeneratorDataset: a Python object's
 // rows, python/bind_pysource.cc).
 // `columns` and `rows` are what the source must give; keys starting with

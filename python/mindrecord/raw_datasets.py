@@ -1,5 +1,6 @@
 """MindSpore's built-in raw-format loaders over the same pipeline as
-MindDataset: ImageFolderDataset, Cifar10Dataset, Cifar100Dataset,
+MindDataset: ImageFolderDataset (and Caltech256Dataset), CelebADataset,
+Cifar10Dataset, Cifar100Dataset,
 MnistDataset (and FashionMnistDataset, KMnistDataset over the same idx
 files), VOCDataset, CocoDataset (MindSpore 2.x arguments and columns).
 
@@ -23,9 +24,9 @@ import os
 from mindrecord import _core
 from mindrecord import config as _config
 from mindrecord.dataset import MindDataset, _positive, check_sampling, dataset_seed
-from mindrecord.samplers import _nsamples
+from mindrecord.samplers import PKSampler, _nsamples
 
-__all__ = ["ImageFolderDataset", "Caltech256Dataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "FashionMnistDataset",
+__all__ = ["ImageFolderDataset", "Caltech256Dataset", "CelebADataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "FashionMnistDataset",
            "KMnistDataset", "VOCDataset", "CocoDataset"]
 
 
@@ -152,6 +153,39 @@ class Caltech256Dataset(ImageFolderDataset):
         self._class_indexing = None
         self._init_raw("Caltech256Dataset", leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
                        shard_id, cache, seed)
+
+
+class CelebADataset(_RawDataset):
+    """mindspore.dataset.CelebADataset: the images listed in
+    list_attr_celeba.txt, columns [image (bytes, or HWC RGB with decode=True),
+    attr (int32 [40]: 1 where the list says 1, else 0; MindSpore's uint32)];
+    `usage` "train" / "valid" / "test" by list_eval_partition.txt, "all"
+    every image; `extensions` keeps names with those extensions (exact).
+    Rows in the list's order (pipeline/nodes/celeba_source.h)."""
+
+    def __init__(self, dataset_dir, num_parallel_workers=None, shuffle=None, usage="all", sampler=None, decode=False,
+                 extensions=None, num_samples=None, num_shards=None, shard_id=None, cache=None, decrypt=None, *,
+                 seed=None):
+        _unsupported("CelebADataset", [("cache", cache, None), ("decrypt", decrypt, None)])
+        if not isinstance(dataset_dir, str):
+            raise TypeError("CelebADataset: dataset_dir must be a str (a folder path), got %r" % (dataset_dir,))
+        if not dataset_dir or not os.path.isdir(dataset_dir):
+            raise ValueError("CelebADataset: dataset_dir %r is not a folder" % (dataset_dir,))
+        if usage not in ("all", "train", "valid", "test"):
+            raise ValueError("usage should be 'all', 'train', 'valid' or 'test', got %r" % (usage,))
+        if extensions is None:
+            extensions = []
+        if not isinstance(extensions, (list, tuple)) or not all(isinstance(e, str) for e in extensions):
+            raise TypeError("extensions must be a list of str, got %r" % (extensions,))
+        if isinstance(sampler, PKSampler):
+            raise ValueError("CelebADataset does not support PKSampler")
+        directory = os.path.abspath(dataset_dir)
+        args = {"dataset_dir": directory, "usage": usage, "decode": _bool("decode", decode),
+                "extensions": list(extensions)}
+        leaf = {"node": "source", "kind": "celeba", "columns": ["image", "attr"], "name": "CelebADataset",
+                "rows": _core.celeba_rows(directory, usage, list(extensions)), "args": args}
+        self._init_leaf("CelebADataset", leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
+                        shard_id, seed)
 
 
 class Cifar10Dataset(_RawDataset):

@@ -398,3 +398,73 @@ def test_bad_files_name_the_file(tmp_path):
     (bad / "broken.jpg").write_bytes(b"\xff\xd8\xff\xe0 not a jpeg")
     with pytest.raises(RuntimeError, match="broken.jpg"):
         rows(ImageFolderDataset(str(tmp_path / "bad"), decode=True))
+
+
+def celeba_folder(root, names=("000001.jpg", "000002.jpg", "000003.png", "000004.jpg"), parts=(0, 1, 0, 2)):
+    root.mkdir()
+    rng = np.random.default_rng(9)
+    attrs = ["5_o_Clock_Shadow", "Arched_Eyebrows", "Attractive"]
+    lines = ["%d" % len(names), " ".join(attrs) + " "]
+    want = {}
+    for k, n in enumerate(names):
+        Image.fromarray(rng.integers(0, 256, (4, 6, 3), dtype=np.uint8)).save(str(root / n), format="JPEG")
+        vals = [1 if (k + a) % 2 else -1 for a in range(3)]
+        lines.append(n + "  " + " ".join("%2d" % v for v in vals) + "\r")
+        want[n] = [1 if v == 1 else 0 for v in vals]
+    (root / "list_attr_celeba.txt").write_text("\n".join(lines) + "\n")
+    (root / "list_eval_partition.txt").write_text("".join("%s %d\n" % (n, p) for n, p in zip(names, parts)))
+    return want
+
+
+def test_celeba_images_attributes_and_partitions(tmp_path):
+    root = tmp_path / "celeba"
+    want = celeba_folder(root)
+    data = mindrecord.CelebADataset(str(root), shuffle=False)
+    assert data.get_col_names() == ["image", "attr"]
+    got = rows(data)
+    assert [bytes(r["image"]) for r in got] == [(root / n).read_bytes() for n in want]
+    assert [r["attr"].tolist() for r in got] == list(want.values())
+    assert got[0]["attr"].dtype == np.int32 and got[0]["attr"].shape == (3,)
+    train = rows(mindrecord.dataset.CelebADataset(str(root), usage="train", shuffle=False))
+    assert [r["attr"].tolist() for r in train] == [want["000001.jpg"], want["000003.png"]]
+    assert mindrecord.CelebADataset(str(root), usage="test").get_dataset_size() == 1
+    jpg = rows(mindrecord.CelebADataset(str(root), extensions=[".jpg"], decode=True, shuffle=False))
+    assert len(jpg) == 3 and jpg[0]["image"].shape == (4, 6, 3)
+    assert len(rows(mindrecord.CelebADataset(str(root), num_shards=2, shard_id=1))) == 2
+    with pytest.raises(ValueError, match="usage should be"):
+        mindrecord.CelebADataset(str(root), usage="val")
+    with pytest.raises(NotImplementedError, match="decrypt"):
+        mindrecord.CelebADataset(str(root), decrypt=lambda b: b)
+
+
+@pytest.mark.parametrize("attr_line, message", [
+    ("000002.jpg 1 x 1", r"list_attr_celeba.txt:4: 'x' is not an integer"),
+    ("000002.jpg 1 1", r"list_attr_celeba.txt:4: 2 values, the names line has 3"),
+    ("../../etc/passwd 1 1 1", r"list_attr_celeba.txt:4: '../../etc/passwd' is not a file name in the folder"),
+])
+def test_celeba_bad_lists_name_file_and_line(tmp_path, attr_line, message):
+    root = tmp_path / "celeba"
+    celeba_folder(root)
+    lines = (root / "list_attr_celeba.txt").read_text().split("\n")
+    lines[3] = attr_line
+    (root / "list_attr_celeba.txt").write_text("\n".join(lines))
+    with pytest.raises(mindrecord.CorruptionError, match=message):
+        mindrecord.CelebADataset(str(root))
+
+
+def test_celeba_partition_file_must_match_the_list(tmp_path):
+    root = tmp_path / "celeba"
+    celeba_folder(root)
+    (root / "list_eval_partition.txt").write_text("000001.jpg 0\n000009.jpg 1\n")
+    with pytest.raises(mindrecord.CorruptionError, match=r"list_eval_partition.txt:2: expected '000002.jpg <0\|1\|2>'"):
+        mindrecord.CelebADataset(str(root), usage="train")
+    (root / "list_eval_partition.txt").write_text("000001.jpg 7\n")
+    with pytest.raises(mindrecord.CorruptionError, match=r"partition 7"):
+        mindrecord.CelebADataset(str(root), usage="valid")
+    assert mindrecord.CelebADataset(str(root)).get_dataset_size() == 4  # "all" does not read it
+    (root / "list_eval_partition.txt").unlink()
+    with pytest.raises(mindrecord.NotFoundError, match="list_eval_partition.txt is missing"):
+        mindrecord.CelebADataset(str(root), usage="test")
+    (root / "000002.jpg").write_bytes(b"not a jpeg")
+    with pytest.raises(RuntimeError, match="000002.jpg"):
+        list(mindrecord.CelebADataset(str(root), decode=True, shuffle=False))

@@ -391,3 +391,12 @@ VECTORS_SEEDS = {
 }
 for name, (pick, body) in VECTORS_SEEDS.items():
     put("vectors", name, bytes([pick]) + body)
+
+
+# celeba_fuzz: first byte = usage (bits 0-1: all, train, valid, test), ".jpg"
+# filter (bit 2), decode (bit 3); then list_attr_celeba.txt, the file
+# separator, list_eval_partition.txt.
+CELEBA_ATTR = b"2\n5_o_Clock_Shadow Arched_Eyebrows \n000001.jpg -1  1\r\n000002.png  1 -1\n"
+CELEBA_PART = b"000001.jpg 0\n000002.png 2\n"
+for name, pick in {"all": 0, "train": 1, "test_jpg": 3 | 4, "valid_decode": 2 | 8}.items():
+    put("celeba", name, bytes([pick]) + CELEBA_ATTR + SEP + CELEBA_PART)

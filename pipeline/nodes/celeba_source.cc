@@ -1,0 +1,239 @@
+#include "pipeline/nodes/celeba_source.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+
+#include "mindrecord/file.h"
+#include "mindrecord/limits.h"
+#include "pipeline/row_vectors.h"
+#include "writers/convert/image_codec.h"
+
+namespace mindrecord {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CelebAList {
+  std::string dir;
+  size_t attrs = 0;
+  std::vector<std::string> names;
+  std::vector<int32_t> values;  // names.size() rows of `attrs`
+};
+
+// A list file's bytes (at most 1 GiB); NotFound naming a missing one.
+Result<std::string> ReadList(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return Status::NotFound("CelebADataset: " + path + " is missing");
+  MR_ASSIGN_OR_RETURN(auto file, FileSystem::Default()->OpenRead(path, false));
+  if (file->size() > (uint64_t{1} << 30))
+    return Status::InvalidArgument("CelebADataset: " + path + " is larger than 1 GiB");
+  std::string bytes(static_cast<size_t>(file->size()), '\0');
+  MR_RETURN_IF_ERROR(file->ReadAt(0, bytes.size(), bytes.data()));
+  return bytes;
+}
+
+std::vector<std::string_view> Tokens(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    size_t j = i;
+    while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
+    if (j > i) out.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+// The lines of `text`, each with its 1-based number.
+std::vector<std::pair<size_t, std::string_view>> Lines(std::string_view text) {
+  std::vector<std::pair<size_t, std::string_view>> out;
+  size_t number = 0;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    out.emplace_back(++number, text.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  return out;
+}
+
+Result<int64_t> Integer(std::string_view s, const std::string& where) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size())
+    return Status::Corruption("CelebADataset: " + where + ": '" + std::string(s.substr(0, 32)) + "' is not an integer");
+  return v;
+}
+
+bool SafeName(std::string_view n) {
+  return !n.empty() && n != "." && n != ".." && n.find('/') == std::string_view::npos &&
+         n.find('\\') == std::string_view::npos && n.find('\0') == std::string_view::npos;
+}
+
+Result<CelebAList> ListCelebA(const std::string& dir, const std::string& usage,
+                              const std::vector<std::string>& extensions) {
+  int partition = -1;
+  if (usage == "train") partition = 0;
+  else if (usage == "valid") partition = 1;
+  else if (usage == "test") partition = 2;
+  else if (usage != "all")
+    return Status::InvalidArgument("CelebADataset: usage must be 'all', 'train', 'valid' or 'test', got '" + usage + "'");
+  const std::string attr_path = (fs::path(dir) / "list_attr_celeba.txt").string();
+  MR_ASSIGN_OR_RETURN(std::string attr_text, ReadList(attr_path));
+  std::string part_text;
+  if (partition >= 0) {
+    MR_ASSIGN_OR_RETURN(part_text, ReadList((fs::path(dir) / "list_eval_partition.txt").string()));
+  }
+  const std::string part_path = (fs::path(dir) / "list_eval_partition.txt").string();
+  const auto lines = Lines(attr_text);
+  if (lines.size() < 2) return Status::Corruption("CelebADataset: " + attr_path + ": no count and names lines");
+  MR_RETURN_IF_ERROR(Integer(Tokens(lines[0].second).empty() ? std::string_view("") : Tokens(lines[0].second)[0],
+                             attr_path + ":1").status());
+  CelebAList list;
+  list.dir = dir;
+  list.attrs = Tokens(lines[1].second).size();
+  if (list.attrs == 0) return Status::Corruption("CelebADataset: " + attr_path + ":2: no attribute names");
+  const auto parts = Lines(part_text);
+  size_t next_part = 0;
+  for (size_t k = 2; k < lines.size(); ++k) {
+    const auto [number, line] = lines[k];
+    const auto tok = Tokens(line);
+    if (tok.empty()) continue;
+    const std::string where = attr_path + ":" + std::to_string(number);
+    if (!SafeName(tok[0]))
+      return Status::Corruption("CelebADataset: " + where + ": '" + std::string(tok[0].substr(0, 64)) +
+                                "' is not a file name in the folder");
+    if (tok.size() - 1 != list.attrs)
+      return Status::Corruption("CelebADataset: " + where + ": " + std::to_string(tok.size() - 1) +
+                                " values, the names line has " + std::to_string(list.attrs));
+    if (partition >= 0) {
+      if (next_part >= parts.size())
+        return Status::Corruption("CelebADataset: " + part_path + " ends before " + where + "'s image");
+      const auto [pnum, pline] = parts[next_part++];
+      const auto ptok = Tokens(pline);
+      const std::string pwhere = part_path + ":" + std::to_string(pnum);
+      if (ptok.size() != 2 || ptok[0] != tok[0])
+        return Status::Corruption("CelebADataset: " + pwhere + ": expected '" + std::string(tok[0]) +
+                                  " <0|1|2>' beside " + where);
+      MR_ASSIGN_OR_RETURN(int64_t p, Integer(ptok[1], pwhere));
+      if (p < 0 || p > 2) return Status::Corruption("CelebADataset: " + pwhere + ": partition " + std::to_string(p) +
+                                                    " (0 train, 1 valid, 2 test)");
+      if (p != partition) continue;
+    }
+    if (!extensions.empty()) {
+      const size_t dot = tok[0].rfind('.');
+      const std::string ext = dot == std::string_view::npos ? std::string() : std::string(tok[0].substr(dot));
+      if (std::find(extensions.begin(), extensions.end(), ext) == extensions.end()) continue;
+    }
+    for (size_t a = 1; a < tok.size(); ++a) {
+      MR_ASSIGN_OR_RETURN(int64_t v, Integer(tok[a], where));
+      list.values.push_back(v == 1 ? 1 : 0);
+    }
+    list.names.emplace_back(tok[0]);
+  }
+  return list;
+}
+
+class CelebASource : public Source {
+ public:
+  CelebASource(CelebAList list, bool decode) : l_(std::move(list)), decode_(decode) {}
+
+  const std::vector<std::string>& columns() const override { return names_; }
+  uint64_t num_rows() const override { return l_.names.size(); }
+  DatasetLayout Layout() const override { return DatasetLayout::Uniform(l_.names.size(), 1); }
+
+  Status Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) const override {
+    for (size_t k = 0; k < ids.size(); ++k) {
+      if (ids[k] >= l_.names.size())
+        return Status::InvalidArgument("row " + std::to_string(ids[k]) + " of " + std::to_string(l_.names.size()));
+      std::vector<Tensor> cols = TakeRowVector();  // given back by the batch it goes into
+      Result<Tensor> image = Image(ids[k]);
+      if (!image.ok()) {
+        MR_RETURN_IF_ERROR(fn(k, image.status(), {}, 0));
+        continue;
+      }
+      const uint64_t bytes = image->size_bytes() + l_.attrs * sizeof(int32_t);
+      cols.push_back(std::move(image).value());
+      Tensor attr = Tensor::Make(TensorType::kInt32, {static_cast<int64_t>(l_.attrs)});
+      std::memcpy(attr.MutableData(), l_.values.data() + ids[k] * l_.attrs, l_.attrs * sizeof(int32_t));
+      cols.push_back(std::move(attr));
+      MR_RETURN_IF_ERROR(fn(k, Status::OK(), std::move(cols), bytes));
+    }
+    return Status::OK();
+  }
+
+  std::string Where(uint64_t id) const override {
+    std::string where = "row " + std::to_string(id);
+    if (id < l_.names.size()) where += " ('" + Path(id) + "')";
+    return where;
+  }
+
+ private:
+  std::string Path(uint64_t id) const { return (fs::path(l_.dir) / l_.names[id]).string(); }
+
+  Result<Tensor> Image(uint64_t id) const {
+    const std::string path = Path(id);
+    MR_ASSIGN_OR_RETURN(auto file, FileSystem::Default()->OpenRead(path, false));
+    if (file->size() > kMaxDecompressedRowBytes)
+      return Status::InvalidArgument(path + ": " + std::to_string(file->size()) + " bytes, more than a row may hold");
+    std::string bytes(static_cast<size_t>(file->size()), '\0');
+    MR_RETURN_IF_ERROR(file->ReadAt(0, bytes.size(), bytes.data()));
+    if (!decode_) return Tensor::FromString(TensorType::kBytes, std::move(bytes));
+    int h = 0, w = 0;
+    Result<std::string> px = convert::DecodeImageFileToRgb(bytes, &h, &w);
+    if (!px.ok()) return Status(px.status().code(), path + ": " + px.status().message());
+    Tensor t = Tensor::Make(TensorType::kUInt8, {h, w, 3});
+    std::memcpy(t.MutableData(), px->data(), px->size());
+    return t;
+  }
+
+  CelebAList l_;
+  bool decode_;
+  std::vector<std::string> names_ = {"image", "attr"};
+};
+
+Result<std::vector<std::string>> Extensions(const nlohmann::json& args) {
+  const nlohmann::json e = args.value("extensions", nlohmann::json::array());
+  if (!e.is_array()) return Status::InvalidArgument("a 'celeba' source's extensions must be a list of strings");
+  std::vector<std::string> out;
+  for (const auto& x : e) {
+    if (!x.is_string()) return Status::InvalidArgument("a 'celeba' source's extensions must be a list of strings");
+    out.push_back(x.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<uint64_t> CountCelebARows(const std::string& dataset_dir, const std::string& usage,
+                                 const std::vector<std::string>& extensions) {
+  MR_ASSIGN_OR_RETURN(CelebAList list, ListCelebA(dataset_dir, usage, extensions));
+  return list.names.size();
+}
+
+Result<std::unique_ptr<Source>> OpenCelebASource(const nlohmann::json& node) {
+  const nlohmann::json args = node.value("args", nlohmann::json::object());
+  for (auto it = args.begin(); it != args.end(); ++it)
+    if (it.key() != "dataset_dir" && it.key() != "usage" && it.key() != "decode" && it.key() != "extensions")
+      return Status::InvalidArgument("a 'celeba' source does not take the arg '" + it.key() + "'");
+  if (!args.contains("dataset_dir") || !args["dataset_dir"].is_string() || !args.contains("usage") ||
+      !args["usage"].is_string() || !args.value("decode", nlohmann::json(false)).is_boolean())
+    return Status::InvalidArgument("a 'celeba' source needs args dataset_dir and usage (strings), decode (a bool)");
+  if (node.at("columns") != nlohmann::json::array({"image", "attr"}))
+    return Status::InvalidArgument("a 'celeba' source has the columns 'image' and 'attr'");
+  MR_ASSIGN_OR_RETURN(auto extensions, Extensions(args));
+  MR_ASSIGN_OR_RETURN(CelebAList list,
+                      ListCelebA(args["dataset_dir"].get<std::string>(), args["usage"].get<std::string>(), extensions));
+  if (list.names.size() != node.at("rows").get<uint64_t>()) {
+    return Status::Corruption("the CelebA lists hold " + std::to_string(list.names.size()) + " rows now, " +
+                              node.at("rows").dump() + " when the dataset was made (a file changed)");
+  }
+  return std::unique_ptr<Source>(new CelebASource(std::move(list), args.value("decode", false)));
+}
+
+}  // namespace mindrecord

@@ -1,0 +1,36 @@
+// CelebA lists (celeba_source.h): the first input byte picks the usage and
+// the extension filter, the rest is list_attr_celeba.txt, the file
+// separator, then list_eval_partition.txt. The folder is listed, opened and
+// every row read (one small image, 000001.jpg, is present; other names are
+// row errors).
+#include "pipeline/nodes/celeba_source.h"
+#include "tests/fuzz/fuzz_target.h"
+#include "tests/fuzz/fuzz_util.h"
+
+using namespace mindrecord;
+
+MINDRECORD_FUZZ_TARGET(celeba) {
+  if (size == 0) return 0;
+  const uint8_t pick = data[0];
+  auto parts = fuzz::SplitFiles(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), 2);
+  static const char* kUsages[] = {"all", "train", "valid", "test"};
+  const std::string usage = kUsages[pick & 3];
+  const std::vector<std::string> extensions = (pick & 4) ? std::vector<std::string>{".jpg"}
+                                                         : std::vector<std::string>{};
+  const auto dir = fuzz::FreshScratch();
+  fuzz::WriteFile(dir / "list_attr_celeba.txt", parts[0]);
+  fuzz::WriteFile(dir / "list_eval_partition.txt", parts[1]);
+  fuzz::WriteFile(dir / "000001.jpg", "\xff\xd8\xff\xe0 not a whole jpeg");
+  auto rows = CountCelebARows(dir.string(), usage, extensions);
+  if (!rows.ok()) return 0;
+  nlohmann::json node = {{"node", "source"}, {"kind", "celeba"}, {"columns", {"image", "attr"}}, {"rows", *rows},
+                         {"args", {{"dataset_dir", dir.string()}, {"usage", usage}, {"decode", (pick & 8) != 0},
+                                   {"extensions", extensions}}}};
+  auto src = OpenCelebASource(node);
+  if (!src.ok()) return 0;
+  std::vector<uint64_t> ids;
+  for (uint64_t i = 0; i < (*src)->num_rows() && i < 64; ++i) ids.push_back(i);
+  (void)(*src)->Read(ids, [](size_t, const Status&, std::vector<Tensor>&&, uint64_t) { return Status::OK(); });
+  for (uint64_t id : ids) (void)(*src)->Where(id);
+  return 0;
+}
