@@ -287,9 +287,14 @@ Result<std::unique_ptr<RawSource>> RawSource::Open(const json& node) {
   } else {
     return Status::InvalidArgument("unknown raw format '" + format + "'");
   }
-  // The usage's splits (cifar/mnist: "all" is train then test, as MindSpore).
+  // The usage's splits. "all" reads them in MindSpore's order, its files
+  // sorted by name: CIFAR-10's data_batch_* before test_batch, but MNIST's
+  // t10k-* and CIFAR-100's test.bin before their train files.
   for (auto& p : plans) {
     if (p.split.empty() || usage == "all" || p.split == usage) m.plans.push_back(std::move(p));
+  }
+  if (usage == "all" && (format == "mnist" || format == "cifar100")) {
+    std::stable_partition(m.plans.begin(), m.plans.end(), [](const convert::SplitPlan& p) { return p.split == "test"; });
   }
   if (m.plans.empty()) return Status::NotFound(dir + ": no '" + usage + "' files for " + format);
   m.ctx->LimitNotes(0);

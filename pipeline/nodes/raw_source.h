@@ -9,7 +9,9 @@
 // The plan node ("raw"):
 //   format        "imagefolder" | "cifar10" | "cifar100" | "mnist" | "voc" | "coco"
 //   dataset_dir   the folder (coco: the image folder)
-//   usage         cifar/mnist: "train" | "test" | "all" (train then test);
+//   usage         cifar/mnist: "train" | "test" | "all" (MindSpore's order:
+//                 files by name, so CIFAR-10 train then test, MNIST and
+//                 CIFAR-100 test then train);
 //                 voc: the ImageSets list name (default "train")
 //   decode        imagefolder/voc/coco: the image column decoded to HWC RGB
 //                 uint8 (false: the file's bytes)

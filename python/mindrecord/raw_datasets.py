@@ -10,8 +10,9 @@ parsers of `mindrecord convert`: map, batch, the combinators, samplers,
 sharding, state_dict() resume and mindrecord.torch work as on MindDataset, and
 a script moves between raw files and a MindRecord conversion of them by
 changing the dataset line. Row order is MindSpore's (ImageFolder: class
-folders sorted by name, files by name; CIFAR/MNIST: file order, "all" = train
-then test; VOC: the ImageSets list; COCO: the 'images' list). Labels are
+folders sorted by name, files by name; CIFAR/MNIST: file order, "all" the
+files sorted by name as MindSpore's: CIFAR-10 train then test, CIFAR-100 and
+MNIST test then train; VOC: the ImageSets list; COCO: the 'images' list). Labels are
 int32 (MindSpore: uint32; same values). What MindSpore takes and we do not
 implement (cache, decrypt, extra_metadata, other COCO tasks) raises an error
 naming it.
@@ -26,8 +27,8 @@ from mindrecord import config as _config
 from mindrecord.dataset import MindDataset, _positive, check_sampling, dataset_seed
 from mindrecord.samplers import PKSampler, _nsamples
 
-__all__ = ["ImageFolderDataset", "Caltech256Dataset", "CelebADataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "FashionMnistDataset",
-           "KMnistDataset", "VOCDataset", "CocoDataset"]
+__all__ = ["ImageFolderDataset", "Caltech256Dataset", "CelebADataset", "Cifar10Dataset", "Cifar100Dataset",
+           "MnistDataset", "FashionMnistDataset", "KMnistDataset", "VOCDataset", "CocoDataset"]
 
 
 def _unsupported(name, kwargs):

@@ -67,8 +67,9 @@ def test_cifar100_columns_and_labels(tmp_path):
     ds = Cifar100Dataset(src, usage="all", shuffle=False)
     assert ds.get_col_names() == ["image", "coarse_label", "fine_label"]
     got = rows(ds)
-    want = converted(tmp_path, "cifar100", src, "train", encode="raw") + \
-        rows(MindDataset(str(tmp_path / "c_cifar100_test.mindrecord"), shuffle=False))
+    # "all": test.bin, then train.bin (MindSpore sorts the file names).
+    train = converted(tmp_path, "cifar100", src, "train", encode="raw")
+    want = rows(MindDataset(str(tmp_path / "c_cifar100_test.mindrecord"), shuffle=False)) + train
     assert len(got) == len(want) == 20
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g["image"], w["data"].reshape(32, 32, 3))
@@ -114,6 +115,10 @@ def test_fashion_and_kuzushiji_mnist_read_mnist_idx_files(tmp_path, loader):
         cls(str(d), usage="test")
     with pytest.raises(ValueError, match="usage must be"):
         cls(str(d), usage="val")
+    # "all": t10k-* before train-*, as MindSpore sorts the file names.
+    (d / "t10k-images-idx3-ubyte").write_bytes(struct.pack(">IIII", 2051, 1, 28, 28) + bytes(784))
+    (d / "t10k-labels-idx1-ubyte").write_bytes(struct.pack(">II", 2049, 1) + bytes([9]))
+    assert [int(g["label"]) for g in rows(cls(str(d), shuffle=False))] == [9] + labels.tolist()
 
 
 def test_caltech256_keeps_jpg_and_JPEG_and_labels_by_folder_order(tmp_path):
