@@ -44,7 +44,7 @@ struct RawColumnSpec {
 namespace {
 
 const std::set<std::string>& RawFormats() {
-  static const std::set<std::string> k = {"imagefolder", "cifar10", "cifar100", "mnist", "voc", "coco"};
+  static const std::set<std::string> k = {"imagefolder", "cifar10", "cifar100", "mnist", "emnist", "voc", "coco"};
   return k;
 }
 
@@ -207,8 +207,8 @@ Result<std::unique_ptr<RawSource>> RawSource::Open(const json& node) {
   convert::ConvertOptions o;
   o.workers = 1;
   o.on_error = convert::OnError::kFail;
-  o.encode = format == "cifar10" || format == "cifar100" || format == "mnist" ? convert::EncodeMode::kRaw
-                                                                            : convert::EncodeMode::kKeep;
+  const bool idx = format == "mnist" || format == "emnist";
+  o.encode = format == "cifar10" || format == "cifar100" || idx ? convert::EncodeMode::kRaw : convert::EncodeMode::kKeep;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return Status::NotFound(dir + ": dataset_dir is not a folder");
   std::vector<convert::SplitPlan> plans;
@@ -216,13 +216,19 @@ Result<std::unique_ptr<RawSource>> RawSource::Open(const json& node) {
     m.ctx = std::make_shared<convert::ConvertContext>(o);
     MR_ASSIGN_OR_RETURN(plans, convert::PlanImageFolder(dir, *m.ctx));
     m.specs = {{"image", "image", RawKind::kImage, {}}, {"label", "label", RawKind::kScalar, {}}};
-  } else if (format == "cifar10" || format == "cifar100" || format == "mnist") {
+  } else if (format == "cifar10" || format == "cifar100" || idx) {
     if (usage != "all") o.split = usage;  // the other split's files are not read
     m.ctx = std::make_shared<convert::ConvertContext>(o);
-    MR_ASSIGN_OR_RETURN(plans, format == "mnist"     ? convert::PlanMnist(dir, *m.ctx)
-                               : format == "cifar10" ? convert::PlanCifar10(dir, *m.ctx)
-                                                     : convert::PlanCifar100(dir, *m.ctx));
-    if (format == "mnist") {
+    if (format == "emnist") {
+      const std::string prefix = "emnist-" + node.at("name").get<std::string>() + "-";
+      MR_ASSIGN_OR_RETURN(plans, convert::PlanIdxFiles(dir, *m.ctx, {{"train", prefix + "train"},
+                                                                      {"test", prefix + "test"}}));
+    } else {
+      MR_ASSIGN_OR_RETURN(plans, format == "mnist"     ? convert::PlanMnist(dir, *m.ctx)
+                                 : format == "cifar10" ? convert::PlanCifar10(dir, *m.ctx)
+                                                       : convert::PlanCifar100(dir, *m.ctx));
+    }
+    if (idx) {
       m.specs = {{"image", "data", RawKind::kPixels, {28, 28, 1}}, {"label", "label", RawKind::kScalar, {}}};
     } else if (format == "cifar10") {
       m.specs = {{"image", "data", RawKind::kPixels, {32, 32, 3}}, {"label", "label", RawKind::kScalar, {}}};
@@ -289,11 +295,12 @@ Result<std::unique_ptr<RawSource>> RawSource::Open(const json& node) {
   }
   // The usage's splits. "all" reads them in MindSpore's order, its files
   // sorted by name: CIFAR-10's data_batch_* before test_batch, but MNIST's
-  // t10k-* and CIFAR-100's test.bin before their train files.
+  // t10k-*, EMNIST's emnist-NAME-test-* and CIFAR-100's test.bin before their
+  // train files.
   for (auto& p : plans) {
     if (p.split.empty() || usage == "all" || p.split == usage) m.plans.push_back(std::move(p));
   }
-  if (usage == "all" && (format == "mnist" || format == "cifar100")) {
+  if (usage == "all" && (idx || format == "cifar100")) {
     std::stable_partition(m.plans.begin(), m.plans.end(), [](const convert::SplitPlan& p) { return p.split == "test"; });
   }
   if (m.plans.empty()) return Status::NotFound(dir + ": no '" + usage + "' files for " + format);
@@ -358,13 +365,14 @@ std::string RawSource::Where(uint64_t id) const {
 }
 
 Result<json> NormalizeRawLeaf(const json& j, const std::string& path) {
-  static const std::set<std::string> kKeys = {"node", "format", "dataset_dir", "usage", "decode", "extensions",
-                                              "class_indexing", "task", "annotation_file", "sampler", "seed"};
+  static const std::set<std::string> kKeys = {"node",           "format", "dataset_dir",     "usage",
+                                              "decode",         "extensions", "class_indexing", "task",
+                                              "annotation_file", "name",   "sampler",         "seed"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!kKeys.count(it.key())) return PlanNodeError(path, "unknown key '" + it.key() + "' for a 'raw' node");
   }
   if (!j.contains("format") || !j["format"].is_string() || !RawFormats().count(j["format"].get<std::string>())) {
-    return PlanNodeError(path, "'format' must be one of imagefolder, cifar10, cifar100, mnist, voc, coco, got " +
+    return PlanNodeError(path, "'format' must be one of imagefolder, cifar10, cifar100, mnist, emnist, voc, coco, got " +
                                (j.contains("format") ? j["format"].dump() : std::string("nothing")));
   }
   const std::string format = j["format"].get<std::string>();
@@ -384,8 +392,18 @@ Result<json> NormalizeRawLeaf(const json& j, const std::string& path) {
   MR_RETURN_IF_ERROR(allowed("class_indexing", {"imagefolder", "voc"}));
   MR_RETURN_IF_ERROR(allowed("task", {"voc", "coco"}));
   MR_RETURN_IF_ERROR(allowed("annotation_file", {"coco"}));
-  MR_RETURN_IF_ERROR(allowed("usage", {"cifar10", "cifar100", "mnist", "voc"}));
-  if (format == "cifar10" || format == "cifar100" || format == "mnist") {
+  MR_RETURN_IF_ERROR(allowed("usage", {"cifar10", "cifar100", "mnist", "emnist", "voc"}));
+  MR_RETURN_IF_ERROR(allowed("name", {"emnist"}));
+  if (format == "emnist") {
+    static const std::set<std::string> kNames = {"byclass", "bymerge", "balanced", "letters", "digits", "mnist"};
+    const json n = j.value("name", json());
+    if (!n.is_string() || !kNames.count(n.get<std::string>())) {
+      return PlanNodeError(path, "'name' must be one of byclass, bymerge, balanced, letters, digits, mnist, got " +
+                                     n.dump());
+    }
+    out["name"] = n;
+  }
+  if (format == "cifar10" || format == "cifar100" || format == "mnist" || format == "emnist") {
     const json u = j.value("usage", json("all"));
     if (u != "train" && u != "test" && u != "all") {
       return PlanNodeError(path, "'usage' must be 'train', 'test' or 'all', got " + u.dump());

@@ -7,7 +7,9 @@
 // convert` and read through MindDataset hold the same values.
 //
 // The plan node ("raw"):
-//   format        "imagefolder" | "cifar10" | "cifar100" | "mnist" | "voc" | "coco"
+//   format        "imagefolder" | "cifar10" | "cifar100" | "mnist" | "emnist" | "voc" | "coco"
+//   name          emnist: the split's name (byclass, bymerge, balanced, letters,
+//                 digits, mnist): files emnist-NAME-{train,test}-*-idx?-ubyte
 //   dataset_dir   the folder (coco: the image folder)
 //   usage         cifar/mnist: "train" | "test" | "all" (MindSpore's order:
 //                 files by name, so CIFAR-10 train then test, MNIST and

@@ -28,7 +28,8 @@ from mindrecord.dataset import BatchInfo, MindDataset, mix, zip  # noqa: A004
 from mindrecord.audio_datasets import (CMUArcticDataset, GTZANDataset, LibriTTSDataset, LJSpeechDataset,
                                        SpeechCommandsDataset, TedliumDataset, YesNoDataset)
 from mindrecord.raw_datasets import (Caltech256Dataset, CelebADataset, Cifar10Dataset, Cifar100Dataset, CocoDataset,
-                                     FashionMnistDataset, ImageFolderDataset, KMnistDataset, MnistDataset, VOCDataset)
+                                     EMnistDataset, FashionMnistDataset, ImageFolderDataset, KMnistDataset,
+                                     MnistDataset, VOCDataset)
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset
 from mindrecord.text_file_dataset import TextFileDataset
 from mindrecord.csv_dataset import CSVDataset
@@ -64,7 +65,7 @@ __all__ = [
     "dtype",
     "set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "recover", "SUCCESS", "FAILED", "__version__",
     "BatchInfo", "DSCallback", "mix", "config", "DatasetCache",
-    "ImageFolderDataset", "Caltech256Dataset", "CelebADataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "FashionMnistDataset", "KMnistDataset",
+    "ImageFolderDataset", "Caltech256Dataset", "CelebADataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "EMnistDataset", "FashionMnistDataset", "KMnistDataset",
     "VOCDataset", "CocoDataset",
     "YesNoDataset", "SpeechCommandsDataset", "LJSpeechDataset", "CMUArcticDataset", "GTZANDataset", "LibriTTSDataset",
     "TedliumDataset",

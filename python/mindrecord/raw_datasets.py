@@ -28,7 +28,7 @@ from mindrecord.dataset import MindDataset, _positive, check_sampling, dataset_s
 from mindrecord.samplers import PKSampler, _nsamples
 
 __all__ = ["ImageFolderDataset", "Caltech256Dataset", "CelebADataset", "Cifar10Dataset", "Cifar100Dataset",
-           "MnistDataset", "FashionMnistDataset", "KMnistDataset", "VOCDataset", "CocoDataset"]
+           "MnistDataset", "EMnistDataset", "FashionMnistDataset", "KMnistDataset", "VOCDataset", "CocoDataset"]
 
 
 def _unsupported(name, kwargs):
@@ -224,6 +224,25 @@ class MnistDataset(_RawDataset):
                  sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
         leaf = {"node": "raw", "format": "mnist", "dataset_dir": dataset_dir, "usage": _usage(usage)}
         self._init_raw(self._loader, leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
+                       shard_id, cache, seed)
+
+
+class EMnistDataset(_RawDataset):
+    """mindspore.dataset.EMnistDataset: the idx files of one EMNIST split
+    (`name`: byclass, bymerge, balanced, letters, digits or mnist), files
+    emnist-NAME-{train,test}-{images-idx3,labels-idx1}-ubyte (plain or
+    gzipped); columns as MnistDataset's (images as stored, not transposed,
+    as MindSpore's); "all" reads test then train, as MindSpore's."""
+
+    def __init__(self, dataset_dir, name, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        names = ("byclass", "bymerge", "balanced", "letters", "digits", "mnist")
+        if not isinstance(name, str):
+            raise TypeError("EMnistDataset: name must be a str, got %r" % (name,))
+        if name not in names:
+            raise ValueError("EMnistDataset: Input name is not within the valid set of %s, got %r" % (list(names), name))
+        leaf = {"node": "raw", "format": "emnist", "name": name, "dataset_dir": dataset_dir, "usage": _usage(usage)}
+        self._init_raw("EMnistDataset", leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
                        shard_id, cache, seed)
 
 

@@ -121,6 +121,34 @@ def test_fashion_and_kuzushiji_mnist_read_mnist_idx_files(tmp_path, loader):
     assert [int(g["label"]) for g in rows(cls(str(d), shuffle=False))] == [9] + labels.tolist()
 
 
+def test_emnist_reads_the_named_splits_files(tmp_path):
+    rng = np.random.default_rng(11)
+    d = tmp_path / "emnist"
+    d.mkdir()
+    want = {}
+    for split, n in (("train", 3), ("test", 2)):
+        images = rng.integers(0, 256, (n, 28, 28), dtype=np.uint8)
+        labels = rng.integers(1, 27, n, dtype=np.uint8)
+        (d / ("emnist-letters-%s-images-idx3-ubyte" % split)).write_bytes(
+            struct.pack(">IIII", 2051, n, 28, 28) + images.tobytes())
+        with gzip.open(d / ("emnist-letters-%s-labels-idx1-ubyte.gz" % split), "wb") as f:
+            f.write(struct.pack(">II", 2049, n) + labels.tobytes())
+        want[split] = (images, labels)
+    # Another split's files beside them are not read.
+    (d / "emnist-digits-train-images-idx3-ubyte").write_bytes(b"not idx")
+    got = rows(mindrecord.EMnistDataset(str(d), "letters", usage="train", shuffle=False))
+    np.testing.assert_array_equal(np.stack([g["image"] for g in got]), want["train"][0][..., None])
+    assert [int(g["label"]) for g in got] == want["train"][1].tolist()
+    every = rows(mindrecord.dataset.EMnistDataset(str(d), name="letters", shuffle=False))
+    assert [int(g["label"]) for g in every] == want["test"][1].tolist() + want["train"][1].tolist()  # test first
+    with pytest.raises(mindrecord.NotFoundError, match="emnist-balanced-train-images-idx3-ubyte"):
+        mindrecord.EMnistDataset(str(d), "balanced")
+    with pytest.raises(ValueError, match="Input name is not within the valid set"):
+        mindrecord.EMnistDataset(str(d), "kanji")
+    with pytest.raises(RuntimeError, match=r"emnist-digits-train-labels-idx1-ubyte\[.gz\] is missing"):
+        mindrecord.EMnistDataset(str(d), "digits", usage="train")
+
+
 def test_caltech256_keeps_jpg_and_JPEG_and_labels_by_folder_order(tmp_path):
     root = tmp_path / "256_ObjectCategories"
     rng = np.random.default_rng(5)

@@ -100,8 +100,13 @@ Status LoadSplit(MnistSplit& s, ConvertContext& ctx) {
 }  // namespace
 
 PlanResult PlanMnist(const std::string& input, ConvertContext& ctx) {
+  return PlanIdxFiles(input, ctx, {{"train", "train"}, {"test", "t10k"}});
+}
+
+PlanResult PlanIdxFiles(const std::string& input, ConvertContext& ctx,
+                        const std::vector<std::pair<std::string, std::string>>& split_prefixes) {
   std::vector<SplitPlan> plans;
-  for (const auto& [split, prefix] : {std::pair<std::string, std::string>{"train", "train"}, {"test", "t10k"}}) {
+  for (const auto& [split, prefix] : split_prefixes) {
     if (!ctx.options().split.empty() && ctx.options().split != split) continue;  // only that split's files
     auto s = std::make_shared<MnistSplit>();
     s->images_path = FindIdx(input, prefix + "-images-idx3-ubyte");
@@ -137,9 +142,15 @@ PlanResult PlanMnist(const std::string& input, ConvertContext& ctx) {
     };
     plans.push_back(std::move(plan));
   }
-  if (plans.empty())
-    return Status::NotFound(input + ": no MNIST idx files (expected train-images-idx3-ubyte[.gz], "
-                                    "train-labels-idx1-ubyte[.gz], t10k-images-idx3-ubyte[.gz], t10k-labels-idx1-ubyte[.gz])");
+  if (plans.empty()) {
+    std::string expected;
+    for (const auto& [split, prefix] : split_prefixes) {
+      if (!ctx.options().split.empty() && ctx.options().split != split) continue;
+      expected += (expected.empty() ? "" : ", ") + prefix + "-images-idx3-ubyte[.gz], " + prefix +
+                  "-labels-idx1-ubyte[.gz]";
+    }
+    return Status::NotFound(input + ": no MNIST idx files (expected " + expected + ")");
+  }
   return plans;
 }
 

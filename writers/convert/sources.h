@@ -19,6 +19,11 @@ PlanResult PlanImageNet(const std::string& input, ConvertContext& ctx);
 PlanResult PlanCifar10(const std::string& input, ConvertContext& ctx);
 PlanResult PlanCifar100(const std::string& input, ConvertContext& ctx);
 PlanResult PlanMnist(const std::string& input, ConvertContext& ctx);
+// MNIST-layout idx files of other names: per split, the files
+// PREFIX-images-idx3-ubyte[.gz] and PREFIX-labels-idx1-ubyte[.gz]
+// (EMNIST: {"train", "emnist-letters-train"}, {"test", "emnist-letters-test"}).
+PlanResult PlanIdxFiles(const std::string& input, ConvertContext& ctx,
+                        const std::vector<std::pair<std::string, std::string>>& split_prefixes);
 PlanResult PlanVoc(const std::string& input, ConvertContext& ctx);
 PlanResult PlanCoco(const std::string& input, ConvertContext& ctx);
 PlanResult PlanTfRecord(const std::string& input, ConvertContext& ctx);
