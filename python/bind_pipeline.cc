@@ -14,6 +14,7 @@
 #include "pipeline/nodes/compile.h"
 #include "pipeline/nodes/csv_source.h"
 #include "pipeline/nodes/celeba_source.h"
+#include "pipeline/nodes/image_list_source.h"
 #include "pipeline/nodes/imdb_source.h"
 #include "pipeline/nodes/tagged_source.h"
 #include "pipeline/nodes/text_source.h"
@@ -600,6 +601,15 @@ void BindPipeline(py::module_& m) {
         return ValueOrThrow(CountCelebARows(dataset_dir, usage, extensions));
       },
       py::arg("dataset_dir"), py::arg("usage"), py::arg("extensions"));
+  m.def(
+      "image_list_rows",
+      [](const std::string& args_json) {
+        nlohmann::json args = nlohmann::json::parse(args_json, nullptr, false);
+        if (args.is_discarded()) throw StatusError(Status::InvalidArgument("image_list_rows: args are not JSON"));
+        py::gil_scoped_release nogil;
+        return ValueOrThrow(CountImageList(args));
+      },
+      py::arg("args_json"));
   m.def(
       "imdb_files",
       [](const std::string& dataset_dir, const std::string& usage) {

@@ -6,6 +6,7 @@
 
 #include "pipeline/nodes/celeba_source.h"
 #include "pipeline/nodes/csv_source.h"
+#include "pipeline/nodes/image_list_source.h"
 #include "pipeline/nodes/imdb_source.h"
 #include "pipeline/nodes/tagged_source.h"
 #include "pipeline/nodes/text_source.h"
@@ -40,6 +41,7 @@ Result<std::unique_ptr<Source>> MakeRegisteredSource(const nlohmann::json& node)
                                                        {"tagged", &OpenTaggedSource},
                                                        {"imdb", &OpenImdbSource},
                                                        {"celeba", &OpenCelebASource},
+                                                       {"image_list", &OpenImageListSource},
                                                        {"csv", &OpenCsvSource},
                                                        {"tfrecord", &OpenTfRecordSource}};
   if (auto b = kBuiltIn.find(kind); b != kBuiltIn.end()) return b->second(node);

@@ -1,5 +1,6 @@
 """MindSpore's built-in raw-format loaders over the same pipeline as
 MindDataset: ImageFolderDataset (and Caltech256Dataset), CelebADataset,
+OmniglotDataset, Places365Dataset,
 Cifar10Dataset, Cifar100Dataset,
 MnistDataset (and FashionMnistDataset, KMnistDataset over the same idx
 files), VOCDataset, CocoDataset (MindSpore 2.x arguments and columns).
@@ -28,7 +29,8 @@ from mindrecord.dataset import MindDataset, _positive, check_sampling, dataset_s
 from mindrecord.samplers import PKSampler, _nsamples
 
 __all__ = ["ImageFolderDataset", "Caltech256Dataset", "CelebADataset", "Cifar10Dataset", "Cifar100Dataset",
-           "MnistDataset", "EMnistDataset", "FashionMnistDataset", "KMnistDataset", "VOCDataset", "CocoDataset"]
+           "MnistDataset", "EMnistDataset", "FashionMnistDataset", "KMnistDataset", "OmniglotDataset",
+           "Places365Dataset", "VOCDataset", "CocoDataset"]
 
 
 def _unsupported(name, kwargs):
@@ -187,6 +189,56 @@ class CelebADataset(_RawDataset):
                 "rows": _core.celeba_rows(directory, usage, list(extensions)), "args": args}
         self._init_leaf("CelebADataset", leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
                         shard_id, seed)
+
+
+class _ImageListDataset(_RawDataset):
+    """Images listed by a dataset's own layout, with int32 labels
+    (pipeline/nodes/image_list_source.h)."""
+
+    def _init_list(self, loader, dataset_dir, args, decode, num_samples, num_parallel_workers, shuffle, sampler,
+                   num_shards, shard_id, cache, seed):
+        _unsupported(loader, [("cache", cache, None)])
+        if not isinstance(dataset_dir, str):
+            raise TypeError("%s: dataset_dir must be a str (a folder path), got %r" % (loader, dataset_dir))
+        if not dataset_dir or not os.path.isdir(dataset_dir):
+            raise ValueError("%s: dataset_dir %r is not a folder" % (loader, dataset_dir))
+        args = dict(args, dataset_dir=os.path.abspath(dataset_dir), decode=_bool("decode", decode))
+        leaf = {"node": "source", "kind": "image_list", "columns": ["image", "label"], "name": loader,
+                "rows": _core.image_list_rows(json.dumps(args)), "args": args}
+        self._init_leaf(loader, leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, seed)
+
+
+class OmniglotDataset(_ImageListDataset):
+    """mindspore.dataset.OmniglotDataset: every file of
+    images_background (background=None or True) or images_evaluation /
+    ALPHABET / CHARACTER, columns [image, label]; the label is the character
+    folder's place among all "/alphabet/character" names sorted, files by
+    name, as MindSpore's."""
+
+    def __init__(self, dataset_dir, background=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 decode=False, sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        background = True if background is None else _bool("background", background)
+        self._init_list("OmniglotDataset", dataset_dir, {"layout": "omniglot", "background": background}, decode,
+                        num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache, seed)
+
+
+class Places365Dataset(_ImageListDataset):
+    """mindspore.dataset.Places365Dataset: the "path label" pairs of
+    places365_{train_standard,train_challenge,val}.txt (usage
+    "train-standard" (None), "train-challenge", "val") read from the 256x256
+    folders (small=True, MindSpore's default) or the large ones, in list
+    order; columns [image, label]."""
+
+    def __init__(self, dataset_dir, usage=None, small=True, decode=False, num_samples=None,
+                 num_parallel_workers=None, shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None, *,
+                 seed=None):
+        usage = "train-standard" if usage is None else usage
+        if usage not in ("train-standard", "train-challenge", "val"):
+            raise ValueError("Places365Dataset: Input usage is not within the valid set of ['train-standard', "
+                             "'train-challenge', 'val'], got %r" % (usage,))
+        self._init_list("Places365Dataset", dataset_dir, {"layout": "places365", "usage": usage,
+                                                          "small": _bool("small", small)}, decode,
+                        num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache, seed)
 
 
 class Cifar10Dataset(_RawDataset):

@@ -501,3 +501,56 @@ def test_celeba_partition_file_must_match_the_list(tmp_path):
     (root / "000002.jpg").write_bytes(b"not a jpeg")
     with pytest.raises(RuntimeError, match="000002.jpg"):
         list(mindrecord.CelebADataset(str(root), decode=True, shuffle=False))
+
+
+def test_omniglot_labels_characters_across_alphabets(tmp_path):
+    root = tmp_path / "omniglot" / "images_background"
+    rng = np.random.default_rng(13)
+    layout = {("Latin", "character02"): ["b.png", "a.png"], ("Greek", "character01"): ["x.png"],
+              ("Latin", "character01"): ["c.png"]}
+    for (alphabet, char), names in layout.items():
+        (root / alphabet / char).mkdir(parents=True)
+        for n in names:
+            Image.fromarray(rng.integers(0, 256, (5, 5, 3), dtype=np.uint8)).save(str(root / alphabet / char / n))
+    (root / "Latin" / "stray.txt").write_text("not a character folder")
+    data = mindrecord.OmniglotDataset(str(tmp_path / "omniglot"), shuffle=False)
+    got = [(bytes(r["image"]), int(r["label"])) for r in rows(data)]
+    # "/Greek/character01" 0, "/Latin/character01" 1, "/Latin/character02" 2; files by name.
+    order = [("Greek", "character01", "x.png", 0), ("Latin", "character01", "c.png", 1),
+             ("Latin", "character02", "a.png", 2), ("Latin", "character02", "b.png", 2)]
+    assert got == [((root / a / c / n).read_bytes(), label) for a, c, n, label in order]
+    assert rows(mindrecord.dataset.OmniglotDataset(str(tmp_path / "omniglot"), decode=True,
+                                                   shuffle=False))[0]["image"].shape == (5, 5, 3)
+    with pytest.raises(mindrecord.NotFoundError, match="images_evaluation is not a folder"):
+        mindrecord.OmniglotDataset(str(tmp_path / "omniglot"), background=False)
+
+
+def test_places365_reads_its_list_from_the_size_folder(tmp_path):
+    root = tmp_path / "places"
+    (root / "data_256_standard" / "a" / "airfield").mkdir(parents=True)
+    (root / "val_large").mkdir(parents=True)
+    rng = np.random.default_rng(17)
+    for n in ("00000001.jpg", "00000002.jpg"):
+        Image.fromarray(rng.integers(0, 256, (4, 4, 3), dtype=np.uint8)).save(
+            str(root / "data_256_standard" / "a" / "airfield" / n), format="JPEG")
+    Image.fromarray(np.zeros((3, 3, 3), np.uint8)).save(str(root / "val_large" / "Places365_val_00000001.jpg"),
+                                                        format="JPEG")
+    (root / "categories_places365.txt").write_text("/a/airfield 0\n/a/airplane_cabin 1\n")
+    (root / "places365_train_standard.txt").write_text("/a/airfield/00000002.jpg 0\n/a/airfield/00000001.jpg 1\n")
+    (root / "places365_val.txt").write_text("Places365_val_00000001.jpg 165\n")
+    got = rows(mindrecord.Places365Dataset(str(root), shuffle=False))
+    assert [int(r["label"]) for r in got] == [0, 1]
+    assert bytes(got[0]["image"]) == (root / "data_256_standard/a/airfield/00000002.jpg").read_bytes()
+    val = rows(mindrecord.Places365Dataset(str(root), usage="val", small=False, decode=True, shuffle=False))
+    assert int(val[0]["label"]) == 165 and val[0]["image"].shape == (3, 3, 3)
+    (root / "places365_val.txt").write_text("../../secret.jpg 3\n")
+    with pytest.raises(mindrecord.CorruptionError, match=r"places365_val.txt:1: the path leaves the image folder"):
+        mindrecord.Places365Dataset(str(root), usage="val")
+    (root / "places365_val.txt").write_text("x.jpg three\n")
+    with pytest.raises(mindrecord.CorruptionError, match=r"places365_val.txt:1: label 'three'"):
+        mindrecord.Places365Dataset(str(root), usage="val")
+    (root / "categories_places365.txt").unlink()
+    with pytest.raises(mindrecord.NotFoundError, match="categories_places365.txt is missing"):
+        mindrecord.Places365Dataset(str(root))
+    with pytest.raises(ValueError, match="Input usage is not within the valid set"):
+        mindrecord.Places365Dataset(str(root), usage="train")

@@ -2,12 +2,38 @@
 // the extension filter, the rest is list_attr_celeba.txt, the file
 // separator, then list_eval_partition.txt. The folder is listed, opened and
 // every row read (one small image, 000001.jpg, is present; other names are
-// row errors).
+// row errors). The second file is then read as a Places365 list
+// (image_list_source.h) and its rows read.
 #include "pipeline/nodes/celeba_source.h"
+#include "pipeline/nodes/image_list_source.h"
 #include "tests/fuzz/fuzz_target.h"
 #include "tests/fuzz/fuzz_util.h"
 
 using namespace mindrecord;
+
+namespace {
+
+void ReadAll(const Source& src) {
+  std::vector<uint64_t> ids;
+  for (uint64_t i = 0; i < src.num_rows() && i < 64; ++i) ids.push_back(i);
+  (void)src.Read(ids, [](size_t, const Status&, std::vector<Tensor>&&, uint64_t) { return Status::OK(); });
+  for (uint64_t id : ids) (void)src.Where(id);
+}
+
+void ReadPlaces(const std::filesystem::path& dir, std::string_view list, bool decode) {
+  fuzz::WriteFile(dir / "categories_places365.txt", "/a/b 0\n");
+  fuzz::WriteFile(dir / "places365_val.txt", list);
+  fuzz::WriteFile(dir / "val_256" / "000001.jpg", "\xff\xd8\xff\xe0 not a whole jpeg");
+  nlohmann::json args = {{"layout", "places365"}, {"dataset_dir", dir.string()}, {"usage", "val"}, {"decode", decode}};
+  auto rows = CountImageList(args);
+  if (!rows.ok()) return;
+  nlohmann::json node = {{"node", "source"}, {"kind", "image_list"}, {"columns", {"image", "label"}},
+                         {"rows", *rows}, {"args", args}};
+  auto src = OpenImageListSource(node);
+  if (src.ok()) ReadAll(**src);
+}
+
+}  // namespace
 
 MINDRECORD_FUZZ_TARGET(celeba) {
   if (size == 0) return 0;
@@ -21,16 +47,13 @@ MINDRECORD_FUZZ_TARGET(celeba) {
   fuzz::WriteFile(dir / "list_attr_celeba.txt", parts[0]);
   fuzz::WriteFile(dir / "list_eval_partition.txt", parts[1]);
   fuzz::WriteFile(dir / "000001.jpg", "\xff\xd8\xff\xe0 not a whole jpeg");
+  ReadPlaces(dir, parts[1], (pick & 8) != 0);
   auto rows = CountCelebARows(dir.string(), usage, extensions);
   if (!rows.ok()) return 0;
   nlohmann::json node = {{"node", "source"}, {"kind", "celeba"}, {"columns", {"image", "attr"}}, {"rows", *rows},
                          {"args", {{"dataset_dir", dir.string()}, {"usage", usage}, {"decode", (pick & 8) != 0},
                                    {"extensions", extensions}}}};
   auto src = OpenCelebASource(node);
-  if (!src.ok()) return 0;
-  std::vector<uint64_t> ids;
-  for (uint64_t i = 0; i < (*src)->num_rows() && i < 64; ++i) ids.push_back(i);
-  (void)(*src)->Read(ids, [](size_t, const Status&, std::vector<Tensor>&&, uint64_t) { return Status::OK(); });
-  for (uint64_t id : ids) (void)(*src)->Where(id);
+  if (src.ok()) ReadAll(**src);
   return 0;
 }

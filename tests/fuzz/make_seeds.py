@@ -397,6 +397,6 @@ for name, (pick, body) in VECTORS_SEEDS.items():
 # filter (bit 2), decode (bit 3); then list_attr_celeba.txt, the file
 # separator, list_eval_partition.txt.
 CELEBA_ATTR = b"2\n5_o_Clock_Shadow Arched_Eyebrows \n000001.jpg -1  1\r\n000002.png  1 -1\n"
-CELEBA_PART = b"000001.jpg 0\n000002.png 2\n"
+CELEBA_PART = b"000001.jpg 0\n000002.png 2\n"  # also read as a Places365 list: "path label" pairs
 for name, pick in {"all": 0, "train": 1, "test_jpg": 3 | 4, "valid_decode": 2 | 8}.items():
     put("celeba", name, bytes([pick]) + CELEBA_ATTR + SEP + CELEBA_PART)

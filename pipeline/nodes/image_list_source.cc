@@ -1,0 +1,224 @@
+#include "pipeline/nodes/image_list_source.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "mindrecord/file.h"
+#include "mindrecord/limits.h"
+#include "pipeline/row_vectors.h"
+#include "writers/convert/image_codec.h"
+
+namespace mindrecord {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+struct Item {
+  std::string path;
+  int32_t label = 0;
+};
+
+// The names of the folders (dirs) or regular files in `dir`, sorted.
+Result<std::vector<std::string>> Entries(const fs::path& dir, bool dirs, const std::string& who) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return Status::NotFound(who + ": " + dir.string() + " is not a folder");
+  std::vector<std::string> names;
+  fs::directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::error_code fe;
+    if (dirs ? it->is_directory(fe) : it->is_regular_file(fe)) names.push_back(it->path().filename().string());
+  }
+  if (ec) return Status::IOError(who + ": cannot list " + dir.string() + ": " + ec.message());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Result<std::vector<Item>> ListOmniglot(const std::string& dir, bool background) {
+  const fs::path root = fs::path(dir) / (background ? "images_background" : "images_evaluation");
+  std::vector<std::pair<std::string, fs::path>> classes;  // "/alphabet/character", folder
+  MR_ASSIGN_OR_RETURN(auto alphabets, Entries(root, true, "OmniglotDataset"));
+  for (const auto& a : alphabets) {
+    MR_ASSIGN_OR_RETURN(auto characters, Entries(root / a, true, "OmniglotDataset"));
+    for (const auto& c : characters) classes.emplace_back("/" + a + "/" + c, root / a / c);
+  }
+  std::sort(classes.begin(), classes.end());
+  std::vector<Item> items;
+  for (size_t label = 0; label < classes.size(); ++label) {
+    MR_ASSIGN_OR_RETURN(auto files, Entries(classes[label].second, false, "OmniglotDataset"));
+    for (const auto& f : files) items.push_back({(classes[label].second / f).string(), static_cast<int32_t>(label)});
+  }
+  return items;
+}
+
+Result<std::string> ReadSmallFile(const std::string& path, const std::string& who) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return Status::NotFound(who + ": " + path + " is missing");
+  MR_ASSIGN_OR_RETURN(auto file, FileSystem::Default()->OpenRead(path, false));
+  if (file->size() > (uint64_t{1} << 30)) return Status::InvalidArgument(who + ": " + path + " is larger than 1 GiB");
+  std::string bytes(static_cast<size_t>(file->size()), '\0');
+  MR_RETURN_IF_ERROR(file->ReadAt(0, bytes.size(), bytes.data()));
+  return bytes;
+}
+
+Result<std::vector<Item>> ListPlaces365(const std::string& dir, const std::string& usage, bool small) {
+  const std::string who = "Places365Dataset";
+  std::string list, folder;
+  if (usage == "train-standard") {
+    list = "places365_train_standard.txt";
+    folder = small ? "data_256_standard" : "data_large_standard";
+  } else if (usage == "train-challenge") {
+    list = "places365_train_challenge.txt";
+    folder = small ? "data_256_challenge" : "data_large_challenge";
+  } else if (usage == "val") {
+    list = "places365_val.txt";
+    folder = small ? "val_256" : "val_large";
+  } else {
+    return Status::InvalidArgument(who + ": usage must be 'train-standard', 'train-challenge' or 'val', got '" +
+                                   usage + "'");
+  }
+  MR_RETURN_IF_ERROR(ReadSmallFile((fs::path(dir) / "categories_places365.txt").string(), who).status());
+  const std::string list_path = (fs::path(dir) / list).string();
+  MR_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(list_path, who));
+  std::vector<Item> items;
+  size_t number = 0;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    std::string_view line(text.data() + pos, nl - pos);
+    pos = nl + 1;
+    ++number;
+    std::vector<std::string_view> tok;
+    for (size_t i = 0; i < line.size();) {
+      while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+      size_t j = i;
+      while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
+      if (j > i) tok.push_back(line.substr(i, j - i));
+      i = j;
+    }
+    if (tok.empty()) continue;
+    const std::string where = list_path + ":" + std::to_string(number);
+    if (tok.size() != 2) return Status::Corruption(who + ": " + where + ": expected 'path label'");
+    const fs::path rel = fs::path(std::string(tok[0])).relative_path();
+    for (const auto& part : rel)
+      if (part == "..") return Status::Corruption(who + ": " + where + ": the path leaves the image folder");
+    int64_t label = 0;
+    auto [end, ec] = std::from_chars(tok[1].data(), tok[1].data() + tok[1].size(), label);
+    if (ec != std::errc() || end != tok[1].data() + tok[1].size() || label < 0 || label > INT32_MAX)
+      return Status::Corruption(who + ": " + where + ": label '" + std::string(tok[1].substr(0, 32)) +
+                                "' is not a non-negative integer");
+    items.push_back({(fs::path(dir) / folder / rel).string(), static_cast<int32_t>(label)});
+  }
+  return items;
+}
+
+Result<std::vector<Item>> List(const json& args) {
+  const json layout = args.value("layout", json());
+  if (!args.contains("dataset_dir") || !args["dataset_dir"].is_string())
+    return Status::InvalidArgument("an 'image_list' source needs args.dataset_dir (a string)");
+  const std::string dir = args["dataset_dir"].get<std::string>();
+  if (layout == "omniglot") {
+    for (auto it = args.begin(); it != args.end(); ++it)
+      if (it.key() != "layout" && it.key() != "dataset_dir" && it.key() != "decode" && it.key() != "background")
+        return Status::InvalidArgument("an omniglot 'image_list' source does not take the arg '" + it.key() + "'");
+    const json b = args.value("background", json(true));
+    if (!b.is_boolean()) return Status::InvalidArgument("an omniglot 'image_list' source's background is a bool");
+    return ListOmniglot(dir, b.get<bool>());
+  }
+  if (layout == "places365") {
+    for (auto it = args.begin(); it != args.end(); ++it)
+      if (it.key() != "layout" && it.key() != "dataset_dir" && it.key() != "decode" && it.key() != "usage" &&
+          it.key() != "small")
+        return Status::InvalidArgument("a places365 'image_list' source does not take the arg '" + it.key() + "'");
+    const json u = args.value("usage", json("train-standard"));
+    const json small = args.value("small", json(true));
+    if (!u.is_string() || !small.is_boolean())
+      return Status::InvalidArgument("a places365 'image_list' source takes usage (a string) and small (a bool)");
+    return ListPlaces365(dir, u.get<std::string>(), small.get<bool>());
+  }
+  return Status::InvalidArgument("an 'image_list' source's layout must be 'omniglot' or 'places365', got " +
+                                 layout.dump());
+}
+
+class ImageListSource : public Source {
+ public:
+  ImageListSource(std::vector<Item> items, bool decode) : items_(std::move(items)), decode_(decode) {}
+
+  const std::vector<std::string>& columns() const override { return names_; }
+  uint64_t num_rows() const override { return items_.size(); }
+  DatasetLayout Layout() const override { return DatasetLayout::Uniform(items_.size(), 1); }
+
+  Status Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) const override {
+    for (size_t k = 0; k < ids.size(); ++k) {
+      if (ids[k] >= items_.size())
+        return Status::InvalidArgument("row " + std::to_string(ids[k]) + " of " + std::to_string(items_.size()));
+      std::vector<Tensor> cols = TakeRowVector();  // given back by the batch it goes into
+      Result<Tensor> image = Image(items_[ids[k]].path);
+      if (!image.ok()) {
+        MR_RETURN_IF_ERROR(fn(k, image.status(), {}, 0));
+        continue;
+      }
+      const uint64_t bytes = image->size_bytes() + sizeof(int32_t);
+      cols.push_back(std::move(image).value());
+      Tensor label = Tensor::Make(TensorType::kInt32, {});
+      *label.mutable_data_as<int32_t>() = items_[ids[k]].label;
+      cols.push_back(std::move(label));
+      MR_RETURN_IF_ERROR(fn(k, Status::OK(), std::move(cols), bytes));
+    }
+    return Status::OK();
+  }
+
+  std::string Where(uint64_t id) const override {
+    std::string where = "row " + std::to_string(id);
+    if (id < items_.size()) where += " ('" + items_[id].path + "')";
+    return where;
+  }
+
+ private:
+  Result<Tensor> Image(const std::string& path) const {
+    MR_ASSIGN_OR_RETURN(auto file, FileSystem::Default()->OpenRead(path, false));
+    if (file->size() > kMaxDecompressedRowBytes)
+      return Status::InvalidArgument(path + ": " + std::to_string(file->size()) + " bytes, more than a row may hold");
+    std::string bytes(static_cast<size_t>(file->size()), '\0');
+    MR_RETURN_IF_ERROR(file->ReadAt(0, bytes.size(), bytes.data()));
+    if (!decode_) return Tensor::FromString(TensorType::kBytes, std::move(bytes));
+    int h = 0, w = 0;
+    Result<std::string> px = convert::DecodeImageFileToRgb(bytes, &h, &w);
+    if (!px.ok()) return Status(px.status().code(), path + ": " + px.status().message());
+    Tensor t = Tensor::Make(TensorType::kUInt8, {h, w, 3});
+    std::memcpy(t.MutableData(), px->data(), px->size());
+    return t;
+  }
+
+  std::vector<Item> items_;
+  bool decode_;
+  std::vector<std::string> names_ = {"image", "label"};
+};
+
+}  // namespace
+
+Result<uint64_t> CountImageList(const json& args) {
+  MR_ASSIGN_OR_RETURN(auto items, List(args));
+  return items.size();
+}
+
+Result<std::unique_ptr<Source>> OpenImageListSource(const json& node) {
+  const json args = node.value("args", json::object());
+  const json decode = args.value("decode", json(false));
+  if (!decode.is_boolean()) return Status::InvalidArgument("an 'image_list' source's decode is a bool");
+  if (node.at("columns") != json::array({"image", "label"}))
+    return Status::InvalidArgument("an 'image_list' source has the columns 'image' and 'label'");
+  MR_ASSIGN_OR_RETURN(auto items, List(args));
+  if (items.size() != node.at("rows").get<uint64_t>()) {
+    return Status::Corruption("the dataset's folder lists " + std::to_string(items.size()) + " images now, " +
+                              node.at("rows").dump() + " when the dataset was made (a file changed)");
+  }
+  return std::unique_ptr<Source>(new ImageListSource(std::move(items), decode.get<bool>()));
+}
+
+}  // namespace mindrecord
