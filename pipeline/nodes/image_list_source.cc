@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <vector>
 
 #include "mindrecord/file.h"
@@ -22,6 +23,7 @@ namespace {
 struct Item {
   std::string path;
   int32_t label = 0;
+  std::string name;  // the label of a layout whose labels are strings (food101)
 };
 
 // The names of the folders (dirs) or regular files in `dir`, sorted.
@@ -117,6 +119,41 @@ Result<std::vector<Item>> ListPlaces365(const std::string& dir, const std::strin
   return items;
 }
 
+Result<std::vector<Item>> ListFood101(const std::string& dir, const std::string& usage) {
+  const std::string who = "Food101Dataset";
+  if (usage != "train" && usage != "test" && usage != "all")
+    return Status::InvalidArgument(who + ": usage must be 'train', 'test' or 'all', got '" + usage + "'");
+  MR_ASSIGN_OR_RETURN(auto class_names, Entries(fs::path(dir) / "images", true, who));
+  if (class_names.empty()) return Status::NotFound(who + ": no class folders under " + dir + "/images");
+  const std::set<std::string> classes(class_names.begin(), class_names.end());
+  std::vector<Item> items;
+  for (const char* split : {"train", "test"}) {
+    if (usage != "all" && usage != split) continue;
+    const std::string list_path = (fs::path(dir) / "meta" / (std::string(split) + ".txt")).string();
+    MR_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(list_path, who));
+    size_t number = 0;
+    for (size_t pos = 0; pos < text.size();) {
+      size_t nl = text.find('\n', pos);
+      if (nl == std::string::npos) nl = text.size();
+      std::string_view line(text.data() + pos, nl - pos);
+      pos = nl + 1;
+      ++number;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (line.empty()) continue;
+      const std::string where = list_path + ":" + std::to_string(number);
+      const fs::path rel = fs::path(std::string(line)).relative_path();
+      for (const auto& part : rel)
+        if (part == "..") return Status::Corruption(who + ": " + where + ": the path leaves the image folder");
+      const std::string cls = rel.begin() == rel.end() ? std::string() : rel.begin()->string();
+      if (!classes.count(cls))
+        return Status::Corruption(who + ": " + where + ": '" + std::string(line.substr(0, 64)) +
+                                  "' is not CLASS/ID of a class folder under images/");
+      items.push_back({(fs::path(dir) / "images" / rel).string() + ".jpg", 0, cls});
+    }
+  }
+  return items;
+}
+
 Result<std::vector<Item>> List(const json& args) {
   const json layout = args.value("layout", json());
   if (!args.contains("dataset_dir") || !args["dataset_dir"].is_string())
@@ -141,13 +178,22 @@ Result<std::vector<Item>> List(const json& args) {
       return Status::InvalidArgument("a places365 'image_list' source takes usage (a string) and small (a bool)");
     return ListPlaces365(dir, u.get<std::string>(), small.get<bool>());
   }
-  return Status::InvalidArgument("an 'image_list' source's layout must be 'omniglot' or 'places365', got " +
-                                 layout.dump());
+  if (layout == "food101") {
+    for (auto it = args.begin(); it != args.end(); ++it)
+      if (it.key() != "layout" && it.key() != "dataset_dir" && it.key() != "decode" && it.key() != "usage")
+        return Status::InvalidArgument("a food101 'image_list' source does not take the arg '" + it.key() + "'");
+    const json u = args.value("usage", json("all"));
+    if (!u.is_string()) return Status::InvalidArgument("a food101 'image_list' source's usage is a string");
+    return ListFood101(dir, u.get<std::string>());
+  }
+  return Status::InvalidArgument(
+      "an 'image_list' source's layout must be 'omniglot', 'places365' or 'food101', got " + layout.dump());
 }
 
 class ImageListSource : public Source {
  public:
-  ImageListSource(std::vector<Item> items, bool decode) : items_(std::move(items)), decode_(decode) {}
+  ImageListSource(std::vector<Item> items, bool decode, bool string_labels)
+      : items_(std::move(items)), decode_(decode), string_labels_(string_labels) {}
 
   const std::vector<std::string>& columns() const override { return names_; }
   uint64_t num_rows() const override { return items_.size(); }
@@ -165,9 +211,13 @@ class ImageListSource : public Source {
       }
       const uint64_t bytes = image->size_bytes() + sizeof(int32_t);
       cols.push_back(std::move(image).value());
-      Tensor label = Tensor::Make(TensorType::kInt32, {});
-      *label.mutable_data_as<int32_t>() = items_[ids[k]].label;
-      cols.push_back(std::move(label));
+      if (string_labels_) {
+        cols.push_back(Tensor::FromString(TensorType::kString, items_[ids[k]].name));
+      } else {
+        Tensor label = Tensor::Make(TensorType::kInt32, {});
+        *label.mutable_data_as<int32_t>() = items_[ids[k]].label;
+        cols.push_back(std::move(label));
+      }
       MR_RETURN_IF_ERROR(fn(k, Status::OK(), std::move(cols), bytes));
     }
     return Status::OK();
@@ -197,6 +247,7 @@ class ImageListSource : public Source {
 
   std::vector<Item> items_;
   bool decode_;
+  bool string_labels_;
   std::vector<std::string> names_ = {"image", "label"};
 };
 
@@ -218,7 +269,8 @@ Result<std::unique_ptr<Source>> OpenImageListSource(const json& node) {
     return Status::Corruption("the dataset's folder lists " + std::to_string(items.size()) + " images now, " +
                               node.at("rows").dump() + " when the dataset was made (a file changed)");
   }
-  return std::unique_ptr<Source>(new ImageListSource(std::move(items), decode.get<bool>()));
+  const bool string_labels = args.value("layout", json()) == "food101";
+  return std::unique_ptr<Source>(new ImageListSource(std::move(items), decode.get<bool>(), string_labels));
 }
 
 }  // namespace mindrecord

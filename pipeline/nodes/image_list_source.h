@@ -9,8 +9,12 @@
 //                train-standard, train-challenge, val) holds "path label"
 //                pairs, the images under data_256_standard, data_large_...,
 //                val_256 or val_large (small or not); list order.
+//   "food101"    dataset_dir/meta/{train,test}.txt lines CLASS/ID (usage
+//                train, test, all: train then test), the images
+//                images/CLASS/ID.jpg; the label is CLASS, a string (the
+//                class folders under images/ are the classes).
 // Columns: "image" (the file's bytes, or with `decode` HWC RGB uint8) and
-// "label" (int32; MindSpore's uint32). A list line that does not parse, a
+// "label" (int32, MindSpore's uint32; food101: a string). A list line that does not parse, a
 // listed path with "..", a missing folder: errors naming the file (and
 // line); an image that does not decode is that row's error.
 //

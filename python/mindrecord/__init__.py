@@ -28,8 +28,8 @@ from mindrecord.dataset import BatchInfo, MindDataset, mix, zip  # noqa: A004
 from mindrecord.audio_datasets import (CMUArcticDataset, GTZANDataset, LibriTTSDataset, LJSpeechDataset,
                                        SpeechCommandsDataset, TedliumDataset, YesNoDataset)
 from mindrecord.raw_datasets import (Caltech256Dataset, CelebADataset, Cifar10Dataset, Cifar100Dataset, CocoDataset,
-                                     EMnistDataset, FashionMnistDataset, ImageFolderDataset, KMnistDataset,
-                                     MnistDataset, OmniglotDataset, Places365Dataset, VOCDataset)
+                                     EMnistDataset, FashionMnistDataset, Food101Dataset, ImageFolderDataset,
+                                     KMnistDataset, MnistDataset, OmniglotDataset, Places365Dataset, VOCDataset)
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset
 from mindrecord.text_file_dataset import TextFileDataset
 from mindrecord.csv_dataset import CSVDataset
@@ -65,7 +65,8 @@ __all__ = [
     "dtype",
     "set_enc_key", "set_enc_mode", "set_dec_mode", "set_hash_mode", "recover", "SUCCESS", "FAILED", "__version__",
     "BatchInfo", "DSCallback", "mix", "config", "DatasetCache",
-    "ImageFolderDataset", "Caltech256Dataset", "CelebADataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset", "EMnistDataset", "FashionMnistDataset", "OmniglotDataset", "Places365Dataset", "KMnistDataset",
+    "ImageFolderDataset", "Caltech256Dataset", "CelebADataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset",
+    "EMnistDataset", "FashionMnistDataset", "KMnistDataset", "OmniglotDataset", "Places365Dataset", "Food101Dataset",
     "VOCDataset", "CocoDataset",
     "YesNoDataset", "SpeechCommandsDataset", "LJSpeechDataset", "CMUArcticDataset", "GTZANDataset", "LibriTTSDataset",
     "TedliumDataset",

@@ -673,10 +673,10 @@ class MindDataset:
 
 
 # MindSpore's raw-format loaders live beside MindDataset in mindspore.dataset.
-from mindrecord.raw_datasets import (Caltech256Dataset, CelebADataset, Cifar10Dataset, Cifar100Dataset, CocoDataset,  # noqa: E402,F401
-                                     EMnistDataset, FashionMnistDataset, ImageFolderDataset, OmniglotDataset,
-                                     Places365Dataset, KMnistDataset, MnistDataset,
-                                     VOCDataset)
+from mindrecord.raw_datasets import (Caltech256Dataset, CelebADataset, Cifar10Dataset,  # noqa: E402,F401
+                                     Cifar100Dataset, CocoDataset, EMnistDataset, FashionMnistDataset, Food101Dataset,
+                                     ImageFolderDataset, KMnistDataset, MnistDataset, OmniglotDataset,
+                                     Places365Dataset, VOCDataset)
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset  # noqa: E402,F401
 from mindrecord.text_file_dataset import TextFileDataset  # noqa: E402,F401
 from mindrecord.audio_datasets import (CMUArcticDataset, GTZANDataset, LibriTTSDataset,  # noqa: E402,F401

@@ -1,6 +1,6 @@
 """MindSpore's built-in raw-format loaders over the same pipeline as
 MindDataset: ImageFolderDataset (and Caltech256Dataset), CelebADataset,
-OmniglotDataset, Places365Dataset,
+OmniglotDataset, Places365Dataset, Food101Dataset,
 Cifar10Dataset, Cifar100Dataset,
 MnistDataset (and FashionMnistDataset, KMnistDataset over the same idx
 files), VOCDataset, CocoDataset (MindSpore 2.x arguments and columns).
@@ -29,8 +29,8 @@ from mindrecord.dataset import MindDataset, _positive, check_sampling, dataset_s
 from mindrecord.samplers import PKSampler, _nsamples
 
 __all__ = ["ImageFolderDataset", "Caltech256Dataset", "CelebADataset", "Cifar10Dataset", "Cifar100Dataset",
-           "MnistDataset", "EMnistDataset", "FashionMnistDataset", "KMnistDataset", "OmniglotDataset",
-           "Places365Dataset", "VOCDataset", "CocoDataset"]
+           "MnistDataset", "EMnistDataset", "FashionMnistDataset", "Food101Dataset", "KMnistDataset",
+           "OmniglotDataset", "Places365Dataset", "VOCDataset", "CocoDataset"]
 
 
 def _unsupported(name, kwargs):
@@ -239,6 +239,22 @@ class Places365Dataset(_ImageListDataset):
         self._init_list("Places365Dataset", dataset_dir, {"layout": "places365", "usage": usage,
                                                           "small": _bool("small", small)}, decode,
                         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache, seed)
+
+
+class Food101Dataset(_ImageListDataset):
+    """mindspore.dataset.Food101Dataset: the images meta/train.txt and
+    meta/test.txt list (CLASS/ID lines; usage "train", "test" or "all" (None):
+    train then test), images/CLASS/ID.jpg, columns [image, label (the class
+    name, a string)]."""
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 decode=False, sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        usage = "all" if usage is None else usage
+        if usage not in ("train", "test", "all"):
+            raise ValueError("Food101Dataset: Input usage is not within the valid set of ['train', 'test', 'all'], "
+                             "got %r" % (usage,))
+        self._init_list("Food101Dataset", dataset_dir, {"layout": "food101", "usage": usage}, decode, num_samples,
+                        num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache, seed)
 
 
 class Cifar10Dataset(_RawDataset):

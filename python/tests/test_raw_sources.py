@@ -554,3 +554,28 @@ def test_places365_reads_its_list_from_the_size_folder(tmp_path):
         mindrecord.Places365Dataset(str(root))
     with pytest.raises(ValueError, match="Input usage is not within the valid set"):
         mindrecord.Places365Dataset(str(root), usage="train")
+
+
+def test_food101_lists_labels_by_class_folder(tmp_path):
+    root = tmp_path / "food-101"
+    rng = np.random.default_rng(19)
+    for cls, ids in (("apple_pie", ["1005649", "1011328"]), ("pho", ["17"])):
+        (root / "images" / cls).mkdir(parents=True)
+        for i in ids:
+            Image.fromarray(rng.integers(0, 256, (4, 4, 3), dtype=np.uint8)).save(
+                str(root / "images" / cls / (i + ".jpg")), format="JPEG")
+    (root / "meta").mkdir()
+    (root / "meta" / "train.txt").write_text("apple_pie/1011328\r\npho/17\n\n")
+    (root / "meta" / "test.txt").write_text("apple_pie/1005649\n")
+    got = rows(mindrecord.Food101Dataset(str(root), shuffle=False))  # all: train, then test
+    assert [str(r["label"]) for r in got] == ["apple_pie", "pho", "apple_pie"]
+    assert bytes(got[1]["image"]) == (root / "images/pho/17.jpg").read_bytes()
+    assert got[0]["label"].dtype.kind == "U"
+    test = rows(mindrecord.Food101Dataset(str(root), usage="test", decode=True, shuffle=False))
+    assert test[0]["image"].shape == (4, 4, 3)
+    (root / "meta" / "test.txt").write_text("sushi/1\n")
+    with pytest.raises(mindrecord.CorruptionError, match=r"test.txt:1: 'sushi/1' is not CLASS/ID of a class folder"):
+        mindrecord.Food101Dataset(str(root), usage="test")
+    (root / "meta" / "test.txt").write_text("pho/../../x\n")
+    with pytest.raises(mindrecord.CorruptionError, match=r"test.txt:1: the path leaves the image folder"):
+        mindrecord.Food101Dataset(str(root), usage="test")
