@@ -5,6 +5,7 @@
 #include <set>
 
 #include "pipeline/nodes/celeba_source.h"
+#include "pipeline/nodes/clue_source.h"
 #include "pipeline/nodes/csv_source.h"
 #include "pipeline/nodes/image_list_source.h"
 #include "pipeline/nodes/imdb_source.h"
@@ -42,6 +43,7 @@ Result<std::unique_ptr<Source>> MakeRegisteredSource(const nlohmann::json& node)
                                                        {"imdb", &OpenImdbSource},
                                                        {"celeba", &OpenCelebASource},
                                                        {"image_list", &OpenImageListSource},
+                                                       {"clue", &OpenClueSource},
                                                        {"csv", &OpenCsvSource},
                                                        {"tfrecord", &OpenTfRecordSource}};
   if (auto b = kBuiltIn.find(kind); b != kBuiltIn.end()) return b->second(node);

@@ -74,6 +74,9 @@ class TextFileSource : public FileRowsSource {
 
 }  // namespace
 
+const char* TextLineScanKey(bool empty_lines) { return ScanKey(empty_lines); }
+ScanFn TextLineScan(bool empty_lines) { return ScanTextRows(empty_lines); }
+
 Result<std::vector<uint64_t>> CountTextFileLines(const std::vector<std::string>& files, bool empty_lines) {
   MR_ASSIGN_OR_RETURN(auto scans, ScanSourceFiles(files, ScanKey(empty_lines), ScanTextRows(empty_lines)));
   std::vector<uint64_t> out;

@@ -14,12 +14,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/nodes/row_scan_cache.h"
 #include "pipeline/nodes/source.h"
 
 namespace mindrecord {
@@ -30,5 +32,10 @@ Result<std::vector<uint64_t>> CountTextFileLines(const std::vector<std::string>&
 
 // Thread safety: as Source.
 Result<std::unique_ptr<Source>> OpenTextFileSource(const nlohmann::json& node);
+
+// The line scan of text files, for other sources whose rows are lines
+// (clue_source.h): its key in row_scan_cache.h and the scan.
+const char* TextLineScanKey(bool empty_lines);
+std::function<Status(const RandomAccessFile&, FileRows*)> TextLineScan(bool empty_lines);
 
 }  // namespace mindrecord

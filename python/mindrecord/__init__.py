@@ -33,10 +33,9 @@ from mindrecord.raw_datasets import (Caltech256Dataset, CelebADataset, Cifar10Da
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset
 from mindrecord.text_file_dataset import TextFileDataset
 from mindrecord.csv_dataset import CSVDataset
-from mindrecord.text_datasets import (AGNewsDataset, AmazonReviewDataset, CoNLL2000Dataset, DBpediaDataset,
-                                      EnWik9Dataset, IMDBDataset, UDPOSDataset,
-                                      PennTreebankDataset, SogouNewsDataset, WikiTextDataset, YahooAnswersDataset,
-                                      YelpReviewDataset)
+from mindrecord.text_datasets import (AGNewsDataset, AmazonReviewDataset, CLUEDataset, CoNLL2000Dataset,
+                                      DBpediaDataset, EnWik9Dataset, IMDBDataset, PennTreebankDataset, SogouNewsDataset,
+                                      UDPOSDataset, WikiTextDataset, YahooAnswersDataset, YelpReviewDataset)
 from mindrecord.tfrecord_dataset import TFRecordDataset
 from mindrecord.schema import Schema
 from mindrecord.callback import DSCallback
@@ -73,6 +72,6 @@ __all__ = [
     "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset", "TextFileDataset", "CSVDataset", "TFRecordDataset",
     "AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset", "YahooAnswersDataset", "YelpReviewDataset",
     "SogouNewsDataset", "PennTreebankDataset", "WikiTextDataset", "EnWik9Dataset", "IMDBDataset",
-    "CoNLL2000Dataset", "UDPOSDataset",
+    "CoNLL2000Dataset", "UDPOSDataset", "CLUEDataset",
     "Schema",
 ] + list(_exception_names)

@@ -683,6 +683,6 @@ from mindrecord.audio_datasets import (CMUArcticDataset, GTZANDataset, LibriTTSD
                                        LJSpeechDataset, SpeechCommandsDataset, TedliumDataset, YesNoDataset)
 from mindrecord.csv_dataset import CSVDataset  # noqa: E402,F401
 from mindrecord.text_datasets import (AGNewsDataset, AmazonReviewDataset, DBpediaDataset,  # noqa: E402,F401
-                                      CoNLL2000Dataset, EnWik9Dataset, IMDBDataset, UDPOSDataset,
+                                      CLUEDataset, CoNLL2000Dataset, EnWik9Dataset, IMDBDataset, UDPOSDataset,
                                       PennTreebankDataset, SogouNewsDataset, WikiTextDataset, YahooAnswersDataset,
                                       YelpReviewDataset)

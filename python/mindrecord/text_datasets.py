@@ -5,7 +5,8 @@ train.csv / test.csv, no header, every column a string, MindSpore's column
 names), PennTreebankDataset and WikiTextDataset (the non-empty lines of
 the folder's split files, column "text"), EnWik9Dataset (every line of
 its enwik9 file, empty ones too), CoNLL2000Dataset and UDPOSDataset
-(tagged sentences, pipeline/nodes/tagged_source.h) and IMDBDataset (a review per file of the
+(tagged sentences, pipeline/nodes/tagged_source.h), CLUEDataset (JSON
+lines, pipeline/nodes/clue_source.h) and IMDBDataset (a review per file of the
 pos / neg folders, pipeline/nodes/imdb_source.h).
 
 `usage` picks the split ("all", the default, reads every split's file in
@@ -23,9 +24,9 @@ from mindrecord.csv_dataset import CSVDataset
 from mindrecord.exceptions import NotFoundError
 from mindrecord.raw_datasets import _RawDataset
 from mindrecord.samplers import Shuffle
-from mindrecord.text_file_dataset import TextFileDataset, file_shuffle_mode
+from mindrecord.text_file_dataset import TextFileDataset, file_shuffle_mode, find_files
 
-__all__ = ["AGNewsDataset", "AmazonReviewDataset", "CoNLL2000Dataset", "DBpediaDataset", "EnWik9Dataset",
+__all__ = ["AGNewsDataset", "AmazonReviewDataset", "CLUEDataset", "CoNLL2000Dataset", "DBpediaDataset", "EnWik9Dataset",
            "IMDBDataset", "PennTreebankDataset", "UDPOSDataset",
            "SogouNewsDataset", "WikiTextDataset", "YahooAnswersDataset", "YelpReviewDataset"]
 
@@ -194,6 +195,52 @@ class UDPOSDataset(_TaggedDataset):
     _files = {"train": "en-ud-tag.v2.train.txt", "valid": "en-ud-tag.v2.dev.txt", "test": "en-ud-tag.v2.test.txt"}
     _columns = ["word", "universal", "stanford"]
     _delimiter = "\t"
+
+
+# CLUE's columns per task and usage, in MindSpore's order (sorted by name).
+_CLUE_COLUMNS = {
+    ("AFQMC", "train"): ["label", "sentence1", "sentence2"],
+    ("AFQMC", "test"): ["id", "sentence1", "sentence2"],
+    ("TNEWS", "train"): ["keywords", "label", "label_desc", "sentence"],
+    ("TNEWS", "test"): ["id", "keywords", "sentence"],
+    ("IFLYTEK", "train"): ["label", "label_des", "sentence"],
+    ("IFLYTEK", "test"): ["id", "sentence"],
+    ("WSC", "train"): ["idx", "label", "span1_index", "span1_text", "span2_index", "span2_text", "text"],
+    ("WSC", "test"): ["idx", "span1_index", "span1_text", "span2_index", "span2_text", "text"],
+    ("CSL", "train"): ["abst", "id", "keyword", "label"],
+    ("CSL", "test"): ["abst", "id", "keyword"],
+}
+_CLUE_COLUMNS[("CMNLI", "train")] = _CLUE_COLUMNS[("AFQMC", "train")]
+_CLUE_COLUMNS[("CMNLI", "test")] = _CLUE_COLUMNS[("AFQMC", "test")]
+
+
+class CLUEDataset(TextFileDataset):
+    """mindspore.dataset.CLUEDataset: each non-empty line of `dataset_files`
+    (paths or glob patterns; the files sorted by name) a JSON object, a row
+    of the task's columns (AFQMC, TNEWS, IFLYTEK, CMNLI, WSC, CSL; usage
+    "train", "eval" (as train) or "test"), sorted by name as MindSpore's;
+    each value of its JSON type (strings stay strings, integers int32,
+    arrays of strings 1-D string arrays). pipeline/nodes/clue_source.h."""
+
+    def __init__(self, dataset_files, task="AFQMC", usage="train", num_samples=None, num_parallel_workers=None,
+                 shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        if cache is not None:
+            raise NotImplementedError("CLUEDataset(cache=...) is not supported by mindrecord; only None")
+        if task not in ("AFQMC", "TNEWS", "IFLYTEK", "CMNLI", "WSC", "CSL"):
+            raise ValueError("task should be 'AFQMC', 'TNEWS', 'IFLYTEK', 'CMNLI', 'WSC' or 'CSL'.")
+        if usage not in ("train", "test", "eval"):
+            raise ValueError("usage should be 'train', 'test' or 'eval'.")
+        if not dataset_files:
+            raise ValueError("Input dataset_files can not be empty, but got %r." % (dataset_files,))
+        files = [os.path.abspath(f) for f in find_files(dataset_files)]
+        columns = _CLUE_COLUMNS[(task, "test" if usage == "test" else "train")]
+        nested = [c for c in columns if c.startswith("span")] if task == "WSC" else []
+        mode = file_shuffle_mode("CLUEDataset", shuffle)
+        rows = sum(_core.text_file_lines(files))
+        leaf = {"node": "source", "kind": "clue", "columns": columns, "rows": rows, "name": "CLUEDataset",
+                "args": {"files": files, "nested": nested}}
+        self._init_leaf("CLUEDataset", leaf, num_samples, num_parallel_workers, shuffle, None, num_shards, shard_id,
+                        seed, mode=mode)
 
 
 class IMDBDataset(_RawDataset):

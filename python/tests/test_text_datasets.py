@@ -263,3 +263,59 @@ def test_udpos_reads_tab_separated_fields_and_names_bad_lines(tmp_path):
         list(ds.UDPOSDataset(str(tmp_path), usage="valid", shuffle=False))
     with pytest.raises(ValueError, match="Input usage is not within the valid set"):
         ds.UDPOSDataset(str(tmp_path), usage="dev")
+
+
+def test_clue_tasks_columns_and_json_types(tmp_path):
+    afqmc = tmp_path / "afqmc"
+    afqmc.mkdir()
+    (afqmc / "train.json").write_text(
+        '{"sentence1": "蚂蚁借呗等额还款能否换成先息后本", "sentence2": "借呗可以先息到期还本吗", "label": "0"}\n\n'
+        '{"sentence1": "蚂蚁花呗说我违约了", "sentence2": "蚂蚁花呗违约行为是啥", "label": "1", "extra": [1]}\n',
+        encoding="utf-8")
+    data = ds.CLUEDataset(str(afqmc / "train.json"), task="AFQMC", usage="train", shuffle=False)
+    assert data.get_col_names() == ["label", "sentence1", "sentence2"]  # sorted, as MindSpore's
+    rows = list(data.create_dict_iterator(num_epochs=1, output_numpy=True))
+    assert [(str(r["label"]), str(r["sentence1"])) for r in rows] == [("0", "蚂蚁借呗等额还款能否换成先息后本"),
+                                                                    ("1", "蚂蚁花呗说我违约了")]
+    (afqmc / "test.json").write_text('{"id": 0, "sentence1": "a", "sentence2": "b"}\n'
+                                     '{"id": 1, "sentence1": "c", "sentence2": "d"}\n')
+    test = list(ds.CLUEDataset(str(afqmc / "test.json"), task="AFQMC", usage="test", shuffle=False)
+                .create_dict_iterator(output_numpy=True))
+    assert [int(r["id"]) for r in test] == [0, 1] and test[0]["id"].dtype == np.int32
+    # Several files: sorted by name, whatever the order given.
+    both = ds.CLUEDataset([str(afqmc / "train.json"), str(afqmc / "test.json")], task="AFQMC", usage="eval",
+                          shuffle=False)
+    assert both.get_dataset_size() == 4
+
+
+def test_clue_wsc_spans_and_csl_keywords(tmp_path):
+    (tmp_path / "dev.json").write_text(
+        '{"target": {"span1_index": 0, "span1_text": "小明", "span2_index": 4, "span2_text": "他"}, '
+        '"idx": 0, "text": "小明呢，他在哪？", "label": "true"}\n', encoding="utf-8")
+    row = next(ds.CLUEDataset(str(tmp_path / "dev.json"), task="WSC", usage="eval", shuffle=False)
+               .create_dict_iterator(output_numpy=True))
+    assert list(row) == ["idx", "label", "span1_index", "span1_text", "span2_index", "span2_text", "text"]
+    assert (int(row["span2_index"]), str(row["span1_text"]), str(row["label"])) == (4, "小明", "true")
+    (tmp_path / "csl.json").write_text('{"id": 1, "abst": "长文本", "keyword": ["关键词1", "关键词2"], "label": "0"}\n',
+                                       encoding="utf-8")
+    row = next(ds.CLUEDataset(str(tmp_path / "csl.json"), task="CSL", shuffle=False)
+               .create_dict_iterator(output_numpy=True))
+    assert row["keyword"].tolist() == ["关键词1", "关键词2"] and str(row["abst"]) == "长文本"
+
+
+@pytest.mark.parametrize("line, message", [
+    ('{"sentence1": "a", "sentence2": "b"}', r"failed to find key: label"),
+    ('{"sentence1": "a", "sentence2": "b", "label": true}', r"key 'label': a JSON boolean"),
+    ('{"sentence1": "a", "sentence2": "b", "label": 4294967295}', r"key 'label': 4294967295 is outside int32"),
+    ('{"sentence1": "a", "sentence2": ', r"line at byte 51 of '.*invalid\.json' \(row 1\): not a JSON object"),
+    ('[' * 100 + ']' * 100, r"invalid\.json' \(row 1\): JSON nests deeper than 64"),
+])
+def test_clue_bad_lines_name_file_and_offset(tmp_path, line, message):
+    path = tmp_path / "invalid.json"
+    path.write_text('{"sentence1": "a", "sentence2": "b", "label": "0"}\n' + line + "\n")
+    with pytest.raises(RuntimeError, match=message):
+        list(ds.CLUEDataset(str(path), shuffle=False))
+    with pytest.raises(ValueError, match="task should be"):
+        ds.CLUEDataset(str(path), task="afqmc")
+    with pytest.raises(ValueError, match="usage should be"):
+        ds.CLUEDataset(str(path), usage="dev")

@@ -3,7 +3,9 @@
 // that count and every row read (lines that are not UTF-8 are row errors).
 // The first byte's low bit keeps empty lines as rows (EnWik9Dataset). The
 // same files are then read as tagged sentences (CoNLL2000Dataset, UDPOSDataset;
-// the second bit picks tabs over spaces).
+// the second bit picks tabs over spaces), and as CLUE JSON lines (WSC's
+// columns, spans under "target").
+#include "pipeline/nodes/clue_source.h"
 #include "pipeline/nodes/tagged_source.h"
 #include "pipeline/nodes/text_source.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -30,6 +32,16 @@ void ReadTagged(const std::vector<std::string>& files, const char* delim) {
   if (src.ok()) ReadAll(**src);
 }
 
+void ReadClue(const std::vector<std::string>& files, uint64_t rows) {
+  nlohmann::json node = {{"node", "source"},
+                         {"kind", "clue"},
+                         {"columns", {"idx", "label", "span1_index", "span1_text", "text"}},
+                         {"rows", rows},
+                         {"args", {{"files", files}, {"nested", {"span1_index", "span1_text"}}}}};
+  auto src = OpenClueSource(node);
+  if (src.ok()) ReadAll(**src);
+}
+
 }  // namespace
 
 MINDRECORD_FUZZ_TARGET(text_file) {
@@ -49,5 +61,6 @@ MINDRECORD_FUZZ_TARGET(text_file) {
   auto src = OpenTextFileSource(node);
   if (!src.ok()) return 0;
   ReadAll(**src);
+  if (!empty) ReadClue(files, rows);
   return 0;
 }
