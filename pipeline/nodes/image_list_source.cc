@@ -154,7 +154,7 @@ Result<std::vector<Item>> ListFood101(const std::string& dir, const std::string&
   return items;
 }
 
-Result<std::vector<Item>> List(const json& args) {
+Result<std::vector<Item>> ListItems(const json& args) {
   const json layout = args.value("layout", json());
   if (!args.contains("dataset_dir") || !args["dataset_dir"].is_string())
     return Status::InvalidArgument("an 'image_list' source needs args.dataset_dir (a string)");
@@ -254,7 +254,7 @@ class ImageListSource : public Source {
 }  // namespace
 
 Result<uint64_t> CountImageList(const json& args) {
-  MR_ASSIGN_OR_RETURN(auto items, List(args));
+  MR_ASSIGN_OR_RETURN(auto items, ListItems(args));
   return items.size();
 }
 
@@ -264,7 +264,7 @@ Result<std::unique_ptr<Source>> OpenImageListSource(const json& node) {
   if (!decode.is_boolean()) return Status::InvalidArgument("an 'image_list' source's decode is a bool");
   if (node.at("columns") != json::array({"image", "label"}))
     return Status::InvalidArgument("an 'image_list' source has the columns 'image' and 'label'");
-  MR_ASSIGN_OR_RETURN(auto items, List(args));
+  MR_ASSIGN_OR_RETURN(auto items, ListItems(args));
   if (items.size() != node.at("rows").get<uint64_t>()) {
     return Status::Corruption("the dataset's folder lists " + std::to_string(items.size()) + " images now, " +
                               node.at("rows").dump() + " when the dataset was made (a file changed)");

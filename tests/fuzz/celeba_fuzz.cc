@@ -13,7 +13,7 @@ using namespace mindrecord;
 
 namespace {
 
-void ReadAll(const Source& src) {
+void ReadFirstRows(const Source& src) {
   std::vector<uint64_t> ids;
   for (uint64_t i = 0; i < src.num_rows() && i < 64; ++i) ids.push_back(i);
   (void)src.Read(ids, [](size_t, const Status&, std::vector<Tensor>&&, uint64_t) { return Status::OK(); });
@@ -30,7 +30,7 @@ void ReadPlaces(const std::filesystem::path& dir, std::string_view list, bool de
   nlohmann::json node = {{"node", "source"}, {"kind", "image_list"}, {"columns", {"image", "label"}},
                          {"rows", *rows}, {"args", args}};
   auto src = OpenImageListSource(node);
-  if (src.ok()) ReadAll(**src);
+  if (src.ok()) ReadFirstRows(**src);
 }
 
 }  // namespace
@@ -54,6 +54,6 @@ MINDRECORD_FUZZ_TARGET(celeba) {
                          {"args", {{"dataset_dir", dir.string()}, {"usage", usage}, {"decode", (pick & 8) != 0},
                                    {"extensions", extensions}}}};
   auto src = OpenCelebASource(node);
-  if (src.ok()) ReadAll(**src);
+  if (src.ok()) ReadFirstRows(**src);
   return 0;
 }
