@@ -1,15 +1,12 @@
 #include "pipeline/nodes/celeba_source.h"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
 
-#include "mindrecord/file.h"
-#include "mindrecord/limits.h"
+#include "pipeline/nodes/listed_files.h"
 #include "pipeline/row_vectors.h"
-#include "writers/convert/image_codec.h"
 
 namespace mindrecord {
 
@@ -23,44 +20,6 @@ struct CelebAList {
   std::vector<std::string> names;
   std::vector<int32_t> values;  // names.size() rows of `attrs`
 };
-
-// A list file's bytes (at most 1 GiB); NotFound naming a missing one.
-Result<std::string> ReadList(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return Status::NotFound("CelebADataset: " + path + " is missing");
-  MR_ASSIGN_OR_RETURN(auto file, FileSystem::Default()->OpenRead(path, false));
-  if (file->size() > (uint64_t{1} << 30))
-    return Status::InvalidArgument("CelebADataset: " + path + " is larger than 1 GiB");
-  std::string bytes(static_cast<size_t>(file->size()), '\0');
-  MR_RETURN_IF_ERROR(file->ReadAt(0, bytes.size(), bytes.data()));
-  return bytes;
-}
-
-std::vector<std::string_view> Tokens(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    size_t j = i;
-    while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
-    if (j > i) out.push_back(line.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
-
-// The lines of `text`, each with its 1-based number.
-std::vector<std::pair<size_t, std::string_view>> Lines(std::string_view text) {
-  std::vector<std::pair<size_t, std::string_view>> out;
-  size_t number = 0;
-  for (size_t pos = 0; pos < text.size();) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    out.emplace_back(++number, text.substr(pos, nl - pos));
-    pos = nl + 1;
-  }
-  return out;
-}
 
 Result<int64_t> Integer(std::string_view s, const std::string& where) {
   int64_t v = 0;
@@ -82,27 +41,28 @@ Result<CelebAList> ListCelebA(const std::string& dir, const std::string& usage,
   else if (usage == "valid") partition = 1;
   else if (usage == "test") partition = 2;
   else if (usage != "all")
-    return Status::InvalidArgument("CelebADataset: usage must be 'all', 'train', 'valid' or 'test', got '" + usage + "'");
+    return Status::InvalidArgument("CelebADataset: usage must be 'all', 'train', 'valid' or 'test', got '" + usage +
+                                   "'");
   const std::string attr_path = (fs::path(dir) / "list_attr_celeba.txt").string();
-  MR_ASSIGN_OR_RETURN(std::string attr_text, ReadList(attr_path));
+  MR_ASSIGN_OR_RETURN(std::string attr_text, ReadListFile(attr_path, "CelebADataset"));
+  const std::string part_path = (fs::path(dir) / "list_eval_partition.txt").string();
   std::string part_text;
   if (partition >= 0) {
-    MR_ASSIGN_OR_RETURN(part_text, ReadList((fs::path(dir) / "list_eval_partition.txt").string()));
+    MR_ASSIGN_OR_RETURN(part_text, ReadListFile(part_path, "CelebADataset"));
   }
-  const std::string part_path = (fs::path(dir) / "list_eval_partition.txt").string();
-  const auto lines = Lines(attr_text);
+  const auto lines = NumberedLines(attr_text);
   if (lines.size() < 2) return Status::Corruption("CelebADataset: " + attr_path + ": no count and names lines");
-  MR_RETURN_IF_ERROR(Integer(Tokens(lines[0].second).empty() ? std::string_view("") : Tokens(lines[0].second)[0],
-                             attr_path + ":1").status());
+  const auto count = WhitespaceTokens(lines[0].second);
+  MR_RETURN_IF_ERROR(Integer(count.empty() ? std::string_view() : count[0], attr_path + ":1").status());
   CelebAList list;
   list.dir = dir;
-  list.attrs = Tokens(lines[1].second).size();
+  list.attrs = WhitespaceTokens(lines[1].second).size();
   if (list.attrs == 0) return Status::Corruption("CelebADataset: " + attr_path + ":2: no attribute names");
-  const auto parts = Lines(part_text);
+  const auto parts = NumberedLines(part_text);
   size_t next_part = 0;
   for (size_t k = 2; k < lines.size(); ++k) {
     const auto [number, line] = lines[k];
-    const auto tok = Tokens(line);
+    const auto tok = WhitespaceTokens(line);
     if (tok.empty()) continue;
     const std::string where = attr_path + ":" + std::to_string(number);
     if (!SafeName(tok[0]))
@@ -115,7 +75,7 @@ Result<CelebAList> ListCelebA(const std::string& dir, const std::string& usage,
       if (next_part >= parts.size())
         return Status::Corruption("CelebADataset: " + part_path + " ends before " + where + "'s image");
       const auto [pnum, pline] = parts[next_part++];
-      const auto ptok = Tokens(pline);
+      const auto ptok = WhitespaceTokens(pline);
       const std::string pwhere = part_path + ":" + std::to_string(pnum);
       if (ptok.size() != 2 || ptok[0] != tok[0])
         return Status::Corruption("CelebADataset: " + pwhere + ": expected '" + std::string(tok[0]) +
@@ -176,21 +136,7 @@ class CelebASource : public Source {
  private:
   std::string Path(uint64_t id) const { return (fs::path(l_.dir) / l_.names[id]).string(); }
 
-  Result<Tensor> Image(uint64_t id) const {
-    const std::string path = Path(id);
-    MR_ASSIGN_OR_RETURN(auto file, FileSystem::Default()->OpenRead(path, false));
-    if (file->size() > kMaxDecompressedRowBytes)
-      return Status::InvalidArgument(path + ": " + std::to_string(file->size()) + " bytes, more than a row may hold");
-    std::string bytes(static_cast<size_t>(file->size()), '\0');
-    MR_RETURN_IF_ERROR(file->ReadAt(0, bytes.size(), bytes.data()));
-    if (!decode_) return Tensor::FromString(TensorType::kBytes, std::move(bytes));
-    int h = 0, w = 0;
-    Result<std::string> px = convert::DecodeImageFileToRgb(bytes, &h, &w);
-    if (!px.ok()) return Status(px.status().code(), path + ": " + px.status().message());
-    Tensor t = Tensor::Make(TensorType::kUInt8, {h, w, 3});
-    std::memcpy(t.MutableData(), px->data(), px->size());
-    return t;
-  }
+  Result<Tensor> Image(uint64_t id) const { return ReadImageFile(Path(id), decode_); }
 
   CelebAList l_;
   bool decode_;

@@ -1,17 +1,14 @@
 #include "pipeline/nodes/image_list_source.h"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <set>
 #include <vector>
 
-#include "mindrecord/file.h"
-#include "mindrecord/limits.h"
+#include "pipeline/nodes/listed_files.h"
 #include "pipeline/row_vectors.h"
-#include "writers/convert/image_codec.h"
 
 namespace mindrecord {
 
@@ -53,19 +50,10 @@ Result<std::vector<Item>> ListOmniglot(const std::string& dir, bool background) 
   std::vector<Item> items;
   for (size_t label = 0; label < classes.size(); ++label) {
     MR_ASSIGN_OR_RETURN(auto files, Entries(classes[label].second, false, "OmniglotDataset"));
-    for (const auto& f : files) items.push_back({(classes[label].second / f).string(), static_cast<int32_t>(label)});
+    for (const auto& f : files)
+      items.push_back({(classes[label].second / f).string(), static_cast<int32_t>(label), {}});
   }
   return items;
-}
-
-Result<std::string> ReadSmallFile(const std::string& path, const std::string& who) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return Status::NotFound(who + ": " + path + " is missing");
-  MR_ASSIGN_OR_RETURN(auto file, FileSystem::Default()->OpenRead(path, false));
-  if (file->size() > (uint64_t{1} << 30)) return Status::InvalidArgument(who + ": " + path + " is larger than 1 GiB");
-  std::string bytes(static_cast<size_t>(file->size()), '\0');
-  MR_RETURN_IF_ERROR(file->ReadAt(0, bytes.size(), bytes.data()));
-  return bytes;
 }
 
 Result<std::vector<Item>> ListPlaces365(const std::string& dir, const std::string& usage, bool small) {
@@ -84,25 +72,12 @@ Result<std::vector<Item>> ListPlaces365(const std::string& dir, const std::strin
     return Status::InvalidArgument(who + ": usage must be 'train-standard', 'train-challenge' or 'val', got '" +
                                    usage + "'");
   }
-  MR_RETURN_IF_ERROR(ReadSmallFile((fs::path(dir) / "categories_places365.txt").string(), who).status());
+  MR_RETURN_IF_ERROR(ReadListFile((fs::path(dir) / "categories_places365.txt").string(), who).status());
   const std::string list_path = (fs::path(dir) / list).string();
-  MR_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(list_path, who));
+  MR_ASSIGN_OR_RETURN(std::string text, ReadListFile(list_path, who));
   std::vector<Item> items;
-  size_t number = 0;
-  for (size_t pos = 0; pos < text.size();) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string::npos) nl = text.size();
-    std::string_view line(text.data() + pos, nl - pos);
-    pos = nl + 1;
-    ++number;
-    std::vector<std::string_view> tok;
-    for (size_t i = 0; i < line.size();) {
-      while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-      size_t j = i;
-      while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
-      if (j > i) tok.push_back(line.substr(i, j - i));
-      i = j;
-    }
+  for (const auto& [number, line] : NumberedLines(text)) {
+    const auto tok = WhitespaceTokens(line);
     if (tok.empty()) continue;
     const std::string where = list_path + ":" + std::to_string(number);
     if (tok.size() != 2) return Status::Corruption(who + ": " + where + ": expected 'path label'");
@@ -114,7 +89,7 @@ Result<std::vector<Item>> ListPlaces365(const std::string& dir, const std::strin
     if (ec != std::errc() || end != tok[1].data() + tok[1].size() || label < 0 || label > INT32_MAX)
       return Status::Corruption(who + ": " + where + ": label '" + std::string(tok[1].substr(0, 32)) +
                                 "' is not a non-negative integer");
-    items.push_back({(fs::path(dir) / folder / rel).string(), static_cast<int32_t>(label)});
+    items.push_back({(fs::path(dir) / folder / rel).string(), static_cast<int32_t>(label), {}});
   }
   return items;
 }
@@ -130,14 +105,8 @@ Result<std::vector<Item>> ListFood101(const std::string& dir, const std::string&
   for (const char* split : {"train", "test"}) {
     if (usage != "all" && usage != split) continue;
     const std::string list_path = (fs::path(dir) / "meta" / (std::string(split) + ".txt")).string();
-    MR_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(list_path, who));
-    size_t number = 0;
-    for (size_t pos = 0; pos < text.size();) {
-      size_t nl = text.find('\n', pos);
-      if (nl == std::string::npos) nl = text.size();
-      std::string_view line(text.data() + pos, nl - pos);
-      pos = nl + 1;
-      ++number;
+    MR_ASSIGN_OR_RETURN(std::string text, ReadListFile(list_path, who));
+    for (auto [number, line] : NumberedLines(text)) {
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       if (line.empty()) continue;
       const std::string where = list_path + ":" + std::to_string(number);
@@ -230,20 +199,7 @@ class ImageListSource : public Source {
   }
 
  private:
-  Result<Tensor> Image(const std::string& path) const {
-    MR_ASSIGN_OR_RETURN(auto file, FileSystem::Default()->OpenRead(path, false));
-    if (file->size() > kMaxDecompressedRowBytes)
-      return Status::InvalidArgument(path + ": " + std::to_string(file->size()) + " bytes, more than a row may hold");
-    std::string bytes(static_cast<size_t>(file->size()), '\0');
-    MR_RETURN_IF_ERROR(file->ReadAt(0, bytes.size(), bytes.data()));
-    if (!decode_) return Tensor::FromString(TensorType::kBytes, std::move(bytes));
-    int h = 0, w = 0;
-    Result<std::string> px = convert::DecodeImageFileToRgb(bytes, &h, &w);
-    if (!px.ok()) return Status(px.status().code(), path + ": " + px.status().message());
-    Tensor t = Tensor::Make(TensorType::kUInt8, {h, w, 3});
-    std::memcpy(t.MutableData(), px->data(), px->size());
-    return t;
-  }
+  Result<Tensor> Image(const std::string& path) const { return ReadImageFile(path, decode_); }
 
   std::vector<Item> items_;
   bool decode_;

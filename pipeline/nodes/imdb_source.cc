@@ -4,9 +4,8 @@
 #include <filesystem>
 #include <vector>
 
-#include "mindrecord/file.h"
-#include "mindrecord/limits.h"
 #include "mindrecord/utf8.h"
+#include "pipeline/nodes/listed_files.h"
 #include "pipeline/row_vectors.h"
 
 namespace mindrecord {
@@ -102,13 +101,7 @@ class ImdbSource : public Source {
 
  private:
   static Result<std::string> ReadText(const std::string& path) {
-    MR_ASSIGN_OR_RETURN(auto file, FileSystem::Default()->OpenRead(path, false));
-    const uint64_t size = file->size();
-    if (size > kMaxDecompressedRowBytes)
-      return Status::InvalidArgument(path + ": " + std::to_string(size) + " bytes, more than a row may hold (" +
-                                     std::to_string(kMaxDecompressedRowBytes) + ")");
-    std::string bytes(static_cast<size_t>(size), '\0');
-    MR_RETURN_IF_ERROR(file->ReadAt(0, bytes.size(), bytes.data()));
+    MR_ASSIGN_OR_RETURN(std::string bytes, ReadRowFile(path));
     std::string line(LastLine(bytes));
     if (!IsUtf8(line)) return Status::Corruption(path + ": the review is not UTF-8 text");
     return line;
