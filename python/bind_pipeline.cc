@@ -13,6 +13,7 @@
 
 #include "pipeline/nodes/compile.h"
 #include "pipeline/nodes/csv_source.h"
+#include "pipeline/nodes/catalog_source.h"
 #include "pipeline/nodes/celeba_source.h"
 #include "pipeline/nodes/image_list_source.h"
 #include "pipeline/nodes/imdb_source.h"
@@ -608,6 +609,20 @@ void BindPipeline(py::module_& m) {
         if (args.is_discarded()) throw StatusError(Status::InvalidArgument("image_list_rows: args are not JSON"));
         py::gil_scoped_release nogil;
         return ValueOrThrow(CountImageList(args));
+      },
+      py::arg("args_json"));
+  // The datasets their own lists describe (LFWDataset, ...): {"columns", "rows"}.
+  m.def(
+      "catalog_info",
+      [](const std::string& args_json) {
+        nlohmann::json args = nlohmann::json::parse(args_json, nullptr, false);
+        if (args.is_discarded()) throw StatusError(Status::InvalidArgument("catalog_info: args are not JSON"));
+        nlohmann::json info;
+        {
+          py::gil_scoped_release nogil;
+          info = ValueOrThrow(DescribeCatalog(args));
+        }
+        return py::make_tuple(info["columns"].get<std::vector<std::string>>(), info["rows"].get<uint64_t>());
       },
       py::arg("args_json"));
   m.def(

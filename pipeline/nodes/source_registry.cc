@@ -4,6 +4,7 @@
 #include <mutex>
 #include <set>
 
+#include "pipeline/nodes/catalog_source.h"
 #include "pipeline/nodes/celeba_source.h"
 #include "pipeline/nodes/clue_source.h"
 #include "pipeline/nodes/csv_source.h"
@@ -43,6 +44,7 @@ Result<std::unique_ptr<Source>> MakeRegisteredSource(const nlohmann::json& node)
                                                        {"imdb", &OpenImdbSource},
                                                        {"celeba", &OpenCelebASource},
                                                        {"image_list", &OpenImageListSource},
+                                                       {"catalog", &OpenCatalogSource},
                                                        {"clue", &OpenClueSource},
                                                        {"csv", &OpenCsvSource},
                                                        {"tfrecord", &OpenTfRecordSource}};

@@ -5,8 +5,8 @@
 // is built by the factory registered for K (`args`: its own arguments, part
 // of the plan's fingerprint). Built in: "textfile" (text_source.h), "csv" (csv_source.h),
 // "tfrecord" (tfrecord_source.h), "imdb" (imdb_source.h), "tagged" (tagged_source.h),
-// "celeba" (celeba_source.h), "image_list" (image_list_source.h), "clue"
-// (clue_source.h). The
+// "celeba" (celeba_source.h), "image_list" (image_list_source.h), "catalog"
+// (catalog_source.h), "clue" (clue_source.h). The
 // Python binding registers "python" (GeneratorDataset: a Python object's
 // rows, python/bind_pysource.cc).
 // `columns` and `rows` are what the source must give; keys starting with

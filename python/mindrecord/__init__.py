@@ -30,6 +30,7 @@ from mindrecord.audio_datasets import (CMUArcticDataset, GTZANDataset, LibriTTSD
 from mindrecord.raw_datasets import (Caltech256Dataset, CelebADataset, Cifar10Dataset, Cifar100Dataset, CocoDataset,
                                      EMnistDataset, FashionMnistDataset, Food101Dataset, ImageFolderDataset,
                                      KMnistDataset, MnistDataset, OmniglotDataset, Places365Dataset, VOCDataset)
+from mindrecord.catalog_datasets import LFWDataset
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset
 from mindrecord.text_file_dataset import TextFileDataset
 from mindrecord.csv_dataset import CSVDataset
@@ -66,7 +67,7 @@ __all__ = [
     "BatchInfo", "DSCallback", "mix", "config", "DatasetCache",
     "ImageFolderDataset", "Caltech256Dataset", "CelebADataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset",
     "EMnistDataset", "FashionMnistDataset", "KMnistDataset", "OmniglotDataset", "Places365Dataset", "Food101Dataset",
-    "VOCDataset", "CocoDataset",
+    "VOCDataset", "CocoDataset", "LFWDataset",
     "YesNoDataset", "SpeechCommandsDataset", "LJSpeechDataset", "CMUArcticDataset", "GTZANDataset", "LibriTTSDataset",
     "TedliumDataset",
     "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset", "TextFileDataset", "CSVDataset", "TFRecordDataset",

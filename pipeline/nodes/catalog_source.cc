@@ -1,0 +1,157 @@
+#include "pipeline/nodes/catalog_source.h"
+
+#include <charconv>
+#include <map>
+
+#include "pipeline/nodes/catalog_layouts.h"
+#include "pipeline/nodes/listed_files.h"
+#include "pipeline/row_vectors.h"
+
+namespace mindrecord {
+
+using json = nlohmann::json;
+
+namespace {
+
+using Lister = Result<Catalog> (*)(const json&);
+
+const std::map<std::string, Lister>& Listers() {
+  static const std::map<std::string, Lister> kListers = {{"lfw", &ListLfw}};
+  return kListers;
+}
+
+Result<Catalog> List(const json& args) {
+  if (!args.is_object()) return Status::InvalidArgument("a 'catalog' source's args must be an object");
+  const json layout = args.value("layout", json());
+  auto it = layout.is_string() ? Listers().find(layout.get<std::string>()) : Listers().end();
+  if (it == Listers().end()) {
+    std::string known;
+    for (const auto& [name, f] : Listers()) known += (known.empty() ? "'" : ", '") + name + "'";
+    return Status::InvalidArgument("a 'catalog' source's layout must be one of " + known + ", got " + layout.dump());
+  }
+  if (!args.contains("dataset_dir") || !args["dataset_dir"].is_string())
+    return Status::InvalidArgument("a 'catalog' source needs args.dataset_dir (a string)");
+  if (!args.value("decode", json(false)).is_boolean())
+    return Status::InvalidArgument("a 'catalog' source's decode is a bool");
+  MR_ASSIGN_OR_RETURN(Catalog c, it->second(args));
+  if (c.file_columns > c.columns.size() || c.columns.empty() ||
+      (c.file_columns ? c.paths.size() % c.file_columns : 0) != 0 ||
+      (c.ValueColumns() ? c.values.size() != c.rows() * c.ValueColumns() : !c.values.empty()))
+    return Status::Internal("the '" + layout.get<std::string>() + "' catalog's rows do not match its columns");
+  return c;
+}
+
+class CatalogSource : public Source {
+ public:
+  CatalogSource(Catalog c, bool decode) : c_(std::move(c)), decode_(decode) {}
+
+  const std::vector<std::string>& columns() const override { return c_.columns; }
+  uint64_t num_rows() const override { return c_.rows(); }
+  DatasetLayout Layout() const override { return DatasetLayout::Uniform(c_.rows(), 1); }
+
+  Status Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) const override {
+    const size_t nf = c_.file_columns, nv = c_.ValueColumns();
+    for (size_t k = 0; k < ids.size(); ++k) {
+      const uint64_t id = ids[k];
+      if (id >= c_.rows()) return Status::InvalidArgument("row " + std::to_string(id) + " of " + std::to_string(c_.rows()));
+      std::vector<Tensor> cols = TakeRowVector();  // given back by the batch it goes into
+      uint64_t bytes = 0;
+      Status st;
+      for (size_t f = 0; f < nf && st.ok(); ++f) {
+        Result<Tensor> t = ReadImageFile(c_.paths[id * nf + f], decode_);
+        if (!t.ok()) {
+          st = t.status();
+          break;
+        }
+        bytes += t->size_bytes();
+        cols.push_back(std::move(t).value());
+      }
+      if (!st.ok()) {
+        cols.clear();
+        GiveRowVector(std::move(cols));
+        MR_RETURN_IF_ERROR(fn(k, st, {}, 0));
+        continue;
+      }
+      for (size_t v = 0; v < nv; ++v) {
+        const Tensor& value = c_.values[id * nv + v];
+        bytes += value.size_bytes();
+        cols.push_back(value);  // shared: ops that write in place copy it first
+      }
+      MR_RETURN_IF_ERROR(fn(k, Status::OK(), std::move(cols), bytes));
+    }
+    return Status::OK();
+  }
+
+  std::string Where(uint64_t id) const override {
+    std::string where = "row " + std::to_string(id);
+    if (id < c_.rows() && c_.file_columns) where += " ('" + c_.paths[id * c_.file_columns] + "')";
+    return where;
+  }
+
+ private:
+  Catalog c_;
+  bool decode_;
+};
+
+}  // namespace
+
+Status CatalogArgsOnly(const json& args, std::initializer_list<const char*> allowed) {
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    const std::string& k = it.key();
+    bool ok = k == "layout" || k == "dataset_dir" || k == "decode";
+    for (const char* a : allowed) ok = ok || k == a;
+    if (!ok)
+      return Status::InvalidArgument("a '" + args.value("layout", std::string()) + "' catalog does not take the arg '" +
+                                     k + "'");
+  }
+  return Status::OK();
+}
+
+Result<std::string> CatalogStringArg(const json& args, const char* key, const char* fallback) {
+  const json v = args.value(key, json(fallback));
+  if (!v.is_string())
+    return Status::InvalidArgument("a '" + args.value("layout", std::string()) + "' catalog's " + key +
+                                   " must be a string, got " + v.dump());
+  return v.get<std::string>();
+}
+
+bool CatalogSafeName(std::string_view n) {
+  return !n.empty() && n != "." && n != ".." && n.find('/') == std::string_view::npos &&
+         n.find('\\') == std::string_view::npos && n.find('\0') == std::string_view::npos;
+}
+
+Result<int64_t> CatalogCount(std::string_view s, int64_t max, const std::string& who, const std::string& where) {
+  int64_t v = -1;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || v < 0 || v > max)
+    return Status::Corruption(who + ": " + where + ": '" + std::string(s.substr(0, 32)) +
+                              "' is not a whole number from 0 to " + std::to_string(max));
+  return v;
+}
+
+Tensor CatalogInt32(int32_t v) {
+  Tensor t = Tensor::Make(TensorType::kInt32, {});
+  *t.mutable_data_as<int32_t>() = v;
+  return t;
+}
+
+Result<json> DescribeCatalog(const json& args) {
+  MR_ASSIGN_OR_RETURN(Catalog c, List(args));
+  return json{{"columns", c.columns}, {"rows", c.rows()}};
+}
+
+Result<std::unique_ptr<Source>> OpenCatalogSource(const json& node) {
+  const json args = node.value("args", json::object());
+  MR_ASSIGN_OR_RETURN(Catalog c, List(args));
+  if (node.at("columns") != json(c.columns))
+    return Status::InvalidArgument("a '" + args.value("layout", std::string()) + "' catalog has the columns " +
+                                   json(c.columns).dump() + ", not " + node.at("columns").dump());
+  if (c.rows() != node.at("rows").get<uint64_t>()) {
+    return Status::Corruption("the dataset's lists give " + std::to_string(c.rows()) + " rows now, " +
+                              node.at("rows").dump() + " when the dataset was made (a file changed)");
+  }
+  const bool decode = args.value("decode", false);
+  return std::unique_ptr<Source>(new CatalogSource(std::move(c), decode));
+}
+
+}  // namespace mindrecord
