@@ -611,7 +611,7 @@ void BindPipeline(py::module_& m) {
         return ValueOrThrow(CountImageList(args));
       },
       py::arg("args_json"));
-  // The datasets their own lists describe (LFWDataset, ...): {"columns", "rows"}.
+  // The datasets their own lists describe (LFWDataset, ...): (columns, rows, meta as JSON).
   m.def(
       "catalog_info",
       [](const std::string& args_json) {
@@ -622,7 +622,8 @@ void BindPipeline(py::module_& m) {
           py::gil_scoped_release nogil;
           info = ValueOrThrow(DescribeCatalog(args));
         }
-        return py::make_tuple(info["columns"].get<std::vector<std::string>>(), info["rows"].get<uint64_t>());
+        return py::make_tuple(info["columns"].get<std::vector<std::string>>(), info["rows"].get<uint64_t>(),
+                              info["meta"].dump());
       },
       py::arg("args_json"));
   m.def(

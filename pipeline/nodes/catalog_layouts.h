@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,26 @@ namespace mindrecord {
 // LFWDataset: task people / pairs, usage 10fold / train / test / all,
 // image_set original / funneled / deepfunneled.
 Result<Catalog> ListLfw(const nlohmann::json& args);
+
+// LSUNDataset: usage train / valid / test / all, classes (a list; empty:
+// all ten).
+Result<Catalog> ListLsun(const nlohmann::json& args);
+// DIV2KDataset: usage train / valid / all, downgrade, scale.
+Result<Catalog> ListDiv2k(const nlohmann::json& args);
+// FlickrDataset: annotation_file (a path).
+Result<Catalog> ListFlickr(const nlohmann::json& args);
+// KITTIDataset: usage train / test.
+Result<Catalog> ListKitti(const nlohmann::json& args);
+// WIDERFaceDataset: usage train / valid / test / all.
+Result<Catalog> ListWiderFace(const nlohmann::json& args);
+// ManifestDataset: dataset_file, usage, class_indexing (an object).
+Result<Catalog> ListManifest(const nlohmann::json& args);
+// SBUDataset.
+Result<Catalog> ListSbu(const nlohmann::json& args);
+// RenderedSST2Dataset: usage train / val / test / all.
+Result<Catalog> ListRenderedSst2(const nlohmann::json& args);
+// Multi30kDataset: usage train / valid / test / all, language_pair.
+Result<Catalog> ListMulti30k(const nlohmann::json& args);
 
 // Helpers shared by the listers.
 // An error unless args holds only `allowed` keys (besides layout,
@@ -34,5 +55,13 @@ bool CatalogSafeName(std::string_view name);
 Result<int64_t> CatalogCount(std::string_view s, int64_t max, const std::string& who, const std::string& where);
 // A 0-d int32 tensor.
 Tensor CatalogInt32(int32_t v);
+// Tensors of `shape` holding `v` (prod(shape) values).
+Tensor CatalogInt32s(Shape shape, const std::vector<int32_t>& v);
+Tensor CatalogFloats(Shape shape, const std::vector<float>& v);
+// `s` as a whole decimal number (strtod's syntax, finite); Corruption
+// naming WHO and WHERE otherwise.
+Result<double> CatalogNumber(std::string_view s, const std::string& who, const std::string& where);
+// `line` without a trailing '\r' (lists written on Windows).
+std::string_view CatalogChomp(std::string_view line);
 
 }  // namespace mindrecord

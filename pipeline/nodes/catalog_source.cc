@@ -1,6 +1,8 @@
 #include "pipeline/nodes/catalog_source.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstring>
 #include <map>
 
 #include "pipeline/nodes/catalog_layouts.h"
@@ -16,7 +18,11 @@ namespace {
 using Lister = Result<Catalog> (*)(const json&);
 
 const std::map<std::string, Lister>& Listers() {
-  static const std::map<std::string, Lister> kListers = {{"lfw", &ListLfw}};
+  static const std::map<std::string, Lister> kListers = {
+      {"lfw", &ListLfw},         {"lsun", &ListLsun},       {"div2k", &ListDiv2k},
+      {"flickr", &ListFlickr},   {"kitti", &ListKitti},     {"widerface", &ListWiderFace},
+      {"manifest", &ListManifest}, {"sbu", &ListSbu},       {"rendered_sst2", &ListRenderedSst2},
+      {"multi30k", &ListMulti30k}};
   return kListers;
 }
 
@@ -135,9 +141,34 @@ Tensor CatalogInt32(int32_t v) {
   return t;
 }
 
+Tensor CatalogInt32s(Shape shape, const std::vector<int32_t>& v) {
+  Tensor t = Tensor::Make(TensorType::kInt32, std::move(shape));
+  if (!v.empty()) std::memcpy(t.MutableData(), v.data(), v.size() * sizeof(int32_t));
+  return t;
+}
+
+Tensor CatalogFloats(Shape shape, const std::vector<float>& v) {
+  Tensor t = Tensor::Make(TensorType::kFloat32, std::move(shape));
+  if (!v.empty()) std::memcpy(t.MutableData(), v.data(), v.size() * sizeof(float));
+  return t;
+}
+
+Result<double> CatalogNumber(std::string_view s, const std::string& who, const std::string& where) {
+  double v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v))
+    return Status::Corruption(who + ": " + where + ": '" + std::string(s.substr(0, 32)) + "' is not a number");
+  return v;
+}
+
+std::string_view CatalogChomp(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
+
 Result<json> DescribeCatalog(const json& args) {
   MR_ASSIGN_OR_RETURN(Catalog c, List(args));
-  return json{{"columns", c.columns}, {"rows", c.rows()}};
+  return json{{"columns", c.columns}, {"rows", c.rows()}, {"meta", c.meta}};
 }
 
 Result<std::unique_ptr<Source>> OpenCatalogSource(const json& node) {

@@ -29,13 +29,14 @@ struct Catalog {
   size_t file_columns = 0;
   std::vector<std::string> paths;  // row-major, file_columns per row
   std::vector<Tensor> values;      // row-major, the other columns per row
+  nlohmann::json meta = nlohmann::json::object();  // what the loader reports besides rows (class_indexing)
 
   uint64_t rows() const { return file_columns ? paths.size() / file_columns : values.size() / ValueColumns(); }
   size_t ValueColumns() const { return columns.size() - file_columns; }
 };
 
 // The columns and row count the leaf's args give: {"columns": [...],
-// "rows": N}. Errors name the layout's file (and line) that is wrong.
+// "rows": N, "meta": {...}}. Errors name the layout's file (and line) that is wrong.
 Result<nlohmann::json> DescribeCatalog(const nlohmann::json& args);
 
 // Thread safety: as Source.

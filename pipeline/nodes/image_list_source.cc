@@ -23,19 +23,8 @@ struct Item {
   std::string name;  // the label of a layout whose labels are strings (food101)
 };
 
-// The names of the folders (dirs) or regular files in `dir`, sorted.
 Result<std::vector<std::string>> Entries(const fs::path& dir, bool dirs, const std::string& who) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return Status::NotFound(who + ": " + dir.string() + " is not a folder");
-  std::vector<std::string> names;
-  fs::directory_iterator it(dir, ec), end;
-  for (; !ec && it != end; it.increment(ec)) {
-    std::error_code fe;
-    if (dirs ? it->is_directory(fe) : it->is_regular_file(fe)) names.push_back(it->path().filename().string());
-  }
-  if (ec) return Status::IOError(who + ": cannot list " + dir.string() + ": " + ec.message());
-  std::sort(names.begin(), names.end());
-  return names;
+  return SortedFolderEntries(dir.string(), dirs, who);
 }
 
 Result<std::vector<Item>> ListOmniglot(const std::string& dir, bool background) {

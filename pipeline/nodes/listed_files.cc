@@ -1,5 +1,6 @@
 #include "pipeline/nodes/listed_files.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <filesystem>
@@ -43,6 +44,21 @@ std::vector<std::string_view> WhitespaceTokens(std::string_view line) {
     i = j;
   }
   return out;
+}
+
+Result<std::vector<std::string>> SortedFolderEntries(const std::string& dir, bool dirs, const std::string& who) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return Status::NotFound(who + ": " + dir + " is not a folder");
+  std::vector<std::string> names;
+  fs::directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::error_code fe;
+    if (dirs ? it->is_directory(fe) : it->is_regular_file(fe)) names.push_back(it->path().filename().string());
+  }
+  if (ec) return Status::IOError(who + ": cannot list " + dir + ": " + ec.message());
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 Result<std::string> ReadRowFile(const std::string& path) {

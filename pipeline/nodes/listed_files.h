@@ -1,7 +1,8 @@
 // Helpers of the sources that read a dataset's list files and the files
-// they name (celeba_source, image_list_source, imdb_source): list files read
-// whole (at most 1 GiB), split into numbered lines and whitespace tokens,
-// and a listed file read as one row's bytes or decoded image.
+// they name (celeba_source, image_list_source, imdb_source, catalog_source):
+// list files read whole (at most 1 GiB), split into numbered lines and
+// whitespace tokens, folders listed, and a listed file read as one row's
+// bytes or decoded image.
 // Thread safety: free functions without shared state.
 #pragma once
 
@@ -25,6 +26,10 @@ std::vector<std::pair<size_t, std::string_view>> NumberedLines(std::string_view 
 
 // The whitespace-separated tokens of `line`.
 std::vector<std::string_view> WhitespaceTokens(std::string_view line);
+
+// The names of the folders (`dirs`) or regular files in `dir`, sorted by
+// byte order; NotFound "WHO: DIR is not a folder" when it is not one.
+Result<std::vector<std::string>> SortedFolderEntries(const std::string& dir, bool dirs, const std::string& who);
 
 // The bytes of the file at `path`, one row's worth (at most
 // kMaxDecompressedRowBytes, else InvalidArgument naming it).

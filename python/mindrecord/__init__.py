@@ -30,7 +30,9 @@ from mindrecord.audio_datasets import (CMUArcticDataset, GTZANDataset, LibriTTSD
 from mindrecord.raw_datasets import (Caltech256Dataset, CelebADataset, Cifar10Dataset, Cifar100Dataset, CocoDataset,
                                      EMnistDataset, FashionMnistDataset, Food101Dataset, ImageFolderDataset,
                                      KMnistDataset, MnistDataset, OmniglotDataset, Places365Dataset, VOCDataset)
-from mindrecord.catalog_datasets import LFWDataset
+from mindrecord.catalog_datasets import (DIV2KDataset, FlickrDataset, KITTIDataset, LFWDataset, LSUNDataset,
+                                         ManifestDataset, Multi30kDataset, RenderedSST2Dataset, SBUDataset,
+                                         WIDERFaceDataset)
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset
 from mindrecord.text_file_dataset import TextFileDataset
 from mindrecord.csv_dataset import CSVDataset
@@ -67,7 +69,8 @@ __all__ = [
     "BatchInfo", "DSCallback", "mix", "config", "DatasetCache",
     "ImageFolderDataset", "Caltech256Dataset", "CelebADataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset",
     "EMnistDataset", "FashionMnistDataset", "KMnistDataset", "OmniglotDataset", "Places365Dataset", "Food101Dataset",
-    "VOCDataset", "CocoDataset", "LFWDataset",
+    "VOCDataset", "CocoDataset", "LFWDataset", "LSUNDataset", "DIV2KDataset", "FlickrDataset", "KITTIDataset",
+    "WIDERFaceDataset", "ManifestDataset", "SBUDataset", "RenderedSST2Dataset", "Multi30kDataset",
     "YesNoDataset", "SpeechCommandsDataset", "LJSpeechDataset", "CMUArcticDataset", "GTZANDataset", "LibriTTSDataset",
     "TedliumDataset",
     "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset", "TextFileDataset", "CSVDataset", "TFRecordDataset",

@@ -1,5 +1,7 @@
 """MindSpore's loaders for datasets that their own list files describe row
-by row (pipeline/nodes/catalog_source.h): LFWDataset.
+by row (pipeline/nodes/catalog_source.h): LFWDataset, LSUNDataset,
+DIV2KDataset, FlickrDataset, KITTIDataset, WIDERFaceDataset,
+ManifestDataset, SBUDataset, RenderedSST2Dataset and Multi30kDataset.
 
 Each is a MindDataset over a "catalog" source: the lists are read once when
 the dataset is made (a list that does not parse, a listed name that would
@@ -17,7 +19,8 @@ import os
 from mindrecord import _core
 from mindrecord.raw_datasets import _RawDataset, _bool, _unsupported
 
-__all__ = ["LFWDataset"]
+__all__ = ["DIV2KDataset", "FlickrDataset", "KITTIDataset", "LFWDataset", "LSUNDataset", "ManifestDataset",
+           "Multi30kDataset", "RenderedSST2Dataset", "SBUDataset", "WIDERFaceDataset"]
 
 
 class _CatalogDataset(_RawDataset):
@@ -31,10 +34,17 @@ class _CatalogDataset(_RawDataset):
         if not dataset_dir or not os.path.isdir(dataset_dir):
             raise ValueError("%s: dataset_dir %r is not a folder" % (loader, dataset_dir))
         args = dict(args, layout=layout, dataset_dir=os.path.abspath(dataset_dir), decode=_bool("decode", decode))
-        columns, rows = _core.catalog_info(json.dumps(args))
+        columns, rows, meta = _core.catalog_info(json.dumps(args))
+        self._catalog_meta = json.loads(meta)
         leaf = {"node": "source", "kind": "catalog", "columns": list(columns), "name": loader, "rows": rows,
                 "args": args}
         self._init_leaf(loader, leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, seed)
+
+    def get_class_indexing(self):
+        """{class name: label} of the dataset's labels, as MindSpore's
+        (ManifestDataset, RenderedSST2Dataset, KITTIDataset); {} for the
+        loaders without class names."""
+        return dict(self._catalog_meta.get("class_indexing", {}))
 
 
 def _choice(loader, name, value, default, allowed):
@@ -67,3 +77,178 @@ class LFWDataset(_CatalogDataset):
                                      ("original", "funneled", "deepfunneled"))}
         self._init_catalog("LFWDataset", "lfw", dataset_dir, args, decode, num_samples, num_parallel_workers, shuffle,
                            sampler, num_shards, shard_id, cache, seed)
+
+
+class LSUNDataset(_CatalogDataset):
+    """mindspore.dataset.LSUNDataset: the extracted images of the LSUN
+    scene folders (CLASS_train, CLASS_val: every file, sorted by name; test/
+    for usage "test"); usage "train", "valid", "test" or "all" (None: train
+    and valid); classes a list of LSUN class names (None: all ten). Columns
+    [image, label (the folder's place among the chosen folders, sorted by
+    name, as MindSpore's)]."""
+
+    _CLASSES = ["bedroom", "bridge", "church_outdoor", "classroom", "conference_room", "dining_room", "kitchen",
+                "living_room", "restaurant", "tower"]
+
+    def __init__(self, dataset_dir, usage=None, classes=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        usage = _choice("LSUNDataset", "usage", usage, "all", ("train", "test", "valid", "all"))
+        classes = [] if classes is None else classes
+        if not isinstance(classes, list):
+            raise TypeError("LSUNDataset: classes must be a list of class names, got %r" % (classes,))
+        for c in classes:
+            _choice("LSUNDataset", "classes", c, None, self._CLASSES)
+        self._init_catalog("LSUNDataset", "lsun", dataset_dir, {"usage": usage, "classes": list(dict.fromkeys(classes))},
+                           decode, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache,
+                           seed)
+
+
+class DIV2KDataset(_CatalogDataset):
+    """mindspore.dataset.DIV2KDataset: columns [hr_image, lr_image], every
+    .png of DIV2K_{train,valid}_HR sorted by name with its low-resolution
+    image for `downgrade` ("bicubic", "unknown", "mild", "difficult",
+    "wild") and `scale` (2, 3, 4, 8: 8 only bicubic; mild, difficult and
+    wild only 4); usage "train", "valid" or "all" (train then valid)."""
+
+    def __init__(self, dataset_dir, usage="train", downgrade="bicubic", scale=2, num_samples=None,
+                 num_parallel_workers=None, shuffle=None, decode=None, sampler=None, num_shards=None, shard_id=None,
+                 cache=None, *, seed=None):
+        if usage is None or downgrade is None:
+            raise TypeError("DIV2KDataset: usage and downgrade must be str, got %r and %r" % (usage, downgrade))
+        usage = _choice("DIV2KDataset", "usage", usage, None, ("train", "valid", "all"))
+        downgrade = _choice("DIV2KDataset", "downgrade", downgrade, None,
+                            ("bicubic", "unknown", "mild", "difficult", "wild"))
+        if not isinstance(scale, int) or isinstance(scale, bool):
+            raise TypeError("DIV2KDataset: scale must be an int, got %r" % (scale,))
+        if scale not in (2, 3, 4, 8):
+            raise ValueError("DIV2KDataset: Input scale is not within the valid set of [2, 3, 4, 8], got %r" % (scale,))
+        if scale == 8 and downgrade != "bicubic":
+            raise ValueError("DIV2KNode: scale equal to 8 is allowed only in bicubic downgrade.")
+        if downgrade in ("mild", "difficult", "wild") and scale != 4:
+            raise ValueError("DIV2KNode: %s downgrade requires scale equal to 4." % downgrade)
+        self._init_catalog("DIV2KDataset", "div2k", dataset_dir, {"usage": usage, "downgrade": downgrade,
+                                                                  "scale": scale},
+                           False if decode is None else decode, num_samples, num_parallel_workers, shuffle, sampler,
+                           num_shards, shard_id, cache, seed)
+
+
+class FlickrDataset(_CatalogDataset):
+    """mindspore.dataset.FlickrDataset: Flickr8k / Flickr30k. Columns
+    [image, annotation (1-D string array: the image's captions in the
+    file's order)], an image per row sorted by name; annotation_file holds
+    "IMAGE#N<tab>caption" lines, the images lie in dataset_dir."""
+
+    def __init__(self, dataset_dir, annotation_file, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 decode=None, sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        if not isinstance(annotation_file, str):
+            raise TypeError("FlickrDataset: annotation_file must be a str, got %r" % (annotation_file,))
+        if not os.path.isfile(annotation_file):
+            raise ValueError("The file %s does not exist or permission denied!" % os.path.realpath(annotation_file))
+        self._init_catalog("FlickrDataset", "flickr", dataset_dir,
+                           {"annotation_file": os.path.abspath(annotation_file)}, False if decode is None else decode,
+                           num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache, seed)
+
+
+class KITTIDataset(_CatalogDataset):
+    """mindspore.dataset.KITTIDataset: the object detection set. usage
+    "train" (None): columns [image, label (int32 [N, 1]: the class's place
+    among the label files' class names, sorted), truncated (float32
+    [N, 1]), occluded (int32 [N, 1]), alpha (float32 [N, 1]), bbox (float32
+    [N, 4]), dimensions (float32 [N, 3]), location (float32 [N, 3]),
+    rotation_y (float32 [N, 1])]; "test": [image]. Images
+    data_object_image_2/{training,testing}/image_2/NNNNNN.png, labels
+    data_object_label_2/training/label_2/NNNNNN.txt."""
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 decode=False, sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        usage = _choice("KITTIDataset", "usage", usage, "train", ("train", "test"))
+        self._init_catalog("KITTIDataset", "kitti", dataset_dir, {"usage": usage}, decode, num_samples,
+                           num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache, seed)
+
+
+class WIDERFaceDataset(_CatalogDataset):
+    """mindspore.dataset.WIDERFaceDataset: the .jpg files of
+    WIDER_{train,val,test}/images/EVENT/ (events and files by name), usage
+    "train", "valid", "test" or "all" (None: train then valid). Columns
+    [image, bbox (int32 [M, 4]), blur, expression, illumination, occlusion,
+    pose, invalid (int32 [M] each)] from wider_face_split's
+    wider_face_{train,val}_bbx_gt.txt; test: [image]."""
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 decode=False, sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        usage = _choice("WIDERFaceDataset", "usage", usage, "all", ("train", "test", "valid", "all"))
+        self._init_catalog("WIDERFaceDataset", "widerface", dataset_dir, {"usage": usage}, decode, num_samples,
+                           num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache, seed)
+
+
+class ManifestDataset(_CatalogDataset):
+    """mindspore.dataset.ManifestDataset: the images a manifest file lists
+    (a JSON object per line: source, usage, annotation [{name}]) for `usage`
+    "train", "eval" or "inference". Columns [image, label (int32: 0-d for one
+    name, 1-D for several)]; labels by class_indexing ({name: int}; names it
+    lacks are left out) or the names' places among the usage's names,
+    sorted; get_class_indexing() gives them."""
+
+    def __init__(self, dataset_file, usage="train", num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, class_indexing=None, decode=False, num_shards=None, shard_id=None, cache=None, *,
+                 seed=None):
+        if not isinstance(dataset_file, str):
+            raise TypeError("ManifestDataset: dataset_file must be a str, got %r" % (dataset_file,))
+        if not os.path.isfile(dataset_file):
+            raise ValueError("The file %s does not exist or permission denied!" % os.path.realpath(dataset_file))
+        usage = _choice("ManifestDataset", "usage", usage, "train", ("train", "eval", "inference"))
+        class_indexing = {} if class_indexing is None else class_indexing
+        if not isinstance(class_indexing, dict):
+            raise TypeError("ManifestDataset: class_indexing must be a dict, got %r" % (class_indexing,))
+        dataset_file = os.path.abspath(dataset_file)
+        self._init_catalog("ManifestDataset", "manifest", os.path.dirname(dataset_file),
+                           {"dataset_file": dataset_file, "usage": usage, "class_indexing": class_indexing}, decode,
+                           num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache, seed)
+
+
+class SBUDataset(_CatalogDataset):
+    """mindspore.dataset.SBUDataset: SBU captioned photos. Columns [image,
+    caption (a string)] from SBU_captioned_photo_dataset_urls.txt and
+    ..._captions.txt, line by line, the photos in sbu_images/ (a photo that
+    is not there is left out, as MindSpore's)."""
+
+    def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None, decode=False,
+                 sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        self._init_catalog("SBUDataset", "sbu", dataset_dir, {}, decode, num_samples, num_parallel_workers, shuffle,
+                           sampler, num_shards, shard_id, cache, seed)
+
+
+class RenderedSST2Dataset(_CatalogDataset):
+    """mindspore.dataset.RenderedSST2Dataset: SPLIT/CLASS/*.png for usage
+    "train", "val" (the valid folder), "test" or "all" (None). Columns
+    [image, label (the class folder's place among the class names,
+    sorted)]."""
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 decode=False, sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        usage = _choice("RenderedSST2Dataset", "usage", usage, "all", ("val", "all", "train", "test"))
+        self._init_catalog("RenderedSST2Dataset", "rendered_sst2", dataset_dir, {"usage": usage}, decode,
+                           num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache, seed)
+
+
+class Multi30kDataset(_CatalogDataset):
+    """mindspore.dataset.Multi30kDataset: English-German sentence pairs.
+    Columns [text, translation] (strings; language_pair ["en", "de"] (None)
+    or ["de", "en"]); usage "train", "valid", "test" or "all" (None: test,
+    train, valid, MindSpore's order). Rows of all files in order (MindSpore
+    interleaves the files' rows when several workers read them)."""
+
+    def __init__(self, dataset_dir, usage=None, language_pair=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        usage = _choice("Multi30kDataset", "usage", usage, "all", ("train", "test", "valid", "all"))
+        pair = ["en", "de"] if language_pair is None else language_pair
+        if not isinstance(pair, (list, tuple)):
+            raise TypeError("Multi30kDataset: language_pair must be a list or tuple, got %r" % (pair,))
+        if len(pair) != 2:
+            raise ValueError("language_pair should be a list or tuple of length 2, but got %d" % len(pair))
+        if list(pair) not in (["en", "de"], ["de", "en"]):
+            raise ValueError("language_pair can only be ['en', 'de'] or ['de', 'en'], but got %r" % (pair,))
+        if shuffle is not None and not isinstance(shuffle, bool):
+            raise TypeError("Multi30kDataset: shuffle must be a bool or None, got %r" % (shuffle,))
+        self._init_catalog("Multi30kDataset", "multi30k", dataset_dir, {"usage": usage, "language_pair": list(pair)},
+                           False, num_samples, num_parallel_workers, shuffle, None, num_shards, shard_id, cache, seed)

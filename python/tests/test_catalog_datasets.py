@@ -97,3 +97,228 @@ def test_lfw_missing_names_file(tmp_path):
     (tmp_path / "lfw-names.txt").unlink()
     with pytest.raises(mindrecord.NotFoundError, match="lfw-names.txt is missing"):
         mindrecord.LFWDataset(str(tmp_path))
+
+
+def png(path, seed, size=(4, 3)):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    Image.fromarray(rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8)).save(str(path), format="PNG")
+    return path.read_bytes()
+
+
+def test_lsun_folders_by_class_and_usage(tmp_path):
+    want = {}
+    for k, folder in enumerate(["bedroom_train_lmdb", "bedroom_val", "classroom_train", "classroom_val", "test"]):
+        for i in (1, 0):
+            want[(folder, i)] = jpeg(tmp_path / folder / ("img%d.webp" % i), 10 * k + i)
+    (tmp_path / "notes.txt").write_text("a file, not a folder")
+    got = rows(mindrecord.LSUNDataset(str(tmp_path), shuffle=False))
+    order = ["bedroom_train_lmdb", "bedroom_val", "classroom_train", "classroom_val"]
+    assert [(bytes(r["image"]), int(r["label"])) for r in got] == [
+        (want[(f, i)], k) for k, f in enumerate(order) for i in (0, 1)]
+    train = rows(mindrecord.LSUNDataset(str(tmp_path), usage="train", classes=["classroom"], shuffle=False))
+    assert [bytes(r["image"]) for r in train] == [want[("classroom_train", 0)], want[("classroom_train", 1)]]
+    assert [int(r["label"]) for r in rows(mindrecord.LSUNDataset(str(tmp_path), usage="test"))] == [0, 0]
+    with pytest.raises(TypeError, match="classes must be a list"):
+        mindrecord.LSUNDataset(str(tmp_path), classes="bedroom")
+    with pytest.raises(ValueError, match="Input classes is not within the valid set"):
+        mindrecord.LSUNDataset(str(tmp_path), classes=["kitchen", "garage"])
+    with pytest.raises(mindrecord.NotFoundError, match="no folder .* is named for the classes"):
+        mindrecord.LSUNDataset(str(tmp_path), classes=["tower"])
+
+
+def test_div2k_pairs_by_downgrade_and_scale(tmp_path):
+    hr = {}
+    for split in ("train", "valid"):
+        for n in ("0002", "0001"):
+            hr[(split, n)] = png(tmp_path / ("DIV2K_%s_HR" % split) / (n + ".png"), int(n))
+            png(tmp_path / ("DIV2K_%s_LR_bicubic" % split) / "X2" / (n + "x2.png"), 10 + int(n))
+            png(tmp_path / ("DIV2K_%s_LR_mild" % split) / (n + "x4m.png"), 20 + int(n))
+    (tmp_path / "DIV2K_train_HR" / "readme.txt").write_text("not a png")
+    got = rows(mindrecord.DIV2KDataset(str(tmp_path), usage="all", shuffle=False))
+    assert [bytes(r["hr_image"]) for r in got] == [hr[(s, n)] for s in ("train", "valid") for n in ("0001", "0002")]
+    assert bytes(got[0]["lr_image"]) == (tmp_path / "DIV2K_train_LR_bicubic" / "X2" / "0001x2.png").read_bytes()
+    mild = rows(mindrecord.DIV2KDataset(str(tmp_path), downgrade="mild", scale=4, decode=True, shuffle=False))
+    assert [r["lr_image"].shape for r in mild] == [(3, 4, 3)] * 2
+    with pytest.raises(ValueError, match="scale equal to 8 is allowed only in bicubic"):
+        mindrecord.DIV2KDataset(str(tmp_path), downgrade="unknown", scale=8)
+    with pytest.raises(ValueError, match="mild downgrade requires scale equal to 4"):
+        mindrecord.DIV2KDataset(str(tmp_path), downgrade="mild", scale=2)
+    with pytest.raises(TypeError):
+        mindrecord.DIV2KDataset(str(tmp_path), usage=None)
+    (tmp_path / "DIV2K_valid_LR_bicubic" / "X2" / "0002x2.png").unlink()
+    with pytest.raises(mindrecord.NotFoundError, match="0002x2.png, the low-resolution image of .*0002.png, is missing"):
+        mindrecord.DIV2KDataset(str(tmp_path), usage="valid")
+
+
+def test_flickr_captions_per_image_sorted_by_name(tmp_path):
+    b = jpeg(tmp_path / "b.jpg", 1)
+    a = jpeg(tmp_path / "a.jpg", 2)
+    token = tmp_path / "Flickr8k.token.txt"
+    token.write_text("b.jpg#0\tA dog runs.\r\na.jpg#0\tTwo cats.\n\nb.jpg#1\tA brown dog \\ runs.\n")
+    got = rows(mindrecord.FlickrDataset(str(tmp_path), str(token), shuffle=False))
+    assert [bytes(r["image"]) for r in got] == [a, b]
+    assert [list(r["annotation"]) for r in got] == [["Two cats."], ["A dog runs.", "A brown dog \\ runs."]]
+    for line, message in [("c.jpg\tno number\n", r"Flickr8k.token.txt:1: expected 'IMAGE#N<tab>caption'"),
+                          ("../b.jpg#0\tescape\n", r":1: '../b.jpg' is not an image file name"),
+                          ("a.jpg#0\t\n", r":1: the caption is empty")]:
+        token.write_text(line)
+        with pytest.raises(mindrecord.CorruptionError, match=message):
+            mindrecord.FlickrDataset(str(tmp_path), str(token))
+    token.write_text("c.jpg#0\tmissing\n")
+    with pytest.raises(mindrecord.NotFoundError, match="c.jpg, listed in .*, is missing"):
+        mindrecord.FlickrDataset(str(tmp_path), str(token))
+    with pytest.raises(ValueError, match="does not exist"):
+        mindrecord.FlickrDataset(str(tmp_path), str(tmp_path / "none.txt"))
+
+
+def kitti_folder(root):
+    images = root / "data_object_image_2" / "training" / "image_2"
+    labels = root / "data_object_label_2" / "training" / "label_2"
+    labels.mkdir(parents=True)
+    want = [png(images / ("%06d.png" % i), i) for i in range(3)]
+    (labels / "000000.txt").write_text(
+        "Pedestrian 0.00 0 -0.20 712.40 143.00 810.73 307.92 1.89 0.48 1.20 1.84 1.47 8.41 0.01\n"
+        "Car 0.50 2 1.5 1 2 3 4 5 6 7 8 9 10 -1.5 extra\n")
+    (labels / "000001.txt").write_text("")
+    (labels / "000002.txt").write_text("\nDontCare -1 -1 -10 1 2 3 4 -1 -1 -1 -1000 -1000 -1000 -10\n")
+    for i in range(3):
+        png(root / "data_object_image_2" / "testing" / "image_2" / ("%06d.png" % i), 10 + i)
+    return want, labels
+
+
+def test_kitti_objects_per_image(tmp_path):
+    want, labels = kitti_folder(tmp_path)
+    got = rows(mindrecord.KITTIDataset(str(tmp_path), shuffle=False))
+    assert [bytes(r["image"]) for r in got] == [want[0], want[2]]  # 000001 has no objects: left out
+    first = got[0]
+    assert first["label"].tolist() == [[2], [0]]  # Car 0, DontCare 1, Pedestrian 2
+    assert first["label"].dtype == np.int32 and first["occluded"].tolist() == [[0], [2]]
+    np.testing.assert_allclose(first["bbox"], [[712.40, 143.00, 810.73, 307.92], [1, 2, 3, 4]], rtol=1e-6)
+    np.testing.assert_allclose(first["location"][1], [8, 9, 10])
+    assert first["rotation_y"].shape == (2, 1) and first["truncated"].dtype == np.float32
+    assert got[1]["occluded"].tolist() == [[-1]]
+    ds = mindrecord.KITTIDataset(str(tmp_path))
+    assert ds.get_class_indexing() == {"Car": 0, "DontCare": 1, "Pedestrian": 2}
+    assert [list(r) for r in rows(mindrecord.KITTIDataset(str(tmp_path), usage="test", shuffle=False))] == [["image"]] * 3
+    (labels / "000002.txt").write_text("Car 0 0 0 1 2 3\n")
+    with pytest.raises(mindrecord.CorruptionError, match=r"000002.txt:1: 7 fields, an object has 15"):
+        mindrecord.KITTIDataset(str(tmp_path))
+    (labels / "000002.txt").write_text("Car 0 0 x 1 2 3 4 5 6 7 8 9 10 11\n")
+    with pytest.raises(mindrecord.CorruptionError, match=r"000002.txt:1: 'x' is not a number"):
+        mindrecord.KITTIDataset(str(tmp_path))
+    (labels / "000002.txt").unlink()
+    with pytest.raises(mindrecord.NotFoundError, match="000002.txt is missing"):
+        mindrecord.KITTIDataset(str(tmp_path))
+
+
+def test_widerface_boxes_by_image(tmp_path):
+    want = {}
+    for split, event, name in [("train", "0--Parade", "b.jpg"), ("train", "0--Parade", "a.jpg"),
+                               ("train", "1--Handshaking", "c.jpg"), ("val", "0--Parade", "v.jpg"),
+                               ("test", "0--Parade", "t.jpg")]:
+        want[name] = jpeg(tmp_path / ("WIDER_" + split) / "images" / event / name, len(want))
+    (tmp_path / "WIDER_train" / "images" / "0--Parade" / "x.png").write_bytes(b"not a jpg")
+    split = tmp_path / "wider_face_split"
+    split.mkdir()
+    (split / "wider_face_train_bbx_gt.txt").write_text(
+        "0--Parade/a.jpg\n2\n449 330 122 149 0 0 0 0 0 0 \n361 98 263 339 2 1 0 1 0 1 \n"
+        "0--Parade/b.jpg\n0\n0 0 0 0 0 0 0 0 0 0 \n")
+    (split / "wider_face_val_bbx_gt.txt").write_text("0--Parade/v.jpg\r\n1\r\n1 2 3 4 1 0 1 0 1 0\r\n")
+    got = rows(mindrecord.WIDERFaceDataset(str(tmp_path), shuffle=False))
+    assert [bytes(r["image"]) for r in got] == [want[n] for n in ("a.jpg", "b.jpg", "c.jpg", "v.jpg")]
+    assert got[0]["bbox"].tolist() == [[449, 330, 122, 149], [361, 98, 263, 339]]
+    assert got[0]["blur"].tolist() == [0, 2] and got[0]["invalid"].tolist() == [0, 1]
+    assert got[1]["bbox"].tolist() == [[0, 0, 0, 0]]  # a count of 0: MindSpore's one all-zero box
+    assert got[2]["bbox"].shape == (0, 4) and got[2]["pose"].shape == (0,)  # not in the file: no boxes
+    assert got[3]["bbox"].tolist() == [[1, 2, 3, 4]] and got[3]["bbox"].dtype == np.int32
+    test = rows(mindrecord.WIDERFaceDataset(str(tmp_path), usage="test"))
+    assert [list(r) for r in test] == [["image"]]
+    (split / "wider_face_train_bbx_gt.txt").write_text("0--Parade/a.jpg\n2\n449 330 122 149 0 0 0 0 0 0\n")
+    with pytest.raises(mindrecord.CorruptionError, match=r"bbx_gt.txt:1: the file ends before the image's 2 box"):
+        mindrecord.WIDERFaceDataset(str(tmp_path), usage="train")
+    (split / "wider_face_train_bbx_gt.txt").write_text("0--Parade/a.jpg\n1\n449 330 122 x 0 0 0 0 0 0\n")
+    with pytest.raises(mindrecord.CorruptionError, match=r"bbx_gt.txt:3: 'x' is not a whole number"):
+        mindrecord.WIDERFaceDataset(str(tmp_path), usage="train")
+
+
+def test_manifest_usage_labels_and_class_indexing(tmp_path):
+    imgs = [jpeg(tmp_path / "img" / ("%d.jpg" % i), i) for i in range(4)]
+    lines = [{"source": str(tmp_path / "img" / "0.jpg"), "usage": "TRAIN", "annotation": [{"name": "dog"}]},
+             {"source": str(tmp_path / "img" / "1.jpg"), "usage": "eval", "annotation": [{"name": "cat"}]},
+             {"source": str(tmp_path / "img" / "2.jpg"), "usage": "train",
+              "annotation": [{"name": "flower"}, {"name": "cat"}]},
+             {"source": str(tmp_path / "img" / "3.jpg"), "usage": "train", "annotation": [{"name": "cat"}]}]
+    manifest = tmp_path / "data.manifest"
+    import json
+    manifest.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    ds = mindrecord.ManifestDataset(str(manifest), shuffle=False)
+    got = rows(ds)
+    assert [bytes(r["image"]) for r in got] == [imgs[0], imgs[2], imgs[3]]
+    assert [r["label"].tolist() for r in got] == [1, [2, 0], 0]
+    assert ds.get_class_indexing() == {"cat": 0, "dog": 1, "flower": 2}
+    ev = mindrecord.ManifestDataset(str(manifest), usage="eval", class_indexing={"cat": 7, "bird": 3})
+    assert [int(r["label"]) for r in rows(ev)] == [7] and ev.get_class_indexing() == {"cat": 7, "bird": 3}
+    only_dog = rows(mindrecord.ManifestDataset(str(manifest), class_indexing={"dog": 11}, shuffle=False))
+    assert [int(r["label"]) for r in only_dog] == [11]
+    manifest.write_text(json.dumps(lines[0]) + "\n{\"source\": \n")
+    with pytest.raises(mindrecord.CorruptionError, match=r"data.manifest:2: not a JSON object"):
+        mindrecord.ManifestDataset(str(manifest))
+    manifest.write_text(json.dumps({"usage": "train", "annotation": []}) + "\n")
+    with pytest.raises(mindrecord.CorruptionError, match=r"data.manifest:1: 'source' is missing"):
+        mindrecord.ManifestDataset(str(manifest))
+    with pytest.raises(ValueError, match="Input usage is not within the valid set"):
+        mindrecord.ManifestDataset(str(manifest), usage="Train")
+
+
+def test_sbu_photos_that_are_there(tmp_path):
+    images = tmp_path / "sbu_images"
+    a = jpeg(images / "m_3326_a_b.jpg", 1)
+    c = jpeg(images / "m_1_c.jpg", 3)
+    (tmp_path / "SBU_captioned_photo_dataset_urls.txt").write_text(
+        "http://static.flickr.com/3326/a_b.jpg\nhttp://static.flickr.com/2/gone.jpg\n\n"
+        "http://static.flickr.com/1/c.jpg\n")
+    (tmp_path / "SBU_captioned_photo_dataset_captions.txt").write_text(" This is 0  \nlost\n\nthird\n")
+    got = rows(mindrecord.SBUDataset(str(tmp_path), shuffle=False))
+    assert [(bytes(r["image"]), str(r["caption"])) for r in got] == [(a, " This is 0"), (c, "third")]
+    (tmp_path / "SBU_captioned_photo_dataset_captions.txt").write_text(" This is 0\nlost\n")
+    with pytest.raises(mindrecord.CorruptionError, match="urls.txt has 4 lines, .*captions.txt 2"):
+        mindrecord.SBUDataset(str(tmp_path))
+
+
+def test_rendered_sst2_splits_and_labels(tmp_path):
+    want = {}
+    for split in ("train", "valid", "test"):
+        for cls in ("positive", "negative"):
+            want[(split, cls)] = png(tmp_path / split / cls / "00001.png", len(want))
+    jpeg(tmp_path / "train" / "positive" / "00002.jpg", 99)
+    ds = mindrecord.RenderedSST2Dataset(str(tmp_path), shuffle=False)
+    got = [(bytes(r["image"]), int(r["label"])) for r in rows(ds)]
+    assert got == [(want[(s, c)], {"negative": 0, "positive": 1}[c])
+                   for s in ("test", "train", "valid") for c in ("negative", "positive")]
+    assert ds.get_class_indexing() == {"negative": 0, "positive": 1}
+    assert len(rows(mindrecord.RenderedSST2Dataset(str(tmp_path), usage="val"))) == 2
+    with pytest.raises(ValueError, match="Input usage"):
+        mindrecord.RenderedSST2Dataset(str(tmp_path), usage="valid")
+
+
+def test_multi30k_sentence_pairs(tmp_path):
+    for folder, name, en, de in [("training", "train", "A man.\nTwo dogs.\n", "Ein Mann.\nZwei Hunde.\n"),
+                                 ("validation", "val", "A cat.\n\n", "Eine Katze.\n\n"),
+                                 ("mmt16_task1_test", "test", "A bird.\r\n", "Ein Vogel.\r\n")]:
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / (name + ".en")).write_text(en)
+        (tmp_path / folder / (name + ".de")).write_text(de)
+    got = [(str(r["text"]), str(r["translation"])) for r in rows(mindrecord.Multi30kDataset(str(tmp_path),
+                                                                                           shuffle=False))]
+    assert got == [("A bird.\r", "Ein Vogel.\r"), ("A man.", "Ein Mann."), ("Two dogs.", "Zwei Hunde."),
+                   ("A cat.", "Eine Katze.")]
+    de = rows(mindrecord.Multi30kDataset(str(tmp_path), usage="train", language_pair=("de", "en"), shuffle=False))
+    assert (str(de[0]["text"]), str(de[0]["translation"])) == ("Ein Mann.", "A man.")
+    with pytest.raises(ValueError, match="language_pair can only be"):
+        mindrecord.Multi30kDataset(str(tmp_path), language_pair=["en", "fr"])
+    with pytest.raises(TypeError, match="shuffle must be a bool"):
+        mindrecord.Multi30kDataset(str(tmp_path), shuffle=mindrecord.Shuffle.FILES)
+    (tmp_path / "training" / "train.de").write_text("Ein Mann.\n")
+    with pytest.raises(mindrecord.CorruptionError, match="train.en has 2 lines, .*train.de 1"):
+        mindrecord.Multi30kDataset(str(tmp_path), usage="train")
