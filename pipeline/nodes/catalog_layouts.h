@@ -41,6 +41,16 @@ Result<Catalog> ListRenderedSst2(const nlohmann::json& args);
 // Multi30kDataset: usage train / valid / test / all, language_pair.
 Result<Catalog> ListMulti30k(const nlohmann::json& args);
 
+// QMnistDataset: usage train / test / test10k / test50k / nist / all,
+// compat (bool).
+Result<Catalog> ListQmnist(const nlohmann::json& args);
+// STL10Dataset: usage train / test / unlabeled / train+unlabeled / all.
+Result<Catalog> ListStl10(const nlohmann::json& args);
+// USPSDataset: usage train / test / all.
+Result<Catalog> ListUsps(const nlohmann::json& args);
+// SemeionDataset.
+Result<Catalog> ListSemeion(const nlohmann::json& args);
+
 // Helpers shared by the listers.
 // An error unless args holds only `allowed` keys (besides layout,
 // dataset_dir, decode).

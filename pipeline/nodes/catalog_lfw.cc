@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kWho = "LFWDataset";
+constexpr const char* kLfwWho = "LFWDataset";
 constexpr int64_t kMaxImageNumber = 99999999;
 
 struct LfwLines {
@@ -33,18 +33,18 @@ struct LfwLines {
 
   std::string Where(size_t i) const { return path + ":" + std::to_string(lines[i].first); }
   Result<const std::vector<std::string_view>*> Take(size_t want_min, size_t want_max, const char* what) {
-    if (next >= lines.size()) return Status::Corruption(std::string(kWho) + ": " + path + ": ends before " + what);
+    if (next >= lines.size()) return Status::Corruption(std::string(kLfwWho) + ": " + path + ": ends before " + what);
     const auto& tok = lines[next].second;
     if (tok.size() < want_min || tok.size() > want_max)
-      return Status::Corruption(std::string(kWho) + ": " + Where(next) + ": expected " + what + ", got " +
+      return Status::Corruption(std::string(kLfwWho) + ": " + Where(next) + ": expected " + what + ", got " +
                                 std::to_string(tok.size()) + " fields");
     ++next;
     return &tok;
   }
 };
 
-Result<LfwLines> ReadLines(const std::string& path, std::string* storage) {
-  MR_ASSIGN_OR_RETURN(*storage, ReadListFile(path, kWho));
+Result<LfwLines> ReadLfwLines(const std::string& path, std::string* storage) {
+  MR_ASSIGN_OR_RETURN(*storage, ReadListFile(path, kLfwWho));
   LfwLines l;
   l.path = path;
   for (const auto& [number, line] : NumberedLines(*storage)) {
@@ -64,9 +64,9 @@ struct LfwList {
 Result<std::string> ImagePath(const LfwList& l, const LfwLines& f, size_t line, std::string_view name,
                               std::string_view number) {
   if (!CatalogSafeName(name))
-    return Status::Corruption(std::string(kWho) + ": " + f.Where(line) + ": '" + std::string(name.substr(0, 64)) +
+    return Status::Corruption(std::string(kLfwWho) + ": " + f.Where(line) + ": '" + std::string(name.substr(0, 64)) +
                               "' is not a person's folder name");
-  MR_ASSIGN_OR_RETURN(int64_t n, CatalogCount(number, kMaxImageNumber, kWho, f.Where(line)));
+  MR_ASSIGN_OR_RETURN(int64_t n, CatalogCount(number, kMaxImageNumber, kLfwWho, f.Where(line)));
   char digits[16];
   std::snprintf(digits, sizeof digits, "%04lld", static_cast<long long>(n));
   const std::string person(name);
@@ -76,7 +76,7 @@ Result<std::string> ImagePath(const LfwList& l, const LfwLines& f, size_t line, 
 Result<int32_t> Label(const LfwList& l, const LfwLines& f, size_t line, std::string_view name) {
   auto it = l.labels.find(name);
   if (it == l.labels.end())
-    return Status::Corruption(std::string(kWho) + ": " + f.Where(line) + ": '" + std::string(name.substr(0, 64)) +
+    return Status::Corruption(std::string(kLfwWho) + ": " + f.Where(line) + ": '" + std::string(name.substr(0, 64)) +
                               "' is not a name of lfw-names.txt");
   return it->second;
 }
@@ -86,7 +86,7 @@ Status AddPerson(LfwList& l, LfwLines& f) {
   const size_t line = f.next;
   MR_ASSIGN_OR_RETURN(auto tok, f.Take(2, 2, "'name count'"));
   MR_ASSIGN_OR_RETURN(int32_t label, Label(l, f, line, (*tok)[0]));
-  MR_ASSIGN_OR_RETURN(int64_t count, CatalogCount((*tok)[1], kMaxImageNumber, kWho, f.Where(line)));
+  MR_ASSIGN_OR_RETURN(int64_t count, CatalogCount((*tok)[1], kMaxImageNumber, kLfwWho, f.Where(line)));
   for (int64_t i = 1; i <= count; ++i) {
     MR_ASSIGN_OR_RETURN(std::string path, ImagePath(l, f, line, (*tok)[0], std::to_string(i)));
     l.out->paths.push_back(std::move(path));
@@ -110,35 +110,35 @@ Status AddPair(LfwList& l, LfwLines& f, bool matched) {
 
 Status AddList(LfwList& l, const std::string& path, bool tenfold) {
   std::string storage;
-  MR_ASSIGN_OR_RETURN(LfwLines f, ReadLines(path, &storage));
+  MR_ASSIGN_OR_RETURN(LfwLines f, ReadLfwLines(path, &storage));
   const int64_t kMaxCount = int64_t{1} << 30;
   if (!l.pairs) {
     int64_t folds = 1;
     if (tenfold) {
       MR_ASSIGN_OR_RETURN(auto tok, f.Take(1, 1, "the number of folds"));
-      MR_ASSIGN_OR_RETURN(folds, CatalogCount((*tok)[0], kMaxCount, kWho, f.Where(0)));
+      MR_ASSIGN_OR_RETURN(folds, CatalogCount((*tok)[0], kMaxCount, kLfwWho, f.Where(0)));
     }
     for (int64_t fold = 0; fold < folds; ++fold) {
       const size_t line = f.next;
       MR_ASSIGN_OR_RETURN(auto tok, f.Take(1, 1, "the number of people"));
-      MR_ASSIGN_OR_RETURN(int64_t n, CatalogCount((*tok)[0], kMaxCount, kWho, f.Where(line)));
+      MR_ASSIGN_OR_RETURN(int64_t n, CatalogCount((*tok)[0], kMaxCount, kLfwWho, f.Where(line)));
       for (int64_t i = 0; i < n; ++i) MR_RETURN_IF_ERROR(AddPerson(l, f));
     }
   } else {
     int64_t folds = 1, per = 0;
     MR_ASSIGN_OR_RETURN(auto tok, f.Take(tenfold ? 2 : 1, 2, tenfold ? "'folds pairs'" : "the number of pairs"));
-    MR_ASSIGN_OR_RETURN(per, CatalogCount(tok->back(), kMaxCount, kWho, f.Where(0)));
+    MR_ASSIGN_OR_RETURN(per, CatalogCount(tok->back(), kMaxCount, kLfwWho, f.Where(0)));
     if (tenfold) {
-      MR_ASSIGN_OR_RETURN(folds, CatalogCount(tok->front(), kMaxCount, kWho, f.Where(0)));
+      MR_ASSIGN_OR_RETURN(folds, CatalogCount(tok->front(), kMaxCount, kLfwWho, f.Where(0)));
     } else if (tok->size() != 1) {
-      return Status::Corruption(std::string(kWho) + ": " + f.Where(0) + ": expected the number of pairs");
+      return Status::Corruption(std::string(kLfwWho) + ": " + f.Where(0) + ": expected the number of pairs");
     }
     for (int64_t fold = 0; fold < folds; ++fold)
       for (int matched = 1; matched >= 0; --matched)
         for (int64_t i = 0; i < per; ++i) MR_RETURN_IF_ERROR(AddPair(l, f, matched == 1));
   }
   if (f.next < f.lines.size())
-    return Status::Corruption(std::string(kWho) + ": " + f.Where(f.next) +
+    return Status::Corruption(std::string(kLfwWho) + ": " + f.Where(f.next) +
                               ": a line past the entries the counts announce");
   return Status::OK();
 }
@@ -151,34 +151,34 @@ Result<Catalog> ListLfw(const nlohmann::json& args) {
   MR_ASSIGN_OR_RETURN(std::string usage, CatalogStringArg(args, "usage", "all"));
   MR_ASSIGN_OR_RETURN(std::string image_set, CatalogStringArg(args, "image_set", "funneled"));
   if (task != "people" && task != "pairs")
-    return Status::InvalidArgument(std::string(kWho) + ": task must be 'people' or 'pairs', got '" + task + "'");
+    return Status::InvalidArgument(std::string(kLfwWho) + ": task must be 'people' or 'pairs', got '" + task + "'");
   std::vector<std::string> lists;
   if (usage == "10fold") lists = {task + ".txt"};
   else if (usage == "train") lists = {task + "DevTrain.txt"};
   else if (usage == "test") lists = {task + "DevTest.txt"};
   else if (usage == "all") lists = {task + "DevTrain.txt", task + "DevTest.txt"};
   else
-    return Status::InvalidArgument(std::string(kWho) + ": usage must be '10fold', 'train', 'test' or 'all', got '" +
+    return Status::InvalidArgument(std::string(kLfwWho) + ": usage must be '10fold', 'train', 'test' or 'all', got '" +
                                    usage + "'");
   std::string folder;
   if (image_set == "original") folder = "lfw";
   else if (image_set == "funneled") folder = "lfw_funneled";
   else if (image_set == "deepfunneled") folder = "lfw-deepfunneled";
   else
-    return Status::InvalidArgument(std::string(kWho) + ": image_set must be 'original', 'funneled' or "
+    return Status::InvalidArgument(std::string(kLfwWho) + ": image_set must be 'original', 'funneled' or "
                                    "'deepfunneled', got '" + image_set + "'");
   const std::string dir = args["dataset_dir"].get<std::string>();
   Catalog c;
   LfwList l{(fs::path(dir) / folder).string(), {}, &c, task == "pairs"};
   {
     std::string storage;
-    MR_ASSIGN_OR_RETURN(LfwLines names, ReadLines((fs::path(dir) / "lfw-names.txt").string(), &storage));
+    MR_ASSIGN_OR_RETURN(LfwLines names, ReadLfwLines((fs::path(dir) / "lfw-names.txt").string(), &storage));
     for (size_t i = 0; i < names.lines.size(); ++i) {
       const auto& tok = names.lines[i].second;
       if (tok.size() != 2)
-        return Status::Corruption(std::string(kWho) + ": " + names.Where(i) + ": expected 'name count'");
+        return Status::Corruption(std::string(kLfwWho) + ": " + names.Where(i) + ": expected 'name count'");
       if (!l.labels.emplace(std::string(tok[0]), static_cast<int32_t>(i)).second)
-        return Status::Corruption(std::string(kWho) + ": " + names.Where(i) + ": '" +
+        return Status::Corruption(std::string(kLfwWho) + ": " + names.Where(i) + ": '" +
                                   std::string(tok[0].substr(0, 64)) + "' is named twice");
     }
   }

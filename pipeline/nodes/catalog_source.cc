@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 
+#include "mindrecord/file.h"
 #include "pipeline/nodes/catalog_layouts.h"
 #include "pipeline/nodes/listed_files.h"
 #include "pipeline/row_vectors.h"
@@ -22,11 +23,12 @@ const std::map<std::string, Lister>& Listers() {
       {"lfw", &ListLfw},         {"lsun", &ListLsun},       {"div2k", &ListDiv2k},
       {"flickr", &ListFlickr},   {"kitti", &ListKitti},     {"widerface", &ListWiderFace},
       {"manifest", &ListManifest}, {"sbu", &ListSbu},       {"rendered_sst2", &ListRenderedSst2},
-      {"multi30k", &ListMulti30k}};
+      {"multi30k", &ListMulti30k}, {"qmnist", &ListQmnist}, {"stl10", &ListStl10},
+      {"usps", &ListUsps},       {"semeion", &ListSemeion}};
   return kListers;
 }
 
-Result<Catalog> List(const json& args) {
+Result<Catalog> ListCatalog(const json& args) {
   if (!args.is_object()) return Status::InvalidArgument("a 'catalog' source's args must be an object");
   const json layout = args.value("layout", json());
   auto it = layout.is_string() ? Listers().find(layout.get<std::string>()) : Listers().end();
@@ -40,31 +42,35 @@ Result<Catalog> List(const json& args) {
   if (!args.value("decode", json(false)).is_boolean())
     return Status::InvalidArgument("a 'catalog' source's decode is a bool");
   MR_ASSIGN_OR_RETURN(Catalog c, it->second(args));
-  if (c.file_columns > c.columns.size() || c.columns.empty() ||
-      (c.file_columns ? c.paths.size() % c.file_columns : 0) != 0 ||
-      (c.ValueColumns() ? c.values.size() != c.rows() * c.ValueColumns() : !c.values.empty()))
-    return Status::Internal("the '" + layout.get<std::string>() + "' catalog's rows do not match its columns");
+  const size_t fixed = c.file_columns + c.RecordColumns();
+  bool ok = !c.columns.empty() && fixed <= c.columns.size();
+  const uint64_t rows = ok ? c.rows() : 0;
+  ok = ok && c.paths.size() == rows * c.file_columns && c.records.size() == rows * c.RecordColumns() &&
+       c.values.size() == rows * c.ValueColumns();
+  for (const auto& r : c.records) ok = ok && r.file < c.record_files.size();
+  if (!ok) return Status::Internal("the '" + layout.get<std::string>() + "' catalog's rows do not match its columns");
   return c;
 }
 
 class CatalogSource : public Source {
  public:
-  CatalogSource(Catalog c, bool decode) : c_(std::move(c)), decode_(decode) {}
+  CatalogSource(Catalog c, std::vector<std::shared_ptr<const RandomAccessFile>> files, bool decode)
+      : c_(std::move(c)), files_(std::move(files)), decode_(decode) {}
 
   const std::vector<std::string>& columns() const override { return c_.columns; }
   uint64_t num_rows() const override { return c_.rows(); }
   DatasetLayout Layout() const override { return DatasetLayout::Uniform(c_.rows(), 1); }
 
   Status Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) const override {
-    const size_t nf = c_.file_columns, nv = c_.ValueColumns();
+    const size_t nf = c_.file_columns, nr = c_.RecordColumns(), nv = c_.ValueColumns();
     for (size_t k = 0; k < ids.size(); ++k) {
       const uint64_t id = ids[k];
       if (id >= c_.rows()) return Status::InvalidArgument("row " + std::to_string(id) + " of " + std::to_string(c_.rows()));
       std::vector<Tensor> cols = TakeRowVector();  // given back by the batch it goes into
       uint64_t bytes = 0;
       Status st;
-      for (size_t f = 0; f < nf && st.ok(); ++f) {
-        Result<Tensor> t = ReadImageFile(c_.paths[id * nf + f], decode_);
+      for (size_t f = 0; f < nf + nr && st.ok(); ++f) {
+        Result<Tensor> t = f < nf ? ReadImageFile(c_.paths[id * nf + f], decode_) : Record(id, f - nf);
         if (!t.ok()) {
           st = t.status();
           break;
@@ -90,12 +96,27 @@ class CatalogSource : public Source {
 
   std::string Where(uint64_t id) const override {
     std::string where = "row " + std::to_string(id);
-    if (id < c_.rows() && c_.file_columns) where += " ('" + c_.paths[id * c_.file_columns] + "')";
+    if (id >= c_.rows()) return where;
+    if (c_.file_columns) return where + " ('" + c_.paths[id * c_.file_columns] + "')";
+    if (c_.RecordColumns()) return where + " (" + RecordWhere(c_.records[id * c_.RecordColumns()]) + ")";
     return where;
   }
 
  private:
+  std::string RecordWhere(const CatalogRecord& r) const {
+    return "'" + c_.record_files[r.file] + "' at byte " + std::to_string(r.offset);
+  }
+
+  Result<Tensor> Record(uint64_t id, size_t column) const {
+    const CatalogRecord& r = c_.records[id * c_.RecordColumns() + column];
+    std::string bytes(r.length, '\0');
+    Status st = files_[r.file]->ReadAt(r.offset, r.length, bytes.data());
+    if (!st.ok()) return Status(st.code(), RecordWhere(r) + ": " + st.message());
+    return c_.record_specs[column].decode(std::move(bytes), RecordWhere(r));
+  }
+
   Catalog c_;
+  std::vector<std::shared_ptr<const RandomAccessFile>> files_;  // c_.record_files, open
   bool decode_;
 };
 
@@ -167,13 +188,13 @@ std::string_view CatalogChomp(std::string_view line) {
 }
 
 Result<json> DescribeCatalog(const json& args) {
-  MR_ASSIGN_OR_RETURN(Catalog c, List(args));
+  MR_ASSIGN_OR_RETURN(Catalog c, ListCatalog(args));
   return json{{"columns", c.columns}, {"rows", c.rows()}, {"meta", c.meta}};
 }
 
 Result<std::unique_ptr<Source>> OpenCatalogSource(const json& node) {
   const json args = node.value("args", json::object());
-  MR_ASSIGN_OR_RETURN(Catalog c, List(args));
+  MR_ASSIGN_OR_RETURN(Catalog c, ListCatalog(args));
   if (node.at("columns") != json(c.columns))
     return Status::InvalidArgument("a '" + args.value("layout", std::string()) + "' catalog has the columns " +
                                    json(c.columns).dump() + ", not " + node.at("columns").dump());
@@ -181,8 +202,13 @@ Result<std::unique_ptr<Source>> OpenCatalogSource(const json& node) {
     return Status::Corruption("the dataset's lists give " + std::to_string(c.rows()) + " rows now, " +
                               node.at("rows").dump() + " when the dataset was made (a file changed)");
   }
+  std::vector<std::shared_ptr<const RandomAccessFile>> files;
+  for (const auto& f : c.record_files) {
+    MR_ASSIGN_OR_RETURN(std::shared_ptr<const RandomAccessFile> file, FileSystem::Default()->OpenRead(f));
+    files.push_back(std::move(file));
+  }
   const bool decode = args.value("decode", false);
-  return std::unique_ptr<Source>(new CatalogSource(std::move(c), decode));
+  return std::unique_ptr<Source>(new CatalogSource(std::move(c), std::move(files), decode));
 }
 
 }  // namespace mindrecord

@@ -1,7 +1,8 @@
 // CatalogSource: a dataset that its own list files describe, row by row
 // (MindSpore's LFWDataset, KITTIDataset, ...): each row is some files read
 // when the row is (images: their bytes, or with `decode` HWC RGB uint8) and
-// some values the lists give (labels, boxes, captions). A layout's lister
+// some values the lists give (labels, boxes, captions), or records: byte
+// ranges of the dataset's files read when the row is (MNIST-style images). A layout's lister
 // (catalog_layouts.h) reads the lists once, when the source opens; the
 // files are read by the pipeline's workers.
 //
@@ -11,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,18 +23,40 @@
 
 namespace mindrecord {
 
+// A record: bytes of one of the catalog's record files, read when the row
+// is and decoded by its column's `decode`.
+struct CatalogRecord {
+  uint32_t file = 0;    // index into Catalog::record_files
+  uint32_t length = 0;  // bytes
+  uint64_t offset = 0;
+};
+
+struct CatalogRecordColumn {
+  // The row's tensor from its record's bytes (`where` names the record in
+  // errors).
+  std::function<Result<Tensor>(std::string&& bytes, const std::string& where)> decode;
+};
+
 // What a lister makes: `columns`, of which the first `file_columns` are
-// files read per row; rows() rows, each file_columns paths and
-// (columns - file_columns) values.
+// files read per row, the next record_specs.size() records read per row,
+// the rest values; rows() rows.
 struct Catalog {
   std::vector<std::string> columns;
   size_t file_columns = 0;
-  std::vector<std::string> paths;  // row-major, file_columns per row
-  std::vector<Tensor> values;      // row-major, the other columns per row
+  std::vector<CatalogRecordColumn> record_specs;
+  std::vector<std::string> paths;           // row-major, file_columns per row
+  std::vector<std::string> record_files;
+  std::vector<CatalogRecord> records;       // row-major, record_specs.size() per row
+  std::vector<Tensor> values;               // row-major, the other columns per row
   nlohmann::json meta = nlohmann::json::object();  // what the loader reports besides rows (class_indexing)
 
-  uint64_t rows() const { return file_columns ? paths.size() / file_columns : values.size() / ValueColumns(); }
-  size_t ValueColumns() const { return columns.size() - file_columns; }
+  size_t RecordColumns() const { return record_specs.size(); }
+  size_t ValueColumns() const { return columns.size() - file_columns - RecordColumns(); }
+  uint64_t rows() const {
+    if (file_columns) return paths.size() / file_columns;
+    if (RecordColumns()) return records.size() / RecordColumns();
+    return ValueColumns() ? values.size() / ValueColumns() : 0;
+  }
 };
 
 // The columns and row count the leaf's args give: {"columns": [...],

@@ -18,11 +18,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kWho = "WIDERFaceDataset";
+constexpr const char* kWiderWho = "WIDERFaceDataset";
 
 // Image path under images/ -> its boxes, 10 values each.
 Result<std::map<std::string, std::vector<int32_t>, std::less<>>> ReadBoxes(const std::string& path) {
-  MR_ASSIGN_OR_RETURN(std::string text, ReadListFile(path, kWho));
+  MR_ASSIGN_OR_RETURN(std::string text, ReadListFile(path, kWiderWho));
   const auto lines = NumberedLines(text);
   std::map<std::string, std::vector<int32_t>, std::less<>> out;
   const int64_t kMaxBoxes = int64_t{1} << 24;
@@ -33,25 +33,25 @@ Result<std::map<std::string, std::vector<int32_t>, std::less<>>> ReadBoxes(const
       continue;
     }
     const std::string where = path + ":" + std::to_string(lines[i].first);
-    if (i + 1 >= lines.size()) return Status::Corruption(std::string(kWho) + ": " + where + ": no box count follows");
+    if (i + 1 >= lines.size()) return Status::Corruption(std::string(kWiderWho) + ": " + where + ": no box count follows");
     const auto count_tok = WhitespaceTokens(lines[i + 1].second);
     MR_ASSIGN_OR_RETURN(int64_t count, CatalogCount(count_tok.size() == 1 ? count_tok[0] : std::string_view(),
-                                                    kMaxBoxes, kWho, path + ":" + std::to_string(lines[i + 1].first)));
+                                                    kMaxBoxes, kWiderWho, path + ":" + std::to_string(lines[i + 1].first)));
     const int64_t boxes = count == 0 ? 1 : count;
     std::vector<int32_t>& v = out[std::string(name)];
     v.clear();
     i += 2;
     for (int64_t b = 0; b < boxes; ++b, ++i) {
       if (i >= lines.size())
-        return Status::Corruption(std::string(kWho) + ": " + where + ": the file ends before the image's " +
+        return Status::Corruption(std::string(kWiderWho) + ": " + where + ": the file ends before the image's " +
                                   std::to_string(boxes) + " box lines");
       const auto tok = WhitespaceTokens(lines[i].second);
       const std::string at = path + ":" + std::to_string(lines[i].first);
       if (tok.size() != 10)
-        return Status::Corruption(std::string(kWho) + ": " + at + ": " + std::to_string(tok.size()) +
+        return Status::Corruption(std::string(kWiderWho) + ": " + at + ": " + std::to_string(tok.size()) +
                                   " values, a box line has 10");
       for (const auto& t : tok) {
-        MR_ASSIGN_OR_RETURN(int64_t x, CatalogCount(t, INT32_MAX, kWho, at));
+        MR_ASSIGN_OR_RETURN(int64_t x, CatalogCount(t, INT32_MAX, kWiderWho, at));
         v.push_back(static_cast<int32_t>(x));
       }
     }
@@ -69,7 +69,7 @@ Result<Catalog> ListWiderFace(const nlohmann::json& args) {
   else if (usage == "valid") splits = {"val"};
   else if (usage == "all") splits = {"train", "val"};
   else
-    return Status::InvalidArgument(std::string(kWho) + ": usage must be 'train', 'valid', 'test' or 'all', got '" +
+    return Status::InvalidArgument(std::string(kWiderWho) + ": usage must be 'train', 'valid', 'test' or 'all', got '" +
                                    usage + "'");
   const fs::path dir = args["dataset_dir"].get<std::string>();
   Catalog c;
@@ -84,9 +84,9 @@ Result<Catalog> ListWiderFace(const nlohmann::json& args) {
     if (!test) {
       MR_ASSIGN_OR_RETURN(boxes, ReadBoxes((dir / "wider_face_split" / ("wider_face_" + split + "_bbx_gt.txt")).string()));
     }
-    MR_ASSIGN_OR_RETURN(auto events, SortedFolderEntries(images.string(), true, kWho));
+    MR_ASSIGN_OR_RETURN(auto events, SortedFolderEntries(images.string(), true, kWiderWho));
     for (const auto& event : events) {
-      MR_ASSIGN_OR_RETURN(auto files, SortedFolderEntries((images / event).string(), false, kWho));
+      MR_ASSIGN_OR_RETURN(auto files, SortedFolderEntries((images / event).string(), false, kWiderWho));
       for (const auto& f : files) {
         if (f.size() <= 4 || f.compare(f.size() - 4, 4, ".jpg") != 0) continue;
         c.paths.push_back((images / event / f).string());

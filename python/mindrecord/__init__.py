@@ -31,8 +31,8 @@ from mindrecord.raw_datasets import (Caltech256Dataset, CelebADataset, Cifar10Da
                                      EMnistDataset, FashionMnistDataset, Food101Dataset, ImageFolderDataset,
                                      KMnistDataset, MnistDataset, OmniglotDataset, Places365Dataset, VOCDataset)
 from mindrecord.catalog_datasets import (DIV2KDataset, FlickrDataset, KITTIDataset, LFWDataset, LSUNDataset,
-                                         ManifestDataset, Multi30kDataset, RenderedSST2Dataset, SBUDataset,
-                                         WIDERFaceDataset)
+                                         ManifestDataset, Multi30kDataset, QMnistDataset, RenderedSST2Dataset,
+                                         SBUDataset, SemeionDataset, STL10Dataset, USPSDataset, WIDERFaceDataset)
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset
 from mindrecord.text_file_dataset import TextFileDataset
 from mindrecord.csv_dataset import CSVDataset
@@ -70,7 +70,8 @@ __all__ = [
     "ImageFolderDataset", "Caltech256Dataset", "CelebADataset", "Cifar10Dataset", "Cifar100Dataset", "MnistDataset",
     "EMnistDataset", "FashionMnistDataset", "KMnistDataset", "OmniglotDataset", "Places365Dataset", "Food101Dataset",
     "VOCDataset", "CocoDataset", "LFWDataset", "LSUNDataset", "DIV2KDataset", "FlickrDataset", "KITTIDataset",
-    "WIDERFaceDataset", "ManifestDataset", "SBUDataset", "RenderedSST2Dataset", "Multi30kDataset",
+    "WIDERFaceDataset", "ManifestDataset", "SBUDataset", "RenderedSST2Dataset", "Multi30kDataset", "QMnistDataset",
+    "STL10Dataset", "USPSDataset", "SemeionDataset",
     "YesNoDataset", "SpeechCommandsDataset", "LJSpeechDataset", "CMUArcticDataset", "GTZANDataset", "LibriTTSDataset",
     "TedliumDataset",
     "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset", "TextFileDataset", "CSVDataset", "TFRecordDataset",

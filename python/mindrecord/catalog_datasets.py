@@ -1,7 +1,8 @@
 """MindSpore's loaders for datasets that their own list files describe row
 by row (pipeline/nodes/catalog_source.h): LFWDataset, LSUNDataset,
 DIV2KDataset, FlickrDataset, KITTIDataset, WIDERFaceDataset,
-ManifestDataset, SBUDataset, RenderedSST2Dataset and Multi30kDataset.
+ManifestDataset, SBUDataset, RenderedSST2Dataset, Multi30kDataset,
+QMnistDataset, STL10Dataset, USPSDataset and SemeionDataset.
 
 Each is a MindDataset over a "catalog" source: the lists are read once when
 the dataset is made (a list that does not parse, a listed name that would
@@ -18,9 +19,11 @@ import os
 
 from mindrecord import _core
 from mindrecord.raw_datasets import _RawDataset, _bool, _unsupported
+from mindrecord.samplers import Shuffle
 
 __all__ = ["DIV2KDataset", "FlickrDataset", "KITTIDataset", "LFWDataset", "LSUNDataset", "ManifestDataset",
-           "Multi30kDataset", "RenderedSST2Dataset", "SBUDataset", "WIDERFaceDataset"]
+           "Multi30kDataset", "QMnistDataset", "RenderedSST2Dataset", "SBUDataset", "SemeionDataset", "STL10Dataset",
+           "USPSDataset", "WIDERFaceDataset"]
 
 
 class _CatalogDataset(_RawDataset):
@@ -252,3 +255,66 @@ class Multi30kDataset(_CatalogDataset):
             raise TypeError("Multi30kDataset: shuffle must be a bool or None, got %r" % (shuffle,))
         self._init_catalog("Multi30kDataset", "multi30k", dataset_dir, {"usage": usage, "language_pair": list(pair)},
                            False, num_samples, num_parallel_workers, shuffle, None, num_shards, shard_id, cache, seed)
+
+
+class QMnistDataset(_CatalogDataset):
+    """mindspore.dataset.QMnistDataset: QMNIST's idx files
+    (qmnist-{train,test}-images-idx3-ubyte, ...-labels-idx2-int, NIST's
+    xnist-*), uncompressed; usage "train", "test", "test10k" (the first
+    10,000 test rows), "test50k" (the rest), "nist" or "all" (None: train,
+    test, nist). Columns [image (uint8 28x28x1, every non-zero pixel 255,
+    as MindSpore's), label (int32: the class with compat=True, else the 8
+    fields, int32 [8])]."""
+
+    def __init__(self, dataset_dir, usage=None, compat=True, num_samples=None, num_parallel_workers=None,
+                 shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        usage = _choice("QMnistDataset", "usage", usage, "all", ("train", "test", "test10k", "test50k", "nist", "all"))
+        self._init_catalog("QMnistDataset", "qmnist", dataset_dir, {"usage": usage, "compat": _bool("compat", compat)},
+                           False, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache,
+                           seed)
+
+
+class STL10Dataset(_CatalogDataset):
+    """mindspore.dataset.STL10Dataset: STL-10's binary files
+    ({train,test}_X.bin, {train,test}_y.bin, unlabeled_X.bin); usage
+    "train", "test", "unlabeled", "train+unlabeled" or "all" (None: test,
+    train, unlabeled). Columns [image (uint8 96x96x3 HWC), label (int32
+    0-9; -1 unlabeled)]."""
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        usage = _choice("STL10Dataset", "usage", usage, "all", ("train", "test", "unlabeled", "train+unlabeled", "all"))
+        self._init_catalog("STL10Dataset", "stl10", dataset_dir, {"usage": usage}, False, num_samples,
+                           num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache, seed)
+
+
+class USPSDataset(_CatalogDataset):
+    """mindspore.dataset.USPSDataset: the decompressed usps (train) and
+    usps.t (test) files (usage "all", None: train then test), libsvm lines.
+    Columns [image (uint8 16x16x1), label (int32 0-9)]. `shuffle`: True,
+    None or Shuffle.GLOBAL shuffles the rows, False does not (Shuffle.FILES
+    and INFILE are not implemented: an error)."""
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=Shuffle.GLOBAL,
+                 num_shards=None, shard_id=None, cache=None, *, seed=None):
+        usage = _choice("USPSDataset", "usage", usage, "all", ("train", "test", "all"))
+        if isinstance(shuffle, Shuffle):
+            if shuffle is not Shuffle.GLOBAL:
+                raise NotImplementedError("USPSDataset(shuffle=%s) is not supported by mindrecord; only True, False "
+                                          "or Shuffle.GLOBAL" % shuffle)
+            shuffle = True
+        elif shuffle is not None and not isinstance(shuffle, bool):
+            raise TypeError("shuffle must be of boolean or enum of 'Shuffle' values, got %r" % (shuffle,))
+        self._init_catalog("USPSDataset", "usps", dataset_dir, {"usage": usage}, False, num_samples,
+                           num_parallel_workers, shuffle, None, num_shards, shard_id, cache, seed)
+
+
+class SemeionDataset(_CatalogDataset):
+    """mindspore.dataset.SemeionDataset: semeion.data, a handwritten digit
+    per line. Columns [image (uint8 16x16 of 0 and 1, as MindSpore's), label
+    (int32 0-9)]."""
+
+    def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None, sampler=None,
+                 num_shards=None, shard_id=None, cache=None, *, seed=None):
+        self._init_catalog("SemeionDataset", "semeion", dataset_dir, {}, False, num_samples, num_parallel_workers,
+                           shuffle, sampler, num_shards, shard_id, cache, seed)

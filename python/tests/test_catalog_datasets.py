@@ -322,3 +322,106 @@ def test_multi30k_sentence_pairs(tmp_path):
     (tmp_path / "training" / "train.de").write_text("Ein Mann.\n")
     with pytest.raises(mindrecord.CorruptionError, match="train.en has 2 lines, .*train.de 1"):
         mindrecord.Multi30kDataset(str(tmp_path), usage="train")
+
+
+def idx(path, magic, dims, body):
+    import struct
+    path.write_bytes(struct.pack(">II", magic, dims[0]) + b"".join(struct.pack(">I", d) for d in dims[1:]) + body)
+
+
+def test_qmnist_images_labels_and_usages(tmp_path):
+    rng = np.random.default_rng(5)
+    parts = {}
+    for prefix, n in (("qmnist-train", 3), ("qmnist-test", 4), ("xnist", 2)):
+        px = rng.integers(0, 3, (n, 28, 28), dtype=np.uint8)
+        fields = rng.integers(0, 1000, (n, 8)).astype(">u4")
+        idx(tmp_path / (prefix + "-images-idx3-ubyte"), 2051, (n, 28, 28), px.tobytes())
+        idx(tmp_path / (prefix + "-labels-idx2-int"), 3074, (n, 8), fields.tobytes())
+        parts[prefix] = (px, fields.astype(np.int64))
+    got = rows(mindrecord.QMnistDataset(str(tmp_path), shuffle=False))
+    want_px = np.concatenate([parts[p][0] for p in ("qmnist-train", "qmnist-test", "xnist")])
+    want_fields = np.concatenate([parts[p][1] for p in ("qmnist-train", "qmnist-test", "xnist")])
+    assert len(got) == 9
+    for r, px, f in zip(got, want_px, want_fields):
+        assert r["image"].shape == (28, 28, 1) and np.array_equal(r["image"][:, :, 0], np.where(px > 0, 255, 0))
+        assert r["label"].shape == () and int(r["label"]) == f[0]
+    full = rows(mindrecord.QMnistDataset(str(tmp_path), usage="nist", compat=False, shuffle=False))
+    assert [r["label"].tolist() for r in full] == parts["xnist"][1].tolist()
+    assert len(rows(mindrecord.QMnistDataset(str(tmp_path), usage="test10k"))) == 4
+    assert len(rows(mindrecord.QMnistDataset(str(tmp_path), usage="test50k"))) == 0
+    with open(tmp_path / "xnist-images-idx3-ubyte", "ab") as f:
+        f.write(b"\0" * 10)
+    with pytest.raises(mindrecord.CorruptionError, match="xnist-images-idx3-ubyte: the header says 2 rows of 784 bytes"):
+        mindrecord.QMnistDataset(str(tmp_path))
+    idx(tmp_path / "xnist-images-idx3-ubyte", 2051, (2, 28, 28), parts["xnist"][0].tobytes())
+    idx(tmp_path / "xnist-labels-idx2-int", 3074, (2, 7), b"\0" * 56)
+    with pytest.raises(mindrecord.CorruptionError, match="xnist-labels-idx2-int: dimension 1 is 7, expected 8"):
+        mindrecord.QMnistDataset(str(tmp_path), usage="nist")
+    with pytest.raises(ValueError, match="Input usage"):
+        mindrecord.QMnistDataset(str(tmp_path), usage="valid")
+
+
+def test_stl10_column_major_planes_and_unlabeled(tmp_path):
+    rng = np.random.default_rng(6)
+    images = {}
+    for part, n in (("train", 2), ("test", 3), ("unlabeled", 2)):
+        hwc = rng.integers(0, 256, (n, 96, 96, 3), dtype=np.uint8)
+        (tmp_path / (part + "_X.bin")).write_bytes(hwc.transpose(0, 3, 2, 1).tobytes())  # planes, column by column
+        images[part] = hwc
+    (tmp_path / "train_y.bin").write_bytes(bytes([1, 10]))
+    (tmp_path / "test_y.bin").write_bytes(bytes([3, 2, 7]))
+    got = rows(mindrecord.STL10Dataset(str(tmp_path), shuffle=False))
+    want = np.concatenate([images["test"], images["train"], images["unlabeled"]])
+    assert all(np.array_equal(r["image"], w) for r, w in zip(got, want)) and len(got) == 7
+    assert [int(r["label"]) for r in got] == [2, 1, 6, 0, 9, -1, -1]
+    assert got[0]["label"].dtype == np.int32
+    assert len(rows(mindrecord.STL10Dataset(str(tmp_path), usage="train+unlabeled"))) == 4
+    (tmp_path / "test_y.bin").write_bytes(bytes([3, 2]))
+    with pytest.raises(mindrecord.CorruptionError, match="test_y.bin holds 2 labels, .*test_X.bin 3 images"):
+        mindrecord.STL10Dataset(str(tmp_path))
+    (tmp_path / "test_y.bin").write_bytes(bytes([3, 0, 7]))
+    with pytest.raises(mindrecord.CorruptionError, match="test_y.bin: label 0 at byte 1 is not 1-10"):
+        mindrecord.STL10Dataset(str(tmp_path), usage="test")
+
+
+def test_usps_libsvm_lines(tmp_path):
+    rng = np.random.default_rng(7)
+    vals = rng.uniform(-1, 1, (3, 256)).round(5)
+    vals[0, 0], vals[0, 1] = -1, 1
+
+    def line(label, v):
+        return "%d %s \n" % (label, " ".join("%d:%s" % (i + 1, repr(float(x))) for i, x in enumerate(v)))
+    (tmp_path / "usps").write_text(line(1, vals[0]) + line(10, vals[1]))
+    (tmp_path / "usps.t").write_text("\n" + line(5, vals[2]))
+    got = rows(mindrecord.USPSDataset(str(tmp_path), shuffle=False))
+    assert [int(r["label"]) for r in got] == [0, 9, 4]
+    want = ((vals.astype(np.float32).astype(np.float64) + 1) / 2 * 255).astype(np.uint8)
+    assert all(np.array_equal(r["image"].reshape(256), w) for r, w in zip(got, want))
+    assert got[0]["image"].shape == (16, 16, 1) and got[0]["image"][0, 0, 0] == 0 and got[0]["image"][0, 1, 0] == 255
+    assert len(rows(mindrecord.USPSDataset(str(tmp_path), usage="test", shuffle=mindrecord.Shuffle.GLOBAL))) == 1
+    with pytest.raises(NotImplementedError, match="Shuffle.FILES"):
+        mindrecord.USPSDataset(str(tmp_path), shuffle=mindrecord.Shuffle.FILES)
+    bad = line(2, vals[0]).replace(" 7:", " 8:", 1)
+    (tmp_path / "usps.t").write_text(bad)
+    with pytest.raises(mindrecord.CorruptionError, match=r"usps.t:1: pixel index 8 where 7 is due"):
+        mindrecord.USPSDataset(str(tmp_path), usage="test")
+    (tmp_path / "usps.t").write_text(line(2, vals[0]).replace(" 9:", " 9:2.5 x:", 1))
+    with pytest.raises(mindrecord.CorruptionError, match=r"usps.t:1: 258 fields"):
+        mindrecord.USPSDataset(str(tmp_path), usage="test")
+
+
+def test_semeion_digits(tmp_path):
+    rng = np.random.default_rng(8)
+    px = rng.integers(0, 2, (2, 256))
+    labels = [3, 0]
+
+    def line(p, label):
+        hot = ["1" if k == label else "0" for k in range(10)]
+        return " ".join("%.4f" % x for x in p) + " " + " ".join(hot) + " \n"
+    (tmp_path / "semeion.data").write_text(line(px[0], 3) + line(px[1], 0))
+    got = rows(mindrecord.SemeionDataset(str(tmp_path), shuffle=False))
+    assert [int(r["label"]) for r in got] == labels
+    assert got[0]["image"].shape == (16, 16) and np.array_equal(got[1]["image"].reshape(256), px[1])
+    (tmp_path / "semeion.data").write_text(" ".join("%.4f" % x for x in px[0]) + " 0 0 0 1 0 0 1 0 0 0 \n")
+    with pytest.raises(mindrecord.CorruptionError, match=r"semeion.data:1: the label has more than one 1"):
+        mindrecord.SemeionDataset(str(tmp_path))

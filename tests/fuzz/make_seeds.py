@@ -400,3 +400,30 @@ CELEBA_ATTR = b"2\n5_o_Clock_Shadow Arched_Eyebrows \n000001.jpg -1  1\r\n000002
 CELEBA_PART = b"000001.jpg 0\n000002.png 2\n"  # also read as a Places365 list: "path label" pairs
 for name, pick in {"all": 0, "train": 1, "test_jpg": 3 | 4, "valid_decode": 2 | 8}.items():
     put("celeba", name, bytes([pick]) + CELEBA_ATTR + SEP + CELEBA_PART)
+
+# catalog_fuzz: first byte = layout (modulo 11: lfw, flickr, kitti, widerface,
+# manifest, sbu, multi30k, qmnist, stl10, usps, semeion), second = variant
+# (bit 0: LFW pairs / QMNIST's 8 label fields, bit 1: LFW 10fold, bit 2:
+# decode); then up to two list files.
+QMNIST_IMAGES = struct.pack(">IIII", 2051, 1, 28, 28) + bytes(range(256)) * 3 + bytes(16)
+QMNIST_LABELS = struct.pack(">III", 3074, 1, 8) + struct.pack(">8I", 7, 1, 2, 3, 4, 5, 6, 8)
+USPS_LINE = b"3 " + b" ".join(b"%d:%.4f" % (i + 1, (i % 7) / 3.5 - 1) for i in range(256)) + b" \n"
+SEMEION_LINE = b" ".join([b"1.0000", b"0.0000"] * 128) + b" 0 0 1 0 0 0 0 0 0 0\n"
+CATALOG = {
+    "lfw_people": (0, 0, b"A 1\nB 2\n", b"2\nA 1\nB 2\n"),
+    "lfw_pairs_10fold": (0, 1 | 2, b"A 1\n", b"1 1\nA 1 1\nA 1 B 1\n"),
+    "flickr": (1, 4, b"a.jpg#0\tA dog.\r\na.jpg#1\tTwo.\n", b""),
+    "kitti": (2, 0, b"Car 0.00 0 -1.5 1 2 3 4 1.5 1.6 3.9 1 2 3 -1.6\nDontCare -1 -1 -10 1 2 3 4 -1 -1 -1 -1 -1 -1 -10\n",
+              b""),
+    "widerface": (3, 0, b"0--P/a.jpg\n2\n1 2 3 4 0 0 0 0 0 0 \n5 6 7 8 1 1 1 1 1 1 \n0--P/b.jpg\n0\n0 0 0 0 0 0 0 0 0 0 \n",
+                  b""),
+    "manifest": (4, 0, b'{"source": "a.jpg", "usage": "train", "annotation": [{"name": "cat"}, {"name": "dog"}]}\n', b""),
+    "sbu": (5, 0, b"http://static.flickr.com/1/a.jpg\nhttp://static.flickr.com/2/b.jpg\n", b" A cap \nB\n"),
+    "multi30k": (6, 0, b"A man.\n\nTwo dogs.\n", b"Ein Mann.\n\nZwei Hunde.\n"),
+    "qmnist": (7, 1, QMNIST_IMAGES, QMNIST_LABELS),
+    "stl10": (8, 0, bytes(range(256)) * 108, b"\x03"),
+    "usps": (9, 0, USPS_LINE + USPS_LINE, b""),
+    "semeion": (10, 0, SEMEION_LINE, b""),
+}
+for name, (layout, pick, first, second) in CATALOG.items():
+    put("catalog", name, bytes([layout, pick]) + first + SEP + second)

@@ -20,7 +20,7 @@ BUILD=$ROOT/build-fuzz
 BIN=$BUILD/tests/fuzz
 ALL_TARGETS=(header recovery page_walker row_codec int_packing index shard_reader
              mnist cifar pickle voc coco tfrecord csv text_file csv_source image_decode encryption compression remote
-             cache_entry op_spec audio vectors celeba)
+             cache_entry op_spec audio vectors celeba catalog)
 if [ $# -gt 0 ]; then TARGETS=("$@"); else TARGETS=("${ALL_TARGETS[@]}"); fi
 
 cmake --preset fuzz >/dev/null

@@ -1,0 +1,102 @@
+// The list files of the catalog layouts (catalog_source.h): the first input
+// byte picks the layout (modulo 11: lfw, flickr, kitti, widerface, manifest,
+// sbu, multi30k, qmnist, stl10, usps, semeion), the second a variant (bit 0:
+// LFW pairs, QMNIST labels whole; bit 1: LFW 10fold; bit 2: decode); the
+// rest holds up to two files, separated as fuzz_util.h says, written where
+// the layout reads its lists (QMNIST: the image and label idx files; STL10:
+// test_X.bin and test_y.bin). One small
+// image (not a whole JPEG) lies where each layout looks first. The lists
+// are read, the source opened and its first rows read.
+#include "pipeline/nodes/catalog_source.h"
+#include "tests/fuzz/fuzz_target.h"
+#include "tests/fuzz/fuzz_util.h"
+
+using namespace mindrecord;
+
+namespace {
+
+constexpr std::string_view kImage = "\xff\xd8\xff\xe0 not a whole jpeg";
+
+void ReadCatalogRows(const Source& src) {
+  std::vector<uint64_t> ids;
+  for (uint64_t i = 0; i < src.num_rows() && i < 64; ++i) ids.push_back(i);
+  (void)src.Read(ids, [](size_t, const Status&, std::vector<Tensor>&&, uint64_t) { return Status::OK(); });
+  for (uint64_t id : ids) (void)src.Where(id);
+}
+
+}  // namespace
+
+MINDRECORD_FUZZ_TARGET(catalog) {
+  if (size < 2) return 0;
+  const uint8_t layout = data[0] % 11, pick = data[1];
+  auto parts = fuzz::SplitFiles(std::string_view(reinterpret_cast<const char*>(data) + 2, size - 2), 2);
+  const auto dir = fuzz::FreshScratch();
+  nlohmann::json args = {{"dataset_dir", dir.string()}, {"decode", (pick & 4) != 0}};
+  switch (layout) {
+    case 0: {
+      const std::string task = (pick & 1) ? "pairs" : "people";
+      const std::string usage = (pick & 2) ? "10fold" : "train";
+      args.update({{"layout", "lfw"}, {"task", task}, {"usage", usage}});
+      fuzz::WriteFile(dir / "lfw-names.txt", parts[0]);
+      fuzz::WriteFile(dir / (usage == "10fold" ? task + ".txt" : task + "DevTrain.txt"), parts[1]);
+      fuzz::WriteFile(dir / "lfw_funneled" / "A" / "A_0001.jpg", kImage);
+      break;
+    }
+    case 1:
+      args.update({{"layout", "flickr"}, {"annotation_file", (dir / "token.txt").string()}});
+      fuzz::WriteFile(dir / "token.txt", parts[0]);
+      fuzz::WriteFile(dir / "a.jpg", kImage);
+      break;
+    case 2:
+      args.update({{"layout", "kitti"}, {"usage", "train"}});
+      fuzz::WriteFile(dir / "data_object_image_2" / "training" / "image_2" / "000000.png", kImage);
+      fuzz::WriteFile(dir / "data_object_label_2" / "training" / "label_2" / "000000.txt", parts[0]);
+      break;
+    case 3:
+      args.update({{"layout", "widerface"}, {"usage", "train"}});
+      fuzz::WriteFile(dir / "WIDER_train" / "images" / "0--P" / "a.jpg", kImage);
+      fuzz::WriteFile(dir / "wider_face_split" / "wider_face_train_bbx_gt.txt", parts[0]);
+      break;
+    case 4:
+      args.update({{"layout", "manifest"}, {"dataset_file", (dir / "m.manifest").string()}, {"usage", "train"}});
+      fuzz::WriteFile(dir / "m.manifest", parts[0]);
+      fuzz::WriteFile(dir / "a.jpg", kImage);
+      break;
+    case 5:
+      args.update({{"layout", "sbu"}});
+      fuzz::WriteFile(dir / "SBU_captioned_photo_dataset_urls.txt", parts[0]);
+      fuzz::WriteFile(dir / "SBU_captioned_photo_dataset_captions.txt", parts[1]);
+      fuzz::WriteFile(dir / "sbu_images" / "m_1_a.jpg", kImage);
+      break;
+    case 6:
+      args.update({{"layout", "multi30k"}, {"usage", "train"}});
+      fuzz::WriteFile(dir / "training" / "train.en", parts[0]);
+      fuzz::WriteFile(dir / "training" / "train.de", parts[1]);
+      break;
+    case 7:
+      args.update({{"layout", "qmnist"}, {"usage", "nist"}, {"compat", (pick & 1) == 0}});
+      fuzz::WriteFile(dir / "xnist-images-idx3-ubyte", parts[0]);
+      fuzz::WriteFile(dir / "xnist-labels-idx2-int", parts[1]);
+      break;
+    case 8:
+      args.update({{"layout", "stl10"}, {"usage", "test"}});
+      fuzz::WriteFile(dir / "test_X.bin", parts[0]);
+      fuzz::WriteFile(dir / "test_y.bin", parts[1]);
+      break;
+    case 9:
+      args.update({{"layout", "usps"}, {"usage", "test"}});
+      fuzz::WriteFile(dir / "usps.t", parts[0]);
+      break;
+    default:
+      args.update({{"layout", "semeion"}});
+      fuzz::WriteFile(dir / "semeion.data", parts[0]);
+      break;
+  }
+  auto info = DescribeCatalog(args);
+  if (!info.ok()) return 0;
+  nlohmann::json node = {{"node", "source"}, {"kind", "catalog"}, {"columns", (*info)["columns"]},
+                         {"rows", (*info)["rows"]}, {"args", args}};
+  auto src = OpenCatalogSource(node);
+  if (src.ok()) ReadCatalogRows(**src);
+  return 0;
+}
