@@ -50,6 +50,8 @@ Result<Catalog> ListStl10(const nlohmann::json& args);
 Result<Catalog> ListUsps(const nlohmann::json& args);
 // SemeionDataset.
 Result<Catalog> ListSemeion(const nlohmann::json& args);
+// SQuADDataset: usage train / dev / all.
+Result<Catalog> ListSquad(const nlohmann::json& args);
 
 // Helpers shared by the listers.
 // An error unless args holds only `allowed` keys (besides layout,

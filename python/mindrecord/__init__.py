@@ -32,7 +32,8 @@ from mindrecord.raw_datasets import (Caltech256Dataset, CelebADataset, Cifar10Da
                                      KMnistDataset, MnistDataset, OmniglotDataset, Places365Dataset, VOCDataset)
 from mindrecord.catalog_datasets import (DIV2KDataset, FlickrDataset, KITTIDataset, LFWDataset, LSUNDataset,
                                          ManifestDataset, Multi30kDataset, QMnistDataset, RenderedSST2Dataset,
-                                         SBUDataset, SemeionDataset, STL10Dataset, USPSDataset, WIDERFaceDataset)
+                                         SBUDataset, SemeionDataset, SQuADDataset, STL10Dataset, USPSDataset,
+                                         WIDERFaceDataset)
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset
 from mindrecord.text_file_dataset import TextFileDataset
 from mindrecord.csv_dataset import CSVDataset
@@ -71,7 +72,7 @@ __all__ = [
     "EMnistDataset", "FashionMnistDataset", "KMnistDataset", "OmniglotDataset", "Places365Dataset", "Food101Dataset",
     "VOCDataset", "CocoDataset", "LFWDataset", "LSUNDataset", "DIV2KDataset", "FlickrDataset", "KITTIDataset",
     "WIDERFaceDataset", "ManifestDataset", "SBUDataset", "RenderedSST2Dataset", "Multi30kDataset", "QMnistDataset",
-    "STL10Dataset", "USPSDataset", "SemeionDataset",
+    "STL10Dataset", "USPSDataset", "SemeionDataset", "SQuADDataset",
     "YesNoDataset", "SpeechCommandsDataset", "LJSpeechDataset", "CMUArcticDataset", "GTZANDataset", "LibriTTSDataset",
     "TedliumDataset",
     "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset", "TextFileDataset", "CSVDataset", "TFRecordDataset",

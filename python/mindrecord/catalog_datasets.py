@@ -2,7 +2,8 @@
 by row (pipeline/nodes/catalog_source.h): LFWDataset, LSUNDataset,
 DIV2KDataset, FlickrDataset, KITTIDataset, WIDERFaceDataset,
 ManifestDataset, SBUDataset, RenderedSST2Dataset, Multi30kDataset,
-QMnistDataset, STL10Dataset, USPSDataset and SemeionDataset.
+QMnistDataset, STL10Dataset, USPSDataset, SemeionDataset and
+SQuADDataset.
 
 Each is a MindDataset over a "catalog" source: the lists are read once when
 the dataset is made (a list that does not parse, a listed name that would
@@ -22,8 +23,8 @@ from mindrecord.raw_datasets import _RawDataset, _bool, _unsupported
 from mindrecord.samplers import Shuffle
 
 __all__ = ["DIV2KDataset", "FlickrDataset", "KITTIDataset", "LFWDataset", "LSUNDataset", "ManifestDataset",
-           "Multi30kDataset", "QMnistDataset", "RenderedSST2Dataset", "SBUDataset", "SemeionDataset", "STL10Dataset",
-           "USPSDataset", "WIDERFaceDataset"]
+           "Multi30kDataset", "QMnistDataset", "RenderedSST2Dataset", "SBUDataset", "SemeionDataset", "SQuADDataset",
+           "STL10Dataset", "USPSDataset", "WIDERFaceDataset"]
 
 
 class _CatalogDataset(_RawDataset):
@@ -48,6 +49,20 @@ class _CatalogDataset(_RawDataset):
         (ManifestDataset, RenderedSST2Dataset, KITTIDataset); {} for the
         loaders without class names."""
         return dict(self._catalog_meta.get("class_indexing", {}))
+
+
+def _row_shuffle(loader, shuffle):
+    """MindSpore's shuffle of a text-style loader (a bool or a Shuffle
+    member) as the catalog's: True / None / Shuffle.GLOBAL shuffle the rows,
+    False does not; Shuffle.FILES and INFILE are not implemented."""
+    if isinstance(shuffle, Shuffle):
+        if shuffle is not Shuffle.GLOBAL:
+            raise NotImplementedError("%s(shuffle=%s) is not supported by mindrecord; only True, False or "
+                                      "Shuffle.GLOBAL" % (loader, shuffle))
+        return True
+    if shuffle is not None and not isinstance(shuffle, bool):
+        raise TypeError("shuffle must be of boolean or enum of 'Shuffle' values, got %r" % (shuffle,))
+    return shuffle
 
 
 def _choice(loader, name, value, default, allowed):
@@ -298,13 +313,7 @@ class USPSDataset(_CatalogDataset):
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=Shuffle.GLOBAL,
                  num_shards=None, shard_id=None, cache=None, *, seed=None):
         usage = _choice("USPSDataset", "usage", usage, "all", ("train", "test", "all"))
-        if isinstance(shuffle, Shuffle):
-            if shuffle is not Shuffle.GLOBAL:
-                raise NotImplementedError("USPSDataset(shuffle=%s) is not supported by mindrecord; only True, False "
-                                          "or Shuffle.GLOBAL" % shuffle)
-            shuffle = True
-        elif shuffle is not None and not isinstance(shuffle, bool):
-            raise TypeError("shuffle must be of boolean or enum of 'Shuffle' values, got %r" % (shuffle,))
+        shuffle = _row_shuffle("USPSDataset", shuffle)
         self._init_catalog("USPSDataset", "usps", dataset_dir, {"usage": usage}, False, num_samples,
                            num_parallel_workers, shuffle, None, num_shards, shard_id, cache, seed)
 
@@ -318,3 +327,20 @@ class SemeionDataset(_CatalogDataset):
                  num_shards=None, shard_id=None, cache=None, *, seed=None):
         self._init_catalog("SemeionDataset", "semeion", dataset_dir, {}, False, num_samples, num_parallel_workers,
                            shuffle, sampler, num_shards, shard_id, cache, seed)
+
+
+class SQuADDataset(_CatalogDataset):
+    """mindspore.dataset.SQuADDataset: SQuAD 1.1 / 2.0 JSON files
+    ({train,dev}-v1.1.json and / or -v2.0.json, each one there, v1.1 first;
+    usage "train", "dev" or "all" (None: train then dev)). A row per
+    question: [context, question (strings), text (the answers, 1-D
+    strings), answer_start (int32 1-D; MindSpore's uint32)]; an
+    unanswerable question gives [""] and [-1] (MindSpore's 4294967295).
+    `shuffle` as USPSDataset's."""
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=Shuffle.GLOBAL,
+                 num_shards=None, shard_id=None, cache=None, *, seed=None):
+        usage = _choice("SQuADDataset", "usage", usage, "all", ("train", "dev", "all"))
+        self._init_catalog("SQuADDataset", "squad", dataset_dir, {"usage": usage}, False, num_samples,
+                           num_parallel_workers, _row_shuffle("SQuADDataset", shuffle), None, num_shards, shard_id,
+                           cache, seed)

@@ -679,8 +679,8 @@ from mindrecord.raw_datasets import (Caltech256Dataset, CelebADataset, Cifar10Da
                                      Places365Dataset, VOCDataset)
 from mindrecord.catalog_datasets import (DIV2KDataset, FlickrDataset, KITTIDataset, LFWDataset,  # noqa: E402,F401
                                          LSUNDataset, ManifestDataset, Multi30kDataset, QMnistDataset,
-                                         RenderedSST2Dataset, SBUDataset, SemeionDataset, STL10Dataset, USPSDataset,
-                                         WIDERFaceDataset)
+                                         RenderedSST2Dataset, SBUDataset, SemeionDataset, SQuADDataset, STL10Dataset,
+                                         USPSDataset, WIDERFaceDataset)
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset  # noqa: E402,F401
 from mindrecord.text_file_dataset import TextFileDataset  # noqa: E402,F401
 from mindrecord.audio_datasets import (CMUArcticDataset, GTZANDataset, LibriTTSDataset,  # noqa: E402,F401

@@ -425,3 +425,56 @@ def test_semeion_digits(tmp_path):
     (tmp_path / "semeion.data").write_text(" ".join("%.4f" % x for x in px[0]) + " 0 0 0 1 0 0 1 0 0 0 \n")
     with pytest.raises(mindrecord.CorruptionError, match=r"semeion.data:1: the label has more than one 1"):
         mindrecord.SemeionDataset(str(tmp_path))
+
+
+def squad_file(path, articles):
+    import json
+    path.write_text(json.dumps({"version": "1.1", "data": articles}))
+
+
+def test_squad_questions_answers_and_unanswerable(tmp_path):
+    train = [{"title": "T", "paragraphs": [
+        {"qas": [{"answers": [{"answer_start": 0, "text": "Beyonce"}], "question": "Who?", "id": "1"},
+                 {"question": "When?", "id": "2", "answers": [], "is_impossible": True,
+                  "plausible_answers": [{"text": "x", "answer_start": 5}]}],
+         "context": "Beyonce sang."}]},
+        {"title": "U", "paragraphs": [{"context": "Second.", "qas": [
+            {"question": "What?", "answers": [{"text": "Sec", "answer_start": 0}]}]}]}]
+    dev = [{"paragraphs": [{"context": "Dev text.", "qas": [
+        {"question": "Q?", "answers": [{"text": "Dev", "answer_start": 0}, {"text": "Dev", "answer_start": 0},
+                                       {"text": "text", "answer_start": 4}]}]}]}]
+    squad_file(tmp_path / "train-v1.1.json", train)
+    squad_file(tmp_path / "dev-v2.0.json", dev)
+    got = rows(mindrecord.SQuADDataset(str(tmp_path), shuffle=False))
+    assert [(str(r["context"]), str(r["question"]), list(r["text"]), r["answer_start"].tolist()) for r in got] == [
+        ("Beyonce sang.", "Who?", ["Beyonce"], [0]), ("Beyonce sang.", "When?", [""], [-1]),
+        ("Second.", "What?", ["Sec"], [0]), ("Dev text.", "Q?", ["Dev", "Dev", "text"], [0, 0, 4])]
+    assert got[0]["answer_start"].dtype == np.int32
+    assert len(rows(mindrecord.SQuADDataset(str(tmp_path), usage="dev"))) == 1
+    ds = mindrecord.SQuADDataset(str(tmp_path), usage="train", num_shards=3, shard_id=2, shuffle=False)
+    assert [str(r["question"]) for r in rows(ds)] == ["What?"]
+    with pytest.raises(NotImplementedError, match="Shuffle.FILES"):
+        mindrecord.SQuADDataset(str(tmp_path), shuffle=mindrecord.Shuffle.FILES)
+    with pytest.raises(ValueError, match="Input usage"):
+        mindrecord.SQuADDataset(str(tmp_path), usage="test")
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"data": [{"paragraphs": [{"context": "c", "qas": [{"question": "q"}]}]}]}',
+     "a question without 'question' or 'answers'"),
+    ('{"data": [{"paragraphs": [{"context": 3, "qas": []}]}]}', "'context' is a number"),
+    ('{"data": [{"paragraphs": [{"context": "c", "qas": [{"question": "q", "answers": '
+     '[{"text": "a", "answer_start": -2}]}]}]}]}', "an answer_start that is not an offset"),
+    ('{"data": [{"title": "no paragraphs"}]}', "an article without a 'paragraphs' list"),
+    ('{"version": "1.1"}', "no 'data' list of articles"),
+    ('{"data": [{"paragraphs": [', "not JSON at byte"),
+])
+def test_squad_bad_files_name_the_file(tmp_path, text, message):
+    (tmp_path / "train-v1.1.json").write_text(text)
+    with pytest.raises(mindrecord.CorruptionError, match=r"train-v1.1.json: .*" + message):
+        mindrecord.SQuADDataset(str(tmp_path), usage="train")
+
+
+def test_squad_missing_files(tmp_path):
+    with pytest.raises(mindrecord.NotFoundError, match="no dev-v1.1.json or dev-v2.0.json"):
+        mindrecord.SQuADDataset(str(tmp_path), usage="dev")

@@ -401,8 +401,8 @@ CELEBA_PART = b"000001.jpg 0\n000002.png 2\n"  # also read as a Places365 list: 
 for name, pick in {"all": 0, "train": 1, "test_jpg": 3 | 4, "valid_decode": 2 | 8}.items():
     put("celeba", name, bytes([pick]) + CELEBA_ATTR + SEP + CELEBA_PART)
 
-# catalog_fuzz: first byte = layout (modulo 11: lfw, flickr, kitti, widerface,
-# manifest, sbu, multi30k, qmnist, stl10, usps, semeion), second = variant
+# catalog_fuzz: first byte = layout (modulo 12: lfw, flickr, kitti, widerface,
+# manifest, sbu, multi30k, qmnist, stl10, usps, semeion, squad), second = variant
 # (bit 0: LFW pairs / QMNIST's 8 label fields, bit 1: LFW 10fold, bit 2:
 # decode); then up to two list files.
 QMNIST_IMAGES = struct.pack(">IIII", 2051, 1, 28, 28) + bytes(range(256)) * 3 + bytes(16)
@@ -424,6 +424,12 @@ CATALOG = {
     "stl10": (8, 0, bytes(range(256)) * 108, b"\x03"),
     "usps": (9, 0, USPS_LINE + USPS_LINE, b""),
     "semeion": (10, 0, SEMEION_LINE, b""),
+    "squad": (11, 0, json.dumps({"data": [{"title": "t", "paragraphs": [{"context": "Ab cd.", "qas": [
+        {"id": "1", "question": "Q?", "answers": [{"text": "cd", "answer_start": 3}]},
+        {"id": "2", "question": "R?", "answers": [], "plausible_answers": [{"text": "Ab", "answer_start": 0}],
+         "is_impossible": True}]}]}]}).encode(),
+              json.dumps({"version": "1.1", "data": [{"paragraphs": [{"qas": [{"question": "S?", "answers": [
+                  {"text": "x", "answer_start": 0}, {"text": "y", "answer_start": 1}]}], "context": "xy"}]}]}).encode()),
 }
 for name, (layout, pick, first, second) in CATALOG.items():
     put("catalog", name, bytes([layout, pick]) + first + SEP + second)
