@@ -50,6 +50,9 @@ Result<Catalog> ListStl10(const nlohmann::json& args);
 Result<Catalog> ListUsps(const nlohmann::json& args);
 // SemeionDataset.
 Result<Catalog> ListSemeion(const nlohmann::json& args);
+// IWSLT2016Dataset / IWSLT2017Dataset: year (2016, 2017), usage train /
+// valid / test / all, language_pair, valid_set, test_set.
+Result<Catalog> ListIwslt(const nlohmann::json& args);
 // SQuADDataset: usage train / dev / all.
 Result<Catalog> ListSquad(const nlohmann::json& args);
 

@@ -24,7 +24,8 @@ const std::map<std::string, Lister>& Listers() {
       {"flickr", &ListFlickr},   {"kitti", &ListKitti},     {"widerface", &ListWiderFace},
       {"manifest", &ListManifest}, {"sbu", &ListSbu},       {"rendered_sst2", &ListRenderedSst2},
       {"multi30k", &ListMulti30k}, {"qmnist", &ListQmnist}, {"stl10", &ListStl10},
-      {"usps", &ListUsps},       {"semeion", &ListSemeion}, {"squad", &ListSquad}};
+      {"usps", &ListUsps},       {"semeion", &ListSemeion}, {"squad", &ListSquad},
+      {"iwslt", &ListIwslt}};
   return kListers;
 }
 

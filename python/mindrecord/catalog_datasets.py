@@ -2,8 +2,8 @@
 by row (pipeline/nodes/catalog_source.h): LFWDataset, LSUNDataset,
 DIV2KDataset, FlickrDataset, KITTIDataset, WIDERFaceDataset,
 ManifestDataset, SBUDataset, RenderedSST2Dataset, Multi30kDataset,
-QMnistDataset, STL10Dataset, USPSDataset, SemeionDataset and
-SQuADDataset.
+QMnistDataset, STL10Dataset, USPSDataset, SemeionDataset, SQuADDataset,
+IWSLT2016Dataset and IWSLT2017Dataset.
 
 Each is a MindDataset over a "catalog" source: the lists are read once when
 the dataset is made (a list that does not parse, a listed name that would
@@ -22,7 +22,7 @@ from mindrecord import _core
 from mindrecord.raw_datasets import _RawDataset, _bool, _unsupported
 from mindrecord.samplers import Shuffle
 
-__all__ = ["DIV2KDataset", "FlickrDataset", "KITTIDataset", "LFWDataset", "LSUNDataset", "ManifestDataset",
+__all__ = ["DIV2KDataset", "FlickrDataset", "IWSLT2016Dataset", "IWSLT2017Dataset", "KITTIDataset", "LFWDataset", "LSUNDataset", "ManifestDataset",
            "Multi30kDataset", "QMnistDataset", "RenderedSST2Dataset", "SBUDataset", "SemeionDataset", "SQuADDataset",
            "STL10Dataset", "USPSDataset", "WIDERFaceDataset"]
 
@@ -344,3 +344,63 @@ class SQuADDataset(_CatalogDataset):
         self._init_catalog("SQuADDataset", "squad", dataset_dir, {"usage": usage}, False, num_samples,
                            num_parallel_workers, _row_shuffle("SQuADDataset", shuffle), None, num_shards, shard_id,
                            cache, seed)
+
+
+_IWSLT_SETS = ["dev2010", "tst2010", "tst2011", "tst2012", "tst2013", "tst2014"]
+
+
+def _iwslt_pair(loader, language_pair, allowed):
+    pair = ["de", "en"] if language_pair is None else language_pair
+    if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+        if not isinstance(pair, (list, tuple)):
+            raise TypeError("language_pair should be a type list or tuple of length 2.")
+        raise ValueError("Input language_pair is a list or tuple of length 2.")
+    for i, lang in enumerate(pair):
+        if not isinstance(lang, str):
+            raise TypeError("Argument language_pair[%d] with value %r is not of type [<class 'str'>]" % (i, lang))
+    if tuple(pair) not in allowed:
+        raise ValueError("%s: Input language_pair%r is not within the valid set of %s" % (loader, list(pair),
+                                                                                         [list(p) for p in allowed]))
+    return list(pair)
+
+
+class IWSLT2016Dataset(_CatalogDataset):
+    """mindspore.dataset.IWSLT2016Dataset: TED talk translations from the
+    extracted archive (dataset_dir/texts/SRC/TGT/SRC-TGT/). Columns [text,
+    translation]; usage "train" (train.tags files, talk metadata lines left
+    out), "valid" (valid_set, default tst2013), "test" (test_set, default
+    tst2014) or "all" (None: train, valid, test); language_pair en to ar,
+    de, fr, cs or back (None: ["de", "en"]). Rows file after file (MindSpore
+    interleaves the files' rows when several workers read them); nothing is
+    written into the dataset's folder (MindSpore writes cleaned copies).
+    `shuffle` as USPSDataset's."""
+
+    _PAIRS = [("en", x) for x in ("ar", "de", "fr", "cs")] + [(x, "en") for x in ("ar", "de", "fr", "cs")]
+
+    def __init__(self, dataset_dir, usage=None, language_pair=None, valid_set=None, test_set=None, num_samples=None,
+                 shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, num_parallel_workers=None, cache=None, *,
+                 seed=None):
+        args = {"year": 2016, "usage": _choice("IWSLT2016Dataset", "usage", usage, "all",
+                                               ("train", "valid", "test", "all")),
+                "language_pair": _iwslt_pair("IWSLT2016Dataset", language_pair, self._PAIRS),
+                "valid_set": _choice("IWSLT2016Dataset", "valid_set", valid_set, "tst2013", _IWSLT_SETS),
+                "test_set": _choice("IWSLT2016Dataset", "test_set", test_set, "tst2014", _IWSLT_SETS)}
+        self._init_catalog("IWSLT2016Dataset", "iwslt", dataset_dir, args, False, num_samples, num_parallel_workers,
+                           _row_shuffle("IWSLT2016Dataset", shuffle), None, num_shards, shard_id, cache, seed)
+
+
+class IWSLT2017Dataset(_CatalogDataset):
+    """mindspore.dataset.IWSLT2017Dataset: as IWSLT2016Dataset over
+    dataset_dir/texts/DeEnItNlRo/DeEnItNlRo/DeEnItNlRo-DeEnItNlRo/, any two
+    of en, de, it, nl, ro; valid dev2010, test tst2010 (MindSpore's)."""
+
+    _PAIRS = [(a, b) for a in ("en", "de", "it", "nl", "ro") for b in ("en", "de", "it", "nl", "ro") if a != b]
+
+    def __init__(self, dataset_dir, usage=None, language_pair=None, num_samples=None, shuffle=Shuffle.GLOBAL,
+                 num_shards=None, shard_id=None, num_parallel_workers=None, cache=None, *, seed=None):
+        args = {"year": 2017, "usage": _choice("IWSLT2017Dataset", "usage", usage, "all",
+                                               ("train", "valid", "test", "all")),
+                "language_pair": _iwslt_pair("IWSLT2017Dataset", language_pair, self._PAIRS),
+                "valid_set": "dev2010", "test_set": "tst2010"}
+        self._init_catalog("IWSLT2017Dataset", "iwslt", dataset_dir, args, False, num_samples, num_parallel_workers,
+                           _row_shuffle("IWSLT2017Dataset", shuffle), None, num_shards, shard_id, cache, seed)

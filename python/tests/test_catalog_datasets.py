@@ -478,3 +478,62 @@ def test_squad_bad_files_name_the_file(tmp_path, text, message):
 def test_squad_missing_files(tmp_path):
     with pytest.raises(mindrecord.NotFoundError, match="no dev-v1.1.json or dev-v2.0.json"):
         mindrecord.SQuADDataset(str(tmp_path), usage="dev")
+
+
+def iwslt_xml(path, lang, docs):
+    segs = "".join('<doc docid="%d">%s</doc>\n' % (d, "".join('<seg id="%d"> %s </seg>' % (k + 1, t)
+                                                              for k, t in enumerate(texts)))
+                   for d, texts in enumerate(docs))
+    path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<mteval>\n<srcset setid="x" srclang="%s">\n%s'
+                    '</srcset>\n</mteval>\n' % (lang, segs))
+
+
+def test_iwslt2016_tags_and_xml(tmp_path):
+    folder = tmp_path / "texts" / "de" / "en" / "de-en"
+    folder.mkdir(parents=True)
+    (folder / "train.tags.de-en.de").write_text(
+        "<url>http://www.ted.com/talks/x</url>\n<talkid>1</talkid>\n Code schreiben macht Freude. \n"
+        "Ich mag dich &amp; Tee.\n")
+    (folder / "train.tags.de-en.en").write_text(
+        "<url>http://www.ted.com/talks/x</url>\n<talkid>1</talkid>\nWriting code is a joy.\nI like you &amp; tea.\n")
+    iwslt_xml(folder / "IWSLT16.TED.tst2013.de-en.de.xml", "de", [["heute hat es geregnet.", "Leih mir &amp; Papier."]])
+    iwslt_xml(folder / "IWSLT16.TED.tst2013.de-en.en.xml", "en", [["it rained today.", "Lend me &amp; paper."]])
+    iwslt_xml(folder / "IWSLT16.TED.tst2014.de-en.de.xml", "de", [["Ich mag dich."], ["Bis bald."]])
+    iwslt_xml(folder / "IWSLT16.TED.tst2014.de-en.en.xml", "en", [["I like you."], ["See you."]])
+    got = [(str(r["text"]), str(r["translation"]))
+           for r in rows(mindrecord.IWSLT2016Dataset(str(tmp_path), shuffle=False))]
+    assert got == [("Code schreiben macht Freude.", "Writing code is a joy."),
+                   ("Ich mag dich &amp; Tee.", "I like you &amp; tea."),
+                   ("heute hat es geregnet.", "it rained today."), ("Leih mir & Papier.", "Lend me & paper."),
+                   ("Ich mag dich.", "I like you."), ("Bis bald.", "See you.")]
+    assert len(rows(mindrecord.IWSLT2016Dataset(str(tmp_path), usage="test"))) == 2
+    with pytest.raises(mindrecord.NotFoundError, match="IWSLT16.TED.tst2012.de-en.de.xml is missing"):
+        mindrecord.IWSLT2016Dataset(str(tmp_path), usage="valid", valid_set="tst2012")
+    with pytest.raises(ValueError, match="Input language_pair"):
+        mindrecord.IWSLT2016Dataset(str(tmp_path), language_pair=["de", "fr"])
+    with pytest.raises(ValueError, match="Input valid_set"):
+        mindrecord.IWSLT2016Dataset(str(tmp_path), valid_set="tst2015")
+    iwslt_xml(folder / "IWSLT16.TED.tst2014.de-en.en.xml", "en", [["I like you."], ["See you.", "Extra."]])
+    with pytest.raises(mindrecord.CorruptionError, match="<doc> 2 has 1 <seg> elements in .*de.xml, 2 in"):
+        mindrecord.IWSLT2016Dataset(str(tmp_path), usage="test")
+    (folder / "IWSLT16.TED.tst2014.de-en.en.xml").write_text("<mteval><srcset><doc><seg>x</seg></doc>")
+    with pytest.raises(mindrecord.CorruptionError, match="en.xml: not XML at byte"):
+        mindrecord.IWSLT2016Dataset(str(tmp_path), usage="test")
+    (folder / "train.tags.de-en.en").write_text("<url>x</url>\n<talkid>1</talkid>\nWriting code is a joy.\n")
+    with pytest.raises(mindrecord.CorruptionError, match="train.tags.de-en.de has 4 lines, .*train.tags.de-en.en 3"):
+        mindrecord.IWSLT2016Dataset(str(tmp_path), usage="train")
+
+
+def test_iwslt2017_folder_and_sets(tmp_path):
+    folder = tmp_path / "texts" / "DeEnItNlRo" / "DeEnItNlRo" / "DeEnItNlRo-DeEnItNlRo"
+    folder.mkdir(parents=True)
+    (folder / "train.tags.it-nl.it").write_text("Ciao.\n")
+    (folder / "train.tags.it-nl.nl").write_text("Hallo.\n")
+    for s, it, nl in (("dev2010", "Buongiorno.", "Goedemorgen."), ("tst2010", "Grazie.", "Dank je.")):
+        iwslt_xml(folder / ("IWSLT17.TED.%s.it-nl.it.xml" % s), "it", [[it]])
+        iwslt_xml(folder / ("IWSLT17.TED.%s.it-nl.nl.xml" % s), "nl", [[nl]])
+    got = [(str(r["text"]), str(r["translation"]))
+           for r in rows(mindrecord.IWSLT2017Dataset(str(tmp_path), language_pair=("it", "nl"), shuffle=False))]
+    assert got == [("Ciao.", "Hallo."), ("Buongiorno.", "Goedemorgen."), ("Grazie.", "Dank je.")]
+    with pytest.raises(TypeError, match="language_pair should be a type list or tuple"):
+        mindrecord.IWSLT2017Dataset(str(tmp_path), language_pair="it-nl")

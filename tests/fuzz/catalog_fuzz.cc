@@ -1,6 +1,7 @@
 // The list files of the catalog layouts (catalog_source.h): the first input
-// byte picks the layout (modulo 12: lfw, flickr, kitti, widerface, manifest,
-// sbu, multi30k, qmnist, stl10, usps, semeion, squad), the second a variant (bit 0:
+// byte picks the layout (modulo 13: lfw, flickr, kitti, widerface, manifest,
+// sbu, multi30k, qmnist, stl10, usps, semeion, squad, iwslt: bit 0 of the
+// variant the XML test files, else the train.tags files), the second a variant (bit 0:
 // LFW pairs, QMNIST labels whole; bit 1: LFW 10fold; bit 2: decode); the
 // rest holds up to two files, separated as fuzz_util.h says, written where
 // the layout reads its lists (QMNIST: the image and label idx files; STL10:
@@ -28,7 +29,7 @@ void ReadCatalogRows(const Source& src) {
 
 MINDRECORD_FUZZ_TARGET(catalog) {
   if (size < 2) return 0;
-  const uint8_t layout = data[0] % 12, pick = data[1];
+  const uint8_t layout = data[0] % 13, pick = data[1];
   auto parts = fuzz::SplitFiles(std::string_view(reinterpret_cast<const char*>(data) + 2, size - 2), 2);
   const auto dir = fuzz::FreshScratch();
   nlohmann::json args = {{"dataset_dir", dir.string()}, {"decode", (pick & 4) != 0}};
@@ -91,11 +92,19 @@ MINDRECORD_FUZZ_TARGET(catalog) {
       args.update({{"layout", "semeion"}});
       fuzz::WriteFile(dir / "semeion.data", parts[0]);
       break;
-    default:
+    case 11:
       args.update({{"layout", "squad"}, {"usage", "all"}});
       fuzz::WriteFile(dir / "train-v2.0.json", parts[0]);
       fuzz::WriteFile(dir / "dev-v1.1.json", parts[1]);
       break;
+    default: {
+      const bool xml = (pick & 1) != 0;
+      args.update({{"layout", "iwslt"}, {"year", 2016}, {"usage", xml ? "test" : "train"}});
+      const auto folder = dir / "texts" / "de" / "en" / "de-en";
+      fuzz::WriteFile(folder / (xml ? "IWSLT16.TED.tst2014.de-en.de.xml" : "train.tags.de-en.de"), parts[0]);
+      fuzz::WriteFile(folder / (xml ? "IWSLT16.TED.tst2014.de-en.en.xml" : "train.tags.de-en.en"), parts[1]);
+      break;
+    }
   }
   auto info = DescribeCatalog(args);
   if (!info.ok()) return 0;

@@ -401,8 +401,8 @@ CELEBA_PART = b"000001.jpg 0\n000002.png 2\n"  # also read as a Places365 list: 
 for name, pick in {"all": 0, "train": 1, "test_jpg": 3 | 4, "valid_decode": 2 | 8}.items():
     put("celeba", name, bytes([pick]) + CELEBA_ATTR + SEP + CELEBA_PART)
 
-# catalog_fuzz: first byte = layout (modulo 12: lfw, flickr, kitti, widerface,
-# manifest, sbu, multi30k, qmnist, stl10, usps, semeion, squad), second = variant
+# catalog_fuzz: first byte = layout (modulo 13: lfw, flickr, kitti, widerface,
+# manifest, sbu, multi30k, qmnist, stl10, usps, semeion, squad, iwslt), second = variant
 # (bit 0: LFW pairs / QMNIST's 8 label fields, bit 1: LFW 10fold, bit 2:
 # decode); then up to two list files.
 QMNIST_IMAGES = struct.pack(">IIII", 2051, 1, 28, 28) + bytes(range(256)) * 3 + bytes(16)
@@ -430,6 +430,12 @@ CATALOG = {
          "is_impossible": True}]}]}]}).encode(),
               json.dumps({"version": "1.1", "data": [{"paragraphs": [{"qas": [{"question": "S?", "answers": [
                   {"text": "x", "answer_start": 0}, {"text": "y", "answer_start": 1}]}], "context": "xy"}]}]}).encode()),
+    "iwslt_tags": (12, 0, b"<url>u</url>\n<talkid>1</talkid>\n Hallo Welt. \nIch.\n",
+                   b"<url>u</url>\n<talkid>1</talkid>\nHello world.\nI.\n"),
+    "iwslt_xml": (12, 1, b'<?xml version="1.0"?><mteval><srcset><doc docid="1"><seg id="1"> Ja &amp; nein. </seg>'
+                         b'<seg id="2">Gut.</seg></doc></srcset></mteval>',
+                  b'<mteval><refset><doc docid="1"><seg id="1">Yes &amp; no.</seg><seg id="2">Good.</seg></doc>'
+                  b'</refset></mteval>'),
 }
 for name, (layout, pick, first, second) in CATALOG.items():
     put("catalog", name, bytes([layout, pick]) + first + SEP + second)
