@@ -37,7 +37,7 @@ bool IsTalkMetadata(std::string_view line) {
   return false;
 }
 
-void AddPair(Catalog& c, std::string_view a, std::string_view b) {
+void AddIwsltPair(Catalog& c, std::string_view a, std::string_view b) {
   c.values.push_back(Tensor::FromString(TensorType::kString, std::string(a)));
   c.values.push_back(Tensor::FromString(TensorType::kString, std::string(b)));
 }
@@ -55,7 +55,7 @@ Status ReadTags(Catalog& c, const std::string& src_path, const std::string& tgt_
     if (a.empty() || b.empty())
       return Status::Corruption(std::string(kIwsltWho) + ": " + (a.empty() ? src_path : tgt_path) + ":" +
                                 std::to_string(s[i].first) + ": an empty line");
-    AddPair(c, TrimSpaces(a), TrimSpaces(b));
+    AddIwsltPair(c, TrimSpaces(a), TrimSpaces(b));
   }
   return Status::OK();
 }
@@ -93,7 +93,7 @@ Status ReadXml(Catalog& c, const std::string& src_path, const std::string& tgt_p
       return Status::Corruption(std::string(kIwsltWho) + ": <doc> " + std::to_string(d + 1) + " has " +
                                 std::to_string(src[d].size()) + " <seg> elements in " + src_path + ", " +
                                 std::to_string(tgt[d].size()) + " in " + tgt_path);
-    for (size_t k = 0; k < src[d].size(); ++k) AddPair(c, src[d][k], tgt[d][k]);
+    for (size_t k = 0; k < src[d].size(); ++k) AddIwsltPair(c, src[d][k], tgt[d][k]);
   }
   return Status::OK();
 }

@@ -96,7 +96,7 @@ Status AddPerson(LfwList& l, LfwLines& f) {
 }
 
 // One "name i j" (matched) or "name1 i name2 j" (mismatched) pair line.
-Status AddPair(LfwList& l, LfwLines& f, bool matched) {
+Status AddLfwPair(LfwList& l, LfwLines& f, bool matched) {
   const size_t line = f.next;
   MR_ASSIGN_OR_RETURN(auto tok, matched ? f.Take(3, 3, "'name i j'") : f.Take(4, 4, "'name1 i name2 j'"));
   const auto& t = *tok;
@@ -135,7 +135,7 @@ Status AddList(LfwList& l, const std::string& path, bool tenfold) {
     }
     for (int64_t fold = 0; fold < folds; ++fold)
       for (int matched = 1; matched >= 0; --matched)
-        for (int64_t i = 0; i < per; ++i) MR_RETURN_IF_ERROR(AddPair(l, f, matched == 1));
+        for (int64_t i = 0; i < per; ++i) MR_RETURN_IF_ERROR(AddLfwPair(l, f, matched == 1));
   }
   if (f.next < f.lines.size())
     return Status::Corruption(std::string(kLfwWho) + ": " + f.Where(f.next) +
