@@ -53,6 +53,9 @@ Result<Catalog> ListSemeion(const nlohmann::json& args);
 // IWSLT2016Dataset / IWSLT2017Dataset: year (2016, 2017), usage train /
 // valid / test / all, language_pair, valid_set, test_set.
 Result<Catalog> ListIwslt(const nlohmann::json& args);
+// CityscapesDataset: usage, quality_mode fine / coarse, task instance /
+// semantic / polygon / color.
+Result<Catalog> ListCityscapes(const nlohmann::json& args);
 // SQuADDataset: usage train / dev / all.
 Result<Catalog> ListSquad(const nlohmann::json& args);
 

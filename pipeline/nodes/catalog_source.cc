@@ -25,7 +25,7 @@ const std::map<std::string, Lister>& Listers() {
       {"manifest", &ListManifest}, {"sbu", &ListSbu},       {"rendered_sst2", &ListRenderedSst2},
       {"multi30k", &ListMulti30k}, {"qmnist", &ListQmnist}, {"stl10", &ListStl10},
       {"usps", &ListUsps},       {"semeion", &ListSemeion}, {"squad", &ListSquad},
-      {"iwslt", &ListIwslt}};
+      {"iwslt", &ListIwslt},     {"cityscapes", &ListCityscapes}};
   return kListers;
 }
 
@@ -44,7 +44,7 @@ Result<Catalog> ListCatalog(const json& args) {
     return Status::InvalidArgument("a 'catalog' source's decode is a bool");
   MR_ASSIGN_OR_RETURN(Catalog c, it->second(args));
   const size_t fixed = c.file_columns + c.RecordColumns();
-  bool ok = !c.columns.empty() && fixed <= c.columns.size();
+  bool ok = !c.columns.empty() && fixed <= c.columns.size() && c.file_readers.size() <= c.file_columns;
   const uint64_t rows = ok ? c.rows() : 0;
   ok = ok && c.paths.size() == rows * c.file_columns && c.records.size() == rows * c.RecordColumns() &&
        c.values.size() == rows * c.ValueColumns();
@@ -71,7 +71,7 @@ class CatalogSource : public Source {
       uint64_t bytes = 0;
       Status st;
       for (size_t f = 0; f < nf + nr && st.ok(); ++f) {
-        Result<Tensor> t = f < nf ? ReadImageFile(c_.paths[id * nf + f], decode_) : Record(id, f - nf);
+        Result<Tensor> t = f < nf ? File(c_.paths[id * nf + f], f) : Record(id, f - nf);
         if (!t.ok()) {
           st = t.status();
           break;
@@ -106,6 +106,11 @@ class CatalogSource : public Source {
  private:
   std::string RecordWhere(const CatalogRecord& r) const {
     return "'" + c_.record_files[r.file] + "' at byte " + std::to_string(r.offset);
+  }
+
+  Result<Tensor> File(const std::string& path, size_t column) const {
+    if (column < c_.file_readers.size() && c_.file_readers[column]) return c_.file_readers[column](path);
+    return ReadImageFile(path, decode_);
   }
 
   Result<Tensor> Record(uint64_t id, size_t column) const {

@@ -43,6 +43,9 @@ struct CatalogRecordColumn {
 struct Catalog {
   std::vector<std::string> columns;
   size_t file_columns = 0;
+  // Per file column, how its file becomes the row's tensor; none (or an
+  // empty function): an image, its bytes or with `decode` HWC RGB uint8.
+  std::vector<std::function<Result<Tensor>(const std::string& path)>> file_readers;
   std::vector<CatalogRecordColumn> record_specs;
   std::vector<std::string> paths;           // row-major, file_columns per row
   std::vector<std::string> record_files;

@@ -3,7 +3,7 @@ by row (pipeline/nodes/catalog_source.h): LFWDataset, LSUNDataset,
 DIV2KDataset, FlickrDataset, KITTIDataset, WIDERFaceDataset,
 ManifestDataset, SBUDataset, RenderedSST2Dataset, Multi30kDataset,
 QMnistDataset, STL10Dataset, USPSDataset, SemeionDataset, SQuADDataset,
-IWSLT2016Dataset and IWSLT2017Dataset.
+IWSLT2016Dataset, IWSLT2017Dataset and CityscapesDataset.
 
 Each is a MindDataset over a "catalog" source: the lists are read once when
 the dataset is made (a list that does not parse, a listed name that would
@@ -22,7 +22,7 @@ from mindrecord import _core
 from mindrecord.raw_datasets import _RawDataset, _bool, _unsupported
 from mindrecord.samplers import Shuffle
 
-__all__ = ["DIV2KDataset", "FlickrDataset", "IWSLT2016Dataset", "IWSLT2017Dataset", "KITTIDataset", "LFWDataset", "LSUNDataset", "ManifestDataset",
+__all__ = ["CityscapesDataset", "DIV2KDataset", "FlickrDataset", "IWSLT2016Dataset", "IWSLT2017Dataset", "KITTIDataset", "LFWDataset", "LSUNDataset", "ManifestDataset",
            "Multi30kDataset", "QMnistDataset", "RenderedSST2Dataset", "SBUDataset", "SemeionDataset", "SQuADDataset",
            "STL10Dataset", "USPSDataset", "WIDERFaceDataset"]
 
@@ -404,3 +404,29 @@ class IWSLT2017Dataset(_CatalogDataset):
                 "valid_set": "dev2010", "test_set": "tst2010"}
         self._init_catalog("IWSLT2017Dataset", "iwslt", dataset_dir, args, False, num_samples, num_parallel_workers,
                            _row_shuffle("IWSLT2017Dataset", shuffle), None, num_shards, shard_id, cache, seed)
+
+
+class CityscapesDataset(_CatalogDataset):
+    """mindspore.dataset.CityscapesDataset: columns [image, task]: every
+    .png of leftImg8bit/USAGE/CITY/ sorted by path, with its gtFine (or
+    gtCoarse) target for `task`: "instance" (instanceIds.png), "semantic"
+    (labelIds.png), "color" (color.png), images as the image column is (bytes,
+    or RGB with decode=True, as MindSpore's), or "polygon" (polygons.json,
+    the JSON re-written compactly with sorted keys, a string). usage
+    "train", "test", "val" (fine) / "train_extra" (coarse) or "all"."""
+
+    def __init__(self, dataset_dir, usage="train", quality_mode="fine", task="instance", num_samples=None,
+                 num_parallel_workers=None, shuffle=None, decode=None, sampler=None, num_shards=None, shard_id=None,
+                 cache=None, *, seed=None):
+        for name, value in (("usage", usage), ("quality_mode", quality_mode), ("task", task)):
+            if not isinstance(value, str):
+                raise TypeError("Argument %s with value %r is not of type [<class 'str'>], but got %s."
+                                % (name, value, type(value)))
+        task = _choice("CityscapesDataset", "task", task, None, ("instance", "semantic", "polygon", "color"))
+        quality_mode = _choice("CityscapesDataset", "quality_mode", quality_mode, None, ("fine", "coarse"))
+        usages = ("train", "test", "val", "all") if quality_mode == "fine" else ("train", "train_extra", "val", "all")
+        usage = _choice("CityscapesDataset", "usage", usage, None, usages)
+        self._init_catalog("CityscapesDataset", "cityscapes", dataset_dir,
+                           {"usage": usage, "quality_mode": quality_mode, "task": task},
+                           False if decode is None else decode, num_samples, num_parallel_workers, shuffle, sampler,
+                           num_shards, shard_id, cache, seed)

@@ -537,3 +537,36 @@ def test_iwslt2017_folder_and_sets(tmp_path):
     assert got == [("Ciao.", "Hallo."), ("Buongiorno.", "Goedemorgen."), ("Grazie.", "Dank je.")]
     with pytest.raises(TypeError, match="language_pair should be a type list or tuple"):
         mindrecord.IWSLT2017Dataset(str(tmp_path), language_pair="it-nl")
+
+
+def test_cityscapes_images_and_targets(tmp_path):
+    import json
+    want = {}
+    for split, city, stem in [("train", "zurich", "zurich_000001_000019"), ("train", "aachen", "aachen_000000_000019"),
+                              ("train", "aachen", "aachen_000001_000019"), ("val", "bonn", "bonn_000000_000019")]:
+        want[stem] = png(tmp_path / "leftImg8bit" / split / city / (stem + "_leftImg8bit.png"), len(want))
+        gray = tmp_path / "gtFine" / split / city / (stem + "_gtFine_labelIds.png")
+        gray.parent.mkdir(parents=True, exist_ok=True)
+        Image.fromarray(np.full((3, 4), len(want), np.uint8)).save(str(gray))
+        (tmp_path / "gtFine" / split / city / (stem + "_gtFine_polygons.json")).write_text(
+            json.dumps({"objects": [{"label": "car", "polygon": [[1, 2], [3, 4]]}], "imgHeight": 3, "imgWidth": 4}))
+    (tmp_path / "leftImg8bit" / "test").mkdir()
+    (tmp_path / "gtFine" / "test").mkdir()
+    (tmp_path / "leftImg8bit" / "train" / "aachen" / "notes.txt").write_text("not a png")
+    got = rows(mindrecord.CityscapesDataset(str(tmp_path), task="semantic", shuffle=False))
+    assert [bytes(r["image"]) for r in got] == [want[s] for s in ("aachen_000000_000019", "aachen_000001_000019",
+                                                                  "zurich_000001_000019")]
+    decoded = rows(mindrecord.CityscapesDataset(str(tmp_path), usage="all", task="semantic", decode=True,
+                                                shuffle=False))
+    assert len(decoded) == 4 and decoded[3]["task"].shape == (3, 4, 3) and decoded[3]["task"][0, 0].tolist() == [4] * 3
+    poly = rows(mindrecord.CityscapesDataset(str(tmp_path), usage="val", task="polygon", shuffle=False))
+    assert str(poly[0]["task"]) == '{"imgHeight":3,"imgWidth":4,"objects":[{"label":"car","polygon":[[1,2],[3,4]]}]}'
+    with pytest.raises(mindrecord.NotFoundError, match="aachen_000000_000019_gtFine_color.png, the target of"):
+        mindrecord.CityscapesDataset(str(tmp_path), task="color")
+    with pytest.raises(ValueError, match="Input usage is not within the valid set"):
+        mindrecord.CityscapesDataset(str(tmp_path), usage="train_extra")
+    with pytest.raises(TypeError):
+        mindrecord.CityscapesDataset(str(tmp_path), task=None)
+    (tmp_path / "gtFine" / "val" / "bonn" / "bonn_000000_000019_gtFine_polygons.json").write_text("{")
+    with pytest.raises(RuntimeError, match="polygons.json: not JSON"):
+        rows(mindrecord.CityscapesDataset(str(tmp_path), usage="val", task="polygon"))
