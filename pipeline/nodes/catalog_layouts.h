@@ -56,6 +56,8 @@ Result<Catalog> ListIwslt(const nlohmann::json& args);
 // CityscapesDataset: usage, quality_mode fine / coarse, task instance /
 // semantic / polygon / color.
 Result<Catalog> ListCityscapes(const nlohmann::json& args);
+// FakeImageDataset: num_images, image_size, num_classes, base_seed.
+Result<Catalog> ListFakeImage(const nlohmann::json& args);
 // SQuADDataset: usage train / dev / all.
 Result<Catalog> ListSquad(const nlohmann::json& args);
 

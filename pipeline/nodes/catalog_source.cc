@@ -25,7 +25,8 @@ const std::map<std::string, Lister>& Listers() {
       {"manifest", &ListManifest}, {"sbu", &ListSbu},       {"rendered_sst2", &ListRenderedSst2},
       {"multi30k", &ListMulti30k}, {"qmnist", &ListQmnist}, {"stl10", &ListStl10},
       {"usps", &ListUsps},       {"semeion", &ListSemeion}, {"squad", &ListSquad},
-      {"iwslt", &ListIwslt},     {"cityscapes", &ListCityscapes}};
+      {"iwslt", &ListIwslt},     {"cityscapes", &ListCityscapes},
+      {"fake_image", &ListFakeImage}};
   return kListers;
 }
 
@@ -43,7 +44,7 @@ Result<Catalog> ListCatalog(const json& args) {
   if (!args.value("decode", json(false)).is_boolean())
     return Status::InvalidArgument("a 'catalog' source's decode is a bool");
   MR_ASSIGN_OR_RETURN(Catalog c, it->second(args));
-  const size_t fixed = c.file_columns + c.RecordColumns();
+  const size_t fixed = c.file_columns + c.RecordColumns() + c.generated.size();
   bool ok = !c.columns.empty() && fixed <= c.columns.size() && c.file_readers.size() <= c.file_columns;
   const uint64_t rows = ok ? c.rows() : 0;
   ok = ok && c.paths.size() == rows * c.file_columns && c.records.size() == rows * c.RecordColumns() &&
@@ -63,15 +64,17 @@ class CatalogSource : public Source {
   DatasetLayout Layout() const override { return DatasetLayout::Uniform(c_.rows(), 1); }
 
   Status Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) const override {
-    const size_t nf = c_.file_columns, nr = c_.RecordColumns(), nv = c_.ValueColumns();
+    const size_t nf = c_.file_columns, nr = c_.RecordColumns(), ng = c_.generated.size(), nv = c_.ValueColumns();
     for (size_t k = 0; k < ids.size(); ++k) {
       const uint64_t id = ids[k];
       if (id >= c_.rows()) return Status::InvalidArgument("row " + std::to_string(id) + " of " + std::to_string(c_.rows()));
       std::vector<Tensor> cols = TakeRowVector();  // given back by the batch it goes into
       uint64_t bytes = 0;
       Status st;
-      for (size_t f = 0; f < nf + nr && st.ok(); ++f) {
-        Result<Tensor> t = f < nf ? File(c_.paths[id * nf + f], f) : Record(id, f - nf);
+      for (size_t f = 0; f < nf + nr + ng && st.ok(); ++f) {
+        Result<Tensor> t = f < nf ? File(c_.paths[id * nf + f], f)
+                           : f < nf + nr ? Record(id, f - nf)
+                                         : c_.generated[f - nf - nr](id);
         if (!t.ok()) {
           st = t.status();
           break;

@@ -39,7 +39,8 @@ struct CatalogRecordColumn {
 
 // What a lister makes: `columns`, of which the first `file_columns` are
 // files read per row, the next record_specs.size() records read per row,
-// the rest values; rows() rows.
+// the next generated.size() computed per row from the row's id, the rest
+// values; rows() rows.
 struct Catalog {
   std::vector<std::string> columns;
   size_t file_columns = 0;
@@ -50,11 +51,12 @@ struct Catalog {
   std::vector<std::string> paths;           // row-major, file_columns per row
   std::vector<std::string> record_files;
   std::vector<CatalogRecord> records;       // row-major, record_specs.size() per row
+  std::vector<std::function<Result<Tensor>(uint64_t row)>> generated;
   std::vector<Tensor> values;               // row-major, the other columns per row
   nlohmann::json meta = nlohmann::json::object();  // what the loader reports besides rows (class_indexing)
 
   size_t RecordColumns() const { return record_specs.size(); }
-  size_t ValueColumns() const { return columns.size() - file_columns - RecordColumns(); }
+  size_t ValueColumns() const { return columns.size() - file_columns - RecordColumns() - generated.size(); }
   uint64_t rows() const {
     if (file_columns) return paths.size() / file_columns;
     if (RecordColumns()) return records.size() / RecordColumns();

@@ -3,7 +3,8 @@ by row (pipeline/nodes/catalog_source.h): LFWDataset, LSUNDataset,
 DIV2KDataset, FlickrDataset, KITTIDataset, WIDERFaceDataset,
 ManifestDataset, SBUDataset, RenderedSST2Dataset, Multi30kDataset,
 QMnistDataset, STL10Dataset, USPSDataset, SemeionDataset, SQuADDataset,
-IWSLT2016Dataset, IWSLT2017Dataset and CityscapesDataset.
+IWSLT2016Dataset, IWSLT2017Dataset, CityscapesDataset and
+FakeImageDataset.
 
 Each is a MindDataset over a "catalog" source: the lists are read once when
 the dataset is made (a list that does not parse, a listed name that would
@@ -22,7 +23,7 @@ from mindrecord import _core
 from mindrecord.raw_datasets import _RawDataset, _bool, _unsupported
 from mindrecord.samplers import Shuffle
 
-__all__ = ["CityscapesDataset", "DIV2KDataset", "FlickrDataset", "IWSLT2016Dataset", "IWSLT2017Dataset", "KITTIDataset", "LFWDataset", "LSUNDataset", "ManifestDataset",
+__all__ = ["CityscapesDataset", "DIV2KDataset", "FakeImageDataset", "FlickrDataset", "IWSLT2016Dataset", "IWSLT2017Dataset", "KITTIDataset", "LFWDataset", "LSUNDataset", "ManifestDataset",
            "Multi30kDataset", "QMnistDataset", "RenderedSST2Dataset", "SBUDataset", "SemeionDataset", "SQuADDataset",
            "STL10Dataset", "USPSDataset", "WIDERFaceDataset"]
 
@@ -430,3 +431,48 @@ class CityscapesDataset(_CatalogDataset):
                            {"usage": usage, "quality_mode": quality_mode, "task": task},
                            False if decode is None else decode, num_samples, num_parallel_workers, shuffle, sampler,
                            num_shards, shard_id, cache, seed)
+
+
+def _int(name, value):
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError("Argument %s with value %r is not of type [<class 'int'>], but got %s." % (name, value,
+                                                                                                    type(value)))
+    return value
+
+
+def _pos_int32(name, value):
+    _int(name, value)
+    if not 0 < value <= 2 ** 31 - 1:
+        raise ValueError("Input %s is not within the required interval of [1, 2147483647]." % name)
+    return value
+
+
+class FakeImageDataset(_CatalogDataset):
+    """mindspore.dataset.FakeImageDataset: num_images rows of [image (uint8
+    image_size), label (int32 in [0, num_classes))], each drawn from a
+    std::mt19937 seeded with base_seed + the row's id as MindSpore's draws
+    them (pipeline/nodes/catalog_fake_image.cc): the same rows whatever the
+    workers, order or sampler. Nothing is read from disk."""
+
+    def __init__(self, num_images=1000, image_size=(224, 224, 3), num_classes=10, base_seed=0, num_samples=None,
+                 num_parallel_workers=None, shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None, *,
+                 seed=None):
+        _unsupported("FakeImageDataset", [("cache", cache, None)])
+        _pos_int32("num_images", num_images)
+        if not isinstance(image_size, (list, tuple)):
+            raise TypeError("Argument image_size with value %r is not of type [<class 'list'>, <class 'tuple'>], "
+                            "but got %s." % (image_size, type(image_size)))
+        if len(image_size) != 3:
+            raise ValueError("image_size should be a list or tuple of length 3, but got %d" % len(image_size))
+        for i, v in enumerate(image_size):
+            _pos_int32("image_size[%d]" % i, v)
+        _pos_int32("num_classes", num_classes)
+        _int("base_seed", base_seed)
+        args = {"layout": "fake_image", "dataset_dir": "", "num_images": num_images, "image_size": list(image_size),
+                "num_classes": num_classes, "base_seed": base_seed}
+        columns, rows, meta = _core.catalog_info(json.dumps(args))
+        self._catalog_meta = json.loads(meta)
+        leaf = {"node": "source", "kind": "catalog", "columns": list(columns), "name": "FakeImageDataset",
+                "rows": rows, "args": args}
+        self._init_leaf("FakeImageDataset", leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
+                        shard_id, seed)

@@ -570,3 +570,60 @@ def test_cityscapes_images_and_targets(tmp_path):
     (tmp_path / "gtFine" / "val" / "bonn" / "bonn_000000_000019_gtFine_polygons.json").write_text("{")
     with pytest.raises(RuntimeError, match="polygons.json: not JSON"):
         rows(mindrecord.CityscapesDataset(str(tmp_path), usage="val", task="polygon"))
+
+
+class _Mt19937:
+    """std::mt19937's 32-bit outputs (numpy's legacy RandomState seeds the
+    same way), and libstdc++'s uniform_int_distribution / normal_distribution
+    on them: what MindSpore's FakeImageDataset draws."""
+
+    def __init__(self, seed):
+        self._rs = np.random.RandomState(seed % 2 ** 32)
+
+    def next(self):
+        return int(self._rs.randint(0, 2 ** 32, dtype=np.uint64))
+
+    def uniform(self, n):  # Lemire's method (GCC 11 and later)
+        product = self.next() * n
+        if product % 2 ** 32 < n:
+            threshold = (2 ** 32 - n) % n
+            while product % 2 ** 32 < threshold:
+                product = self.next() * n
+        return product >> 32
+
+    def canonical(self):
+        return (self.next() + self.next() * 2.0 ** 32) / 2.0 ** 64
+
+    def normals(self, count):
+        import math
+        out = []
+        while len(out) < count:
+            while True:
+                x, y = 2 * self.canonical() - 1, 2 * self.canonical() - 1
+                r2 = x * x + y * y
+                if 0 < r2 <= 1:
+                    break
+            mult = math.sqrt(-2 * math.log(r2) / r2)
+            out += [y * mult, x * mult]
+        return out[:count]
+
+
+def test_fake_image_rows_are_mindspores_draws():
+    ds = mindrecord.FakeImageDataset(num_images=6, image_size=(4, 5, 3), num_classes=7, base_seed=3, shuffle=False)
+    got = rows(ds)
+    assert len(got) == 6
+    for i, r in enumerate(got):
+        assert r["image"].shape == (4, 5, 3) and r["image"].dtype == np.uint8 and r["label"].dtype == np.int32
+        assert int(r["label"]) == _Mt19937(3 + i).uniform(7)
+        draws = np.clip(np.array(_Mt19937(3 + i).normals(60)), 0, 255)
+        assert bytes(r["image"].reshape(-1)) == draws.tobytes()[:60]
+    again = {int(r["label"]) for r in rows(mindrecord.FakeImageDataset(num_images=6, image_size=(4, 5, 3),
+                                                                        num_classes=7, base_seed=3,
+                                                                        num_parallel_workers=3))}
+    assert again == {int(r["label"]) for r in got}
+    with pytest.raises(ValueError, match="image_size should be a list or tuple of length 3"):
+        mindrecord.FakeImageDataset(image_size=(28, 28))
+    with pytest.raises(TypeError, match=r"Argument image_size\[0\] with value '-1'"):
+        mindrecord.FakeImageDataset(image_size=("-1", 28, 3))
+    with pytest.raises(ValueError, match="num_images is not within"):
+        mindrecord.FakeImageDataset(num_images=0)
