@@ -58,6 +58,11 @@ Result<Catalog> ListIwslt(const nlohmann::json& args);
 Result<Catalog> ListCityscapes(const nlohmann::json& args);
 // FakeImageDataset: num_images, image_size, num_classes, base_seed.
 Result<Catalog> ListFakeImage(const nlohmann::json& args);
+// Flowers102Dataset: task Classification / Segmentation, usage train /
+// valid / test / all.
+Result<Catalog> ListFlowers102(const nlohmann::json& args);
+// Caltech101Dataset: target_type category / annotation / all.
+Result<Catalog> ListCaltech101(const nlohmann::json& args);
 // SQuADDataset: usage train / dev / all.
 Result<Catalog> ListSquad(const nlohmann::json& args);
 

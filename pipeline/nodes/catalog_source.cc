@@ -1,5 +1,6 @@
 #include "pipeline/nodes/catalog_source.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -26,7 +27,7 @@ const std::map<std::string, Lister>& Listers() {
       {"multi30k", &ListMulti30k}, {"qmnist", &ListQmnist}, {"stl10", &ListStl10},
       {"usps", &ListUsps},       {"semeion", &ListSemeion}, {"squad", &ListSquad},
       {"iwslt", &ListIwslt},     {"cityscapes", &ListCityscapes},
-      {"fake_image", &ListFakeImage}};
+      {"fake_image", &ListFakeImage}, {"flowers102", &ListFlowers102}, {"caltech101", &ListCaltech101}};
   return kListers;
 }
 
@@ -50,16 +51,29 @@ Result<Catalog> ListCatalog(const json& args) {
   ok = ok && c.paths.size() == rows * c.file_columns && c.records.size() == rows * c.RecordColumns() &&
        c.values.size() == rows * c.ValueColumns();
   for (const auto& r : c.records) ok = ok && r.file < c.record_files.size();
+  if (!c.order.empty()) {
+    std::vector<size_t> sorted = c.order;
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t k = 0; k < sorted.size(); ++k) ok = ok && sorted[k] == k;
+    ok = ok && sorted.size() == c.columns.size();
+  }
   if (!ok) return Status::Internal("the '" + layout.get<std::string>() + "' catalog's rows do not match its columns");
   return c;
+}
+
+std::vector<std::string> OutputColumns(const Catalog& c) {
+  if (c.order.empty()) return c.columns;
+  std::vector<std::string> out;
+  for (size_t o : c.order) out.push_back(c.columns[o]);
+  return out;
 }
 
 class CatalogSource : public Source {
  public:
   CatalogSource(Catalog c, std::vector<std::shared_ptr<const RandomAccessFile>> files, bool decode)
-      : c_(std::move(c)), files_(std::move(files)), decode_(decode) {}
+      : c_(std::move(c)), files_(std::move(files)), decode_(decode), names_(OutputColumns(c_)) {}
 
-  const std::vector<std::string>& columns() const override { return c_.columns; }
+  const std::vector<std::string>& columns() const override { return names_; }
   uint64_t num_rows() const override { return c_.rows(); }
   DatasetLayout Layout() const override { return DatasetLayout::Uniform(c_.rows(), 1); }
 
@@ -92,6 +106,13 @@ class CatalogSource : public Source {
         const Tensor& value = c_.values[id * nv + v];
         bytes += value.size_bytes();
         cols.push_back(value);  // shared: ops that write in place copy it first
+      }
+      if (!c_.order.empty()) {
+        std::vector<Tensor> listed = std::move(cols);
+        cols = TakeRowVector();
+        for (size_t o : c_.order) cols.push_back(std::move(listed[o]));
+        listed.clear();
+        GiveRowVector(std::move(listed));
       }
       MR_RETURN_IF_ERROR(fn(k, Status::OK(), std::move(cols), bytes));
     }
@@ -127,6 +148,7 @@ class CatalogSource : public Source {
   Catalog c_;
   std::vector<std::shared_ptr<const RandomAccessFile>> files_;  // c_.record_files, open
   bool decode_;
+  std::vector<std::string> names_;  // in the order given
 };
 
 }  // namespace
@@ -198,15 +220,15 @@ std::string_view CatalogChomp(std::string_view line) {
 
 Result<json> DescribeCatalog(const json& args) {
   MR_ASSIGN_OR_RETURN(Catalog c, ListCatalog(args));
-  return json{{"columns", c.columns}, {"rows", c.rows()}, {"meta", c.meta}};
+  return json{{"columns", OutputColumns(c)}, {"rows", c.rows()}, {"meta", c.meta}};
 }
 
 Result<std::unique_ptr<Source>> OpenCatalogSource(const json& node) {
   const json args = node.value("args", json::object());
   MR_ASSIGN_OR_RETURN(Catalog c, ListCatalog(args));
-  if (node.at("columns") != json(c.columns))
+  if (node.at("columns") != json(OutputColumns(c)))
     return Status::InvalidArgument("a '" + args.value("layout", std::string()) + "' catalog has the columns " +
-                                   json(c.columns).dump() + ", not " + node.at("columns").dump());
+                                   json(OutputColumns(c)).dump() + ", not " + node.at("columns").dump());
   if (c.rows() != node.at("rows").get<uint64_t>()) {
     return Status::Corruption("the dataset's lists give " + std::to_string(c.rows()) + " rows now, " +
                               node.at("rows").dump() + " when the dataset was made (a file changed)");

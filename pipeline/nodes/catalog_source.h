@@ -54,6 +54,9 @@ struct Catalog {
   std::vector<std::function<Result<Tensor>(uint64_t row)>> generated;
   std::vector<Tensor> values;               // row-major, the other columns per row
   nlohmann::json meta = nlohmann::json::object();  // what the loader reports besides rows (class_indexing)
+  // The order the source gives the columns in: output column k is
+  // columns[order[k]] (empty: as listed).
+  std::vector<size_t> order;
 
   size_t RecordColumns() const { return record_specs.size(); }
   size_t ValueColumns() const { return columns.size() - file_columns - RecordColumns() - generated.size(); }

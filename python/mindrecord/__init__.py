@@ -30,11 +30,11 @@ from mindrecord.audio_datasets import (CMUArcticDataset, GTZANDataset, LibriTTSD
 from mindrecord.raw_datasets import (Caltech256Dataset, CelebADataset, Cifar10Dataset, Cifar100Dataset, CocoDataset,
                                      EMnistDataset, FashionMnistDataset, Food101Dataset, ImageFolderDataset,
                                      KMnistDataset, MnistDataset, OmniglotDataset, Places365Dataset, VOCDataset)
-from mindrecord.catalog_datasets import (CityscapesDataset, DIV2KDataset, FakeImageDataset, FlickrDataset,
-                                         IWSLT2016Dataset, IWSLT2017Dataset, KITTIDataset, LFWDataset, LSUNDataset,
-                                         ManifestDataset, Multi30kDataset, QMnistDataset, RenderedSST2Dataset,
-                                         SBUDataset, SemeionDataset, SQuADDataset, STL10Dataset, USPSDataset,
-                                         WIDERFaceDataset)
+from mindrecord.catalog_datasets import (Caltech101Dataset, CityscapesDataset, DIV2KDataset, FakeImageDataset,
+                                         FlickrDataset, Flowers102Dataset, IWSLT2016Dataset, IWSLT2017Dataset,
+                                         KITTIDataset, LFWDataset, LSUNDataset, ManifestDataset, Multi30kDataset,
+                                         QMnistDataset, RenderedSST2Dataset, SBUDataset, SemeionDataset, SQuADDataset,
+                                         STL10Dataset, USPSDataset, WIDERFaceDataset)
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset
 from mindrecord.text_file_dataset import TextFileDataset
 from mindrecord.csv_dataset import CSVDataset
@@ -74,7 +74,7 @@ __all__ = [
     "VOCDataset", "CocoDataset", "LFWDataset", "LSUNDataset", "DIV2KDataset", "FlickrDataset", "KITTIDataset",
     "WIDERFaceDataset", "ManifestDataset", "SBUDataset", "RenderedSST2Dataset", "Multi30kDataset", "QMnistDataset",
     "STL10Dataset", "USPSDataset", "SemeionDataset", "SQuADDataset", "IWSLT2016Dataset", "IWSLT2017Dataset",
-    "CityscapesDataset", "FakeImageDataset",
+    "CityscapesDataset", "FakeImageDataset", "Flowers102Dataset", "Caltech101Dataset",
     "YesNoDataset", "SpeechCommandsDataset", "LJSpeechDataset", "CMUArcticDataset", "GTZANDataset", "LibriTTSDataset",
     "TedliumDataset",
     "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset", "TextFileDataset", "CSVDataset", "TFRecordDataset",

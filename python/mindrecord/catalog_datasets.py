@@ -3,8 +3,8 @@ by row (pipeline/nodes/catalog_source.h): LFWDataset, LSUNDataset,
 DIV2KDataset, FlickrDataset, KITTIDataset, WIDERFaceDataset,
 ManifestDataset, SBUDataset, RenderedSST2Dataset, Multi30kDataset,
 QMnistDataset, STL10Dataset, USPSDataset, SemeionDataset, SQuADDataset,
-IWSLT2016Dataset, IWSLT2017Dataset, CityscapesDataset and
-FakeImageDataset.
+IWSLT2016Dataset, IWSLT2017Dataset, CityscapesDataset, FakeImageDataset,
+Flowers102Dataset and Caltech101Dataset.
 
 Each is a MindDataset over a "catalog" source: the lists are read once when
 the dataset is made (a list that does not parse, a listed name that would
@@ -23,7 +23,7 @@ from mindrecord import _core
 from mindrecord.raw_datasets import _RawDataset, _bool, _unsupported
 from mindrecord.samplers import Shuffle
 
-__all__ = ["CityscapesDataset", "DIV2KDataset", "FakeImageDataset", "FlickrDataset", "IWSLT2016Dataset", "IWSLT2017Dataset", "KITTIDataset", "LFWDataset", "LSUNDataset", "ManifestDataset",
+__all__ = ["Caltech101Dataset", "CityscapesDataset", "DIV2KDataset", "FakeImageDataset", "Flowers102Dataset", "FlickrDataset", "IWSLT2016Dataset", "IWSLT2017Dataset", "KITTIDataset", "LFWDataset", "LSUNDataset", "ManifestDataset",
            "Multi30kDataset", "QMnistDataset", "RenderedSST2Dataset", "SBUDataset", "SemeionDataset", "SQuADDataset",
            "STL10Dataset", "USPSDataset", "WIDERFaceDataset"]
 
@@ -476,3 +476,74 @@ class FakeImageDataset(_CatalogDataset):
                 "rows": rows, "args": args}
         self._init_leaf("FakeImageDataset", leaf, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
                         shard_id, seed)
+
+
+_FLOWERS = [
+    "pink primrose", "hard-leaved pocket orchid", "canterbury bells", "sweet pea", "english marigold", "tiger lily",
+    "moon orchid", "bird of paradise", "monkshood", "globe thistle", "snapdragon", "colt's foot", "king protea",
+    "spear thistle", "yellow iris", "globe-flower", "purple coneflower", "peruvian lily", "balloon flower",
+    "giant white arum lily", "fire lily", "pincushion flower", "fritillary", "red ginger", "grape hyacinth",
+    "corn poppy", "prince of wales feathers", "stemless gentian", "artichoke", "sweet william", "carnation",
+    "garden phlox", "love in the mist", "mexican aster", "alpine sea holly", "ruby-lipped cattleya", "cape flower",
+    "great masterwort", "siam tulip", "lenten rose", "barbeton daisy", "daffodil", "sword lily", "poinsettia",
+    "bolero deep blue", "wallflower", "marigold", "buttercup", "oxeye daisy", "common dandelion", "petunia",
+    "wild pansy", "primula", "sunflower", "pelargonium", "bishop of llandaff", "gaura", "geranium", "orange dahlia",
+    "pink-yellow dahlia", "cautleya spicata", "japanese anemone", "black-eyed susan", "silverbush",
+    "californian poppy", "osteospermum", "spring crocus", "bearded iris", "windflower", "tree poppy", "gazania",
+    "azalea", "water lily", "rose", "thorn apple", "morning glory", "passion flower", "lotus", "toad lily",
+    "anthurium", "frangipani", "clematis", "hibiscus", "columbine", "desert-rose", "tree mallow", "magnolia",
+    "cyclamen", "watercress", "canna lily", "hippeastrum", "bee balm", "ball moss", "foxglove", "bougainvillea",
+    "camellia", "mallow", "mexican petunia", "bromelia", "blanket flower", "trumpet creeper", "blackberry lily"]
+
+
+def _need(kind, path):
+    ok = os.path.isdir(path) if kind == "folder" else os.path.isfile(path)
+    if not ok:
+        if kind == "folder":
+            raise ValueError("The folder %s does not exist or is not a directory or permission denied!" % path)
+        raise ValueError("The file %s does not exist or permission denied!" % path)
+
+
+class Flowers102Dataset(_CatalogDataset):
+    """mindspore.dataset.Flowers102Dataset: Oxford 102 Flowers. jpg/
+    images of setid.mat's trnid (usage "train"), valid ("valid"), tstid
+    ("test"; "all": train, test, valid, as MindSpore's), labelled 0-101 by
+    imagelabels.mat (int32; MindSpore's uint32); task "Segmentation" adds
+    segmim/ segmentations: [image, segmentation, label]. The .mat files are
+    read through libmatio."""
+
+    def __init__(self, dataset_dir, task="Classification", usage="all", num_samples=None, num_parallel_workers=None,
+                 shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None, *, seed=None):
+        if isinstance(dataset_dir, str) and os.path.isdir(dataset_dir):
+            _need("folder", os.path.join(dataset_dir, "jpg"))
+            _need("file", os.path.join(dataset_dir, "imagelabels.mat"))
+            _need("file", os.path.join(dataset_dir, "setid.mat"))
+        usage = _choice("Flowers102Dataset", "usage", usage, "all", ("train", "valid", "test", "all"))
+        task = _choice("Flowers102Dataset", "task", task, "Classification", ("Classification", "Segmentation"))
+        if task == "Segmentation" and isinstance(dataset_dir, str):
+            _need("folder", os.path.join(dataset_dir, "segmim"))
+        self._init_catalog("Flowers102Dataset", "flowers102", dataset_dir, {"task": task, "usage": usage},
+                           False if decode is None else decode, num_samples, num_parallel_workers, shuffle, sampler,
+                           num_shards, shard_id, None, seed)
+
+    def get_class_indexing(self):
+        """MindSpore's: the 102 flower names, {name: label}."""
+        return {name: i for i, name in enumerate(_FLOWERS)}
+
+
+class Caltech101Dataset(_CatalogDataset):
+    """mindspore.dataset.Caltech101Dataset: 101_ObjectCategories' folders
+    sorted by name (BACKGROUND_Google left out), image_NNNN.jpg numbered by
+    each folder's entry count, as MindSpore's. target_type "category"
+    (None): [image, category (int64, the folder's place)]; "annotation":
+    [image, annotation (float64 [2, points]: Annotations' obj_contour, x
+    then y)]; "all": [image, category, annotation]. The .mat files are read
+    through libmatio when their rows are."""
+
+    def __init__(self, dataset_dir, target_type=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 decode=False, sampler=None, num_shards=None, shard_id=None, *, seed=None):
+        target_type = _choice("Caltech101Dataset", "target_type", target_type, "category",
+                              ("category", "annotation", "all"))
+        self._init_catalog("Caltech101Dataset", "caltech101", dataset_dir, {"target_type": target_type},
+                           False if decode is None else decode, num_samples, num_parallel_workers, shuffle, sampler,
+                           num_shards, shard_id, None, seed)

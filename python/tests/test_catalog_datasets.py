@@ -627,3 +627,84 @@ def test_fake_image_rows_are_mindspores_draws():
         mindrecord.FakeImageDataset(image_size=("-1", 28, 3))
     with pytest.raises(ValueError, match="num_images is not within"):
         mindrecord.FakeImageDataset(num_images=0)
+
+
+def mat_v5(path, variables):
+    """A MATLAB v5 .mat file of real double (or uint8) arrays, as MATLAB
+    writes them uncompressed: {name: numpy array}."""
+    import struct
+
+    def element(kind, payload):
+        pad = (8 - len(payload) % 8) % 8
+        return struct.pack("<II", kind, len(payload)) + payload + b"\0" * pad
+
+    out = b"MATLAB 5.0 MAT-file, written by the mindrecord tests".ljust(116, b" ") + b"\0" * 8
+    out += struct.pack("<H", 0x0100) + b"IM"
+    for name, a in variables.items():
+        a = np.asarray(a)
+        cls, kind = (9, 2) if a.dtype == np.uint8 else (6, 9)
+        data = (a if a.dtype == np.uint8 else a.astype("<f8")).tobytes(order="F")
+        body = element(6, struct.pack("<II", cls, 0)) + element(5, struct.pack("<%di" % a.ndim, *a.shape))
+        body += element(1, name.encode()) + element(kind, data)
+        out += struct.pack("<II", 14, len(body)) + body
+    path.write_bytes(out)
+
+
+def test_flowers102_sets_labels_and_segmentation(tmp_path):
+    imgs = {i: jpeg(tmp_path / "jpg" / ("image_%05d.jpg" % i), i) for i in range(1, 7)}
+    for i in range(1, 7):
+        jpeg(tmp_path / "segmim" / ("segmim_%05d.jpg" % i), 100 + i)
+    mat_v5(tmp_path / "imagelabels.mat", {"labels": np.array([[5, 1, 102, 7, 7, 3]])})
+    mat_v5(tmp_path / "setid.mat", {"trnid": np.array([[2, 1]]), "valid": np.array([[6]]),
+                                    "tstid": np.array([[4, 3, 5]])})
+    got = rows(mindrecord.Flowers102Dataset(str(tmp_path), shuffle=False))
+    assert [(bytes(r["image"]), int(r["label"])) for r in got] == [
+        (imgs[2], 0), (imgs[1], 4), (imgs[4], 6), (imgs[3], 101), (imgs[5], 6), (imgs[6], 2)]  # train, test, valid
+    seg = rows(mindrecord.Flowers102Dataset(str(tmp_path), task="Segmentation", usage="valid", decode=True))
+    assert list(seg[0]) == ["image", "segmentation", "label"] and seg[0]["segmentation"].shape == (5, 6, 3)
+    ds = mindrecord.Flowers102Dataset(str(tmp_path))
+    assert ds.get_class_indexing()["pink primrose"] == 0 and ds.get_class_indexing()["blackberry lily"] == 101
+    mat_v5(tmp_path / "setid.mat", {"trnid": np.array([[2, 9]]), "valid": np.array([[6]]), "tstid": np.array([[4]])})
+    with pytest.raises(mindrecord.CorruptionError, match=r"setid.mat: trnid\[1\] is 9.0*, not a whole number from 1 to 6"):
+        mindrecord.Flowers102Dataset(str(tmp_path), usage="train")
+    mat_v5(tmp_path / "setid.mat", {"trnid": np.array([[2]])})
+    with pytest.raises(mindrecord.CorruptionError, match=r"setid.mat: variable 'tstid' is missing"):
+        mindrecord.Flowers102Dataset(str(tmp_path), usage="test")
+    (tmp_path / "imagelabels.mat").write_bytes(b"MATLAB 5.0 but cut short")
+    with pytest.raises(mindrecord.CorruptionError, match="imagelabels.mat"):
+        mindrecord.Flowers102Dataset(str(tmp_path))
+    (tmp_path / "imagelabels.mat").unlink()
+    with pytest.raises(ValueError, match="imagelabels.mat does not exist"):
+        mindrecord.Flowers102Dataset(str(tmp_path))
+
+
+def test_caltech101_categories_and_contours(tmp_path):
+    cats = tmp_path / "101_ObjectCategories"
+    want = {}
+    for cls, n in (("accordion", 2), ("Faces", 1), ("BACKGROUND_Google", 1), ("airplanes", 1)):
+        for i in range(1, n + 1):
+            want[(cls, i)] = jpeg(cats / cls / ("image_%04d.jpg" % i), len(want))
+    contours = {}
+    for cls, folder, n in (("accordion", "accordion", 2), ("Faces", "Faces_2", 1), ("airplanes", "Airplanes_Side_2", 1)):
+        for i in range(1, n + 1):
+            c = np.arange(2 * (i + 2), dtype=np.float64).reshape(2, i + 2) + 10 * len(contours)
+            contours[(cls, i)] = c
+            (tmp_path / "Annotations" / folder).mkdir(parents=True, exist_ok=True)
+            mat_v5(tmp_path / "Annotations" / folder / ("annotation_%04d.mat" % i),
+                   {"box_coord": np.array([[1, 2, 3, 4]]), "obj_contour": c})
+    order = [("Faces", 1), ("accordion", 1), ("accordion", 2), ("airplanes", 1)]  # "Faces" < "accordion": bytes
+    ds = mindrecord.Caltech101Dataset(str(tmp_path), target_type="all", shuffle=False)
+    got = rows(ds)
+    assert [list(r) for r in got][0] == ["image", "category", "annotation"]
+    assert [(bytes(r["image"]), int(r["category"])) for r in got] == [
+        (want[k], {"Faces": 0, "accordion": 1, "airplanes": 2}[k[0]]) for k in order]
+    assert got[0]["category"].dtype == np.int64
+    for r, k in zip(got, order):
+        assert r["annotation"].dtype == np.float64 and np.array_equal(r["annotation"], contours[k])
+    assert ds.get_class_indexing() == {"Faces": 0, "accordion": 1, "airplanes": 2}
+    assert [list(r) for r in rows(mindrecord.Caltech101Dataset(str(tmp_path)))][0] == ["image", "category"]
+    mat_v5(tmp_path / "Annotations" / "accordion" / "annotation_0002.mat", {"obj_contour": np.zeros((3, 2))})
+    with pytest.raises(RuntimeError, match=r"annotation_0002.mat: obj_contour is not a 2 x N array"):
+        rows(mindrecord.Caltech101Dataset(str(tmp_path), target_type="annotation"))
+    with pytest.raises(ValueError, match="Input target_type is not within the valid set"):
+        mindrecord.Caltech101Dataset(str(tmp_path), target_type="box")

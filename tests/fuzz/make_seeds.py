@@ -401,10 +401,23 @@ CELEBA_PART = b"000001.jpg 0\n000002.png 2\n"  # also read as a Places365 list: 
 for name, pick in {"all": 0, "train": 1, "test_jpg": 3 | 4, "valid_decode": 2 | 8}.items():
     put("celeba", name, bytes([pick]) + CELEBA_ATTR + SEP + CELEBA_PART)
 
-# catalog_fuzz: first byte = layout (modulo 13: lfw, flickr, kitti, widerface,
-# manifest, sbu, multi30k, qmnist, stl10, usps, semeion, squad, iwslt), second = variant
+# catalog_fuzz: first byte = layout (modulo 15: lfw, flickr, kitti, widerface,
+# manifest, sbu, multi30k, qmnist, stl10, usps, semeion, squad, iwslt,
+# flowers102, caltech101), second = variant
 # (bit 0: LFW pairs / QMNIST's 8 label fields, bit 1: LFW 10fold, bit 2:
 # decode); then up to two list files.
+def mat_v5(variables):
+    """A MATLAB v5 .mat file of real double arrays (uncompressed): {name: (dims, values column-major)}."""
+    def element(kind, payload):
+        return struct.pack("<II", kind, len(payload)) + payload + b"\0" * ((8 - len(payload) % 8) % 8)
+    out = b"MATLAB 5.0 MAT-file, mindrecord fuzz seed".ljust(116, b" ") + b"\0" * 8 + struct.pack("<H", 0x0100) + b"IM"
+    for name, (dims, values) in variables.items():
+        body = element(6, struct.pack("<II", 6, 0)) + element(5, struct.pack("<%di" % len(dims), *dims))
+        body += element(1, name.encode()) + element(9, struct.pack("<%dd" % len(values), *values))
+        out += struct.pack("<II", 14, len(body)) + body
+    return out
+
+
 QMNIST_IMAGES = struct.pack(">IIII", 2051, 1, 28, 28) + bytes(range(256)) * 3 + bytes(16)
 QMNIST_LABELS = struct.pack(">III", 3074, 1, 8) + struct.pack(">8I", 7, 1, 2, 3, 4, 5, 6, 8)
 USPS_LINE = b"3 " + b" ".join(b"%d:%.4f" % (i + 1, (i % 7) / 3.5 - 1) for i in range(256)) + b" \n"
@@ -436,6 +449,10 @@ CATALOG = {
                          b'<seg id="2">Gut.</seg></doc></srcset></mteval>',
                   b'<mteval><refset><doc docid="1"><seg id="1">Yes &amp; no.</seg><seg id="2">Good.</seg></doc>'
                   b'</refset></mteval>'),
+    "flowers102": (13, 0, mat_v5({"labels": ((1, 3), (5.0, 1.0, 102.0))}),
+                   mat_v5({"trnid": ((1, 2), (2.0, 1.0)), "valid": ((1, 1), (3.0,)), "tstid": ((1, 1), (1.0,))})),
+    "caltech101": (14, 0, mat_v5({"box_coord": ((1, 4), (1.0, 2.0, 3.0, 4.0)),
+                                  "obj_contour": ((2, 3), (1.0, 2.0, 3.0, 4.0, 5.0, 6.0))}), b""),
 }
 for name, (layout, pick, first, second) in CATALOG.items():
     put("catalog", name, bytes([layout, pick]) + first + SEP + second)
