@@ -63,6 +63,8 @@ Result<Catalog> ListFakeImage(const nlohmann::json& args);
 Result<Catalog> ListFlowers102(const nlohmann::json& args);
 // Caltech101Dataset: target_type category / annotation / all.
 Result<Catalog> ListCaltech101(const nlohmann::json& args);
+// SVHNDataset: usage train / test / extra / all.
+Result<Catalog> ListSvhn(const nlohmann::json& args);
 // SQuADDataset: usage train / dev / all.
 Result<Catalog> ListSquad(const nlohmann::json& args);
 

@@ -27,7 +27,8 @@ const std::map<std::string, Lister>& Listers() {
       {"multi30k", &ListMulti30k}, {"qmnist", &ListQmnist}, {"stl10", &ListStl10},
       {"usps", &ListUsps},       {"semeion", &ListSemeion}, {"squad", &ListSquad},
       {"iwslt", &ListIwslt},     {"cityscapes", &ListCityscapes},
-      {"fake_image", &ListFakeImage}, {"flowers102", &ListFlowers102}, {"caltech101", &ListCaltech101}};
+      {"fake_image", &ListFakeImage}, {"flowers102", &ListFlowers102}, {"caltech101", &ListCaltech101},
+      {"svhn", &ListSvhn}};
   return kListers;
 }
 
@@ -46,7 +47,8 @@ Result<Catalog> ListCatalog(const json& args) {
     return Status::InvalidArgument("a 'catalog' source's decode is a bool");
   MR_ASSIGN_OR_RETURN(Catalog c, it->second(args));
   const size_t fixed = c.file_columns + c.RecordColumns() + c.generated.size();
-  bool ok = !c.columns.empty() && fixed <= c.columns.size() && c.file_readers.size() <= c.file_columns;
+  bool ok = !c.columns.empty() && fixed <= c.columns.size() && c.file_readers.size() <= c.file_columns &&
+            c.record_opened.size() <= c.record_files.size();
   const uint64_t rows = ok ? c.rows() : 0;
   ok = ok && c.paths.size() == rows * c.file_columns && c.records.size() == rows * c.RecordColumns() &&
        c.values.size() == rows * c.ValueColumns();
@@ -234,8 +236,12 @@ Result<std::unique_ptr<Source>> OpenCatalogSource(const json& node) {
                               node.at("rows").dump() + " when the dataset was made (a file changed)");
   }
   std::vector<std::shared_ptr<const RandomAccessFile>> files;
-  for (const auto& f : c.record_files) {
-    MR_ASSIGN_OR_RETURN(std::shared_ptr<const RandomAccessFile> file, FileSystem::Default()->OpenRead(f));
+  for (size_t i = 0; i < c.record_files.size(); ++i) {
+    if (i < c.record_opened.size() && c.record_opened[i]) {
+      files.push_back(c.record_opened[i]);
+      continue;
+    }
+    MR_ASSIGN_OR_RETURN(std::shared_ptr<const RandomAccessFile> file, FileSystem::Default()->OpenRead(c.record_files[i]));
     files.push_back(std::move(file));
   }
   const bool decode = args.value("decode", false);

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mindrecord/file.h"
 #include "pipeline/nodes/source.h"
 
 namespace mindrecord {
@@ -50,6 +51,9 @@ struct Catalog {
   std::vector<CatalogRecordColumn> record_specs;
   std::vector<std::string> paths;           // row-major, file_columns per row
   std::vector<std::string> record_files;
+  // Per record file, the file the lister opened already (a view of part of
+  // a file, a decompressed stream); null: opened by path.
+  std::vector<std::shared_ptr<const RandomAccessFile>> record_opened;
   std::vector<CatalogRecord> records;       // row-major, record_specs.size() per row
   std::vector<std::function<Result<Tensor>(uint64_t row)>> generated;
   std::vector<Tensor> values;               // row-major, the other columns per row

@@ -4,7 +4,7 @@ DIV2KDataset, FlickrDataset, KITTIDataset, WIDERFaceDataset,
 ManifestDataset, SBUDataset, RenderedSST2Dataset, Multi30kDataset,
 QMnistDataset, STL10Dataset, USPSDataset, SemeionDataset, SQuADDataset,
 IWSLT2016Dataset, IWSLT2017Dataset, CityscapesDataset, FakeImageDataset,
-Flowers102Dataset and Caltech101Dataset.
+Flowers102Dataset, Caltech101Dataset and SVHNDataset.
 
 Each is a MindDataset over a "catalog" source: the lists are read once when
 the dataset is made (a list that does not parse, a listed name that would
@@ -25,7 +25,7 @@ from mindrecord.samplers import Shuffle
 
 __all__ = ["Caltech101Dataset", "CityscapesDataset", "DIV2KDataset", "FakeImageDataset", "Flowers102Dataset", "FlickrDataset", "IWSLT2016Dataset", "IWSLT2017Dataset", "KITTIDataset", "LFWDataset", "LSUNDataset", "ManifestDataset",
            "Multi30kDataset", "QMnistDataset", "RenderedSST2Dataset", "SBUDataset", "SemeionDataset", "SQuADDataset",
-           "STL10Dataset", "USPSDataset", "WIDERFaceDataset"]
+           "STL10Dataset", "SVHNDataset", "USPSDataset", "WIDERFaceDataset"]
 
 
 class _CatalogDataset(_RawDataset):
@@ -547,3 +547,22 @@ class Caltech101Dataset(_CatalogDataset):
         self._init_catalog("Caltech101Dataset", "caltech101", dataset_dir, {"target_type": target_type},
                            False if decode is None else decode, num_samples, num_parallel_workers, shuffle, sampler,
                            num_shards, shard_id, None, seed)
+
+
+class SVHNDataset(_CatalogDataset):
+    """mindspore.dataset.SVHNDataset: the cropped digits' MATLAB files
+    {train,test,extra}_32x32.mat (usage "all", None: train, test, extra).
+    Columns [image (uint8 32x32x3), label (int32; 10 read as 0, as
+    MindSpore's; its uint32)]. MindSpore loads X whole with scipy; here each
+    image is read when its row is (a compressed X through an index of its
+    zlib stream, built once per file and process)."""
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None, *, seed=None):
+        if usage is not None:
+            usage = _choice("SVHNDataset", "usage", usage, None, ("train", "test", "extra", "all"))
+            if isinstance(dataset_dir, str) and os.path.isdir(dataset_dir):
+                for part in (("train", "test", "extra") if usage == "all" else (usage,)):
+                    _need("file", os.path.realpath(os.path.join(dataset_dir, part + "_32x32.mat")))
+        self._init_catalog("SVHNDataset", "svhn", dataset_dir, {"usage": usage or "all"}, False, num_samples,
+                           num_parallel_workers, shuffle, sampler, num_shards, shard_id, None, seed)

@@ -681,7 +681,8 @@ from mindrecord.catalog_datasets import (Caltech101Dataset, CityscapesDataset, D
                                          FakeImageDataset, FlickrDataset, Flowers102Dataset, IWSLT2016Dataset,
                                          IWSLT2017Dataset, KITTIDataset, LFWDataset, LSUNDataset, ManifestDataset,
                                          Multi30kDataset, QMnistDataset, RenderedSST2Dataset, SBUDataset,
-                                         SemeionDataset, SQuADDataset, STL10Dataset, USPSDataset, WIDERFaceDataset)
+                                         SemeionDataset, SQuADDataset, STL10Dataset, SVHNDataset, USPSDataset,
+                                         WIDERFaceDataset)
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset  # noqa: E402,F401
 from mindrecord.text_file_dataset import TextFileDataset  # noqa: E402,F401
 from mindrecord.audio_datasets import (CMUArcticDataset, GTZANDataset, LibriTTSDataset,  # noqa: E402,F401

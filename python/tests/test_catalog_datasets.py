@@ -629,10 +629,12 @@ def test_fake_image_rows_are_mindspores_draws():
         mindrecord.FakeImageDataset(num_images=0)
 
 
-def mat_v5(path, variables):
+def mat_v5(path, variables, compress=False):
     """A MATLAB v5 .mat file of real double (or uint8) arrays, as MATLAB
-    writes them uncompressed: {name: numpy array}."""
+    writes them: {name: numpy array}; `compress`: each variable in a zlib
+    stream (MATLAB's default since version 7)."""
     import struct
+    import zlib
 
     def element(kind, payload):
         pad = (8 - len(payload) % 8) % 8
@@ -646,7 +648,8 @@ def mat_v5(path, variables):
         data = (a if a.dtype == np.uint8 else a.astype("<f8")).tobytes(order="F")
         body = element(6, struct.pack("<II", cls, 0)) + element(5, struct.pack("<%di" % a.ndim, *a.shape))
         body += element(1, name.encode()) + element(kind, data)
-        out += struct.pack("<II", 14, len(body)) + body
+        matrix = struct.pack("<II", 14, len(body)) + body
+        out += struct.pack("<II", 15, len(zlib.compress(matrix))) + zlib.compress(matrix) if compress else matrix
     path.write_bytes(out)
 
 
@@ -708,3 +711,33 @@ def test_caltech101_categories_and_contours(tmp_path):
         rows(mindrecord.Caltech101Dataset(str(tmp_path), target_type="annotation"))
     with pytest.raises(ValueError, match="Input target_type is not within the valid set"):
         mindrecord.Caltech101Dataset(str(tmp_path), target_type="box")
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_svhn_images_from_x_and_labels_from_y(tmp_path, compress):
+    rng = np.random.default_rng(9)
+    parts = {}
+    for part, n in (("train", 3), ("test", 2), ("extra", 70)):
+        images = rng.integers(0, 256, (n, 32, 32, 3), dtype=np.uint8)
+        labels = rng.integers(1, 11, (n, 1)).astype(np.float64)
+        labels[0, 0] = 10
+        mat_v5(tmp_path / (part + "_32x32.mat"), {"X": images.transpose(1, 2, 3, 0), "y": labels}, compress)
+        parts[part] = (images, labels[:, 0])
+    got = rows(mindrecord.SVHNDataset(str(tmp_path), shuffle=False))
+    images = np.concatenate([parts[p][0] for p in ("train", "test", "extra")])
+    labels = np.concatenate([parts[p][1] for p in ("train", "test", "extra")]) % 10
+    assert len(got) == 75
+    assert all(np.array_equal(r["image"], im) for r, im in zip(got, images))
+    assert [int(r["label"]) for r in got] == labels.astype(int).tolist()
+    shuffled = rows(mindrecord.SVHNDataset(str(tmp_path), usage="extra", num_parallel_workers=3))
+    assert sorted(bytes(r["image"]) for r in shuffled) == sorted(im.tobytes() for im in parts["extra"][0])
+    mat_v5(tmp_path / "test_32x32.mat", {"X": parts["test"][0][:1].transpose(1, 2, 3, 0),
+                                         "y": np.ones((2, 1))}, compress)
+    with pytest.raises(mindrecord.CorruptionError, match="test_32x32.mat: 1 images in X, 2 labels in y"):
+        mindrecord.SVHNDataset(str(tmp_path), usage="test")
+    mat_v5(tmp_path / "test_32x32.mat", {"X": np.zeros((32, 32, 1, 2), np.uint8), "y": np.ones((2, 1))}, compress)
+    with pytest.raises(mindrecord.CorruptionError, match="X is not a uint8 32 x 32 x 3 x N array"):
+        mindrecord.SVHNDataset(str(tmp_path), usage="test")
+    (tmp_path / "extra_32x32.mat").unlink()
+    with pytest.raises(ValueError, match="extra_32x32.mat does not exist"):
+        mindrecord.SVHNDataset(str(tmp_path), usage="all")

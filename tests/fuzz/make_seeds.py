@@ -10,6 +10,7 @@ import os
 import sqlite3
 import struct
 import sys
+import zlib
 
 SEP = b"\n--mindrecord-fuzz-file--\n"  # tests/fuzz/fuzz_util.h kFileSeparator
 # row_codec_fuzz schema ids (tests/fuzz/compat_schemas.h).
@@ -401,20 +402,24 @@ CELEBA_PART = b"000001.jpg 0\n000002.png 2\n"  # also read as a Places365 list: 
 for name, pick in {"all": 0, "train": 1, "test_jpg": 3 | 4, "valid_decode": 2 | 8}.items():
     put("celeba", name, bytes([pick]) + CELEBA_ATTR + SEP + CELEBA_PART)
 
-# catalog_fuzz: first byte = layout (modulo 15: lfw, flickr, kitti, widerface,
+# catalog_fuzz: first byte = layout (modulo 16: lfw, flickr, kitti, widerface,
 # manifest, sbu, multi30k, qmnist, stl10, usps, semeion, squad, iwslt,
-# flowers102, caltech101), second = variant
+# flowers102, caltech101, svhn), second = variant
 # (bit 0: LFW pairs / QMNIST's 8 label fields, bit 1: LFW 10fold, bit 2:
 # decode); then up to two list files.
-def mat_v5(variables):
-    """A MATLAB v5 .mat file of real double arrays (uncompressed): {name: (dims, values column-major)}."""
+def mat_v5(variables, compress=False):
+    """A MATLAB v5 .mat file of real arrays: {name: (dims, values column-major)}, doubles, or uint8 when the
+    values are bytes; `compress`: each variable a zlib stream."""
     def element(kind, payload):
         return struct.pack("<II", kind, len(payload)) + payload + b"\0" * ((8 - len(payload) % 8) % 8)
     out = b"MATLAB 5.0 MAT-file, mindrecord fuzz seed".ljust(116, b" ") + b"\0" * 8 + struct.pack("<H", 0x0100) + b"IM"
     for name, (dims, values) in variables.items():
-        body = element(6, struct.pack("<II", 6, 0)) + element(5, struct.pack("<%di" % len(dims), *dims))
-        body += element(1, name.encode()) + element(9, struct.pack("<%dd" % len(values), *values))
-        out += struct.pack("<II", 14, len(body)) + body
+        cls, kind, data = (9, 2, values) if isinstance(values, bytes) else (6, 9, struct.pack("<%dd" % len(values),
+                                                                                              *values))
+        body = element(6, struct.pack("<II", cls, 0)) + element(5, struct.pack("<%di" % len(dims), *dims))
+        body += element(1, name.encode()) + element(kind, data)
+        matrix = struct.pack("<II", 14, len(body)) + body
+        out += struct.pack("<II", 15, len(zlib.compress(matrix))) + zlib.compress(matrix) if compress else matrix
     return out
 
 
@@ -453,6 +458,8 @@ CATALOG = {
                    mat_v5({"trnid": ((1, 2), (2.0, 1.0)), "valid": ((1, 1), (3.0,)), "tstid": ((1, 1), (1.0,))})),
     "caltech101": (14, 0, mat_v5({"box_coord": ((1, 4), (1.0, 2.0, 3.0, 4.0)),
                                   "obj_contour": ((2, 3), (1.0, 2.0, 3.0, 4.0, 5.0, 6.0))}), b""),
+    "svhn": (15, 0, mat_v5({"X": ((32, 32, 3, 2), bytes(range(256)) * 24), "y": ((2, 1), (10.0, 3.0))}, True), b""),
+    "svhn_plain": (15, 0, mat_v5({"X": ((32, 32, 3, 1), bytes(range(256)) * 12), "y": ((1, 1), (7.0,))}), b""),
 }
 for name, (layout, pick, first, second) in CATALOG.items():
     put("catalog", name, bytes([layout, pick]) + first + SEP + second)
