@@ -65,6 +65,9 @@ Result<Catalog> ListFlowers102(const nlohmann::json& args);
 Result<Catalog> ListCaltech101(const nlohmann::json& args);
 // SVHNDataset: usage train / test / extra / all.
 Result<Catalog> ListSvhn(const nlohmann::json& args);
+// SBDataset: task Boundaries / Segmentation, usage train / val /
+// train_noval / all.
+Result<Catalog> ListSb(const nlohmann::json& args);
 // SQuADDataset: usage train / dev / all.
 Result<Catalog> ListSquad(const nlohmann::json& args);
 

@@ -28,7 +28,7 @@ const std::map<std::string, Lister>& Listers() {
       {"usps", &ListUsps},       {"semeion", &ListSemeion}, {"squad", &ListSquad},
       {"iwslt", &ListIwslt},     {"cityscapes", &ListCityscapes},
       {"fake_image", &ListFakeImage}, {"flowers102", &ListFlowers102}, {"caltech101", &ListCaltech101},
-      {"svhn", &ListSvhn}};
+      {"svhn", &ListSvhn},       {"sb", &ListSb}};
   return kListers;
 }
 

@@ -23,4 +23,11 @@ struct MatArray {
 // Variable `name` of the .mat file at `path`, at most `max_values` elements.
 Result<MatArray> ReadMatArray(const std::string& path, const std::string& name, uint64_t max_values);
 
+// Field `field` of struct variable `name` (its first element): each array
+// of it, one for a numeric array, one per cell of a cell array; a sparse
+// matrix comes out dense. At most `max_values` elements in all; the whole
+// variable at most `max_bytes` as declared (checked before it is read).
+Result<std::vector<MatArray>> ReadMatStructField(const std::string& path, const std::string& name,
+                                                 const std::string& field, uint64_t max_values, uint64_t max_bytes);
+
 }  // namespace mindrecord

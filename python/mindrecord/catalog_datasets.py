@@ -4,7 +4,7 @@ DIV2KDataset, FlickrDataset, KITTIDataset, WIDERFaceDataset,
 ManifestDataset, SBUDataset, RenderedSST2Dataset, Multi30kDataset,
 QMnistDataset, STL10Dataset, USPSDataset, SemeionDataset, SQuADDataset,
 IWSLT2016Dataset, IWSLT2017Dataset, CityscapesDataset, FakeImageDataset,
-Flowers102Dataset, Caltech101Dataset and SVHNDataset.
+Flowers102Dataset, Caltech101Dataset, SVHNDataset and SBDataset.
 
 Each is a MindDataset over a "catalog" source: the lists are read once when
 the dataset is made (a list that does not parse, a listed name that would
@@ -24,7 +24,7 @@ from mindrecord.raw_datasets import _RawDataset, _bool, _unsupported
 from mindrecord.samplers import Shuffle
 
 __all__ = ["Caltech101Dataset", "CityscapesDataset", "DIV2KDataset", "FakeImageDataset", "Flowers102Dataset", "FlickrDataset", "IWSLT2016Dataset", "IWSLT2017Dataset", "KITTIDataset", "LFWDataset", "LSUNDataset", "ManifestDataset",
-           "Multi30kDataset", "QMnistDataset", "RenderedSST2Dataset", "SBUDataset", "SemeionDataset", "SQuADDataset",
+           "Multi30kDataset", "QMnistDataset", "RenderedSST2Dataset", "SBDataset", "SBUDataset", "SemeionDataset", "SQuADDataset",
            "STL10Dataset", "SVHNDataset", "USPSDataset", "WIDERFaceDataset"]
 
 
@@ -566,3 +566,20 @@ class SVHNDataset(_CatalogDataset):
                     _need("file", os.path.realpath(os.path.join(dataset_dir, part + "_32x32.mat")))
         self._init_catalog("SVHNDataset", "svhn", dataset_dir, {"usage": usage or "all"}, False, num_samples,
                            num_parallel_workers, shuffle, sampler, num_shards, shard_id, None, seed)
+
+
+class SBDataset(_CatalogDataset):
+    """mindspore.dataset.SBDataset: the Semantic Boundaries Dataset. The ids
+    of train.txt, val.txt or train_noval.txt (usage; "all": train then val)
+    with img/ID.jpg and cls/ID.mat: columns [image, task], task "Boundaries"
+    the 20 category boundary maps (bool [20, H, W]) or "Segmentation" the
+    class map (uint8 [H, W]) of its GTcls struct (read through libmatio when
+    the row is)."""
+
+    def __init__(self, dataset_dir, task="Boundaries", usage="all", num_samples=None, num_parallel_workers=None,
+                 shuffle=None, decode=None, sampler=None, num_shards=None, shard_id=None, *, seed=None):
+        usage = _choice("SBDataset", "usage", usage, "all", ("train", "val", "train_noval", "all"))
+        task = _choice("SBDataset", "task", task, "Boundaries", ("Boundaries", "Segmentation"))
+        self._init_catalog("SBDataset", "sb", dataset_dir, {"task": task, "usage": usage},
+                           False if decode is None else decode, num_samples, num_parallel_workers, shuffle, sampler,
+                           num_shards, shard_id, None, seed)

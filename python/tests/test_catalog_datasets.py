@@ -741,3 +741,65 @@ def test_svhn_images_from_x_and_labels_from_y(tmp_path, compress):
     (tmp_path / "extra_32x32.mat").unlink()
     with pytest.raises(ValueError, match="extra_32x32.mat does not exist"):
         mindrecord.SVHNDataset(str(tmp_path), usage="all")
+
+
+def mat_gtcls(path, segmentation, boundaries):
+    """cls/ID.mat as SBD has it: struct GTcls with Segmentation (uint8 H x W)
+    and Boundaries (a 20 x 1 cell of logical sparse H x W), MATLAB v5."""
+    import struct
+
+    def element(kind, payload):
+        return struct.pack("<II", kind, len(payload)) + payload + b"\0" * ((8 - len(payload) % 8) % 8)
+
+    def matrix(cls, dims, name, parts, flag_bits=0, nzmax=0):
+        body = element(6, struct.pack("<II", cls | (flag_bits << 8), nzmax))
+        body += element(5, struct.pack("<%di" % len(dims), *dims)) + element(1, name) + b"".join(parts)
+        return struct.pack("<II", 14, len(body)) + body
+
+    def sparse(m):
+        h, w = m.shape
+        ir, jc = [], [0]
+        for j in range(w):
+            rows_j = [i for i in range(h) if m[i, j]]
+            ir += rows_j
+            jc.append(len(ir))
+        parts = [element(5, struct.pack("<%di" % len(ir), *ir)), element(5, struct.pack("<%di" % len(jc), *jc)),
+                 element(2, bytes([1] * len(ir)))]
+        return matrix(5, (h, w), b"", parts, flag_bits=0x02, nzmax=max(len(ir), 1))
+
+    seg = matrix(9, segmentation.shape, b"", [element(2, segmentation.tobytes(order="F"))])
+    cell = matrix(1, (len(boundaries), 1), b"", [sparse(b) for b in boundaries])
+    names = b"".join(n.ljust(32, b"\0") for n in (b"Segmentation", b"Boundaries"))
+    gtcls = matrix(2, (1, 1), b"GTcls", [struct.pack("<HHi", 5, 4, 32), element(1, names), seg, cell])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"MATLAB 5.0 MAT-file, mindrecord tests".ljust(116, b" ") + b"\0" * 8 +
+                     struct.pack("<H", 0x0100) + b"IM" + gtcls)
+
+
+def test_sb_boundaries_and_segmentation(tmp_path):
+    rng = np.random.default_rng(10)
+    want = {}
+    for i, name in enumerate(["2008_000002", "2008_000003", "2008_000007"]):
+        seg = rng.integers(0, 21, (4, 5), dtype=np.uint8)
+        bounds = [rng.random((4, 5)) < 0.3 for _ in range(20)]
+        mat_gtcls(tmp_path / "cls" / (name + ".mat"), seg, bounds)
+        want[name] = (jpeg(tmp_path / "img" / (name + ".jpg"), i), seg, np.stack(bounds))
+    (tmp_path / "train.txt").write_text("2008_000003\n2008_000002\n")
+    (tmp_path / "val.txt").write_text("2008_000007\n")
+    got = rows(mindrecord.SBDataset(str(tmp_path), shuffle=False))
+    order = ["2008_000003", "2008_000002", "2008_000007"]
+    assert [bytes(r["image"]) for r in got] == [want[n][0] for n in order]
+    for r, n in zip(got, order):
+        assert r["task"].dtype == np.bool_ and r["task"].shape == (20, 4, 5)
+        assert np.array_equal(r["task"], want[n][2])
+    seg = rows(mindrecord.SBDataset(str(tmp_path), task="Segmentation", usage="val"))
+    assert seg[0]["task"].dtype == np.uint8 and np.array_equal(seg[0]["task"], want["2008_000007"][1])
+    (tmp_path / "val.txt").write_text("../img/2008_000007\n")
+    with pytest.raises(mindrecord.CorruptionError, match=r"val.txt:1: expected an image id"):
+        mindrecord.SBDataset(str(tmp_path), usage="val")
+    (tmp_path / "val.txt").write_text("2008_000007\n")
+    (tmp_path / "cls" / "2008_000007.mat").write_bytes(b"MATLAB 5.0 MAT-file" + b"\0" * 10)
+    with pytest.raises(RuntimeError, match=r"2008_000007.mat"):
+        rows(mindrecord.SBDataset(str(tmp_path), usage="val"))
+    with pytest.raises(ValueError, match="Input task"):
+        mindrecord.SBDataset(str(tmp_path), task="Edges")

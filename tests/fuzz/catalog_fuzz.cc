@@ -1,8 +1,9 @@
 // The list files of the catalog layouts (catalog_source.h): the first input
-// byte picks the layout (modulo 16: lfw, flickr, kitti, widerface, manifest,
+// byte picks the layout (modulo 17: lfw, flickr, kitti, widerface, manifest,
 // sbu, multi30k, qmnist, stl10, usps, semeion, squad, iwslt: bit 0 of the
 // variant the XML test files, else the train.tags files; flowers102: the
-// two .mat files; caltech101: an annotation .mat file; svhn: test_32x32.mat), the second a variant (bit 0:
+// two .mat files; caltech101: an annotation .mat file; svhn: test_32x32.mat;
+// sb: a cls/ID.mat file, bit 0 of the variant Segmentation), the second a variant (bit 0:
 // LFW pairs, QMNIST labels whole; bit 1: LFW 10fold; bit 2: decode); the
 // rest holds up to two files, separated as fuzz_util.h says, written where
 // the layout reads its lists (QMNIST: the image and label idx files; STL10:
@@ -30,7 +31,7 @@ void ReadCatalogRows(const Source& src) {
 
 MINDRECORD_FUZZ_TARGET(catalog) {
   if (size < 2) return 0;
-  const uint8_t layout = data[0] % 16, pick = data[1];
+  const uint8_t layout = data[0] % 17, pick = data[1];
   auto parts = fuzz::SplitFiles(std::string_view(reinterpret_cast<const char*>(data) + 2, size - 2), 2);
   const auto dir = fuzz::FreshScratch();
   nlohmann::json args = {{"dataset_dir", dir.string()}, {"decode", (pick & 4) != 0}};
@@ -112,6 +113,12 @@ MINDRECORD_FUZZ_TARGET(catalog) {
     case 15:
       args.update({{"layout", "svhn"}, {"usage", "test"}});
       fuzz::WriteFile(dir / "test_32x32.mat", parts[0]);
+      break;
+    case 16:
+      args.update({{"layout", "sb"}, {"usage", "train"}, {"task", (pick & 1) ? "Segmentation" : "Boundaries"}});
+      fuzz::WriteFile(dir / "train.txt", "a\n");
+      fuzz::WriteFile(dir / "img" / "a.jpg", kImage);
+      fuzz::WriteFile(dir / "cls" / "a.mat", parts[0]);
       break;
     default: {
       const bool xml = (pick & 1) != 0;

@@ -402,9 +402,9 @@ CELEBA_PART = b"000001.jpg 0\n000002.png 2\n"  # also read as a Places365 list: 
 for name, pick in {"all": 0, "train": 1, "test_jpg": 3 | 4, "valid_decode": 2 | 8}.items():
     put("celeba", name, bytes([pick]) + CELEBA_ATTR + SEP + CELEBA_PART)
 
-# catalog_fuzz: first byte = layout (modulo 16: lfw, flickr, kitti, widerface,
+# catalog_fuzz: first byte = layout (modulo 17: lfw, flickr, kitti, widerface,
 # manifest, sbu, multi30k, qmnist, stl10, usps, semeion, squad, iwslt,
-# flowers102, caltech101, svhn), second = variant
+# flowers102, caltech101, svhn, sb), second = variant
 # (bit 0: LFW pairs / QMNIST's 8 label fields, bit 1: LFW 10fold, bit 2:
 # decode); then up to two list files.
 def mat_v5(variables, compress=False):
@@ -421,6 +421,27 @@ def mat_v5(variables, compress=False):
         matrix = struct.pack("<II", 14, len(body)) + body
         out += struct.pack("<II", 15, len(zlib.compress(matrix))) + zlib.compress(matrix) if compress else matrix
     return out
+
+
+def mat_gtcls(compress):
+    """An SBD cls/ID.mat: struct GTcls {Segmentation: uint8 2 x 3, Boundaries: 2 x 1 cell of logical sparse 2 x 3}."""
+    def element(kind, payload):
+        return struct.pack("<II", kind, len(payload)) + payload + b"\0" * ((8 - len(payload) % 8) % 8)
+
+    def matrix(cls, dims, name, parts, flag_bits=0, nzmax=0):
+        body = element(6, struct.pack("<II", cls | (flag_bits << 8), nzmax))
+        body += element(5, struct.pack("<%di" % len(dims), *dims)) + element(1, name) + b"".join(parts)
+        return struct.pack("<II", 14, len(body)) + body
+    sparse = matrix(5, (2, 3), b"", [element(5, struct.pack("<2i", 0, 1)), element(5, struct.pack("<4i", 0, 1, 1, 2)),
+                                     element(2, bytes([1, 1]))], flag_bits=0x02, nzmax=2)
+    seg = matrix(9, (2, 3), b"", [element(2, bytes([0, 1, 2, 3, 4, 20]))])
+    cell = matrix(1, (2, 1), b"", [sparse, sparse])
+    names = b"".join(n.ljust(32, b"\0") for n in (b"Segmentation", b"Boundaries"))
+    gtcls = matrix(2, (1, 1), b"GTcls", [struct.pack("<HHi", 5, 4, 32), element(1, names), seg, cell])
+    if compress:
+        gtcls = struct.pack("<II", 15, len(zlib.compress(gtcls))) + zlib.compress(gtcls)
+    return b"MATLAB 5.0 MAT-file, mindrecord fuzz seed".ljust(116, b" ") + b"\0" * 8 + struct.pack("<H", 0x0100) + \
+        b"IM" + gtcls
 
 
 QMNIST_IMAGES = struct.pack(">IIII", 2051, 1, 28, 28) + bytes(range(256)) * 3 + bytes(16)
@@ -460,6 +481,8 @@ CATALOG = {
                                   "obj_contour": ((2, 3), (1.0, 2.0, 3.0, 4.0, 5.0, 6.0))}), b""),
     "svhn": (15, 0, mat_v5({"X": ((32, 32, 3, 2), bytes(range(256)) * 24), "y": ((2, 1), (10.0, 3.0))}, True), b""),
     "svhn_plain": (15, 0, mat_v5({"X": ((32, 32, 3, 1), bytes(range(256)) * 12), "y": ((1, 1), (7.0,))}), b""),
+    "sb_boundaries": (16, 0, mat_gtcls(False), b""),
+    "sb_segmentation": (16, 1, mat_gtcls(True), b""),
 }
 for name, (layout, pick, first, second) in CATALOG.items():
     put("catalog", name, bytes([layout, pick]) + first + SEP + second)
