@@ -68,6 +68,8 @@ Result<Catalog> ListSvhn(const nlohmann::json& args);
 // SBDataset: task Boundaries / Segmentation, usage train / val /
 // train_noval / all.
 Result<Catalog> ListSb(const nlohmann::json& args);
+// PhotoTourDataset: name, usage train / test.
+Result<Catalog> ListPhotoTour(const nlohmann::json& args);
 // SQuADDataset: usage train / dev / all.
 Result<Catalog> ListSquad(const nlohmann::json& args);
 

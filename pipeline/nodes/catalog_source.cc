@@ -28,7 +28,8 @@ const std::map<std::string, Lister>& Listers() {
       {"usps", &ListUsps},       {"semeion", &ListSemeion}, {"squad", &ListSquad},
       {"iwslt", &ListIwslt},     {"cityscapes", &ListCityscapes},
       {"fake_image", &ListFakeImage}, {"flowers102", &ListFlowers102}, {"caltech101", &ListCaltech101},
-      {"svhn", &ListSvhn},       {"sb", &ListSb}};
+      {"svhn", &ListSvhn},       {"sb", &ListSb},
+      {"photo_tour", &ListPhotoTour}};
   return kListers;
 }
 

@@ -56,6 +56,7 @@ struct Catalog {
   std::vector<std::shared_ptr<const RandomAccessFile>> record_opened;
   std::vector<CatalogRecord> records;       // row-major, record_specs.size() per row
   std::vector<std::function<Result<Tensor>(uint64_t row)>> generated;
+  uint64_t generated_rows = 0;  // the row count when every column is generated
   std::vector<Tensor> values;               // row-major, the other columns per row
   nlohmann::json meta = nlohmann::json::object();  // what the loader reports besides rows (class_indexing)
   // The order the source gives the columns in: output column k is
@@ -67,7 +68,7 @@ struct Catalog {
   uint64_t rows() const {
     if (file_columns) return paths.size() / file_columns;
     if (RecordColumns()) return records.size() / RecordColumns();
-    return ValueColumns() ? values.size() / ValueColumns() : 0;
+    return ValueColumns() ? values.size() / ValueColumns() : generated_rows;
   }
 };
 

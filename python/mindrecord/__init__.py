@@ -33,8 +33,9 @@ from mindrecord.raw_datasets import (Caltech256Dataset, CelebADataset, Cifar10Da
 from mindrecord.catalog_datasets import (Caltech101Dataset, CityscapesDataset, DIV2KDataset, FakeImageDataset,
                                          FlickrDataset, Flowers102Dataset, IWSLT2016Dataset, IWSLT2017Dataset,
                                          KITTIDataset, LFWDataset, LSUNDataset, ManifestDataset, Multi30kDataset,
-                                         QMnistDataset, RenderedSST2Dataset, SBDataset, SBUDataset, SemeionDataset,
-                                         SQuADDataset, STL10Dataset, SVHNDataset, USPSDataset, WIDERFaceDataset)
+                                         PhotoTourDataset, QMnistDataset, RenderedSST2Dataset, SBDataset, SBUDataset,
+                                         SemeionDataset, SQuADDataset, STL10Dataset, SVHNDataset, USPSDataset,
+                                         WIDERFaceDataset)
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset
 from mindrecord.text_file_dataset import TextFileDataset
 from mindrecord.csv_dataset import CSVDataset
@@ -75,7 +76,7 @@ __all__ = [
     "WIDERFaceDataset", "ManifestDataset", "SBUDataset", "RenderedSST2Dataset", "Multi30kDataset", "QMnistDataset",
     "STL10Dataset", "USPSDataset", "SemeionDataset", "SQuADDataset", "IWSLT2016Dataset", "IWSLT2017Dataset",
     "CityscapesDataset", "FakeImageDataset", "Flowers102Dataset", "Caltech101Dataset",
-    "SVHNDataset", "SBDataset",
+    "SVHNDataset", "SBDataset", "PhotoTourDataset",
     "YesNoDataset", "SpeechCommandsDataset", "LJSpeechDataset", "CMUArcticDataset", "GTZANDataset", "LibriTTSDataset",
     "TedliumDataset",
     "GeneratorDataset", "NumpySlicesDataset", "PaddedDataset", "TextFileDataset", "CSVDataset", "TFRecordDataset",

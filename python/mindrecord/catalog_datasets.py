@@ -4,7 +4,8 @@ DIV2KDataset, FlickrDataset, KITTIDataset, WIDERFaceDataset,
 ManifestDataset, SBUDataset, RenderedSST2Dataset, Multi30kDataset,
 QMnistDataset, STL10Dataset, USPSDataset, SemeionDataset, SQuADDataset,
 IWSLT2016Dataset, IWSLT2017Dataset, CityscapesDataset, FakeImageDataset,
-Flowers102Dataset, Caltech101Dataset, SVHNDataset and SBDataset.
+Flowers102Dataset, Caltech101Dataset, SVHNDataset, SBDataset and
+PhotoTourDataset.
 
 Each is a MindDataset over a "catalog" source: the lists are read once when
 the dataset is made (a list that does not parse, a listed name that would
@@ -24,7 +25,7 @@ from mindrecord.raw_datasets import _RawDataset, _bool, _unsupported
 from mindrecord.samplers import Shuffle
 
 __all__ = ["Caltech101Dataset", "CityscapesDataset", "DIV2KDataset", "FakeImageDataset", "Flowers102Dataset", "FlickrDataset", "IWSLT2016Dataset", "IWSLT2017Dataset", "KITTIDataset", "LFWDataset", "LSUNDataset", "ManifestDataset",
-           "Multi30kDataset", "QMnistDataset", "RenderedSST2Dataset", "SBDataset", "SBUDataset", "SemeionDataset", "SQuADDataset",
+           "Multi30kDataset", "PhotoTourDataset", "QMnistDataset", "RenderedSST2Dataset", "SBDataset", "SBUDataset", "SemeionDataset", "SQuADDataset",
            "STL10Dataset", "SVHNDataset", "USPSDataset", "WIDERFaceDataset"]
 
 
@@ -583,3 +584,23 @@ class SBDataset(_CatalogDataset):
         self._init_catalog("SBDataset", "sb", dataset_dir, {"task": task, "usage": usage},
                            False if decode is None else decode, num_samples, num_parallel_workers, shuffle, sampler,
                            num_shards, shard_id, None, seed)
+
+
+class PhotoTourDataset(_CatalogDataset):
+    """mindspore.dataset.PhotoTourDataset: the patches of NAME/'s bitmaps
+    (name "notredame", "yosemite", "liberty" or their "_harris" sets).
+    usage "train" (None): [image (uint8 64x64x1)], a row per info.txt
+    record; "test": [image1, image2, matches (int32 1 / 0; MindSpore's
+    uint32)], a row per m50_100000_100000_0.txt record. A patch is cut from
+    its bitmap when its row is read (the last 32 bitmaps decoded kept)."""
+
+    _NAMES = ["notredame", "yosemite", "liberty", "notredame_harris", "yosemite_harris", "liberty_harris"]
+
+    def __init__(self, dataset_dir, name, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None, cache=None, *, seed=None):
+        usage = _choice("PhotoTourDataset", "usage", usage, "train", ("train", "test"))
+        if name is None:
+            raise TypeError("Argument name with value None is not of type [<class 'str'>]")
+        name = _choice("PhotoTourDataset", "name", name, None, self._NAMES)
+        self._init_catalog("PhotoTourDataset", "photo_tour", dataset_dir, {"name": name, "usage": usage}, False,
+                           num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache, seed)

@@ -680,9 +680,9 @@ from mindrecord.raw_datasets import (Caltech256Dataset, CelebADataset, Cifar10Da
 from mindrecord.catalog_datasets import (Caltech101Dataset, CityscapesDataset, DIV2KDataset,  # noqa: E402,F401
                                          FakeImageDataset, FlickrDataset, Flowers102Dataset, IWSLT2016Dataset,
                                          IWSLT2017Dataset, KITTIDataset, LFWDataset, LSUNDataset, ManifestDataset,
-                                         Multi30kDataset, QMnistDataset, RenderedSST2Dataset, SBDataset, SBUDataset,
-                                         SemeionDataset, SQuADDataset, STL10Dataset, SVHNDataset, USPSDataset,
-                                         WIDERFaceDataset)
+                                         Multi30kDataset, PhotoTourDataset, QMnistDataset, RenderedSST2Dataset,
+                                         SBDataset, SBUDataset, SemeionDataset, SQuADDataset, STL10Dataset, SVHNDataset,
+                                         USPSDataset, WIDERFaceDataset)
 from mindrecord.generator_dataset import GeneratorDataset, NumpySlicesDataset, PaddedDataset  # noqa: E402,F401
 from mindrecord.text_file_dataset import TextFileDataset  # noqa: E402,F401
 from mindrecord.audio_datasets import (CMUArcticDataset, GTZANDataset, LibriTTSDataset,  # noqa: E402,F401

@@ -803,3 +803,36 @@ def test_sb_boundaries_and_segmentation(tmp_path):
         rows(mindrecord.SBDataset(str(tmp_path), usage="val"))
     with pytest.raises(ValueError, match="Input task"):
         mindrecord.SBDataset(str(tmp_path), task="Edges")
+
+
+def test_photo_tour_patches_and_matches(tmp_path):
+    folder = tmp_path / "liberty"
+    folder.mkdir()
+    rng = np.random.default_rng(11)
+    grids = [rng.integers(0, 256, (1024, 1024), dtype=np.uint8) for _ in range(2)]
+    for k, g in enumerate(grids):
+        Image.fromarray(g, mode="L").save(str(folder / ("patches%04d.bmp" % k)))
+    (folder / "notes.txt").write_text("not a bitmap")
+
+    def patch(i):
+        g = grids[i // 256]
+        r, c = i % 256 // 16, i % 16
+        return g[r * 64:(r + 1) * 64, c * 64:(c + 1) * 64]
+    (folder / "info.txt").write_text("".join("%d 0\n" % (i // 3) for i in range(300)))
+    (folder / "m50_100000_100000_0.txt").write_text("3 1 0 299 99 0 0\n17 5 0 16 5 0 0\n")
+    got = rows(mindrecord.PhotoTourDataset(str(tmp_path), "liberty", shuffle=False))
+    assert len(got) == 300 and list(got[0]) == ["image"]
+    for i in (0, 17, 255, 256, 299):
+        assert got[i]["image"].shape == (64, 64, 1) and np.array_equal(got[i]["image"][:, :, 0], patch(i))
+    test = rows(mindrecord.PhotoTourDataset(str(tmp_path), "liberty", usage="test", shuffle=False))
+    assert [int(r["matches"]) for r in test] == [0, 1]
+    assert np.array_equal(test[0]["image2"][:, :, 0], patch(299)) and np.array_equal(test[1]["image1"][:, :, 0],
+                                                                                     patch(17))
+    (folder / "m50_100000_100000_0.txt").write_text("3 1 0 300 99 0 0\n")
+    with pytest.raises(mindrecord.CorruptionError, match=r"\(record 1\): patch 300 is not one of info.txt's 300"):
+        mindrecord.PhotoTourDataset(str(tmp_path), "liberty", usage="test")
+    (folder / "info.txt").write_text("1 0\n2\n")
+    with pytest.raises(mindrecord.CorruptionError, match="info.txt: 3 fields, not records of 2"):
+        mindrecord.PhotoTourDataset(str(tmp_path), "liberty")
+    with pytest.raises(ValueError, match="Input name"):
+        mindrecord.PhotoTourDataset(str(tmp_path), "paris")
