@@ -7,8 +7,6 @@
 // when stored plain, through an index of access points into its zlib
 // stream when compressed (mindrecord/inflated_file.h; built once per file
 // and process), so memory stays bounded whatever N.
-#include <zlib.h>
-
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -27,12 +25,8 @@ namespace {
 
 constexpr const char* kSvhnWho = "SVHNDataset";
 constexpr uint64_t kSvhnImageBytes = 32 * 32 * 3;
-constexpr uint32_t kMiInt8 = 1, kMiUint8 = 2, kMiInt32 = 5, kMiUint32 = 6, kMiMatrix = 14, kMiCompressed = 15;
-constexpr uint8_t kMxUint8Class = 9;
-
-uint32_t Le32(const unsigned char* p) {
-  return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
-}
+constexpr uint32_t kSvhnMiUint8 = 2, kSvhnMiMatrix = 14, kSvhnMiCompressed = 15;
+constexpr uint8_t kSvhnUint8Class = 9;
 
 // `n` bytes of a file, from `offset`.
 class FileSlice : public RandomAccessFile {
@@ -52,83 +46,6 @@ class FileSlice : public RandomAccessFile {
   std::shared_ptr<const RandomAccessFile> raw_;
   uint64_t offset_, n_;
 };
-
-// The first bytes of a zlib stream, inflated (at most `want`).
-Result<std::string> InflatePrefix(const RandomAccessFile& f, uint64_t offset, uint64_t n, size_t want) {
-  std::string in(static_cast<size_t>(std::min<uint64_t>(n, 64 << 10)), '\0');
-  MR_RETURN_IF_ERROR(f.ReadAt(offset, in.size(), in.data()));
-  std::string out(want, '\0');
-  z_stream z{};
-  if (inflateInit(&z) != Z_OK) return Status::Internal("zlib: inflateInit failed");
-  z.next_in = reinterpret_cast<Bytef*>(in.data());
-  z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  const int rc = inflate(&z, Z_SYNC_FLUSH);
-  const size_t got = want - std::min<size_t>(want, z.avail_out);
-  out.resize(got);
-  inflateEnd(&z);
-  if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
-    return Status::Corruption(f.path() + ": the compressed element at byte " + std::to_string(offset) +
-                              " does not inflate");
-  return out;
-}
-
-// A miMATRIX element's header: class, dims, name, and where its real part's
-// data starts (in the element's bytes, from its tag) and how long it is.
-struct MatrixHeader {
-  uint8_t cls = 0;
-  std::vector<int64_t> dims;
-  std::string name;
-  uint32_t data_type = 0;
-  uint64_t data_offset = 0, data_bytes = 0;
-};
-
-Result<MatrixHeader> ParseMatrixHeader(const std::string& b, const std::string& where) {
-  auto bad = [&](const std::string& what) { return Status::Corruption(where + ": " + what); };
-  const auto* p = reinterpret_cast<const unsigned char*>(b.data());
-  if (b.size() < 8 || Le32(p) != kMiMatrix) return bad("not a MATLAB array element");
-  size_t pos = 8;
-  MatrixHeader h;
-  for (int sub = 0; sub < 4; ++sub) {
-    if (pos + 8 > b.size()) return bad("its header is cut short");
-    uint32_t type = Le32(p + pos), nbytes = 0;
-    size_t data = 0, next = 0;
-    if (type >> 16) {  // a small data element: the size in the tag's upper half
-      nbytes = type >> 16;
-      type &= 0xffff;
-      data = pos + 4;
-      next = pos + 8;
-      if (nbytes > 4) return bad("a small data element of more than 4 bytes");
-    } else {
-      nbytes = Le32(p + pos + 4);
-      data = pos + 8;
-      next = data + ((static_cast<size_t>(nbytes) + 7) / 8) * 8;
-    }
-    if (sub < 3 && data + nbytes > b.size()) return bad("its header is cut short");
-    if (sub == 0) {
-      if (type != kMiUint32 || nbytes != 8) return bad("its array flags are malformed");
-      h.cls = p[data];
-      if (p[data + 1] & 0x08) return bad("a complex array");
-    } else if (sub == 1) {
-      if (type != kMiInt32 || nbytes % 4 != 0 || nbytes == 0) return bad("its dimensions are malformed");
-      for (size_t d = 0; d < nbytes / 4; ++d) {
-        const auto v = static_cast<int32_t>(Le32(p + data + 4 * d));
-        if (v < 0) return bad("a negative dimension");
-        h.dims.push_back(v);
-      }
-    } else if (sub == 2) {
-      if (type != kMiInt8) return bad("its name is malformed");
-      h.name.assign(b.data() + data, nbytes);
-    } else {
-      h.data_type = type;
-      h.data_offset = data;
-      h.data_bytes = nbytes;
-    }
-    pos = next;
-  }
-  return h;
-}
 
 struct SvhnImages {
   std::shared_ptr<const RandomAccessFile> file;  // X's bytes: the .mat file or its inflated element
@@ -178,23 +95,25 @@ Result<SvhnImages> FindImages(const std::string& path) {
   while (offset + 8 <= file->size()) {
     unsigned char tag[8];
     MR_RETURN_IF_ERROR(file->ReadAt(offset, 8, reinterpret_cast<char*>(tag)));
-    const uint32_t type = Le32(tag);
-    const uint64_t nbytes = Le32(tag + 4);
+    const uint32_t type = MatLe32(tag);
+    const uint64_t nbytes = MatLe32(tag + 4);
     if (nbytes > file->size() - offset - 8)
       return Status::Corruption(std::string(kSvhnWho) + ": " + path + ": the element at byte " +
                                 std::to_string(offset) + " runs past the end of the file");
     const std::string where = std::string(kSvhnWho) + ": " + path + ": the element at byte " + std::to_string(offset);
     std::string head;
-    if (type == kMiCompressed) {
-      MR_ASSIGN_OR_RETURN(head, InflatePrefix(*file, offset + 8, nbytes, 256));
-    } else if (type == kMiMatrix) {
+    if (type == kSvhnMiCompressed) {
+      std::string raw(static_cast<size_t>(std::min<uint64_t>(nbytes, 64 << 10)), '\0');
+      MR_RETURN_IF_ERROR(file->ReadAt(offset + 8, raw.size(), raw.data()));
+      MR_ASSIGN_OR_RETURN(head, InflateMatElement(raw, 256, where, true));
+    } else if (type == kSvhnMiMatrix) {
       head.resize(static_cast<size_t>(std::min<uint64_t>(nbytes + 8, 256)));
       MR_RETURN_IF_ERROR(file->ReadAt(offset, head.size(), head.data()));
     }
     if (!head.empty()) {
-      MR_ASSIGN_OR_RETURN(MatrixHeader h, ParseMatrixHeader(head, where));
+      MR_ASSIGN_OR_RETURN(MatArrayHeader h, ParseMatArrayHeader(head, where));
       if (h.name == "X") {
-        if (h.cls != kMxUint8Class || h.data_type != kMiUint8 || h.dims.size() != 4 || h.dims[0] != 32 ||
+        if (h.cls != kSvhnUint8Class || h.complex || h.data_type != kSvhnMiUint8 || h.dims.size() != 4 || h.dims[0] != 32 ||
             h.dims[1] != 32 || h.dims[2] != 3)
           return Status::Corruption(where + ": X is not a uint8 32 x 32 x 3 x N array");
         SvhnImages out;
@@ -204,7 +123,7 @@ Result<SvhnImages> FindImages(const std::string& path) {
                                     std::to_string(out.count) + " images " +
                                     std::to_string(out.count * kSvhnImageBytes));
         out.first = h.data_offset;
-        if (type == kMiMatrix) {
+        if (type == kSvhnMiMatrix) {
           if (h.data_offset + h.data_bytes > nbytes + 8)
             return Status::Corruption(where + ": X's data runs past its element");
           out.first += offset;
@@ -221,7 +140,7 @@ Result<SvhnImages> FindImages(const std::string& path) {
         return out;
       }
     }
-    offset += 8 + (type == kMiCompressed ? nbytes : (nbytes + 7) / 8 * 8);
+    offset += 8 + (type == kSvhnMiCompressed ? nbytes : (nbytes + 7) / 8 * 8);
   }
   return Status::Corruption(std::string(kSvhnWho) + ": " + path + ": no variable X");
 }

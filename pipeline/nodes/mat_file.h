@@ -20,6 +20,28 @@ struct MatArray {
   std::vector<double> values;  // every element, in MATLAB's (column-major) order
 };
 
+// The header of a MATLAB 5 array element (`bytes`: the element from its
+// tag, or its first bytes): class (matio's enum matio_classes), complexity,
+// dimensions, name, and its real part's data type, offset (from the tag)
+// and length. Corruption naming `where` when the header is malformed.
+struct MatArrayHeader {
+  uint8_t cls = 0;
+  bool complex = false;
+  std::vector<int64_t> dims;
+  std::string name;
+  uint32_t data_type = 0;
+  uint64_t data_offset = 0, data_bytes = 0;
+};
+Result<MatArrayHeader> ParseMatArrayHeader(const std::string& bytes, const std::string& where);
+
+// A little-endian uint32.
+uint32_t MatLe32(const unsigned char* p);
+
+// A compressed element's zlib stream `in` inflated, at most `cap` bytes:
+// more is Corruption naming `where` unless `prefix`, which gives the first
+// `cap` bytes (or fewer where `in`, the stream's start, runs out).
+Result<std::string> InflateMatElement(const std::string& in, size_t cap, const std::string& where, bool prefix);
+
 // Variable `name` of the .mat file at `path`, at most `max_values` elements.
 Result<MatArray> ReadMatArray(const std::string& path, const std::string& name, uint64_t max_values);
 

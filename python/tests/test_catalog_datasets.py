@@ -836,3 +836,28 @@ def test_photo_tour_patches_and_matches(tmp_path):
         mindrecord.PhotoTourDataset(str(tmp_path), "liberty")
     with pytest.raises(ValueError, match="Input name"):
         mindrecord.PhotoTourDataset(str(tmp_path), "paris")
+
+
+def test_mat_files_declaring_more_than_they_hold_are_refused(tmp_path):
+    # A GTcls struct whose dimensions declare ~2^31 elements in a file of a
+    # few hundred bytes: refused before libmatio sizes an allocation by it.
+    import struct
+    seg = np.zeros((2, 3), np.uint8)
+    mat_gtcls(tmp_path / "cls" / "a.mat", seg, [np.zeros((2, 3), bool)] * 2)
+    data = bytearray((tmp_path / "cls" / "a.mat").read_bytes())
+    dims_at = data.index(struct.pack("<II", 5, 8) + struct.pack("<ii", 1, 1))  # the struct's 1 x 1
+    data[dims_at + 8:dims_at + 16] = struct.pack("<ii", 65536, 32768)
+    (tmp_path / "cls" / "a.mat").write_bytes(bytes(data))
+    jpeg(tmp_path / "img" / "a.jpg", 1)
+    (tmp_path / "train.txt").write_text("a\n")
+    with pytest.raises(RuntimeError, match=r"a.mat: variable 'GTcls' is malformed or declares more than"):
+        rows(mindrecord.SBDataset(str(tmp_path), usage="train"))
+    mat_v5(tmp_path / "imagelabels.mat", {"labels": np.array([[1, 2]])})
+    data = bytearray((tmp_path / "imagelabels.mat").read_bytes())
+    dims_at = data.index(struct.pack("<II", 5, 8) + struct.pack("<ii", 1, 2))
+    data[dims_at + 8:dims_at + 16] = struct.pack("<ii", 1 << 20, 1 << 10)
+    (tmp_path / "imagelabels.mat").write_bytes(bytes(data))
+    (tmp_path / "jpg").mkdir()
+    mat_v5(tmp_path / "setid.mat", {"trnid": np.array([[1]]), "valid": np.array([[2]]), "tstid": np.array([[1]])})
+    with pytest.raises(mindrecord.CorruptionError, match=r"imagelabels.mat: variable 'labels' is malformed"):
+        mindrecord.Flowers102Dataset(str(tmp_path))

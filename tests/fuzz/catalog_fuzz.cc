@@ -1,15 +1,18 @@
 // The list files of the catalog layouts (catalog_source.h): the first input
-// byte picks the layout (modulo 17: lfw, flickr, kitti, widerface, manifest,
+// byte picks the layout (modulo 18: lfw, flickr, kitti, widerface, manifest,
 // sbu, multi30k, qmnist, stl10, usps, semeion, squad, iwslt: bit 0 of the
 // variant the XML test files, else the train.tags files; flowers102: the
 // two .mat files; caltech101: an annotation .mat file; svhn: test_32x32.mat;
-// sb: a cls/ID.mat file, bit 0 of the variant Segmentation), the second a variant (bit 0:
+// sb: a cls/ID.mat file, bit 0 of the variant Segmentation; photo_tour:
+// info.txt and the matches file, bit 0 of the variant test), the second a variant (bit 0:
 // LFW pairs, QMNIST labels whole; bit 1: LFW 10fold; bit 2: decode); the
 // rest holds up to two files, separated as fuzz_util.h says, written where
 // the layout reads its lists (QMNIST: the image and label idx files; STL10:
 // test_X.bin and test_y.bin). One small
 // image (not a whole JPEG) lies where each layout looks first. The lists
 // are read, the source opened and its first rows read.
+#include <cstring>
+
 #include "pipeline/nodes/catalog_source.h"
 #include "tests/fuzz/fuzz_target.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -31,7 +34,7 @@ void ReadCatalogRows(const Source& src) {
 
 MINDRECORD_FUZZ_TARGET(catalog) {
   if (size < 2) return 0;
-  const uint8_t layout = data[0] % 17, pick = data[1];
+  const uint8_t layout = data[0] % 18, pick = data[1];
   auto parts = fuzz::SplitFiles(std::string_view(reinterpret_cast<const char*>(data) + 2, size - 2), 2);
   const auto dir = fuzz::FreshScratch();
   nlohmann::json args = {{"dataset_dir", dir.string()}, {"decode", (pick & 4) != 0}};
@@ -120,6 +123,29 @@ MINDRECORD_FUZZ_TARGET(catalog) {
       fuzz::WriteFile(dir / "img" / "a.jpg", kImage);
       fuzz::WriteFile(dir / "cls" / "a.mat", parts[0]);
       break;
+    case 17: {
+      args.update({{"layout", "photo_tour"}, {"name", "liberty"}, {"usage", (pick & 1) ? "test" : "train"}});
+      static const std::string bitmap = [] {  // a 1024 x 1024 8-bit grey BMP
+        std::string b(14 + 40 + 1024 + 1024 * 1024, '\0');
+        auto put32 = [&](size_t at, uint32_t v) { std::memcpy(&b[at], &v, 4); };
+        b[0] = 'B';
+        b[1] = 'M';
+        put32(2, static_cast<uint32_t>(b.size()));
+        put32(10, 14 + 40 + 1024);
+        put32(14, 40);
+        put32(18, 1024);
+        put32(22, 1024);
+        b[26] = 1;
+        b[28] = 8;
+        for (int i = 0; i < 256; ++i) b[54 + 4 * i] = b[55 + 4 * i] = b[56 + 4 * i] = static_cast<char>(i);
+        for (size_t i = 0; i < 1024 * 1024; ++i) b[14 + 40 + 1024 + i] = static_cast<char>(i * 7);
+        return b;
+      }();
+      fuzz::WriteFile(dir / "liberty" / "patches0000.bmp", bitmap);
+      fuzz::WriteFile(dir / "liberty" / "info.txt", parts[0]);
+      fuzz::WriteFile(dir / "liberty" / "m50_100000_100000_0.txt", parts[1]);
+      break;
+    }
     default: {
       const bool xml = (pick & 1) != 0;
       args.update({{"layout", "iwslt"}, {"year", 2016}, {"usage", xml ? "test" : "train"}});

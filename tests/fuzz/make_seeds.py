@@ -402,9 +402,9 @@ CELEBA_PART = b"000001.jpg 0\n000002.png 2\n"  # also read as a Places365 list: 
 for name, pick in {"all": 0, "train": 1, "test_jpg": 3 | 4, "valid_decode": 2 | 8}.items():
     put("celeba", name, bytes([pick]) + CELEBA_ATTR + SEP + CELEBA_PART)
 
-# catalog_fuzz: first byte = layout (modulo 17: lfw, flickr, kitti, widerface,
+# catalog_fuzz: first byte = layout (modulo 18: lfw, flickr, kitti, widerface,
 # manifest, sbu, multi30k, qmnist, stl10, usps, semeion, squad, iwslt,
-# flowers102, caltech101, svhn, sb), second = variant
+# flowers102, caltech101, svhn, sb, photo_tour), second = variant
 # (bit 0: LFW pairs / QMNIST's 8 label fields, bit 1: LFW 10fold, bit 2:
 # decode); then up to two list files.
 def mat_v5(variables, compress=False):
@@ -483,6 +483,8 @@ CATALOG = {
     "svhn_plain": (15, 0, mat_v5({"X": ((32, 32, 3, 1), bytes(range(256)) * 12), "y": ((1, 1), (7.0,))}), b""),
     "sb_boundaries": (16, 0, mat_gtcls(False), b""),
     "sb_segmentation": (16, 1, mat_gtcls(True), b""),
+    "photo_tour_train": (17, 0, b"0 0\n1 0\n2 1\n300 1\n", b"0 0 0 1 0 0 0\n2 1 0 3 1 0 0\n"),
+    "photo_tour_test": (17, 1, b"0 0\n1 0\n2 1\n3 1\n", b"0 0 0 1 0 0 0\n2 1 0 3 1 0 0\n"),
 }
 for name, (layout, pick, first, second) in CATALOG.items():
     put("catalog", name, bytes([layout, pick]) + first + SEP + second)
