@@ -61,6 +61,9 @@ Result<Catalog> ListCatalog(const json& args) {
     ok = ok && sorted.size() == c.columns.size();
   }
   if (!ok) return Status::Internal("the '" + layout.get<std::string>() + "' catalog's rows do not match its columns");
+  if (rows == 0)  // as MindSpore's loaders: an empty dataset is a mistake in the path or arguments
+    return Status::NotFound("the '" + layout.get<std::string>() + "' dataset in " + args["dataset_dir"].dump() +
+                            " has no rows for the arguments given");
   return c;
 }
 

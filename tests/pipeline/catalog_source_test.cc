@@ -126,12 +126,22 @@ TEST_F(CatalogSourceTest, ArgsAndColumnsAreChecked) {
   bad({{"layout", "kitti"}, {"usage", "val"}}, "usage must be 'train' or 'test'");
   bad({{"layout", "lsun"}, {"clases", json::array()}}, "does not take the arg 'clases'");
   bad({{"layout", "stl10"}, {"decode", 1}}, "decode is a bool");
-  std::ofstream(dir_ / "semeion.data") << "";
+  {
+    std::ofstream line(dir_ / "semeion.data");
+    for (int i = 0; i < 256; ++i) line << (i % 3 ? "0.0000 " : "1.0000 ");
+    line << "0 1 0 0 0 0 0 0 0 0\n";
+  }
   json node = {{"node", "source"}, {"kind", "catalog"}, {"columns", {"image", "label"}}, {"rows", 3},
                {"args", {{"layout", "semeion"}, {"dataset_dir", dir_.string()}}}};
   auto src = OpenCatalogSource(node);
   ASSERT_FALSE(src.ok());
-  EXPECT_NE(src.status().ToString().find("give 0 rows now, 3 when the dataset was made"), std::string::npos)
+  EXPECT_NE(src.status().ToString().find("give 1 rows now, 3 when the dataset was made"), std::string::npos)
+      << src.status().ToString();
+  std::ofstream(dir_ / "semeion.data") << "\n";
+  node["rows"] = 0;
+  src = OpenCatalogSource(node);
+  ASSERT_FALSE(src.ok());
+  EXPECT_NE(src.status().ToString().find("has no rows for the arguments given"), std::string::npos)
       << src.status().ToString();
 }
 
