@@ -239,6 +239,10 @@ Result<std::unique_ptr<Source>> OpenCatalogSource(const json& node) {
     return Status::Corruption("the dataset's lists give " + std::to_string(c.rows()) + " rows now, " +
                               node.at("rows").dump() + " when the dataset was made (a file changed)");
   }
+  return MakeCatalogSource(std::move(c), args.value("decode", false));
+}
+
+Result<std::unique_ptr<Source>> MakeCatalogSource(Catalog c, bool decode) {
   std::vector<std::shared_ptr<const RandomAccessFile>> files;
   for (size_t i = 0; i < c.record_files.size(); ++i) {
     if (i < c.record_opened.size() && c.record_opened[i]) {
@@ -248,7 +252,6 @@ Result<std::unique_ptr<Source>> OpenCatalogSource(const json& node) {
     MR_ASSIGN_OR_RETURN(std::shared_ptr<const RandomAccessFile> file, FileSystem::Default()->OpenRead(c.record_files[i]));
     files.push_back(std::move(file));
   }
-  const bool decode = args.value("decode", false);
   return std::unique_ptr<Source>(new CatalogSource(std::move(c), std::move(files), decode));
 }
 

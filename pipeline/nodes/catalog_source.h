@@ -79,4 +79,9 @@ Result<nlohmann::json> DescribeCatalog(const nlohmann::json& args);
 // Thread safety: as Source.
 Result<std::unique_ptr<Source>> OpenCatalogSource(const nlohmann::json& node);
 
+// The source over catalog `c` as a lister made it (`decode`: images
+// decoded), for the sources that list their rows themselves
+// (image_list_source.h). Thread safety: as Source.
+Result<std::unique_ptr<Source>> MakeCatalogSource(Catalog c, bool decode);
+
 }  // namespace mindrecord

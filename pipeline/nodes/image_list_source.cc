@@ -7,8 +7,8 @@
 #include <set>
 #include <vector>
 
+#include "pipeline/nodes/catalog_layouts.h"
 #include "pipeline/nodes/listed_files.h"
-#include "pipeline/row_vectors.h"
 
 namespace mindrecord {
 
@@ -148,54 +148,6 @@ Result<std::vector<Item>> ListItems(const json& args) {
       "an 'image_list' source's layout must be 'omniglot', 'places365' or 'food101', got " + layout.dump());
 }
 
-class ImageListSource : public Source {
- public:
-  ImageListSource(std::vector<Item> items, bool decode, bool string_labels)
-      : items_(std::move(items)), decode_(decode), string_labels_(string_labels) {}
-
-  const std::vector<std::string>& columns() const override { return names_; }
-  uint64_t num_rows() const override { return items_.size(); }
-  DatasetLayout Layout() const override { return DatasetLayout::Uniform(items_.size(), 1); }
-
-  Status Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) const override {
-    for (size_t k = 0; k < ids.size(); ++k) {
-      if (ids[k] >= items_.size())
-        return Status::InvalidArgument("row " + std::to_string(ids[k]) + " of " + std::to_string(items_.size()));
-      std::vector<Tensor> cols = TakeRowVector();  // given back by the batch it goes into
-      Result<Tensor> image = Image(items_[ids[k]].path);
-      if (!image.ok()) {
-        MR_RETURN_IF_ERROR(fn(k, image.status(), {}, 0));
-        continue;
-      }
-      const uint64_t bytes = image->size_bytes() + sizeof(int32_t);
-      cols.push_back(std::move(image).value());
-      if (string_labels_) {
-        cols.push_back(Tensor::FromString(TensorType::kString, items_[ids[k]].name));
-      } else {
-        Tensor label = Tensor::Make(TensorType::kInt32, {});
-        *label.mutable_data_as<int32_t>() = items_[ids[k]].label;
-        cols.push_back(std::move(label));
-      }
-      MR_RETURN_IF_ERROR(fn(k, Status::OK(), std::move(cols), bytes));
-    }
-    return Status::OK();
-  }
-
-  std::string Where(uint64_t id) const override {
-    std::string where = "row " + std::to_string(id);
-    if (id < items_.size()) where += " ('" + items_[id].path + "')";
-    return where;
-  }
-
- private:
-  Result<Tensor> Image(const std::string& path) const { return ReadImageFile(path, decode_); }
-
-  std::vector<Item> items_;
-  bool decode_;
-  bool string_labels_;
-  std::vector<std::string> names_ = {"image", "label"};
-};
-
 }  // namespace
 
 Result<uint64_t> CountImageList(const json& args) {
@@ -214,8 +166,17 @@ Result<std::unique_ptr<Source>> OpenImageListSource(const json& node) {
     return Status::Corruption("the dataset's folder lists " + std::to_string(items.size()) + " images now, " +
                               node.at("rows").dump() + " when the dataset was made (a file changed)");
   }
+  // The rows as a catalog: the image a file column, the label a value.
   const bool string_labels = args.value("layout", json()) == "food101";
-  return std::unique_ptr<Source>(new ImageListSource(std::move(items), decode.get<bool>(), string_labels));
+  Catalog c;
+  c.columns = {"image", "label"};
+  c.file_columns = 1;
+  for (auto& item : items) {
+    c.paths.push_back(std::move(item.path));
+    c.values.push_back(string_labels ? Tensor::FromString(TensorType::kString, std::move(item.name))
+                                     : CatalogInt32(item.label));
+  }
+  return MakeCatalogSource(std::move(c), decode.get<bool>());
 }
 
 }  // namespace mindrecord

@@ -1,4 +1,4 @@
-// ImageListSource: image files listed by a dataset's own layout, with an
+// The "image_list" source: image files listed by a dataset's own layout, with an
 // int32 label each (MindSpore's OmniglotDataset and Places365Dataset):
 //   "omniglot"   dataset_dir/images_background (background) or
 //                images_evaluation / ALPHABET / CHARACTER / every file: a
@@ -21,7 +21,8 @@
 // The leaf: {"node": "source", "kind": "image_list", "columns": ["image",
 // "label"], "rows": N, "args": {"layout": L, "dataset_dir": D, "decode": B,
 // ...its layout's args: background (bool); usage, small}}; `rows` must be
-// what CountImageList gives.
+// what CountImageList gives. Its rows are read by a catalog source
+// (catalog_source.h).
 #pragma once
 
 #include <cstdint>
