@@ -125,6 +125,14 @@ class CatalogSource : public Source {
     return Status::OK();
   }
 
+  // The files the rows read (what a persistent cache's key identifies the
+  // dataset by).
+  std::vector<std::string> files() const override {
+    std::vector<std::string> out = c_.paths;
+    out.insert(out.end(), c_.record_files.begin(), c_.record_files.end());
+    return out;
+  }
+
   std::string Where(uint64_t id) const override {
     std::string where = "row " + std::to_string(id);
     if (id >= c_.rows()) return where;

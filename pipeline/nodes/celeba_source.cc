@@ -5,8 +5,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "pipeline/nodes/catalog_layouts.h"
 #include "pipeline/nodes/listed_files.h"
-#include "pipeline/row_vectors.h"
 
 namespace mindrecord {
 
@@ -99,50 +99,6 @@ Result<CelebAList> ListCelebA(const std::string& dir, const std::string& usage,
   return list;
 }
 
-class CelebASource : public Source {
- public:
-  CelebASource(CelebAList list, bool decode) : l_(std::move(list)), decode_(decode) {}
-
-  const std::vector<std::string>& columns() const override { return names_; }
-  uint64_t num_rows() const override { return l_.names.size(); }
-  DatasetLayout Layout() const override { return DatasetLayout::Uniform(l_.names.size(), 1); }
-
-  Status Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) const override {
-    for (size_t k = 0; k < ids.size(); ++k) {
-      if (ids[k] >= l_.names.size())
-        return Status::InvalidArgument("row " + std::to_string(ids[k]) + " of " + std::to_string(l_.names.size()));
-      std::vector<Tensor> cols = TakeRowVector();  // given back by the batch it goes into
-      Result<Tensor> image = Image(ids[k]);
-      if (!image.ok()) {
-        MR_RETURN_IF_ERROR(fn(k, image.status(), {}, 0));
-        continue;
-      }
-      const uint64_t bytes = image->size_bytes() + l_.attrs * sizeof(int32_t);
-      cols.push_back(std::move(image).value());
-      Tensor attr = Tensor::Make(TensorType::kInt32, {static_cast<int64_t>(l_.attrs)});
-      std::memcpy(attr.MutableData(), l_.values.data() + ids[k] * l_.attrs, l_.attrs * sizeof(int32_t));
-      cols.push_back(std::move(attr));
-      MR_RETURN_IF_ERROR(fn(k, Status::OK(), std::move(cols), bytes));
-    }
-    return Status::OK();
-  }
-
-  std::string Where(uint64_t id) const override {
-    std::string where = "row " + std::to_string(id);
-    if (id < l_.names.size()) where += " ('" + Path(id) + "')";
-    return where;
-  }
-
- private:
-  std::string Path(uint64_t id) const { return (fs::path(l_.dir) / l_.names[id]).string(); }
-
-  Result<Tensor> Image(uint64_t id) const { return ReadImageFile(Path(id), decode_); }
-
-  CelebAList l_;
-  bool decode_;
-  std::vector<std::string> names_ = {"image", "attr"};
-};
-
 Result<std::vector<std::string>> Extensions(const nlohmann::json& args) {
   const nlohmann::json e = args.value("extensions", nlohmann::json::array());
   if (!e.is_array()) return Status::InvalidArgument("a 'celeba' source's extensions must be a list of strings");
@@ -179,7 +135,17 @@ Result<std::unique_ptr<Source>> OpenCelebASource(const nlohmann::json& node) {
     return Status::Corruption("the CelebA lists hold " + std::to_string(list.names.size()) + " rows now, " +
                               node.at("rows").dump() + " when the dataset was made (a file changed)");
   }
-  return std::unique_ptr<Source>(new CelebASource(std::move(list), args.value("decode", false)));
+  // The rows as a catalog: the image a file column, the attributes a value.
+  Catalog c;
+  c.columns = {"image", "attr"};
+  c.file_columns = 1;
+  for (size_t i = 0; i < list.names.size(); ++i) {
+    c.paths.push_back((fs::path(list.dir) / list.names[i]).string());
+    std::vector<int32_t> attrs(list.values.begin() + static_cast<std::ptrdiff_t>(i * list.attrs),
+                               list.values.begin() + static_cast<std::ptrdiff_t>((i + 1) * list.attrs));
+    c.values.push_back(CatalogInt32s({static_cast<int64_t>(list.attrs)}, attrs));
+  }
+  return MakeCatalogSource(std::move(c), args.value("decode", false));
 }
 
 }  // namespace mindrecord

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "mindrecord/utf8.h"
+#include "pipeline/nodes/catalog_layouts.h"
 #include "pipeline/nodes/listed_files.h"
-#include "pipeline/row_vectors.h"
 
 namespace mindrecord {
 
@@ -57,59 +57,13 @@ std::string_view LastLine(std::string_view bytes) {
   return {};
 }
 
-class ImdbSource : public Source {
- public:
-  explicit ImdbSource(std::vector<ImdbItem> items) : items_(std::move(items)) {}
-
-  const std::vector<std::string>& columns() const override { return names_; }
-  uint64_t num_rows() const override { return items_.size(); }
-  DatasetLayout Layout() const override { return DatasetLayout::Uniform(items_.size(), 1); }
-
-  Status Read(const std::vector<uint64_t>& ids, const SourceRowFn& fn) const override {
-    for (size_t k = 0; k < ids.size(); ++k) {
-      if (ids[k] >= items_.size())
-        return Status::InvalidArgument("row " + std::to_string(ids[k]) + " of " + std::to_string(items_.size()));
-      const ImdbItem& item = items_[ids[k]];
-      std::vector<Tensor> cols = TakeRowVector();  // given back by the batch it goes into
-      Result<std::string> text = ReadText(item.path);
-      if (!text.ok()) {
-        MR_RETURN_IF_ERROR(fn(k, text.status(), {}, 0));
-        continue;
-      }
-      const uint64_t bytes = text->size() + sizeof(int32_t);
-      cols.push_back(Tensor::FromString(TensorType::kString, std::move(text).value()));
-      Tensor label = Tensor::Make(TensorType::kInt32, {});
-      *label.mutable_data_as<int32_t>() = item.label;
-      cols.push_back(std::move(label));
-      MR_RETURN_IF_ERROR(fn(k, Status::OK(), std::move(cols), bytes));
-    }
-    return Status::OK();
-  }
-
-  std::string Where(uint64_t id) const override {
-    std::string where = "row " + std::to_string(id);
-    if (id < items_.size()) where += " ('" + items_[id].path + "')";
-    return where;
-  }
-
-  std::vector<std::string> files() const override {
-    std::vector<std::string> out;
-    out.reserve(items_.size());
-    for (const auto& i : items_) out.push_back(i.path);
-    return out;
-  }
-
- private:
-  static Result<std::string> ReadText(const std::string& path) {
-    MR_ASSIGN_OR_RETURN(std::string bytes, ReadRowFile(path));
-    std::string line(LastLine(bytes));
-    if (!IsUtf8(line)) return Status::Corruption(path + ": the review is not UTF-8 text");
-    return line;
-  }
-
-  std::vector<ImdbItem> items_;
-  std::vector<std::string> names_ = {"text", "label"};
-};
+// A review file's text: its last non-empty line, as MindSpore's.
+Result<Tensor> ReadReview(const std::string& path) {
+  MR_ASSIGN_OR_RETURN(std::string bytes, ReadRowFile(path));
+  std::string line(LastLine(bytes));
+  if (!IsUtf8(line)) return Status::Corruption(path + ": the review is not UTF-8 text");
+  return Tensor::FromString(TensorType::kString, std::move(line));
+}
 
 }  // namespace
 
@@ -133,7 +87,16 @@ Result<std::unique_ptr<Source>> OpenImdbSource(const nlohmann::json& node) {
     return Status::Corruption("the IMDB folder holds " + std::to_string(items.size()) + " files now, " +
                               node.at("rows").dump() + " when the dataset was made (a folder changed)");
   }
-  return std::unique_ptr<Source>(new ImdbSource(std::move(items)));
+  // The rows as a catalog: the review a file column read by ReadReview, the label a value.
+  Catalog c;
+  c.columns = {"text", "label"};
+  c.file_columns = 1;
+  c.file_readers = {&ReadReview};
+  for (auto& item : items) {
+    c.paths.push_back(std::move(item.path));
+    c.values.push_back(CatalogInt32(item.label));
+  }
+  return MakeCatalogSource(std::move(c), false);
 }
 
 }  // namespace mindrecord
