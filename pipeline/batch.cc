@@ -170,8 +170,13 @@ Status AssembleColumn(const std::vector<std::string>& names, size_t c, std::vect
       MR_ASSIGN_OR_RETURN(col.data, NewColumn(alloc, first.type(), shape, names[c]));
       const size_t row_bytes = first.size_bytes();
       uint8_t* dst = col.data.MutableData();
-      for (size_t i = 0; i < n; ++i) {
-        if (row_bytes) std::memcpy(dst + i * row_bytes, rows[i].columns[c].data(), row_bytes);
+      if (row_bytes) {
+        CopyEachPrefetched(
+            n,
+            [&](size_t i) {
+              return std::string_view(reinterpret_cast<const char*>(rows[i].columns[c].data()), row_bytes);
+            },
+            [&](size_t i) { std::memcpy(dst + i * row_bytes, rows[i].columns[c].data(), row_bytes); });
       }
     } else if (spec.mode == RaggedMode::kPad) {
       std::vector<int64_t> maxs = first.shape().vec();
@@ -207,13 +212,32 @@ Status AssembleColumn(const std::vector<std::string>& names, size_t c, std::vect
       uint8_t* dst = col.data.MutableData();
       size_t row_elems = 1;
       for (int64_t d : maxs) row_elems *= static_cast<size_t>(d);
-      Fill(first.type(), dst, row_elems * n, spec.pad_value);
       const Shape padded(maxs);
-      for (size_t i = 0; i < n; ++i) {
-        const Tensor& t = rows[i].columns[c];
-        col.row_shapes.push_back(t.shape().vec());
-        if (t.num_elements() > 0) CopyRegion(t.data(), t.shape(), dst + i * row_elems * elem, padded, t.shape(), elem, 0);
-      }
+      const size_t row_bytes = row_elems * elem;
+      col.row_shapes.reserve(n);
+      // Rows (often views of a mapped shard, at random places) are copied
+      // with the next ones prefetched. A row whose dims past the first are
+      // the padded ones is a prefix of its slot: only the rest is filled.
+      CopyEachPrefetched(
+          n,
+          [&](size_t i) {
+            const Tensor& t = rows[i].columns[c];
+            return std::string_view(reinterpret_cast<const char*>(t.data()), t.size_bytes());
+          },
+          [&](size_t i) {
+            const Tensor& t = rows[i].columns[c];
+            col.row_shapes.push_back(t.shape().vec());
+            uint8_t* slot = dst + i * row_bytes;
+            if (std::equal(t.shape().begin() + (t.shape().empty() ? 0 : 1), t.shape().end(),
+                           maxs.begin() + (maxs.empty() ? 0 : 1))) {
+              const size_t have = t.size_bytes();
+              if (have) std::memcpy(slot, t.data(), have);
+              Fill(first.type(), slot + have, (row_bytes - have) / elem, spec.pad_value);
+            } else {
+              Fill(first.type(), slot, row_elems, spec.pad_value);
+              if (t.num_elements() > 0) CopyRegion(t.data(), t.shape(), slot, padded, t.shape(), elem, 0);
+            }
+          });
     } else if (spec.mode == RaggedMode::kError) {
       for (size_t i = 1; i < n; ++i) {
         const Tensor& t = rows[i].columns[c];

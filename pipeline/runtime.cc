@@ -6,6 +6,7 @@
 #include <new>
 #include <optional>
 
+#include "mindrecord/prefetch.h"
 #include "pipeline/interpreter_lock.h"
 
 namespace mindrecord {
@@ -678,9 +679,21 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
     if (tree_.num_tags > 0) c.batch_tags.push_back(row.out.tags);
     return builder.Add(std::move(row.out));
   };
+  // Rows read as views of a mapped shard with no step to run (`work`
+  // false: no helper touches `raw`) are copied into the batch buffer one
+  // after another: their bytes lie at random places, so each copy would wait
+  // for memory unless the rows a few ahead are already on their way.
+  auto prefetch = [&](size_t i) {
+    if (work || i >= raw.size()) return;
+    const std::vector<Tensor>& cols = raw[i].out.columns;
+    for (size_t k = 0; k < cols.size(); ++k)
+      if (cols[k].defined() && cols[k].read_only() && builder.streamed(k)) PrefetchValue(cols[k].data(), cols[k].size_bytes());
+  };
+  for (size_t i = 0; i < kPrefetchValuesAhead; ++i) prefetch(i);
   // Rows [0, added) are batched; rows past a helper's wait in `done` first.
   size_t added = 0;
   for (size_t i; c.status.ok() && (i = shared.next.fetch_add(1, std::memory_order_relaxed)) < raw.size();) {
+    prefetch(i + kPrefetchValuesAhead);
     if (i == added) {
       c.status = accept(i, Transform(&raw[i], &builder));
       added++;

@@ -84,6 +84,28 @@ TEST(BatchTest, RaggedListPadAndError) {
   EXPECT_NE(e.status().message().find("img"), std::string::npos);
 }
 
+// Rows shorter in their first dim only are copied whole and their slot's
+// rest filled; rows short in a later dim are placed in a filled slot.
+TEST(BatchTest, PadFillsWhatEachRowLacks) {
+  std::vector<RowTensors> rows;
+  rows.push_back(Row2(0, Floats({1, 2, 3}, {1, 3}), Tensor::FromString(TensorType::kBytes, "ab")));
+  rows.push_back(Row2(1, Floats({4, 5, 6, 7, 8, 9}, {2, 3}), Tensor::FromString(TensorType::kBytes, "")));
+  rows.push_back(Row2(2, Floats({10, 11}, {2, 1}), Tensor::FromString(TensorType::kBytes, "cdef")));
+  BatchOptions pad;
+  pad.ragged["img"] = {RaggedMode::kPad, 9};
+  pad.ragged["raw"] = {RaggedMode::kPad, 7, {5}};
+  auto b = AssembleBatch({"img", "raw"}, std::move(rows), 0, pad);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  const Tensor& img = b->columns[0].data;
+  ASSERT_EQ(img.shape(), (std::vector<int64_t>{3, 2, 3}));
+  const float* f = img.data_as<float>();
+  EXPECT_EQ(std::vector<float>(f, f + 18),
+            (std::vector<float>{1, 2, 3, 9, 9, 9, 4, 5, 6, 7, 8, 9, 10, 9, 9, 11, 9, 9}));
+  const Tensor& raw = b->columns[1].data;
+  ASSERT_EQ(raw.shape(), (std::vector<int64_t>{3, 5}));
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(raw.data()), 15), "ab\7\7\7\7\7\7\7\7cdef\7");
+}
+
 TEST(BatchTest, OptionsJsonRoundTrip) {
   BatchOptions o;
   o.batch_size = 16;
