@@ -156,8 +156,9 @@ py::dict BatchToPy(Batch&& b, ValueStyle style, bool zero_copy) {
           continue;
         }
       }
-      if (first == TensorType::kBytes && !c.is_list() && !allocated && !c.data.read_only() && c.row_shapes.empty()) {
-        // Rows of one length, stacked by the worker into the batch's own buffer.
+      if (first == TensorType::kBytes && !c.is_list() && !allocated && !c.data.read_only()) {
+        // Rows of one length (or padded to one), stacked by the worker into
+        // the batch's own buffer.
         d[py::str(c.name)] = TensorToArray(std::move(c.data));
         continue;
       }

@@ -276,3 +276,26 @@ def test_default_batches_are_buffers_the_workers_filled_and_the_caller_owns(tmp_
         assert [r.tobytes() for r in a] == [bytes([i]) * 50 for i in range(5 * k, 5 * k + 5)]
         a[:] = 0
     assert [b["data"][1].tobytes() for b in it][:2] == [bytes([1]) * 50, bytes([6]) * 50]
+
+
+@pytest.mark.parametrize("pad_shape", [[160], None])
+def test_padded_bytes_batches_are_the_callers_own_arrays(tmp_path, pad_shape):
+    # Rows of different lengths padded to one (MindSpore's pad_info): one
+    # uint8 array a batch, the rows' bytes then the pad value, writable and
+    # independent of the shard and of the batches after it.
+    path = _write(str(tmp_path / "p.mindrecord"), rows=40)
+    before = _digest(path)
+    ds = mindrecord.MindDataset(path, columns_list=["id", "data"], shuffle=False)
+    batches = list(ds.batch(8, pad_info={"data": (pad_shape, 255)}).create_tuple_iterator(output_numpy=True))
+    assert len(batches) == 5
+    for ids, data in batches:
+        assert data.dtype == np.uint8 and data.flags.writeable
+        longest = 100 + int(ids.max())
+        assert data.shape == (8, pad_shape[0] if pad_shape else longest)
+        for i, row in zip(ids.tolist(), data):
+            assert bytes(row[:100 + i]) == bytes([i % 251]) * (100 + i)
+            assert (row[100 + i:] == 255).all()
+        data[:] = 1
+    assert [int(b[0][0]) for b in batches] == [0, 8, 16, 24, 32]
+    assert all((b[1] == 1).all() for b in batches)
+    assert _digest(path) == before
