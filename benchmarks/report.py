@@ -291,7 +291,9 @@ def main():
                          "changes fall on all alike. Shuffled rows: `for row in MindDataset(..., shuffle=True)` against "
                          "`txn.get` over the same shuffled keys; batches: `.batch(256)` against `cursor.getmulti` of 256 "
                          "shuffled keys, with the same pipeline drained by its C++ consumer (counting the rows, or "
-                         "copying each batch's bytes out) as the ceilings; rows in key order: `FileReader.get_next()`. "
+                         "copying each batch's bytes out) as the ceilings; padded batches: `.batch(256, pad_info=...)` "
+                         "(MindSpore's way to batch rows of different lengths, one uint8 array a batch) against "
+                         "`getmulti` padded into a numpy array; rows in key order: `FileReader.get_next()`. "
                          "`do_copy=False` hands out read-only views of the mapped shard.")
             lines.append("")
         if wl == "torch" and "torch" in res:

@@ -14,6 +14,10 @@ LMDB baseline measured in the same run:
                  (also: the same pipeline drained by its C++ consumer, which
                  only counts the rows, and by one that copies each batch's bytes
                  out, as a consumer handing them on must)
+  padded batches for b in MindDataset(...).batch(256, pad_info={"data": ([size + 64], 0)})
+                 (MindSpore's way to batch rows of different lengths: one array a batch)
+                 vs  cursor.getmulti(256 shuffled keys) padded into one numpy array per batch
+                 (also: the same pipeline drained by its C++ consumer)
   sequential     for row in FileReader(path, columns=["data"]).get_next()
                  vs  for k in keys_in_order: txn.get(k)
   torch rows     for row in mindrecord.torch.MindRecordDataset(path, columns=["data"])
@@ -40,6 +44,7 @@ import tempfile
 import time
 
 import lmdb
+import numpy as np
 
 import mindrecord
 from mindrecord import _core
@@ -59,6 +64,12 @@ REPORTED = {
     "C++ consumer batch(256), shuffled": ("shuffled batches of 256", "C++ consumer of the same pipeline", "ceiling"),
     "C++ consumer copying, batch(256), shuffled": ("shuffled batches of 256",
                                                    "C++ consumer of the same pipeline, copying", "ceiling"),
+    "lmdb getmulti x256 padded, shuffled": ("shuffled batches of 256, padded", "LMDB cursor.getmulti + numpy padding",
+                                            "baseline"),
+    "MindDataset batch(256, pad_info), shuffled": ("shuffled batches of 256, padded", "MindDataset batch(256, pad_info)",
+                                                   "ours"),
+    "C++ consumer batch(256, pad_info), shuffled": ("shuffled batches of 256, padded",
+                                                    "C++ consumer of the same pipeline", "ceiling"),
     "lmdb txn.get, key order": ("rows in key order", "LMDB txn.get (python3-lmdb)", "baseline"),
     "FileReader.get_next, row order": ("rows in key order", "FileReader.get_next", "ours"),
     "FileReader do_copy=False, row order": ("rows in key order", "FileReader.get_next, do_copy=False", "ours"),
@@ -187,6 +198,33 @@ def run(args, work):
     def cpp_batches_copy():
         return _core.drain_pipeline(plan, copy=True)[0]
 
+    pad_to = args.size + 64  # the longest value
+
+    def lmdb_getmulti_padded():
+        n = 0
+        with env.begin() as txn:
+            cur = txn.cursor()
+            for b in range(0, len(shuffled), 256):
+                got = cur.getmulti(shuffled[b:b + 256])
+                batch = np.zeros((len(got), pad_to), np.uint8)
+                for i, (_, v) in enumerate(got):
+                    batch[i, :len(v)] = np.frombuffer(v, np.uint8)
+                n += len(batch)
+        return n
+
+    def padded():
+        workers = {} if args.workers is None else {"num_parallel_workers": args.workers}
+        return mindrecord.MindDataset(path, columns_list=["data"], shuffle=True, seed=3, **workers).batch(
+            256, pad_info={"data": ([pad_to], 0)})
+
+    def md_batches_padded():
+        n = 0
+        for (data,) in padded():
+            n += len(data)
+        return n
+
+    plan_padded = padded().plan()
+
     def fr_rows():
         n = 0
         for _ in mindrecord.FileReader(path, columns=["data"]).get_next():
@@ -219,6 +257,9 @@ def run(args, work):
              ("MindDataset batch(256) do_copy=False, shuffled", md_batches_nocopy),
              ("C++ consumer batch(256), shuffled", cpp_batches),
              ("C++ consumer copying, batch(256), shuffled", cpp_batches_copy),
+             ("lmdb getmulti x256 padded, shuffled", lmdb_getmulti_padded),
+             ("MindDataset batch(256, pad_info), shuffled", md_batches_padded),
+             ("C++ consumer batch(256, pad_info), shuffled", lambda: _core.drain_pipeline(plan_padded)[0]),
              ("lmdb txn.get, key order", lmdb_get(keys)),
              ("FileReader.get_next, row order", fr_rows),
              ("FileReader do_copy=False, row order", fr_rows_nocopy)]
@@ -240,6 +281,8 @@ def run(args, work):
                        ("MindDataset batch(256), shuffled", "C++ consumer batch(256), shuffled"),
                        ("MindDataset batch(256), shuffled", "C++ consumer copying, batch(256), shuffled"),
                        ("MindDataset batch(256) do_copy=False, shuffled", "C++ consumer batch(256), shuffled"),
+                       ("MindDataset batch(256, pad_info), shuffled", "lmdb getmulti x256 padded, shuffled"),
+                       ("MindDataset batch(256, pad_info), shuffled", "C++ consumer batch(256, pad_info), shuffled"),
                        ("FileReader.get_next, row order", "lmdb txn.get, key order"),
                        ("FileReader do_copy=False, row order", "lmdb txn.get, key order"),
                        ("torch MindRecordDataset rows, shuffled", "lmdb txn.get, shuffled")):
