@@ -81,12 +81,26 @@ Result<int32_t> Label(const LfwList& l, const LfwLines& f, size_t line, std::str
   return it->second;
 }
 
-// One "name count" line of a people list: its COUNT images.
+// One "name count" line of a people list: its COUNT images. The person's
+// folder must hold at least COUNT entries: the rows a list makes are then
+// bounded by the files there (a crafted "name 99999999" line would list
+// 10^8 paths otherwise).
 Status AddPerson(LfwList& l, LfwLines& f) {
   const size_t line = f.next;
   MR_ASSIGN_OR_RETURN(auto tok, f.Take(2, 2, "'name count'"));
   MR_ASSIGN_OR_RETURN(int32_t label, Label(l, f, line, (*tok)[0]));
   MR_ASSIGN_OR_RETURN(int64_t count, CatalogCount((*tok)[1], kMaxImageNumber, kLfwWho, f.Where(line)));
+  if (count > 0) {
+    MR_ASSIGN_OR_RETURN(std::string last, ImagePath(l, f, line, (*tok)[0], (*tok)[1]));
+    const fs::path folder = fs::path(last).parent_path();
+    std::error_code ec;
+    int64_t entries = 0;
+    for (fs::directory_iterator it(folder, ec), end; !ec && it != end && entries < count; it.increment(ec)) ++entries;
+    if (entries < count)
+      return Status::Corruption(std::string(kLfwWho) + ": " + f.Where(line) + ": the list gives '" +
+                                std::string((*tok)[0]) + "' " + std::to_string(count) + " images (up to " + last +
+                                "), its folder holds " + std::to_string(entries) + " files");
+  }
   for (int64_t i = 1; i <= count; ++i) {
     MR_ASSIGN_OR_RETURN(std::string path, ImagePath(l, f, line, (*tok)[0], std::to_string(i)));
     l.out->paths.push_back(std::move(path));

@@ -61,8 +61,12 @@ def test_lfw_people_and_pairs_in_list_order(tmp_path):
 
 def test_lfw_image_sets_and_arguments(tmp_path):
     lfw_folder(tmp_path, image_set="lfw")
+    # The people list's counts are checked against the folders when the dataset is made.
+    with pytest.raises(mindrecord.CorruptionError, match=r"peopleDevTrain.txt:2: the list gives 'Cy_Twombly' 3 images "
+                       r"\(up to .*lfw_funneled/Cy_Twombly/Cy_Twombly_0003.jpg\), its folder holds 0 files"):
+        mindrecord.LFWDataset(str(tmp_path), shuffle=False)
     with pytest.raises(RuntimeError, match="lfw_funneled/Cy_Twombly/Cy_Twombly_0001.jpg"):
-        rows(mindrecord.LFWDataset(str(tmp_path), shuffle=False))
+        rows(mindrecord.LFWDataset(str(tmp_path), task="pairs", usage="train", shuffle=False))
     assert len(rows(mindrecord.LFWDataset(str(tmp_path), image_set="original"))) == 5
     with pytest.raises(ValueError, match="Input task is not within the valid set"):
         mindrecord.LFWDataset(str(tmp_path), task="faces")
@@ -80,6 +84,9 @@ def test_lfw_image_sets_and_arguments(tmp_path):
     ("peopleDevTrain.txt", "x\n", r"peopleDevTrain.txt:1: 'x' is not a whole number"),
     ("peopleDevTrain.txt", "1\nDan_Brown 1\n", r"peopleDevTrain.txt:2: 'Dan_Brown' is not a name of lfw-names.txt"),
     ("peopleDevTrain.txt", "1\nCy_Twombly -3\n", r"peopleDevTrain.txt:2: '-3' is not a whole number"),
+    ("peopleDevTrain.txt", "1\nCy_Twombly 077777777\n",
+     r"peopleDevTrain.txt:2: the list gives 'Cy_Twombly' 77777777 images .*Cy_Twombly_77777777.jpg\), its folder holds 3 "),
+    ("peopleDevTrain.txt", "1\nCy_Twombly 4\n", r"the list gives 'Cy_Twombly' 4 images .*, its folder holds 3 files"),
     ("pairsDevTrain.txt", "1\n.. 1 3\nAnn_Lee 2 Bob_Ray 1\n", r"pairsDevTrain.txt:2: '..' is not a person's folder"),
     ("pairsDevTrain.txt", "1\nCy_Twombly 1\n", r"pairsDevTrain.txt:2: expected 'name i j', got 2 fields"),
     ("lfw-names.txt", "Ann_Lee 2\nAnn_Lee 1\n", r"lfw-names.txt:2: 'Ann_Lee' is named twice"),
