@@ -686,8 +686,10 @@ Runtime::Chunk Runtime::RunTask(const Task& task) {
   auto prefetch = [&](size_t i) {
     if (work || i >= raw.size()) return;
     const std::vector<Tensor>& cols = raw[i].out.columns;
-    for (size_t k = 0; k < cols.size(); ++k)
-      if (cols[k].defined() && cols[k].read_only() && builder.streamed(k)) PrefetchValue(cols[k].data(), cols[k].size_bytes());
+    for (size_t k = 0; k < cols.size(); ++k) {
+      const Tensor& t = cols[k];
+      if (t.defined() && t.read_only() && builder.streamed(k)) PrefetchValue(t.data(), t.size_bytes());
+    }
   };
   for (size_t i = 0; i < kPrefetchValuesAhead; ++i) prefetch(i);
   // Rows [0, added) are batched; rows past a helper's wait in `done` first.
