@@ -66,8 +66,8 @@ REPORTED = {
                                                    "C++ consumer of the same pipeline, copying", "ceiling"),
     "lmdb getmulti x256 padded, shuffled": ("shuffled batches of 256, padded", "LMDB cursor.getmulti + numpy padding",
                                             "baseline"),
-    "MindDataset batch(256, pad_info), shuffled": ("shuffled batches of 256, padded", "MindDataset batch(256, pad_info)",
-                                                   "ours"),
+    "MindDataset batch(256, pad_info), shuffled": ("shuffled batches of 256, padded",
+                                                   "MindDataset batch(256, pad_info)", "ours"),
     "C++ consumer batch(256, pad_info), shuffled": ("shuffled batches of 256, padded",
                                                     "C++ consumer of the same pipeline", "ceiling"),
     "lmdb txn.get, key order": ("rows in key order", "LMDB txn.get (python3-lmdb)", "baseline"),
@@ -174,9 +174,10 @@ def run(args, work):
             n += 1
         return n
 
-    def batched():
+    def batched(**batch_args):
         workers = {} if args.workers is None else {"num_parallel_workers": args.workers}
-        return mindrecord.MindDataset(path, columns_list=["data"], shuffle=True, seed=3, **workers).batch(256)
+        ds = mindrecord.MindDataset(path, columns_list=["data"], shuffle=True, seed=3, **workers)
+        return ds.batch(256, **batch_args)
 
     def md_batches():
         n = 0
@@ -213,9 +214,7 @@ def run(args, work):
         return n
 
     def padded():
-        workers = {} if args.workers is None else {"num_parallel_workers": args.workers}
-        return mindrecord.MindDataset(path, columns_list=["data"], shuffle=True, seed=3, **workers).batch(
-            256, pad_info={"data": ([pad_to], 0)})
+        return batched(pad_info={"data": ([pad_to], 0)})
 
     def md_batches_padded():
         n = 0
