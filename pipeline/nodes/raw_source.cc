@@ -10,6 +10,7 @@
 
 #include <pugixml.hpp>
 
+#include "mindrecord/file.h"
 #include "pipeline/nodes/tree_spec.h"
 #include "pipeline/row_vectors.h"
 #include "writers/convert/convert_context.h"
@@ -313,20 +314,39 @@ Result<std::unique_ptr<RawSource>> RawSource::Open(const json& node) {
   if (folder && node.contains("extensions")) exts = node["extensions"].get<std::set<std::string>>();
   std::map<std::string, int32_t> class_index;
   if (folder && node.contains("class_indexing")) class_index = node["class_indexing"].get<std::map<std::string, int32_t>>();
+  // The listing's paths are JoinPath(dir, "CLASS/.../NAME"): split as
+  // strings (a std::filesystem::path per image cost more than the listing).
+  const size_t prefix = JoinPath(dir, "x").size() - 1;
   for (uint32_t p = 0; p < m.plans.size(); ++p) {
     const auto& plan = m.plans[p];
     for (uint64_t i = 0; i < plan.num_items; ++i) {
       if (folder && (!exts.empty() || !class_index.empty())) {
-        const fs::path rel = fs::path(plan.item_name(i)).lexically_relative(dir);
-        if (!exts.empty() && !exts.count(rel.extension().string())) continue;
+        const std::string path = plan.item_name(i);
+        const std::string_view rel = std::string_view(path).substr(std::min(prefix, path.size()));
+        if (!exts.empty()) {
+          const std::string_view name = rel.substr(rel.rfind('/') + 1);  // npos + 1 == 0
+          const size_t dot = name.rfind('.');
+          const std::string_view ext = dot == std::string_view::npos || dot == 0 ? std::string_view() : name.substr(dot);
+          if (!exts.count(std::string(ext))) continue;
+        }
         if (!class_index.empty()) {
-          auto it = class_index.find(rel.begin()->string());
+          auto it = class_index.find(std::string(rel.substr(0, rel.find('/'))));
           if (it == class_index.end()) continue;
           m.label.push_back(it->second);
         }
       }
       s->rows_.emplace_back(p, i);
     }
+  }
+  if (folder && s->rows_.empty()) {
+    // MindSpore refuses a folder with no row too; here only the filters can
+    // leave none (a class folder without images is refused when listed).
+    std::string what;
+    if (!exts.empty()) what += " extensions " + nlohmann::json(exts).dump();
+    if (!class_index.empty()) what += std::string(what.empty() ? "" : " and") + " class_indexing's folders";
+    return Status::NotFound(dir + ": no image matches" + what +
+                            " (listed: files with an image extension, .jpg .jpeg .png .ppm .bmp .pgm .tif .tiff .webp "
+                            "in any case, in the class folders)");
   }
   return s;
 }

@@ -194,6 +194,44 @@ def test_imagefolder_labels_order_and_bytes(tmp_path, folder):
     assert len(rows(ImageFolderDataset(str(folder), shuffle=False, extensions=[".PNG"]))) == 1
 
 
+def test_imagefolder_listing_subfolders_links_and_hidden_names(tmp_path, folder):
+    """What the listing takes from a class folder, and a filter that keeps
+    nothing refused (MindSpore refuses a dataset of no rows too)."""
+    png = (folder / "ant" / "img2.png").read_bytes()
+    cls = folder / "ant"
+    (cls / "sub" / "deeper").mkdir(parents=True)
+    (cls / "sub" / "a.png").write_bytes(png)
+    (cls / "sub" / "deeper" / "b.PNG").write_bytes(png)
+    (cls / ".hidden.png").write_bytes(png)
+    (cls / ".cache").mkdir()
+    (cls / ".cache" / "c.png").write_bytes(png)
+    (cls / "notes.txt").write_bytes(b"not an image")
+    (cls / "noext").write_bytes(png)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "o.png").write_bytes(png)
+    os.symlink(outside / "o.png", cls / "linked.png")          # a link to a file: listed
+    os.symlink(outside, cls / "linked_dir")                     # a link to a folder: not entered
+    os.symlink(tmp_path / "missing.png", cls / "dangling.png")  # a dangling link: left out
+    os.mkfifo(cls / "fifo.png")                                 # not a regular file: left out
+    got = [(int(r["label"]), r["image"].tobytes()) for r in rows(ImageFolderDataset(str(folder), shuffle=False))]
+    # A class's files in its own folder by name, then each subfolder's (by folder, then name).
+    want = converted(tmp_path, "imagefolder", str(folder))
+    assert [str(w["file_name"].item()) for w in want] == [
+        "ant/img0.png", "ant/img1.png", "ant/img2.png", "ant/linked.png", "ant/sub/a.png", "ant/sub/deeper/b.PNG",
+        "moth/img2.png", "zebra/img1.png", "zebra/img2.png"]
+    assert got == [(int(w["label"]), w["image"].tobytes()) for w in want]
+    assert [g[0] for g in got] == [0] * 6 + [1, 2, 2] and got[3][1] == got[4][1] == got[5][1] == png
+    # A trailing separator on the folder lists the same rows.
+    assert [(int(r["label"]), r["image"].tobytes()) for r in rows(ImageFolderDataset(str(folder) + "/", shuffle=False))] == got
+    # class_indexing and extensions split names as strings: the same rows.
+    sub = rows(ImageFolderDataset(str(folder), shuffle=False, class_indexing={"ant": 5}, extensions=[".PNG"]))
+    assert [int(r["label"]) for r in sub] == [5]
+    for exts, index in (([".gif"], None), ([".png"], {"nothere": 0})):
+        with pytest.raises(mindrecord.NotFoundError, match="no image matches"):
+            ImageFolderDataset(str(folder), extensions=exts, class_indexing=index)
+
+
 def test_map_of_vision_ops_and_batch():
     src = compat_path("sources", "cifar10")
     ds = Cifar10Dataset(src, usage="train", shuffle=False)

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mindrecord/dir_walk.h"
+#include "mindrecord/file.h"
 #include "writers/convert/image_codec.h"
 #include "writers/convert/sources.h"
 
@@ -56,39 +58,36 @@ bool Hidden(const fs::path& p) { return p.filename().string().rfind('.', 0) == 0
 // torchvision's IMG_EXTENSIONS, compared case-insensitively as it does.
 constexpr const char* kImageExtensions[] = {".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp"};
 
-bool IsImageName(const fs::path& p) {
-  std::string ext = p.extension().string();
+// `name`'s extension as std::filesystem gives it ("" for none; names
+// starting with '.' are skipped before this).
+std::string_view ExtensionOf(std::string_view name) {
+  const size_t dot = name.rfind('.');
+  return dot == std::string_view::npos || dot == 0 ? std::string_view() : name.substr(dot);
+}
+
+bool IsImageName(std::string_view name) {
+  std::string ext(ExtensionOf(name));
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
   return std::any_of(std::begin(kImageExtensions), std::end(kImageExtensions), [&](const char* e) { return ext == e; });
 }
 
 // The images under one class folder as torchvision's ImageFolder finds them:
 // every subfolder (not following folder links), image extensions only,
-// ordered by folder then file name. Other files go to `ignored`.
-Status ListClass(const fs::path& dir, std::vector<std::string>* files, std::vector<std::string>* ignored) {
-  std::error_code ec;
+// ordered by folder then file name. Other files go to `ignored`. Names are
+// handled as strings (WalkFiles): a std::filesystem::path per file made
+// listing 100k images take 0.3 s.
+Status ListClass(const std::string& dir, std::vector<std::string>* files, std::vector<std::string>* ignored) {
   std::vector<std::pair<std::string, std::string>> found;  // (folder relative to dir, file name)
-  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::none, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    const fs::path& p = it->path();
-    if (Hidden(p)) {
-      if (it->is_directory(ec)) it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_directory(ec) || !it->is_regular_file(ec)) continue;
-    // Lexical: the iterator's paths all start with `dir` (links are not
-    // followed). fs::relative canonicalizes both paths, a readlink per path
-    // component of every file (5% of a 20k-image convert).
-    const std::string rel_dir = p.parent_path().lexically_relative(dir).string();
-    if (IsImageName(p)) {
-      found.emplace_back(rel_dir == "." ? "" : rel_dir, p.filename().string());
+  MR_RETURN_IF_ERROR(WalkFiles(dir, [&](const std::string& rel_dir, const std::string& name) {
+    if (IsImageName(name)) {
+      found.emplace_back(rel_dir, name);
     } else {
-      ignored->push_back(p.string());
+      ignored->push_back(JoinPath(rel_dir.empty() ? dir : JoinPath(dir, rel_dir), name));
     }
-  }
-  if (ec) return Status::IOError(dir.string() + ": cannot list: " + ec.message());
+  }));
   std::sort(found.begin(), found.end());
-  for (auto& [sub, name] : found) files->push_back(sub.empty() ? name : sub + "/" + name);
+  files->reserve(files->size() + found.size());
+  for (auto& [sub, name] : found) files->push_back(sub.empty() ? std::move(name) : sub + "/" + name);
   return Status::OK();
 }
 
@@ -114,11 +113,11 @@ PlanResult PlanImageFolder(const std::string& input, ConvertContext& ctx) {
   std::vector<std::string> empty;
   for (size_t label = 0; label < classes.size(); ++label) {
     std::vector<std::string> files;
-    const fs::path dir = fs::path(input) / classes[label];
+    const std::string dir = JoinPath(input, classes[label]);
     MR_RETURN_IF_ERROR(ListClass(dir, &files, &ignored));
     if (files.empty()) empty.push_back(classes[label]);
     for (auto& f : files) {
-      items->push_back({(dir / f).string(), classes[label] + "/" + f, static_cast<int64_t>(label)});
+      items->push_back({JoinPath(dir, f), classes[label] + "/" + f, static_cast<int64_t>(label)});
     }
   }
   if (!empty.empty()) {
