@@ -33,17 +33,32 @@ std::vector<std::pair<size_t, std::string_view>> NumberedLines(std::string_view 
   return out;
 }
 
+// The C locale's white space: std::isspace follows the process's locale
+// (Python sets it from the environment), and is a call per byte.
+inline bool IsSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
 std::vector<std::string_view> WhitespaceTokens(std::string_view line) {
   std::vector<std::string_view> out;
   size_t i = 0;
   while (i < line.size()) {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    while (i < line.size() && IsSpace(line[i])) ++i;
     size_t j = i;
-    while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
+    while (j < line.size() && !IsSpace(line[j])) ++j;
     if (j > i) out.push_back(line.substr(i, j - i));
     i = j;
   }
   return out;
+}
+
+bool ListedRelativePath(std::string_view listed, std::string_view* rel) {
+  const size_t start = listed.find_first_not_of('/');
+  *rel = start == std::string_view::npos ? std::string_view() : listed.substr(start);
+  for (size_t at = 0; at <= rel->size();) {
+    const size_t end = std::min(rel->find('/', at), rel->size());
+    if (rel->substr(at, end - at) == "..") return false;
+    at = end + 1;
+  }
+  return true;
 }
 
 Result<std::vector<std::string>> SortedFolderEntries(const std::string& dir, bool dirs, const std::string& who) {

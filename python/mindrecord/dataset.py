@@ -265,7 +265,6 @@ class MindDataset:
         self._state: dict | None = None  # where the next iteration starts
         self._stopped: dict | None = None  # where the last iteration stopped (state_dict())
         self._live = None       # the running iterator, if any
-        self._epoch_rows = None
         self._callbacks: list = []  # (DSCallback, its map is before the batch) of every map, in order
         self._size_counted: int | None = None  # get_dataset_size() of a filtered tree, once counted
         # Open now so that bad paths and columns fail here, not at iteration.
@@ -326,9 +325,23 @@ class MindDataset:
 
     def _check_plan(self):
         """Fails now, not at iteration, on a plan the engine refuses."""
-        self._epoch_rows = None
         self._size_counted = None
-        _core.sampler_size(json.dumps(self._full_plan(1)))
+        self._plan_query(_core.sampler_size)
+
+    def _plan_query(self, fn):
+        """fn(the plan's JSON), fn being _core.sampler_size or _core.plan_info,
+        kept while the plan stays the same: each call compiles the tree, which
+        lists a raw folder or list file again (seconds for millions of files)."""
+        key = json.dumps(self._full_plan(1))
+        held = self.__dict__.get("_plan_answers")
+        if held is None or held[0] != key:
+            held = (key, {})
+            self._plan_answers = held
+        answers = held[1]
+        if fn.__name__ not in answers:
+            answers[fn.__name__] = fn(key)
+        answer = answers[fn.__name__]
+        return dict(answer) if isinstance(answer, dict) else answer
 
     # ---- MindSpore's dataset operations (dataset_ops.py) -------------------
 
@@ -500,9 +513,7 @@ class MindDataset:
 
     def _rows_per_epoch(self):
         """Positions per epoch before the batch (a tree's rows before its filters)."""
-        if self._epoch_rows is None:
-            self._epoch_rows = _core.sampler_size(json.dumps(self._full_plan(1)))
-        return self._epoch_rows
+        return self._plan_query(_core.sampler_size)
 
     def _counted(self):
         """A tree whose epoch length is known only by running it (a filter)."""
@@ -666,7 +677,6 @@ class MindDataset:
         out._state = None
         out._stopped = None
         out._live = None
-        out._epoch_rows = None
         out._size_counted = None
         out._callbacks = list(self._callbacks)
         return out

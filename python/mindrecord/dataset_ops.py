@@ -97,7 +97,6 @@ def use_sampler(self: "MindDataset", new_sampler: Any) -> None:
         self._plan["sampler"] = old
         raise
     self._state = self._stopped = None
-    self._epoch_rows = None
 
 
 def split(self: "MindDataset", sizes: list[int] | list[float],

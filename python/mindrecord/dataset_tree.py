@@ -480,4 +480,4 @@ def pad_spec(ds, pad_info):
 
 def plan_info(ds):
     """What the C++ tree gives (columns, rows, drops_rows, ...)."""
-    return _core.plan_info(json.dumps(ds._full_plan(1)))
+    return ds._plan_query(_core.plan_info)

@@ -68,8 +68,13 @@ class _RawDataset(MindDataset):
         samples = _nsamples(num_samples)
         check_sampling(shuffle, num_samples, num_shards, shard_id, sampler)
         self._seed_given, seed = dataset_seed(seed)
-        # Opening the folder now makes bad paths and files fail here.
-        rows = _core.plan_info(json.dumps({"tree": leaf, "seed": seed}))["rows"]
+        # Opening the folder now makes bad paths and files fail here (a
+        # source node's rows, listed already, are checked when _check_plan
+        # opens it below).
+        if leaf.get("node") == "source" and isinstance(leaf.get("rows"), int):
+            rows = leaf["rows"]
+        else:
+            rows = _core.plan_info(json.dumps({"tree": leaf, "seed": seed}))["rows"]
         # MindSpore's raw loaders shuffle unless told not to (shuffle=None).
         if mode is None:
             mode = "off" if shuffle is False else "global"
@@ -91,7 +96,6 @@ class _RawDataset(MindDataset):
         self._split_base = None
         self._state = None
         self._live = None
-        self._epoch_rows = None
         self._callbacks = []
         self._size_counted = None
         self._check_plan()

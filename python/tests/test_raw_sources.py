@@ -581,9 +581,16 @@ def test_places365_reads_its_list_from_the_size_folder(tmp_path):
     assert bytes(got[0]["image"]) == (root / "data_256_standard/a/airfield/00000002.jpg").read_bytes()
     val = rows(mindrecord.Places365Dataset(str(root), usage="val", small=False, decode=True, shuffle=False))
     assert int(val[0]["label"]) == 165 and val[0]["image"].shape == (3, 3, 3)
-    (root / "places365_val.txt").write_text("../../secret.jpg 3\n")
-    with pytest.raises(mindrecord.CorruptionError, match=r"places365_val.txt:1: the path leaves the image folder"):
-        mindrecord.Places365Dataset(str(root), usage="val")
+    # Leading separators are dropped; a name of dots other than ".." is a name.
+    (root / "places365_train_standard.txt").write_text("//a/airfield/00000001.jpg 4\n/a/.../x.jpg 5\n")
+    listed = mindrecord.Places365Dataset(str(root), shuffle=False)
+    assert bytes(next(listed.create_tuple_iterator(output_numpy=True))[0]) == (
+        root / "data_256_standard/a/airfield/00000001.jpg").read_bytes()
+    assert listed.get_dataset_size() == 2
+    for bad in ("../../secret.jpg", "/a/airfield/..", "a/../../x.jpg", ".."):
+        (root / "places365_val.txt").write_text("%s 3\n" % bad)
+        with pytest.raises(mindrecord.CorruptionError, match=r"places365_val.txt:1: the path leaves the image folder"):
+            mindrecord.Places365Dataset(str(root), usage="val")
     (root / "places365_val.txt").write_text("x.jpg three\n")
     with pytest.raises(mindrecord.CorruptionError, match=r"places365_val.txt:1: label 'three'"):
         mindrecord.Places365Dataset(str(root), usage="val")
