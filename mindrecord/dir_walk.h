@@ -5,10 +5,19 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "mindrecord/status.h"
 
 namespace mindrecord {
+
+// `name`'s extension as std::filesystem::path::extension gives it for a name
+// that does not start with '.' (WalkFiles skips those): from its last '.',
+// or "" when it has none.
+inline std::string_view FileExtension(std::string_view name) {
+  const size_t dot = name.rfind('.');
+  return dot == std::string_view::npos || dot == 0 ? std::string_view() : name.substr(dot);
+}
 
 // Calls fn(rel_dir, name) for each regular file under `root` (a link to a
 // regular file counts as one), recursing into subfolders. `rel_dir` is the

@@ -10,6 +10,7 @@
 
 #include <pugixml.hpp>
 
+#include "mindrecord/dir_walk.h"
 #include "mindrecord/file.h"
 #include "pipeline/nodes/tree_spec.h"
 #include "pipeline/row_vectors.h"
@@ -325,9 +326,7 @@ Result<std::unique_ptr<RawSource>> RawSource::Open(const json& node) {
         const std::string_view rel = std::string_view(path).substr(std::min(prefix, path.size()));
         if (!exts.empty()) {
           const std::string_view name = rel.substr(rel.rfind('/') + 1);  // npos + 1 == 0
-          const size_t dot = name.rfind('.');
-          const std::string_view ext = dot == std::string_view::npos || dot == 0 ? std::string_view() : name.substr(dot);
-          if (!exts.count(std::string(ext))) continue;
+          if (!exts.count(std::string(FileExtension(name)))) continue;
         }
         if (!class_index.empty()) {
           auto it = class_index.find(std::string(rel.substr(0, rel.find('/'))));

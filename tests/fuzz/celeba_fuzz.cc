@@ -2,8 +2,8 @@
 // the extension filter, the rest is list_attr_celeba.txt, the file
 // separator, then list_eval_partition.txt. The folder is listed, opened and
 // every row read (one small image, 000001.jpg, is present; other names are
-// row errors). The second file is then read as a Places365 list
-// (image_list_source.h) and its rows read.
+// row errors). The second file is then read as a Places365 list and the
+// first as a Food101 one (image_list_source.h), and their rows read.
 #include "pipeline/nodes/celeba_source.h"
 #include "pipeline/nodes/image_list_source.h"
 #include "tests/fuzz/fuzz_target.h"
@@ -20,17 +20,26 @@ void ReadFirstRows(const Source& src) {
   for (uint64_t id : ids) (void)src.Where(id);
 }
 
-void ReadPlaces(const std::filesystem::path& dir, std::string_view list, bool decode) {
-  fuzz::WriteFile(dir / "categories_places365.txt", "/a/b 0\n");
-  fuzz::WriteFile(dir / "places365_val.txt", list);
-  fuzz::WriteFile(dir / "val_256" / "000001.jpg", "\xff\xd8\xff\xe0 not a whole jpeg");
-  nlohmann::json args = {{"layout", "places365"}, {"dataset_dir", dir.string()}, {"usage", "val"}, {"decode", decode}};
+void ReadImageList(const nlohmann::json& args) {
   auto rows = CountImageList(args);
   if (!rows.ok()) return;
   nlohmann::json node = {{"node", "source"}, {"kind", "image_list"}, {"columns", {"image", "label"}},
                          {"rows", *rows}, {"args", args}};
   auto src = OpenImageListSource(node);
   if (src.ok()) ReadFirstRows(**src);
+}
+
+void ReadPlaces(const std::filesystem::path& dir, std::string_view list, bool decode) {
+  fuzz::WriteFile(dir / "categories_places365.txt", "/a/b 0\n");
+  fuzz::WriteFile(dir / "places365_val.txt", list);
+  fuzz::WriteFile(dir / "val_256" / "000001.jpg", "\xff\xd8\xff\xe0 not a whole jpeg");
+  ReadImageList({{"layout", "places365"}, {"dataset_dir", dir.string()}, {"usage", "val"}, {"decode", decode}});
+}
+
+void ReadFood101(const std::filesystem::path& dir, std::string_view list, bool decode) {
+  fuzz::WriteFile(dir / "meta" / "test.txt", list);
+  fuzz::WriteFile(dir / "images" / "a" / "000001.jpg", "\xff\xd8\xff\xe0 not a whole jpeg");
+  ReadImageList({{"layout", "food101"}, {"dataset_dir", dir.string()}, {"usage", "test"}, {"decode", decode}});
 }
 
 }  // namespace
@@ -48,6 +57,7 @@ MINDRECORD_FUZZ_TARGET(celeba) {
   fuzz::WriteFile(dir / "list_eval_partition.txt", parts[1]);
   fuzz::WriteFile(dir / "000001.jpg", "\xff\xd8\xff\xe0 not a whole jpeg");
   ReadPlaces(dir, parts[1], (pick & 8) != 0);
+  ReadFood101(dir, parts[0], (pick & 8) != 0);
   auto rows = CountCelebARows(dir.string(), usage, extensions);
   if (!rows.ok()) return 0;
   nlohmann::json node = {{"node", "source"}, {"kind", "celeba"}, {"columns", {"image", "attr"}}, {"rows", *rows},

@@ -401,6 +401,8 @@ CELEBA_ATTR = b"2\n5_o_Clock_Shadow Arched_Eyebrows \n000001.jpg -1  1\r\n000002
 CELEBA_PART = b"000001.jpg 0\n000002.png 2\n"  # also read as a Places365 list: "path label" pairs
 for name, pick in {"all": 0, "train": 1, "test_jpg": 3 | 4, "valid_decode": 2 | 8}.items():
     put("celeba", name, bytes([pick]) + CELEBA_ATTR + SEP + CELEBA_PART)
+# The first file read as a Food101 list too (meta/test.txt; class folder "a").
+put("celeba", "food101_list", bytes([0]) + b"a/000001\r\n/a/000001\nb/2\n" + SEP + CELEBA_PART)
 
 # catalog_fuzz: first byte = layout (modulo 18: lfw, flickr, kitti, widerface,
 # manifest, sbu, multi30k, qmnist, stl10, usps, semeion, squad, iwslt,

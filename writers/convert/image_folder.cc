@@ -58,15 +58,8 @@ bool Hidden(const fs::path& p) { return p.filename().string().rfind('.', 0) == 0
 // torchvision's IMG_EXTENSIONS, compared case-insensitively as it does.
 constexpr const char* kImageExtensions[] = {".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp"};
 
-// `name`'s extension as std::filesystem gives it ("" for none; names
-// starting with '.' are skipped before this).
-std::string_view ExtensionOf(std::string_view name) {
-  const size_t dot = name.rfind('.');
-  return dot == std::string_view::npos || dot == 0 ? std::string_view() : name.substr(dot);
-}
-
 bool IsImageName(std::string_view name) {
-  std::string ext(ExtensionOf(name));
+  std::string ext(FileExtension(name));
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
   return std::any_of(std::begin(kImageExtensions), std::end(kImageExtensions), [&](const char* e) { return ext == e; });
 }
