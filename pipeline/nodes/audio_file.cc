@@ -243,7 +243,8 @@ Result<DecodedAudio> Decode(AudioBytes& bytes, const std::string& name, AudioSpa
 }  // namespace
 
 Result<DecodedAudio> ReadAudioFile(const std::string& path, AudioSpan span) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (refused below).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     const int err = errno;
     if (err == ENOENT) return Status::NotFound(path + ": no such file");

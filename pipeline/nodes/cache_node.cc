@@ -20,13 +20,14 @@ constexpr uint64_t kMaxHeaderBytes = uint64_t{128} << 20;  // the format's large
 
 // One shard's identity: path, size, mtime and the XXH3 of its header JSON.
 Result<json> ShardIdentity(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO in the shard's place must not block the open.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Status::IOError("cache: cannot open '" + path + "' to identify the dataset");
   struct stat st;
   uint8_t len8[8] = {};
   uint64_t len = 0;
   std::string header;
-  bool ok = ::fstat(fd, &st) == 0 && ::pread(fd, len8, 8, 0) == 8;
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::pread(fd, len8, 8, 0) == 8;
   for (int i = 7; ok && i >= 0; --i) len = (len << 8) | len8[i];
   if (ok && len <= kMaxHeaderBytes && len + 8 <= static_cast<uint64_t>(st.st_size)) {
     header.resize(len);

@@ -57,7 +57,9 @@ std::vector<std::string> VocClassesUsed(const convert::SplitPlan& plan) {
   std::set<std::string> names;
   for (size_t i = 0; i < plan.num_items; ++i) {
     pugi::xml_document doc;
-    if (!doc.load_file(plan.item_name(i).c_str())) continue;
+    // Read as the row reads it (a FIFO refused, not waited on).
+    auto text = convert::ReadWholeFile(plan.item_name(i));
+    if (!text.ok() || !doc.load_buffer(text->data(), text->size())) continue;
     for (pugi::xml_node obj : doc.child("annotation").children("object")) names.insert(obj.child_value("name"));
   }
   return {names.begin(), names.end()};

@@ -438,6 +438,42 @@ def test_unsupported_keywords_raise_naming_them(folder):
         MnistDataset(str(folder), usage="val")
 
 
+def test_fifos_in_a_folder_are_refused_not_waited_on(tmp_path):
+    """A FIFO where the dataset has an image or annotation: opening one for
+    reading would wait for a writer a hostile folder never provides. A
+    watchdog releases readers still blocked every 20 s, and the test fails."""
+    import threading
+    voc = tmp_path / "voc"
+    shutil.copytree(compat_path("sources", "voc2012"), voc)
+    fifos = [voc / "JPEGImages" / "32.jpg", voc / "Annotations" / "33.xml"]
+    for f in fifos:
+        f.unlink()
+        os.mkfifo(f)
+    done, hung = threading.Event(), []
+
+    def watchdog():
+        while not done.wait(20):
+            hung.append(True)
+            for f in fifos:
+                try:
+                    os.close(os.open(f, os.O_WRONLY | os.O_NONBLOCK))  # succeeds only with a reader waiting
+                except OSError:
+                    pass
+
+    t = threading.Thread(target=watchdog)
+    t.start()
+    try:
+        for bad in ("32", "33"):
+            (voc / "ImageSets" / "Main" / "fifo.txt").write_text("%s\n39\n" % bad)  # 39: a good one
+            ds = VOCDataset(str(voc), task="Detection", usage="fifo", shuffle=False)
+            with pytest.raises(OSError, match="%s.*not a regular file" % bad):
+                rows(ds)
+    finally:
+        done.set()
+        t.join()
+    assert not hung, "the dataset waited on a FIFO"
+
+
 def test_bad_files_name_the_file(tmp_path):
     # Truncated CIFAR-10 binary: not a whole number of records.
     cif = tmp_path / "cifar"

@@ -1,9 +1,17 @@
 // Bad inputs: with --on-error fail the convert stops with an error naming the
 // input and the reason and leaves no output; with skip it goes on and lists
 // the skipped inputs with their reasons.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -234,6 +242,62 @@ TEST(ConvertBadInputTest, UndecodableAndMissingImages) {
   fixtures::WriteFile(dir / "map/images/a.jpg", files[0].bytes);
   TempDir out2;
   ExpectFails("imagenet", dir / "map", out2.str(), SmallOptions(), {"images/missing.jpg", "no such file"});
+}
+
+// Runs `convert` while a watchdog waits: a reader still blocked in open() on
+// one of `fifos` after 20 s is released (the FIFO opened for writing, then
+// closed) and the test fails, instead of hanging.
+template <typename Fn>
+void WithoutHanging(const std::vector<std::string>& fifos, Fn convert) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false, hung = false;
+  std::thread watchdog([&] {
+    std::unique_lock<std::mutex> lock(mu);
+    if (cv.wait_for(lock, std::chrono::seconds(20), [&] { return done; })) return;
+    hung = true;
+    for (const auto& f : fifos) {
+      const int fd = ::open(f.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);  // succeeds only with a reader waiting
+      if (fd >= 0) ::close(fd);
+    }
+  });
+  convert();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    done = true;
+  }
+  cv.notify_all();
+  watchdog.join();
+  EXPECT_FALSE(hung) << "the convert waited on a FIFO";
+}
+
+// A FIFO where a dataset has a file (an image, an ImageSets list, a map
+// file) is refused as not a regular file: opening one for reading waits for
+// a writer that a hostile folder never provides.
+TEST(ConvertBadInputTest, FifosInTheDatasetAreRefusedNotWaitedOn) {
+  MR_REQUIRE_COMPAT(compat);
+  TempDir dir;
+  fs::copy(compat + "/sources/voc2012", dir / "voc", fs::copy_options::recursive);
+  fs::remove(dir / "voc/JPEGImages/32.jpg");
+  ASSERT_EQ(::mkfifo((dir / "voc/JPEGImages/32.jpg").c_str(), 0644), 0);
+  ConvertOptions o = SmallOptions();
+  o.split = "train";
+  WithoutHanging({dir / "voc/JPEGImages/32.jpg"}, [&] {
+    TempDir out;
+    ExpectFails("voc", dir / "voc", out.str(), o, {"JPEGImages/32.jpg", "not a regular file"});
+  });
+  fs::remove(dir / "voc/ImageSets/Main/train.txt");
+  ASSERT_EQ(::mkfifo((dir / "voc/ImageSets/Main/train.txt").c_str(), 0644), 0);
+  WithoutHanging({dir / "voc/ImageSets/Main/train.txt"}, [&] {
+    TempDir out;
+    ExpectFails("voc", dir / "voc", out.str(), o, {"ImageSets/Main/train.txt", "not a regular file"});
+  });
+  fs::create_directories(dir / "map/images");
+  ASSERT_EQ(::mkfifo((dir / "map/annotation.txt").c_str(), 0644), 0);
+  WithoutHanging({dir / "map/annotation.txt"}, [&] {
+    TempDir out;
+    ExpectFails("imagenet", dir / "map", out.str(), SmallOptions(), {"map/annotation.txt", "not a regular file"});
+  });
 }
 
 // A file larger than a row may hold (256 MiB) is refused before it is read:

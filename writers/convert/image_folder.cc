@@ -6,7 +6,7 @@
 #include <cctype>
 #include <iterator>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <memory>
 
 #include <nlohmann/json.hpp>
@@ -149,8 +149,11 @@ PlanResult PlanImageNet(const std::string& input, ConvertContext& ctx) {
     fs::path base = fs::is_directory(input, ec) ? fs::path(input) : fs::path(map_file).parent_path();
     image_dir = fs::is_directory(base / "images", ec) ? (base / "images").string() : base.string();
   }
-  std::ifstream in(map_file);
-  if (!in) return Status::NotFound(map_file + ": cannot open the map file");
+  // ReadWholeFile, not a stream: a FIFO in the map's place is refused, not
+  // waited on.
+  auto text = ReadWholeFile(map_file);
+  if (!text.ok()) return Status(text.status().code(), map_file + ": cannot read the map file: " + text.status().message());
+  std::istringstream in(*text);
   auto items = std::make_shared<std::vector<ImageItem>>();
   std::string line;
   size_t line_no = 0;

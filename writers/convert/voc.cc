@@ -8,7 +8,7 @@
 // int32 [3] their shape; the mask stays the PNG (its palette indexes are the labels).
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <memory>
 
 #include <nlohmann/json.hpp>
@@ -29,9 +29,12 @@ const std::vector<std::string>& VocClasses() {
 }
 
 Result<std::vector<std::string>> ReadList(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::NotFound(path + ": cannot open the ImageSets list");
+  // ReadWholeFile, not a stream: a FIFO in the list's place is refused, not
+  // waited on.
+  auto text = ReadWholeFile(path);
+  if (!text.ok()) return Status(text.status().code(), path + ": cannot read the ImageSets list: " + text.status().message());
   std::vector<std::string> ids;
+  std::istringstream in(*text);
   std::string line;
   while (std::getline(in, line)) {
     // "2008_000008" or "2008_000008  1" (per-class lists): the first word.
