@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "mindrecord/dir_walk.h"
 #include "mindrecord/file.h"
 #include "mindrecord/limits.h"
 #include "writers/convert/image_codec.h"
@@ -53,12 +54,7 @@ std::vector<std::string_view> WhitespaceTokens(std::string_view line) {
 bool ListedRelativePath(std::string_view listed, std::string_view* rel) {
   const size_t start = listed.find_first_not_of('/');
   *rel = start == std::string_view::npos ? std::string_view() : listed.substr(start);
-  for (size_t at = 0; at <= rel->size();) {
-    const size_t end = std::min(rel->find('/', at), rel->size());
-    if (rel->substr(at, end - at) == "..") return false;
-    at = end + 1;
-  }
-  return true;
+  return !HasParentComponent(*rel);
 }
 
 Result<std::vector<std::string>> SortedFolderEntries(const std::string& dir, bool dirs, const std::string& who) {

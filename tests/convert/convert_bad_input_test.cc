@@ -242,6 +242,23 @@ TEST(ConvertBadInputTest, UndecodableAndMissingImages) {
   fixtures::WriteFile(dir / "map/images/a.jpg", files[0].bytes);
   TempDir out2;
   ExpectFails("imagenet", dir / "map", out2.str(), SmallOptions(), {"images/missing.jpg", "no such file"});
+
+  // Names that would leave the image folder: refused, the image outside not read.
+  fixtures::WriteFile(dir / "outside.jpg", files[0].bytes);
+  for (const std::string& name : {std::string(dir / "outside.jpg"), std::string("../../outside.jpg"),
+                                  std::string("sub/../../../outside.jpg"), std::string("..")}) {
+    fixtures::WriteFile(dir / "map/annotation.txt", "a.jpg,1\n" + name + ",2\n");
+    TempDir out3;
+    ExpectFails("imagenet", dir / "map", out3.str(), SmallOptions(),
+                {"annotation.txt line 2", "the path leaves the image folder"});
+  }
+  // A name with dots that is not ".." is a name.
+  fixtures::WriteFile(dir / "map/images/..a.jpg", files[0].bytes);
+  fixtures::WriteFile(dir / "map/annotation.txt", "a.jpg,1\n..a.jpg,2\n");
+  TempDir out4;
+  auto ok = Convert("imagenet", dir / "map", out4 / "ok.mindrecord", SmallOptions());
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ReadAll(out4 / "ok.mindrecord").size(), 2u);
 }
 
 // Runs `convert` while a watchdog waits: a reader still blocked in open() on

@@ -170,6 +170,13 @@ PlanResult PlanImageNet(const std::string& input, ConvertContext& ctx) {
     }
     std::string name = line.substr(0, sep);
     while (!name.empty() && (name.back() == ' ' || name.back() == ',')) name.pop_back();
+    // The name is joined to the image folder: an absolute one or one with a
+    // ".." component would read a file outside the dataset.
+    if (name.empty() || name.front() == '/' || HasParentComponent(name)) {
+      MR_RETURN_IF_ERROR(ctx.BadInput(where, Status::Corruption("'" + name.substr(0, 64) +
+                                                                "': the path leaves the image folder")));
+      continue;
+    }
     std::string label_text = line.substr(sep + 1);
     char* end = nullptr;
     long long label = std::strtoll(label_text.c_str(), &end, 10);
