@@ -3,6 +3,7 @@
 // errors) and crash points. SQLite index files use SQLite's own I/O.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -163,6 +164,26 @@ Status CopyWholeFile(const std::string& from, const std::string& to, FileSystem*
 std::string DirName(const std::string& path);   // "." when none
 std::string BaseName(const std::string& path);
 std::string JoinPath(const std::string& dir, const std::string& name);
+
+// `name`'s extension as std::filesystem::path::extension gives it for a name
+// that does not start with '.' (WalkFiles, dir_walk.h, skips those): from its last '.',
+// or "" when it has none.
+inline std::string_view FileExtension(std::string_view name) {
+  const size_t dot = name.rfind('.');
+  return dot == std::string_view::npos || dot == 0 ? std::string_view() : name.substr(dot);
+}
+
+// Whether a component of '/'-separated `path` is "..": joined to a folder,
+// such a path can name something outside it.
+inline bool HasParentComponent(std::string_view path) {
+  for (size_t at = 0; at <= path.size();) {
+    const size_t end = std::min(path.find('/', at), path.size());
+    if (path.substr(at, end - at) == "..") return true;
+    at = end + 1;
+  }
+  return false;
+}
+
 // DIR/.BASE<suffix> for `path` DIR/BASE: the hidden file a write goes to
 // before it is renamed over `path`.
 std::string HiddenSibling(const std::string& path, std::string_view suffix);

@@ -68,9 +68,8 @@ Result<std::vector<Item>> ListPlaces365(const std::string& dir, const std::strin
   MR_ASSIGN_OR_RETURN(std::string text, ReadListFile(list_path, who));
   std::vector<Item> items;
   const std::string images = JoinPath(dir, folder);
-  std::vector<std::string_view> tok;
   for (const auto& [number, line] : NumberedLines(text)) {
-    tok = WhitespaceTokens(line);
+    const auto tok = WhitespaceTokens(line);
     if (tok.empty()) continue;
     const auto where = [&, number = number] { return who + ": " + list_path + ":" + std::to_string(number) + ": "; };
     if (tok.size() != 2) return Status::Corruption(where() + "expected 'path label'");

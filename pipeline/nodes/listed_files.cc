@@ -5,7 +5,6 @@
 #include <cstring>
 #include <filesystem>
 
-#include "mindrecord/dir_walk.h"
 #include "mindrecord/file.h"
 #include "mindrecord/limits.h"
 #include "writers/convert/image_codec.h"

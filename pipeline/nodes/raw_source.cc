@@ -10,7 +10,6 @@
 
 #include <pugixml.hpp>
 
-#include "mindrecord/dir_walk.h"
 #include "mindrecord/file.h"
 #include "pipeline/nodes/tree_spec.h"
 #include "pipeline/row_vectors.h"
@@ -345,9 +344,8 @@ Result<std::unique_ptr<RawSource>> RawSource::Open(const json& node) {
     std::string what;
     if (!exts.empty()) what += " extensions " + nlohmann::json(exts).dump();
     if (!class_index.empty()) what += std::string(what.empty() ? "" : " and") + " class_indexing's folders";
-    return Status::NotFound(dir + ": no image matches" + what +
-                            " (listed: files with an image extension, .jpg .jpeg .png .ppm .bmp .pgm .tif .tiff .webp "
-                            "in any case, in the class folders)");
+    return Status::NotFound(dir + ": no image matches" + what + " (listed: files with an image extension, " +
+                            convert::ImageFolderExtensions() + " in any case, in the class folders)");
   }
   return s;
 }

@@ -86,6 +86,12 @@ Status ListClass(const std::string& dir, std::vector<std::string>* files, std::v
 
 }  // namespace
 
+std::string ImageFolderExtensions() {
+  std::string exts;
+  for (const char* e : kImageExtensions) exts += std::string(exts.empty() ? "" : " ") + e;
+  return exts;
+}
+
 PlanResult PlanImageFolder(const std::string& input, ConvertContext& ctx) {
   std::error_code ec;
   if (!fs::is_directory(input, ec)) return Status::InvalidArgument(input + ": imagefolder INPUT must be a folder");
@@ -116,8 +122,7 @@ PlanResult PlanImageFolder(const std::string& input, ConvertContext& ctx) {
   if (!empty.empty()) {
     std::string names;
     for (const auto& c : empty) names += (names.empty() ? "'" : ", '") + c + "'";
-    std::string exts;
-    for (const char* e : kImageExtensions) exts += std::string(exts.empty() ? "" : " ") + e;
+    const std::string exts = ImageFolderExtensions();
     return Status::Corruption(input + ": class folder(s) " + names + " hold no image (" + exts +
                               "); each would take a label no row has. Remove them or add images");
   }

@@ -15,6 +15,8 @@ namespace mindrecord::convert {
 using PlanResult = Result<std::vector<SplitPlan>>;
 
 PlanResult PlanImageFolder(const std::string& input, ConvertContext& ctx);
+// The extensions PlanImageFolder lists (any case), space-separated: ".jpg .jpeg ...".
+std::string ImageFolderExtensions();
 PlanResult PlanImageNet(const std::string& input, ConvertContext& ctx);
 PlanResult PlanCifar10(const std::string& input, ConvertContext& ctx);
 PlanResult PlanCifar100(const std::string& input, ConvertContext& ctx);
