@@ -64,6 +64,7 @@ if [ "$SMOKE" = 1 ]; then
     PYTHONPATH=$PYDIR "$PY" "$ROOT/benchmarks/python_code_bench.py" --rows 512 --runs 1 --json "$TMP/code.json" \
       >/dev/null
     PYTHONPATH=$PYDIR "$PY" "$ROOT/benchmarks/listing_bench.py" --files 200 --lines 2000 --runs 1 >/dev/null
+    PYTHONPATH=$PYDIR "$PY" "$ROOT/benchmarks/startup_bench.py" --cli "$BUILD/mindrecord" --runs 1 >/dev/null
     SMOKE_EXTRA=(--extra "$TMP/python.json" --extra "$TMP/torch.json" --extra "$TMP/recipes.json")
   fi
   "$PY" "$ROOT/benchmarks/report.py" "$TMP/results.json" "${SMOKE_EXTRA[@]}" --out "$TMP/report"

@@ -4,9 +4,9 @@
 #include <random>
 #include <vector>
 
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "mindrecord/opencv_codecs.h"
 #include "pipeline/ops/op.h"
 #include "pipeline/tensor.h"
 
@@ -86,7 +86,7 @@ Result<cv::Mat> RowImage(const Row& row, const std::string& column) {
 Result<std::string> EncodePng(const cv::Mat& bgr) {
   std::vector<uint8_t> out;
   try {
-    if (!cv::imencode(".png", bgr, out)) return Status::Internal("PNG encoding failed");
+    if (!ImEncode(".png", bgr, out)) return Status::Internal("PNG encoding failed");
   } catch (const cv::Exception& e) {
     return Status::Internal(std::string("PNG encoding failed: ") + e.what());
   }

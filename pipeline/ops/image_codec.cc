@@ -8,6 +8,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "mindrecord/image_size.h"
+#include "mindrecord/opencv_codecs.h"
 #include "pipeline/ops/cv_util.h"
 #include "pipeline/ops/image_file.h"
 
@@ -60,9 +61,9 @@ Result<Tensor> Encode(const Tensor& image, const ImageDims& d, const char* ext, 
     if (d.c == 3) {
       cv::Mat bgr;
       cv::cvtColor(m, bgr, cv::COLOR_RGB2BGR);
-      ok = cv::imencode(ext, bgr, buf, params);
+      ok = ImEncode(ext, bgr, buf, params);
     } else {
-      ok = cv::imencode(ext, m, buf, params);
+      ok = ImEncode(ext, m, buf, params);
     }
   }));
   if (!ok) return Status::InvalidArgument(op + ": Failed to encode image.");
@@ -128,7 +129,7 @@ Result<DecodedImageFile> DecodeImageBytes(const uint8_t* data, size_t size, Imag
   DecodedImageFile out;
   MR_RETURN_IF_ERROR(CatchCv(fail, [&] {
     cv::Mat buf(1, static_cast<int>(size), CV_8UC1, const_cast<uint8_t*>(data));
-    cv::Mat img = cv::imdecode(buf, CvReadFlag(mode));
+    cv::Mat img = ImDecode(buf, CvReadFlag(mode));
     if (img.empty()) return;
     // As MindSpore: colour (any mode) becomes RGB, dropping alpha; gray stays one channel.
     if (mode == ImageReadMode::kColor || img.channels() > 1) {

@@ -14,6 +14,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "mindrecord/image_size.h"
+#include "mindrecord/opencv_codecs.h"
 #include "mindrecord/jpeg_errors.h"
 #include "pipeline/ops/op_util.h"
 
@@ -59,7 +60,7 @@ Result<Tensor> DecodeWithOpenCv(const uint8_t* data, size_t size, const char* op
   cv::Mat bgr;
   Status st = CatchCv(op, [&] {
     cv::Mat buf(1, static_cast<int>(size), CV_8UC1, const_cast<uint8_t*>(data));
-    bgr = cv::imdecode(buf, cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);  // as libturbojpeg: no EXIF rotation
+    bgr = ImDecode(buf, cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);  // as libturbojpeg: no EXIF rotation
     if (bgr.empty()) return;
     out = Tensor::Make(TensorType::kUInt8, {bgr.rows, bgr.cols, 3});
     cv::Mat rgb(bgr.rows, bgr.cols, CV_8UC3, out.MutableData());

@@ -38,6 +38,31 @@ def test_cli_version_matches():
     assert out == "mindrecord %s\n" % mindrecord.__version__
 
 
+def test_image_codecs_load_when_an_image_needs_them():
+    # OpenCV's imgcodecs and the ~120 libraries it needs are dlopen'ed at the
+    # first non-JPEG decode or encode, not when the package or the CLI starts.
+    code = """
+import numpy as np
+import mindrecord.vision as vision
+def mapped():
+    with open("/proc/self/maps") as f:
+        return "libopencv_imgcodecs" in f.read()
+assert not mapped(), "imgcodecs loaded by the import"
+img = (np.arange(48 * 64 * 3) % 251).astype(np.uint8).reshape(48, 64, 3)
+png = vision.encode_png(img)
+assert (vision.Decode()(png) == img).all()
+assert mapped()
+"""
+    subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ))
+    cli = os.path.join(build_dir(), "mindrecord")
+    if not os.path.exists(cli):
+        pytest.skip("the CLI is not built beside the extension (%s)" % cli)
+    loads = subprocess.run([cli, "--version"], capture_output=True, text=True, check=True,
+                           env=dict(os.environ, LD_DEBUG="files")).stderr
+    assert "libopencv_core" in loads  # the loader's trace is there
+    assert "libopencv_imgcodecs" not in loads
+
+
 def stub_names():
     """{name: set of member names or None} of the stub's top-level definitions."""
     tree = ast.parse(open(STUB, encoding="utf-8").read())

@@ -16,6 +16,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "mindrecord/image_size.h"
+#include "mindrecord/opencv_codecs.h"
 #include "mindrecord/limits.h"
 
 namespace mindrecord::convert {
@@ -87,7 +88,7 @@ Result<cv::Mat> Decode(std::string_view bytes) {
   cv::Mat buf(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<char*>(bytes.data()));
   cv::Mat img;
   try {
-    img = cv::imdecode(buf, cv::IMREAD_UNCHANGED);
+    img = ImDecode(buf, cv::IMREAD_UNCHANGED);
   } catch (const cv::Exception& e) {
     return Status::Corruption(std::string("undecodable image: ") + e.what());
   }
@@ -117,7 +118,7 @@ std::string DecodeJpegRgb(std::string_view b, int* height, int* width) {
 Result<std::string> Encode(const cv::Mat& img, const char* ext) {
   std::vector<uchar> out;
   try {
-    if (!cv::imencode(ext, img, out)) return Status::Internal(std::string("OpenCV could not encode ") + ext);
+    if (!ImEncode(ext, img, out)) return Status::Internal(std::string("OpenCV could not encode ") + ext);
   } catch (const cv::Exception& e) {
     return Status::Internal(std::string("OpenCV could not encode ") + ext + ": " + e.what());
   }
@@ -221,7 +222,7 @@ Result<std::string> DecodeImageFileToRgb(std::string_view bytes, int* height, in
   cv::Mat buf(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<char*>(bytes.data()));
   cv::Mat bgr;
   try {
-    bgr = cv::imdecode(buf, cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);
+    bgr = ImDecode(buf, cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);
   } catch (const cv::Exception& e) {
     return Status::Corruption(std::string("undecodable image: ") + e.what());
   }
