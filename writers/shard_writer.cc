@@ -20,6 +20,7 @@
 #include "readers/lock_dataset.h"
 #include "writers/shard_file_writer.h"
 #include "writers/shard_part.h"
+#include "writers/stale_temps.h"
 
 namespace mindrecord {
 
@@ -79,7 +80,7 @@ struct ShardWriter::Impl {
 
 static std::string TempName(const std::string& final_path) {
   static std::atomic<uint64_t> counter{0};
-  return HiddenSibling(final_path, ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+  return WriterTempName(final_path, counter++);
 }
 
 Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path, const Schema& schema,
@@ -128,6 +129,9 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
   for (uint32_t s = 0; s < options.shard_count; ++s) {
     if (options.only_shard && s != *options.only_shard) continue;
     const std::string& final_path = impl->final_paths[s];
+    // What a writer of these shards that was killed left.
+    RemoveStaleTemps(final_path, fs);
+    RemoveStaleTemps(final_path + kIndexSuffix, fs);
     impl->temp_paths.push_back(TempName(final_path));
     impl->temp_db_paths.push_back(TempName(final_path + kIndexSuffix));
     auto file = options.direct_writes ? fs->OpenWriteDirect(impl->temp_paths.back())
