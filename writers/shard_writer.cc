@@ -126,12 +126,18 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
       }
     }
   }
+  {  // What a killed writer of these shards left.
+    std::vector<std::string> mine;
+    for (uint32_t s = 0; s < options.shard_count; ++s) {
+      if (options.only_shard && s != *options.only_shard) continue;
+      mine.push_back(impl->final_paths[s]);
+      mine.push_back(impl->final_paths[s] + kIndexSuffix);
+    }
+    RemoveStaleTemps(mine, fs);
+  }
   for (uint32_t s = 0; s < options.shard_count; ++s) {
     if (options.only_shard && s != *options.only_shard) continue;
     const std::string& final_path = impl->final_paths[s];
-    // What a writer of these shards that was killed left.
-    RemoveStaleTemps(final_path, fs);
-    RemoveStaleTemps(final_path + kIndexSuffix, fs);
     impl->temp_paths.push_back(TempName(final_path));
     impl->temp_db_paths.push_back(TempName(final_path + kIndexSuffix));
     auto file = options.direct_writes ? fs->OpenWriteDirect(impl->temp_paths.back())

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <memory>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace mindrecord {
@@ -38,17 +39,23 @@ std::string WriterTempName(const std::string& final_path, uint64_t n) {
   return HiddenSibling(final_path, std::string(kTempInfix) + std::to_string(getpid()) + "-" + std::to_string(n));
 }
 
-int RemoveStaleTemps(const std::string& final_path, FileSystem* fs) {
-  if (fs != FileSystem::Default()) return 0;
-  const std::string dir = DirName(final_path);
-  const std::string prefix = "." + BaseName(final_path) + std::string(kTempInfix);
+int RemoveStaleTemps(const std::vector<std::string>& final_paths, FileSystem* fs) {
+  if (fs != FileSystem::Default() || final_paths.empty()) return 0;
+  const std::string dir = DirName(final_paths.front());
+  std::unordered_set<std::string> names;  // ".NAME" of each final file
+  for (const auto& p : final_paths) {
+    std::string n = ".";  // (not "." + BaseName(p): GCC 12's false -Wstringop-overflow)
+    names.insert(n.append(BaseName(p)));
+  }
   std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(dir.c_str()), closedir);
   if (!d) return 0;
   std::vector<std::string> stale;
   while (const dirent* e = readdir(d.get())) {
     const std::string_view name = e->d_name;
-    if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) continue;
-    const pid_t pid = ParsePidCounter(name.substr(prefix.size()));
+    const size_t at = name.rfind(kTempInfix);
+    if (name.empty() || name[0] != '.' || at == std::string_view::npos) continue;
+    if (names.count(std::string(name.substr(0, at))) == 0) continue;
+    const pid_t pid = ParsePidCounter(name.substr(at + kTempInfix.size()));
     if (pid == 0 || pid == getpid() || !ProcessGone(pid)) continue;
     stale.emplace_back(name);
   }
