@@ -22,11 +22,11 @@ def measure(cmd, runs, env):
     for _ in range(runs):
         t = time.perf_counter()
         p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=env)
-        _, status, ru = os.wait4(p.pid, 0)
+        _, status, ru = os.wait4(p.pid, 0)  # (Popen's own wait would not give the child's rusage)
         wall.append(time.perf_counter() - t)
-        p.returncode = os.waitstatus_to_exitcode(status)
-        if p.returncode != 0:
-            raise SystemExit("%s exited with %d" % (" ".join(cmd), p.returncode))
+        code = os.waitstatus_to_exitcode(status)
+        if code != 0:
+            raise SystemExit("%s exited with %d" % (" ".join(cmd), code))
         cpu.append(ru.ru_utime + ru.ru_stime)
         rss.append(ru.ru_maxrss / 1024)
     return statistics.median(wall), statistics.median(cpu), statistics.median(rss)
