@@ -377,6 +377,24 @@ Result<bool> IsEncryptedFile(const RandomAccessFile& f) {
   return std::memcmp(tail + 11, kEncryptFlag, kFlagLen) == 0 && std::memcmp(tail, "\0\0\0\0", 4) == 0;
 }
 
+Result<bool> IsHashedFile(const RandomAccessFile& f) {
+  const uint64_t size = f.size();
+  if (size < 8) return false;
+  unsigned char tail[8];
+  MR_RETURN_IF_ERROR(f.ReadAt(size - 8, 8, reinterpret_cast<char*>(tail)));
+  if (std::memcmp(tail + 4, "HASH", 4) != 0) return false;
+  const uint32_t len = LoadBe32(tail);
+  return (len == 28 || len == 32 || len == 48 || len == 64) && uint64_t{len} + 8 <= size;
+}
+
+Status RefuseProtected(const RandomAccessFile& f, const std::string& doing) {
+  MR_ASSIGN_OR_RETURN(const bool encrypted, IsEncryptedFile(f));
+  MR_ASSIGN_OR_RETURN(const bool hashed, IsHashedFile(f));
+  if (!encrypted && !hashed) return Status::OK();
+  return Status::NotSupported(f.path() + ": " + doing + " an " + (encrypted ? "encrypted" : "hashed") +
+                              " dataset is not supported (copy it into a new dataset instead)");
+}
+
 Result<std::unique_ptr<RandomAccessFile>> OpenProtectedFile(std::unique_ptr<RandomAccessFile> file,
                                                             const CryptoConfig& config) {
   const std::string path = file->path();

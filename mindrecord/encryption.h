@@ -65,12 +65,35 @@ Result<std::optional<std::string>> ReadProtectedIndex(FileSystem* fs, const std:
 // True when `file` is laid out as an encrypted file (its trailer and the
 // first block's magic), without a key.
 Result<bool> IsEncryptedFile(const RandomAccessFile& file);
+// True when `file` ends as a hashed file does: "HASH" after a big-endian
+// length that one of the hash modes' digests has.
+Result<bool> IsHashedFile(const RandomAccessFile& file);
+// NotSupported for an encrypted or hashed `file`, which a tool that writes
+// in place (an append, an index rebuild) would break: "<path>: <doing> an
+// encrypted dataset is not supported (...)", `doing` e.g. "appending to".
+Status RefuseProtected(const RandomAccessFile& file, const std::string& doing);
 
 // Protects `path` in place as MindSpore's FileWriter.commit does: appends
 // the digest when config.hash_mode is set, then encrypts when config.key is
 // set (into a temporary beside it, fsynced and renamed over it; the
 // temporary is removed on failure). Nothing to do: OK.
 Status ProtectFile(const std::string& path, const CryptoConfig& config, FileSystem* fs);
+
+// The two steps of ProtectFile, for a writer that protects its temporaries
+// before they take their final names (WriterOptions::protection):
+// appends the digest of `path` to it (fsynced); and writes the encryption of
+// `path` to `out_path` (a new file, fsynced; removed on failure).
+Status AppendFileDigest(const std::string& path, const std::string& hash_mode, FileSystem* fs);
+Status EncryptFileTo(const std::string& path, const std::string& out_path, const CryptoConfig& config,
+                     FileSystem* fs);
+
+// Checks what ProtectFile would check before it starts: the mode and the
+// key's length when a key is set, the hash mode when one is set (errors name
+// `what`).
+Status CheckProtection(const CryptoConfig& config, const std::string& what);
+
+// A key or a hash mode set: what ProtectFile has work to do for.
+inline bool Protects(const CryptoConfig& config) { return !config.key.empty() || !config.hash_mode.empty(); }
 
 // The digest `hash_mode` gives for `data` (for tests and tools).
 Result<std::string> Digest(const std::string& hash_mode, std::string_view data);

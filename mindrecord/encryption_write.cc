@@ -140,34 +140,45 @@ Status EncryptInto(const RandomAccessFile& in, WritableFile* out, const CryptoCo
   return out->WriteAt(pos, trailer);
 }
 
-// Replaces `path` by its encryption, through a temporary beside it.
-Status EncryptFile(const std::string& path, const CryptoConfig& config, FileSystem* fs) {
+}  // namespace
+
+Status CheckProtection(const CryptoConfig& config, const std::string& what) {
+  if (!config.key.empty()) MR_RETURN_IF_ERROR(CheckModeKey(config.enc_mode, config.key, what));
+  if (!config.hash_mode.empty()) MR_RETURN_IF_ERROR(DigestSize(config.hash_mode).status().WithContext(what));
+  return Status::OK();
+}
+
+Status AppendFileDigest(const std::string& path, const std::string& hash_mode, FileSystem* fs) {
+  MR_RETURN_IF_ERROR(DigestSize(hash_mode).status());
+  return AppendDigest(path, hash_mode, fs);
+}
+
+Status EncryptFileTo(const std::string& path, const std::string& out_path, const CryptoConfig& config,
+                     FileSystem* fs) {
   MR_RETURN_IF_ERROR(CheckModeKey(config.enc_mode, config.key, path));
-  const std::string tmp = HiddenSibling(path, ".encrypt-" + std::to_string(getpid()));
   Status st;
   {
     MR_ASSIGN_OR_RETURN(auto in, fs->OpenRead(path));
-    MR_ASSIGN_OR_RETURN(auto out, fs->OpenWrite(tmp));
+    MR_ASSIGN_OR_RETURN(auto out, fs->OpenWrite(out_path));
     st = EncryptInto(*in, out.get(), config);
     if (st.ok()) st = out->Sync();
     Status closed = out->Close();
     if (st.ok()) st = closed;
   }
-  if (st.ok()) st = fs->Rename(tmp, path);
-  if (st.ok()) st = fs->SyncDir(DirName(path));
-  if (!st.ok()) (void)fs->Remove(tmp);
+  if (!st.ok()) (void)fs->Remove(out_path);
   return st.WithContext(path + ": encrypting");
 }
 
-}  // namespace
-
+// Hashes, then encrypts `path` in place (through a temporary beside it).
 Status ProtectFile(const std::string& path, const CryptoConfig& config, FileSystem* fs) {
-  if (!config.hash_mode.empty()) {
-    MR_RETURN_IF_ERROR(DigestSize(config.hash_mode).status());
-    MR_RETURN_IF_ERROR(AppendDigest(path, config.hash_mode, fs));
-  }
-  if (!config.key.empty()) MR_RETURN_IF_ERROR(EncryptFile(path, config, fs));
-  return Status::OK();
+  if (!config.hash_mode.empty()) MR_RETURN_IF_ERROR(AppendFileDigest(path, config.hash_mode, fs));
+  if (config.key.empty()) return Status::OK();
+  const std::string tmp = HiddenSibling(path, ".encrypt-" + std::to_string(getpid()));
+  Status st = EncryptFileTo(path, tmp, config, fs);
+  if (st.ok()) st = fs->Rename(tmp, path);
+  if (st.ok()) st = fs->SyncDir(DirName(path));
+  if (!st.ok()) (void)fs->Remove(tmp);
+  return st;
 }
 
 Result<std::string> Digest(const std::string& hash_mode, std::string_view data) {

@@ -1,5 +1,5 @@
-// MindSpore's encryption and hash settings (mindrecord.config) and the
-// writer's commit step that applies them (mindrecord/encryption.h).
+// MindSpore's encryption and hash settings (mindrecord.config; the writer
+// applies them at commit: mindrecord/encryption.h).
 #include <optional>
 
 #include <pybind11/stl.h>
@@ -23,14 +23,6 @@ void BindCrypto(py::module_& m) {
       },
       py::arg("key"), py::arg("enc_mode"), py::arg("dec_mode"), py::arg("hash_mode"),
       "Sets the process-wide key (None: none), modes and hash mode ('' : none).");
-  m.def(
-      "protect_file",
-      [](const std::string& path) {
-        const CryptoConfig c = CurrentCryptoConfig();
-        py::gil_scoped_release nogil;
-        ThrowIfError(ProtectFile(path, c, FileSystem::Default()));
-      },
-      py::arg("path"), "Hashes, then encrypts, `path` in place as the current settings ask.");
   m.def(
       "digest",
       [](const std::string& hash_mode, const py::bytes& data) {

@@ -10,12 +10,14 @@
 #include <pybind11/stl.h>
 
 #include "mindrecord/compression.h"
+#include "mindrecord/encryption.h"
 #include "python/bind_values.h"
 #include "python/py_common.h"
 #include "pipeline/plan.h"
 #include "readers/recover.h"
 #include "readers/remote_file.h"
 #include "readers/shard_reader.h"
+#include "mindrecord/encryption.h"
 #include "writers/shard_writer.h"
 
 namespace mindrecord::py_binding {
@@ -66,8 +68,17 @@ class PyWriter {
     py::gil_scoped_release nogil;
     ThrowIfError(writer_->WriteRows(batch));
   }
-  void Commit() {
+  // `protect`: hash and encrypt the files as mindrecord.config's settings
+  // ask (mindrecord/encryption.h), before they take their final names.
+  void Commit(bool protect) {
     py::gil_scoped_release nogil;
+    if (protect) {
+      // A commit that cannot protect the files fails as a whole.
+      if (Status st = writer_->SetProtection(CurrentCryptoConfig()); !st.ok()) {
+        writer_->Abandon();
+        ThrowIfError(st);
+      }
+    }
     ThrowIfError(writer_->Commit());
   }
   void Abandon() { writer_->Abandon(); }
@@ -391,7 +402,7 @@ void BindIo(py::module_& m) {
            py::arg("page_size"), py::arg("index_fields"), py::arg("overwrite"), py::arg("checksums") = true,
            py::arg("format_version") = "3.0", py::arg("compression") = "none", py::arg("direct_writes") = false)
       .def("write", &PyWriter::Write, py::arg("rows"), py::arg("first_index") = 0)
-      .def("commit", &PyWriter::Commit)
+      .def("commit", &PyWriter::Commit, py::arg("protect") = false)
       .def("abandon", &PyWriter::Abandon)
       .def_property_readonly("rows_written", &PyWriter::rows_written)
       .def_property_readonly("direct_shards", &PyWriter::direct_shards)

@@ -27,6 +27,7 @@
 #include "pipeline/tensor.h"
 #include "readers/shard_reader.h"
 #include "python/bind_values.h"
+#include "mindrecord/encryption.h"
 #include "python/py_common.h"
 #include "python/worker_gil.h"
 #include "writers/convert/converter.h"
@@ -348,7 +349,10 @@ convert::ConvertOptions OptionsFrom(const py::dict& d) {
     else if (k == "split_outputs") o.split_outputs = v.cast<std::map<std::string, std::string>>();
     else if (k == "fields") o.fields = v.cast<std::string>();
     else if (k == "resume") o.resume = v.cast<bool>();
-    else if (k == "ranks") continue;  // Convert() makes the group
+    else if (k == "protect") {
+      // mindrecord.config's set_enc_key / set_hash_mode, as FileWriter applies them.
+      if (v.cast<bool>()) o.protection = CurrentCryptoConfig();
+    } else if (k == "ranks") continue;  // Convert() makes the group
     else if (k == "csv_delimiter") {
       const std::string s = v.cast<std::string>();
       if (s.size() != 1) throw StatusError(Status::InvalidArgument("csv delimiter must be one character"));

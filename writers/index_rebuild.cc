@@ -1,4 +1,6 @@
 #include "writers/index_rebuild.h"
+
+#include "mindrecord/encryption.h"
 #include "readers/shard_paths.h"
 
 #include <unistd.h>
@@ -66,11 +68,14 @@ Result<RebuildReport> RebuildIndex(const std::string& path, bool force) {
   FileSystem* fs = FileSystem::Default();
   MR_ASSIGN_OR_RETURN(auto lock, LockDatasetAt(path, DatasetLock::Mode::kExclusive, fs));
   MR_ASSIGN_OR_RETURN(auto first_file, fs->OpenRead(path, false));
+  MR_RETURN_IF_ERROR(RefuseProtected(*first_file, "rebuilding the index of"));
   MR_ASSIGN_OR_RETURN(ShardHeader first, ReadShardHeader(*first_file, true));
   RebuildReport rep;
   MR_ASSIGN_OR_RETURN(auto paths, ShardPathsFor(path, first));
   for (const std::string& shard : paths) {
     MR_ASSIGN_OR_RETURN(auto file, fs->OpenRead(shard, false));
+    // A plain index beside protected shards would not be read.
+    MR_RETURN_IF_ERROR(RefuseProtected(*file, "rebuilding the index of"));
     MR_ASSIGN_OR_RETURN(ShardHeader h, ReadShardHeader(*file, true));
     MR_RETURN_IF_ERROR(CheckShardsAgree(first, h, path, shard));
     MR_ASSIGN_OR_RETURN(auto walked, WalkPages(*file, h));

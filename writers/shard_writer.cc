@@ -76,6 +76,7 @@ struct ShardWriter::Impl {
   ShardHeader BaseHeader();
   Status TrainAndFlush();
   void RemoveTemps();
+  Status Protect(const std::string& final_path, std::string* temp);
 };
 
 static std::string TempName(const std::string& final_path) {
@@ -98,6 +99,12 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path
   }
   if (path.empty() || path.back() == '/') {
     return Status::InvalidArgument("output path '" + path + "' names no file");
+  }
+  if (Protects(options.protection)) {
+    if (options.only_shard) {
+      return Status::InvalidArgument("the shards of a distributed conversion cannot be hashed or encrypted");
+    }
+    MR_RETURN_IF_ERROR(CheckProtection(options.protection, path));
   }
   if (options.only_shard && *options.only_shard >= options.shard_count) {
     return Status::InvalidArgument("only_shard " + std::to_string(*options.only_shard) + " is not one of the " +
@@ -311,6 +318,9 @@ Result<std::unique_ptr<ShardWriter>> ShardWriter::OpenForAppend(const std::strin
   std::vector<std::string> paths;
   {
     MR_ASSIGN_OR_RETURN(auto f, fs->OpenRead(path));
+    // Appending in place would break a digest or a cipher (MindSpore cannot
+    // append to these either).
+    MR_RETURN_IF_ERROR(RefuseProtected(*f, "appending to"));
     MR_ASSIGN_OR_RETURN(ShardHeader h, ReadShardHeader(*f, true));
     MR_ASSIGN_OR_RETURN(paths, ShardPathsFor(path, h));
   }
@@ -573,6 +583,35 @@ ShardHeader ShardWriter::Impl::BaseHeader() {
   return base;
 }
 
+// Hashes the temporary *temp of `final_path` in place, then encrypts it
+// into a new temporary of the same final name (which the next writer's
+// RemoveStaleTemps knows, should this process die), which replaces it in
+// *temp; the plaintext one is removed.
+Status ShardWriter::Impl::Protect(const std::string& final_path, std::string* temp) {
+  const CryptoConfig& c = options.protection;
+  if (!c.hash_mode.empty()) MR_RETURN_IF_ERROR(AppendFileDigest(*temp, c.hash_mode, fs));
+  if (c.key.empty()) return Status::OK();
+  std::string encrypted = TempName(final_path);
+  MR_RETURN_IF_ERROR(EncryptFileTo(*temp, encrypted, c, fs));
+  (void)fs->Remove(*temp);
+  *temp = std::move(encrypted);
+  return Status::OK();
+}
+
+Status ShardWriter::SetProtection(const CryptoConfig& protection) {
+  Impl& m = *impl_;
+  if (m.committed || m.abandoned) return Status::InvalidArgument("writer is already committed or abandoned");
+  if (Protects(protection)) {
+    if (m.journal) return Status::InvalidArgument("an append cannot hash or encrypt the dataset");
+    if (m.options.only_shard) {
+      return Status::InvalidArgument("the shards of a distributed conversion cannot be hashed or encrypted");
+    }
+    MR_RETURN_IF_ERROR(CheckProtection(protection, m.final_paths[0]));
+  }
+  m.options.protection = protection;
+  return Status::OK();
+}
+
 Status ShardWriter::Commit() {
   Impl& m = *impl_;
   if (!m.error.ok()) return m.error;
@@ -595,6 +634,13 @@ Status ShardWriter::Commit() {
   for (size_t s = 0; s < m.shards.size(); ++s) {
     Status st = m.shards[s]->Finish(base);
     if (!st.ok()) return fail(st.WithContext(m.final_paths[s]));
+  }
+  if (Protects(m.options.protection)) {
+    for (size_t s = 0; s < m.final_paths.size(); ++s) {
+      Status st = m.Protect(m.final_paths[s], &m.temp_paths[s]);
+      if (st.ok()) st = m.Protect(m.final_paths[s] + kIndexSuffix, &m.temp_db_paths[s]);
+      if (!st.ok()) return fail(st.WithContext(m.final_paths[s]));
+    }
   }
   if (m.journal) {
     // Append: data and headers are in place and durable; swap in the new

@@ -10,6 +10,7 @@
 
 #include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
+#include "mindrecord/encryption.h"
 #include "mindrecord/row_codec.h"
 #include "mindrecord/schema.h"
 #include "mindrecord/status.h"
@@ -74,6 +75,12 @@ struct WriterOptions {
   // WriteRowsToShard(only_shard, ...) and the shard is finished by
   // CommitPart(). nullopt: every shard.
   std::optional<uint32_t> only_shard;
+  // MindSpore's hashed and encrypted files (set_hash_mode, set_enc_key;
+  // mindrecord/encryption.h): with a key or a hash mode, Commit() appends
+  // each data and index file's digest and encrypts it while it is still a
+  // temporary, so the files take their final names only protected. Not for
+  // appends or only_shard writers (an error). Empty: plain files.
+  CryptoConfig protection;
   // Shard data files go through this seam (tests inject faults); nullptr: POSIX.
   FileSystem* file_system = nullptr;
 };
@@ -120,6 +127,10 @@ class ShardWriter {
   Status WriteRowsToShard(uint32_t shard, std::vector<Row>&& rows);
   // Writes rows already encoded for this schema and (base) format version.
   Status WriteEncoded(std::vector<EncodedRow> rows);
+  // Sets WriterOptions::protection before Commit() (MindSpore's FileWriter
+  // takes the settings in force when it commits). An error for an append or
+  // an only_shard writer, or for a mode, key or hash mode that is not valid.
+  Status SetProtection(const CryptoConfig& protection);
   // Commits every shard (not for an only_shard writer: see CommitPart).
   Status Commit();
   // An only_shard writer: finishes the shard (header with this shard's own

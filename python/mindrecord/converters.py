@@ -30,7 +30,7 @@ import os
 import tempfile
 import warnings
 
-from mindrecord import _core
+from mindrecord import _core, config
 from mindrecord._checks import check_filename
 
 SUCCESS = 0
@@ -124,6 +124,9 @@ def _ranks(rank, world_size):
 
 def _run_convert(source, input_path, output, options):
     opts = dict(options)
+    # set_enc_key / set_hash_mode (mindrecord.config): the new files are
+    # hashed and encrypted as FileWriter protects them.
+    opts["protect"] = config._get_enc_key() is not None or config._get_hash_mode() is not None
     group, made = _ranks(opts.pop("rank", None), opts.pop("world_size", None))
     if group is not None:
         opts["ranks"] = group

@@ -272,17 +272,15 @@ class FileWriter:
         return SUCCESS
 
     def commit(self) -> int:
-        """Flushes, indexes and renames the shards into place, then, when
-        set_hash_mode / set_enc_key are set (mindrecord.config), appends each
-        shard's and index's digest and encrypts them, as MindSpore does.
-        Returns SUCCESS (0)."""
+        """Flushes, indexes and renames the shards into place. When
+        set_hash_mode / set_enc_key are set (mindrecord.config), each shard's
+        and index's digest is appended and they are encrypted, as MindSpore
+        does, before they take their names: a failed commit leaves no plain
+        dataset behind. Returns SUCCESS (0)."""
         self._open("commit")
-        self._writer.commit()
+        protect = config._get_enc_key() is not None or config._get_hash_mode() is not None
+        self._writer.commit(protect=protect)
         self._done = True
-        if config._get_enc_key() is not None or config._get_hash_mode() is not None:
-            for shard in self._writer.shard_paths:
-                for path in (shard, shard + ".db"):
-                    _core.protect_file(path)
         return SUCCESS
 
     def abandon(self) -> None:

@@ -248,6 +248,40 @@ def test_writer_protects_files_as_mindspore_does(tmp_path):
         FileWriter.open_for_append(path)
 
 
+def test_a_commit_that_cannot_protect_leaves_no_plain_dataset(tmp_path):
+    # SM4-CBC takes 16-byte keys only: the commit fails. The rows must not
+    # appear unencrypted under the dataset's names, nor in temporaries.
+    set_enc_key("0123456789abcdef01234567")
+    set_enc_mode("SM4-CBC")
+    path = str(tmp_path / "x.mindrecord")
+    w = FileWriter(path, 1)
+    w.add_schema({"id": {"type": "int64"}}, "enc")
+    w.write_raw_data([{"id": i} for i in range(10)])
+    with pytest.raises(Exception, match="SM4-CBC takes a key of 16 bytes"):
+        w.commit()
+    assert os.listdir(tmp_path) == []
+
+
+def test_converters_protect_their_output_as_filewriter_does(tmp_path):
+    # MindSpore's converters write through its FileWriter, so set_enc_key and
+    # set_hash_mode apply to what they write too.
+    from mindrecord import CsvToMR
+    csv = tmp_path / "in.csv"
+    csv.write_text("id,name\n1,a\n2,b\n")
+    set_hash_mode("sha256")
+    set_enc_key(KEY)
+    out = str(tmp_path / "x.mindrecord")
+    CsvToMR(str(csv), out).transform()
+    for f in (out, out + ".db"):
+        dec = mindspore_decrypt(f)
+        assert dec[-4:] == b"HASH" and hashlib.sha256(dec[:-40]).digest() == dec[-40:-8]
+    assert [(r["id"], r["name"]) for r in FileReader(out).get_next()] == [(1, "a"), (2, "b")]
+    set_enc_key(None)
+    set_hash_mode(None)
+    with pytest.raises(Exception, match="encrypted"):
+        FileReader(out)
+
+
 def test_multi_block_write_round_trip(tmp_path):
     set_enc_key("0123456789abcdef0123456789abcdef")  # AES-256
     path = write_rows(str(tmp_path / "w.mindrecord"), 70, blob=1 << 20, page_size=4 << 20)

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "mindrecord/encryption.h"
 #include "mindrecord/file.h"
 #include "readers/shard_reader.h"
 #include "tests/util/test_util.h"
@@ -104,6 +105,89 @@ TEST(WriterTest, AbandonAndDestructionLeaveNothing) {
   w->Abandon();
   EXPECT_EQ(CountFiles(dir.path()), 0u);
   EXPECT_FALSE(w->Commit().ok());
+}
+
+CryptoConfig Protection() {
+  CryptoConfig c;
+  c.key = "0123456789012345";
+  c.hash_mode = "sha256";
+  return c;
+}
+
+// With a key and a hash mode, Commit() hashes and encrypts every data and
+// index file before it renames them: what lies under the dataset's names is
+// protected, no temporary is left, and the rows read back with the key.
+TEST(WriterTest, ProtectedFilesTakeTheirNamesEncrypted) {
+  TempDir dir;
+  WriterOptions o = Small();
+  o.shard_count = 2;
+  o.protection = Protection();
+  auto w = *ShardWriter::Create(dir.Join("p"), WriterSchema(), o);
+  ASSERT_TRUE(w->WriteRows(WriterRows(50)).ok());
+  ASSERT_TRUE(w->Commit().ok());
+  size_t files = 0;
+  for (auto& e : fs::directory_iterator(dir.path())) {
+    ++files;
+    EXPECT_NE(e.path().filename().string()[0], '.') << e.path();  // no temporary left
+    auto f = *FileSystem::Default()->OpenRead(e.path().string());
+    EXPECT_TRUE(*IsEncryptedFile(*f)) << e.path();
+  }
+  EXPECT_EQ(files, 4u);
+  EXPECT_FALSE(ShardReader::Open(dir.Join("p0")).ok());  // no key
+  SetCryptoConfig(Protection());
+  auto r = ShardReader::Open(dir.Join("p0"));
+  SetCryptoConfig(CryptoConfig());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)->num_rows(), 50u);
+  // Appending in place would break the cipher: refused.
+  auto a = ShardWriter::OpenForAppend(dir.Join("p0"));
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.status().code(), StatusCode::kNotSupported);
+  EXPECT_NE(a.status().message().find("encrypted"), std::string::npos) << a.status().ToString();
+}
+
+// A commit that fails while it encrypts leaves no dataset and no plaintext.
+TEST(WriterTest, AFailedEncryptionLeavesNoDataset) {
+  TempDir dir;
+  FaultInjectingFileSystem faulty(FileSystem::Default());
+  WriterOptions o = Small();
+  o.shard_count = 2;
+  o.protection = Protection();
+  o.file_system = &faulty;
+  auto w = *ShardWriter::Create(dir.Join("f"), WriterSchema(), o);
+  ASSERT_TRUE(w->WriteRows(WriterRows(500, 300)).ok());
+  faulty.FailWritesAfterBytes(200000);  // past the shards' last pages and headers
+  Status st = w->Commit();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("encrypting"), std::string::npos) << st.ToString();
+  w.reset();
+  EXPECT_EQ(CountFiles(dir.path()), 0u);
+}
+
+// Protection is refused where it cannot apply, and checked before any row.
+TEST(WriterTest, ProtectionIsCheckedUpFront) {
+  TempDir dir;
+  WriterOptions o = Small();
+  o.protection = Protection();
+  o.protection.enc_mode = "SM4-CBC";
+  o.protection.key = "0123456789abcdef01234567";
+  auto w = ShardWriter::Create(dir.Join("x"), WriterSchema(), o);
+  ASSERT_FALSE(w.ok());
+  EXPECT_NE(w.status().message().find("SM4-CBC takes a key of 16 bytes"), std::string::npos) << w.status().ToString();
+  o.protection = Protection();
+  o.protection.hash_mode = "md5";
+  EXPECT_EQ(ShardWriter::Create(dir.Join("x"), WriterSchema(), o).status().code(), StatusCode::kInvalidArgument);
+  o.protection = Protection();
+  o.shard_count = 2;
+  o.only_shard = 1;
+  EXPECT_EQ(ShardWriter::Create(dir.Join("x"), WriterSchema(), o).status().code(), StatusCode::kInvalidArgument);
+  o.only_shard.reset();
+  o.protection = CryptoConfig();
+  auto plain = *ShardWriter::Create(dir.Join("y"), WriterSchema(), o);
+  CryptoConfig bad = Protection();
+  bad.enc_mode = "DES";
+  EXPECT_EQ(plain->SetProtection(bad).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(CountFiles(dir.path()) % 2, 0u);
 }
 
 // Index rows of closed row groups are inserted on the writer's index thread:

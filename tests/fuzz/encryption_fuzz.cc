@@ -27,7 +27,11 @@ MINDRECORD_FUZZ_TARGET(encryption) {
   static const char* const kModes[] = {"AES-GCM", "AES-CBC", "SM4-CBC", "AES-GCM"};
   config.dec_mode = kModes[(mode >> 5) & 3];
   if (mode & 2) config.hash_mode = (mode & 4) ? "sha512" : "sha256";
-  (void)mindrecord::IsEncryptedFile(mindrecord::fuzz::MemFile(bytes, "fuzz"));
+  {
+    const mindrecord::fuzz::MemFile probe(bytes, "fuzz");
+    (void)mindrecord::IsEncryptedFile(probe);
+    (void)mindrecord::RefuseProtected(probe, "appending to");  // IsHashedFile too
+  }
   auto file = mindrecord::OpenProtectedFile(std::make_unique<mindrecord::fuzz::MemFile>(bytes, "fuzz"), config);
   if (!file.ok()) return 0;
   // Plaintext is never larger than what is stored.

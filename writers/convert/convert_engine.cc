@@ -294,6 +294,7 @@ Result<std::vector<OutputReport>> RunPlans(const std::vector<SplitPlan>& plans, 
     wo.overwrite = opt.overwrite;
     wo.compression = opt.compression;
     wo.direct_writes = opt.direct_writes;
+    wo.protection = opt.protection;
     auto named = opt.split_outputs.find(plan.split);
     std::string path = named != opt.split_outputs.end() ? named->second : SplitOutputPath(output, plan.split);
     auto writer = opt.append ? OpenForAppend(path, plan.schema) : ShardWriter::Create(path, plan.schema, wo);

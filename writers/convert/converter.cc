@@ -60,6 +60,13 @@ Status ValidateOptions(const std::string& source, const std::string& input, cons
     return Status::InvalidArgument("--page-size must be a multiple of 4 in [32 KiB, 256 MiB], got " +
                                    std::to_string(o.page_size));
   if (o.workers > 1024) return Status::InvalidArgument("--workers must be at most 1024");
+  if (Protects(o.protection)) {
+    if (o.append || o.ranks != nullptr || o.resume) {
+      return Status::InvalidArgument("a hashed or encrypted output is written by one process as a new dataset: not "
+                                     "with append, ranks or resume");
+    }
+    MR_RETURN_IF_ERROR(CheckProtection(o.protection, output));
+  }
   std::error_code ec;
   if (!fs::exists(input, ec)) return Status::NotFound(input + ": no such file or folder");
   if (o.ranks != nullptr || o.resume) {

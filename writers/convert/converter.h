@@ -11,6 +11,7 @@
 
 #include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
+#include "mindrecord/encryption.h"
 #include "mindrecord/status.h"
 
 namespace mindrecord::convert {
@@ -70,6 +71,9 @@ struct ConvertOptions {
   bool append = false;
   // Per-row blob compression (see WriterOptions::compression).
   CompressionOptions compression;
+  // Hash and encrypt the new files (see WriterOptions::protection); not with
+  // `append` or `ranks` (an error).
+  CryptoConfig protection;
   // Write pages with O_DIRECT where the file system takes it (see
   // WriterOptions::direct_writes); false: buffered. Appends are buffered.
   bool direct_writes = true;
