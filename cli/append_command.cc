@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "cli/command.h"
+#include "cli/crypto_options.h"
 #include "mindrecord/compression.h"
 #include "readers/shard_reader.h"
 #include "writers/shard_writer.h"
@@ -56,6 +57,7 @@ Status Append(const AppendArgs& a, uint64_t* added, uint64_t* total) {
 
 void AddAppendCommand(CLI::App& app, int* exit_code) {
   auto* sub = app.add_subcommand("append", "Add the rows of other datasets (same schema) to a dataset");
+  AddReadCryptoOptions(sub);  // the sources'
   auto a = std::make_shared<AppendArgs>();
   sub->add_option("dataset", a->dataset, "Any shard file of the dataset to append to")->required();
   sub->add_option("sources", a->sources, "Datasets whose rows are added, in order (any shard file of each)")

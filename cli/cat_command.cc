@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "cli/crypto_options.h"
 #include "cli/row_format.h"
 #include "cli/row_range.h"
 #include "readers/shard_reader.h"
@@ -62,6 +63,7 @@ int RunCatCommand(const std::string& path, const std::string& rows, const std::s
 
 void AddCatCommand(CLI::App& app, int* exit_code) {
   auto* sub = app.add_subcommand("cat", "Print rows in global row-id order");
+  AddReadCryptoOptions(sub);
   auto path = std::make_shared<std::string>();
   auto rows = std::make_shared<std::string>();
   auto columns = std::make_shared<std::string>();

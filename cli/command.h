@@ -22,6 +22,9 @@ inline constexpr int kExitData = 2;   // data or I/O error
 // Prints "mindrecord <verb>: error: <message>" to stderr for a failed status
 // and returns the exit code: kExitUsage for InvalidArgument, else kExitData.
 int ReportStatus(const char* verb, const Status& status);
+// `message` with the options that give what a MindSpore message asks for in
+// Python (its set_enc_key / set_hash_mode settings: --key-file, ...).
+std::string WithOptionHint(const std::string& message);
 // Prints "mindrecord <verb>: warning: <message>" to stderr for each of the
 // reader's warnings (a shard whose .db is missing).
 void ReportWarnings(const char* verb, const ShardReader& r);

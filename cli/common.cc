@@ -7,9 +7,21 @@
 
 namespace mindrecord::cli {
 
+std::string WithOptionHint(const std::string& message) {
+  // MindSpore's messages name its Python settings; the options that set them here.
+  if (message.find("is not encrypted") != std::string::npos) return message + " [command line: without --key-file]";
+  if (message.find("set_enc_key") != std::string::npos || message.find("dec_mode is valid") != std::string::npos) {
+    return message + " [command line: --key-file FILE, --dec-mode MODE]";
+  }
+  if (message.find("set_hash_mode") != std::string::npos || message.find("hash mode") != std::string::npos) {
+    return message + " [command line: --hash-mode MODE]";
+  }
+  return message;
+}
+
 int ReportStatus(const char* verb, const Status& status) {
   if (status.ok()) return kExitOk;
-  std::fprintf(stderr, "mindrecord %s: error: %s\n", verb, status.message().c_str());
+  std::fprintf(stderr, "mindrecord %s: error: %s\n", verb, WithOptionHint(status.message()).c_str());
   return status.code() == StatusCode::kInvalidArgument ? kExitUsage : kExitData;
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/crypto_options.h"
 #include "cli/mpi_rank_group.h"
 #include "writers/convert/converter.h"
 #include "writers/convert/launch.h"
@@ -29,6 +30,7 @@ struct ConvertArgs {
   convert::ConvertOptions options;
   std::string compress = "none";
   std::optional<uint32_t> rank, world_size;
+  WriteCryptoArgs write;  // the output's encryption and digest
 };
 
 std::vector<std::string> SplitComma(const std::string& s) {
@@ -150,6 +152,9 @@ int RunConvert(ConvertArgs& a) {
                                        "--append adds to a dataset as it is: it takes neither --overwrite nor "
                                        "--compress (the dataset keeps its own)"));
   }
+  auto protection = WriteProtection(a.write);
+  if (!protection.ok()) return ReportStatus("convert", protection.status());
+  a.options.protection = *protection;
   a.options.on_error = *on_error;
   a.options.encode = *encode;
   a.options.classes = SplitComma(a.classes);
@@ -158,6 +163,12 @@ int RunConvert(ConvertArgs& a) {
   auto ranks = RanksFor(a);
   if (!ranks.ok()) return ReportStatus("convert", ranks.status());
   a.options.ranks = ranks->get();
+  if (Protects(a.options.protection) && (a.options.append || a.options.ranks != nullptr || a.options.resume)) {
+    return ReportStatus("convert", Status::InvalidArgument(
+                                       "--encrypt-key-file and --write-hash-mode write a new dataset in one process: "
+                                       "not with --append, --resume or ranks (protect it afterwards with `mindrecord "
+                                       "copy`)"));
+  }
   const bool lead = a.options.ranks == nullptr || a.options.ranks->rank() == 0;
   if (!lead) a.options.progress = false;
   auto report = convert::Convert(a.source, a.input, a.output, a.options);
@@ -253,6 +264,7 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--delimiter", o.csv_delimiter, "csv: field delimiter");
   cmd->add_option("--columns", args->columns, "csv: comma-separated columns to convert, types inferred (default: all)");
   cmd->add_option("--infer-records", o.infer_records, "tfrecord: records read to infer the feature spec");
+  AddWriteCryptoOptions(cmd, &args->write);
   cmd->callback([args, exit_code]() { *exit_code = RunConvert(*args); });
 }
 

@@ -1,13 +1,17 @@
 // `mindrecord copy SRC DST [--shards N] [--header-size B] [--page-size B]
 // [--overwrite] [--no-checksums] [--compress none|lz4[+raw]|zstd:N[+dict][+raw]]
-// [--write-mode auto|buffered]`:
+// [--write-mode auto|buffered] [--key-file F --dec-mode M --hash-mode H]
+// [--encrypt-key-file F --enc-mode M --write-hash-mode H]`:
 // rewrite a dataset, re-sharded, re-paged or (de)compressed. Rows move in
 // their encoded form (blob parts decompressed, then compressed per the
 // output's codec), so a single-shard copy with the source's sizes,
 // --no-checksums and --compress none reproduces a MindSpore file byte for byte.
+// An encrypted or hashed source is read with the reading options; the copy
+// is plain unless the writing options ask (cli/crypto_options.h).
 #include <cstdio>
 
 #include "cli/command.h"
+#include "cli/crypto_options.h"
 #include "readers/shard_reader.h"
 #include "writers/shard_writer.h"
 
@@ -25,9 +29,11 @@ struct CopyArgs {
   bool direct_writes = false;  // --write-mode auto: buffered (WriterOptions::direct_writes)
   std::string compress;       // empty: as the source
   ReaderOptions read;         // the source's (remote options)
+  WriteCryptoArgs write;      // the output's encryption and digest
 };
 
 Status Copy(const CopyArgs& a, uint64_t* rows_out) {
+  MR_ASSIGN_OR_RETURN(const CryptoConfig protection, WriteProtection(a.write));
   MR_ASSIGN_OR_RETURN(auto reader, ShardReader::Open(a.src, a.read));
   ReportWarnings("copy", *reader);
   WriterOptions o;
@@ -46,6 +52,7 @@ Status Copy(const CopyArgs& a, uint64_t* rows_out) {
   const bool reencode = o.compression.enabled() && o.format_version != kVersion3;
   if (reencode) o.format_version = kVersion3;
   o.index_fields = reader->index_fields();
+  o.protection = protection;
   MR_ASSIGN_OR_RETURN(auto writer, ShardWriter::Create(a.dst, reader->schema(), o));
   MR_RETURN_IF_ERROR(MoveRows(*reader, writer.get(), reencode));
   MR_RETURN_IF_ERROR(writer->Commit());
@@ -57,6 +64,7 @@ Status Copy(const CopyArgs& a, uint64_t* rows_out) {
 
 void AddCopyCommand(CLI::App& app, int* exit_code) {
   auto* sub = app.add_subcommand("copy", "Rewrite a dataset: re-shard or re-page it");
+  AddReadCryptoOptions(sub);
   auto a = std::make_shared<CopyArgs>();
   sub->add_option("src", a->src, "Any shard file of the source dataset")->required();
   sub->add_option("dst", a->dst, "Output path (a name, or the stem of NAME0..NAME{N-1})")->required();
@@ -71,6 +79,7 @@ void AddCopyCommand(CLI::App& app, int* exit_code) {
                   "(default: as the source)");
   sub->add_flag("--no-checksums", a->no_checksums, "Write no page/header checksums: output identical to MindSpore's");
   AddWriteModeOption(sub, &a->direct_writes);
+  AddWriteCryptoOptions(sub, &a->write);
   sub->callback([=] {
     uint64_t rows = 0;
     Status st = Copy(*a, &rows);

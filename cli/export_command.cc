@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "cli/crypto_options.h"
 #include "cli/contact_sheet.h"
 #include "cli/images.h"
 #include "cli/out_folder.h"
@@ -102,6 +103,7 @@ void AddExportCommand(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<ExportArgs>();
   auto* sub = app.add_subcommand("export", "Write rows as files to look at: images as .jpg/.png, the rest as JSON");
   sub->add_option("path", a->path, "Any shard file of the dataset")->required();
+  AddReadCryptoOptions(sub);
   sub->add_option("outdir", a->out, "Output folder (created; nothing is written outside it)")->required();
   AddRemoteOptions(sub, &a->read.remote);
   sub->add_option("--rows", a->rows, "Row range A:B (B exclusive; default: all rows, or none with --contact-sheet)");

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "cli/command.h"
+#include "cli/crypto_options.h"
 #include "cli/label_histogram.h"
 #include "mindrecord/compression.h"
 #include "readers/shard_reader.h"
@@ -184,6 +185,7 @@ int RunInspectCommand(const std::string& path, bool as_json, bool pages, const s
 
 void AddInspectCommand(CLI::App& app, int* exit_code) {
   auto* sub = app.add_subcommand("inspect", "Show a dataset's version, schema, shards, rows and pages");
+  AddReadCryptoOptions(sub);
   auto path = std::make_shared<std::string>();
   auto as_json = std::make_shared<bool>(false);
   auto pages = std::make_shared<bool>(false);

@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "cli/command.h"
+#include "cli/crypto_options.h"
 #include "cli/suggest.h"
 #include "mindrecord/version.h"
 
@@ -25,6 +26,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mindrecord: %s\n", msg.c_str());
     return mindrecord::cli::kExitUsage;
   }
+  // Before the verb runs: its reading settings (--key-file, ...) for every
+  // reader it opens.
+  app.parse_complete_callback([] {
+    const mindrecord::Status st = mindrecord::cli::ApplyReadCrypto(mindrecord::cli::ProcessReadCrypto());
+    if (!st.ok()) throw CLI::ValidationError(st.message());
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

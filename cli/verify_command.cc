@@ -3,12 +3,14 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/crypto_options.h"
 #include "readers/verifier.h"
 
 namespace mindrecord::cli {
 
 void AddVerifyCommand(CLI::App& app, int* exit_code) {
   auto* sub = app.add_subcommand("verify", "Check a dataset: shards, headers, checksums, pages, index, rows");
+  AddReadCryptoOptions(sub);
   auto path = std::make_shared<std::string>();
   auto as_json = std::make_shared<bool>(false);
   auto deep = std::make_shared<bool>(false);
@@ -25,7 +27,7 @@ void AddVerifyCommand(CLI::App& app, int* exit_code) {
     if (*as_json) {
       std::cout << rep.ToJson().dump(2) << "\n";
     } else {
-      for (const auto& p : rep.problems) std::printf("problem: %s\n", p.c_str());
+      for (const auto& p : rep.problems) std::printf("problem: %s\n", WithOptionHint(p).c_str());
       std::printf("%s: %llu shards, %llu rows, %llu pages (%llu with checksums)%s: %s\n", path->c_str(),
                   static_cast<unsigned long long>(rep.shards), static_cast<unsigned long long>(rep.rows),
                   static_cast<unsigned long long>(rep.pages), static_cast<unsigned long long>(rep.pages_checksummed),

@@ -1,4 +1,6 @@
 #include "readers/verifier.h"
+
+#include "mindrecord/encryption.h"
 #include "readers/shard_paths.h"
 
 #include <optional>
@@ -32,7 +34,12 @@ constexpr size_t kMaxProblemsPerShard = 20;
 Result<std::unique_ptr<IndexReader>> OpenIndex(const std::string& shard_path, const ShardHeader& h,
                                                const RemoteOptions* remote) {
   const std::string db = shard_path + kIndexSuffix;
-  if (!remote) return IndexReader::Open(db, RecordedShardName(h), h.version == kVersion2);
+  if (!remote) {
+    MR_ASSIGN_OR_RETURN(std::optional<std::string> image,
+                        ReadProtectedIndex(FileSystem::Default(), db, CurrentCryptoConfig()));
+    if (image) return IndexReader::OpenImage(db, *image, RecordedShardName(h), h.version == kVersion2);
+    return IndexReader::Open(db, RecordedShardName(h), h.version == kVersion2);
+  }
   MR_ASSIGN_OR_RETURN(std::string image, ReadWholeRemote(db, *remote));
   return IndexReader::OpenImage(db, image, RecordedShardName(h), h.version == kVersion2);
 }
@@ -197,7 +204,14 @@ VerifyReport Verify(const std::string& path, const VerifyOptions& options) {
     rep.problems.push_back(lock.status().message());
     return rep;
   }
-  auto first_file = fs->OpenRead(path, false);
+  // Encrypted and hashed shards as the process's settings ask (set_enc_key,
+  // set_hash_mode: mindrecord/encryption.h), as readers open them.
+  const CryptoConfig crypto = CurrentCryptoConfig();
+  auto open_shard = [&](const std::string& p) -> Result<std::unique_ptr<RandomAccessFile>> {
+    MR_ASSIGN_OR_RETURN(auto f, fs->OpenRead(p, false));
+    return OpenProtectedFile(std::move(f), crypto);
+  };
+  auto first_file = open_shard(path);
   if (!first_file.ok()) {
     rep.problems.push_back(first_file.status().message());
     return rep;
@@ -217,7 +231,7 @@ VerifyReport Verify(const std::string& path, const VerifyOptions& options) {
   for (size_t i = 0; i < paths->size(); ++i) {
     const std::string shard = (*paths)[i];
     ++rep.shards;
-    auto file = fs->OpenRead(shard, false);
+    auto file = open_shard(shard);
     if (!file.ok()) {
       rep.problems.push_back(shard + ": shard " + std::to_string(i) + " is missing or unreadable: " +
                              file.status().message());
