@@ -13,6 +13,7 @@
 
 #include "mindrecord/compression.h"
 #include "mindrecord/constants.h"
+#include "mindrecord/encryption.h"
 #include "mindrecord/file.h"
 #include "mindrecord/header.h"
 #include "mindrecord/row_view.h"
