@@ -12,8 +12,10 @@ LMDB baseline measured in the same run:
   batches of 256 for b in MindDataset(...).batch(256)
                  vs  cursor.getmulti(256 shuffled keys) per batch
                  (also: the same pipeline drained by its C++ consumer, which
-                 only counts the rows, and by one that copies each batch's bytes
-                 out, as a consumer handing them on must)
+                 only counts the rows, by one that copies each batch's bytes
+                 out, as a consumer handing them on must, and the pipeline as
+                 do_copy=True runs it, its workers copying the rows out of the
+                 mapping, drained by the counting consumer)
   padded batches for b in MindDataset(...).batch(256, pad_info={"data": ([size + 64], 0)})
                  (MindSpore's way to batch rows of different lengths: one array a batch)
                  vs  cursor.getmulti(256 shuffled keys) padded into one numpy array per batch
@@ -64,6 +66,8 @@ REPORTED = {
     "C++ consumer batch(256), shuffled": ("shuffled batches of 256", "C++ consumer of the same pipeline", "ceiling"),
     "C++ consumer copying, batch(256), shuffled": ("shuffled batches of 256",
                                                    "C++ consumer of the same pipeline, copying", "ceiling"),
+    "C++ consumer do_copy=True, batch(256), shuffled": (
+        "shuffled batches of 256", "C++ consumer of the pipeline as do_copy=True runs it", "ceiling"),
     "lmdb getmulti x256 padded, shuffled": ("shuffled batches of 256, padded", "LMDB cursor.getmulti + numpy padding",
                                             "baseline"),
     "MindDataset batch(256, pad_info), shuffled": ("shuffled batches of 256, padded",
@@ -199,6 +203,13 @@ def run(args, work):
     def cpp_batches_copy():
         return _core.drain_pipeline(plan, copy=True)[0]
 
+    # What the default Python loop runs: the workers copy each batch's rows
+    # out of the mapping (the plan's copy_views, set by do_copy=True).
+    plan_copy_views = json.dumps(dict(json.loads(plan), copy_views=True))
+
+    def cpp_batches_copy_views():
+        return _core.drain_pipeline(plan_copy_views)[0]
+
     pad_to = args.size + 64  # the longest value
 
     def lmdb_getmulti_padded():
@@ -256,6 +267,7 @@ def run(args, work):
              ("MindDataset batch(256) do_copy=False, shuffled", md_batches_nocopy),
              ("C++ consumer batch(256), shuffled", cpp_batches),
              ("C++ consumer copying, batch(256), shuffled", cpp_batches_copy),
+             ("C++ consumer do_copy=True, batch(256), shuffled", cpp_batches_copy_views),
              ("lmdb getmulti x256 padded, shuffled", lmdb_getmulti_padded),
              ("MindDataset batch(256, pad_info), shuffled", md_batches_padded),
              ("C++ consumer batch(256, pad_info), shuffled", lambda: _core.drain_pipeline(plan_padded)[0]),
@@ -279,6 +291,7 @@ def run(args, work):
                        ("MindDataset batch(256), shuffled", "lmdb getmulti x256, shuffled"),
                        ("MindDataset batch(256), shuffled", "C++ consumer batch(256), shuffled"),
                        ("MindDataset batch(256), shuffled", "C++ consumer copying, batch(256), shuffled"),
+                       ("MindDataset batch(256), shuffled", "C++ consumer do_copy=True, batch(256), shuffled"),
                        ("MindDataset batch(256) do_copy=False, shuffled", "C++ consumer batch(256), shuffled"),
                        ("MindDataset batch(256, pad_info), shuffled", "lmdb getmulti x256 padded, shuffled"),
                        ("MindDataset batch(256, pad_info), shuffled", "C++ consumer batch(256, pad_info), shuffled"),
