@@ -73,26 +73,22 @@ Result<bool> IsHashedFile(const RandomAccessFile& file);
 // encrypted dataset is not supported (...)", `doing` e.g. "appending to".
 Status RefuseProtected(const RandomAccessFile& file, const std::string& doing);
 
-// Protects `path` in place as MindSpore's FileWriter.commit does: appends
-// the digest when config.hash_mode is set, then encrypts when config.key is
-// set (into a temporary beside it, fsynced and renamed over it; the
-// temporary is removed on failure). Nothing to do: OK.
-Status ProtectFile(const std::string& path, const CryptoConfig& config, FileSystem* fs);
-
-// The two steps of ProtectFile, for a writer that protects its temporaries
-// before they take their final names (WriterOptions::protection):
-// appends the digest of `path` to it (fsynced); and writes the encryption of
+// MindSpore's FileWriter.commit protects each file it wrote: first its
+// digest (config.hash_mode), then its encryption (config.key). Our writers
+// take these two steps on their temporaries, before the files get their
+// final names (WriterOptions::protection): AppendFileDigest appends the
+// digest of `path` to it (fsynced); EncryptFileTo writes the encryption of
 // `path` to `out_path` (a new file, fsynced; removed on failure).
 Status AppendFileDigest(const std::string& path, const std::string& hash_mode, FileSystem* fs);
 Status EncryptFileTo(const std::string& path, const std::string& out_path, const CryptoConfig& config,
                      FileSystem* fs);
 
-// Checks what ProtectFile would check before it starts: the mode and the
+// Checks what the two steps would check before they start: the mode and the
 // key's length when a key is set, the hash mode when one is set (errors name
 // `what`).
 Status CheckProtection(const CryptoConfig& config, const std::string& what);
 
-// A key or a hash mode set: what ProtectFile has work to do for.
+// A key or a hash mode set: a writer has files to protect.
 inline bool Protects(const CryptoConfig& config) { return !config.key.empty() || !config.hash_mode.empty(); }
 
 // The digest `hash_mode` gives for `data` (for tests and tools).

@@ -1,6 +1,5 @@
-// Writing MindSpore's hashed and encrypted files (encryption.h ProtectFile).
+// Writing MindSpore's hashed and encrypted files (encryption.h AppendFileDigest, EncryptFileTo).
 #include <openssl/rand.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -167,18 +166,6 @@ Status EncryptFileTo(const std::string& path, const std::string& out_path, const
   }
   if (!st.ok()) (void)fs->Remove(out_path);
   return st.WithContext(path + ": encrypting");
-}
-
-// Hashes, then encrypts `path` in place (through a temporary beside it).
-Status ProtectFile(const std::string& path, const CryptoConfig& config, FileSystem* fs) {
-  if (!config.hash_mode.empty()) MR_RETURN_IF_ERROR(AppendFileDigest(path, config.hash_mode, fs));
-  if (config.key.empty()) return Status::OK();
-  const std::string tmp = HiddenSibling(path, ".encrypt-" + std::to_string(getpid()));
-  Status st = EncryptFileTo(path, tmp, config, fs);
-  if (st.ok()) st = fs->Rename(tmp, path);
-  if (st.ok()) st = fs->SyncDir(DirName(path));
-  if (!st.ok()) (void)fs->Remove(tmp);
-  return st;
 }
 
 Result<std::string> Digest(const std::string& hash_mode, std::string_view data) {
