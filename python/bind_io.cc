@@ -17,7 +17,6 @@
 #include "readers/recover.h"
 #include "readers/remote_file.h"
 #include "readers/shard_reader.h"
-#include "mindrecord/encryption.h"
 #include "writers/shard_writer.h"
 
 namespace mindrecord::py_binding {

@@ -410,3 +410,8 @@ def _get_enc_key():
 
 def _get_hash_mode():
     return _state["hash_mode"]
+
+
+def _protects():
+    """A key or a hash mode is set: what writers write is hashed and encrypted."""
+    return _state["enc_key"] is not None or _state["hash_mode"] is not None

@@ -126,7 +126,7 @@ def _run_convert(source, input_path, output, options):
     opts = dict(options)
     # set_enc_key / set_hash_mode (mindrecord.config): the new files are
     # hashed and encrypted as FileWriter protects them.
-    opts["protect"] = config._get_enc_key() is not None or config._get_hash_mode() is not None
+    opts["protect"] = config._protects()
     group, made = _ranks(opts.pop("rank", None), opts.pop("world_size", None))
     if group is not None:
         opts["ranks"] = group

@@ -278,8 +278,7 @@ class FileWriter:
         does, before they take their names: a failed commit leaves no plain
         dataset behind. Returns SUCCESS (0)."""
         self._open("commit")
-        protect = config._get_enc_key() is not None or config._get_hash_mode() is not None
-        self._writer.commit(protect=protect)
+        self._writer.commit(protect=config._protects())
         self._done = True
         return SUCCESS
 
