@@ -53,7 +53,9 @@ from mindrecord import _core
 
 
 # The cases the benchmark report shows (benchmarks/run.sh, --out): case ->
-# (task, system, role). A "ceiling" is the same pipeline drained in C++.
+# (task, system, role[, twin]). A "ceiling" is the same pipeline drained in
+# C++; its twin is the Python loop that runs exactly that pipeline, which the
+# report compares with it.
 REPORTED = {
     "lmdb txn.get, shuffled": ("shuffled rows", "LMDB txn.get (python3-lmdb)", "baseline"),
     "MindDataset rows, shuffled": ("shuffled rows", "MindDataset rows", "ours"),
@@ -63,17 +65,20 @@ REPORTED = {
     "MindDataset batch(256), shuffled": ("shuffled batches of 256", "MindDataset batch(256)", "ours"),
     "MindDataset batch(256) do_copy=False, shuffled": ("shuffled batches of 256",
                                                        "MindDataset batch(256), do_copy=False", "ours"),
-    "C++ consumer batch(256), shuffled": ("shuffled batches of 256", "C++ consumer of the same pipeline", "ceiling"),
+    "C++ consumer batch(256), shuffled": ("shuffled batches of 256", "C++ consumer of the zero-copy pipeline",
+                                          "ceiling", "MindDataset batch(256), do_copy=False"),
     "C++ consumer copying, batch(256), shuffled": ("shuffled batches of 256",
-                                                   "C++ consumer of the same pipeline, copying", "ceiling"),
+                                                   "C++ consumer of the zero-copy pipeline, copying", "ceiling"),
     "C++ consumer do_copy=True, batch(256), shuffled": (
-        "shuffled batches of 256", "C++ consumer of the pipeline as do_copy=True runs it", "ceiling"),
+        "shuffled batches of 256", "C++ consumer of the pipeline as do_copy=True runs it", "ceiling",
+        "MindDataset batch(256)"),
     "lmdb getmulti x256 padded, shuffled": ("shuffled batches of 256, padded", "LMDB cursor.getmulti + numpy padding",
                                             "baseline"),
     "MindDataset batch(256, pad_info), shuffled": ("shuffled batches of 256, padded",
                                                    "MindDataset batch(256, pad_info)", "ours"),
     "C++ consumer batch(256, pad_info), shuffled": ("shuffled batches of 256, padded",
-                                                    "C++ consumer of the same pipeline", "ceiling"),
+                                                    "C++ consumer of the same pipeline", "ceiling",
+                                                    "MindDataset batch(256, pad_info)"),
     "lmdb txn.get, key order": ("rows in key order", "LMDB txn.get (python3-lmdb)", "baseline"),
     "FileReader.get_next, row order": ("rows in key order", "FileReader.get_next", "ours"),
     "FileReader do_copy=False, row order": ("rows in key order", "FileReader.get_next, do_copy=False", "ours"),
@@ -307,7 +312,8 @@ def run(args, work):
         nbytes = sum(len(v) for v in values)
         ms = [{"workload": "python", "task": REPORTED[name][0], "system": REPORTED[name][1],
                "role": REPORTED[name][2], "unit": "rows", "items": args.rows, "bytes": nbytes, "seconds": secs[name],
-               "median_s": statistics.median(secs[name]), "extra": {}}
+               "median_s": statistics.median(secs[name]),
+               "extra": {"twin": REPORTED[name][3]} if len(REPORTED[name]) > 3 else {}}
               for name, _ in cases if name in REPORTED]
         with open(args.out, "w") as f:
             json.dump({"measurements": ms, "python": {"rows": args.rows, "size": args.size,
