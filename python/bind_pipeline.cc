@@ -663,11 +663,15 @@ void BindPipeline(py::module_& m) {
   // names them. Returns {"rows", "files", "schema"}.
   m.def(
       "save_plan",
-      [](const std::string& plan_json, const std::string& file_name, uint32_t num_files, bool batched) {
+      [](const std::string& plan_json, const std::string& file_name, uint32_t num_files, bool batched,
+         bool protect) {
         Plan plan = ValueOrThrow(Plan::Parse(plan_json));
         SaveOptions o;
         o.writer.shard_count = num_files;
         o.writer.pad_shard_suffix = false;
+        // Hashed and encrypted as mindrecord.config asks, before the commit
+        // gives the files their names (as FileWriter.commit).
+        if (protect) o.writer.protection = CurrentCryptoConfig();
         o.batched = batched;
         Result<SaveResult> saved = Status::Internal("unset");
         {
@@ -682,7 +686,8 @@ void BindPipeline(py::module_& m) {
         d["schema"] = r.schema.dump();
         return d;
       },
-      py::arg("plan_json"), py::arg("file_name"), py::arg("num_files"), py::arg("batched"));
+      py::arg("plan_json"), py::arg("file_name"), py::arg("num_files"), py::arg("batched"),
+      py::arg("protect") = false);
   // The plan form of a padded sample: {column: value} for exactly `columns`
   // of the schema, each value checked as the writer checks it.
   m.def("padded_row_json", [](const std::string& schema_json, const std::vector<std::string>& columns,

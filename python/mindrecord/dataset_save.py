@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from mindrecord import _core
 from mindrecord import _mp_pool
+from mindrecord import config
 from mindrecord.exceptions import AlreadyExistsError
 
 if TYPE_CHECKING:
@@ -35,7 +36,13 @@ def save(self: "MindDataset", file_name: str, num_files: int = 1, file_type: str
     batch as one row. The files appear only once every row is written
     (an error or an interruption leaves nothing at file_name); existing
     files are refused. The dataset's resume state is not used: the save
-    starts at epoch 0, as MindSpore's builds a new pipeline."""
+    starts at epoch 0, as MindSpore's builds a new pipeline.
+
+    With a key or a hash mode set (mindrecord.set_enc_key, set_hash_mode),
+    the shard and its .db are hashed and encrypted as FileWriter.commit
+    does, before they take their names, so the rows never lie unencrypted
+    under them; with a key, num_files must be 1, as MindSpore requires
+    (RuntimeError). (MindSpore's own save encrypts without hashing.)"""
     if not isinstance(file_name, str):
         raise TypeError("Argument file_name with value %r is not of type [<class 'str'>], but got %s."
                         % (file_name, type(file_name)))
@@ -51,6 +58,8 @@ def save(self: "MindDataset", file_name: str, num_files: int = 1, file_type: str
         raise ValueError("%s dataset format is not supported." % file_type)
     if not file_name:
         raise ValueError("file_name must not be empty")
+    if config._get_enc_key() is not None and num_files > 1:
+        raise RuntimeError("When encode mode is enabled, the automatic sharding function is unavailable.")
     if os.path.isdir(file_name):
         raise ValueError("file_name %s is a directory; give the path of the file to write" % file_name)
     parent = os.path.dirname(os.path.abspath(file_name))
@@ -75,6 +84,6 @@ def save(self: "MindDataset", file_name: str, num_files: int = 1, file_type: str
             plan["batch"] = handoff
     pools = _mp_pool.acquire_for(plan)
     try:
-        _core.save_plan(json.dumps(plan), file_name, num_files, self._batched)
+        _core.save_plan(json.dumps(plan), file_name, num_files, self._batched, protect=config._protects())
     finally:
         _mp_pool.release(pools)

@@ -282,6 +282,29 @@ def test_converters_protect_their_output_as_filewriter_does(tmp_path):
         FileReader(out)
 
 
+def test_dataset_save_protects_its_output_as_filewriter_does(tmp_path):
+    # MindSpore's Dataset.save encrypts what it saved when a key is set, and
+    # refuses more than one file then. (The settings apply to the reader
+    # too: the source is protected as well.)
+    set_hash_mode("sha256")
+    set_enc_key(KEY)
+    src = write_rows(str(tmp_path / "src.mindrecord"), 40)
+    out = str(tmp_path / "saved.mindrecord")
+    with pytest.raises(RuntimeError, match="automatic sharding function is unavailable"):
+        MindDataset(src, shuffle=False).save(out, num_files=2)
+    assert not [n for n in os.listdir(tmp_path) if n.startswith("saved")]
+    MindDataset(src, shuffle=False).save(out)
+    for f in (out, out + ".db"):
+        dec = mindspore_decrypt(f)
+        assert dec[-4:] == b"HASH" and hashlib.sha256(dec[:-40]).digest() == dec[-40:-8]
+    got = [(int(r["id"]), r["blob"].tobytes()) for r in numpy_dicts(MindDataset(out, shuffle=False))]
+    assert got == [(i, bytes([i]) * 100) for i in range(40)]
+    set_enc_key(None)
+    set_hash_mode(None)
+    with pytest.raises(Exception, match="encrypted"):
+        FileReader(out)
+
+
 def test_multi_block_write_round_trip(tmp_path):
     set_enc_key("0123456789abcdef0123456789abcdef")  # AES-256
     path = write_rows(str(tmp_path / "w.mindrecord"), 70, blob=1 << 20, page_size=4 << 20)
