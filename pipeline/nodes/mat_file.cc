@@ -183,9 +183,24 @@ bool CheckMatrix(const std::string& b, size_t pos, size_t end, uint64_t max_valu
   if (count > max_values - std::min(*values, max_values)) return false;
   *values += count;
   if (cls == MAT_C_SPARSE) {
+    // libmatio reads ir and jc as 32-bit whatever their tags say, and sizes
+    // the values by jc's last entry: both must be what MATLAB writes (32-bit
+    // integers, jc one longer than the columns, rising from 0 to at most the
+    // number of row indices), and nzmax within the budget.
     MatElement ir, jc, pr;
-    return NextElement(b, at, mend, &ir) && NextElement(b, ir.next, mend, &jc) &&
-           (jc.next >= mend || NextElement(b, jc.next, mend, &pr));
+    const auto int32s = [](const MatElement& e) { return (e.type == kMiInt32 || e.type == kMiUint32) && e.bytes % 4 == 0; };
+    if (dims.bytes != 8 || MatLe32(p + flags.data + 4) > max_values || !NextElement(b, at, mend, &ir) ||
+        !NextElement(b, ir.next, mend, &jc) || !int32s(ir) || !int32s(jc))
+      return false;
+    const uint64_t cols = MatLe32(p + dims.data + 4), entries = ir.bytes / 4;
+    if (jc.bytes / 4 != cols + 1) return false;
+    uint32_t prev = 0;
+    for (uint64_t k = 0; k <= cols; ++k) {
+      const uint32_t v = MatLe32(p + jc.data + 4 * k);
+      if ((k == 0 && v != 0) || v < prev || v > entries) return false;
+      prev = v;
+    }
+    return jc.next >= mend || NextElement(b, jc.next, mend, &pr);
   }
   if (!NumericClassId(cls) && cls != MAT_C_CHAR) return false;
   MatElement real;

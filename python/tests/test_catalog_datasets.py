@@ -860,6 +860,18 @@ def test_mat_files_declaring_more_than_they_hold_are_refused(tmp_path):
     (tmp_path / "train.txt").write_text("a\n")
     with pytest.raises(RuntimeError, match=r"a.mat: variable 'GTcls' is malformed or declares more than"):
         rows(mindrecord.SBDataset(str(tmp_path), usage="train"))
+    # A sparse boundary whose column starts (jc) end past its row indices:
+    # libmatio sizes the values by jc's last entry (here 2^31 - 1), so it is
+    # refused first; so is a jc that is not 32-bit, which libmatio reads as
+    # 32-bit anyway (a fuzz input: 4.2 GB).
+    mat_gtcls(tmp_path / "cls" / "a.mat", seg, [np.zeros((2, 3), bool)] * 2)
+    good = (tmp_path / "cls" / "a.mat").read_bytes()
+    jc = struct.pack("<II", 5, 16) + struct.pack("<4i", 0, 0, 0, 0)
+    for bad in (struct.pack("<II", 5, 16) + struct.pack("<4i", 0, 0, 0, 0x7fffffff),
+                struct.pack("<II", 4, 16) + struct.pack("<8H", 0, 0, 0, 0, 0, 0, 0xff01, 0xfaff)):
+        (tmp_path / "cls" / "a.mat").write_bytes(good.replace(jc, bad, 1))
+        with pytest.raises(RuntimeError, match=r"a.mat: variable 'GTcls' is malformed or declares more than"):
+            rows(mindrecord.SBDataset(str(tmp_path), usage="train"))
     mat_v5(tmp_path / "imagelabels.mat", {"labels": np.array([[1, 2]])})
     data = bytearray((tmp_path / "imagelabels.mat").read_bytes())
     dims_at = data.index(struct.pack("<II", 5, 8) + struct.pack("<ii", 1, 2))
