@@ -86,7 +86,6 @@ echo "run.sh: scale $SCALE, $RUNS runs after $WARMUP warm-up; load: $(cut -d' ' 
 # right after it, not after the images workload has filled the page cache
 # with gigabytes (the kernel's reclaim after that slowed their ~0.1 s rounds
 # by up to a quarter, and unevenly).
-rm -f "$OUT/results.json"  # an older run's single file
 RESULTS=() EXTRA=()
 for WL in records images open; do
   case ",$WORKLOADS," in *,$WL,*) ;; *) continue ;; esac
