@@ -4,7 +4,8 @@
 The same N rows of ~1 KiB (bytes) are written to a MindRecord dataset and to
 an LMDB environment (8-byte big-endian keys). Every case reads them all once
 and is timed over several rounds (each round runs every case once, so load
-changes fall on all alike); the median is reported with its ratio to the
+changes fall on all alike; a case faster than --min-round reads them several
+times a round); the median epoch is reported with its ratio to the
 LMDB baseline measured in the same run:
 
   shuffled rows  for row in MindDataset(path, columns_list=["data"], shuffle=True)
@@ -31,12 +32,14 @@ LMDB baseline measured in the same run:
                  value_style="mindspore"); FileReader with do_copy=False
 
 usage: PYTHONPATH=build/python python3 benchmarks/rows_vs_lmdb.py [--rows 200000] [--size 1024] [--runs 5]
+       [--min-round SECONDS]  (cases faster than this run several epochs a round; default 0.3)
        [--only TEXT ...]   (only the cases whose name contains TEXT)
        [--workers N]       (num_parallel_workers of the batch(256) cases; default MindDataset's)
 Needs python3-lmdb (Debian). The machine's load is printed before and after.
 """
 import argparse
 import itertools
+import math
 import json
 import os
 import random
@@ -85,20 +88,27 @@ REPORTED = {
 }
 
 
-def timed_rounds(cases, runs, rows):
+def timed_rounds(cases, runs, rows, min_round_s):
     """Runs every case once per round, `runs` rounds after a warm-up round, so
     that changes in the machine's load fall on all cases alike; returns the
-    seconds of each round per case."""
+    seconds of one epoch per case and round. A case whose epoch took less than
+    `min_round_s` in the warm-up round runs that many epochs back to back in
+    each round (its time divided by them): single epochs of the fast cases
+    last ~0.05 s, where one scheduler hiccup moves a median by a tenth."""
     secs = {name: [] for name, _ in cases}
+    epochs = {name: 1 for name, _ in cases}
     for r in range(runs + 1):
         for name, fn in cases:
             t = time.perf_counter()
-            n = fn()
+            for _ in range(epochs[name]):
+                n = fn()
+                assert n == rows, (name, n)
             dt = time.perf_counter() - t
-            assert n == rows, (name, n)
-            if r > 0:  # the first round warms the page cache and is dropped
-                secs[name].append(dt)
-    return secs
+            if r == 0:  # warms the page cache, is dropped, and sets the epochs per round
+                epochs[name] = max(1, math.ceil(min_round_s / max(dt, 1e-6)))
+            else:
+                secs[name].append(dt / epochs[name])
+    return secs, epochs
 
 
 def main():
@@ -106,6 +116,8 @@ def main():
     ap.add_argument("--rows", type=int, default=200000)
     ap.add_argument("--size", type=int, default=1024, help="bytes per row (each row's size varies by +-64)")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--min-round", type=float, default=0.3, metavar="SECONDS",
+                    help="a case whose epoch is shorter runs several epochs per round, lasting at least this long")
     ap.add_argument("--work", default=None)
     ap.add_argument("--out", default=None, help="also write the measurements as JSON for benchmarks/report.py")
     ap.add_argument("--only", action="append", default=[], metavar="TEXT",
@@ -285,10 +297,12 @@ def run(args, work):
         cases = [(name, fn) for name, fn in cases if any(t in name for t in args.only)]
         if not cases:
             raise SystemExit("--only %s: no case matches" % args.only)
-    secs = timed_rounds(cases, args.runs, args.rows)
+    secs, epochs = timed_rounds(cases, args.runs, args.rows, args.min_round)
     results = {name: args.rows / statistics.median(s) for name, s in secs.items()}
     for name, _ in cases:
-        print("%-48s %12.0f rows/s" % (name, results[name]))
+        print("%-48s %12.0f rows/s  (%d epoch%s a round, spread %.0f%%)"
+              % (name, results[name], epochs[name], "" if epochs[name] == 1 else "s",
+                 100 * (max(secs[name]) - min(secs[name])) / statistics.median(secs[name])))
     print()
     for ours, base in (("MindDataset rows, shuffled", "lmdb txn.get, shuffled"),
                        ("MindDataset rows do_copy=False, shuffled", "lmdb txn.get, shuffled"),
@@ -313,7 +327,8 @@ def run(args, work):
         ms = [{"workload": "python", "task": REPORTED[name][0], "system": REPORTED[name][1],
                "role": REPORTED[name][2], "unit": "rows", "items": args.rows, "bytes": nbytes, "seconds": secs[name],
                "median_s": statistics.median(secs[name]),
-               "extra": {"twin": REPORTED[name][3]} if len(REPORTED[name]) > 3 else {}}
+               "extra": dict({"twin": REPORTED[name][3]} if len(REPORTED[name]) > 3 else {},
+                              epochs_per_round=epochs[name])}
               for name, _ in cases if name in REPORTED]
         with open(args.out, "w") as f:
             json.dump({"measurements": ms, "python": {"rows": args.rows, "size": args.size,
