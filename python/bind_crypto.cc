@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include "mindrecord/encryption.h"
+#include "mindrecord/file.h"
 #include "python/py_common.h"
 
 namespace mindrecord::py_binding {
@@ -29,6 +30,15 @@ void BindCrypto(py::module_& m) {
         return py::bytes(ValueOrThrow(Digest(hash_mode, std::string(data))));
       },
       py::arg("hash_mode"), py::arg("data"));
+  m.def(
+      "protection_of",
+      [](const std::string& path) -> std::string {
+        auto f = FileSystem::Default()->OpenRead(path);
+        if (!f.ok()) return "";  // the caller's own open names the problem
+        if (ValueOrThrow(IsEncryptedFile(**f))) return "encrypted";
+        return ValueOrThrow(IsHashedFile(**f)) ? "hashed" : "";
+      },
+      py::arg("path"), "'encrypted', 'hashed', or '' (a plain file, or one that does not open).");
 }
 
 }  // namespace mindrecord::py_binding

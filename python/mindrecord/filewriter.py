@@ -15,23 +15,6 @@ _HEADER_RANGE = (_core.MIN_HEADER_SIZE, _core.MAX_HEADER_SIZE)
 _PAGE_RANGE = (_core.MIN_PAGE_SIZE, _core.MAX_PAGE_SIZE)
 
 
-def _protected(path: str) -> bool:
-    """True when `path` ends as an encrypted or hashed file does."""
-    try:
-        with open(path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            size = f.tell()
-            f.seek(max(0, size - 7))
-            tail = f.read()
-            hashed = False
-            if tail.endswith(b"HASH") and size >= 8:
-                f.seek(size - 8)
-                hashed = int.from_bytes(f.read(4), "big") in (28, 32, 48, 64)  # a digest's size
-    except OSError:
-        return False  # the writer's open names the problem
-    return tail.endswith(b"ENCRYPT") or hashed
-
-
 def _shard_names(file_name: str, shard_num: int) -> list[str]:
     if shard_num == 1:
         return [file_name]
@@ -140,9 +123,10 @@ class FileWriter:
         saying an append is in progress); abandon() or a crash leaves it as it
         was."""
         check_filename(file_name)
-        if _protected(file_name):
+        protection = _core.protection_of(file_name)
+        if protection:
             raise NotImplementedError("%s: appending to an encrypted or hashed dataset is not supported by "
-                                      "mindrecord; write a new dataset" % file_name)
+                                      "mindrecord (this one is %s); write a new dataset" % (file_name, protection))
         self = cls.__new__(cls)
         self._writer = _core.Writer.open_for_append(file_name)
         self._file_name = file_name

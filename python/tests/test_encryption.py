@@ -210,6 +210,9 @@ def test_hash_check(tmp_path):
     for f in dataset_files(path):
         mindspore_hash(f, "sha3_512")
     assert rows_of(path) == want  # no hash mode: read as it is
+    with pytest.raises(NotImplementedError, match="this one is hashed"):
+        FileWriter.open_for_append(path)  # the digest would no longer match
+    FileWriter.open_for_append(plain).commit()
     set_hash_mode("sha3_512")
     assert rows_of(path) == want
     set_hash_mode("sha256")
@@ -244,7 +247,7 @@ def test_writer_protects_files_as_mindspore_does(tmp_path):
     assert rows_of(path) == want
     got = [(int(r["id"]), r["blob"].tobytes()) for r in numpy_dicts(MindDataset(path, shuffle=False))]
     assert got == [(i, bytes([i]) * 100) for i in range(50)]
-    with pytest.raises(NotImplementedError, match="encrypted or hashed"):
+    with pytest.raises(NotImplementedError, match="this one is encrypted"):
         FileWriter.open_for_append(path)
 
 
