@@ -22,9 +22,10 @@ naming the op.
 CaseFold, NormalizeUTF8, RegexReplace, RegexTokenizer, BasicTokenizer and
 BertTokenizer run through ICU, as MindSpore's (ICU's regular expressions,
 each match bounded in time). Pretrained vectors (Vectors, GloVe, FastText,
-CharNGram) and ToVectors live in _text_vectors.py. Not here (an
-AttributeError names them): JiebaTokenizer, SentencePieceTokenizer and
-FilterWikipediaXML.
+CharNGram) and ToVectors live in _text_vectors.py; SentencePieceVocab and
+SentencePieceTokenizer (Google's sentencepiece, python3-sentencepiece) in
+_sentencepiece.py. Not here (an AttributeError names them): JiebaTokenizer
+and FilterWikipediaXML.
 
 Thread safety: op objects and Vocab (once built) are immutable values.
 """
@@ -38,10 +39,13 @@ import numpy as np
 
 from mindrecord._ops_base import TensorOperation, check_int, check_numeric_dtype
 from mindrecord._text_vectors import CharNGram, FastText, GloVe, ToVectors, Vectors
+from mindrecord._sentencepiece import (SentencePieceModel, SentencePieceTokenizer, SentencePieceVocab,
+                                     SPieceTokenizerLoadType, SPieceTokenizerOutType)
 
 __all__ = ["AddToken", "BasicTokenizer", "BertTokenizer", "CaseFold", "CharNGram", "FastText", "GloVe", "Lookup",
            "Ngram", "NormalizeForm", "NormalizeUTF8", "PythonTokenizer", "RegexReplace", "RegexTokenizer",
-           "SlidingWindow", "ToNumber", "ToVectors", "Truncate", "TruncateSequencePair", "UnicodeCharTokenizer",
+           "SentencePieceModel", "SentencePieceTokenizer", "SentencePieceVocab", "SPieceTokenizerLoadType",
+           "SPieceTokenizerOutType", "SlidingWindow", "ToNumber", "ToVectors", "Truncate", "TruncateSequencePair", "UnicodeCharTokenizer",
            "UnicodeScriptTokenizer", "Vectors", "WhitespaceTokenizer", "WordpieceTokenizer", "Vocab", "to_bytes",
            "to_str"]
 
@@ -481,4 +485,6 @@ def to_bytes(array, encoding="utf8"):
 
 
 # MindSpore's mindspore.dataset.text.utils names (text.utils.NormalizeForm.NFKC in older scripts).
-utils = SimpleNamespace(NormalizeForm=NormalizeForm, Vocab=Vocab, to_bytes=to_bytes, to_str=to_str)
+utils = SimpleNamespace(NormalizeForm=NormalizeForm, Vocab=Vocab, to_bytes=to_bytes, to_str=to_str,
+                        SentencePieceModel=SentencePieceModel, SentencePieceVocab=SentencePieceVocab,
+                        SPieceTokenizerLoadType=SPieceTokenizerLoadType, SPieceTokenizerOutType=SPieceTokenizerOutType)
