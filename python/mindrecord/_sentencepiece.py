@@ -20,6 +20,8 @@ import tempfile
 
 import numpy as np
 
+from mindrecord._sentencepiece_check import check_model
+
 
 class SentencePieceModel(IntEnum):
     """The subword algorithm a SentencePieceVocab trains (MindSpore's values)."""
@@ -217,6 +219,11 @@ class SentencePieceTokenizer:
 
     def _load(self):
         processor = _spm().SentencePieceProcessor()
+        try:
+            check_model(self._model)  # what sentencepiece would walk unchecked
+        except ValueError as e:
+            raise RuntimeError("SentencePieceTokenizer: %s is not a SentencePiece model this tokenizer can use: %s"
+                               % (self._source, e)) from None
         try:
             processor.LoadFromSerializedProto(self._model)
         except (RuntimeError, OSError) as e:

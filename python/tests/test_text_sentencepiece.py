@@ -146,3 +146,32 @@ def test_errors_name_what_is_wrong(corpus, tmp_path):
         list(bad.create_dict_iterator(output_numpy=True))
     assert tok(np.array("cat".encode())).tolist() == tok(np.array("cat")).tolist()  # bytes as UTF-8
     assert tok(np.array("")).tolist() == []
+
+
+def test_models_that_would_crash_sentencepiece_are_refused(corpus, tmp_path):
+    """sentencepiece trusts a model's normalizer trie and its pieces: these
+    two models load in sentencepiece and then crash the process (checked in
+    a child process); the tokenizer refuses them, naming the file."""
+    import struct
+    import subprocess
+    import sys
+    from mindrecord._sentencepiece_check import _fields
+
+    txt, _ = corpus
+    vocab = text.SentencePieceVocab.from_file([txt], 64, 0.9995, SentencePieceModel.UNIGRAM, {})
+    model = vocab._model
+    spec = next(v for n, w, v in _fields(model) if n == 3)  # normalizer_spec
+    charsmap = next(v for n, w, v in _fields(spec) if n == 2)
+    at = model.find(charsmap) + 4  # the trie's root unit, after its size
+    bad_trie = bytearray(model)
+    bad_trie[at:at + 4] = struct.pack("<I", 0x1FFFFF << 10)  # a root whose children lie 8 GB away
+    piece = b"\x0a\x02\x00a" + b"\x15" + struct.pack("<f", -5.0) + b"\x18\x01"  # the piece "\0a"
+    nul_piece = model + b"\x0a" + bytes([len(piece)]) + piece
+    for name, data in (("trie.model", bytes(bad_trie)), ("nul.model", nul_piece)):
+        path = tmp_path / name
+        path.write_bytes(data)
+        child = subprocess.run([sys.executable, "-c", "import sentencepiece as s; p = s.SentencePieceProcessor(); "
+                                "p.Load(%r); p.EncodeAsIds('kalo mine ' * 20)" % str(path)], capture_output=True)
+        assert child.returncode < 0, (name, child.returncode, child.stderr[-300:])  # SIGSEGV / SIGABRT
+        with pytest.raises(RuntimeError, match="%s is not a SentencePiece model this tokenizer can use" % name):
+            text.SentencePieceTokenizer(str(path), SPieceTokenizerOutType.INT)
