@@ -27,20 +27,24 @@ alternating pairs; > 1 means mindrecord is faster):
    Lookup (a 5,000-word vocabulary, unknown words -> <unk>), Truncate and
    PadEnd to 64 ids, batch(64), against the loop a user writes (str.split,
    dict.get, padding, np.array per batch).
-7. audio: a MindRecord file of 2,000 one-second float32 waveforms (16 kHz),
+7. sentencepiece: the text case's lines through SentencePieceTokenizer (INT;
+   a unigram model of 2,000 pieces trained on them), Truncate and PadEnd to
+   64 ids, batch(64), 1 and 2 worker threads, against a loop encoding each
+   line with sentencepiece itself (needs python3-sentencepiece).
+8. audio: a MindRecord file of 2,000 one-second float32 waveforms (16 kHz),
    MelSpectrogram (n_fft 400, hop 160, 80 mels) + AmplitudeToDB, batch(32),
    2 workers, against torchaudio's MelSpectrogram + AmplitudeToDB in a torch
    DataLoader (2 workers, the waveforms held in memory; when
    python3-torchaudio is installed) and a numpy loop over FileReader's rows
    (strided frames, np.fft.rfft, the mel matrix).
-8. speech_folder: the same features from a SpeechCommands folder of 2,000
+9. speech_folder: the same features from a SpeechCommands folder of 2,000
    one-second 16-bit WAV files (SpeechCommandsDataset, 2 workers), against
    torchaudio's SPEECHCOMMANDS dataset (torchaudio.load) with the same
    transforms in a DataLoader (2 workers) and a loop reading the files with
    the wave module into the numpy features.
 
 usage: PYTHONPATH=build/python /usr/bin/python3 benchmarks/python_code_bench.py
-           [--rows N] [--runs R] [--only source,map,slices,save,bucket,text,audio,speech_folder]
+           [--rows N] [--runs R] [--only source,map,slices,save,bucket,text,sentencepiece,audio,speech_folder]
            [--json OUT]
 """
 import argparse
@@ -292,6 +296,45 @@ def text_case(rows, work):
     return "rows/s", {"TextFileDataset + tokenize, Lookup, pad": ours, "plain loop (split, dict.get, pad)": plain}
 
 
+def sentencepiece_case(rows, work):
+    """SentencePiece ids: a unigram model of 2,000 pieces trained on the text case's lines, TextFileDataset,
+    SentencePieceTokenizer (INT), Truncate and PadEnd to 64, batch 64 (1 and 2 worker threads), against the
+    loop a user writes with sentencepiece itself (encode per line, padding, np.array per batch)."""
+    import sentencepiece as spm
+    text = mindrecord.text
+    text_case(rows, work)  # writes the lines
+    path = os.path.join(work, "text.txt")
+    vocab = text.SentencePieceVocab.from_file([path], 2000, 1.0, text.SentencePieceModel.UNIGRAM,
+                                              {"input_sentence_size": 20000, "hard_vocab_limit": False})
+    text.SentencePieceVocab.save_model(vocab, work, "spm.model")
+    processor = spm.SentencePieceProcessor()
+    processor.Load(os.path.join(work, "spm.model"))
+    length = 64
+
+    def ours(workers):
+        def run():
+            ds = mindrecord.TextFileDataset(path, shuffle=False, num_parallel_workers=workers)
+            ds = ds.map([text.SentencePieceTokenizer(vocab, text.SPieceTokenizerOutType.INT), text.Truncate(length),
+                         mindrecord.transforms.PadEnd([length], 0)], input_columns="text",
+                        num_parallel_workers=workers).batch(BATCH)
+            return sum(len(b[0]) for b in ds.create_tuple_iterator(num_epochs=1, output_numpy=True))
+        return run
+
+    def plain():
+        n, batch = 0, []
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                row = processor.EncodeAsIds(line.rstrip("\n"))[:length]
+                batch.append(row + [0] * (length - len(row)))
+                if len(batch) == BATCH:
+                    n += len(np.array(batch, np.int32))
+                    batch = []
+        return n + (len(np.array(batch, np.int32)) if batch else 0)
+
+    return "rows/s", {"TextFileDataset + SentencePieceTokenizer, pad, 1 worker": ours(1),
+                      "... 2 worker threads": ours(2), "plain loop (sentencepiece, pad)": plain}
+
+
 def _numpy_log_mel(rate, n_fft, hop, n_mels):
     """The loop's log-mel features in numpy: strided Hann frames, np.fft.rfft, the mel matrix, dB (top 80)."""
     fb = mindrecord.audio.melscale_fbanks(n_fft // 2 + 1, 0.0, rate / 2, n_mels, rate).T.astype(np.float32)
@@ -451,7 +494,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rows", type=int, default=100000, help="rows of the source and map cases (save: 2x)")
     p.add_argument("--runs", type=int, default=5)
-    p.add_argument("--only", default="source,map,slices,save,bucket,text,audio,speech_folder")
+    p.add_argument("--only", default="source,map,slices,save,bucket,text,sentencepiece,audio,speech_folder")
     p.add_argument("--json", default=None)
     a = p.parse_args()
     work = tempfile.mkdtemp(prefix="mr_pycode_")
@@ -470,12 +513,15 @@ def main():
                 unit, cases = bucket_case(2 * a.rows, work)
             elif name == "text":
                 unit, cases = text_case(2 * a.rows, work)
+            elif name == "sentencepiece":
+                unit, cases = sentencepiece_case(2 * a.rows, work)
             elif name == "audio":
                 unit, cases = audio_case(work)
             elif name == "speech_folder":
                 unit, cases = speech_folder_case(work)
             else:
-                p.error("--only: unknown case %r (source, map, slices, save, bucket, text, audio, speech_folder)"
+                p.error("--only: unknown case %r (source, map, slices, save, bucket, text, sentencepiece, audio, "
+                        "speech_folder)"
                         % name)
             for fn in cases.values():  # warm-up
                 fn()

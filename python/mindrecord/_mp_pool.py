@@ -142,13 +142,20 @@ class _Worker:
         self.conn, child = ctx.Pipe()
         life_r, self.lifeline = ctx.Pipe(duplex=False)
         self.proc = ctx.Process(target=_mp_worker.main, daemon=True, name="mindrecord-mp-" + pool.name,
-                                args=(child, life_r, pool.payload, self.out_shm.name if self.out_shm else None,
-                                      os.getpid()))
+                                args=(child, life_r, self.out_shm.name if self.out_shm else None, os.getpid()))
+        self.ready = False
+        self.dead = None  # the error once the process is gone
         _start_process(self.proc)
         child.close()
         life_r.close()
-        self.ready = False
-        self.dead = None  # the error once the process is gone
+        # The callables follow on the pipe, not as the process's arguments:
+        # spawn writes those into a pipe this process still reads from, so a
+        # child that dies while starting (a script without the __main__
+        # guard) left start() blocked for good on more than a pipe's worth.
+        try:
+            self.conn.send_bytes(pool.payload)
+        except OSError:  # it is gone; the first call says how
+            pass
 
     def _recv(self, who):
         try:
@@ -174,6 +181,10 @@ class _Worker:
     def _died(self, who):
         self.dead = "python_multiprocessing worker process %d of %s %s" % (self.proc.pid, who,
                                                                             _exit_text(self.proc))
+        if not self.ready:
+            self.dead += (" while starting (its own error is on stderr; spawn imports the main script again "
+                          "in each worker, so a script's top level must run under "
+                          "`if __name__ == \"__main__\":`)")
         raise RuntimeError(self.dead)
 
     def _too_big(self, who, need, which):

@@ -97,12 +97,12 @@ def _serve(conn, fns, in_slot, out_slot):
         conn.send(("ok", out_layout))
 
 
-def main(conn, lifeline, payload, out_name, ppid):
-    """Entry point of a worker: `payload` pickles the map's callables."""
+def main(conn, lifeline, out_name, ppid):
+    """Entry point of a worker: the map's callables, pickled, come first on `conn`."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     threading.Thread(target=_watch, args=(lifeline, ppid), daemon=True, name="mindrecord-mp-watchdog").start()
     try:
-        fns = pickle.loads(payload)
+        fns = pickle.loads(conn.recv_bytes())
         out_slot = None  # no shared memory (config.set_enable_shared_mem(False))
         if out_name is not None:
             out_slot = _Slot()

@@ -415,3 +415,37 @@ def test_callable_proxies_do_not_pickle_array_data(simple):
     arr = np.arange(1 << 16, dtype=np.float32)
     layout, need = _mp_shm.plan((arr, b"x" * 1000, "label", [arr[:3]]))
     assert need >= arr.nbytes + 1000 and len(pickle.dumps(layout)) < 300
+
+
+_UNGUARDED = """
+import numpy as np
+import mindrecord
+
+
+class Big:  # a callable that pickles to 1 MB, more than a pipe holds
+    def __init__(self):
+        self.table = bytes(1 << 20)
+
+    def __call__(self, x):
+        return x
+
+
+# No `if __name__ == "__main__":`: each spawned worker runs this again while
+# it starts, and multiprocessing refuses to start processes from there.
+ds = mindrecord.NumpySlicesDataset(np.arange(8), column_names=["x"], shuffle=False)
+ds = ds.map(Big(), input_columns="x", num_parallel_workers=2, python_multiprocessing=True)
+print(sum(1 for _ in ds.create_tuple_iterator(num_epochs=1, output_numpy=True)))
+"""
+
+
+def test_a_script_without_the_main_guard_is_an_error_not_a_hang(tmp_path):
+    # The callables used to travel as the worker process's arguments, which
+    # spawn writes into a pipe the parent still holds: a worker that died
+    # while starting left the parent blocked in Process.start() for good.
+    script = tmp_path / "unguarded.py"
+    script.write_text(_UNGUARDED)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, env=env, timeout=120)
+    err = done.stderr.decode()
+    assert done.returncode == 1, err[-2000:]
+    assert "exited with code 1 while starting" in err and 'if __name__ == "__main__":' in err, err[-2000:]
