@@ -1,5 +1,6 @@
 """Builds the mindrecord Python package: the pure-Python modules in python/mindrecord
-plus the extension mindrecord._core, compiled by the project's CMake build.
+plus the extensions mindrecord._core and mindrecord._sentencepiece_native,
+compiled by the project's CMake build.
 
 Used through pyproject.toml: `/usr/bin/python3 -m pip install --no-build-isolation .`
 The CMake build folder is, in order: $MINDRECORD_CMAKE_BUILD_DIR; build/ when
@@ -29,7 +30,7 @@ def project_version():
 
 
 class CMakeBuild(build_ext):
-    """Builds the CMake target mindrecord_python and copies _core*.so into the package."""
+    """Builds the CMake target mindrecord_python and copies each extension's .so into the package."""
 
     def build_extension(self, ext):
         build_dir = os.environ.get("MINDRECORD_CMAKE_BUILD_DIR")
@@ -46,10 +47,11 @@ class CMakeBuild(build_ext):
             ])
         subprocess.check_call(
             ["cmake", "--build", build_dir, "--target", "mindrecord_python", "-j", str(os.cpu_count() or 1)])
-        built = glob.glob(os.path.join(build_dir, "python", "mindrecord", "_core*.so"))
+        name = ext.name.rsplit(".", 1)[1]
+        built = glob.glob(os.path.join(build_dir, "python", "mindrecord", name + "*.so"))
         if len(built) != 1:
-            raise RuntimeError("%s: expected one python/mindrecord/_core*.so after the build, found %s" %
-                               (build_dir, built or "none"))
+            raise RuntimeError("%s: expected one python/mindrecord/%s*.so after the build, found %s" %
+                               (build_dir, name, built or "none"))
         dest = self.get_ext_fullpath(ext.name)
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         shutil.copyfile(built[0], dest)
@@ -60,7 +62,10 @@ os.makedirs(os.path.join(ROOT, _SETUPTOOLS_DIR), exist_ok=True)
 
 setup(
     version=project_version(),
-    ext_modules=[Extension("mindrecord._core", sources=[])],
+    # _sentencepiece_native is built where libsentencepiece-dev is installed
+    # (text.SentencePieceTokenizer; without it that op raises ImportError).
+    ext_modules=[Extension("mindrecord._core", sources=[]),
+                 Extension("mindrecord._sentencepiece_native", sources=[], optional=True)],
     cmdclass={"build_ext": CMakeBuild},
     # setuptools' own build files go under build/setuptools, not into the sources.
     options={"build": {"build_base": _SETUPTOOLS_DIR}, "egg_info": {"egg_base": _SETUPTOOLS_DIR}},

@@ -303,6 +303,7 @@ PYBIND11_MODULE(_core, m) {
   mb::BindNumpySource(m);
   mb::BindRows(m);
   mb::BindCrypto(m);
+  mb::BindNativeTokenizer(m);
   mb::BindBatchMap(m);
   mb::BindImageIo(m);
   mb::BindVectors(m);

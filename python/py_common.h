@@ -77,6 +77,7 @@ void BindPySource(py::module_& m);
 void BindNumpySource(py::module_& m);
 void BindRows(py::module_& m);
 void BindCrypto(py::module_& m);
+void BindNativeTokenizer(py::module_& m);
 void BindBatchMap(py::module_& m);
 void BindImageIo(py::module_& m);
 

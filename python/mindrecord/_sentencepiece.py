@@ -1,16 +1,16 @@
 """SentencePiece in mindrecord.text, as MindSpore's: SentencePieceVocab trains a
 model from text files or a dataset column (from_file, from_dataset) and saves
 it (save_model); SentencePieceTokenizer splits each string into the model's
-pieces or ids. The model is Google's sentencepiece library through its Debian
-Python binding (python3-sentencepiece), imported when first used.
+pieces or ids.
 
-The tokenizer runs as a map's Python callable (the pipeline holds the GIL for
-each string); a model is kept as its serialized bytes, so the op pickles into
-python_multiprocessing workers and each process loads it once.
+Training runs Google's sentencepiece trainer through its Debian Python binding
+(python3-sentencepiece), imported when first used. The tokenizer is a C++ op:
+mindrecord._sentencepiece_native (python/sentencepiece/, linked against
+libsentencepiece) loads the model and hands _core a table of C functions
+(python/native_tokenizer.h), which the worker threads call without the GIL.
 
 Thread safety: SentencePieceVocab is an immutable value once built; a
-SentencePieceTokenizer may be called from several threads (sentencepiece's
-encoding does not change the processor).
+SentencePieceTokenizer is an immutable op.
 """
 from enum import IntEnum
 import io
@@ -20,6 +20,8 @@ import tempfile
 
 import numpy as np
 
+from mindrecord import _core
+from mindrecord._ops_base import TensorOperation
 from mindrecord._sentencepiece_check import check_model
 
 
@@ -188,69 +190,45 @@ def _describe(value):
     return type(value).__name__
 
 
-class SentencePieceTokenizer:
-    """Each string (a 0-d str or bytes array) becomes the 1-D array of its
-    pieces (out_type STRING) or of their ids (INT, int32). `mode`: a
-    SentencePieceVocab, or the path of a model file (read once, here)."""
+class SentencePieceTokenizer(TensorOperation):
+    """Each string (a string column's value, or a 0-d str array) becomes the
+    1-D array of its pieces (out_type STRING) or of their ids (INT, int32).
+    `mode`: a SentencePieceVocab, or the path of a model file (read once,
+    here). A C++ op: the pipeline's worker threads encode without the GIL."""
 
     def __init__(self, mode, out_type) -> None:
         if isinstance(mode, SentencePieceVocab):
             if not mode._model:
                 raise ValueError("SentencePieceTokenizer: the SentencePieceVocab holds no model")
-            self._model = mode._model
-            self._source = "a SentencePieceVocab"
+            model, source = mode._model, "a SentencePieceVocab"
         elif isinstance(mode, str):
             try:
                 with open(mode, "rb") as f:
-                    self._model = f.read()
+                    model = f.read()
             except OSError as e:
                 raise type(e)(e.errno, "SentencePieceTokenizer: cannot read the model file", mode) from None
-            self._source = mode
+            source = mode
         else:
             raise TypeError("SentencePieceTokenizer: mode must be a model file's path or a text.SentencePieceVocab, "
                             "got %r" % (mode,))
         if not isinstance(out_type, SPieceTokenizerOutType):
             raise TypeError("SentencePieceTokenizer: out_type must be a text.SPieceTokenizerOutType, got %r"
                             % (out_type,))
-        self.out_type = out_type
-        self.__name__ = "SentencePieceTokenizer"
-        self._processor = None
-        self._load()  # a file that is no model fails here, not in the pipeline
-
-    def _load(self):
-        processor = _spm().SentencePieceProcessor()
         try:
-            check_model(self._model)  # what sentencepiece would walk unchecked
+            from mindrecord import _sentencepiece_native
+        except ImportError as e:
+            raise ImportError("SentencePieceTokenizer: this mindrecord was built without libsentencepiece "
+                              "(Debian: apt install libsentencepiece-dev, then build again)") from e
+        try:
+            check_model(model)  # what sentencepiece would walk unchecked
+            capsule = _sentencepiece_native.load(model)
         except ValueError as e:
             raise RuntimeError("SentencePieceTokenizer: %s is not a SentencePiece model this tokenizer can use: %s"
-                               % (self._source, e)) from None
-        try:
-            processor.LoadFromSerializedProto(self._model)
-        except (RuntimeError, OSError) as e:
-            raise RuntimeError("SentencePieceTokenizer: %s is not a SentencePiece model (%s)" % (self._source, e)) \
-                from None
-        self._processor = processor
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state["_processor"] = None  # loaded again from the bytes in the receiving process
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        self._load()
-
-    def __call__(self, in_array):
-        if not isinstance(in_array, np.ndarray) or in_array.dtype.kind not in "US" or in_array.ndim != 0:
-            raise TypeError("SentencePieceTokenizer: the input should be one string (a 0-d str array), got %s"
-                            % _describe(in_array))
-        if in_array.dtype.kind == "S":
-            sentence = in_array.item().decode("utf-8", "surrogateescape")
-        else:
-            sentence = str(in_array)
-        if self.out_type == SPieceTokenizerOutType.STRING:
-            return np.array(self._processor.EncodeAsPieces(sentence), dtype=str)
-        return np.array(self._processor.EncodeAsIds(sentence), dtype=np.int32)
+                               % (source, e)) from None
+        super().__init__("SentencePieceTokenizer", _ref=_core.register_native_tokenizer(capsule),
+                         out_type="int" if out_type == SPieceTokenizerOutType.INT else "string")
+        self.out_type = out_type
+        self._source = source
 
     def __repr__(self):
         return "SentencePieceTokenizer(%s, %s)" % (self._source, self.out_type)

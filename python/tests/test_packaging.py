@@ -105,9 +105,9 @@ def test_pip_install_into_a_target_folder(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     pkg = target / "mindrecord"
     assert (pkg / "py.typed").exists() and (pkg / "_core.pyi").exists()
-    assert list(pkg.glob("_core*.so"))
+    assert list(pkg.glob("_core*.so")) and list(pkg.glob("_sentencepiece_native*.so"))
     script = (
-        "import mindrecord, sys, numpy as np\n"
+        "import mindrecord, mindrecord._sentencepiece_native, sys, numpy as np\n"
         "assert mindrecord.__file__.startswith(sys.argv[1]), mindrecord.__file__\n"
         "w = mindrecord.FileWriter(sys.argv[2], 2)\n"
         "w.add_schema({'id': {'type': 'int64'}, 'v': {'type': 'float32', 'shape': [2]}}, 'pip')\n"

@@ -1,0 +1,3 @@
+# mindrecord._sentencepiece_native (python/sentencepiece/sentencepiece_module.cc):
+# a SentencePiece model as a capsule of python/native_tokenizer.h's table.
+def load(model: bytes) -> object: ...
