@@ -78,7 +78,7 @@ class NativeTokenizerOp : public TensorOp {
     c.ids = ids_;
     char error[512] = {0};
     const MrNativeTokenizer* t = tokenizer_->table;
-    if (t->encode(t->self, s.data(), s.size(), &c, EmitToken, error, sizeof error) != 0) {
+    if (t->encode(t->self, s.data(), s.size(), ids_ ? 1 : 0, &c, EmitToken, error, sizeof error) != 0) {
       return Status::InvalidArgument(name() + ": " + error);
     }
     if (c.failed) return Status::Internal(name() + ": out of memory collecting the tokens");

@@ -16,10 +16,11 @@ inline constexpr const char* kNativeTokenizerCapsule = "mindrecord.native_tokeni
 struct MrNativeTokenizer {
   void* self;
   // Splits the `len` bytes of UTF-8 at `text` and calls `emit(ctx, piece,
-  // piece_len, id)` for each token in order. Returns 0, or non-zero with a
+  // piece_len, id)` for each token in order: with `want_ids` the token's id
+  // (piece null), otherwise its text (id -1). Returns 0, or non-zero with a
   // NUL-terminated message in `error` (`error_cap` bytes). Safe to call from
   // several threads at once.
-  int (*encode)(void* self, const char* text, size_t len, void* ctx,
+  int (*encode)(void* self, const char* text, size_t len, int want_ids, void* ctx,
                 void (*emit)(void* ctx, const char* piece, size_t piece_len, int32_t id), char* error,
                 size_t error_cap);
 };

@@ -30,19 +30,28 @@ void Fail(const std::string& message, char* error, size_t cap) {
   error[n] = '\0';
 }
 
-int Encode(void* self, const char* text, size_t len, void* ctx, void (*emit)(void*, const char*, size_t, int32_t),
-           char* error, size_t cap) {
+int Encode(void* self, const char* text, size_t len, int want_ids, void* ctx,
+           void (*emit)(void*, const char*, size_t, int32_t), char* error, size_t cap) {
   try {
     const auto& processor = static_cast<Model*>(self)->processor;
+    const std::string_view input(text, len);
+    if (want_ids) {
+      std::vector<int> ids;
+      const auto status = processor.Encode(input, &ids);
+      if (!status.ok()) {
+        Fail(status.ToString(), error, cap);
+        return 1;
+      }
+      for (int id : ids) emit(ctx, nullptr, 0, id);
+      return 0;
+    }
     std::vector<std::string> pieces;
-    const auto status = processor.Encode(std::string_view(text, len), &pieces);
+    const auto status = processor.Encode(input, &pieces);
     if (!status.ok()) {
       Fail(status.ToString(), error, cap);
       return 1;
     }
-    // An id per piece as Encode's ids give them (a piece not in the model,
-    // e.g. an unknown character, is the unknown id there too).
-    for (const auto& piece : pieces) emit(ctx, piece.data(), piece.size(), processor.PieceToId(piece));
+    for (const auto& piece : pieces) emit(ctx, piece.data(), piece.size(), -1);
     return 0;
   } catch (const std::exception& e) {
     Fail(e.what(), error, cap);
