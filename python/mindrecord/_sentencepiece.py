@@ -229,6 +229,21 @@ class SentencePieceTokenizer(TensorOperation):
                          out_type="int" if out_type == SPieceTokenizerOutType.INT else "string")
         self.out_type = out_type
         self._source = source
+        self._model = model
+
+    def __reduce__(self):
+        # The op names its model by an id of this process: another process
+        # (a python_multiprocessing worker running a callable that holds the
+        # op) loads the model again from its bytes.
+        return _tokenizer_from_model, (self._model, self.out_type, self._source)
 
     def __repr__(self):
         return "SentencePieceTokenizer(%s, %s)" % (self._source, self.out_type)
+
+
+def _tokenizer_from_model(model, out_type, source):
+    vocab = SentencePieceVocab()
+    vocab._model = model
+    tok = SentencePieceTokenizer(vocab, out_type)
+    tok._source = source
+    return tok

@@ -44,6 +44,16 @@ def upper(pieces):
     return np.char.upper(pieces)
 
 
+class Pieces:
+    """A Python callable holding the op: it pickles into the worker processes."""
+
+    def __init__(self, tok):
+        self.tok = tok
+
+    def __call__(self, line):
+        return self.tok(line)
+
+
 def reference(model_path):
     """sentencepiece's own processor over a saved model."""
     p = spm.SentencePieceProcessor()
@@ -106,6 +116,12 @@ def test_beside_python_callables_in_worker_processes(corpus):
                                                 num_parallel_workers=2, python_multiprocessing=True)
     got = [r["text"].tolist() for r in data.create_dict_iterator(output_numpy=True)]
     assert got == [upper(tok(np.array(s))).tolist() for s in LINES]
+    # A callable that calls the op by hand, in the worker processes: the op
+    # travels as its model and is loaded there again.
+    data = MindDataset(path, shuffle=False).map(operations=Pieces(tok), input_columns="text",
+                                                num_parallel_workers=2, python_multiprocessing=True)
+    got = [r["text"].tolist() for r in data.create_dict_iterator(output_numpy=True)]
+    assert got == [tok(np.array(s)).tolist() for s in LINES]
     # A TFRecord file (read through the protobuf library _core links) reads
     # in the same process after sentencepiece, which carries its own protobuf.
     assert TFRecordDataset(compat_path("sources", "tfrecord", "dummy.tfrecord"), shuffle=False).get_dataset_size() == 10
