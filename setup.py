@@ -32,7 +32,10 @@ def project_version():
 class CMakeBuild(build_ext):
     """Builds the CMake target mindrecord_python and copies each extension's .so into the package."""
 
-    def build_extension(self, ext):
+    def _cmake_build(self):
+        """Configures (once) and builds the target; one build serves every extension."""
+        if getattr(self, "_build_dir", None):
+            return self._build_dir
         build_dir = os.environ.get("MINDRECORD_CMAKE_BUILD_DIR")
         if not build_dir:
             preset = os.path.join(ROOT, "build")
@@ -47,6 +50,11 @@ class CMakeBuild(build_ext):
             ])
         subprocess.check_call(
             ["cmake", "--build", build_dir, "--target", "mindrecord_python", "-j", str(os.cpu_count() or 1)])
+        self._build_dir = build_dir
+        return build_dir
+
+    def build_extension(self, ext):
+        build_dir = self._cmake_build()
         name = ext.name.rsplit(".", 1)[1]
         built = glob.glob(os.path.join(build_dir, "python", "mindrecord", name + "*.so"))
         if len(built) != 1:
